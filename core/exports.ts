@@ -1,0 +1,204 @@
+/**
+ * The numeric ABI of the tallmc compute core.
+ *
+ * Every kernel takes byte offsets ("pointers") into one linear memory and plain
+ * numbers, and returns a number. The same interface is implemented three times:
+ * by the AssemblyScript SIMD build, by the SIMD + relaxed-SIMD (FMA) build, and
+ * by a plain TypeScript reference that reads the same memory. Tests run one
+ * suite against all three.
+ *
+ * Memory layout conventions (all offsets in bytes, 8-byte aligned):
+ *
+ * ```
+ *  X    : n × d row-major, f64 (or f32 for the *_f32 kernels), row i at X + i·d·w
+ *  y    : n f64 responses
+ *  θ    : d f64
+ *  grad : d f64, ACCUMULATED into (callers zero it first)
+ *  hess : d × d f64 row-major, ACCUMULATED into
+ *  cv   : n × 4 f64 per-row control-variate cache (η*, ℓ*, a = dℓ/dη(η*), b = d²ℓ/dη²(η*))
+ *  idx  : m i32 row indices
+ *  per-row outputs (ll, dη, d2η, diff, r): f64, indexed by position k in the
+ *  range (i − start) or in the index list; a pointer 0 means "not wanted".
+ * ```
+ *
+ * Families: 0 = logistic (Bernoulli-logit, y ∈ {0, 1}), 1 = Gaussian with known
+ * σ (`famParam` = σ), 2 = Poisson with log link (y ∈ ℕ). ℓ is the full
+ * log-likelihood including constants (−½log 2πσ², −log y!).
+ *
+ * @module
+ */
+
+/** Family code: Bernoulli with logit link. */
+export const FAMILY_LOGISTIC = 0;
+/** Family code: Gaussian with identity link and known σ. */
+export const FAMILY_GAUSSIAN = 1;
+/** Family code: Poisson with log link. */
+export const FAMILY_POISSON = 2;
+
+/** The functions every core build exports (pointers are byte offsets). */
+export interface CoreExports {
+  /** First free byte above the module's static data; the arena starts here. */
+  heapBase(): number;
+
+  /**
+   * Σℓᵢ over rows [start, end). Accumulates ∇Σℓᵢ = Σ ℓ'(ηᵢ) xᵢ into `grad` if
+   * `grad` ≠ 0; writes ℓᵢ, dℓ/dη, d²ℓ/dη² per row when the pointers are ≠ 0.
+   */
+  llRange(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    grad: number,
+    llOut: number,
+    dOut: number,
+    d2Out: number,
+  ): number;
+  /** As {@link CoreExports.llRange}, over the rows listed in `idx` (m i32). */
+  llIdx(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    idx: number,
+    m: number,
+    theta: number,
+    grad: number,
+    llOut: number,
+    dOut: number,
+    d2Out: number,
+  ): number;
+  /** f32 storage of X, f64 accumulation. */
+  llRangeF32(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    grad: number,
+    llOut: number,
+    dOut: number,
+    d2Out: number,
+  ): number;
+  /** f32 storage of X, f64 accumulation. */
+  llIdxF32(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    idx: number,
+    m: number,
+    theta: number,
+    grad: number,
+    llOut: number,
+    dOut: number,
+    d2Out: number,
+  ): number;
+
+  /** hess += Σᵢ d²ℓ/dη²(ηᵢ) xᵢxᵢᵀ over rows [start, end) (full d × d). */
+  hessRange(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    hess: number,
+  ): void;
+  /** f32-storage variant of {@link CoreExports.hessRange}. */
+  hessRangeF32(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    hess: number,
+  ): void;
+
+  /**
+   * Fill the control-variate cache for rows [start, end) at θ*: cv[4(i−start)..] =
+   * (η*ᵢ, ℓᵢ(η*ᵢ), dℓ/dη(η*ᵢ), d²ℓ/dη²(η*ᵢ)). `cv` is indexed from `start`.
+   */
+  cvPrepareRange(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    thetaStar: number,
+    cv: number,
+  ): void;
+  /**
+   * Differences dᵢ = ℓᵢ(θ) − qᵢ(θ) for rows [start, end) where qᵢ is the Taylor
+   * expansion of order `order` (0, 1, 2) in η around η*ᵢ (cv indexed from
+   * `start` like X). Writes dᵢ to `diffOut` and rᵢ = ∂dᵢ/∂ηᵢ to `rOut` (either
+   * may be 0) and returns Σdᵢ.
+   */
+  cvDiffRange(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    cv: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    order: number,
+    diffOut: number,
+    rOut: number,
+  ): number;
+
+  /** out += Σ_{i∈[start,end)} w[i−start] xᵢ (weighted column sums, i.e. Xᵀw). */
+  xtwRange(x: number, d: number, start: number, end: number, w: number, out: number): void;
+  /**
+   * Per-row gradients gᵢ = ℓ'(ηᵢ) xᵢ over rows [start, end): grad += Σgᵢ,
+   * sq += Σgᵢ⊙gᵢ (if sq ≠ 0), outer += Σgᵢgᵢᵀ (if outer ≠ 0, full d × d).
+   */
+  gradMomentsRange(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    grad: number,
+    sq: number,
+    outer: number,
+  ): void;
+
+  /** Copy m rows of `stride` f64 each: dst[k] = src[idx[k]]. */
+  gatherF64(src: number, stride: number, idx: number, m: number, dst: number): void;
+  /** Copy m rows of `stride` f32 each. */
+  gatherF32(src: number, stride: number, idx: number, m: number, dst: number): void;
+
+  /** y += a·x over n f64. */
+  axpy(n: number, a: number, x: number, y: number): void;
+  /** Σ xᵢyᵢ over n f64. */
+  dot(n: number, x: number, y: number): number;
+  /** y = A x, A is r × c row-major f64 (y overwritten). */
+  matvec(r: number, c: number, a: number, x: number, y: number): void;
+  /** y = diag(v) x elementwise over n f64 (y overwritten). */
+  mulElem(n: number, v: number, x: number, y: number): void;
+}
+
+/** Which implementation backs a {@link CoreExports}. */
+export type CoreBackend = "relaxed-simd" | "simd" | "reference";

@@ -1,0 +1,223 @@
+/**
+ * Synchronous loader of the compute core: picks a backend, instantiates the
+ * embedded wasm bytes against a memory owned by an {@link Arena}, and returns
+ * the arena.
+ *
+ * ```
+ *  wasm_bytes.generated.ts ──decode──► WebAssembly.Module (compiled once, cached)
+ *                                          │ imports env.memory ◄── Arena.memory
+ *                                          │ imports env.abort  ◄── throws Error
+ *                                          ▼
+ *                                   WebAssembly.Instance ──► Arena.exports
+ * ```
+ *
+ * @module
+ */
+
+import { Arena } from "./arena.ts";
+import type { CoreBackend, CoreExports } from "./exports.ts";
+import { createReferenceExports } from "./reference.ts";
+import { decodeWasmBase64, RELAXED_WASM_BASE64, SIMD_WASM_BASE64 } from "./wasm_bytes.generated.ts";
+
+/** Options of {@link loadCore}. */
+export interface LoadCoreOptions {
+  /** Backend to use; "auto" (default) picks the fastest the runtime validates. */
+  backend?: CoreBackend | "auto";
+  /** Initial memory size in bytes (default 1 MiB); the arena grows on demand. */
+  initialBytes?: number;
+  /** Use a shared memory (for workers). Default false. */
+  shared?: boolean;
+}
+
+/** Names every build must export (the {@link CoreExports} interface). */
+const _EXPORT_NAMES: readonly (keyof CoreExports)[] = [
+  "heapBase",
+  "llRange",
+  "llIdx",
+  "llRangeF32",
+  "llIdxF32",
+  "hessRange",
+  "hessRangeF32",
+  "cvPrepareRange",
+  "cvDiffRange",
+  "xtwRange",
+  "gradMomentsRange",
+  "gatherF64",
+  "gatherF32",
+  "axpy",
+  "dot",
+  "matvec",
+  "mulElem",
+];
+
+const _bytes = new Map<string, Uint8Array<ArrayBuffer>>();
+const _modules = new Map<string, WebAssembly.Module>();
+
+function _wasmBytes(backend: "simd" | "relaxed-simd", shared: boolean): Uint8Array<ArrayBuffer> {
+  const key = `${backend}/${shared}`;
+  let bytes = _bytes.get(key);
+  if (bytes === undefined) {
+    bytes = decodeWasmBase64(backend === "simd" ? SIMD_WASM_BASE64 : RELAXED_WASM_BASE64);
+    if (shared && bytes.length > 0) bytes = _withSharedMemoryImport(bytes);
+    _bytes.set(key, bytes);
+  }
+  return bytes;
+}
+
+function _readLeb(bytes: Uint8Array, pos: number): [value: number, next: number] {
+  let value = 0, shift = 0, b: number;
+  do {
+    b = bytes[pos++];
+    value += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (b & 0x80);
+  return [value, pos];
+}
+
+/**
+ * Copy of `bytes` whose imported memory is declared shared: the limits flag
+ * byte of the `env.memory` import goes from 0x01 (has maximum) to 0x03 (shared,
+ * has maximum). The builds declare a maximum so this is a one-byte change.
+ */
+function _withSharedMemoryImport(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  const out = bytes.slice();
+  let pos = 8; // magic + version
+  while (pos < out.length) {
+    const id = out[pos++];
+    const [size, body] = _readLeb(out, pos);
+    if (id === 2) {
+      let [count, p] = _readLeb(out, body);
+      for (; count > 0; count--) {
+        for (let s = 0; s < 2; s++) { // module name, field name
+          const [len, q] = _readLeb(out, p);
+          p = q + len;
+        }
+        const kind = out[p++];
+        if (kind === 0x02) {
+          if (out[p] !== 0x01) {
+            throw new TypeError(
+              `shared memory needs a memory import with a maximum (flags 0x01), got 0x${
+                out[p].toString(16)
+              }`,
+            );
+          }
+          out[p] = 0x03;
+          return out;
+        }
+        if (kind === 0x00) p = _readLeb(out, p)[1]; // function: type index
+        else if (kind === 0x01) { // table: reftype + limits
+          p++;
+          const flags = out[p++];
+          p = _readLeb(out, p)[1];
+          if (flags & 1) p = _readLeb(out, p)[1];
+        } else if (kind === 0x03) p += 2; // global: valtype + mut
+        else throw new TypeError(`unknown wasm import kind ${kind}`);
+      }
+    }
+    pos = body + size;
+  }
+  throw new TypeError("the core wasm module does not import its memory");
+}
+
+function _module(backend: "simd" | "relaxed-simd", shared: boolean): WebAssembly.Module {
+  const key = `${backend}/${shared}`;
+  let mod = _modules.get(key);
+  if (mod === undefined) {
+    mod = new WebAssembly.Module(_wasmBytes(backend, shared));
+    _modules.set(key, mod);
+  }
+  return mod;
+}
+
+function _validates(backend: "simd" | "relaxed-simd"): boolean {
+  const bytes = _wasmBytes(backend, false);
+  return bytes.length > 0 && WebAssembly.validate(bytes);
+}
+
+/**
+ * Which backends this runtime can run, fastest first ("reference" always).
+ *
+ * @returns The available backends.
+ * @example
+ * ```ts
+ * import { availableBackends } from "./load.ts";
+ * console.log(availableBackends().includes("reference")); // true
+ * ```
+ */
+export function availableBackends(): CoreBackend[] {
+  const out: CoreBackend[] = [];
+  if (_validates("relaxed-simd")) out.push("relaxed-simd");
+  if (_validates("simd")) out.push("simd");
+  out.push("reference");
+  return out;
+}
+
+function _bind(
+  backend: "simd" | "relaxed-simd",
+  shared: boolean,
+): (memory: WebAssembly.Memory) => CoreExports {
+  return (memory) => {
+    const instance = new WebAssembly.Instance(_module(backend, shared), {
+      env: {
+        memory,
+        abort(_msg: number, _file: number, line: number, column: number): never {
+          throw new Error(`tallmc core (${backend}) aborted at line ${line}, column ${column}`);
+        },
+      },
+    });
+    const ex = instance.exports as Record<string, unknown>;
+    const core: Record<string, unknown> = {};
+    for (const name of _EXPORT_NAMES) {
+      if (typeof ex[name] !== "function") {
+        throw new TypeError(`the ${backend} core build does not export function ${name}()`);
+      }
+      core[name] = ex[name];
+    }
+    return core as unknown as CoreExports;
+  };
+}
+
+/**
+ * Load the compute core synchronously and return its memory arena.
+ *
+ * "auto" picks relaxed-simd if the runtime validates it, else simd, else the
+ * TypeScript reference. An explicit wasm backend the runtime cannot run throws.
+ *
+ * @param options Backend, initial memory size, shared memory.
+ * @returns An {@link Arena} whose `exports` are the chosen kernels.
+ * @example
+ * ```ts
+ * import { loadCore } from "./load.ts";
+ * const arena = loadCore();
+ * const x = arena.allocF64(2);
+ * arena.writeF64(x, [3, 4]);
+ * console.log(arena.exports.dot(2, x, x)); // 25
+ * ```
+ */
+export function loadCore(options: LoadCoreOptions = {}): Arena {
+  const wanted = options.backend ?? "auto";
+  const shared = options.shared ?? false;
+  let backend: CoreBackend;
+  if (wanted === "auto") {
+    backend = availableBackends()[0];
+  } else if (wanted === "relaxed-simd" || wanted === "simd") {
+    if (!_validates(wanted)) {
+      throw new TypeError(
+        `backend "${wanted}" is not available in this runtime (or not built: run deno task build)`,
+      );
+    }
+    backend = wanted;
+  } else if (wanted === "reference") {
+    backend = wanted;
+  } else {
+    throw new TypeError(
+      `backend must be "auto", "relaxed-simd", "simd" or "reference", got ${String(wanted)}`,
+    );
+  }
+  return new Arena({
+    backend,
+    bindFn: backend === "reference" ? createReferenceExports : _bind(backend, shared),
+    initialBytes: options.initialBytes,
+    shared,
+  });
+}

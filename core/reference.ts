@@ -1,0 +1,373 @@
+/**
+ * Plain-TypeScript reference implementation of {@link CoreExports}: the oracle
+ * every SIMD build is tested against.
+ *
+ * Memory layout (byte offsets into one `WebAssembly.Memory`, see exports.ts):
+ *
+ * ```
+ *  x ─► ┌ row 0: x₀₀ x₀₁ … x₀,d−1 ┐  f64 (8 B) or f32 (4 B) per entry
+ *       │ row 1: …               │  row i at x + i·d·w
+ *       └ row n−1                ┘
+ *  y ─► y₀ y₁ … y_{n−1}            f64
+ *  θ ─► θ₀ … θ_{d−1}               f64
+ *  cv ─► (η*, ℓ*, a, b) × n        f64, 32 B per row
+ *  idx ─► i₀ i₁ … i_{m−1}          i32
+ * ```
+ *
+ * Every call re-derives its typed-array views from `memory.buffer`, so the
+ * reference stays correct after the memory grows. The loops are deliberately
+ * plain: clarity over speed.
+ *
+ * @module
+ */
+
+import { type CoreExports, FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "./exports.ts";
+
+/** Where the reference's "heap" starts: nothing static lives below it. */
+const _REFERENCE_HEAP_BASE = 16;
+
+const _LOG_2PI = 1.8378770664093453; // log(2π)
+const _HALF_LOG_2PI = 0.9189385332046728; // ½log(2π)
+
+/** Lanczos (g = 7, n = 9) coefficients; the AssemblyScript build uses the same. */
+const _LANCZOS_G = 7;
+const _LANCZOS = [
+  0.99999999999980993,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.32342877765313,
+  -176.61502916214059,
+  12.507343278686905,
+  -0.13857109526572012,
+  9.9843695780195716e-6,
+  1.5056327351493116e-7,
+];
+
+/**
+ * log Γ(x) for x > 0 by the Lanczos approximation (≈1e-15 absolute near 1 and
+ * 2, ≈1e-14 relative elsewhere); reflection for x < 0.5. Exact 0 at 1 and 2.
+ */
+function _lgamma(x: number): number {
+  if (x === 1 || x === 2) return 0;
+  if (x < 0.5) {
+    // Γ(x)Γ(1−x) = π / sin(πx)
+    return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - _lgamma(1 - x);
+  }
+  const z = x - 1;
+  let a = _LANCZOS[0];
+  for (let k = 1; k < 9; k++) a += _LANCZOS[k] / (z + k);
+  const t = z + _LANCZOS_G + 0.5;
+  return _HALF_LOG_2PI + (z + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** Per-row family evaluation: ℓ, dℓ/dη, d²ℓ/dη² written into `out[0..3]`. */
+function _familyRow(
+  family: number,
+  famParam: number,
+  eta: number,
+  y: number,
+  out: Float64Array,
+): void {
+  if (family === FAMILY_LOGISTIC) {
+    // ℓ = yη − softplus(η), softplus(η) = max(η,0) + log1p(e^{−|η|})
+    const e = Math.exp(-Math.abs(eta));
+    const p = 1 / (1 + e);
+    const sig = eta >= 0 ? p : e * p; // σ(η)
+    out[0] = y * eta - (Math.max(eta, 0) + Math.log1p(e));
+    out[1] = y - sig;
+    out[2] = -(e * p * p); // −σ(η)σ(−η)
+  } else if (family === FAMILY_GAUSSIAN) {
+    const inv = 1 / (famParam * famParam);
+    const c0 = -0.5 * (_LOG_2PI + Math.log(famParam * famParam));
+    const r = y - eta;
+    out[0] = c0 - 0.5 * (r * r) * inv;
+    out[1] = r * inv;
+    out[2] = -inv;
+  } else if (family === FAMILY_POISSON) {
+    const mu = Math.exp(eta);
+    out[0] = y * eta - mu - _lgamma(y + 1);
+    out[1] = y - mu;
+    out[2] = -mu;
+  } else {
+    throw new RangeError(`family must be 0 (logistic), 1 (Gaussian) or 2 (Poisson), got ${family}`);
+  }
+}
+
+/** Fresh views over the whole buffer (cheap; no copy). */
+function _views(memory: WebAssembly.Memory): {
+  f64: Float64Array;
+  f32: Float32Array;
+  i32: Int32Array;
+} {
+  const buf = memory.buffer;
+  return { f64: new Float64Array(buf), f32: new Float32Array(buf), i32: new Int32Array(buf) };
+}
+
+/**
+ * Build the reference {@link CoreExports} reading and writing `memory`.
+ *
+ * @param memory The linear memory holding all data (owned by an `Arena`).
+ * @returns Kernels implemented with plain loops over typed arrays.
+ * @example
+ * ```ts
+ * import { createReferenceExports } from "./reference.ts";
+ * const memory = new WebAssembly.Memory({ initial: 1 });
+ * const core = createReferenceExports(memory);
+ * new Float64Array(memory.buffer).set([1, 2, 3, 4], 2); // x at 16, y at 32
+ * console.log(core.dot(2, 16, 32)); // 1·3 + 2·4 = 11
+ * ```
+ */
+export function createReferenceExports(memory: WebAssembly.Memory): CoreExports {
+  const fam = new Float64Array(3);
+
+  /** η = xᵢᵀθ for row i of an f64 (w = 8) or f32 (w = 4) matrix. */
+  function eta(
+    v: ReturnType<typeof _views>,
+    w: number,
+    x: number,
+    d: number,
+    i: number,
+    t: number,
+  ) {
+    let s = 0;
+    if (w === 8) {
+      const base = x / 8 + i * d;
+      for (let j = 0; j < d; j++) s += v.f64[base + j] * v.f64[t + j];
+    } else {
+      const base = x / 4 + i * d;
+      for (let j = 0; j < d; j++) s += v.f32[base + j] * v.f64[t + j];
+    }
+    return s;
+  }
+  function xij(
+    v: ReturnType<typeof _views>,
+    w: number,
+    x: number,
+    d: number,
+    i: number,
+    j: number,
+  ) {
+    return w === 8 ? v.f64[x / 8 + i * d + j] : v.f32[x / 4 + i * d + j];
+  }
+
+  /** Shared body of llRange / llIdx / their f32 variants. */
+  function ll(
+    w: number,
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    rows: (v: ReturnType<typeof _views>, k: number) => number,
+    m: number,
+    theta: number,
+    grad: number,
+    llOut: number,
+    dOut: number,
+    d2Out: number,
+  ): number {
+    const v = _views(memory);
+    const t = theta / 8, g = grad / 8;
+    let sum = 0;
+    for (let k = 0; k < m; k++) {
+      const i = rows(v, k);
+      const e = eta(v, w, x, d, i, t);
+      _familyRow(family, famParam, e, v.f64[y / 8 + i], fam);
+      sum += fam[0];
+      if (grad !== 0) {
+        for (let j = 0; j < d; j++) v.f64[g + j] += fam[1] * xij(v, w, x, d, i, j);
+      }
+      if (llOut !== 0) v.f64[llOut / 8 + k] = fam[0];
+      if (dOut !== 0) v.f64[dOut / 8 + k] = fam[1];
+      if (d2Out !== 0) v.f64[d2Out / 8 + k] = fam[2];
+    }
+    return sum;
+  }
+
+  function hess(
+    w: number,
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    hessPtr: number,
+  ): void {
+    const v = _views(memory);
+    const t = theta / 8, h = hessPtr / 8;
+    for (let i = start; i < end; i++) {
+      _familyRow(family, famParam, eta(v, w, x, d, i, t), v.f64[y / 8 + i], fam);
+      const wi = fam[2];
+      for (let j = 0; j < d; j++) {
+        const a = wi * xij(v, w, x, d, i, j);
+        for (let k = 0; k < d; k++) v.f64[h + j * d + k] += a * xij(v, w, x, d, i, k);
+      }
+    }
+  }
+
+  const range = (start: number) => (_v: ReturnType<typeof _views>, k: number) => start + k;
+  const listed = (idx: number) => (v: ReturnType<typeof _views>, k: number) => v.i32[idx / 4 + k];
+
+  return {
+    heapBase: () => _REFERENCE_HEAP_BASE,
+
+    llRange: (family, famParam, x, y, d, start, end, theta, grad, llOut, dOut, d2Out) =>
+      ll(
+        8,
+        family,
+        famParam,
+        x,
+        y,
+        d,
+        range(start),
+        end - start,
+        theta,
+        grad,
+        llOut,
+        dOut,
+        d2Out,
+      ),
+    llIdx: (family, famParam, x, y, d, idx, m, theta, grad, llOut, dOut, d2Out) =>
+      ll(8, family, famParam, x, y, d, listed(idx), m, theta, grad, llOut, dOut, d2Out),
+    llRangeF32: (family, famParam, x, y, d, start, end, theta, grad, llOut, dOut, d2Out) =>
+      ll(
+        4,
+        family,
+        famParam,
+        x,
+        y,
+        d,
+        range(start),
+        end - start,
+        theta,
+        grad,
+        llOut,
+        dOut,
+        d2Out,
+      ),
+    llIdxF32: (family, famParam, x, y, d, idx, m, theta, grad, llOut, dOut, d2Out) =>
+      ll(4, family, famParam, x, y, d, listed(idx), m, theta, grad, llOut, dOut, d2Out),
+
+    hessRange: (family, famParam, x, y, d, start, end, theta, h) =>
+      hess(8, family, famParam, x, y, d, start, end, theta, h),
+    hessRangeF32: (family, famParam, x, y, d, start, end, theta, h) =>
+      hess(4, family, famParam, x, y, d, start, end, theta, h),
+
+    cvPrepareRange(family, famParam, x, y, d, start, end, thetaStar, cv) {
+      const v = _views(memory);
+      const t = thetaStar / 8, c = cv / 8;
+      for (let i = start; i < end; i++) {
+        const e = eta(v, 8, x, d, i, t);
+        _familyRow(family, famParam, e, v.f64[y / 8 + i], fam);
+        const o = c + 4 * (i - start);
+        v.f64[o] = e;
+        v.f64[o + 1] = fam[0];
+        v.f64[o + 2] = fam[1];
+        v.f64[o + 3] = fam[2];
+      }
+    },
+
+    cvDiffRange(family, famParam, x, y, cv, d, start, end, theta, order, diffOut, rOut) {
+      if (order !== 0 && order !== 1 && order !== 2) {
+        throw new RangeError(`order must be 0, 1 or 2, got ${order}`);
+      }
+      const v = _views(memory);
+      const t = theta / 8, c = cv / 8;
+      let sum = 0;
+      for (let i = start; i < end; i++) {
+        const k = i - start;
+        const e = eta(v, 8, x, d, i, t);
+        _familyRow(family, famParam, e, v.f64[y / 8 + i], fam);
+        const o = c + 4 * k;
+        const etaStar = v.f64[o], llStar = v.f64[o + 1], a = v.f64[o + 2], b = v.f64[o + 3];
+        const de = e - etaStar;
+        let q = llStar, dq = 0;
+        if (order >= 1) {
+          q += a * de;
+          dq = a;
+        }
+        if (order === 2) {
+          q += 0.5 * b * de * de;
+          dq += b * de;
+        }
+        const diff = fam[0] - q;
+        sum += diff;
+        if (diffOut !== 0) v.f64[diffOut / 8 + k] = diff;
+        if (rOut !== 0) v.f64[rOut / 8 + k] = fam[1] - dq;
+      }
+      return sum;
+    },
+
+    xtwRange(x, d, start, end, w, out) {
+      const v = _views(memory);
+      for (let i = start; i < end; i++) {
+        const wi = v.f64[w / 8 + i - start];
+        for (let j = 0; j < d; j++) v.f64[out / 8 + j] += wi * v.f64[x / 8 + i * d + j];
+      }
+    },
+
+    gradMomentsRange(family, famParam, x, y, d, start, end, theta, grad, sq, outer) {
+      const v = _views(memory);
+      const t = theta / 8;
+      for (let i = start; i < end; i++) {
+        _familyRow(family, famParam, eta(v, 8, x, d, i, t), v.f64[y / 8 + i], fam);
+        const a = fam[1];
+        for (let j = 0; j < d; j++) {
+          const gj = a * v.f64[x / 8 + i * d + j];
+          v.f64[grad / 8 + j] += gj;
+          if (sq !== 0) v.f64[sq / 8 + j] += gj * gj;
+          if (outer !== 0) {
+            for (let k = 0; k < d; k++) {
+              v.f64[outer / 8 + j * d + k] += gj * (a * v.f64[x / 8 + i * d + k]);
+            }
+          }
+        }
+      }
+    },
+
+    gatherF64(src, stride, idx, m, dst) {
+      const v = _views(memory);
+      for (let k = 0; k < m; k++) {
+        const i = v.i32[idx / 4 + k];
+        for (let j = 0; j < stride; j++) {
+          v.f64[dst / 8 + k * stride + j] = v.f64[src / 8 + i * stride + j];
+        }
+      }
+    },
+    gatherF32(src, stride, idx, m, dst) {
+      const v = _views(memory);
+      for (let k = 0; k < m; k++) {
+        const i = v.i32[idx / 4 + k];
+        for (let j = 0; j < stride; j++) {
+          v.f32[dst / 4 + k * stride + j] = v.f32[src / 4 + i * stride + j];
+        }
+      }
+    },
+
+    axpy(n, a, x, y) {
+      const v = _views(memory);
+      for (let i = 0; i < n; i++) v.f64[y / 8 + i] += a * v.f64[x / 8 + i];
+    },
+    dot(n, x, y) {
+      const v = _views(memory);
+      let s = 0;
+      for (let i = 0; i < n; i++) s += v.f64[x / 8 + i] * v.f64[y / 8 + i];
+      return s;
+    },
+    matvec(r, c, a, x, y) {
+      const v = _views(memory);
+      for (let i = 0; i < r; i++) {
+        let s = 0;
+        for (let j = 0; j < c; j++) s += v.f64[a / 8 + i * c + j] * v.f64[x / 8 + j];
+        v.f64[y / 8 + i] = s;
+      }
+    },
+    mulElem(n, vv, x, y) {
+      const v = _views(memory);
+      for (let i = 0; i < n; i++) v.f64[y / 8 + i] = v.f64[vv / 8 + i] * v.f64[x / 8 + i];
+    },
+  };
+}
