@@ -1,0 +1,112 @@
+/**
+ * A GLM data set held in WebAssembly linear memory.
+ *
+ * ```
+ *  x : numRows × numCols, row-major, f64 (8 bytes) or f32 (4 bytes) per cell
+ *  y : numRows f64 responses
+ * ```
+ *
+ * The arena owns the memory; a data set is a pair of byte offsets into it.
+ *
+ * @module
+ */
+import type { Arena } from "../core/arena.ts";
+
+/** Storage type of the design matrix. */
+export type Storage = "f64" | "f32";
+
+/** A design matrix and response vector living in an {@link Arena}. */
+export interface GlmData {
+  /** The arena whose memory holds `x` and `y`. */
+  readonly arena: Arena;
+  /** Byte offset of X (row-major numRows × numCols). */
+  readonly x: number;
+  /** Byte offset of y (numRows f64). */
+  readonly y: number;
+  /** Number of rows n. */
+  readonly numRows: number;
+  /** Number of columns d of X (including an intercept column if any). */
+  readonly numCols: number;
+  /** Storage type of X; y is always f64. */
+  readonly storage: Storage;
+  /** One name per column of X. */
+  readonly columnNames: readonly string[];
+}
+
+/**
+ * Copy a row-major design matrix and a response vector into the arena.
+ *
+ * @param arena The arena to allocate in.
+ * @param x Row-major n × numCols values.
+ * @param y n responses.
+ * @param options `numCols` (required), `storage` ("f64" default), `columnNames`.
+ * @returns The data set.
+ *
+ * @example
+ * ```ts
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "./dataset.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * const data = glmDataFromArrays(arena, new Float64Array([1, 0.5, 1, -2]), new Float64Array([1, 0]), {
+ *   numCols: 2,
+ * });
+ * if (data.numRows !== 2) throw new Error();
+ * ```
+ */
+export function glmDataFromArrays(
+  arena: Arena,
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  options: { numCols: number; storage?: Storage; columnNames?: readonly string[] },
+): GlmData {
+  const numCols = options.numCols;
+  if (!Number.isInteger(numCols) || numCols <= 0) {
+    throw new RangeError(`numCols must be a positive integer, got ${numCols}`);
+  }
+  if (x.length % numCols !== 0) {
+    throw new RangeError(`x has ${x.length} values, which is not a multiple of numCols = ${numCols}`);
+  }
+  const numRows = x.length / numCols;
+  if (numRows === 0) throw new RangeError("the data set has no rows");
+  if (y.length !== numRows) {
+    throw new RangeError(`y must have one value per row (${numRows}), got ${y.length}`);
+  }
+  for (let i = 0; i < x.length; i++) {
+    if (!Number.isFinite(x[i])) {
+      throw new RangeError(
+        `x has a non-finite value ${x[i]} at row ${Math.floor(i / numCols) + 1}, column ${
+          (i % numCols) + 1
+        }`,
+      );
+    }
+  }
+  for (let i = 0; i < numRows; i++) {
+    if (!Number.isFinite(y[i])) throw new RangeError(`y has a non-finite value ${y[i]} at row ${i + 1}`);
+  }
+  const storage = options.storage ?? "f64";
+  const columnNames = options.columnNames ?? Array.from({ length: numCols }, (_, j) => `x${j}`);
+  if (columnNames.length !== numCols) {
+    throw new RangeError(`columnNames must have ${numCols} names, got ${columnNames.length}`);
+  }
+  const xPtr = storage === "f64" ? arena.allocF64(x.length) : arena.allocF32(x.length);
+  const yPtr = arena.allocF64(numRows);
+  if (storage === "f64") arena.f64(xPtr, x.length).set(x);
+  else arena.f32(xPtr, x.length).set(x);
+  arena.f64(yPtr, numRows).set(y);
+  return { arena, x: xPtr, y: yPtr, numRows, numCols, storage, columnNames };
+}
+
+/**
+ * Release a data set's memory back to its arena.
+ *
+ * @param data The data set; its offsets must not be used afterwards.
+ */
+export function freeGlmData(data: GlmData): void {
+  data.arena.free(data.x);
+  data.arena.free(data.y);
+}
+
+/** Bytes per cell of X for a storage type. @param storage "f64" or "f32". @returns 8 or 4. */
+export function bytesPerCell(storage: Storage): number {
+  return storage === "f64" ? 8 : 4;
+}

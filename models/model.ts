@@ -1,0 +1,88 @@
+/**
+ * The model interface the samplers use.
+ *
+ * A {@link Model} is a differentiable log density on ℝᵈ. A {@link DataModel}
+ * is a Bayesian model whose log posterior is log p(θ) + Σᵢ ℓᵢ(θ) over n data
+ * rows, and exposes the data term over all rows, over a subsample and per row,
+ * so that subsampling estimators can be built on it. Every data-term call adds
+ * the number of per-row log-likelihood and per-row gradient evaluations it made
+ * to the model's {@link CostCounter}: that is how samplers report cost the
+ * papers' way.
+ *
+ * Gradients are written into caller-owned arrays (`grad` is overwritten, never
+ * accumulated into) so that samplers allocate nothing per leapfrog step.
+ *
+ * @module
+ */
+
+/** Per-row evaluation counts (the papers' unit of cost). */
+export interface CostCounter {
+  /** Number of per-row log-likelihood evaluations ℓᵢ(θ). */
+  numLogLikRows: number;
+  /** Number of per-row gradient evaluations ∇ℓᵢ(θ). */
+  numGradRows: number;
+}
+
+/** Create a zeroed cost counter. @returns `{numLogLikRows: 0, numGradRows: 0}`. */
+export function newCostCounter(): CostCounter {
+  return { numLogLikRows: 0, numGradRows: 0 };
+}
+
+/** A differentiable log density on ℝᵈ (the target of a sampler). */
+export interface Model {
+  /** Dimension d of θ. */
+  readonly dim: number;
+  /** A name per coordinate of θ (length d). */
+  readonly parameterNames: readonly string[];
+  /** Cost counter, incremented by every evaluation that touches data rows. */
+  readonly cost: CostCounter;
+  /** log π(θ) up to a constant. */
+  logDensity(theta: Float64Array): number;
+  /** log π(θ) up to a constant; writes ∇ log π(θ) into `grad` (length d). */
+  logDensityAndGradient(theta: Float64Array, grad: Float64Array): number;
+}
+
+/** A Bayesian model with log posterior log p(θ) + Σᵢ₌₁ⁿ ℓᵢ(θ). */
+export interface DataModel extends Model {
+  /** Number of data rows n. */
+  readonly numRows: number;
+  /** log p(θ); if `grad` is given, writes ∇ log p(θ) into it. Costs no rows. */
+  logPrior(theta: Float64Array, grad?: Float64Array): number;
+  /** Σᵢ ℓᵢ(θ) over all rows; if `grad` is given, writes Σᵢ ∇ℓᵢ(θ) into it. */
+  logLikelihood(theta: Float64Array, grad?: Float64Array): number;
+  /**
+   * Σ_{i ∈ rows} ℓᵢ(θ) over the listed rows (repeats counted each time); if
+   * `grad` is given writes the sum of their gradients; if `perRow` is given
+   * (length ≥ rows.length) writes ℓᵢ(θ) for each listed row.
+   */
+  logLikelihoodRows(
+    theta: Float64Array,
+    rows: Int32Array,
+    options?: { grad?: Float64Array; perRow?: Float64Array },
+  ): number;
+  /**
+   * Per-row gradients ∇ℓᵢ(θ) of the listed rows into `out` (rows.length × d,
+   * row-major).
+   */
+  perRowGradients(theta: Float64Array, rows: Int32Array, out: Float64Array): void;
+  /** Σᵢ ∇²ℓᵢ(θ) over all rows into `out` (d × d row-major, overwritten). */
+  logLikelihoodHessian(theta: Float64Array, out: Float64Array): void;
+  /** ∇² log p(θ) into `out` (d × d row-major, overwritten). */
+  logPriorHessian(theta: Float64Array, out: Float64Array): void;
+}
+
+/**
+ * Check that `theta` is a Float64Array of length `dim`.
+ *
+ * @param theta The value to check.
+ * @param dim The expected length.
+ * @param what Name used in the error message.
+ */
+export function assertPosition(theta: Float64Array, dim: number, what = "theta"): void {
+  if (!(theta instanceof Float64Array)) {
+    throw new TypeError(`${what} must be a Float64Array, got ${Object.prototype.toString.call(theta)}`);
+  }
+  if (theta.length !== dim) {
+    throw new RangeError(`${what} must have length ${dim}, got ${theta.length}`);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The contract between replication experiments and the report writer.
+ *
+ * An experiment is a named async function that runs samplers and returns
+ * tables (rendered to Markdown, HTML and one CSV each) and figures (Vega-Lite
+ * specifications rendered to static SVG), each placed beside the paper's own
+ * numbers where the paper has them.
+ *
+ * @module
+ */
+
+/** What the harness hands to an experiment. */
+export interface ExperimentContext {
+  /** Run the reduced version (CI; the whole quick report must take < 3 min). */
+  readonly quick: boolean;
+  /** Base seed; experiments derive every generator from it. */
+  readonly seed: number;
+  /** Directory the report is written to (experiments may write extra files there). */
+  readonly outDir: string;
+  /** Progress / log line to stderr. */
+  log(message: string): void;
+}
+
+/** A table of results. */
+export interface ResultTable {
+  /** File-name-safe identifier, unique within the experiment (CSV is `<experiment>_<name>.csv`). */
+  readonly name: string;
+  /** One-sentence caption: what the table shows and at what scale. */
+  readonly caption: string;
+  /** Column headers. */
+  readonly columns: readonly string[];
+  /** Rows of cells; numbers are formatted by the writer. */
+  readonly rows: readonly (readonly (string | number | null)[])[];
+}
+
+/** A figure, as a Vega-Lite specification with inline data. */
+export interface ResultFigure {
+  /** File-name-safe identifier, unique within the experiment. */
+  readonly name: string;
+  /** Caption. */
+  readonly caption: string;
+  /** A Vega-Lite (v5/v6) top-level specification object with inline `data.values`. */
+  readonly spec: Record<string, unknown>;
+}
+
+/** What an experiment returns. */
+export interface ExperimentResult {
+  /** Markdown paragraphs: settings used, what was measured. */
+  readonly summary: string;
+  /** Tables, each ideally with "paper" and "ours" columns side by side. */
+  readonly tables: readonly ResultTable[];
+  /** Figures. */
+  readonly figures: readonly ResultFigure[];
+  /**
+   * The honest column: one line per claim of the paper, saying whether it is
+   * reproduced, and if not, why we think it is not.
+   */
+  readonly comparison: readonly string[];
+}
+
+/** A registered replication experiment. */
+export interface Experiment {
+  /** Short name used on the command line: `deno task replicate <name>`. */
+  readonly name: string;
+  /** Human title, e.g. "R1 — HMC-ECS Table 2 on HIGGS-shaped data". */
+  readonly title: string;
+  /** Which paper (file in the papers folder) and which table/figure. */
+  readonly source: string;
+  /** Run it. */
+  run(context: ExperimentContext): Promise<ExperimentResult>;
+}
