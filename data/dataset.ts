@@ -64,7 +64,9 @@ export function glmDataFromArrays(
     throw new RangeError(`numCols must be a positive integer, got ${numCols}`);
   }
   if (x.length % numCols !== 0) {
-    throw new RangeError(`x has ${x.length} values, which is not a multiple of numCols = ${numCols}`);
+    throw new RangeError(
+      `x has ${x.length} values, which is not a multiple of numCols = ${numCols}`,
+    );
   }
   const numRows = x.length / numCols;
   if (numRows === 0) throw new RangeError("the data set has no rows");
@@ -81,7 +83,9 @@ export function glmDataFromArrays(
     }
   }
   for (let i = 0; i < numRows; i++) {
-    if (!Number.isFinite(y[i])) throw new RangeError(`y has a non-finite value ${y[i]} at row ${i + 1}`);
+    if (!Number.isFinite(y[i])) {
+      throw new RangeError(`y has a non-finite value ${y[i]} at row ${i + 1}`);
+    }
   }
   const storage = options.storage ?? "f64";
   const columnNames = options.columnNames ?? Array.from({ length: numCols }, (_, j) => `x${j}`);

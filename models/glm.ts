@@ -113,7 +113,9 @@ export class GlmModel implements DataModel {
     if (options.family === "gaussian") {
       const s = options.sigma;
       if (s === undefined || !(s > 0) || !Number.isFinite(s)) {
-        throw new RangeError(`sigma must be a positive finite number for the gaussian family, got ${s}`);
+        throw new RangeError(
+          `sigma must be a positive finite number for the gaussian family, got ${s}`,
+        );
       }
       this.familyParam = s;
     } else this.familyParam = 0;
@@ -185,7 +187,20 @@ export class GlmModel implements DataModel {
     const g = grad ? this.#gradPtr : 0;
     if (grad) this.arena.f64(g, d).fill(0);
     const fn = this.data.storage === "f64" ? core.llRange : core.llRangeF32;
-    const ll = fn(this.familyCode, this.familyParam, this.data.x, this.data.y, d, 0, n, t, g, 0, 0, 0);
+    const ll = fn(
+      this.familyCode,
+      this.familyParam,
+      this.data.x,
+      this.data.y,
+      d,
+      0,
+      n,
+      t,
+      g,
+      0,
+      0,
+      0,
+    );
     this.cost.numLogLikRows += n;
     if (grad) {
       grad.set(this.arena.f64(g, d));
@@ -207,7 +222,20 @@ export class GlmModel implements DataModel {
     if (g) this.arena.f64(g, d).fill(0);
     const out = options.perRow ? this.#rowScratch(m) : 0;
     const fn = this.data.storage === "f64" ? core.llIdx : core.llIdxF32;
-    const ll = fn(this.familyCode, this.familyParam, this.data.x, this.data.y, d, idx, m, t, g, out, 0, 0);
+    const ll = fn(
+      this.familyCode,
+      this.familyParam,
+      this.data.x,
+      this.data.y,
+      d,
+      idx,
+      m,
+      t,
+      g,
+      out,
+      0,
+      0,
+    );
     this.cost.numLogLikRows += m;
     if (options.grad) {
       options.grad.set(this.arena.f64(g, d));
@@ -220,7 +248,9 @@ export class GlmModel implements DataModel {
   /** Per-row gradients ∇ℓᵢ(θ) = ℓ'(ηᵢ)xᵢ of the listed rows into `out` (m × d). */
   perRowGradients(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
     const m = rows.length, d = this.dim, core = this.core;
-    if (out.length < m * d) throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
+    if (out.length < m * d) {
+      throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
+    }
     const t = this.writeTheta(theta);
     const idx = this.#writeRows(rows);
     const dl = this.#rowScratch(m);
@@ -271,14 +301,20 @@ export class GlmModel implements DataModel {
     for (const p of [this.#thetaPtr, this.#gradPtr, this.#hessPtr, this.#idxPtr, this.#rowPtr]) {
       if (p) this.arena.free(p);
     }
-    this.#idxPtr = this.#rowPtr = this.#idxCap = this.#rowCap = 0;
+    this.#idxPtr =
+      this.#rowPtr =
+      this.#idxCap =
+      this.#rowCap =
+        0;
   }
 
   #writeRows(rows: Int32Array): number {
     const m = rows.length, n = this.numRows;
     for (let k = 0; k < m; k++) {
       const r = rows[k];
-      if (r < 0 || r >= n) throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
+      if (r < 0 || r >= n) {
+        throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
+      }
     }
     if (m > this.#idxCap) {
       if (this.#idxPtr) this.arena.free(this.#idxPtr);
@@ -315,7 +351,9 @@ function _perCoefficient(
     const x = out[j];
     if (positive ? !(x > 0) : !Number.isFinite(x)) {
       throw new RangeError(
-        `${what} must be ${positive ? "positive" : "finite"} for every coefficient, got ${x} at index ${j}`,
+        `${what} must be ${
+          positive ? "positive" : "finite"
+        } for every coefficient, got ${x} at index ${j}`,
       );
     }
   }

@@ -80,7 +80,9 @@ export interface DataModel extends Model {
  */
 export function assertPosition(theta: Float64Array, dim: number, what = "theta"): void {
   if (!(theta instanceof Float64Array)) {
-    throw new TypeError(`${what} must be a Float64Array, got ${Object.prototype.toString.call(theta)}`);
+    throw new TypeError(
+      `${what} must be a Float64Array, got ${Object.prototype.toString.call(theta)}`,
+    );
   }
   if (theta.length !== dim) {
     throw new RangeError(`${what} must have length ${dim}, got ${theta.length}`);
