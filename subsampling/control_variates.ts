@@ -1,0 +1,334 @@
+/**
+ * Taylor control variates qₖ(θ) for GLM log-likelihood terms ℓₖ(θ).
+ *
+ * For a GLM, ℓₖ depends on θ only through ηₖ = xₖᵀθ, so the Taylor expansion
+ * of ℓₖ in θ around θ* equals the expansion of ℓ(η, yₖ) in η around η*ₖ:
+ *
+ * ```
+ *  qₖ(θ) = ℓₖ* + aₖ Δηₖ + ½ bₖ Δηₖ²          Δηₖ = xₖᵀ(θ − θ*)          (eq. 11)
+ *  aₖ = dℓ/dη(η*ₖ),  bₖ = d²ℓ/dη²(η*ₖ);  ∇ℓₖ(θ*) = aₖxₖ,  Hₖ(θ*) = bₖxₖxₖᵀ
+ *  order 0 keeps ℓₖ*, order 1 adds aₖΔηₖ, order 2 adds ½bₖΔηₖ².
+ * ```
+ *
+ * One full-data pass at θ* stores the per-row cache (η*ₖ, ℓₖ*, aₖ, bₖ) and the
+ * sums S = Σℓₖ(θ*), A = Σ∇ℓₖ(θ*) and B = ΣHₖ(θ*), after which
+ *
+ * ```
+ *  Σₖ qₖ(θ) = S + Aᵀδ + ½ δᵀBδ,     ∇Σₖ qₖ(θ) = A + Bδ,      δ = θ − θ*     (eq. 14)
+ * ```
+ *
+ * cost O(d²), independent of n. Per-row differences dₖ = ℓₖ − qₖ and
+ * rₖ = ∂dₖ/∂ηₖ (so ∇dₖ = rₖxₖ) are computed over a contiguous
+ * {@link GatheredRows} buffer by the core's `cvDiffRange` kernel.
+ *
+ * Cost accounting (added to `model.cost`): a (re)centring pass counts n
+ * log-likelihood rows and n gradient rows, plus n gradient rows for B; every
+ * difference evaluation counts its rows as log-likelihood rows and, when
+ * ∂d/∂η is requested, as gradient rows too.
+ *
+ * References: Dang et al. (2019) eqs. 8, 11, 14; Bardenet et al. (2017).
+ *
+ * @module
+ */
+import type { GlmModel } from "../models/glm.ts";
+import { CV_STRIDE, GatheredRows } from "./gathered_rows.ts";
+
+export { CV_STRIDE, GatheredRows };
+
+/** Order of the Taylor expansion used as control variate. */
+export type TaylorOrder = 0 | 1 | 2;
+
+/** Options of {@link ControlVariates}. */
+export interface ControlVariateOptions {
+  /** Taylor order 0, 1 or 2 (default 2). */
+  order?: TaylorOrder;
+  /**
+   * Compute B = ΣHₖ(θ*) at every (re)centring even for orders 0 and 1, e.g. to
+   * build a mass matrix (default: only for order 2).
+   */
+  computeHessian?: boolean;
+  /** Rows processed per kernel call in full-data passes (default 65536). */
+  chunkRows?: number;
+}
+
+/** A range of positions in a {@link GatheredRows} buffer. */
+export interface RowRange {
+  /** First position (default 0). */
+  start?: number;
+  /** One past the last position (default: the buffer's capacity). */
+  end?: number;
+}
+
+/**
+ * Control variates of Taylor order 0, 1 or 2 around θ* for a {@link GlmModel},
+ * with the full-data sums and the per-row cache in the model's arena.
+ *
+ * @example
+ * ```ts
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "../data/dataset.ts";
+ * import { GlmModel } from "../models/glm.ts";
+ * import { ControlVariates, GatheredRows } from "./control_variates.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * const data = glmDataFromArrays(arena, [1, 0.5, 1, -1, 1, 2], [1, 0, 1], { numCols: 2 });
+ * const model = new GlmModel(data, { family: "logistic" });
+ * const cv = new ControlVariates(model, new Float64Array([0, 0]), { order: 2 });
+ * const theta = new Float64Array([0.1, -0.2]);
+ * const rows = new GatheredRows(data, 3);
+ * rows.gather(new Int32Array([0, 1, 2]), 0, cv.cache);
+ * const sumD = cv.differences(rows, theta); // Σ (ℓₖ − qₖ) over the 3 rows
+ * const exact = model.logLikelihood(theta) - cv.sum(theta);
+ * if (Math.abs(sumD - exact) > 1e-12) throw new Error("mismatch");
+ * ```
+ */
+export class ControlVariates {
+  /** The model whose data and cost counter are used. */
+  readonly model: GlmModel;
+  /** Taylor order of qₖ. */
+  readonly order: TaylorOrder;
+  /** Dimension d. */
+  readonly dim: number;
+  /** Number of data rows n. */
+  readonly numRows: number;
+  /** Whether B is computed at every centring. */
+  readonly computesHessian: boolean;
+  /** The current expansion point θ* (a copy; do not mutate). */
+  readonly thetaStar: Float64Array;
+  /** S = Σₖ ℓₖ(θ*). */
+  llStarSum = 0;
+  /** A = Σₖ ∇ℓₖ(θ*) (length d). */
+  readonly gradSum: Float64Array;
+  /** B = Σₖ Hₖ(θ*) (d × d row-major; zeros unless {@link computesHessian}). */
+  readonly hessSum: Float64Array;
+  /** Byte offset of the n × 4 per-row cache (η*ₖ, ℓₖ*, aₖ, bₖ) in the arena. */
+  readonly cache: number;
+  /** Number of full-data passes made so far (centrings). */
+  numCenterings = 0;
+  /** Incremented at every centring, so that gathered cache rows can be refreshed. */
+  version = 0;
+  readonly #chunk: number;
+  #scratch = 0;
+  #scratchCap = 0;
+  #vecPtr: number;
+  readonly #delta: Float64Array;
+
+  /**
+   * Allocate the per-row cache and centre at θ* (one full-data pass).
+   *
+   * @param model A GLM posterior over data in the arena.
+   * @param thetaStar The expansion point (length d).
+   * @param options Order, Hessian, chunk size.
+   */
+  constructor(model: GlmModel, thetaStar: Float64Array, options: ControlVariateOptions = {}) {
+    const order = options.order ?? 2;
+    if (order !== 0 && order !== 1 && order !== 2) {
+      throw new RangeError(`order must be 0, 1 or 2, got ${order}`);
+    }
+    const chunk = options.chunkRows ?? 65536;
+    if (!Number.isInteger(chunk) || chunk < 1) {
+      throw new RangeError(`chunkRows must be a positive integer, got ${chunk}`);
+    }
+    this.model = model;
+    this.order = order;
+    this.dim = model.dim;
+    this.numRows = model.numRows;
+    this.computesHessian = options.computeHessian ?? order === 2;
+    this.#chunk = chunk;
+    this.thetaStar = new Float64Array(this.dim);
+    this.gradSum = new Float64Array(this.dim);
+    this.hessSum = new Float64Array(this.dim * this.dim);
+    this.#delta = new Float64Array(this.dim);
+    this.cache = model.arena.allocF64(this.numRows * CV_STRIDE);
+    this.#vecPtr = model.arena.allocF64(this.dim);
+    this.recenter(thetaStar);
+  }
+
+  /**
+   * Move the expansion point to θ* and recompute the per-row cache and S, A, B
+   * in one full-data pass (counted in `model.cost`). Gathered buffers must
+   * re-gather their cache rows afterwards (see {@link version}).
+   *
+   * @param thetaStar The new expansion point (length d).
+   * @returns Nothing.
+   */
+  recenter(thetaStar: Float64Array): void {
+    const d = this.dim, n = this.numRows, m = this.model, a = m.arena, core = m.core;
+    _checkTheta(thetaStar, d, "thetaStar", true);
+    this.thetaStar.set(thetaStar);
+    const data = m.data;
+    const chunk = Math.min(this.#chunk, n);
+    const f32 = data.storage === "f32";
+    this.#ensureScratch(chunk * (f32 ? d + 1 : 1));
+    const vec = this.#vecPtr;
+    a.f64(vec, d).fill(0);
+    let s = 0;
+    for (let start = 0; start < n; start += chunk) {
+      const end = Math.min(n, start + chunk), k = end - start;
+      const t = m.writeTheta(thetaStar);
+      const w = this.#scratch;
+      const cvp = this.cache + start * CV_STRIDE * 8;
+      if (f32) {
+        const xs = this.#scratch + k * 8;
+        a.f64(xs, k * d).set(a.f32(data.x + start * d * 4, k * d));
+        core.cvPrepareRange(m.familyCode, m.familyParam, xs, data.y + start * 8, d, 0, k, t, cvp);
+      } else {
+        core.cvPrepareRange(m.familyCode, m.familyParam, data.x, data.y, d, start, end, t, cvp);
+      }
+      const c = a.f64(cvp, k * CV_STRIDE), wv = a.f64(w, k);
+      for (let i = 0; i < k; i++) {
+        s += c[i * CV_STRIDE + 1];
+        wv[i] = c[i * CV_STRIDE + 2];
+      }
+      if (f32) core.xtwRange(this.#scratch + k * 8, d, 0, k, w, vec);
+      else core.xtwRange(data.x, d, start, end, w, vec);
+    }
+    this.llStarSum = s;
+    this.gradSum.set(a.f64(vec, d));
+    m.cost.numLogLikRows += n;
+    m.cost.numGradRows += n;
+    if (this.computesHessian) m.logLikelihoodHessian(thetaStar, this.hessSum);
+    else this.hessSum.fill(0);
+    this.numCenterings++;
+    this.version++;
+  }
+
+  /**
+   * Σₖ qₖ(θ) over all n rows in O(d²) from S, A and B.
+   *
+   * @param theta Position (length d).
+   * @returns The sum of the control variates.
+   */
+  sum(theta: Float64Array): number {
+    return this.sumAndGradient(theta);
+  }
+
+  /**
+   * Σₖ qₖ(θ) and, if `grad` is given, ∇Σₖ qₖ(θ) = A + Bδ (orders 1, 2; 0 for
+   * order 0) written into it. O(d²).
+   *
+   * @param theta Position (length d).
+   * @param grad Optional output (length d, overwritten).
+   * @returns Σₖ qₖ(θ).
+   */
+  sumAndGradient(theta: Float64Array, grad?: Float64Array): number {
+    const d = this.dim, delta = this.#delta, A = this.gradSum, B = this.hessSum;
+    _checkTheta(theta, d, "theta");
+    for (let j = 0; j < d; j++) delta[j] = theta[j] - this.thetaStar[j];
+    let v = this.llStarSum;
+    if (grad) grad.fill(0, 0, d);
+    if (this.order === 0) return v;
+    for (let j = 0; j < d; j++) v += A[j] * delta[j];
+    if (grad) grad.set(A);
+    if (this.order === 1) return v;
+    let quad = 0;
+    for (let i = 0; i < d; i++) {
+      let bi = 0;
+      const row = i * d;
+      for (let j = 0; j < d; j++) bi += B[row + j] * delta[j];
+      quad += delta[i] * bi;
+      if (grad) grad[i] += bi;
+    }
+    return v + 0.5 * quad;
+  }
+
+  /**
+   * Per-row differences dₖ = ℓₖ(θ) − qₖ(θ) over positions [start, end) of a
+   * gathered buffer, written to `rows.diff`; with `derivative` (default true)
+   * also rₖ = ∂dₖ/∂ηₖ to `rows.r`, so that ∇dₖ(θ) = rₖ xₖ. The buffer's cache
+   * rows must have been gathered from {@link cache} at the current centring.
+   *
+   * @param rows The gathered rows.
+   * @param theta Position (length d).
+   * @param options Range of positions and whether to write rₖ.
+   * @returns Σₖ dₖ over the range.
+   */
+  differences(
+    rows: GatheredRows,
+    theta: Float64Array,
+    options: RowRange & { derivative?: boolean } = {},
+  ): number {
+    const start = options.start ?? 0, end = options.end ?? rows.capacity;
+    if (!(start >= 0 && end <= rows.capacity && start <= end)) {
+      throw new RangeError(
+        `row range [${start}, ${end}) is not inside the buffer of capacity ${rows.capacity}`,
+      );
+    }
+    const k = end - start;
+    if (k === 0) return 0;
+    const m = this.model, wantR = options.derivative ?? true;
+    const t = m.writeTheta(theta);
+    const s = m.core.cvDiffRange(
+      m.familyCode,
+      m.familyParam,
+      rows.x,
+      rows.y,
+      rows.cv + start * CV_STRIDE * 8,
+      this.dim,
+      start,
+      end,
+      t,
+      this.order,
+      rows.diff + start * 8,
+      wantR ? rows.r + start * 8 : 0,
+    );
+    m.cost.numLogLikRows += k;
+    if (wantR) m.cost.numGradRows += k;
+    return s;
+  }
+
+  /**
+   * out = Σₖ wₖ xₖ over positions [start, end) of a gathered buffer, with the
+   * weights wₖ already written to `rows.w` (positions as in the buffer). With
+   * wₖ = c·rₖ this is the gradient of c·Σdₖ. Costs no new row evaluations.
+   *
+   * @param rows The gathered rows.
+   * @param out Output (length d, overwritten).
+   * @param range Range of positions.
+   * @returns `out`.
+   */
+  weightedRowSum(rows: GatheredRows, out: Float64Array, range: RowRange = {}): Float64Array {
+    const start = range.start ?? 0, end = range.end ?? rows.capacity, d = this.dim;
+    const a = this.model.arena;
+    a.f64(this.#vecPtr, d).fill(0);
+    if (end > start) {
+      a.exports.xtwRange(rows.x, d, start, end, rows.w + start * 8, this.#vecPtr);
+    }
+    out.set(a.f64(this.#vecPtr, d));
+    return out;
+  }
+
+  /**
+   * Release the per-row cache and scratch (the model is not disposed).
+   *
+   * @returns Nothing.
+   */
+  dispose(): void {
+    const a = this.model.arena;
+    a.free(this.cache);
+    a.free(this.#vecPtr);
+    if (this.#scratch) a.free(this.#scratch);
+    this.#scratch = this.#scratchCap = 0;
+  }
+
+  #ensureScratch(count: number): void {
+    if (count <= this.#scratchCap) return;
+    if (this.#scratch) this.model.arena.free(this.#scratch);
+    this.#scratch = this.model.arena.allocF64(count);
+    this.#scratchCap = count;
+  }
+}
+
+function _checkTheta(theta: Float64Array, d: number, what: string, finite = false): void {
+  if (!(theta instanceof Float64Array) || theta.length !== d) {
+    throw new RangeError(
+      `${what} must be a Float64Array of length ${d}, got ${
+        theta instanceof Float64Array ? `length ${theta.length}` : typeof theta
+      }`,
+    );
+  }
+  for (let j = 0; finite && j < d; j++) {
+    if (!Number.isFinite(theta[j])) {
+      throw new RangeError(`${what} must be finite, got ${theta[j]} at index ${j}`);
+    }
+  }
+}
