@@ -1,0 +1,280 @@
+/**
+ * `deno task replicate [--quick] [--out DIR] [--seed N] [names...]`: run the
+ * replication experiments and write the report.
+ *
+ * Experiments run one after another; progress goes to stderr. The report is
+ * rewritten after every experiment, so an interrupted run leaves the finished
+ * sections on disk. An experiment that throws gets a section saying so, the
+ * others still run, and the exit code is 1.
+ *
+ * Exit codes: 0 all ran, 1 an experiment failed (or the report could not be
+ * written), 2 bad command line.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import type { Experiment, ExperimentContext } from "./experiment.ts";
+import { formatDuration } from "./format.ts";
+import { EXPERIMENTS, selectExperiments } from "./registry.ts";
+import { type ExperimentOutcome, machineInfo, validateResult, writeReport } from "./report.ts";
+
+/** Default report directory. */
+export const DEFAULT_OUT_DIR = "out/replicate";
+/** Default base seed. */
+export const DEFAULT_SEED = 20190101;
+
+/** Parsed command line of {@link runReplicate}. */
+export interface ReplicateArgs {
+  /** Run the reduced versions. */
+  readonly quick: boolean;
+  /** Report directory. */
+  readonly outDir: string;
+  /** Base seed. */
+  readonly seed: number;
+  /** Experiment names (empty = all). */
+  readonly names: readonly string[];
+  /** Print the experiments and exit. */
+  readonly list: boolean;
+  /** Print usage and exit. */
+  readonly help: boolean;
+}
+
+/** Options of {@link runReplicate} (for embedding and tests). */
+export interface RunReplicateOptions {
+  /** The experiments to choose from (default: the registry). */
+  experiments?: readonly Experiment[];
+  /** How the command is shown in usage and in the report (default "deno task replicate"). */
+  commandName?: string;
+  /** Where normal output (--help, --list) goes (default: stdout). */
+  stdout?: (line: string) => void;
+  /** Where progress and errors go (default: stderr). */
+  stderr?: (line: string) => void;
+}
+
+/** A command-line mistake; {@link runReplicate} prints it and returns 2. */
+export class UsageError extends Error {
+  /**
+   * Create a usage error.
+   *
+   * @param message What was wrong, naming the bad value.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * The usage text.
+ *
+ * @param commandName How the command is invoked.
+ * @param experiments The experiments to list.
+ * @returns Multi-line help.
+ */
+export function replicateUsage(
+  commandName = "deno task replicate",
+  experiments: readonly Experiment[] = EXPERIMENTS,
+): string {
+  return [
+    `Usage: ${commandName} [--quick] [--out DIR] [--seed N] [NAME...]`,
+    "",
+    "Run the paper-replication experiments and write report.md, report.html,",
+    "one CSV per table and one SVG per figure into DIR.",
+    "",
+    "Options:",
+    "  --quick     run reduced sizes (minutes instead of hours)",
+    `  --out DIR   report directory (default ${DEFAULT_OUT_DIR})`,
+    `  --seed N    base seed, a non-negative integer (default ${DEFAULT_SEED})`,
+    "  --list      list the experiments and exit",
+    "  -h, --help  show this help and exit",
+    "",
+    `Experiments (default: all): ${experiments.map((e) => e.name).join(", ")}`,
+  ].join("\n");
+}
+
+/**
+ * Parse the command line of {@link runReplicate}.
+ *
+ * @param args Arguments after the command.
+ * @returns The parsed arguments (names are not checked against the registry here).
+ * @throws UsageError for an unknown option, a missing value or a bad seed.
+ * @example
+ * ```ts
+ * import { parseReplicateArgs } from "./main.ts";
+ * const a = parseReplicateArgs(["--quick", "--seed", "7", "r0"]);
+ * console.log(a.quick, a.seed, a.names); // true 7 [ "r0" ]
+ * ```
+ */
+export function parseReplicateArgs(args: readonly string[]): ReplicateArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: {
+        quick: { type: "boolean", default: false },
+        out: { type: "string" },
+        seed: { type: "string" },
+        list: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  const v = parsed.values;
+  let seed = DEFAULT_SEED;
+  if (v.seed !== undefined) {
+    seed = /^\d+$/.test(v.seed) ? Number(v.seed) : NaN;
+    if (!Number.isSafeInteger(seed)) {
+      throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(v.seed)}`);
+    }
+  }
+  if (v.out !== undefined && v.out.trim() === "") {
+    throw new UsageError(`--out must be a directory path, got ${JSON.stringify(v.out)}`);
+  }
+  return {
+    quick: v.quick ?? false,
+    outDir: v.out ?? DEFAULT_OUT_DIR,
+    seed,
+    names: parsed.positionals,
+    list: v.list ?? false,
+    help: v.help ?? false,
+  };
+}
+
+function _errorText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const head = `${e.name}: ${e.message}`.replace(/\s*\r?\n\s*/g, " ");
+  const frames = (e.stack ?? "").split("\n").filter((l) => /^\s+at /.test(l));
+  return [head, ...frames.map((l) => l.trim())].join("\n");
+}
+
+function _quote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Run the replication command: parse `args`, run the chosen experiments,
+ * write the report. Never calls `Deno.exit`; returns the exit code.
+ *
+ * @param args Command-line arguments (after the command name).
+ * @param options Registry, output sinks and command name (for embedding/tests).
+ * @returns 0 if every experiment ran, 1 if one failed or the report could not
+ *   be written, 2 for a bad command line.
+ * @example
+ * ```ts ignore
+ * import { runReplicate } from "./main.ts";
+ * Deno.exit(await runReplicate(["--quick", "r0"]));
+ * ```
+ */
+export async function runReplicate(
+  args: readonly string[],
+  options: RunReplicateOptions = {},
+): Promise<number> {
+  const experiments = options.experiments ?? EXPERIMENTS;
+  const commandName = options.commandName ?? "deno task replicate";
+  const stdout = options.stdout ?? ((line: string) => console.log(line));
+  const stderr = options.stderr ?? ((line: string) => console.error(line));
+
+  let parsed: ReplicateArgs, chosen: Experiment[];
+  try {
+    parsed = parseReplicateArgs(args);
+    if (parsed.help) {
+      stdout(replicateUsage(commandName, experiments));
+      return 0;
+    }
+    if (parsed.list) {
+      const width = Math.max(0, ...experiments.map((e) => e.name.length));
+      for (const e of experiments) stdout(`${e.name.padEnd(width)}  ${e.title}  [${e.source}]`);
+      return 0;
+    }
+    try {
+      chosen = selectExperiments(parsed.names, experiments);
+    } catch (e) {
+      throw new UsageError(e instanceof Error ? e.message : String(e));
+    }
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    stderr(`error: ${e.message} (see --help)`);
+    return 2;
+  }
+
+  const info = {
+    date: new Date(),
+    commandLine: [commandName, ...args.map(_quote)].join(" "),
+    quick: parsed.quick,
+    seed: parsed.seed,
+    machine: machineInfo(),
+  };
+  const t0 = performance.now();
+  const outcomes: ExperimentOutcome[] = [];
+  let failed = 0;
+  stderr(
+    `replicate: ${chosen.length} experiment(s), ${
+      parsed.quick ? "quick" : "full"
+    } mode, seed ${parsed.seed}, report in ${parsed.outDir}`,
+  );
+  for (const [k, e] of chosen.entries()) {
+    stderr(`replicate: [${k + 1}/${chosen.length}] ${e.name}: ${e.title}`);
+    const start = performance.now();
+    const context: ExperimentContext = {
+      quick: parsed.quick,
+      seed: parsed.seed,
+      outDir: parsed.outDir,
+      log: (message: string) =>
+        stderr(`  ${e.name} +${((performance.now() - start) / 1000).toFixed(1)}s: ${message}`),
+    };
+    let outcome: ExperimentOutcome;
+    try {
+      await Deno.mkdir(parsed.outDir, { recursive: true });
+      const result = await e.run(context);
+      validateResult(result, e.name);
+      const wallSeconds = (performance.now() - start) / 1000;
+      outcome = { name: e.name, title: e.title, source: e.source, result, wallSeconds };
+      stderr(`replicate: ${e.name} done in ${formatDuration(wallSeconds)}`);
+    } catch (err) {
+      failed++;
+      const wallSeconds = (performance.now() - start) / 1000;
+      const error = _errorText(err);
+      outcome = { name: e.name, title: e.title, source: e.source, error, wallSeconds };
+      stderr(
+        `replicate: ${e.name} FAILED after ${formatDuration(wallSeconds)}: ${error.split("\n")[0]}`,
+      );
+    }
+    outcomes.push(outcome);
+    const isLast = k === chosen.length - 1;
+    try {
+      const written = await writeReport(outcomes, {
+        outDir: parsed.outDir,
+        info: { ...info, wallSeconds: (performance.now() - t0) / 1000 },
+      });
+      if (isLast) {
+        for (const p of written.problems) stderr(`replicate: ${p}`);
+        if (written.problems.length > 0) failed++;
+        stderr(`replicate: report written to ${written.markdownPath} and ${written.htmlPath}`);
+      }
+    } catch (err) {
+      stderr(
+        `error: could not write the report to ${parsed.outDir}: ${_errorText(err).split("\n")[0]}`,
+      );
+      return 1;
+    }
+  }
+  if (chosen.length === 0) {
+    stderr("replicate: no experiments are registered");
+    await writeReport(outcomes, { outDir: parsed.outDir, info });
+  }
+  stderr(
+    `replicate: finished in ${formatDuration((performance.now() - t0) / 1000)}${
+      failed > 0 ? `, ${failed} problem(s)` : ""
+    }`,
+  );
+  return failed > 0 ? 1 : 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await runReplicate(Deno.args));
+}
