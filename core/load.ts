@@ -6,7 +6,8 @@
  * ```
  *  wasm_bytes.generated.ts ──decode──► WebAssembly.Module (compiled once, cached)
  *                                          │ imports env.memory ◄── Arena.memory
- *                                          │ imports env.abort  ◄── throws Error
+ *                                          │ imports env.abort, env.invalidArgument
+ *                                          │         ◄── throw Error / RangeError
  *                                          ▼
  *                                   WebAssembly.Instance ──► Arena.exports
  * ```
@@ -16,7 +17,7 @@
 
 import { Arena } from "./arena.ts";
 import type { CoreBackend, CoreExports } from "./exports.ts";
-import { createReferenceExports } from "./reference.ts";
+import { createReferenceExports, invalidArgumentError } from "./reference.ts";
 import { decodeWasmBase64, RELAXED_WASM_BASE64, SIMD_WASM_BASE64 } from "./wasm_bytes.generated.ts";
 
 /** Options of {@link loadCore}. */
@@ -162,6 +163,9 @@ function _bind(
         memory,
         abort(_msg: number, _file: number, line: number, column: number): never {
           throw new Error(`tallmc core (${backend}) aborted at line ${line}, column ${column}`);
+        },
+        invalidArgument(what: number, value: number): never {
+          throw invalidArgumentError(what, value);
         },
       },
     });

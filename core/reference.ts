@@ -44,20 +44,51 @@ const _LANCZOS = [
 ];
 
 /**
- * log Γ(x) for x > 0 by the Lanczos approximation (≈1e-15 absolute near 1 and
- * 2, ≈1e-14 relative elsewhere); reflection for x < 0.5. Exact 0 at 1 and 2.
+ * log Γ(x) for x ≥ 1 (the Poisson family needs log y! = log Γ(y + 1)) by the
+ * Lanczos approximation: ≈1e-15 absolute near 1 and 2, ≈1e-14 relative
+ * elsewhere, exact 0 at 1 and 2. The AssemblyScript builds use the same
+ * formula, term for term.
  */
 function _lgamma(x: number): number {
   if (x === 1 || x === 2) return 0;
-  if (x < 0.5) {
-    // Γ(x)Γ(1−x) = π / sin(πx)
-    return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - _lgamma(1 - x);
-  }
   const z = x - 1;
   let a = _LANCZOS[0];
   for (let k = 1; k < 9; k++) a += _LANCZOS[k] / (z + k);
   const t = z + _LANCZOS_G + 0.5;
   return _HALF_LOG_2PI + (z + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/**
+ * The error every backend throws for a bad argument code (the wasm builds call
+ * the loader's `env.invalidArgument` import, which throws this).
+ *
+ * @param what 0 = family, 1 = Taylor order, 2 = Gaussian σ.
+ * @param value The value received.
+ * @returns A RangeError naming the value.
+ * @example
+ * ```ts
+ * import { invalidArgumentError } from "./reference.ts";
+ * console.log(invalidArgumentError(1, 3).message); // "order must be 0, 1 or 2, got 3"
+ * ```
+ */
+export function invalidArgumentError(what: number, value: number): RangeError {
+  if (what === 0) {
+    return new RangeError(
+      `family must be 0 (logistic), 1 (Gaussian) or 2 (Poisson), got ${value}`,
+    );
+  }
+  if (what === 1) return new RangeError(`order must be 0, 1 or 2, got ${value}`);
+  return new RangeError(`Gaussian σ (famParam) must be positive and finite, got ${value}`);
+}
+
+/** Throw unless `family` (and σ for the Gaussian) are valid. */
+function _checkFamily(family: number, famParam: number): void {
+  if (family !== FAMILY_LOGISTIC && family !== FAMILY_GAUSSIAN && family !== FAMILY_POISSON) {
+    throw invalidArgumentError(0, family);
+  }
+  if (family === FAMILY_GAUSSIAN && !(famParam > 0 && famParam < Infinity)) {
+    throw invalidArgumentError(2, famParam);
+  }
 }
 
 /** Per-row family evaluation: ℓ, dℓ/dη, d²ℓ/dη² written into `out[0..3]`. */
@@ -73,7 +104,7 @@ function _familyRow(
     const e = Math.exp(-Math.abs(eta));
     const p = 1 / (1 + e);
     const sig = eta >= 0 ? p : e * p; // σ(η)
-    out[0] = y * eta - (Math.max(eta, 0) + Math.log1p(e));
+    out[0] = (y * eta - Math.max(eta, 0)) - Math.log1p(e); // no cancellation for y ∈ {0,1}
     out[1] = y - sig;
     out[2] = -(e * p * p); // −σ(η)σ(−η)
   } else if (family === FAMILY_GAUSSIAN) {
@@ -83,13 +114,11 @@ function _familyRow(
     out[0] = c0 - 0.5 * (r * r) * inv;
     out[1] = r * inv;
     out[2] = -inv;
-  } else if (family === FAMILY_POISSON) {
+  } else {
     const mu = Math.exp(eta);
     out[0] = y * eta - mu - _lgamma(y + 1);
     out[1] = y - mu;
     out[2] = -mu;
-  } else {
-    throw new RangeError(`family must be 0 (logistic), 1 (Gaussian) or 2 (Poisson), got ${family}`);
   }
 }
 
@@ -166,6 +195,7 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
     dOut: number,
     d2Out: number,
   ): number {
+    _checkFamily(family, famParam);
     const v = _views(memory);
     const t = theta / 8, g = grad / 8;
     let sum = 0;
@@ -196,6 +226,7 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
     theta: number,
     hessPtr: number,
   ): void {
+    _checkFamily(family, famParam);
     const v = _views(memory);
     const t = theta / 8, h = hessPtr / 8;
     for (let i = start; i < end; i++) {
@@ -257,6 +288,7 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
       hess(4, family, famParam, x, y, d, start, end, theta, h),
 
     cvPrepareRange(family, famParam, x, y, d, start, end, thetaStar, cv) {
+      _checkFamily(family, famParam);
       const v = _views(memory);
       const t = thetaStar / 8, c = cv / 8;
       for (let i = start; i < end; i++) {
@@ -271,9 +303,8 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
     },
 
     cvDiffRange(family, famParam, x, y, cv, d, start, end, theta, order, diffOut, rOut) {
-      if (order !== 0 && order !== 1 && order !== 2) {
-        throw new RangeError(`order must be 0, 1 or 2, got ${order}`);
-      }
+      _checkFamily(family, famParam);
+      if (order !== 0 && order !== 1 && order !== 2) throw invalidArgumentError(1, order);
       const v = _views(memory);
       const t = theta / 8, c = cv / 8;
       let sum = 0;
@@ -310,6 +341,7 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
     },
 
     gradMomentsRange(family, famParam, x, y, d, start, end, theta, grad, sq, outer) {
+      _checkFamily(family, famParam);
       const v = _views(memory);
       const t = theta / 8;
       for (let i = start; i < end; i++) {
