@@ -1,0 +1,653 @@
+/**
+ * One suite, run against every backend of the compute core (relaxed-simd,
+ * simd, reference): each kernel against the TypeScript reference reading the
+ * same memory, memory growth, numerical stability and hand-computed values.
+ *
+ * Run: deno test --allow-read tests/core_test.ts
+ */
+
+import assert from "node:assert/strict";
+import { Arena, MAX_BYTES } from "../core/arena.ts";
+import type { CoreBackend, CoreExports } from "../core/exports.ts";
+import { FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "../core/exports.ts";
+import { availableBackends, loadCore } from "../core/load.ts";
+import { createReferenceExports } from "../core/reference.ts";
+
+const BACKENDS: CoreBackend[] = ["relaxed-simd", "simd", "reference"];
+const AVAILABLE = availableBackends();
+const FAMILIES = [
+  { name: "logistic", code: FAMILY_LOGISTIC, param: 0 },
+  { name: "Gaussian", code: FAMILY_GAUSSIAN, param: 1.7 },
+  { name: "Poisson", code: FAMILY_POISSON, param: 0 },
+] as const;
+/** (n, d) shapes: odd and even rows and features, tails of every kind. */
+const SHAPES = [[1, 1], [2, 2], [7, 3], [10, 4], [33, 5], [64, 29], [41, 30]] as const;
+const TOL = 1e-12;
+
+// ─── helpers ────────────────────────────────────────────────────────────────
+
+/** mulberry32: a tiny seeded PRNG, uniform on [0, 1). */
+function _rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function _normal(u: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+}
+
+/**
+ * |a − e| ≤ TOL·(|e| + scale) elementwise; scale defaults to max |e|
+ * (normwise-relative). Pass the size of the terms that cancel when e is a
+ * difference (control-variate dᵢ).
+ */
+function _close(
+  actual: ArrayLike<number> | number,
+  expected: ArrayLike<number> | number,
+  what: string,
+  scale?: number,
+) {
+  const a = typeof actual === "number" ? [actual] : Array.from(actual);
+  const e = typeof expected === "number" ? [expected] : Array.from(expected);
+  assert.equal(a.length, e.length, `${what}: length`);
+  scale ??= e.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  for (let i = 0; i < e.length; i++) {
+    assert.ok(Number.isFinite(a[i]), `${what}[${i}] not finite: ${a[i]}`);
+    const tol = TOL * (Math.abs(e[i]) + scale);
+    assert.ok(
+      Math.abs(a[i] - e[i]) <= tol,
+      `${what}[${i}]: got ${a[i]}, reference ${e[i]} (diff ${Math.abs(a[i] - e[i])} > ${tol})`,
+    );
+  }
+}
+
+interface _Data {
+  n: number;
+  d: number;
+  x: number;
+  x32: number;
+  y: number;
+  theta: number;
+  thetaStar: number;
+}
+
+/** Random GLM data for `family` in the arena: X ~ N(0, 1/d), y from the family at θ. */
+function _data(arena: Arena, family: number, n: number, d: number, seed: number): _Data {
+  const u = _rng(seed);
+  const xs = Array.from({ length: n * d }, () => _normal(u) / Math.sqrt(d));
+  const th = Array.from({ length: d }, () => _normal(u) * (family === FAMILY_POISSON ? 0.7 : 1.5));
+  const thStar = th.map((v) => v + 0.1 * _normal(u));
+  const ys: number[] = [];
+  for (let i = 0; i < n; i++) {
+    let eta = 0;
+    for (let j = 0; j < d; j++) eta += xs[i * d + j] * th[j];
+    if (family === FAMILY_LOGISTIC) ys.push(u() < 1 / (1 + Math.exp(-eta)) ? 1 : 0);
+    else if (family === FAMILY_GAUSSIAN) ys.push(eta + 1.7 * _normal(u));
+    else {
+      const lim = Math.exp(-Math.exp(eta));
+      let k = 0, p = u();
+      while (p > lim) {
+        k++;
+        p *= u();
+      }
+      ys.push(k);
+    }
+  }
+  const D = {
+    n,
+    d,
+    x: arena.allocF64(n * d),
+    x32: arena.allocF32(n * d),
+    y: arena.allocF64(n),
+    theta: arena.allocF64(d),
+    thetaStar: arena.allocF64(d),
+  };
+  arena.writeF64(D.x, xs);
+  arena.writeF32(D.x32, xs);
+  arena.writeF64(D.y, ys);
+  arena.writeF64(D.theta, th);
+  arena.writeF64(D.thetaStar, thStar);
+  return D;
+}
+
+/** Two output buffers with identical random initial contents (accumulate-into tests). */
+function _pair(arena: Arena, len: number, seed: number, zero = false): [number, number] {
+  const u = _rng(seed);
+  const init = Array.from({ length: len }, () => (zero ? 0 : _normal(u)));
+  const a = arena.allocF64(len), b = arena.allocF64(len);
+  arena.writeF64(a, init);
+  arena.writeF64(b, init);
+  return [a, b];
+}
+
+function _indices(arena: Arena, n: number, m: number, seed: number): number {
+  const u = _rng(seed);
+  const p = arena.allocI32(m);
+  arena.writeI32(p, Array.from({ length: m }, () => Math.floor(u() * n)));
+  return p;
+}
+
+function _setup(backend: CoreBackend): { arena: Arena; core: CoreExports; ref: CoreExports } {
+  const arena = loadCore({ backend, initialBytes: 1 << 16 });
+  return { arena, core: arena.exports, ref: createReferenceExports(arena.memory) };
+}
+
+// ─── the suite, once per backend ────────────────────────────────────────────
+
+for (const backend of BACKENDS) {
+  const ignore = !AVAILABLE.includes(backend);
+
+  Deno.test(`loadCore() picks backend ${backend} when asked`, { ignore }, () => {
+    const arena = loadCore({ backend });
+    assert.equal(arena.backend, backend);
+    assert.ok(arena.exports.heapBase() >= 0);
+  });
+
+  Deno.test(`llRange() matches the reference [${backend}]`, { ignore }, async (t) => {
+    const { arena, core, ref } = _setup(backend);
+    for (const fam of FAMILIES) {
+      for (const [n, d] of SHAPES) {
+        await t.step(`${fam.name} n=${n} d=${d}`, () => {
+          const D = _data(arena, fam.code, n, d, 1000 * n + d);
+          for (const [start, end] of [[0, n], [Math.min(1, n), n], [0, n - 1]]) {
+            const m = end - start;
+            const [ga, gb] = _pair(arena, d, 7);
+            const [la, lb] = _pair(arena, n, 0, true);
+            const [da, db] = _pair(arena, n, 0, true);
+            const [ha, hb] = _pair(arena, n, 0, true);
+            const sa = core.llRange(
+              fam.code,
+              fam.param,
+              D.x,
+              D.y,
+              d,
+              start,
+              end,
+              D.theta,
+              ga,
+              la,
+              da,
+              ha,
+            );
+            const sb = ref.llRange(
+              fam.code,
+              fam.param,
+              D.x,
+              D.y,
+              d,
+              start,
+              end,
+              D.theta,
+              gb,
+              lb,
+              db,
+              hb,
+            );
+            _close(sa, sb, "Σℓ");
+            _close(arena.readF64(ga, d), arena.readF64(gb, d), "grad");
+            _close(arena.readF64(la, m), arena.readF64(lb, m), "ℓᵢ");
+            _close(arena.readF64(da, m), arena.readF64(db, m), "dℓ/dη");
+            _close(arena.readF64(ha, m), arena.readF64(hb, m), "d²ℓ/dη²");
+            // without any optional output
+            _close(
+              core.llRange(fam.code, fam.param, D.x, D.y, d, start, end, D.theta, 0, 0, 0, 0),
+              sb,
+              "Σℓ only",
+            );
+            // f32 storage
+            const [fa, fb] = _pair(arena, d, 8);
+            const [fla, flb] = _pair(arena, n, 0, true);
+            const s32a = core.llRangeF32(
+              fam.code,
+              fam.param,
+              D.x32,
+              D.y,
+              d,
+              start,
+              end,
+              D.theta,
+              fa,
+              fla,
+              0,
+              0,
+            );
+            const s32b = ref.llRangeF32(
+              fam.code,
+              fam.param,
+              D.x32,
+              D.y,
+              d,
+              start,
+              end,
+              D.theta,
+              fb,
+              flb,
+              0,
+              0,
+            );
+            _close(s32a, s32b, "Σℓ f32");
+            _close(arena.readF64(fa, d), arena.readF64(fb, d), "grad f32");
+            _close(arena.readF64(fla, m), arena.readF64(flb, m), "ℓᵢ f32");
+          }
+        });
+      }
+    }
+  });
+
+  Deno.test(
+    `llIdx() matches the reference on gathered rows [${backend}]`,
+    { ignore },
+    async (t) => {
+      const { arena, core, ref } = _setup(backend);
+      for (const fam of FAMILIES) {
+        for (const [n, d] of SHAPES) {
+          await t.step(`${fam.name} n=${n} d=${d}`, () => {
+            const D = _data(arena, fam.code, n, d, 77 * n + d);
+            for (const m of [1, 2, 5, 16]) {
+              const idx = _indices(arena, n, m, m);
+              const [ga, gb] = _pair(arena, d, 3);
+              const [la, lb] = _pair(arena, m, 0, true);
+              const [da, db] = _pair(arena, m, 0, true);
+              const [ha, hb] = _pair(arena, m, 0, true);
+              _close(
+                core.llIdx(fam.code, fam.param, D.x, D.y, d, idx, m, D.theta, ga, la, da, ha),
+                ref.llIdx(fam.code, fam.param, D.x, D.y, d, idx, m, D.theta, gb, lb, db, hb),
+                "Σℓ",
+              );
+              _close(arena.readF64(ga, d), arena.readF64(gb, d), "grad");
+              _close(arena.readF64(la, m), arena.readF64(lb, m), "ℓᵢ");
+              _close(arena.readF64(da, m), arena.readF64(db, m), "dℓ/dη");
+              _close(arena.readF64(ha, m), arena.readF64(hb, m), "d²ℓ/dη²");
+              const [fa, fb] = _pair(arena, d, 4);
+              _close(
+                core.llIdxF32(fam.code, fam.param, D.x32, D.y, d, idx, m, D.theta, fa, 0, 0, 0),
+                ref.llIdxF32(fam.code, fam.param, D.x32, D.y, d, idx, m, D.theta, fb, 0, 0, 0),
+                "Σℓ f32",
+              );
+              _close(arena.readF64(fa, d), arena.readF64(fb, d), "grad f32");
+            }
+          });
+        }
+      }
+    },
+  );
+
+  Deno.test(
+    `hessRange() accumulates the full XᵀWX like the reference [${backend}]`,
+    { ignore },
+    async (t) => {
+      const { arena, core, ref } = _setup(backend);
+      for (const fam of FAMILIES) {
+        for (const [n, d] of SHAPES) {
+          await t.step(`${fam.name} n=${n} d=${d}`, () => {
+            const D = _data(arena, fam.code, n, d, 31 * n + d);
+            // a non-symmetric starting matrix checks the accumulate-into semantic
+            const [ha, hb] = _pair(arena, d * d, 11);
+            core.hessRange(fam.code, fam.param, D.x, D.y, d, 0, n, D.theta, ha);
+            ref.hessRange(fam.code, fam.param, D.x, D.y, d, 0, n, D.theta, hb);
+            _close(arena.readF64(ha, d * d), arena.readF64(hb, d * d), "hess");
+            const [fa, fb] = _pair(arena, d * d, 0, true);
+            core.hessRangeF32(fam.code, fam.param, D.x32, D.y, d, Math.min(1, n), n, D.theta, fa);
+            ref.hessRangeF32(fam.code, fam.param, D.x32, D.y, d, Math.min(1, n), n, D.theta, fb);
+            _close(arena.readF64(fa, d * d), arena.readF64(fb, d * d), "hess f32");
+          });
+        }
+      }
+    },
+  );
+
+  Deno.test(
+    `cvPrepareRange() and cvDiffRange() match the reference [${backend}]`,
+    { ignore },
+    async (t) => {
+      const { arena, core, ref } = _setup(backend);
+      for (const fam of FAMILIES) {
+        for (const [n, d] of SHAPES) {
+          await t.step(`${fam.name} n=${n} d=${d}`, () => {
+            const D = _data(arena, fam.code, n, d, 13 * n + d);
+            const start = n > 2 ? 1 : 0, m = n - start;
+            const [ca, cb] = _pair(arena, 4 * m, 0, true);
+            core.cvPrepareRange(fam.code, fam.param, D.x, D.y, d, start, n, D.thetaStar, ca);
+            ref.cvPrepareRange(fam.code, fam.param, D.x, D.y, d, start, n, D.thetaStar, cb);
+            _close(arena.readF64(ca, 4 * m), arena.readF64(cb, 4 * m), "cv");
+            // dᵢ and rᵢ are differences of O(|ℓᵢ|), O(|ℓ'ᵢ|) terms: tolerances scale with those
+            const lls = arena.allocF64(m), ds = arena.allocF64(m);
+            ref.llRange(fam.code, fam.param, D.x, D.y, d, start, n, D.theta, 0, lls, ds, 0);
+            const l = arena.readF64(lls, m), dl = arena.readF64(ds, m);
+            const lScale = l.reduce((s, v) => Math.max(s, Math.abs(v)), 0);
+            const lSum = l.reduce((s, v) => s + Math.abs(v), 0);
+            const dScale = dl.reduce((s, v) => Math.max(s, Math.abs(v)), 0);
+            for (const order of [0, 1, 2]) {
+              const [da, db] = _pair(arena, m, 0, true);
+              const [ra, rb] = _pair(arena, m, 0, true);
+              // both read the reference's cache so only cvDiffRange is compared
+              _close(
+                core.cvDiffRange(
+                  fam.code,
+                  fam.param,
+                  D.x,
+                  D.y,
+                  cb,
+                  d,
+                  start,
+                  n,
+                  D.theta,
+                  order,
+                  da,
+                  ra,
+                ),
+                ref.cvDiffRange(
+                  fam.code,
+                  fam.param,
+                  D.x,
+                  D.y,
+                  cb,
+                  d,
+                  start,
+                  n,
+                  D.theta,
+                  order,
+                  db,
+                  rb,
+                ),
+                `Σd order ${order}`,
+                lSum,
+              );
+              _close(arena.readF64(da, m), arena.readF64(db, m), `dᵢ order ${order}`, lScale);
+              _close(arena.readF64(ra, m), arena.readF64(rb, m), `rᵢ order ${order}`, dScale);
+            }
+            // at θ = θ* every difference vanishes (up to rounding)
+            const diff = arena.allocF64(m);
+            core.cvDiffRange(
+              fam.code,
+              fam.param,
+              D.x,
+              D.y,
+              ca,
+              d,
+              start,
+              n,
+              D.thetaStar,
+              2,
+              diff,
+              0,
+            );
+            for (const v of arena.readF64(diff, m)) assert.ok(Math.abs(v) < 1e-12, `dᵢ(θ*) = ${v}`);
+          });
+        }
+      }
+    },
+  );
+
+  Deno.test(
+    `gradMomentsRange() and xtwRange() match the reference [${backend}]`,
+    { ignore },
+    async (t) => {
+      const { arena, core, ref } = _setup(backend);
+      for (const fam of FAMILIES) {
+        for (const [n, d] of SHAPES) {
+          await t.step(`${fam.name} n=${n} d=${d}`, () => {
+            const D = _data(arena, fam.code, n, d, 17 * n + d);
+            const [ga, gb] = _pair(arena, d, 1);
+            const [sa, sb] = _pair(arena, d, 2);
+            const [oa, ob] = _pair(arena, d * d, 3);
+            core.gradMomentsRange(fam.code, fam.param, D.x, D.y, d, 0, n, D.theta, ga, sa, oa);
+            ref.gradMomentsRange(fam.code, fam.param, D.x, D.y, d, 0, n, D.theta, gb, sb, ob);
+            _close(arena.readF64(ga, d), arena.readF64(gb, d), "grad");
+            _close(arena.readF64(sa, d), arena.readF64(sb, d), "sq");
+            _close(arena.readF64(oa, d * d), arena.readF64(ob, d * d), "outer");
+            const [g2a, g2b] = _pair(arena, d, 4);
+            core.gradMomentsRange(fam.code, fam.param, D.x, D.y, d, 0, n, D.theta, g2a, 0, 0);
+            ref.gradMomentsRange(fam.code, fam.param, D.x, D.y, d, 0, n, D.theta, g2b, 0, 0);
+            _close(arena.readF64(g2a, d), arena.readF64(g2b, d), "grad only");
+            const w = arena.allocF64(n);
+            arena.writeF64(w, Array.from({ length: n }, (_, i) => Math.cos(i)));
+            const [xa, xb] = _pair(arena, d, 5);
+            core.xtwRange(D.x, d, 0, n, w, xa);
+            ref.xtwRange(D.x, d, 0, n, w, xb);
+            _close(arena.readF64(xa, d), arena.readF64(xb, d), "Xᵀw");
+          });
+        }
+      }
+    },
+  );
+
+  Deno.test(`gatherF64() and gatherF32() copy rows exactly [${backend}]`, { ignore }, () => {
+    const { arena, core, ref } = _setup(backend);
+    for (const [n, d] of SHAPES) {
+      const D = _data(arena, FAMILY_LOGISTIC, n, d, n + d);
+      const m = 9, idx = _indices(arena, n, m, 5);
+      const [a, b] = _pair(arena, m * d, 0, true);
+      core.gatherF64(D.x, d, idx, m, a);
+      ref.gatherF64(D.x, d, idx, m, b);
+      assert.deepEqual(arena.readF64(a, m * d), arena.readF64(b, m * d));
+      const a32 = arena.allocF32(m * d), b32 = arena.allocF32(m * d);
+      core.gatherF32(D.x32, d, idx, m, a32);
+      ref.gatherF32(D.x32, d, idx, m, b32);
+      assert.deepEqual(arena.readF32(a32, m * d), arena.readF32(b32, m * d));
+    }
+  });
+
+  Deno.test(
+    `axpy(), dot(), matvec() and mulElem() match the reference [${backend}]`,
+    { ignore },
+    async (t) => {
+      const { arena, core, ref } = _setup(backend);
+      for (const [r, c] of SHAPES) {
+        await t.step(`r=${r} c=${c}`, () => {
+          const u = _rng(r * 100 + c);
+          const A = arena.allocF64(r * c), x = arena.allocF64(c), v = arena.allocF64(c);
+          arena.writeF64(A, Array.from({ length: r * c }, () => _normal(u)));
+          arena.writeF64(x, Array.from({ length: c }, () => _normal(u)));
+          arena.writeF64(v, Array.from({ length: c }, () => _normal(u)));
+          const [ya, yb] = _pair(arena, c, 9);
+          core.axpy(c, 0.37, x, ya);
+          ref.axpy(c, 0.37, x, yb);
+          _close(arena.readF64(ya, c), arena.readF64(yb, c), "axpy");
+          _close(core.dot(c, x, v), ref.dot(c, x, v), "dot");
+          const [ma, mb] = _pair(arena, r, 10);
+          core.matvec(r, c, A, x, ma);
+          ref.matvec(r, c, A, x, mb);
+          _close(arena.readF64(ma, r), arena.readF64(mb, r), "matvec");
+          const [ea, eb] = _pair(arena, c, 12);
+          core.mulElem(c, v, x, ea);
+          ref.mulElem(c, v, x, eb);
+          assert.deepEqual(arena.readF64(ea, c), arena.readF64(eb, c));
+        });
+      }
+    },
+  );
+
+  Deno.test(
+    `llRange() gives identical results after memory growth [${backend}]`,
+    { ignore },
+    () => {
+      const arena = loadCore({ backend, initialBytes: 1 << 16 });
+      const D = _data(arena, FAMILY_LOGISTIC, 101, 29, 5);
+      const g = arena.allocF64(29), ll = arena.allocF64(101);
+      const s1 = arena.exports.llRange(0, 0, D.x, D.y, 29, 0, 101, D.theta, g, ll, 0, 0);
+      const g1 = arena.readF64(g, 29), l1 = arena.readF64(ll, 101);
+      const stale = arena.f64(g, 29);
+      const before = arena.byteLength;
+      arena.grow(16);
+      const big = arena.allocF64(1 << 18); // 2 MiB more: grows again
+      assert.ok(arena.byteLength > before + 16 * 65536, "alloc grew the memory again");
+      assert.equal(stale.length, 0, "a view made before growth is detached");
+      arena.f64(g, 29).fill(0);
+      const s2 = arena.exports.llRange(0, 0, D.x, D.y, 29, 0, 101, D.theta, g, ll, 0, 0);
+      assert.equal(s2, s1);
+      assert.deepEqual(arena.readF64(g, 29), g1);
+      assert.deepEqual(arena.readF64(ll, 101), l1);
+      // data written above the old end is read by the kernels too
+      const x2 = arena.allocF64(101 * 29);
+      arena.writeF64(x2, arena.readF64(D.x, 101 * 29));
+      assert.equal(arena.exports.llRange(0, 0, x2, D.y, 29, 0, 101, D.theta, 0, 0, 0, 0), s1);
+      arena.free(big);
+    },
+  );
+
+  Deno.test(`llRange() stays finite at extreme η [${backend}]`, { ignore }, () => {
+    const arena = loadCore({ backend });
+    const x = arena.allocF64(4), y = arena.allocF64(4), th = arena.allocF64(1);
+    const ll = arena.allocF64(4), d1 = arena.allocF64(4), d2 = arena.allocF64(4);
+    arena.writeF64(x, [1e4, 1e4, -1e4, -1e4]);
+    arena.writeF64(y, [0, 1, 0, 1]);
+    arena.writeF64(th, [1]);
+    const s = arena.exports.llRange(FAMILY_LOGISTIC, 0, x, y, 1, 0, 4, th, 0, ll, d1, d2);
+    assert.ok(Number.isFinite(s));
+    for (const v of arena.readF64(ll, 4)) assert.ok(Number.isFinite(v) && v <= 0);
+    assert.equal(arena.readF64(ll, 4)[0], -1e4);
+    assert.equal(arena.readF64(ll, 4)[3], -1e4);
+    assert.ok(Math.abs(arena.readF64(ll, 4)[1]) < 1e-300);
+    assert.ok(Math.abs(arena.readF64(ll, 4)[2]) < 1e-300);
+    assert.deepEqual(Array.from(arena.readF64(d1, 4)), [-1, 0, 0, 1]);
+    for (const v of arena.readF64(d2, 4)) assert.ok(Number.isFinite(v) && v <= 0);
+    // Poisson at η = ±700 (e^η overflows only past ≈ 709.78)
+    arena.writeF64(x, [700, -700, 700, -700]);
+    arena.writeF64(y, [3, 3, 0, 0]);
+    const sp = arena.exports.llRange(FAMILY_POISSON, 0, x, y, 1, 0, 4, th, 0, ll, d1, d2);
+    assert.ok(Number.isFinite(sp));
+    for (const p of [ll, d1, d2]) {
+      for (const v of arena.readF64(p, 4)) assert.ok(Number.isFinite(v));
+    }
+    _close(arena.readF64(ll, 4)[1], -2100 - Math.exp(-700) - Math.log(6), "Poisson ℓ(−700)");
+  });
+
+  Deno.test(`llRange() reproduces hand-computed ℓ, dℓ/dη, d²ℓ/dη² [${backend}]`, { ignore }, () => {
+    const arena = loadCore({ backend });
+    const x = arena.allocF64(2), y = arena.allocF64(2), th = arena.allocF64(1);
+    const ll = arena.allocF64(2), d1 = arena.allocF64(2), d2 = arena.allocF64(2);
+    arena.writeF64(th, [1]);
+    const cases: [
+      number,
+      number,
+      [number, number],
+      [number, number],
+      number[],
+      number[],
+      number[],
+    ][] = [
+      // family, σ, η, y, ℓ, dℓ/dη, d²ℓ/dη²
+      [FAMILY_LOGISTIC, 0, [0, 2], [1, 0], [-Math.LN2, -2.1269280110429727], [
+        0.5,
+        -0.8807970779778823,
+      ], [
+        -0.25,
+        -0.10499358540350649,
+      ]],
+      [FAMILY_GAUSSIAN, 2, [1, 3], [3, 3], [-2.112085713764618, -0.5 * Math.log(8 * Math.PI)], [
+        0.5,
+        0,
+      ], [
+        -0.25,
+        -0.25,
+      ]],
+      [FAMILY_POISSON, 0, [Math.log(3), 0], [2, 5], [-1.4959226032237258, -5.787491742782046], [
+        -1,
+        4,
+      ], [-3, -1]],
+    ];
+    for (const [fam, sigma, eta, ys, l, a, b] of cases) {
+      arena.writeF64(x, eta);
+      arena.writeF64(y, ys);
+      const s = arena.exports.llRange(fam, sigma, x, y, 1, 0, 2, th, 0, ll, d1, d2);
+      _close(s, l[0] + l[1], `Σℓ family ${fam}`);
+      _close(arena.readF64(ll, 2), l, `ℓ family ${fam}`);
+      _close(arena.readF64(d1, 2), a, `dℓ/dη family ${fam}`);
+      _close(arena.readF64(d2, 2), b, `d²ℓ/dη² family ${fam}`);
+    }
+    // log 10! through the Lanczos log Γ
+    arena.writeF64(x, [Math.log(2.5), 0]);
+    arena.writeF64(y, [10, 0]);
+    arena.exports.llRange(FAMILY_POISSON, 0, x, y, 1, 0, 1, th, 0, ll, 0, 0);
+    _close(
+      arena.readF64(ll, 1)[0],
+      10 * Math.log(2.5) - 2.5 - 15.104412573075514,
+      "Poisson y = 10",
+    );
+  });
+
+  Deno.test(`kernels throw RangeError on a bad family, order or σ [${backend}]`, { ignore }, () => {
+    const arena = loadCore({ backend });
+    const p = arena.allocF64(8);
+    const core = arena.exports;
+    assert.throws(() => core.llRange(3, 0, p, p, 1, 0, 1, p, 0, 0, 0, 0), {
+      name: "RangeError",
+      message: /family must be .* got 3/,
+    });
+    assert.throws(() => core.hessRange(-1, 0, p, p, 1, 0, 1, p, p), /got -1/);
+    assert.throws(() => core.llIdx(FAMILY_GAUSSIAN, 0, p, p, 1, p, 1, p, 0, 0, 0, 0), {
+      name: "RangeError",
+      message: /σ .* got 0/,
+    });
+    assert.throws(() => core.cvDiffRange(0, 0, p, p, p, 1, 0, 1, p, 3, 0, 0), {
+      name: "RangeError",
+      message: /order must be 0, 1 or 2, got 3/,
+    });
+  });
+}
+
+// ─── arena and loader ───────────────────────────────────────────────────────
+
+Deno.test("Arena.alloc() reuses freed blocks and coalesces neighbours", async (t) => {
+  const arena = new Arena({ initialBytes: 65536 });
+  await t.step("pointers are aligned, distinct and never 0", () => {
+    const a = arena.alloc(3), b = arena.alloc(100, 64), c = arena.allocF64(5);
+    assert.ok(a > 0 && a % 8 === 0 && b % 64 === 0 && c % 8 === 0);
+    const blocks = [[a, 8], [b, 104], [c, 40]].sort((u, v) => u[0] - v[0]);
+    for (let k = 1; k < 3; k++) assert.ok(blocks[k - 1][0] + blocks[k - 1][1] <= blocks[k][0]);
+    assert.ok(c < b, "the alignment pad before b is reused first-fit");
+    assert.equal(arena.bytesInUse, 8 + 104 + 40);
+    for (const p of [a, b, c]) arena.free(p);
+    assert.equal(arena.bytesInUse, 0);
+  });
+  await t.step("a freed middle block is reused first-fit", () => {
+    const a = arena.alloc(64), b = arena.alloc(64), c = arena.alloc(64);
+    arena.free(b);
+    assert.equal(arena.alloc(32), b);
+    assert.equal(arena.alloc(32), b + 32);
+    arena.free(a);
+    arena.free(b);
+    arena.free(b + 32);
+    assert.equal(arena.alloc(192 - 64), a, "a + b coalesced");
+    arena.free(a);
+    arena.free(c);
+  });
+  await t.step("allocations are zero-filled", () => {
+    const p = arena.allocF64(4);
+    arena.writeF64(p, [1, 2, 3, 4]);
+    arena.free(p);
+    assert.deepEqual(Array.from(arena.readF64(arena.allocF64(4), 4)), [0, 0, 0, 0]);
+  });
+  await t.step("errors name the bad value", () => {
+    assert.throws(() => arena.alloc(MAX_BYTES + 8), {
+      name: "RangeError",
+      message: /alloc\(4294967304\)/,
+    });
+    assert.throws(() => arena.alloc(-1), { name: "RangeError", message: /got -1/ });
+    assert.throws(() => arena.alloc(8, 3), { name: "RangeError", message: /got 3/ });
+    assert.throws(() => arena.free(12345), { name: "RangeError", message: /free\(12345\)/ });
+    assert.throws(() => arena.f64(4, 1), { name: "RangeError", message: /got 4/ });
+    assert.throws(() => arena.f64(8, 1e9), { name: "RangeError", message: /past the memory/ });
+  });
+});
+
+Deno.test("loadCore() rejects unknown backends and shares memory on request", () => {
+  assert.throws(() => loadCore({ backend: "gpu" as CoreBackend }), {
+    name: "TypeError",
+    message: /got gpu/,
+  });
+  const arena = loadCore({ shared: true });
+  assert.ok(arena.memory.buffer instanceof SharedArrayBuffer);
+  const x = arena.allocF64(3);
+  arena.writeF64(x, [1, 2, 3]);
+  assert.equal(arena.exports.dot(3, x, x), 14);
+  arena.grow(1);
+  assert.equal(arena.exports.dot(3, x, x), 14);
+});
