@@ -9,6 +9,9 @@ import {
   GatheredRows,
   type TaylorOrder,
 } from "../subsampling/control_variates.ts";
+import { differenceEstimate, DifferenceEstimator } from "../subsampling/difference_estimator.ts";
+import { BlockPoissonEstimator } from "../subsampling/block_poisson.ts";
+import { BlockSubsample, PoissonSubsample } from "../subsampling/subsample_state.ts";
 
 /** A small GLM data set: x = [1, N(0,1)…], y from the family at θ₀. */
 function makeModel(
@@ -146,4 +149,202 @@ Deno.test("ControlVariates.recenter() claim: one full pass counted as n ℓ rows
   assert.ok(Math.abs(cv1.differences(rows, theta0)) < 1e-12);
   assert.throws(() => new ControlVariates(model, theta0, { order: 3 as TaylorOrder }), /order/);
   assert.throws(() => cv.recenter(new Float64Array([NaN, 0, 0])), /finite/);
+});
+
+function fdGradient(f: (t: Float64Array) => number, theta: Float64Array, h = 1e-5): Float64Array {
+  const g = new Float64Array(theta.length);
+  for (let j = 0; j < theta.length; j++) {
+    const tp = theta.slice(), tm = theta.slice();
+    tp[j] += h;
+    tm[j] -= h;
+    g[j] = (f(tp) - f(tm)) / (2 * h);
+  }
+  return g;
+}
+
+/** Central differences have error O(h²)·f‴ + ε|f|/h; 1e-6 relative is far above both here. */
+function assertClose(a: Float64Array, b: Float64Array, rel: number, what: string): void {
+  for (let j = 0; j < a.length; j++) {
+    assert.ok(
+      Math.abs(a[j] - b[j]) <= rel * (1 + Math.abs(b[j])),
+      `${what}[${j}]: ${a[j]} vs ${b[j]}`,
+    );
+  }
+}
+
+Deno.test("DifferenceEstimator.evaluate() claim: gradients of ℓ̂ₘ and ℓ̂ₘ − σ̂²ₘ/2 match finite differences", async (t) => {
+  const arena = loadCore({ backend: "reference" });
+  const { model, theta0 } = makeModel(arena, "logistic", { n: 2000, d: 4, seed: 3 });
+  const rng = new Rng(5);
+  for (const order of [0, 1, 2] as TaylorOrder[]) {
+    await t.step(`Taylor order ${order}`, () => {
+      const cv = new ControlVariates(model, perturbed(theta0, rng, 0.05), { order });
+      const est = new DifferenceEstimator(
+        new BlockSubsample(cv, rng, { subsampleSize: 60, numBlocks: 6 }),
+      );
+      const theta = perturbed(theta0, rng, 0.1);
+      const g = new Float64Array(4), gl = new Float64Array(4);
+      const e = est.evaluate(theta, { grad: g });
+      est.evaluate(theta, { grad: gl, biasCorrected: false });
+      assert.ok(e.variance > 0);
+      assert.equal(e.value, e.logLikelihood - e.variance / 2);
+      assertClose(g, fdGradient((x) => est.evaluate(x).value, theta), 1e-6, "∇(ℓ̂ − σ̂²/2)");
+      assertClose(gl, fdGradient((x) => est.evaluate(x).logLikelihood, theta), 1e-6, "∇ℓ̂");
+      // The σ̂² part alone, i.e. the derivative of eq. 10.
+      const gv = fdGradient((x) => est.evaluate(x).variance, theta);
+      assertClose(gl.map((v, j) => v - 0.5 * gv[j]), g, 1e-6, "∇σ̂²");
+      cv.dispose();
+    });
+  }
+});
+
+Deno.test("differenceEstimate() claim: eqs. 8–10 and 12 on a hand-computed case", () => {
+  const e = differenceEstimate([1, 2, 3, 6], { numRows: 8, sumControlVariates: 10 });
+  assert.equal(e.logLikelihood, 10 + 8 * 3); // Σq + n·d̄
+  assert.equal(e.variance, (8 / 4) ** 2 * (4 + 1 + 0 + 9)); // (n/m)² Σ(d − d̄)²
+  assert.equal(e.value, 34 - 28);
+});
+
+Deno.test("DifferenceEstimator.evaluateProposal() claim: scoring a block proposal equals evaluating after acceptance", () => {
+  const arena = loadCore({ backend: "reference" });
+  const { model, theta0 } = makeModel(arena, "poisson", { n: 1000, d: 3, seed: 9 });
+  const rng = new Rng(2);
+  const cv = new ControlVariates(model, theta0, { order: 1 });
+  const u = new BlockSubsample(cv, rng, { subsampleSize: 50, numBlocks: 7 });
+  const est = new DifferenceEstimator(u);
+  const theta = perturbed(theta0, rng, 0.05);
+  for (let it = 0; it < 20; it++) {
+    const cur = est.evaluate(theta);
+    const before = { ...model.cost };
+    const p = u.propose(rng);
+    const { estimate } = est.evaluateProposal(theta, {
+      proposal: p,
+      currentDiffs: est.lastDiffs.slice(),
+    });
+    assert.equal(model.cost.numLogLikRows - before.numLogLikRows, p.end - p.start);
+    u.accept(p);
+    const after = est.evaluate(theta);
+    assert.ok(Math.abs(after.value - estimate.value) < 1e-9 * (1 + Math.abs(after.value)));
+    assert.ok(cur.value !== after.value);
+  }
+});
+
+Deno.test("BlockSubsample claim: successive ℓ̂ₘ after one block refresh have correlation 1 − 1/G", () => {
+  // ℓ̂ₘ = Σq + (n/m)Σ blocks; replacing one of G equal blocks by an independent
+  // copy gives corr = 1 − 1/G exactly. Sample correlation of N independent
+  // pairs has standard error ≈ (1 − ρ²)/√N; we allow 4 of them.
+  const arena = loadCore({ backend: "reference" });
+  const { model, theta0 } = makeModel(arena, "logistic", { n: 3000, d: 3, seed: 4 });
+  const rng = new Rng(8);
+  const cv = new ControlVariates(model, theta0, { order: 1 });
+  const G = 10, N = 3000;
+  const u = new BlockSubsample(cv, rng, { subsampleSize: 100, numBlocks: G });
+  const est = new DifferenceEstimator(u);
+  const theta = perturbed(theta0, rng, 0.1);
+  const a = new Float64Array(N), b = new Float64Array(N);
+  for (let k = 0; k < N; k++) {
+    for (let g = 0; g < G; g++) u.accept(u.propose(rng, g)); // independent fresh u
+    a[k] = est.evaluate(theta).logLikelihood;
+    u.accept(u.propose(rng));
+    b[k] = est.evaluate(theta).logLikelihood;
+  }
+  const rho = correlation(a, b), want = 1 - 1 / G;
+  const se = (1 - want * want) / Math.sqrt(N);
+  assert.ok(Math.abs(rho - want) < 4 * se, `ρ = ${rho}, want ${want} ± ${4 * se}`);
+});
+
+function correlation(a: Float64Array, b: Float64Array): number {
+  const n = a.length;
+  let ma = 0, mb = 0;
+  for (let i = 0; i < n; i++) {
+    ma += a[i] / n;
+    mb += b[i] / n;
+  }
+  let sab = 0, saa = 0, sbb = 0;
+  for (let i = 0; i < n; i++) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) ** 2;
+    sbb += (b[i] - mb) ** 2;
+  }
+  return sab / Math.sqrt(saa * sbb);
+}
+
+Deno.test("BlockPoissonEstimator.evaluate() claim: ∇log|L̂ₘ| matches finite differences for fixed u and χ", () => {
+  const arena = loadCore({ backend: "reference" });
+  const { model, theta0 } = makeModel(arena, "logistic", { n: 2000, d: 4, seed: 13 });
+  const rng = new Rng(21);
+  const cv = new ControlVariates(model, perturbed(theta0, rng, 0.05), { order: 2 });
+  const u = new PoissonSubsample(cv, rng, { batchSize: 10, numProducts: 15 });
+  const est = new BlockPoissonEstimator(u, { lowerBound: -15 });
+  const theta = perturbed(theta0, rng, 0.1);
+  const g = new Float64Array(4);
+  const e = est.evaluate(theta, { grad: g });
+  assert.ok(Number.isFinite(e.logAbs));
+  assertClose(g, fdGradient((x) => est.evaluate(x).logAbs, theta), 1e-6, "∇log|L̂|");
+});
+
+Deno.test("BlockPoissonEstimator claim: L̂ₘ/exp(Σq) is unbiased for exp(Σₖ(ℓₖ − qₖ))", async (t) => {
+  // Independent draws of (χ, u) at fixed θ; the sample mean of the signed
+  // ratio L̂/exp(Σq) must be within 4 standard errors of exp(D), D = Σₖ dₖ(θ)
+  // computed exactly over all n rows. Two lower bounds: a = D − λ (signs
+  // almost always positive) and a = D − λ/4 (about 12 % negative estimates).
+  const arena = loadCore({ backend: "reference" });
+  const { model, theta0 } = makeModel(arena, "logistic", { n: 400, d: 3, seed: 17 });
+  const rng = new Rng(33);
+  const cv = new ControlVariates(model, theta0, { order: 1 });
+  const theta = perturbed(theta0, rng, 0.15);
+  const all = new GatheredRows(model.data, 400);
+  all.gather(Int32Array.from({ length: 400 }, (_, i) => i), 0, cv.cache);
+  const D = cv.differences(all, theta, { derivative: false });
+  const lam = 8;
+  for (const [label, a] of [["a = D − λ", D - lam], ["a = D − λ/4", D - lam / 4]] as const) {
+    await t.step(label, () => {
+      const u = new PoissonSubsample(cv, rng, {
+        batchSize: 5,
+        numProducts: lam,
+        numRefreshed: lam,
+      });
+      const est = new BlockPoissonEstimator(u, { lowerBound: a });
+      const N = 40000, sumQ = cv.sum(theta);
+      let s = 0, s2 = 0, neg = 0;
+      for (let k = 0; k < N; k++) {
+        u.accept(u.propose(rng));
+        const e = est.evaluate(theta);
+        const v = e.sign * Math.exp(e.logAbs - sumQ - D); // unbiased for 1
+        s += v;
+        s2 += v * v;
+        if (e.sign < 0) neg++;
+      }
+      const mean = s / N, se = Math.sqrt((s2 / N - mean * mean) / N);
+      assert.ok(Math.abs(mean - 1) < 4 * se, `mean ${mean}, se ${se}, negative ${neg / N}`);
+    });
+  }
+});
+
+Deno.test("PoissonSubsample claim: refreshing κ of λ products gives corr(log|L̂|) = 1 − κ/λ", () => {
+  // log|L̂| − const = Σₗ Yₗ with i.i.d. product terms Yₗ, so replacing κ of them
+  // gives correlation 1 − κ/λ; standard error (1 − ρ²)/√N as above.
+  const arena = loadCore({ backend: "reference" });
+  const { model, theta0 } = makeModel(arena, "logistic", { n: 2000, d: 3, seed: 19 });
+  const rng = new Rng(44);
+  const cv = new ControlVariates(model, theta0, { order: 1 });
+  const theta = perturbed(theta0, rng, 0.1);
+  const lam = 20, kappa = 2, N = 3000;
+  const u = new PoissonSubsample(cv, rng, { batchSize: 5, numProducts: lam, numRefreshed: kappa });
+  const est = new BlockPoissonEstimator(u, { lowerBound: -40 });
+  const everyProduct = Int32Array.from({ length: lam }, (_, l) => l);
+  const a = new Float64Array(N), b = new Float64Array(N);
+  for (let k = 0; k < N; k++) {
+    u.accept(u.propose(rng, everyProduct)); // an independent fresh (χ, u)
+    a[k] = est.evaluate(theta).logAbs;
+    const cur = est.lastBatchEstimates.slice(0, u.numSlots);
+    const p = u.propose(rng);
+    const scored = est.evaluateProposal(theta, { proposal: p, currentBatchEstimates: cur });
+    u.accept(p);
+    b[k] = est.evaluate(theta).logAbs;
+    assert.ok(Math.abs(scored.estimate.logAbs - b[k]) < 1e-9 * (1 + Math.abs(b[k])));
+  }
+  const rho = correlation(a, b), want = 1 - kappa / lam;
+  const se = (1 - want * want) / Math.sqrt(N);
+  assert.ok(Math.abs(rho - want) < 4 * se, `ρ = ${rho}, want ${want} ± ${4 * se}`);
 });
