@@ -1,0 +1,259 @@
+/**
+ * Hamiltonian Monte Carlo with a static trajectory (Metropolis-corrected
+ * leapfrog), the kernel under full-data HMC and the θ-update of HMC-ECS.
+ *
+ * `step` is a pure function of (state, rng, params): it draws p ~ N(0, M),
+ * runs the shared {@link leapfrog} for L steps and accepts the end point with
+ * probability min(1, exp(−ΔH)), ΔH = H(θ_L, p_L) − H(θ₀, p₀),
+ * H = −log π(θ) + ½pᵀM⁻¹p. The log density it follows is whatever
+ * `logDensityAndGradientFn` returns — exact for full-data HMC, the estimate
+ * for a fixed subsample u in HMC-ECS — and the same function is used for the
+ * trajectory and the acceptance test (HMC-ECS eq. 7). Step-size and metric
+ * adaptation live in other modules and only run during warmup.
+ *
+ * References: Neal (2011), "MCMC using Hamiltonian dynamics", §5.3.2;
+ * Dang et al. (2019), HMC-ECS Algorithm 1 and eq. (7).
+ *
+ * @module
+ */
+import type { Rng } from "../random/rng.ts";
+import { leapfrog, type LogDensityGradientFn } from "./integrators.ts";
+import type { Metric } from "./metric.ts";
+
+/** What the next HMC step needs. Treat as immutable. */
+export interface HmcState {
+  /** θ. */
+  readonly position: Float64Array;
+  /** log π(θ). */
+  readonly logDensity: number;
+  /** ∇ log π(θ). */
+  readonly gradient: Float64Array;
+}
+
+/** Diagnostics of one HMC step. */
+export interface HmcInfo {
+  /** min(1, exp(−ΔH)) (0 if ΔH is not finite). */
+  acceptanceRate: number;
+  /** Whether the proposal was accepted. */
+  isAccepted: boolean;
+  /** ΔH above `divergenceThreshold`, or a non-finite log density/gradient on the trajectory. */
+  isDivergent: boolean;
+  /** Total energy H of the returned state (with the momentum drawn or integrated). */
+  energy: number;
+  /** ΔH = H(proposal) − H(start) (Infinity if the trajectory hit a non-finite value). */
+  energyError: number;
+  /** Leapfrog steps taken (= gradient evaluations). */
+  numIntegrationSteps: number;
+  /** ε used. */
+  stepSize: number;
+}
+
+/** Parameters of {@link step}. Give exactly one of `numIntegrationSteps` and `trajectoryLength`. */
+export interface HmcParams {
+  /** The log density (and gradient) the chain targets. */
+  logDensityAndGradientFn: LogDensityGradientFn;
+  /** ε > 0. */
+  stepSize: number;
+  /** L (positive integer). */
+  numIntegrationSteps?: number;
+  /** εL; then L = max(1, ⌈trajectoryLength / ε⌉), capped at `maxNumIntegrationSteps`. */
+  trajectoryLength?: number;
+  /** Cap on L when derived from `trajectoryLength` (default 1000). */
+  maxNumIntegrationSteps?: number;
+  /** The metric (mass matrix). */
+  metric: Metric;
+  /** ΔH above this marks the transition divergent (default 1000). */
+  divergenceThreshold?: number;
+}
+
+/**
+ * Initial HMC state at `position`: evaluates log π and its gradient once.
+ *
+ * @param position θ₀ (copied).
+ * @param logDensityAndGradientFn The target.
+ * @returns The state.
+ * @throws {RangeError} If the log density at θ₀ is not finite.
+ *
+ * @example
+ * ```ts
+ * import { init } from "./hmc.ts";
+ * const fn = (x: Float64Array, g: Float64Array) => { g[0] = -x[0]; return -0.5 * x[0] ** 2; };
+ * const s = init(new Float64Array([2]), fn);
+ * if (s.logDensity !== -2 || s.gradient[0] !== -2) throw new Error();
+ * ```
+ *
+ * References: Neal (2011), §5.3.2.
+ */
+export function init(
+  position: Float64Array,
+  logDensityAndGradientFn: LogDensityGradientFn,
+): HmcState {
+  if (!(position instanceof Float64Array)) {
+    throw new TypeError(
+      `position must be a Float64Array, got ${Object.prototype.toString.call(position)}`,
+    );
+  }
+  const pos = Float64Array.from(position);
+  const gradient = new Float64Array(pos.length);
+  const logDensity = logDensityAndGradientFn(pos, gradient);
+  if (!Number.isFinite(logDensity)) {
+    throw new RangeError(
+      `log density at the initial position must be finite, got ${logDensity} at [${
+        Array.from(pos.slice(0, 5)).join(", ")
+      }${pos.length > 5 ? ", …" : ""}]`,
+    );
+  }
+  return { position: pos, logDensity, gradient };
+}
+
+/**
+ * L = max(1, ⌈trajectoryLength / stepSize⌉), capped at `max`.
+ *
+ * @param trajectoryLength εL > 0.
+ * @param options `stepSize` ε > 0 and `max` (default 1000).
+ * @returns The number of leapfrog steps.
+ *
+ * @example
+ * ```ts
+ * import { numStepsForTrajectory } from "./hmc.ts";
+ * if (numStepsForTrajectory(1.2, { stepSize: 0.2 }) !== 6) throw new Error();
+ * ```
+ *
+ * References: Dang et al. (2019), §6.3 (εL = 1.2); Hoffman & Gelman (2014), Algorithm 5.
+ */
+export function numStepsForTrajectory(
+  trajectoryLength: number,
+  options: { stepSize: number; max?: number },
+): number {
+  const eps = options.stepSize, max = options.max ?? 1000;
+  if (!(trajectoryLength > 0) || !Number.isFinite(trajectoryLength)) {
+    throw new RangeError(`trajectoryLength must be positive and finite, got ${trajectoryLength}`);
+  }
+  if (!(eps > 0) || !Number.isFinite(eps)) {
+    throw new RangeError(`stepSize must be positive and finite, got ${eps}`);
+  }
+  if (!Number.isInteger(max) || max < 1) {
+    throw new RangeError(`maxNumIntegrationSteps must be a positive integer, got ${max}`);
+  }
+  // Guard against 1.2/0.2 = 5.999…: round ratios within 1e-9 of an integer.
+  const ratio = trajectoryLength / eps;
+  const r = Math.round(ratio);
+  const steps = Math.abs(ratio - r) < 1e-9 * Math.max(1, r) ? r : Math.ceil(ratio);
+  return Math.min(max, Math.max(1, steps));
+}
+
+/**
+ * One HMC transition: momentum draw, L leapfrog steps, Metropolis test.
+ *
+ * Consumes the generator in a fixed order (d normals for the momentum, then
+ * one uniform), whatever happens on the trajectory.
+ *
+ * @param state The current state (not modified).
+ * @param rng The generator.
+ * @param params ε, L or εL, the metric, the target and the divergence threshold.
+ * @returns The next state (the same object if rejected) and the step's info.
+ * @throws {RangeError} On a non-positive ε, bad L or a state whose length
+ *   differs from the metric's dimension.
+ *
+ * @example
+ * ```ts
+ * import { init, step } from "./hmc.ts";
+ * import { identityMetric } from "./metric.ts";
+ * import { Rng } from "../random/rng.ts";
+ * const fn = (x: Float64Array, g: Float64Array) => { g[0] = -x[0]; return -0.5 * x[0] ** 2; };
+ * let s = init(new Float64Array([0]), fn);
+ * const rng = new Rng(1);
+ * let acc = 0;
+ * for (let i = 0; i < 100; i++) {
+ *   const r = step(s, rng, { logDensityAndGradientFn: fn, stepSize: 0.2,
+ *     numIntegrationSteps: 5, metric: identityMetric(1) });
+ *   s = r.state;
+ *   acc += r.info.acceptanceRate;
+ * }
+ * if (acc / 100 < 0.9) throw new Error("small steps on a normal should almost always accept");
+ * ```
+ *
+ * References: Neal (2011), §5.3.2; Dang et al. (2019), Algorithm 1 and eq. (7).
+ */
+export function step(
+  state: HmcState,
+  rng: Rng,
+  params: HmcParams,
+): { state: HmcState; info: HmcInfo } {
+  const { metric, stepSize } = params;
+  const d = metric.dim;
+  if (state.position.length !== d) {
+    throw new RangeError(
+      `position must have the metric's length ${d}, got ${state.position.length}`,
+    );
+  }
+  if (!(stepSize > 0) || !Number.isFinite(stepSize)) {
+    throw new RangeError(`stepSize must be positive and finite, got ${stepSize}`);
+  }
+  const numSteps = _numSteps(params);
+  const threshold = params.divergenceThreshold ?? 1000;
+  if (!(threshold > 0)) {
+    throw new RangeError(`divergenceThreshold must be positive, got ${threshold}`);
+  }
+
+  const momentum = metric.sampleMomentum(rng, new Float64Array(d));
+  const energy0 = -state.logDensity + metric.kineticEnergy(momentum);
+  const proposal = {
+    position: Float64Array.from(state.position),
+    momentum,
+    logDensity: state.logDensity,
+    gradient: Float64Array.from(state.gradient),
+  };
+  const result = leapfrog(proposal, {
+    logDensityAndGradientFn: params.logDensityAndGradientFn,
+    metric,
+    stepSize,
+    numIntegrationSteps: numSteps,
+  });
+  const energy1 = -result.logDensity + metric.kineticEnergy(momentum);
+  const energyError = result.isDivergent ? Infinity : energy1 - energy0;
+  const acceptanceRate = Number.isFinite(energyError) ? Math.min(1, Math.exp(-energyError)) : 0;
+  const isDivergent = result.isDivergent || !(energyError <= threshold);
+  const u = rng.uniform();
+  const isAccepted = !result.isDivergent && u < acceptanceRate;
+  const info: HmcInfo = {
+    acceptanceRate,
+    isAccepted,
+    isDivergent,
+    energy: isAccepted ? energy1 : energy0,
+    energyError,
+    numIntegrationSteps: result.numIntegrationSteps,
+    stepSize,
+  };
+  if (!isAccepted) return { state, info };
+  return {
+    state: {
+      position: proposal.position,
+      logDensity: result.logDensity,
+      gradient: proposal.gradient,
+    },
+    info,
+  };
+}
+
+function _numSteps(params: HmcParams): number {
+  const { numIntegrationSteps: n, trajectoryLength: t } = params;
+  if (n !== undefined && t !== undefined) {
+    throw new TypeError(
+      `give numIntegrationSteps or trajectoryLength, not both (got ${n} and ${t})`,
+    );
+  }
+  if (n !== undefined) {
+    if (!Number.isInteger(n) || n < 1) {
+      throw new RangeError(`numIntegrationSteps must be a positive integer, got ${n}`);
+    }
+    return n;
+  }
+  if (t === undefined) {
+    throw new TypeError("give numIntegrationSteps or trajectoryLength, got neither");
+  }
+  return numStepsForTrajectory(t, {
+    stepSize: params.stepSize,
+    max: params.maxNumIntegrationSteps,
+  });
+}

@@ -1,0 +1,468 @@
+/**
+ * Mass-matrix (metric) adaptation during warmup — never during sampling.
+ *
+ * Two schemes:
+ *
+ * - **Windowed** (Stan): after an initial fast buffer (75 iterations), draws
+ *   in slow windows of doubling length (25, 50, 100, …) estimate the posterior
+ *   (co)variance with Welford's algorithm; at the end of each window M⁻¹ is
+ *   set to the regularised estimate (n/(n+5)) Σ̂ + 10⁻³ (5/(n+5)) I and the
+ *   estimator restarts; a terminal fast buffer (50 iterations) lets the step
+ *   size settle on the final metric. Diagonal or dense.
+ * - **Hessian** (HMC-ECS §6.3): starting from M = I, every `updateEvery`
+ *   (200) warmup iterations θ* is re-centred at the mean of the draws since
+ *   the last update and M⁻¹ = (−∇² log π(θ*))⁻¹. For a {@link DataModel} the
+ *   Hessian is a full data pass, recorded by the model's cost counter.
+ *
+ * Both update their state in place and return the new {@link Metric} when
+ * it changes (else `null`); the caller then restarts step-size adaptation.
+ *
+ * References: Stan Reference Manual, "HMC algorithm parameters — Automatic
+ * parameter tuning" (windowed adaptation); Welford (1962); Dang et al. (2019),
+ * HMC-ECS §6.3.
+ *
+ * @module
+ */
+import type { DataModel } from "../models/model.ts";
+import { denseMetric, diagonalMetric, type Metric, metricFromNegativeHessian } from "./metric.ts";
+
+/** A slow adaptation window [start, end) in 0-based warmup iterations. */
+export interface AdaptationWindow {
+  /** First warmup iteration of the window. */
+  readonly start: number;
+  /** One past the last warmup iteration of the window. */
+  readonly end: number;
+}
+
+/** Buffer sizes of the windowed scheme (Stan's defaults). */
+export interface WindowScheduleOptions {
+  /** Initial fast buffer (default 75). */
+  initialBuffer?: number;
+  /** Length of the first slow window (default 25; each next one doubles). */
+  firstWindow?: number;
+  /** Terminal fast buffer (default 50). */
+  terminalBuffer?: number;
+}
+
+/**
+ * Stan's slow-window schedule for `numWarmup` iterations.
+ *
+ * If the buffers and first window do not fit, they become 15 %, 75 % and 10 %
+ * of warmup (Stan's fallback); with fewer than 20 warmup iterations there is
+ * no window. A window that would leave less than twice its length before the
+ * terminal buffer is stretched to the terminal buffer.
+ *
+ * @param numWarmup Number of warmup iterations (non-negative integer).
+ * @param options Buffer sizes.
+ * @returns The slow windows in order.
+ *
+ * @example
+ * ```ts
+ * import { windowSchedule } from "./mass_matrix_adaptation.ts";
+ * const w = windowSchedule(1000).map((x) => `${x.start}-${x.end}`).join(" ");
+ * if (w !== "75-100 100-150 150-250 250-450 450-950") throw new Error(w);
+ * ```
+ *
+ * References: Stan Reference Manual, "Automatic parameter tuning"; Stan's
+ * `windowed_adaptation::compute_next_window`.
+ */
+export function windowSchedule(
+  numWarmup: number,
+  options: WindowScheduleOptions = {},
+): AdaptationWindow[] {
+  if (!Number.isInteger(numWarmup) || numWarmup < 0) {
+    throw new RangeError(`numWarmup must be a non-negative integer, got ${numWarmup}`);
+  }
+  let init = options.initialBuffer ?? 75;
+  let base = options.firstWindow ?? 25;
+  let term = options.terminalBuffer ?? 50;
+  for (const [name, v] of [["initialBuffer", init], ["terminalBuffer", term]] as const) {
+    if (!Number.isInteger(v) || v < 0) {
+      throw new RangeError(`${name} must be a non-negative integer, got ${v}`);
+    }
+  }
+  if (!Number.isInteger(base) || base < 1) {
+    throw new RangeError(`firstWindow must be a positive integer, got ${base}`);
+  }
+  if (numWarmup < 20) return [];
+  if (init + base + term > numWarmup) {
+    init = Math.floor(0.15 * numWarmup);
+    term = Math.floor(0.1 * numWarmup);
+    base = numWarmup - init - term;
+  }
+  const boundary = numWarmup - term;
+  const windows: AdaptationWindow[] = [];
+  let start = init, size = base;
+  while (start < boundary) {
+    let end = start + size;
+    if (end + 2 * size > boundary) end = boundary;
+    windows.push({ start, end });
+    start = end;
+    size *= 2;
+  }
+  return windows;
+}
+
+/** Welford accumulator of a mean and a (co)variance. Updated in place. */
+export interface WelfordState {
+  /** Number of points n. */
+  count: number;
+  /** Running mean (length d). */
+  readonly mean: Float64Array;
+  /** Sum of squared deviations: length d (diagonal) or d×d (dense). */
+  readonly m2: Float64Array;
+  /** Whether the full covariance is tracked. */
+  readonly isDense: boolean;
+}
+
+/**
+ * An empty Welford accumulator.
+ *
+ * @param dim Dimension d.
+ * @param options `dense` to track the full covariance (default false).
+ * @returns The accumulator.
+ *
+ * @example
+ * ```ts
+ * import { welfordCovariance, welfordInit, welfordUpdate } from "./mass_matrix_adaptation.ts";
+ * const w = welfordInit(1);
+ * for (const x of [1, 2, 3, 4]) welfordUpdate(w, new Float64Array([x]));
+ * if (welfordCovariance(w, { regularize: false })[0] !== 5 / 3) throw new Error();
+ * ```
+ *
+ * References: Welford (1962); Stan's `welford_var_estimator`.
+ */
+export function welfordInit(dim: number, options: { dense?: boolean } = {}): WelfordState {
+  if (!Number.isInteger(dim) || dim < 1) {
+    throw new RangeError(`dim must be a positive integer, got ${dim}`);
+  }
+  const isDense = options.dense ?? false;
+  return {
+    count: 0,
+    mean: new Float64Array(dim),
+    m2: new Float64Array(isDense ? dim * dim : dim),
+    isDense,
+  };
+}
+
+/**
+ * Add one point to a Welford accumulator (in place).
+ *
+ * @param state The accumulator.
+ * @param x The point (length d).
+ *
+ * @example
+ * ```ts
+ * import { welfordInit, welfordUpdate } from "./mass_matrix_adaptation.ts";
+ * const w = welfordInit(2);
+ * welfordUpdate(w, new Float64Array([1, 2]));
+ * if (w.count !== 1 || w.mean[1] !== 2) throw new Error();
+ * ```
+ *
+ * References: Welford (1962).
+ */
+export function welfordUpdate(state: WelfordState, x: Float64Array): void {
+  const d = state.mean.length;
+  if (x.length !== d) throw new RangeError(`point must have length ${d}, got ${x.length}`);
+  state.count++;
+  const n = state.count, mean = state.mean, m2 = state.m2;
+  if (state.isDense) {
+    // m2 += (x − mean_old)(x − mean_new)ᵀ, kept exactly symmetric.
+    const delta = new Float64Array(d);
+    for (let i = 0; i < d; i++) {
+      delta[i] = x[i] - mean[i];
+      mean[i] += delta[i] / n;
+    }
+    for (let i = 0; i < d; i++) {
+      for (let j = 0; j <= i; j++) {
+        const v = m2[i * d + j] + delta[i] * (x[j] - mean[j]) * 0.5 +
+          delta[j] * (x[i] - mean[i]) * 0.5;
+        m2[i * d + j] = v;
+        m2[j * d + i] = v;
+      }
+    }
+  } else {
+    for (let i = 0; i < d; i++) {
+      const delta = x[i] - mean[i];
+      mean[i] += delta / n;
+      m2[i] += delta * (x[i] - mean[i]);
+    }
+  }
+}
+
+/**
+ * The sample (co)variance Σ̂ = m2/(n − 1), by default with Stan's
+ * regularisation (n/(n+5)) Σ̂ + 10⁻³ (5/(n+5)) I.
+ *
+ * @param state The accumulator (n ≥ 2).
+ * @param options `regularize` (default true).
+ * @returns Variances (length d) or covariance (d×d).
+ *
+ * @example
+ * ```ts
+ * import { welfordCovariance, welfordInit, welfordUpdate } from "./mass_matrix_adaptation.ts";
+ * const w = welfordInit(1);
+ * for (const x of [0, 2]) welfordUpdate(w, new Float64Array([x]));
+ * // Σ̂ = 2, n = 2: (2/7)·2 + 1e-3·(5/7)
+ * if (Math.abs(welfordCovariance(w)[0] - (4 + 5e-3) / 7) > 1e-15) throw new Error();
+ * ```
+ *
+ * References: Stan's `diag_e_adaptation::learn_variance`.
+ */
+export function welfordCovariance(
+  state: WelfordState,
+  options: { regularize?: boolean } = {},
+): Float64Array {
+  const n = state.count, d = state.mean.length;
+  if (n < 2) throw new RangeError(`need at least 2 points for a covariance, got ${n}`);
+  const out = new Float64Array(state.m2.length);
+  const regularize = options.regularize ?? true;
+  const a = regularize ? n / (n + 5) : 1, b = regularize ? 1e-3 * (5 / (n + 5)) : 0;
+  for (let i = 0; i < out.length; i++) out[i] = a * state.m2[i] / (n - 1);
+  for (let i = 0; i < d; i++) out[state.isDense ? i * d + i : i] += b;
+  return out;
+}
+
+/** Options of {@link windowedAdaptationInit}. */
+export interface WindowedAdaptationOptions extends WindowScheduleOptions {
+  /** Number of warmup iterations. */
+  numWarmup: number;
+  /** `"diagonal"` (default) or `"dense"`. */
+  metric?: "diagonal" | "dense";
+}
+
+/** State of the windowed scheme. Updated in place by {@link windowedAdaptationUpdate}. */
+export interface WindowedAdaptationState {
+  /** Discriminator. */
+  readonly scheme: "windowed";
+  /** The metric shape being estimated. */
+  readonly metric: "diagonal" | "dense";
+  /** The slow windows. */
+  readonly windows: readonly AdaptationWindow[];
+  /** Warmup iterations seen so far. */
+  iteration: number;
+  /** The estimator of the current window. */
+  estimator: WelfordState;
+}
+
+/**
+ * Start Stan's windowed metric adaptation.
+ *
+ * @param dim Dimension d.
+ * @param options `numWarmup`, `metric` and buffer sizes.
+ * @returns The state.
+ *
+ * @example
+ * ```ts
+ * import { windowedAdaptationInit, windowedAdaptationUpdate } from "./mass_matrix_adaptation.ts";
+ * import { Rng } from "../random/rng.ts";
+ * const s = windowedAdaptationInit(1, { numWarmup: 200 });
+ * const rng = new Rng(0);
+ * let changes = 0;
+ * for (let i = 0; i < 200; i++) {
+ *   if (windowedAdaptationUpdate(s, new Float64Array([3 * rng.normal()])) !== null) changes++;
+ * }
+ * if (changes !== s.windows.length) throw new Error();
+ * ```
+ *
+ * References: Stan Reference Manual, "Automatic parameter tuning".
+ */
+export function windowedAdaptationInit(
+  dim: number,
+  options: WindowedAdaptationOptions,
+): WindowedAdaptationState {
+  const metric = options.metric ?? "diagonal";
+  if (metric !== "diagonal" && metric !== "dense") {
+    throw new TypeError(`metric must be "diagonal" or "dense", got ${JSON.stringify(metric)}`);
+  }
+  return {
+    scheme: "windowed",
+    metric,
+    windows: windowSchedule(options.numWarmup, options),
+    iteration: 0,
+    estimator: welfordInit(dim, { dense: metric === "dense" }),
+  };
+}
+
+/**
+ * Feed the position after one warmup iteration; at the end of a slow window
+ * return the new metric (regularised Welford estimate) and reset the estimator.
+ *
+ * @param state The state (updated in place).
+ * @param position The chain's position after this warmup iteration.
+ * @returns The new metric if a window just ended, else `null`.
+ *
+ * @example
+ * ```ts
+ * import { windowedAdaptationInit, windowedAdaptationUpdate } from "./mass_matrix_adaptation.ts";
+ * const s = windowedAdaptationInit(1, { numWarmup: 1000 });
+ * if (windowedAdaptationUpdate(s, new Float64Array([0])) !== null) throw new Error();
+ * ```
+ *
+ * References: Stan Reference Manual, "Automatic parameter tuning".
+ */
+export function windowedAdaptationUpdate(
+  state: WindowedAdaptationState,
+  position: Float64Array,
+): Metric | null {
+  const i = state.iteration++;
+  const w = state.windows.find((x) => i >= x.start && i < x.end);
+  if (w === undefined) return null;
+  welfordUpdate(state.estimator, position);
+  if (i !== w.end - 1) return null;
+  const cov = welfordCovariance(state.estimator);
+  state.estimator = welfordInit(position.length, { dense: state.metric === "dense" });
+  return state.metric === "dense" ? denseMetric(cov) : diagonalMetric(cov);
+}
+
+/** Writes ∇² log π(θ) (d×d row-major) into `out`. */
+export type HessianFn = (position: Float64Array, out: Float64Array) => void;
+
+/** Options of {@link hessianAdaptationInit}. */
+export interface HessianAdaptationOptions {
+  /** Number of warmup iterations (updates happen strictly before its end). */
+  numWarmup: number;
+  /** The Hessian of the log density. */
+  hessianFn: HessianFn;
+  /** Update period (default 200). */
+  updateEvery?: number;
+}
+
+/** State of the HMC-ECS §6.3 scheme. Updated in place by {@link hessianAdaptationUpdate}. */
+export interface HessianAdaptationState {
+  /** Discriminator. */
+  readonly scheme: "hessian";
+  /** Number of warmup iterations. */
+  readonly numWarmup: number;
+  /** Update period. */
+  readonly updateEvery: number;
+  /** The Hessian of the log density. */
+  readonly hessianFn: HessianFn;
+  /** Warmup iterations seen so far. */
+  iteration: number;
+  /** Sum of the positions since the last update. */
+  readonly windowSum: Float64Array;
+  /** Number of positions in `windowSum`. */
+  windowCount: number;
+  /** The current θ* (null before the first update). */
+  center: Float64Array | null;
+  /** Number of Hessian evaluations made. */
+  numHessianEvaluations: number;
+}
+
+/**
+ * Start the HMC-ECS §6.3 metric adaptation (M = I until the first update).
+ *
+ * @param dim Dimension d.
+ * @param options `numWarmup`, `hessianFn`, `updateEvery` (default 200).
+ * @returns The state.
+ *
+ * @example
+ * ```ts
+ * import { hessianAdaptationInit, hessianAdaptationUpdate } from "./mass_matrix_adaptation.ts";
+ * // log π = −½ θᵀ diag(4, 1) θ
+ * const s = hessianAdaptationInit(2, { numWarmup: 400, updateEvery: 200,
+ *   hessianFn: (_x, out) => out.set([-4, 0, 0, -1]) });
+ * let m = null;
+ * for (let i = 0; i < 200; i++) m = hessianAdaptationUpdate(s, new Float64Array(2)) ?? m;
+ * if (m === null || m.inverseMassMatrix[0] !== 0.25) throw new Error();
+ * ```
+ *
+ * References: Dang et al. (2019), HMC-ECS §6.3.
+ */
+export function hessianAdaptationInit(
+  dim: number,
+  options: HessianAdaptationOptions,
+): HessianAdaptationState {
+  const updateEvery = options.updateEvery ?? 200;
+  if (!Number.isInteger(dim) || dim < 1) {
+    throw new RangeError(`dim must be a positive integer, got ${dim}`);
+  }
+  if (!Number.isInteger(options.numWarmup) || options.numWarmup < 0) {
+    throw new RangeError(`numWarmup must be a non-negative integer, got ${options.numWarmup}`);
+  }
+  if (!Number.isInteger(updateEvery) || updateEvery < 1) {
+    throw new RangeError(`updateEvery must be a positive integer, got ${updateEvery}`);
+  }
+  if (typeof options.hessianFn !== "function") {
+    throw new TypeError(`hessianFn must be a function, got ${typeof options.hessianFn}`);
+  }
+  return {
+    scheme: "hessian",
+    numWarmup: options.numWarmup,
+    updateEvery,
+    hessianFn: options.hessianFn,
+    iteration: 0,
+    windowSum: new Float64Array(dim),
+    windowCount: 0,
+    center: null,
+    numHessianEvaluations: 0,
+  };
+}
+
+/**
+ * Feed the position after one warmup iteration. After every `updateEvery`
+ * iterations (while warmup iterations remain) set θ* to the mean of the
+ * positions since the last update, evaluate H = ∇² log π(θ*) and return the
+ * metric with M⁻¹ = (−H)⁻¹.
+ *
+ * @param state The state (updated in place).
+ * @param position The chain's position after this warmup iteration.
+ * @returns The new metric after an update, else `null`.
+ *
+ * @example
+ * ```ts
+ * import { hessianAdaptationInit, hessianAdaptationUpdate } from "./mass_matrix_adaptation.ts";
+ * const s = hessianAdaptationInit(1, { numWarmup: 1000, hessianFn: (_x, o) => o.fill(-1) });
+ * if (hessianAdaptationUpdate(s, new Float64Array([0])) !== null) throw new Error();
+ * ```
+ *
+ * References: Dang et al. (2019), HMC-ECS §6.3.
+ */
+export function hessianAdaptationUpdate(
+  state: HessianAdaptationState,
+  position: Float64Array,
+): Metric | null {
+  const d = state.windowSum.length;
+  if (position.length !== d) {
+    throw new RangeError(`position must have length ${d}, got ${position.length}`);
+  }
+  const i = ++state.iteration;
+  for (let k = 0; k < d; k++) state.windowSum[k] += position[k];
+  state.windowCount++;
+  if (i % state.updateEvery !== 0 || i >= state.numWarmup) return null;
+  const center = new Float64Array(d);
+  for (let k = 0; k < d; k++) center[k] = state.windowSum[k] / state.windowCount;
+  state.windowSum.fill(0);
+  state.windowCount = 0;
+  state.center = center;
+  const h = new Float64Array(d * d);
+  state.hessianFn(center, h);
+  state.numHessianEvaluations++;
+  return metricFromNegativeHessian(h);
+}
+
+/**
+ * The Hessian of a DataModel's log posterior, ∇² log p(θ) + Σᵢ ∇²ℓᵢ(θ): one
+ * full data pass per call, counted by the model's cost counter.
+ *
+ * @param model The model.
+ * @returns A {@link HessianFn}.
+ *
+ * @example
+ * ```ts ignore
+ * import { dataModelHessianFn } from "./mass_matrix_adaptation.ts";
+ * const hessianFn = dataModelHessianFn(model); // model: a DataModel, e.g. a GLM
+ * ```
+ *
+ * References: Dang et al. (2019), HMC-ECS §6.3.
+ */
+export function dataModelHessianFn(model: DataModel): HessianFn {
+  const d = model.dim;
+  const prior = new Float64Array(d * d);
+  return (theta: Float64Array, out: Float64Array): void => {
+    model.logLikelihoodHessian(theta, out);
+    model.logPriorHessian(theta, prior);
+    for (let i = 0; i < d * d; i++) out[i] += prior[i];
+  };
+}
