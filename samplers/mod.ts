@@ -1,9 +1,19 @@
 /**
- * Samplers of tallmc: kernels, integrators, metrics and adaptation.
+ * Samplers of tallmc: kernels, integrators, metrics, adaptation and the run
+ * driver.
  *
  * Kernel modules share one shape (`State`, `Info`, `init`, `step`) and are
  * re-exported as namespaces: `hmc`, `rwmh`, `dualAveraging`. Building blocks
- * are re-exported flat.
+ * and the driver are re-exported flat.
+ *
+ * @example
+ * ```ts
+ * import { runHmc } from "./mod.ts";
+ * import { gaussianTarget } from "../models/gaussian_target.ts";
+ * const model = gaussianTarget(new Float64Array([0, 0]), new Float64Array([1, 1]));
+ * const r = runHmc(model, { seed: 1, numWarmup: 200, numSamples: 200, numChains: 1 });
+ * if (r.draws[0].length !== 2) throw new Error();
+ * ```
  *
  * @module
  */
@@ -16,6 +26,9 @@ export * from "./linalg.ts";
 export * from "./mass_matrix_adaptation.ts";
 export * from "./hmc_warmup.ts";
 export * from "./scale_adaptation.ts";
+export * from "./driver.ts";
+export * from "./run_hmc.ts";
+export * from "./run_rwmh.ts";
 // Types the API mentions, re-exported flat so that documentation tools see them.
 export type { HmcInfo, HmcParams, HmcState } from "./hmc.ts";
 export type { LogDensityFn, RwmhInfo, RwmhParams, RwmhState } from "./rwmh.ts";
