@@ -27,6 +27,7 @@
  */
 import { assertPosition } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
+import type { SamplerDescription } from "./driver.ts";
 import {
   applyCovariance,
   type CovarianceEstimate,
@@ -196,5 +197,40 @@ export function step(
       numReflections,
       meanNoiseVariance: (scale * tr) / d,
     },
+  };
+}
+
+/**
+ * The kernel as a {@link SamplerDescription} for the run driver
+ * (`sampleChains`): warmup is plain burn-in (no adaptation). p₀ ~ N(0, I), ξ₀ = A, Î₀ = 0; Îₜ is
+ * updated in place (the driver never reuses a previous state) unless
+ * `isInPlace: false` is given.
+ *
+ * @param params The kernel parameters.
+ * @returns The description.
+ * @example
+ * ```ts
+ * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
+ * import { sampleChains } from "./driver.ts";
+ * import { sampler } from "./ccadl.ts";
+ * const model = normalGammaModel([0.3, -0.2, 0.8, 0.1, -0.5]);
+ * const estimator = minibatchGradient(model, { batchSize: 2 });
+ * const run = sampleChains({
+ *   sampler: sampler({ estimator, stepSize: 0.01, bounds: model.bounds, covariance: "diagonal" }),
+ *   model, seed: 1, numWarmup: 50, numSamples: 100, numChains: 1, initialPosition: new Float64Array([0, 1]),
+ * });
+ * console.log(run.draws[0][1].length, run.chains[0].cost.sampling.numGradRows); // 100 200
+ * ```
+ *
+ * References: see {@link step}.
+ */
+export function sampler(params: CcadlParams): SamplerDescription<CcadlState, CcadlInfo> {
+  const inPlace = { ...params, isInPlace: params.isInPlace ?? true };
+  return {
+    init: (position: Float64Array, rng: Rng): CcadlState =>
+      init(position, { rng, friction: params.friction, covariance: params.covariance }),
+    step: (state: CcadlState, rng: Rng) => step(state, rng, inPlace),
+    position: (state: CcadlState): Float64Array => state.position,
   };
 }

@@ -24,6 +24,7 @@
  */
 import { assertPosition } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
+import type { SamplerDescription } from "./driver.ts";
 import {
   checkPositive,
   checkSgParams,
@@ -141,5 +142,37 @@ export function step(
       thermostat,
       numReflections,
     },
+  };
+}
+
+/**
+ * The kernel as a {@link SamplerDescription} for the run driver
+ * (`sampleChains`): warmup is plain burn-in (no adaptation). p₀ ~ N(0, I), ξ₀ = A.
+ *
+ * @param params The kernel parameters.
+ * @returns The description.
+ * @example
+ * ```ts
+ * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
+ * import { sampleChains } from "./driver.ts";
+ * import { sampler } from "./sgnht.ts";
+ * const model = normalGammaModel([0.3, -0.2, 0.8, 0.1, -0.5]);
+ * const estimator = minibatchGradient(model, { batchSize: 2 });
+ * const run = sampleChains({
+ *   sampler: sampler({ estimator, stepSize: 0.01, bounds: model.bounds }),
+ *   model, seed: 1, numWarmup: 50, numSamples: 100, numChains: 1, initialPosition: new Float64Array([0, 1]),
+ * });
+ * console.log(run.draws[0][1].length, run.chains[0].cost.sampling.numGradRows); // 100 200
+ * ```
+ *
+ * References: see {@link step}.
+ */
+export function sampler(params: SgnhtParams): SamplerDescription<SgnhtState, SgnhtInfo> {
+  return {
+    init: (position: Float64Array, rng: Rng): SgnhtState =>
+      init(position, { rng, friction: params.friction }),
+    step: (state: SgnhtState, rng: Rng) => step(state, rng, params),
+    position: (state: SgnhtState): Float64Array => state.position,
   };
 }
