@@ -1,0 +1,647 @@
+/**
+ * Tests of the stochastic-gradient stack: gradient estimators and their
+ * per-row covariance (subsampling/), the Normal-Gamma model, and the SGLD,
+ * SG-HMC, SGNHT and CCAdL kernels.
+ *
+ * Statistical checks use fixed seeds and tolerances from Monte Carlo standard
+ * errors: CLT bounds (4 standard errors) for unbiasedness, non-overlapping
+ * batch means for chain averages. Nothing was tuned to pass; each margin is
+ * justified where it is set.
+ */
+import assert from "node:assert/strict";
+import { availableBackends, loadCore } from "../core/load.ts";
+import { glmDataFromArrays } from "../data/dataset.ts";
+import { GlmModel } from "../models/glm.ts";
+import { NormalGammaModel } from "../models/normal_gamma.ts";
+import { Rng } from "../random/rng.ts";
+import * as ccadl from "../samplers/ccadl.ts";
+import { sampleChains } from "../samplers/driver.ts";
+import { kineticTemperature, reflectIntoBounds } from "../samplers/sg_common.ts";
+import * as sghmc from "../samplers/sghmc.ts";
+import * as sgld from "../samplers/sgld.ts";
+import * as sgnht from "../samplers/sgnht.ts";
+import { ControlVariates } from "../subsampling/control_variates.ts";
+import {
+  applyCovariance,
+  empiricalCovariance,
+  initCovarianceEstimate,
+  perRowGradientMoments,
+  updateCovarianceEstimate,
+} from "../subsampling/gradient_covariance.ts";
+import {
+  controlVariateGradient,
+  fullGradient,
+  type GradientEstimator,
+  minibatchGradient,
+  passesOverData,
+} from "../subsampling/gradient_estimators.ts";
+
+// ---------------------------------------------------------------- helpers
+
+/** Brute-force (two-pass) covariance of m × d per-row gradients: d variances or d × d. */
+function bruteCovariance(g: Float64Array, m: number, d: number, full: boolean): Float64Array {
+  const mean = new Float64Array(d);
+  for (let k = 0; k < m; k++) for (let j = 0; j < d; j++) mean[j] += g[k * d + j] / m;
+  const out = new Float64Array(full ? d * d : d);
+  for (let k = 0; k < m; k++) {
+    for (let j = 0; j < d; j++) {
+      const a = g[k * d + j] - mean[j];
+      if (!full) out[j] += (a * a) / (m - 1);
+      else for (let l = 0; l < d; l++) out[j * d + l] += (a * (g[k * d + l] - mean[l])) / (m - 1);
+    }
+  }
+  return out;
+}
+
+function assertClose(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  rel: number,
+  what: string,
+) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  let scale = 0;
+  for (let i = 0; i < expected.length; i++) scale = Math.max(scale, Math.abs(expected[i]));
+  for (let i = 0; i < expected.length; i++) {
+    const err = Math.abs(actual[i] - expected[i]);
+    assert.ok(err <= rel * scale, `${what}[${i}]: ${actual[i]} vs ${expected[i]} (scale ${scale})`);
+  }
+}
+
+/** Mean and MCSE of a chain by 40 non-overlapping batch means. */
+function batchMeans(x: ArrayLike<number>): { mean: number; mcse: number } {
+  const n = x.length, B = 40, b = Math.floor(n / B);
+  const means: number[] = [];
+  let total = 0;
+  for (let k = 0; k < B; k++) {
+    let s = 0;
+    for (let i = k * b; i < (k + 1) * b; i++) s += x[i];
+    means.push(s / b);
+    total += s / b;
+  }
+  const m = total / B;
+  let v = 0;
+  for (const q of means) v += (q - m) ** 2;
+  return { mean: m, mcse: Math.sqrt(v / (B - 1) / B) };
+}
+
+/** A logistic-regression GLM with an intercept and d − 1 N(0, 1) covariates. */
+function logisticModel(n: number, d: number, seed: number, backend?: "reference") {
+  const arena = loadCore(backend ? { backend } : {});
+  const rng = new Rng(seed);
+  const x = new Float64Array(n * d), y = new Float64Array(n);
+  const beta = Float64Array.from({ length: d }, (_, j) => (j === 0 ? -0.3 : 0.8 / j));
+  for (let i = 0; i < n; i++) {
+    x[i * d] = 1;
+    let eta = beta[0];
+    for (let j = 1; j < d; j++) {
+      x[i * d + j] = rng.normal();
+      eta += beta[j] * x[i * d + j];
+    }
+    y[i] = rng.uniform() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
+  }
+  const data = glmDataFromArrays(arena, x, y, { numCols: d });
+  return { model: new GlmModel(data, { family: "logistic", priorScale: 5 }), x, beta };
+}
+
+/** Sample mean and per-coordinate variance of K draws of an estimator at θ. */
+function estimatorMoments(est: GradientEstimator, theta: Float64Array, rng: Rng, K: number) {
+  const d = est.dim, s1 = new Float64Array(d), s2 = new Float64Array(d);
+  for (let k = 0; k < K; k++) {
+    const g = est.estimate(theta, rng).grad;
+    for (let j = 0; j < d; j++) {
+      s1[j] += g[j];
+      s2[j] += g[j] * g[j];
+    }
+  }
+  const mean = s1.map((s) => s / K);
+  const variance = s2.map((s, j) => (s - K * mean[j] * mean[j]) / (K - 1));
+  return { mean, variance };
+}
+
+// ---------------------------------------------------------------- covariance algebra
+
+Deno.test("gradient_covariance claims: eq. 19 moments, eq. 18 running mean, N²Î/n products", async (t) => {
+  const rng = new Rng(1);
+  const m = 30, d = 4, g = rng.fillNormal(new Float64Array(m * d));
+  await t.step("empiricalCovariance() equals the two-pass covariance (diagonal and full)", () => {
+    for (const kind of ["diagonal", "full"] as const) {
+      const v = empiricalCovariance(perRowGradientMoments(g, { dim: d, kind }));
+      assertClose(v, bruteCovariance(g, m, d, kind === "full"), 1e-12, kind);
+    }
+  });
+  await t.step("updateCovarianceEstimate() with κₜ = 1/t is the running mean of the V's", () => {
+    let est = initCovarianceEstimate(2, "full");
+    const vs = [[1, 0, 0, 2], [3, 1, 1, 4], [2, -1, -1, 0]];
+    for (const v of vs) est = updateCovarianceEstimate(est, { covariance: new Float64Array(v) });
+    assert.equal(est.numUpdates, 3);
+    assertClose(est.value, [2, 0, 0, 2], 1e-15, "running mean");
+  });
+  await t.step(
+    "applyCovariance() multiplies by scale·Î (diagonal elementwise, full matvec)",
+    () => {
+      const diag = {
+        kind: "diagonal" as const,
+        dim: 2,
+        numUpdates: 1,
+        value: new Float64Array([2, 3]),
+      };
+      assertClose(
+        applyCovariance(diag, { vector: new Float64Array([1, -1]), scale: 10 }),
+        [20, -30],
+        0,
+        "diag",
+      );
+    },
+  );
+  await t.step("errors name the bad value", () => {
+    assert.throws(
+      () =>
+        empiricalCovariance({
+          kind: "diagonal",
+          count: 1,
+          sum: new Float64Array(1),
+          second: new Float64Array(1),
+        }),
+      /at least 2 rows, got count = 1/,
+    );
+    assert.throws(
+      () => initCovarianceEstimate(2, "dense" as never),
+      /"diagonal" or "full", got "dense"/,
+    );
+    assert.throws(
+      () =>
+        updateCovarianceEstimate(initCovarianceEstimate(2), { covariance: new Float64Array(3) }),
+      /must have 2 values .* got 3/,
+    );
+  });
+});
+
+// ---------------------------------------------------------------- estimators vs brute force
+
+for (const backend of availableBackends()) {
+  Deno.test(`minibatchGradient() on the ${backend} core matches a brute-force TS computation`, async (t) => {
+    const arena = loadCore({ backend });
+    const rng = new Rng(2);
+    const N = 200, d = 5, m = 40;
+    const x = rng.fillNormal(new Float64Array(N * d)), y = new Float64Array(N);
+    for (let i = 0; i < N; i++) y[i] = rng.uniform() < 0.4 ? 1 : 0;
+    const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: d }), {
+      family: "logistic",
+    });
+    const theta = Float64Array.from([0.2, -0.4, 0.1, 0.5, -0.3]);
+    const per = new Float64Array(m * d), prior = new Float64Array(d);
+    model.logPrior(theta, prior);
+
+    for (const kind of [undefined, "diagonal", "full"] as const) {
+      await t.step(`gradient and ${kind ?? "no"} covariance (gatherF64 + gradMomentsRange)`, () => {
+        const est = minibatchGradient(model, { batchSize: m });
+        const before = model.cost.numGradRows;
+        const e = est.estimate(theta, rng, { covariance: kind });
+        assert.equal(model.cost.numGradRows - before, m, "counts n gradient rows");
+        model.perRowGradients(theta, e.rows, per);
+        const sum = new Float64Array(d);
+        for (let k = 0; k < m; k++) for (let j = 0; j < d; j++) sum[j] += per[k * d + j];
+        assertClose(e.grad, sum.map((s, j) => prior[j] + (N / m) * s), 1e-12, "gradient");
+        if (kind === undefined) assert.equal(e.covariance, null);
+        else {assertClose(
+            e.covariance as Float64Array,
+            bruteCovariance(per, m, d, kind === "full"),
+            1e-10,
+            kind,
+          );}
+      });
+    }
+
+    await t.step("control-variate differences' covariance (order 2, diagonal and full)", () => {
+      const thetaStar = Float64Array.from([0.1, -0.3, 0.2, 0.4, -0.2]);
+      const cv = new ControlVariates(model, thetaStar, { order: 2 });
+      const est = controlVariateGradient(model, { batchSize: m, controlVariates: cv });
+      const star = new Float64Array(m * d), delta = theta.map((v, j) => v - thetaStar[j]);
+      for (const kind of ["diagonal", "full"] as const) {
+        const e = est.estimate(theta, rng, { covariance: kind });
+        model.perRowGradients(theta, e.rows, per);
+        model.perRowGradients(thetaStar, e.rows, star);
+        // ∇ℓₖ(θ) − ∇ℓₖ(θ*) − bₖxₖxₖᵀδ with bₖ = −σ(η*)(1 − σ(η*)).
+        for (let k = 0; k < m; k++) {
+          const o = e.rows[k] * d;
+          let etaStar = 0, xd = 0;
+          for (let j = 0; j < d; j++) {
+            etaStar += x[o + j] * thetaStar[j];
+            xd += x[o + j] * delta[j];
+          }
+          const s = 1 / (1 + Math.exp(-etaStar)), b = -s * (1 - s);
+          for (let j = 0; j < d; j++) per[k * d + j] -= star[k * d + j] + b * x[o + j] * xd;
+        }
+        assertClose(
+          e.covariance as Float64Array,
+          bruteCovariance(per, m, d, kind === "full"),
+          1e-9,
+          kind,
+        );
+      }
+      cv.dispose();
+    });
+  });
+}
+
+// ---------------------------------------------------------------- unbiasedness and variance
+
+Deno.test("minibatchGradient() is unbiased, with and without replacement", async (t) => {
+  const { model } = logisticModel(300, 3, 3);
+  const theta = new Float64Array([-0.2, 0.5, 0.3]);
+  const full = new Float64Array(3);
+  fullGradient(model).estimate(theta, new Rng(0), { grad: full });
+  for (const replace of [false, true]) {
+    await t.step(
+      `replace: ${replace} — the mean of 4000 estimates is within 4 standard errors`,
+      () => {
+        const K = 4000;
+        const { mean, variance } = estimatorMoments(
+          minibatchGradient(model, { batchSize: 20, replace }),
+          theta,
+          new Rng(4),
+          K,
+        );
+        for (let j = 0; j < 3; j++) {
+          const se = Math.sqrt(variance[j] / K);
+          assert.ok(
+            Math.abs(mean[j] - full[j]) < 4 * se,
+            `coordinate ${j}: ${mean[j]} vs ${full[j]} ± ${se}`,
+          );
+        }
+      },
+    );
+  }
+  await t.step("batchSize larger than N without replacement is refused", () => {
+    assert.throws(
+      () => minibatchGradient(model, { batchSize: 301 }),
+      /at most the number of rows 300 .* got 301/,
+    );
+  });
+});
+
+Deno.test("controlVariateGradient() is unbiased and has lower variance than the plain one near θ*", async (t) => {
+  const { model, beta } = logisticModel(400, 3, 5);
+  const thetaStar = Float64Array.from(beta);
+  const theta = thetaStar.map((v, j) => v + (j % 2 === 0 ? 0.05 : -0.05));
+  const full = new Float64Array(3);
+  fullGradient(model).estimate(theta, new Rng(0), { grad: full });
+  const K = 3000, n = 20;
+  const plain = estimatorMoments(minibatchGradient(model, { batchSize: n }), theta, new Rng(6), K);
+  for (const order of [1, 2] as const) {
+    await t.step(
+      `Taylor order ${order}: mean within 4 standard errors, variance below the plain estimator's`,
+      () => {
+        const cv = new ControlVariates(model, thetaStar, { order });
+        const est = controlVariateGradient(model, { batchSize: n, controlVariates: cv });
+        const { mean, variance } = estimatorMoments(est, theta, new Rng(7), K);
+        for (let j = 0; j < 3; j++) {
+          const se = Math.sqrt(variance[j] / K);
+          assert.ok(
+            Math.abs(mean[j] - full[j]) <= 4 * se + 1e-9 * Math.abs(full[j]),
+            `coord ${j}: ${mean[j]} vs ${full[j]} ± ${se}`,
+          );
+          // Near θ* the differences are O(|θ − θ*|) (order 1) or O(|θ − θ*|²) (order 2):
+          // a factor 4 below the plain variance is far outside sampling error (K = 3000).
+          assert.ok(
+            variance[j] < plain.variance[j] / 4,
+            `coord ${j}: ${variance[j]} vs plain ${plain.variance[j]}`,
+          );
+        }
+        cv.dispose();
+      },
+    );
+  }
+  await t.step("a non-GLM model (Normal-Gamma, order 1 around θ*) is unbiased too", () => {
+    const ng = new NormalGammaModel(new Rng(8).fillNormal(new Float64Array(100)));
+    const at = new Float64Array([0.05, 1.1]);
+    const exact = new Float64Array(2);
+    ng.logDensityAndGradient(at, exact);
+    const est = controlVariateGradient(ng, { batchSize: 10, thetaStar: new Float64Array([0, 1]) });
+    const { mean, variance } = estimatorMoments(est, at, new Rng(9), 4000);
+    const pl = estimatorMoments(minibatchGradient(ng, { batchSize: 10 }), at, new Rng(9), 4000);
+    for (let j = 0; j < 2; j++) {
+      assert.ok(Math.abs(mean[j] - exact[j]) < 4 * Math.sqrt(variance[j] / 4000), `coord ${j}`);
+      assert.ok(
+        variance[j] < pl.variance[j],
+        `coord ${j}: variance ${variance[j]} vs plain ${pl.variance[j]}`,
+      );
+    }
+  });
+  await t.step("passesOverData() is numGradRows / N", () => {
+    assert.equal(passesOverData({ numLogLikRows: 0, numGradRows: 1000 }, 400), 2.5);
+  });
+});
+
+// ---------------------------------------------------------------- Normal-Gamma model
+
+Deno.test("NormalGammaModel claims: CCAdL §4.1 gradients, analytic marginals", async (t) => {
+  const x = new Rng(10).fillNormal(new Float64Array(100));
+  const model = new NormalGammaModel(x);
+  await t.step("the gradient matches central finite differences", () => {
+    const theta = new Float64Array([0.3, 0.8]), g = new Float64Array(2);
+    model.logDensityAndGradient(theta, g);
+    for (let j = 0; j < 2; j++) {
+      const hi = Float64Array.from(theta), lo = Float64Array.from(theta);
+      hi[j] += 1e-6;
+      lo[j] -= 1e-6;
+      const fd = (model.logDensity(hi) - model.logDensity(lo)) / 2e-6;
+      assert.ok(
+        Math.abs(fd - g[j]) < 1e-5 * Math.max(1, Math.abs(g[j])),
+        `coord ${j}: ${fd} vs ${g[j]}`,
+      );
+    }
+  });
+  await t.step("the minibatch gradient is the paper's ∇Ũ: ∇μŨ = (N+1)μγ − γ(N/n)Σx", () => {
+    const rows = new Int32Array([3, 7, 11]),
+      per = new Float64Array(6),
+      th = new Float64Array([0.2, 1.3]);
+    model.perRowGradients(th, rows, per);
+    let sx = 0, sr = 0;
+    for (const r of rows) {
+      sx += x[r];
+      sr += (x[r] - th[0]) ** 2;
+    }
+    const N = 100, n = 3, prior = new Float64Array(2);
+    model.logPrior(th, prior);
+    const gMu = prior[0] + (N / n) * (per[0] + per[2] + per[4]);
+    const gGa = prior[1] + (N / n) * (per[1] + per[3] + per[5]);
+    assert.ok(Math.abs(-gMu - ((N + 1) * th[0] * th[1] - (th[1] * N / n) * sx)) < 1e-10);
+    assert.ok(
+      Math.abs(-gGa - (1 - (N + 1) / (2 * th[1]) + th[0] ** 2 / 2 + (N / (2 * n)) * sr)) < 1e-10,
+    );
+  });
+  await t.step("marginal densities integrate to 1 and have the posterior moments", () => {
+    const mom = model.posteriorMoments();
+    for (
+      const [j, f] of [[0, (v: number) => model.marginalDensityMu(v)], [
+        1,
+        (v: number) => model.marginalDensityGamma(v),
+      ]] as const
+    ) {
+      const lo = mom.mean[j] - 12 * Math.sqrt(mom.variance[j]),
+        hi = mom.mean[j] + 12 * Math.sqrt(mom.variance[j]);
+      const K = 20000, h = (hi - lo) / K;
+      let z = 0, m1 = 0, m2 = 0;
+      for (let k = 0; k <= K; k++) {
+        const v = lo + k * h, w = (k === 0 || k === K ? 0.5 : 1) * h * f(v);
+        z += w;
+        m1 += w * v;
+        m2 += w * v * v;
+      }
+      assert.ok(Math.abs(z - 1) < 1e-8, `integral ${z}`);
+      assert.ok(Math.abs(m1 - mom.mean[j]) < 1e-8);
+      assert.ok(Math.abs(m2 - m1 * m1 - mom.variance[j]) < 1e-6 * mom.variance[j]);
+    }
+  });
+  await t.step(
+    "γ ≤ 0 has log density −∞; reflectIntoBounds() maps γ < 0 back and flips p_γ",
+    () => {
+      assert.equal(model.logDensity(new Float64Array([0, -0.1])), -Infinity);
+      const th = new Float64Array([0.1, -0.05]), p = new Float64Array([1, -2]);
+      assert.equal(reflectIntoBounds(th, { bounds: model.bounds, momentum: p }), 1);
+      assert.deepEqual(Array.from(th), [0.1, 0.05]);
+      assert.deepEqual(Array.from(p), [1, 2]);
+    },
+  );
+});
+
+// ---------------------------------------------------------------- samplers: h → 0
+
+/** Gaussian linear regression (σ = 10, N = 100): posterior sd ≈ 1, gradient noise Σ ≈ 10. */
+function gaussianRegression() {
+  const arena = loadCore();
+  const N = 100, d = 2, sigma = 10, rng = new Rng(5);
+  const x = new Float64Array(N * d), y = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    x[i * d] = 1;
+    x[i * d + 1] = rng.normal();
+    y[i] = 1 + 2 * x[i * d + 1] + sigma * rng.normal();
+  }
+  const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: d }), {
+    family: "gaussian",
+    sigma,
+    priorScale: 10,
+  });
+  // Posterior precision P = XᵀX/σ² + I/100, mean P⁻¹Xᵀy/σ².
+  const P = [0.01, 0, 0, 0.01], b = [0, 0];
+  for (let i = 0; i < N; i++) {
+    for (let j = 0; j < d; j++) {
+      b[j] += (x[i * d + j] * y[i]) / sigma ** 2;
+      for (let k = 0; k < d; k++) P[j * d + k] += (x[i * d + j] * x[i * d + k]) / sigma ** 2;
+    }
+  }
+  const det = P[0] * P[3] - P[1] * P[2];
+  const S = [P[3] / det, -P[1] / det, -P[2] / det, P[0] / det];
+  return {
+    model,
+    mean: [S[0] * b[0] + S[1] * b[1], S[2] * b[0] + S[3] * b[1]],
+    variance: [S[0], S[3]],
+  };
+}
+
+Deno.test("SG samplers: the bias of mean and variance shrinks as h → 0 (Gaussian linear regression)", async (t) => {
+  const { model, mean, variance } = gaussianRegression();
+  const estimator = minibatchGradient(model, { batchSize: 10 });
+  const T = 50000;
+  type Kernel = (h: number, rng: Rng) => (theta: Float64Array) => Float64Array;
+  const kernels: Record<
+    string,
+    { hs: [number, number]; iters: (h: number) => number; make: Kernel }
+  > = {
+    sgld: {
+      hs: [0.4, 0.1],
+      iters: () => T,
+      make: (h, rng) => {
+        let s = sgld.init(new Float64Array(mean));
+        return () => (s = sgld.step(s, rng, { estimator, stepSize: h }).state).position;
+      },
+    },
+    sghmc: { // §6.2 form: p resampled each iteration, L = 1/ε steps, C = I.
+      hs: [0.2, 0.05],
+      iters: () => T / 10,
+      make: (h, rng) => {
+        let s = sghmc.init(new Float64Array(mean), { rng });
+        const L = Math.round(1 / h);
+        return () =>
+          (s = sghmc.step(s, rng, { estimator, stepSize: h, numIntegrationSteps: L }).state)
+            .position;
+      },
+    },
+    sgnht: {
+      hs: [0.2, 0.05],
+      iters: () => T,
+      make: (h, rng) => {
+        let s = sgnht.init(new Float64Array(mean), { rng });
+        return () => (s = sgnht.step(s, rng, { estimator, stepSize: h }).state).position;
+      },
+    },
+    ccadl: {
+      hs: [0.2, 0.05],
+      iters: () => T,
+      make: (h, rng) => {
+        let s = ccadl.init(new Float64Array(mean), { rng });
+        return () =>
+          (s = ccadl.step(s, rng, { estimator, stepSize: h, isInPlace: true }).state).position;
+      },
+    },
+  };
+  for (const [name, k] of Object.entries(kernels)) {
+    await t.step(
+      `${name}: total |relative variance error| drops beyond 2 MCSE from h = ${k.hs[0]} to ${
+        k.hs[1]
+      }`,
+      () => {
+        const out = k.hs.map((h) => {
+          const rng = new Rng(11), next = k.make(h, rng), n = k.iters(h);
+          const draws = [new Float64Array(n), new Float64Array(n)];
+          for (let i = 0; i < n; i++) {
+            const p = next(new Float64Array(0));
+            draws[0][i] = p[0];
+            draws[1][i] = p[1];
+          }
+          let bias = 0, se2 = 0;
+          const meanErr: { err: number; mcse: number }[] = [];
+          for (let j = 0; j < 2; j++) {
+            const bm = batchMeans(draws[j]);
+            const sq = draws[j].map((v) => (v - bm.mean) ** 2);
+            const bv = batchMeans(sq);
+            bias += Math.abs(bv.mean / variance[j] - 1);
+            se2 += (bv.mcse / variance[j]) ** 2;
+            meanErr.push({ err: bm.mean - mean[j], mcse: bm.mcse });
+          }
+          return { bias, se: Math.sqrt(se2), meanErr };
+        });
+        const [big, small] = out;
+        assert.ok(
+          small.bias + 2 * small.se < big.bias - 2 * big.se && small.bias < 0.6 * big.bias,
+          `${name}: variance bias ${big.bias.toFixed(3)} ± ${big.se.toFixed(3)} → ${
+            small.bias.toFixed(3)
+          } ± ${small.se.toFixed(3)}`,
+        );
+        // The mean of a Gaussian target is (nearly) unbiased for all four: 4 MCSE + 5 % of a posterior sd.
+        for (let j = 0; j < 2; j++) {
+          const { err, mcse } = small.meanErr[j];
+          assert.ok(
+            Math.abs(err) < 4 * mcse + 0.05 * Math.sqrt(variance[j]),
+            `${name} mean[${j}] off by ${err} (MCSE ${mcse})`,
+          );
+        }
+      },
+    );
+  }
+});
+
+// ---------------------------------------------------------------- CCAdL vs SGNHT temperature
+
+Deno.test("ccadl.step() keeps each kinetic temperature ⟨p_j²⟩ ≈ 1 under parameter-dependent noise where sgnht.step() does not", async (t) => {
+  // CCAdL §4.1: N = 100, n = 10, h = 0.01, A = 1. The gradient noise of μ (≈ 1000γ²) and
+  // of γ (≈ 500) differ, so SGNHT's single thermostat over-heats μ and over-cools γ.
+  const model = new NormalGammaModel(new Rng(1).fillNormal(new Float64Array(100)));
+  const mom = model.posteriorMoments();
+  const estimator = minibatchGradient(model, { batchSize: 10 });
+  const T = 150000, burn = 10000, h = 0.01;
+  const temps = (kind: "sgnht" | "ccadl") => {
+    const rng = new Rng(7);
+    const start = new Float64Array(mom.mean);
+    const p2 = [new Float64Array(T - burn), new Float64Array(T - burn)],
+      total = new Float64Array(T - burn);
+    let s1 = sgnht.init(start, { rng }), s2 = ccadl.init(start, { rng });
+    const params = { estimator, stepSize: h, friction: 1, bounds: model.bounds };
+    for (let i = 0; i < T; i++) {
+      let p: Float64Array;
+      if (kind === "sgnht") p = (s1 = sgnht.step(s1, rng, params).state).momentum;
+      else p = (s2 = ccadl.step(s2, rng, { ...params, isInPlace: true }).state).momentum;
+      if (i >= burn) {
+        p2[0][i - burn] = p[0] * p[0];
+        p2[1][i - burn] = p[1] * p[1];
+        total[i - burn] = kineticTemperature(p);
+      }
+    }
+    return { mu: batchMeans(p2[0]), gamma: batchMeans(p2[1]), total: batchMeans(total) };
+  };
+  const a = temps("sgnht"), b = temps("ccadl");
+  await t.step("both thermostats hold the total temperature pᵀp/N_d at 1 (the ξ equation)", () => {
+    for (const r of [a, b]) {
+      assert.ok(Math.abs(r.total.mean - 1) < 4 * r.total.mcse + 0.03, `${r.total.mean}`);
+    }
+  });
+  await t.step("SGNHT: ⟨p_μ²⟩ and ⟨p_γ²⟩ differ by more than 0.1 and 4 MCSE", () => {
+    const diff = a.mu.mean - a.gamma.mean, se = Math.hypot(a.mu.mcse, a.gamma.mcse);
+    assert.ok(
+      diff > 0.1 && diff > 4 * se,
+      `SGNHT ⟨p_μ²⟩ = ${a.mu.mean}, ⟨p_γ²⟩ = ${a.gamma.mean} (MCSE ${se})`,
+    );
+  });
+  await t.step("CCAdL: each ⟨p_j²⟩ within 4 MCSE + 0.03 (an O(h) allowance) of 1", () => {
+    for (const r of [b.mu, b.gamma]) {
+      assert.ok(Math.abs(r.mean - 1) < 4 * r.mcse + 0.03, `CCAdL ⟨p²⟩ = ${r.mean} ± ${r.mcse}`);
+    }
+  });
+});
+
+// ---------------------------------------------------------------- driver and parameters
+
+Deno.test("SG samplers run through sampleChains() with cost per phase", async (t) => {
+  const model = new NormalGammaModel(new Rng(3).fillNormal(new Float64Array(100)));
+  const estimator = minibatchGradient(model, { batchSize: 10 });
+  const base = { estimator, stepSize: 0.005, bounds: model.bounds };
+  const samplers = {
+    sgld: sgld.sampler(base),
+    sghmc: sghmc.sampler({ ...base, friction: 1, resampleMomentum: false }),
+    sgnht: sgnht.sampler(base),
+    ccadl: ccadl.sampler({ ...base, covariance: "full" }),
+  };
+  for (const [name, sampler] of Object.entries(samplers)) {
+    await t.step(`${name}: 100 warmup + 200 sampling steps count 10 gradient rows each`, () => {
+      const r = sampleChains({
+        // deno-lint-ignore no-explicit-any
+        sampler: sampler as any,
+        model,
+        seed: 2,
+        numWarmup: 100,
+        numSamples: 200,
+        numChains: 2,
+        initialPosition: new Float64Array([0, 1]),
+      });
+      assert.equal(r.draws[1][1].length, 200);
+      assert.equal(r.chains[0].cost.sampling.numGradRows, 2000);
+      assert.equal(r.chains[1].cost.warmup.numGradRows, 1000);
+      assert.equal(r.chains[0].info.sampling.numGradRows.length, 200);
+      assert.ok(r.draws[0][1].every((g) => g > 0), "γ stays positive");
+    });
+  }
+  await t.step("errors name the bad value", () => {
+    const s = sgld.init(new Float64Array([0, 1]));
+    assert.throws(
+      () => sgld.step(s, new Rng(1), { ...base, stepSize: -0.1 }),
+      /stepSize must be positive and finite, got -0.1/,
+    );
+    const c = sgnht.init(new Float64Array([0, 1]));
+    assert.throws(
+      () => sgnht.step(c, new Rng(1), { ...base, friction: 0 }),
+      /friction must be positive and finite, got 0/,
+    );
+    assert.throws(
+      () =>
+        sghmc.step(sghmc.init(new Float64Array([0, 1])), new Rng(1), {
+          ...base,
+          numIntegrationSteps: 1.5,
+        }),
+      /numIntegrationSteps must be a positive integer, got 1.5/,
+    );
+    assert.throws(
+      () =>
+        ccadl.step(ccadl.init(new Float64Array([0, 1])), new Rng(1), {
+          ...base,
+          covariance: "full",
+        }),
+      /params.covariance is "full" but the state holds a diagonal estimate/,
+    );
+    assert.throws(
+      () => sgld.step(sgld.init(new Float64Array(3)), new Rng(1), base),
+      /estimator dimension 2 does not match the position's 3/,
+    );
+  });
+});
