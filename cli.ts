@@ -99,7 +99,13 @@ function _parse(args: string[], options: NonNullable<ParseArgsConfig["options"]>
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new CliUsageError((e as Error).message);
+    const msg = (e as Error).message;
+    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(msg);
+    throw new CliUsageError(
+      ambiguous
+        ? `${ambiguous[1]} was given a value starting with "-"; write ${ambiguous[1]}=VALUE`
+        : msg,
+    );
   }
 }
 

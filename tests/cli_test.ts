@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { main } from "../cli.ts";
+import { parseDrawsCsv } from "../data/draws_csv.ts";
+
+/** Run main() capturing what it prints. */
+async function _run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [], err: string[] = [];
+  const log = console.log, error = console.error;
+  console.log = (...a: unknown[]) => out.push(a.join(" "));
+  console.error = (...a: unknown[]) => err.push(a.join(" "));
+  try {
+    return { code: await main(args), out: out.join("\n"), err: err.join("\n") };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
+
+Deno.test("main() sample then summary on a CSV", async (t) => {
+  const dir = await Deno.makeTempDir();
+  const csv = `${dir}/data.csv`, draws = `${dir}/draws.csv`;
+  const lines = ["x1,x2,y"];
+  for (let i = 0; i < 200; i++) {
+    const x1 = Math.sin(i), x2 = Math.cos(3 * i);
+    lines.push(`${x1},${x2},${(i * 7) % 3 === 0 ? 1 : 0}`);
+  }
+  await Deno.writeTextFile(csv, lines.join("\n") + "\n");
+  await t.step("sample writes a draws file", async () => {
+    const r = await _run([
+      "sample",
+      "--family",
+      "logistic",
+      "--data",
+      csv,
+      "--response",
+      "y",
+      "--samples",
+      "50",
+      "--warmup",
+      "50",
+      "--chains",
+      "2",
+      "--out",
+      draws,
+      "--quiet",
+    ]);
+    assert.equal(r.code, 0, r.err);
+    const table = parseDrawsCsv(await Deno.readTextFile(draws));
+    assert.deepEqual(table.parameterNames, ["(Intercept)", "x1", "x2"]);
+    assert.equal(table.draws.length, 2);
+    assert.equal(table.draws[0][0].length, 50);
+  });
+  await t.step("summary reads it back", async () => {
+    const r = await _run(["summary", draws]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /ess_bulk/);
+    assert.match(r.out, /x2/);
+  });
+  await t.step("random-walk MH runs too", async () => {
+    const r = await _run([
+      "sample",
+      "--family",
+      "logistic",
+      "--data",
+      csv,
+      "--response",
+      "y",
+      "--sampler",
+      "rwmh",
+      "--samples",
+      "50",
+      "--warmup",
+      "50",
+      "--chains",
+      "1",
+      "--quiet",
+    ]);
+    assert.equal(r.code, 0, r.err);
+  });
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("main() reports bad input as one line with a non-zero exit", async (t) => {
+  const dir = await Deno.makeTempDir();
+  const bad = `${dir}/bad.csv`;
+  await Deno.writeTextFile(bad, "x,y\n1,0\nabc,1\n");
+  const cases: [string, string[], number, RegExp][] = [
+    ["no command", [], 2, /^$/],
+    ["unknown command", ["fit"], 2, /unknown command "fit"/],
+    ["missing --family", ["sample", "--data", bad, "--response", "y"], 2, /needs --family/],
+    [
+      "bad family",
+      ["sample", "--family", "probit", "--data", bad, "--response", "y"],
+      2,
+      /got "probit"/,
+    ],
+    [
+      "bad samples",
+      ["sample", "--family", "logistic", "--data", bad, "--response", "y", "--samples=-3"],
+      2,
+      /--samples .* got "-3"/,
+    ],
+    ["negative value without =", ["sample", "--samples", "-3"], 2, /write --samples=VALUE/],
+    ["unknown flag", ["sample", "--frobnicate"], 2, /frobnicate/],
+    [
+      "gaussian without sigma",
+      ["sample", "--family", "gaussian", "--data", bad, "--response", "y"],
+      2,
+      /--sigma/,
+    ],
+    [
+      "missing file",
+      ["sample", "--family", "logistic", "--data", `${dir}/nope.csv`, "--response", "y"],
+      1,
+      /nope\.csv/,
+    ],
+    [
+      "non-numeric cell",
+      ["sample", "--family", "logistic", "--data", bad, "--response", "y", "--quiet"],
+      1,
+      /abc/,
+    ],
+    ["summary of a missing file", ["summary", `${dir}/nope.csv`], 1, /cannot read/],
+    ["summary of a non-draws file", ["summary", bad], 1, /chain,iteration/],
+  ];
+  for (const [name, args, code, pattern] of cases) {
+    await t.step(name, async () => {
+      const r = await _run(args);
+      assert.equal(r.code, code, `exit code for ${name}: ${r.err}`);
+      assert.match(r.err, pattern);
+      assert.ok(!r.err.includes("\n"), `one line expected, got ${JSON.stringify(r.err)}`);
+      if (code !== 0 && args.length > 0) assert.match(r.err, /^tallmc: error: /);
+    });
+  }
+  await Deno.remove(dir, { recursive: true });
+});
