@@ -96,6 +96,8 @@ export class GlmModel implements DataModel {
   #logPriorConst: number;
 
   /**
+   * Build the model; allocates three small scratch buffers in the data's arena.
+   *
    * @param data The data set (from `data/`).
    * @param options Family, σ and prior.
    */
