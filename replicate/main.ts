@@ -209,6 +209,16 @@ export async function runReplicate(
     seed: parsed.seed,
     machine: machineInfo(),
   };
+  try {
+    await Deno.mkdir(parsed.outDir, { recursive: true });
+  } catch (err) {
+    stderr(
+      `error: cannot create the report directory ${parsed.outDir}: ${
+        _errorText(err).split("\n")[0]
+      }`,
+    );
+    return 1;
+  }
   const t0 = performance.now();
   const outcomes: ExperimentOutcome[] = [];
   let failed = 0;
@@ -229,7 +239,6 @@ export async function runReplicate(
     };
     let outcome: ExperimentOutcome;
     try {
-      await Deno.mkdir(parsed.outDir, { recursive: true });
       const result = await e.run(context);
       validateResult(result, e.name);
       const wallSeconds = (performance.now() - start) / 1000;
