@@ -182,6 +182,48 @@ function _bind(
 }
 
 /**
+ * Bind the kernels of `backend` to an existing memory, without an arena: for
+ * workers that receive a shared memory (and pointers) from the thread that
+ * owns the {@link Arena}, or to run two backends on the same data.
+ *
+ * @param memory A memory created by an Arena (maximum 65536 pages).
+ * @param backend Which kernels (default "auto": the fastest available).
+ * @returns Kernels reading and writing `memory`; allocate only through the owning arena.
+ * @example
+ * ```ts
+ * import { bindCore, loadCore } from "./load.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * const x = arena.allocF64(2);
+ * arena.writeF64(x, [1, 2]);
+ * console.log(bindCore(arena.memory).dot(2, x, x)); // 5, with the fastest backend
+ * ```
+ */
+export function bindCore(
+  memory: WebAssembly.Memory,
+  backend: CoreBackend | "auto" = "auto",
+): CoreExports {
+  const chosen = _choose(backend);
+  if (chosen === "reference") return createReferenceExports(memory);
+  return _bind(chosen, memory.buffer instanceof SharedArrayBuffer)(memory);
+}
+
+function _choose(wanted: CoreBackend | "auto"): CoreBackend {
+  if (wanted === "auto") return availableBackends()[0];
+  if (wanted === "relaxed-simd" || wanted === "simd") {
+    if (!_validates(wanted)) {
+      throw new TypeError(
+        `backend "${wanted}" is not available in this runtime (or not built: run deno task build)`,
+      );
+    }
+    return wanted;
+  }
+  if (wanted === "reference") return wanted;
+  throw new TypeError(
+    `backend must be "auto", "relaxed-simd", "simd" or "reference", got ${String(wanted)}`,
+  );
+}
+
+/**
  * Load the compute core synchronously and return its memory arena.
  *
  * "auto" picks relaxed-simd if the runtime validates it, else simd, else the
@@ -199,25 +241,8 @@ function _bind(
  * ```
  */
 export function loadCore(options: LoadCoreOptions = {}): Arena {
-  const wanted = options.backend ?? "auto";
   const shared = options.shared ?? false;
-  let backend: CoreBackend;
-  if (wanted === "auto") {
-    backend = availableBackends()[0];
-  } else if (wanted === "relaxed-simd" || wanted === "simd") {
-    if (!_validates(wanted)) {
-      throw new TypeError(
-        `backend "${wanted}" is not available in this runtime (or not built: run deno task build)`,
-      );
-    }
-    backend = wanted;
-  } else if (wanted === "reference") {
-    backend = wanted;
-  } else {
-    throw new TypeError(
-      `backend must be "auto", "relaxed-simd", "simd" or "reference", got ${String(wanted)}`,
-    );
-  }
+  const backend = _choose(options.backend ?? "auto");
   return new Arena({
     backend,
     bindFn: backend === "reference" ? createReferenceExports : _bind(backend, shared),

@@ -22,7 +22,19 @@
 // Two builds come from this one source: `simd` (mul + add) and `relaxed`
 // (relaxed-simd FMA); vmath.ts `madd` switches on ASC_FEATURE_RELAXED_SIMD.
 
-import { HALF, madd, ONE, smadd, vexp, vlgamma, vlog1p, ZERO } from "./vmath";
+import {
+  C_HALF,
+  C_LOG_2PI,
+  C_ONE,
+  kc,
+  ks,
+  madd,
+  smadd,
+  vexp,
+  vlgamma,
+  vlog1p,
+  ZERO,
+} from "./vmath";
 
 /** Thrown in JS by the loader: what = 0 family, 1 order, 2 Gaussian σ. */
 // @ts-ignore: decorator
@@ -61,7 +73,7 @@ function _setup(family: i32, famParam: f64): bool {
     }
     const s2 = famParam * famParam;
     _inv = f64x2.splat(1.0 / s2);
-    _c0 = f64x2.splat(-0.5 * (1.8378770664093453 + Math.log(s2)));
+    _c0 = f64x2.splat(-0.5 * (ks(C_LOG_2PI) + Math.log(s2)));
   }
   return true;
 }
@@ -72,24 +84,25 @@ function _setup(family: i32, famParam: f64): bool {
   if (sizeof<F>() == 1) {
     // ℓ = (yη − max(η,0)) − log1p(e^{−|η|}); σ(η) from e = e^{−|η|}
     const e = vexp(f64x2.neg(f64x2.abs(eta)));
-    const p = f64x2.div(ONE, f64x2.add(ONE, e));
+    const u = f64x2.add(kc(C_ONE), e);
+    const p = f64x2.div(kc(C_ONE), u);
     const ep = f64x2.mul(e, p);
     const sig = v128.bitselect(p, ep, f64x2.ge(eta, ZERO));
     _d1 = f64x2.sub(y, sig);
     _d2 = f64x2.neg(f64x2.mul(ep, p));
-    return f64x2.sub(f64x2.sub(f64x2.mul(y, eta), f64x2.max(eta, ZERO)), vlog1p(e));
+    return f64x2.sub(f64x2.sub(f64x2.mul(y, eta), f64x2.pmax(eta, ZERO)), vlog1p(e, u, p));
   } else if (sizeof<F>() == 2) {
     // ℓ = −½log(2πσ²) − (y − η)²/(2σ²)
     const r = f64x2.sub(y, eta);
     _d1 = f64x2.mul(r, _inv);
     _d2 = f64x2.neg(_inv);
-    return f64x2.sub(_c0, f64x2.mul(f64x2.mul(HALF, f64x2.mul(r, r)), _inv));
+    return f64x2.sub(_c0, f64x2.mul(f64x2.mul(kc(C_HALF), f64x2.mul(r, r)), _inv));
   } else {
     // ℓ = yη − e^η − log Γ(y + 1)
     const mu = vexp(eta);
     _d1 = f64x2.sub(y, mu);
     _d2 = f64x2.neg(mu);
-    return f64x2.sub(f64x2.sub(f64x2.mul(y, eta), mu), vlgamma(f64x2.add(y, ONE)));
+    return f64x2.sub(f64x2.sub(f64x2.mul(y, eta), mu), vlgamma(f64x2.add(y, kc(C_ONE))));
   }
 }
 
@@ -185,6 +198,39 @@ function _setup(family: i32, famParam: f64): bool {
     const q = g + (<usize>j << 3);
     const s = smadd(_x1<T>(p0, j), f64x2.extract_lane(w, 0), load<f64>(q));
     store<f64>(q, smadd(_x1<T>(p1, j), f64x2.extract_lane(w, 1), s));
+  }
+}
+
+/** g += w₀x_p0 + w₁x_p1 + w₂x_p2 + w₃x_p3 (wA = (w₀, w₁), wB = (w₂, w₃)), one pass. */
+// @ts-ignore: decorator
+@inline function _axpy4<T>(
+  g: usize,
+  p0: usize,
+  p1: usize,
+  p2: usize,
+  p3: usize,
+  wA: v128,
+  wB: v128,
+  d: i32,
+): void {
+  const w0 = f64x2.splat(f64x2.extract_lane(wA, 0));
+  const w1 = f64x2.splat(f64x2.extract_lane(wA, 1));
+  const w2 = f64x2.splat(f64x2.extract_lane(wB, 0));
+  const w3 = f64x2.splat(f64x2.extract_lane(wB, 1));
+  let j = 0;
+  for (; j + 2 <= d; j += 2) {
+    const q = g + (<usize>j << 3);
+    let acc = madd(_x2<T>(p0, j), w0, v128.load(q));
+    acc = madd(_x2<T>(p1, j), w1, acc);
+    acc = madd(_x2<T>(p2, j), w2, acc);
+    v128.store(q, madd(_x2<T>(p3, j), w3, acc));
+  }
+  if (j < d) {
+    const q = g + (<usize>j << 3);
+    let s = smadd(_x1<T>(p0, j), f64x2.extract_lane(wA, 0), load<f64>(q));
+    s = smadd(_x1<T>(p1, j), f64x2.extract_lane(wA, 1), s);
+    s = smadd(_x1<T>(p2, j), f64x2.extract_lane(wB, 0), s);
+    store<f64>(q, smadd(_x1<T>(p3, j), f64x2.extract_lane(wB, 1), s));
   }
 }
 
@@ -295,6 +341,49 @@ function _ll<F, T>(
   const rowBytes = <usize>d * sizeof<T>();
   let sum = ZERO;
   let k = 0;
+  // Four rows per step: two independent pairs keep the CPU busy while each
+  // pair waits on its exp/log chain; one pass over grad adds all four rows.
+  for (; k + 4 <= m; k += 4) {
+    const r0 = _row(idx, start, k);
+    const r1 = _row(idx, start, k + 1);
+    const r2 = _row(idx, start, k + 2);
+    const r3 = _row(idx, start, k + 3);
+    const p0 = x + <usize>r0 * rowBytes;
+    const p1 = x + <usize>r1 * rowBytes;
+    const p2 = x + <usize>r2 * rowBytes;
+    const p3 = x + <usize>r3 * rowBytes;
+    const etaA = _dot2<T>(p0, p1, theta, d);
+    const etaB = _dot2<T>(p2, p3, theta, d);
+    const yA = f64x2.replace_lane(
+      f64x2.splat(load<f64>(y + (<usize>r0 << 3))),
+      1,
+      load<f64>(y + (<usize>r1 << 3)),
+    );
+    const yB = f64x2.replace_lane(
+      f64x2.splat(load<f64>(y + (<usize>r2 << 3))),
+      1,
+      load<f64>(y + (<usize>r3 << 3)),
+    );
+    const lA = _fam<F>(etaA, yA);
+    const d1A = _d1;
+    const d2A = _d2;
+    const lB = _fam<F>(etaB, yB);
+    sum = f64x2.add(sum, f64x2.add(lA, lB));
+    if (grad != 0) _axpy4<T>(grad, p0, p1, p2, p3, d1A, _d1, d);
+    const o = <usize>k << 3;
+    if (llOut != 0) {
+      v128.store(llOut + o, lA);
+      v128.store(llOut + o, lB, 16);
+    }
+    if (dOut != 0) {
+      v128.store(dOut + o, d1A);
+      v128.store(dOut + o, _d1, 16);
+    }
+    if (d2Out != 0) {
+      v128.store(d2Out + o, d2A);
+      v128.store(d2Out + o, _d2, 16);
+    }
+  }
   for (; k + 2 <= m; k += 2) {
     const r0 = _row(idx, start, k);
     const r1 = _row(idx, start, k + 1);
@@ -595,7 +684,7 @@ export function cvPrepareRange(
     dq = a;
     if (order == 2) {
       const b = f64x2.shuffle(c1, c3, 1, 3);
-      q = madd(f64x2.mul(f64x2.mul(HALF, b), de), de, q);
+      q = madd(f64x2.mul(f64x2.mul(kc(C_HALF), b), de), de, q);
       dq = madd(b, de, dq);
     }
   }

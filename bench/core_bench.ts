@@ -1,0 +1,138 @@
+/**
+ * Benchmarks of the compute core: fused logistic ℓ + ∇ℓ over rows for each
+ * backend, contiguous vs gathered rows, f32 vs f64 storage, and the Hessian.
+ *
+ * d = 30 = 29 features + an intercept column. All backends read the same data
+ * in one memory (the reference and the simd build are bound to the memory of
+ * the relaxed-simd arena with `bindCore`). Divide time/iter by the rows per
+ * call (in each bench name) for ns/row.
+ *
+ * Run: deno bench --allow-read bench/core_bench.ts
+ */
+
+import type { CoreBackend, CoreExports } from "../core/exports.ts";
+import { FAMILY_LOGISTIC } from "../core/exports.ts";
+import { availableBackends, bindCore, loadCore } from "../core/load.ts";
+
+const D = 30;
+const N = 1_000_000;
+const M = 10_000;
+
+/** mulberry32 uniform on [0, 1). */
+function _rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const arena = loadCore({ backend: availableBackends()[0], initialBytes: 400 << 20 });
+const x = arena.allocF64(N * D);
+const x32 = arena.allocF32(N * D);
+const y = arena.allocF64(N);
+const theta = arena.allocF64(D);
+const grad = arena.allocF64(D);
+const hess = arena.allocF64(D * D);
+const idx = arena.allocI32(M);
+{
+  const u = _rng(42);
+  const th = Array.from({ length: D }, () => (u() - 0.5) * 0.6);
+  const xs = arena.f64(x, N * D), xs32 = arena.f32(x32, N * D), ys = arena.f64(y, N);
+  for (let i = 0; i < N; i++) {
+    let eta = 0;
+    for (let j = 0; j < D; j++) {
+      const v = j === 0 ? 1 : (u() - 0.5) * 3.4; // intercept + ~unit-variance features
+      xs[i * D + j] = v;
+      eta += v * th[j];
+    }
+    ys[i] = u() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
+  }
+  xs32.set(xs);
+  arena.writeF64(theta, th);
+  arena.writeI32(idx, Array.from({ length: M }, () => Math.floor(u() * N)));
+}
+
+const BACKENDS: CoreBackend[] = ["relaxed-simd", "simd", "reference"].filter((b) =>
+  availableBackends().includes(b as CoreBackend)
+) as CoreBackend[];
+const cores = new Map<CoreBackend, CoreExports>(
+  BACKENDS.map((b) => [b, bindCore(arena.memory, b)]),
+);
+
+function _ll(core: CoreExports, rows: number): number {
+  return core.llRange(FAMILY_LOGISTIC, 0, x, y, D, 0, rows, theta, grad, 0, 0, 0);
+}
+
+for (const rows of [100_000, 1_000_000]) {
+  for (const b of BACKENDS) {
+    const core = cores.get(b)!;
+    Deno.bench({
+      name: `llRange ll+grad ${b} n=${rows} d=${D}`,
+      group: `ll+grad contiguous n=${rows}`,
+      baseline: b === "reference",
+      n: b === "reference" ? (rows > 100_000 ? 3 : 10) : undefined,
+      warmup: b === "reference" ? 1 : undefined,
+      fn: () => {
+        _ll(core, rows);
+      },
+    });
+  }
+}
+
+for (const b of BACKENDS) {
+  const core = cores.get(b)!;
+  Deno.bench({
+    name: `llIdx ll+grad gathered ${b} m=${M} of n=${N}`,
+    group: `gathered vs contiguous m=${M}`,
+    n: b === "reference" ? 20 : undefined,
+    fn: () => {
+      core.llIdx(FAMILY_LOGISTIC, 0, x, y, D, idx, M, theta, grad, 0, 0, 0);
+    },
+  });
+  Deno.bench({
+    name: `llRange ll+grad contiguous ${b} m=${M}`,
+    group: `gathered vs contiguous m=${M}`,
+    baseline: b === BACKENDS[0],
+    n: b === "reference" ? 20 : undefined,
+    fn: () => {
+      _ll(core, M);
+    },
+  });
+}
+
+for (const b of BACKENDS.filter((b) => b !== "reference")) {
+  const core = cores.get(b)!;
+  Deno.bench({
+    name: `llRange f64 ${b} n=${N}`,
+    group: `f32 vs f64 n=${N}`,
+    baseline: b === BACKENDS[0],
+    fn: () => {
+      _ll(core, N);
+    },
+  });
+  Deno.bench({
+    name: `llRangeF32 ${b} n=${N}`,
+    group: `f32 vs f64 n=${N}`,
+    fn: () => {
+      core.llRangeF32(FAMILY_LOGISTIC, 0, x32, y, D, 0, N, theta, grad, 0, 0, 0);
+    },
+  });
+}
+
+for (const b of BACKENDS) {
+  const core = cores.get(b)!;
+  Deno.bench({
+    name: `hessRange ${b} n=${M} d=${D}`,
+    group: `hessRange n=${M}`,
+    baseline: b === "reference",
+    n: b === "reference" ? 5 : undefined,
+    warmup: b === "reference" ? 1 : undefined,
+    fn: () => {
+      core.hessRange(FAMILY_LOGISTIC, 0, x, y, D, 0, M, theta, hess);
+    },
+  });
+}
