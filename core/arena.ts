@@ -81,6 +81,8 @@ export class Arena {
   #free: _Block[] = [];
   #used = new Map<number, number>();
   #inUse = 0;
+  /** Bytes at or above this offset have never been handed out: still zero. */
+  #clean: number;
 
   /**
    * Create the memory (maximum 65536 pages = 4 GiB) and bind the kernels.
@@ -108,6 +110,7 @@ export class Arena {
     const heapBase = this.exports.heapBase() >>> 0;
     this.#start = _alignUp(Math.max(heapBase, 16), 16);
     this.#top = this.#start;
+    this.#clean = this.#start;
     if (this.#start > this.memory.buffer.byteLength) this.#ensure(this.#start);
   }
 
@@ -451,14 +454,29 @@ export class Arena {
     ptr = ptr >>> 0;
     this.#used.set(ptr, size);
     this.#inUse += size;
-    new Uint8Array(this.memory.buffer, ptr, size).fill(0);
+    // fresh memory from growth is zero: only reused bytes need clearing
+    const dirty = Math.min(ptr + size, this.#clean) - ptr;
+    if (dirty > 0) new Uint8Array(this.memory.buffer, ptr, dirty).fill(0);
+    this.#clean = Math.max(this.#clean, ptr + size);
     return ptr;
   }
 
   #ensure(end: number): void {
     const len = this.memory.buffer.byteLength;
     if (end <= len) return;
-    this.grow(Math.ceil((end - len) / PAGE_BYTES));
+    const needed = Math.ceil((end - len) / PAGE_BYTES);
+    const pages = len / PAGE_BYTES;
+    // grow by at least half the current size (fewer growths, fewer detached views)
+    const generous = Math.min(Math.max(needed, Math.ceil(pages / 2)), MAX_PAGES - pages);
+    if (generous > needed) {
+      try {
+        this.memory.grow(generous);
+        return;
+      } catch {
+        // fall back to the exact amount
+      }
+    }
+    this.grow(needed);
   }
 
   #insertFree(block: _Block): void {
