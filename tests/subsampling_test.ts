@@ -12,6 +12,14 @@ import {
 import { differenceEstimate, DifferenceEstimator } from "../subsampling/difference_estimator.ts";
 import { BlockPoissonEstimator } from "../subsampling/block_poisson.ts";
 import { BlockSubsample, PoissonSubsample } from "../subsampling/subsample_state.ts";
+import {
+  blockPoissonTuning,
+  chooseSubsampleSize,
+  normalCdf,
+  pilotDifferences,
+  predictedBlockPoissonCost,
+  subsetMap,
+} from "../subsampling/tuning.ts";
 
 /** A small GLM data set: x = [1, N(0,1)…], y from the family at θ₀. */
 function makeModel(
@@ -347,4 +355,134 @@ Deno.test("PoissonSubsample claim: refreshing κ of λ products gives corr(log|L
   const rho = correlation(a, b), want = 1 - kappa / lam;
   const se = (1 - want * want) / Math.sqrt(N);
   assert.ok(Math.abs(rho - want) < 4 * se, `ρ = ${rho}, want ${want} ± ${4 * se}`);
+});
+
+Deno.test("subsetMap() claim: with the full data it is the MAP (zero gradient) with the exact negative Hessian", () => {
+  const arena = loadCore({ backend: "reference" });
+  const { model } = makeModel(arena, "logistic", { n: 3000, d: 3, seed: 23 });
+  const r = subsetMap(model, new Rng(1), { fraction: 1 });
+  const g = new Float64Array(3);
+  model.logDensityAndGradient(r.thetaStar, g);
+  const h = new Float64Array(9), hp = new Float64Array(9);
+  model.logLikelihoodHessian(r.thetaStar, h);
+  model.logPriorHessian(r.thetaStar, hp);
+  // Newton decrement < 1e-10 ⇒ |g| ≲ √(2e-10 · λmax(−H)); −H ~ n/4 here.
+  for (let j = 0; j < 3; j++) {
+    assert.ok(Math.abs(g[j]) < Math.sqrt(2e-10 * 3000), `g[${j}] = ${g[j]}`);
+  }
+  for (let i = 0; i < 9; i++) assert.ok(Math.abs(r.precision[i] + h[i] + hp[i]) < 1e-8 * 3000);
+  assert.equal(r.numSubsetRows, 3000);
+});
+
+Deno.test("chooseSubsampleSize() claim: the chosen m gives Var ℓ̂ₘ ≈ targetVariance", () => {
+  // Pilot over all n rows at one θ gives the exact s²; then Var ℓ̂ₘ = n²s²/m.
+  // The empirical variance over N independent subsamples has standard error
+  // √((μ₄ − σ⁴)/N), estimated from the same draws; m is rounded up, so the
+  // expected variance is n²s²/m ≤ target.
+  const arena = loadCore();
+  const { model, theta0 } = makeModel(arena, "logistic", { n: 4000, d: 3, seed: 29 });
+  const cv = new ControlVariates(model, theta0, { order: 1 });
+  const rng = new Rng(3);
+  const theta = perturbed(theta0, rng, 0.1);
+  const pilot = pilotDifferences(cv, { thetas: [theta], rng, pilotSize: 400000 });
+  const m = chooseSubsampleSize(pilot, { targetVariance: 1, minSize: 2 });
+  const want = (4000 * 4000 * pilot.variance[0]) / m;
+  assert.ok(want <= 1 && want > 0.5, `predicted ${want} at m = ${m}`);
+  const u = new BlockSubsample(cv, rng, { subsampleSize: m, numBlocks: 1 });
+  const est = new DifferenceEstimator(u);
+  const N = 3000, v = new Float64Array(N);
+  for (let k = 0; k < N; k++) {
+    u.accept(u.propose(rng, 0));
+    v[k] = est.evaluate(theta).logLikelihood;
+  }
+  const mu = v.reduce((a, b) => a + b) / N;
+  const s2 = v.reduce((a, b) => a + (b - mu) ** 2, 0) / (N - 1);
+  const m4 = v.reduce((a, b) => a + (b - mu) ** 4, 0) / N;
+  const se = Math.sqrt((m4 - s2 * s2) / N);
+  assert.ok(Math.abs(s2 - want) < 4 * se, `empirical ${s2} vs ${want} ± ${4 * se}`);
+});
+
+Deno.test("blockPoissonTuning() claim: Var log|L̂| ≈ σ²/λ and P(factor < 0) ≈ Φ(−λ/σ) for the real estimator", async (t) => {
+  const arena = loadCore();
+  const { model, theta0 } = makeModel(arena, "logistic", { n: 4000, d: 3, seed: 31 });
+  const cv = new ControlVariates(model, theta0, { order: 1 });
+  const rng = new Rng(4);
+  const theta = perturbed(theta0, rng, 0.08);
+  const all = new GatheredRows(model.data, 4000);
+  all.gather(Int32Array.from({ length: 4000 }, (_, i) => i), 0, cv.cache);
+  const D = cv.differences(all, theta, { derivative: false });
+  const dk = arena.readF64(all.diff, 4000);
+  const mu = D / 4000;
+  let m2 = 0, m3 = 0;
+  for (const v of dk) {
+    m2 += (v - mu) ** 2 / 4000;
+    m3 += (v - mu) ** 3 / 4000;
+  }
+  const m = 200, lam = 10;
+  const sigma = (4000 * Math.sqrt(m2)) / Math.sqrt(m); // sd of one mini-batch d̂
+  const skew = m3 / m2 ** 1.5 / Math.sqrt(m); // skewness of d̂
+  const run = (a: number, draws: number) => {
+    const u = new PoissonSubsample(cv, rng, { batchSize: m, numProducts: lam, numRefreshed: lam });
+    const est = new BlockPoissonEstimator(u, { lowerBound: a });
+    const logs = new Float64Array(draws);
+    let neg = 0, slots = 0;
+    for (let k = 0; k < draws; k++) {
+      u.accept(u.propose(rng));
+      logs[k] = est.evaluate(theta).logAbs;
+      for (let s = 0; s < u.numSlots; s++) if (est.lastBatchEstimates[s] < a) neg++;
+      slots += u.numSlots;
+    }
+    return { logs, neg, slots };
+  };
+  await t.step("negative factors at λ/σ ≈ 1.5", () => {
+    // Scale λ relative to σ via a: factor (d̂ − a)/λ < 0 ⇔ d̂ − D < a − D = −c.
+    const c = 1.5 * sigma;
+    const { neg, slots } = run(D - c, 3000);
+    const p = neg / slots, z = -c / sigma;
+    const want = normalCdf(z);
+    // One-term Edgeworth correction of the normal tail for skewness γ.
+    const edge = (Math.abs(skew) / 6) * Math.abs(z * z - 1) * Math.exp(-z * z / 2) /
+      Math.sqrt(2 * Math.PI);
+    const se = Math.sqrt((want * (1 - want)) / slots);
+    assert.ok(Math.abs(p - want) < 4 * se + edge, `P(neg) ${p} vs Φ ${want} ± ${4 * se + edge}`);
+  });
+  await t.step("Var log|L̂| at σ/λ ≤ 0.1", () => {
+    // The factor scale λ' = D − a is set to max(λ, 10σ) so that σ/λ' ≤ 0.1;
+    // compare with λE[log²|1 + Z/λ'|] ≈ λσ²/λ'² up to the next Taylor terms
+    // −μ₃/λ'³ + (11/12)·3σ⁴/λ'⁴ per factor.
+    const a = D - lam * Math.max(1, sigma / (0.1 * lam)); // effective scale λ' = D − a
+    const lamEff = D - a;
+    const { logs } = run(a, 4000);
+    const N = logs.length, mean = logs.reduce((x, y) => x + y) / N;
+    const v = logs.reduce((x, y) => x + (y - mean) ** 2, 0) / (N - 1);
+    // log|L̂| = const + Σ log|(d̂ − a)/λ| = const' + Σ log|1 + Z/λ'|, Var = λE[log²|1 + Z/λ'|].
+    const r = sigma / lamEff;
+    const lead = lam * r * r;
+    const next = lam * (Math.abs(skew) * r ** 3 + (11 / 4) * r ** 4);
+    const m4 = logs.reduce((x, y) => x + (y - mean) ** 4, 0) / N;
+    const se = Math.sqrt((m4 - v * v) / N);
+    assert.ok(Math.abs(v - lead) < 4 * se + next, `Var ${v} vs σ²/λ ${lead} ± ${4 * se + next}`);
+  });
+});
+
+Deno.test("blockPoissonTuning() claim: λ minimises the predicted CT and a = D̃ − λ", () => {
+  const n = 1e6, m = 30;
+  const sigma = 20; // mini-batch sd
+  const pilot = {
+    numRows: n,
+    pilotSize: 1000,
+    mean: new Float64Array([2e-6, 2e-6]),
+    variance: new Float64Array(2).fill((sigma * sigma * m) / (n * n)),
+  };
+  const t = blockPoissonTuning(pilot, { batchSize: m, minProducts: 1, maxProducts: 5000 });
+  assert.ok(Math.abs(t.batchSd - sigma) < 1e-9);
+  for (const lam of [t.numProducts - 1, t.numProducts + 1]) {
+    assert.ok(
+      predictedBlockPoissonCost(sigma, lam) >= predictedBlockPoissonCost(sigma, t.numProducts),
+    );
+  }
+  // For σ ≫ 1 the optimum sits near Var log|L̂| = σ²/λ ≈ 2.5 (module docs).
+  assert.ok(t.varianceLogAbs > 2 && t.varianceLogAbs < 3, `Var ${t.varianceLogAbs}`);
+  assert.ok(Math.abs(t.lowerBound - (n * 2e-6 - t.numProducts)) < 1e-9);
+  assert.ok(t.probPositive > 0.999);
 });
