@@ -295,6 +295,46 @@ function _setup(family: i32, famParam: f64): bool {
   }
 }
 
+/** _outer2 for four rows: each loaded h pair takes four multiply-adds. */
+// @ts-ignore: decorator
+@inline function _outer4<T>(
+  h: usize,
+  p0: usize,
+  p1: usize,
+  p2: usize,
+  p3: usize,
+  wA: v128,
+  wB: v128,
+  d: i32,
+): void {
+  const w0 = f64x2.extract_lane(wA, 0);
+  const w1 = f64x2.extract_lane(wA, 1);
+  const w2 = f64x2.extract_lane(wB, 0);
+  const w3 = f64x2.extract_lane(wB, 1);
+  for (let j = 0; j < d; j++) {
+    const a0 = f64x2.splat(w0 * _x1<T>(p0, j));
+    const a1 = f64x2.splat(w1 * _x1<T>(p1, j));
+    const a2 = f64x2.splat(w2 * _x1<T>(p2, j));
+    const a3 = f64x2.splat(w3 * _x1<T>(p3, j));
+    const hr = h + (<usize>j * <usize>d << 3);
+    let k = j & ~1;
+    for (; k + 2 <= d; k += 2) {
+      const q = hr + (<usize>k << 3);
+      let acc = madd(_x2<T>(p0, k), a0, v128.load(q));
+      acc = madd(_x2<T>(p1, k), a1, acc);
+      acc = madd(_x2<T>(p2, k), a2, acc);
+      v128.store(q, madd(_x2<T>(p3, k), a3, acc));
+    }
+    if (k < d) {
+      const q = hr + (<usize>k << 3);
+      let acc = smadd(_x1<T>(p0, k), f64x2.extract_lane(a0, 0), load<f64>(q));
+      acc = smadd(_x1<T>(p1, k), f64x2.extract_lane(a1, 0), acc);
+      acc = smadd(_x1<T>(p2, k), f64x2.extract_lane(a2, 0), acc);
+      store<f64>(q, smadd(_x1<T>(p3, k), f64x2.extract_lane(a3, 0), acc));
+    }
+  }
+}
+
 /** Before an _outer2 pass: h[j,k] −= h[k,j] for k < (j & ~1). */
 function _mirrorPre(h: usize, d: i32): void {
   for (let j = 2; j < d; j++) {
@@ -558,6 +598,18 @@ function _hess<F, T>(
 ): void {
   const rowBytes = <usize>d * sizeof<T>();
   let i = start;
+  for (; i + 4 <= end; i += 4) {
+    const p0 = x + <usize>i * rowBytes;
+    const p1 = p0 + rowBytes;
+    const p2 = p1 + rowBytes;
+    const p3 = p2 + rowBytes;
+    const etaA = _dot2<T>(p0, p1, theta, d);
+    const etaB = _dot2<T>(p2, p3, theta, d);
+    _fam<F>(etaA, v128.load(y + (<usize>i << 3)));
+    const wA = _d2;
+    _fam<F>(etaB, v128.load(y + (<usize>i << 3), 16));
+    _outer4<T>(h, p0, p1, p2, p3, wA, _d2, d);
+  }
   for (; i + 2 <= end; i += 2) {
     const p0 = x + <usize>i * rowBytes;
     const p1 = p0 + rowBytes;
@@ -707,6 +759,47 @@ function _cvDiff<F>(
   const rowBytes = <usize>d << 3;
   let sum = ZERO;
   let i = start;
+  for (; i + 4 <= end; i += 4) {
+    const p0 = x + <usize>i * rowBytes;
+    const etaA = _dot2<f64>(p0, p0 + rowBytes, theta, d);
+    const etaB = _dot2<f64>(p0 + 2 * rowBytes, p0 + 3 * rowBytes, theta, d);
+    const lA = _fam<F>(etaA, v128.load(y + (<usize>i << 3)));
+    const d1A = _d1;
+    const lB = _fam<F>(etaB, v128.load(y + (<usize>i << 3), 16));
+    const d1B = _d1;
+    const c = cv + (<usize>(i - start) << 5);
+    _d1 = d1A;
+    const dA = _cvTerms(
+      lA,
+      etaA,
+      v128.load(c),
+      v128.load(c, 16),
+      v128.load(c, 32),
+      v128.load(c, 48),
+      order,
+    );
+    const rA = _d2;
+    _d1 = d1B;
+    const dB = _cvTerms(
+      lB,
+      etaB,
+      v128.load(c, 64),
+      v128.load(c, 80),
+      v128.load(c, 96),
+      v128.load(c, 112),
+      order,
+    );
+    sum = f64x2.add(sum, f64x2.add(dA, dB));
+    const o = <usize>(i - start) << 3;
+    if (diffOut != 0) {
+      v128.store(diffOut + o, dA);
+      v128.store(diffOut + o, dB, 16);
+    }
+    if (rOut != 0) {
+      v128.store(rOut + o, rA);
+      v128.store(rOut + o, _d2, 16);
+    }
+  }
   for (; i + 2 <= end; i += 2) {
     const p0 = x + <usize>i * rowBytes;
     const eta = _dot2<f64>(p0, p0 + rowBytes, theta, d);
@@ -795,6 +888,24 @@ function _gradMoments<F>(
 ): void {
   const rowBytes = <usize>d << 3;
   let i = start;
+  for (; i + 4 <= end; i += 4) {
+    const p0 = x + <usize>i * rowBytes;
+    const p1 = p0 + rowBytes;
+    const p2 = p1 + rowBytes;
+    const p3 = p2 + rowBytes;
+    const etaA = _dot2<f64>(p0, p1, theta, d);
+    const etaB = _dot2<f64>(p2, p3, theta, d);
+    _fam<F>(etaA, v128.load(y + (<usize>i << 3)));
+    const aA = _d1;
+    _fam<F>(etaB, v128.load(y + (<usize>i << 3), 16));
+    const aB = _d1;
+    _axpy4<f64>(grad, p0, p1, p2, p3, aA, aB, d);
+    if (sq != 0) {
+      _sq2(sq, p0, p1, aA, d);
+      _sq2(sq, p2, p3, aB, d);
+    }
+    if (outer != 0) _outer4<f64>(outer, p0, p1, p2, p3, f64x2.mul(aA, aA), f64x2.mul(aB, aB), d);
+  }
   for (; i + 2 <= end; i += 2) {
     const p0 = x + <usize>i * rowBytes;
     const p1 = p0 + rowBytes;
