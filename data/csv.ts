@@ -23,8 +23,9 @@
  * derived afresh for every block, so the load stays correct even if other
  * code allocates (and grows the memory) while it awaits file reads.
  *
- * Parser choice: papaparse, measured 3.5–4× faster than csv-parse on a
- * 10⁶ × 30 numeric file (≈2.2·10⁵ vs ≈5.5·10⁴ rows/s; bench/csv_bench.ts).
+ * Parser choice: papaparse, measured 3.5–5× faster than csv-parse on a
+ * 10⁶ × 30 numeric file (2.2–2.6·10⁵ vs 5.1–5.6·10⁴ rows/s on an idle
+ * 2-core machine; bench/csv_bench.ts repeats the measurement).
  *
  * Validation errors (RangeError, or TypeError for a non-numeric cell) name
  * the 1-based line number and the column: non-numeric or empty cells, NaN and
