@@ -9,9 +9,15 @@
  */
 
 import type { Experiment } from "./experiment.ts";
+import { r0FullHmc } from "./r0_full_hmc.ts";
+import { r9NormalGamma } from "./r9_normal_gamma.ts";
 
 /** Every registered experiment, in report order. */
-export const EXPERIMENTS: readonly Experiment[] = [];
+export const EXPERIMENTS: readonly Experiment[] = [
+  r0FullHmc,
+  // Stochastic-gradient samplers (CCAdL, HMC-ECS §6.2).
+  r9NormalGamma,
+];
 
 /**
  * Pick experiments by name, in the order given (repeats dropped).

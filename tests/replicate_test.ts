@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Experiment, ExperimentResult } from "../replicate/experiment.ts";
 import { csvField, formatCell, formatDuration, formatNumber, toCsv } from "../replicate/format.ts";
+import { densitySpec, traceSpec } from "../replicate/figures.ts";
 import { parseReplicateArgs, runReplicate, UsageError } from "../replicate/main.ts";
 import { EXPERIMENTS, selectExperiments } from "../replicate/registry.ts";
 import { renderSvg } from "../replicate/render.ts";
@@ -366,5 +367,33 @@ Deno.test("runReplicate() runs experiments, keeps going after a failure and sets
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
+  });
+});
+
+Deno.test("traceSpec() and densitySpec() build figures that render", async (t) => {
+  const chains = [[0.1, 0.3, -0.2, 0.5, 0.0, 0.2], [0.2, -0.1, 0.4, 0.1, 0.3, -0.3]];
+  await t.step(
+    "traceSpec() thins to maxPointsPerChain and draws one line per chain and panel",
+    async () => {
+      const spec = traceSpec([{ name: "a", chains }, { name: "b", chains }], {
+        maxPointsPerChain: 3,
+      });
+      assert.equal((spec.data as { values: unknown[] }).values.length, 2 * 2 * 3);
+      const svg = await renderSvg(spec);
+      assert.equal(svg.match(/aria-roledescription="line mark"/g)?.length ?? 0, 4);
+    },
+  );
+  await t.step("densitySpec() adds reference curves and rules", async () => {
+    const spec = densitySpec([{ name: "a", chains }], {
+      numPoints: 20,
+      curves: [{ parameter: "a", label: "analytic", densityFn: () => 1 }],
+      references: [{ parameter: "a", label: "true value", value: 0.1 }],
+    });
+    const values = (spec.data as { values: { series: string }[] }).values;
+    assert.equal(values.filter((v) => v.series === "analytic").length, 20);
+    assert.equal(values.filter((v) => v.series === "true value").length, 1);
+    const svg = await renderSvg(spec);
+    assert.match(svg, /true value/);
+    assert.match(svg, /class="mark-rule role-mark/);
   });
 });
