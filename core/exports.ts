@@ -25,6 +25,20 @@
  * σ (`famParam` = σ), 2 = Poisson with log link (y ∈ ℕ). ℓ is the full
  * log-likelihood including constants (−½log 2πσ², −log y!).
  *
+ * Numerics (identical formulas in every backend; results agree to ~1e-15
+ * relative, FMA and summation order being the only differences):
+ * - logistic: ℓ = (yη − max(η, 0)) − log1p(e^{−|η|}), dℓ/dη = y − σ(η),
+ *   d²ℓ/dη² = −σ(η)σ(−η), all from one e^{−|η|}: finite for every finite η
+ *   (tested at |η| = 1e4), no cancellation for y ∈ {0, 1};
+ * - Gaussian: ℓ = −½log(2πσ²) − (y − η)²/(2σ²);
+ * - Poisson: ℓ = yη − e^η − log Γ(y + 1) with a Lanczos (g = 7, n = 9) log Γ
+ *   (y ≥ 0); finite for η ≤ 709 (e^η overflows to +∞ past ≈ 709.78; tested at
+ *   η = ±700).
+ *
+ * A bad family code, Taylor order or Gaussian σ (≤ 0 or not finite) throws a
+ * RangeError naming the value, in every backend (the wasm builds call the
+ * loader's `env.invalidArgument` import).
+ *
  * @module
  */
 

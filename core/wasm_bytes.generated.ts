@@ -2639,6 +2639,11 @@ export const RELAXED_WASM_BASE64: string = [
  *
  * @param b64 Base64 text (whitespace ignored).
  * @returns The bytes.
+ * @example
+ * ```ts
+ * import { decodeWasmBase64, SIMD_WASM_BASE64 } from "./wasm_bytes.generated.ts";
+ * console.log(WebAssembly.validate(decodeWasmBase64(SIMD_WASM_BASE64))); // true
+ * ```
  */
 export function decodeWasmBase64(b64: string): Uint8Array<ArrayBuffer> {
   const bin = atob(b64.replace(/\s+/g, ""));
