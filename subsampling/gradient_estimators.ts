@@ -89,6 +89,13 @@ export interface GradientEstimator {
    * @returns The estimate.
    */
   estimate(theta: Float64Array, rng: Rng, options?: EstimateOptions): GradientEstimate;
+  /**
+   * Release the estimator's buffers in the arena (GLMs; the model and any
+   * control variates are not disposed). The estimator must not be used after.
+   *
+   * @returns Nothing.
+   */
+  dispose(): void;
 }
 
 /** Options of {@link minibatchGradient} and {@link controlVariateGradient}. */
@@ -182,6 +189,22 @@ abstract class _SubsampleEstimator implements GradientEstimator {
   }
 
   abstract estimate(theta: Float64Array, rng: Rng, options?: EstimateOptions): GradientEstimate;
+
+  dispose(): void {
+    if (this.glm === null || this.gathered === null) return;
+    const a = this.arena;
+    this.gathered.dispose();
+    this.gathered = null;
+    for (const p of [this.thetaPtr, this.sumPtr, this.sqPtr, this.zeroPtr, this.outerPtr]) {
+      if (p) a.free(p);
+    }
+    this.thetaPtr =
+      this.sumPtr =
+      this.sqPtr =
+      this.zeroPtr =
+      this.outerPtr =
+        0;
+  }
 
   /**
    * A fresh subsample into `rowsBuf`. Without replacement: a partial
@@ -502,6 +525,8 @@ class _FullEstimator implements GradientEstimator {
     this.#prior = new Float64Array(this.dim);
     this.#rows = new Int32Array(0);
   }
+
+  dispose(): void {}
 
   estimate(theta: Float64Array, _rng: Rng, options: EstimateOptions = {}): GradientEstimate {
     assertPosition(theta, this.dim);

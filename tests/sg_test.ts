@@ -242,6 +242,14 @@ for (const backend of availableBackends()) {
       }
       cv.dispose();
     });
+
+    await t.step("dispose() returns the estimator's arena buffers", () => {
+      const before = arena.bytesInUse;
+      const est = minibatchGradient(model, { batchSize: m });
+      est.estimate(theta, rng, { covariance: "full" });
+      est.dispose();
+      assert.equal(arena.bytesInUse, before);
+    });
   });
 }
 
