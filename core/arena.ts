@@ -4,8 +4,8 @@
  * creates typed-array views over `memory.buffer`.
  *
  * ```
- *  0        heapBase          start                      top        byteLength
- *  ├─ static ─┤ (unused pad) ├─ blocks: used | free | … ─┤ unused ───┤ ≤ 4 GiB
+ *  0      heapBase      64 KiB = start                 top        byteLength
+ *  ├─ static ─┤ (reserved) ├─ blocks: used | free | … ─┤ unused ───┤ ≤ 4 GiB
  *                                 ▲ free list (first fit,          ▲ bump pointer
  *                                   coalescing neighbours)
  * ```
@@ -28,6 +28,12 @@ export const PAGE_BYTES = 65536;
 export const MAX_PAGES = 65536;
 /** Maximum bytes of a wasm32 memory (4 GiB). */
 export const MAX_BYTES: number = PAGE_BYTES * MAX_PAGES;
+/**
+ * Bytes below which the arena never allocates: room for the static data of
+ * any core build (each build's `heapBase()` is at most this), so that any
+ * backend can be bound to any arena's memory with `bindCore`.
+ */
+export const RESERVED_BYTES = 65536;
 
 /** Options of the {@link Arena} constructor. */
 export interface ArenaOptions {
@@ -108,7 +114,7 @@ export class Arena {
     this.backend = options.backend ?? "reference";
     this.exports = (options.bindFn ?? createReferenceExports)(this.memory);
     const heapBase = this.exports.heapBase() >>> 0;
-    this.#start = _alignUp(Math.max(heapBase, 16), 16);
+    this.#start = _alignUp(Math.max(heapBase, RESERVED_BYTES), 16);
     this.#top = this.#start;
     this.#clean = this.#start;
     if (this.#start > this.memory.buffer.byteLength) this.#ensure(this.#start);

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { Arena } from "./arena.ts";
+import { Arena, RESERVED_BYTES } from "./arena.ts";
 import type { CoreBackend, CoreExports } from "./exports.ts";
 import { createReferenceExports, invalidArgumentError } from "./reference.ts";
 import { decodeWasmBase64, RELAXED_WASM_BASE64, SIMD_WASM_BASE64 } from "./wasm_bytes.generated.ts";
@@ -130,9 +130,16 @@ function _module(backend: "simd" | "relaxed-simd", shared: boolean): WebAssembly
   return mod;
 }
 
+const _valid = new Map<string, boolean>();
+
 function _validates(backend: "simd" | "relaxed-simd"): boolean {
-  const bytes = _wasmBytes(backend, false);
-  return bytes.length > 0 && WebAssembly.validate(bytes);
+  let ok = _valid.get(backend);
+  if (ok === undefined) {
+    const bytes = _wasmBytes(backend, false);
+    ok = bytes.length > 0 && WebAssembly.validate(bytes);
+    _valid.set(backend, ok);
+  }
+  return ok;
 }
 
 /**
@@ -170,6 +177,12 @@ function _bind(
       },
     });
     const ex = instance.exports as Record<string, unknown>;
+    const heapBase = typeof ex.heapBase === "function" ? (ex.heapBase() as number) >>> 0 : 0;
+    if (heapBase > RESERVED_BYTES) {
+      throw new RangeError(
+        `the ${backend} core's static data ends at ${heapBase}, above the ${RESERVED_BYTES} bytes arenas reserve`,
+      );
+    }
     const core: Record<string, unknown> = {};
     for (const name of _EXPORT_NAMES) {
       if (typeof ex[name] !== "function") {
@@ -185,6 +198,10 @@ function _bind(
  * Bind the kernels of `backend` to an existing memory, without an arena: for
  * workers that receive a shared memory (and pointers) from the thread that
  * owns the {@link Arena}, or to run two backends on the same data.
+ *
+ * Instantiating a wasm build (re)writes its small read-only constant table
+ * below `heapBase()` with identical bytes; everything above belongs to the
+ * arena.
  *
  * @param memory A memory created by an Arena (maximum 65536 pages).
  * @param backend Which kernels (default "auto": the fastest available).

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Arena, MAX_BYTES } from "../core/arena.ts";
+import { Arena, MAX_BYTES, RESERVED_BYTES } from "../core/arena.ts";
 import type { CoreBackend, CoreExports } from "../core/exports.ts";
 import { FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "../core/exports.ts";
 import { availableBackends, loadCore } from "../core/load.ts";
@@ -146,7 +146,8 @@ for (const backend of BACKENDS) {
   Deno.test(`loadCore() picks backend ${backend} when asked`, { ignore }, () => {
     const arena = loadCore({ backend });
     assert.equal(arena.backend, backend);
-    assert.ok(arena.exports.heapBase() >= 0);
+    const heapBase = arena.exports.heapBase();
+    assert.ok(heapBase > 0 && heapBase <= RESERVED_BYTES, `heapBase ${heapBase}`);
   });
 
   Deno.test(`llRange() matches the reference [${backend}]`, { ignore }, async (t) => {
