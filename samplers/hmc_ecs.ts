@@ -15,7 +15,11 @@
  * Perturbed: log L̂ = ℓ̂ₘ − σ̂²ₘ/2 (eq. 12, {@link DifferenceEstimator}).
  * Signed: log|L̂| of the block-Poisson estimator (eq. 15,
  * {@link BlockPoissonEstimator}) with the sign recorded per draw; estimate
- * posterior expectations with {@link signCorrectedMeans} (eq. 17).
+ * posterior expectations with {@link signCorrectedMeans} (eq. 17). Use it with
+ * second-order control variates: for a fixed u, |L̂(θ)| has zeros where a
+ * mini-batch estimate crosses a and grows polynomially beyond them, and only
+ * the Gaussian factor exp(Σq) of order 2 keeps that region's mass negligible
+ * (with order 1 a chain drifts there and the signs cancel).
  *
  * Tuning (warmup only, §6.3): θ* from the MAP of a 1 % subset
  * ({@link subsetMap}), the chain starts at θ*, M⁻¹ starts at the subset's
