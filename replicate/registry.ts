@@ -10,11 +10,20 @@
 
 import type { Experiment } from "./experiment.ts";
 import { r0FullHmc } from "./r0_full_hmc.ts";
+import { r1HiggsTable2 } from "./r1_higgs_table2.ts";
+import { r3CostRatio } from "./r3_cost_ratio.ts";
+import { r5Scaling } from "./r5_scaling.ts";
+import { r6ControlVariates } from "./r6_control_variates.ts";
 import { r9NormalGamma } from "./r9_normal_gamma.ts";
 
 /** Every registered experiment, in report order. */
 export const EXPERIMENTS: readonly Experiment[] = [
   r0FullHmc,
+  // HMC-ECS (hmc-ecs_dang-2019.md).
+  r1HiggsTable2,
+  r3CostRatio,
+  r5Scaling,
+  r6ControlVariates,
   // Stochastic-gradient samplers (CCAdL, HMC-ECS §6.2).
   r9NormalGamma,
 ];
