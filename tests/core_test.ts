@@ -493,6 +493,37 @@ for (const backend of BACKENDS) {
     },
   );
 
+  Deno.test(`llRange() per-row values match the reference along an η grid [${backend}]`, {
+    ignore,
+  }, () => {
+    // elementwise relative 1e-12 (no normwise slack): checks exp, log1p, log Γ
+    const { arena, core, ref } = _setup(backend);
+    const n = 4001;
+    const x = arena.allocF64(n), y = arena.allocF64(n), th = arena.allocF64(1);
+    arena.writeF64(th, [1]);
+    const outs = Array.from({ length: 6 }, () => arena.allocF64(n));
+    const grids: [number, (i: number) => number, (i: number) => number][] = [
+      [FAMILY_LOGISTIC, (i) => -40 + (80 * i) / (n - 1), (i) => i % 2],
+      [FAMILY_POISSON, (i) => -30 + (60 * i) / (n - 1), (i) => i % 57],
+    ];
+    for (const [fam, eta, yy] of grids) {
+      arena.writeF64(x, Array.from({ length: n }, (_, i) => eta(i)));
+      arena.writeF64(y, Array.from({ length: n }, (_, i) => yy(i)));
+      core.llRange(fam, 0, x, y, 1, 0, n, th, 0, outs[0], outs[1], outs[2]);
+      ref.llRange(fam, 0, x, y, 1, 0, n, th, 0, outs[3], outs[4], outs[5]);
+      for (let o = 0; o < 3; o++) {
+        const a = arena.readF64(outs[o], n), b = arena.readF64(outs[o + 3], n);
+        for (let i = 0; i < n; i++) {
+          const tol = TOL * Math.abs(b[i]) + 1e-300;
+          assert.ok(
+            Math.abs(a[i] - b[i]) <= tol,
+            `family ${fam} output ${o} at η = ${eta(i)}, y = ${yy(i)}: ${a[i]} vs ${b[i]}`,
+          );
+        }
+      }
+    }
+  });
+
   Deno.test(`llRange() stays finite at extreme η [${backend}]`, { ignore }, () => {
     const arena = loadCore({ backend });
     const x = arena.allocF64(4), y = arena.allocF64(4), th = arena.allocF64(1);

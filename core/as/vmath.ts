@@ -62,6 +62,8 @@
 @inline const C_EIGHT = 46;
 // @ts-ignore: decorator
 @inline export const C_LOG_2PI = 47;
+// @ts-ignore: decorator
+@inline const C_SQRT2 = 48;
 
 const K: usize = memory.data<f64>([
   1.0,
@@ -112,6 +114,7 @@ const K: usize = memory.data<f64>([
   7.0,
   8.0,
   1.8378770664093453, // log 2π
+  1.4142135623730951, // √2
 ], 16);
 
 /** Constant `i` of the table on both lanes. */
@@ -204,6 +207,25 @@ const EXP_BIAS: v128 = i64x2(1023, 1023);
     i64x2(0x3FE6_A09E_0000_0000, 0x3FE6_A09E_0000_0000),
   );
   const f = f64x2.sub(m, kc(C_ONE));
+  const magic = kc(C_MAGIC);
+  const dk = f64x2.sub(i64x2.add(k, MAGIC_BITS), magic); // k → f64
+  return _vlogTail(f, dk);
+}
+
+/**
+ * log u on both lanes for u ∈ [1, 2] (1 + e^{−|η|} in the logistic family):
+ * the exponent split of vlog reduces to one comparison, k ∈ {0, 1}.
+ */
+// @ts-ignore: decorator
+@inline export function vlog12(u: v128): v128 {
+  const big = f64x2.ge(u, kc(C_SQRT2));
+  const m = v128.bitselect(f64x2.mul(u, kc(C_HALF)), u, big); // m ∈ [√½, √2)
+  return _vlogTail(f64x2.sub(m, kc(C_ONE)), v128.and(big, kc(C_ONE)));
+}
+
+/** log(1 + f) + k·ln 2 for f = m − 1, m ∈ [√½, √2) (fdlibm polynomial). */
+// @ts-ignore: decorator
+@inline function _vlogTail(f: v128, dk: v128): v128 {
   const hfsq = f64x2.mul(kc(C_HALF), f64x2.mul(f, f));
   const s = f64x2.div(f, f64x2.add(kc(C_TWO), f));
   const z = f64x2.mul(s, s);
@@ -214,8 +236,6 @@ const EXP_BIAS: v128 = i64x2(1023, 1023);
     madd(w, madd(w, madd(w, kc(C_LG1 + 6), kc(C_LG1 + 4)), kc(C_LG1 + 2)), kc(C_LG1)),
   );
   const R = f64x2.add(t2, t1);
-  const magic = kc(C_MAGIC);
-  const dk = f64x2.sub(i64x2.add(k, MAGIC_BITS), magic); // k → f64
   // s·(hfsq + R) + k·ln2_lo − hfsq + f + k·ln2_hi
   let r = madd(s, f64x2.add(hfsq, R), f64x2.mul(dk, kc(C_LN2_LO)));
   r = f64x2.add(f64x2.sub(r, hfsq), f);
@@ -230,7 +250,7 @@ const EXP_BIAS: v128 = i64x2(1023, 1023);
 // @ts-ignore: decorator
 @inline export function vlog1p(e: v128, u: v128, p: v128): v128 {
   const c = f64x2.sub(e, f64x2.sub(u, kc(C_ONE)));
-  return madd(c, p, vlog(u));
+  return madd(c, p, vlog12(u));
 }
 
 /**
