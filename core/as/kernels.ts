@@ -16,8 +16,11 @@
 // Row pairs: rows (i, i+1) are processed together: two dot products share the
 // θ loads, their η land in one f64x2 (lane 0 = row i, lane 1 = row i+1), the
 // family's ℓ, dℓ/dη, d²ℓ/dη² are evaluated for both lanes at once, and the
-// gradient update adds both rows' contributions in one pass over grad. An odd
-// last row and an odd last feature take scalar tails.
+// gradient update adds both rows' contributions in one pass over grad. The
+// row-streaming kernels take two pairs (four rows) per step so that one pair's
+// exp/log chain overlaps the other's, and fold all four rows into one pass over
+// grad (or hess); leftover pairs, an odd last row and an odd last feature take
+// shorter tails.
 //
 // Two builds come from this one source: `simd` (mul + add) and `relaxed`
 // (relaxed-simd FMA); vmath.ts `madd` switches on ASC_FEATURE_RELAXED_SIMD.
