@@ -4,13 +4,13 @@
  * Load the core, put data in it, build a model, run a sampler, diagnose:
  *
  * ```ts
- * import { gaussianLinearRegression, GlmModel, loadCore, runHmc, summarize } from "./mod.ts";
- * const arena = loadCore();
- * const { data } = gaussianLinearRegression(arena, { n: 500, d: 3, sigma: 1, seed: 1 });
- * const model = new GlmModel(data, { family: "gaussian", sigma: 1, priorScale: 10 });
- * const run = runHmc(model, { numWarmup: 200, numSamples: 200, numChains: 2, seed: 1 });
- * const rows = summarize(run.draws, run.parameterNames);
- * if (rows.length !== 3) throw new Error();
+ * import { GlmModel, higgsShaped, loadCore, runHmc, summarize } from "./mod.ts";
+ * const arena = loadCore(); // picks relaxed-SIMD, SIMD or the TypeScript reference
+ * const { data } = higgsShaped(arena, { n: 2_000, seed: 1 });
+ * const model = new GlmModel(data, { family: "logistic", priorScale: 10 });
+ * const run = runHmc(model, { numWarmup: 200, numSamples: 200, numChains: 1, seed: 1 });
+ * const rows = summarize(run.draws, model.parameterNames);
+ * if (rows.length !== 30) throw new Error();
  * ```
  *
  * @module
