@@ -261,6 +261,7 @@ export async function runReplicate(
         info: { ...info, wallSeconds: (performance.now() - t0) / 1000 },
       });
       if (isLast) {
+        for (const w of written.warnings) stderr(`replicate: warning: ${w}`);
         for (const p of written.problems) stderr(`replicate: ${p}`);
         if (written.problems.length > 0) failed++;
         stderr(`replicate: report written to ${written.markdownPath} and ${written.htmlPath}`);

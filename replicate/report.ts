@@ -75,8 +75,18 @@ export interface WriteReportOptions {
   /** Run-level information. */
   info: ReportInfo;
   /** Figure renderer (default {@link renderSvg}); tests may substitute one. */
-  renderFn?: (spec: Record<string, unknown>, idPrefix: string) => Promise<string>;
+  renderFn?: RenderFn;
 }
+
+/**
+ * Renders one figure spec to SVG markup; `onWarning` receives the renderer's
+ * warnings (e.g. an infinite extent from a field that is missing).
+ */
+export type RenderFn = (
+  spec: Record<string, unknown>,
+  idPrefix: string,
+  onWarning: (message: string) => void,
+) => Promise<string>;
 
 /** What {@link writeReport} wrote. */
 export interface WrittenReport {
@@ -88,6 +98,8 @@ export interface WrittenReport {
   readonly files: readonly string[];
   /** Problems met while writing (figures that failed to render); empty if none. */
   readonly problems: readonly string[];
+  /** Renderer warnings per figure ("experiment: figure: message"), each once. */
+  readonly warnings: readonly string[];
 }
 
 const _SAFE_NAME = /^[A-Za-z0-9_-]+$/;
@@ -203,26 +215,33 @@ export function validateResult(result: ExperimentResult, experimentName: string)
  */
 const _svgCache = new WeakMap<
   object,
-  { renderFn: unknown; idPrefix: string; svg: Promise<string> }
+  { renderFn: unknown; idPrefix: string; svg: Promise<string>; warnings: string[] }
 >();
 
 async function _renderFigures(
   outcomes: readonly ExperimentOutcome[],
-  renderFn: (spec: Record<string, unknown>, idPrefix: string) => Promise<string>,
-): Promise<Map<ResultFigure, { svg?: string; error?: string }>> {
-  const out = new Map<ResultFigure, { svg?: string; error?: string }>();
+  renderFn: RenderFn,
+): Promise<Map<ResultFigure, { svg?: string; error?: string; warnings: string[] }>> {
+  const out = new Map<ResultFigure, { svg?: string; error?: string; warnings: string[] }>();
   for (const o of outcomes) {
     for (const figure of o.result?.figures ?? []) {
       const idPrefix = `${o.name}-${figure.name}-`;
       let cached = _svgCache.get(figure.spec);
       if (cached === undefined || cached.renderFn !== renderFn || cached.idPrefix !== idPrefix) {
-        cached = { renderFn, idPrefix, svg: renderFn(figure.spec, idPrefix) };
+        const warnings: string[] = [];
+        const svg = renderFn(figure.spec, idPrefix, (m) => {
+          if (!warnings.includes(m)) warnings.push(m);
+        });
+        cached = { renderFn, idPrefix, svg, warnings };
         _svgCache.set(figure.spec, cached);
       }
       try {
-        out.set(figure, { svg: await cached.svg });
+        out.set(figure, { svg: await cached.svg, warnings: cached.warnings });
       } catch (e) {
-        out.set(figure, { error: e instanceof Error ? e.message : String(e) });
+        out.set(figure, {
+          error: e instanceof Error ? e.message : String(e),
+          warnings: cached.warnings,
+        });
       }
     }
   }
@@ -267,6 +286,7 @@ export async function writeReport(
   await Deno.mkdir(outDir, { recursive: true });
   const files: string[] = [];
   const problems: string[] = [];
+  const warnings: string[] = [];
   const write = async (name: string, text: string) => {
     const path = _join(outDir, name);
     await Deno.writeTextFile(path, text);
@@ -280,6 +300,7 @@ export async function writeReport(
     }
     for (const figure of o.result?.figures ?? []) {
       const r = svgs.get(figure)!;
+      for (const w of r.warnings) warnings.push(`${o.name}: figure "${figure.name}": ${w}`);
       if (r.svg !== undefined) await write(`${o.name}_${figure.name}.svg`, r.svg);
       else problems.push(`${o.name}: figure "${figure.name}" could not be rendered: ${r.error}`);
     }
@@ -291,11 +312,16 @@ export async function writeReport(
     htmlPath: _join(outDir, "report.html"),
     files,
     problems,
+    warnings,
   };
 }
 
-function _defaultRender(spec: Record<string, unknown>, idPrefix: string): Promise<string> {
-  return renderSvg(spec, { idPrefix });
+function _defaultRender(
+  spec: Record<string, unknown>,
+  idPrefix: string,
+  onWarning: (message: string) => void,
+): Promise<string> {
+  return renderSvg(spec, { idPrefix, onWarning });
 }
 
 /** Rendered figures: SVG markup, or why rendering failed, per figure. */

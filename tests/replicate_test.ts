@@ -240,6 +240,29 @@ Deno.test("writeReport() writes Markdown, HTML, CSV and SVG files", async (t) =>
       assert.match(html, /<td class="num">1\.235<\/td>/);
       assert.match(html, /This experiment failed: RangeError: stepSize must be positive/);
     });
+    await t.step("renderer warnings are collected per figure", async () => {
+      const result = {
+        ..._fakeResult(),
+        tables: [],
+        figures: [{
+          name: "bad",
+          caption: "c",
+          spec: {
+            ..._SCATTER,
+            encoding: { x: { field: "missing", type: "quantitative" } },
+          },
+        }],
+      };
+      const r = await writeReport([{ ...outcomes[0], result }], {
+        outDir: `${dir}/warn`,
+        info: { date: new Date(0), commandLine: "x", quick: true, seed: 1, machine: machineInfo() },
+      });
+      assert.deepEqual(r.problems, []);
+      assert.ok(
+        r.warnings.some((w) => /^fake: figure "bad": .*missing/.test(w)),
+        r.warnings.join("\n"),
+      );
+    });
     await t.step("a figure that fails to render is a problem, not a crash", async () => {
       const r = await writeReport([outcomes[0]], {
         outDir: `${dir}/bad`,
