@@ -15,6 +15,7 @@ import { r3CostRatio } from "./r3_cost_ratio.ts";
 import { r5Scaling } from "./r5_scaling.ts";
 import { r6ControlVariates } from "./r6_control_variates.ts";
 import { r9NormalGamma } from "./r9_normal_gamma.ts";
+import { r10MnistLogistic } from "./r10_mnist_logistic.ts";
 
 /** Every registered experiment, in report order. */
 export const EXPERIMENTS: readonly Experiment[] = [
@@ -26,6 +27,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
   r6ControlVariates,
   // Stochastic-gradient samplers (CCAdL, HMC-ECS §6.2).
   r9NormalGamma,
+  r10MnistLogistic,
 ];
 
 /**
