@@ -1,0 +1,171 @@
+/**
+ * Helpers shared by the diagnostics: input checks (every public function
+ * validates its arguments here, so the error messages read the same
+ * everywhere: they name the argument, say what was expected and show what was
+ * received), moments, pooling and binary search in sorted arrays.
+ *
+ * @module
+ */
+
+/** Short description of a received value for error messages. */
+export function _describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+  if (typeof value === "object") return "an object";
+  return `${typeof value} ${String(value)}`;
+}
+
+function _isArrayLike(value: unknown): value is ArrayLike<unknown> {
+  return value !== null && typeof value === "object" &&
+    typeof (value as { length?: unknown }).length === "number";
+}
+
+/**
+ * Checks that `x` is an array of finite numbers with at least `minLength`
+ * entries and returns a Float64Array copy (the callers may then modify it).
+ */
+export function _chain(x: unknown, name: string, minLength: number): Float64Array {
+  if (!_isArrayLike(x)) {
+    throw new TypeError(`${name} must be an array of numbers, got ${_describe(x)}`);
+  }
+  const n = x.length;
+  if (n < minLength) {
+    throw new RangeError(`${name} must have at least ${minLength} values, got ${n}`);
+  }
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = x[i];
+    if (typeof v !== "number") {
+      throw new TypeError(`${name}[${i}] must be a number, got ${_describe(v)}`);
+    }
+    if (!Number.isFinite(v)) {
+      throw new RangeError(`${name}[${i}] must be finite, got ${v}`);
+    }
+    out[i] = v;
+  }
+  return out;
+}
+
+/**
+ * Checks that `chains` is a non-empty array of equally long chains of finite
+ * numbers, each with at least `minLength` draws, and returns Float64Array
+ * copies.
+ */
+export function _chains(chains: unknown, name: string, minLength: number): Float64Array[] {
+  if (!Array.isArray(chains)) {
+    throw new TypeError(
+      `${name} must be an array of chains (arrays of numbers), got ${_describe(chains)}`,
+    );
+  }
+  if (chains.length === 0) {
+    throw new RangeError(`${name} must contain at least 1 chain, got 0`);
+  }
+  const out: Float64Array[] = [];
+  for (let c = 0; c < chains.length; c++) {
+    const chain = _chain(chains[c], `${name}[${c}]`, minLength);
+    if (c > 0 && chain.length !== out[0].length) {
+      throw new RangeError(
+        `all chains in ${name} must have the same length, got ${
+          out[0].length
+        } for ${name}[0] and ${chain.length} for ${name}[${c}]`,
+      );
+    }
+    out.push(chain);
+  }
+  return out;
+}
+
+/** Checks a probability in [0, 1]. */
+export function _probability(p: unknown, name: string): number {
+  if (typeof p !== "number") {
+    throw new TypeError(`${name} must be a number, got ${_describe(p)}`);
+  }
+  if (!(p >= 0 && p <= 1)) {
+    throw new RangeError(`${name} must be in [0, 1], got ${p}`);
+  }
+  return p;
+}
+
+/** Checks a probability in the open interval (0, 1). */
+export function _openProbability(p: unknown, name: string): number {
+  if (typeof p !== "number") {
+    throw new TypeError(`${name} must be a number, got ${_describe(p)}`);
+  }
+  if (!(p > 0 && p < 1)) {
+    throw new RangeError(`${name} must be in (0, 1), got ${p}`);
+  }
+  return p;
+}
+
+/** Checks a positive finite number. */
+export function _positive(v: unknown, name: string): number {
+  if (typeof v !== "number") {
+    throw new TypeError(`${name} must be a number, got ${_describe(v)}`);
+  }
+  if (!(v > 0 && Number.isFinite(v))) {
+    throw new RangeError(`${name} must be positive and finite, got ${v}`);
+  }
+  return v;
+}
+
+/** Checks an integer no smaller than `min`. */
+export function _integer(v: unknown, name: string, min: number): number {
+  if (typeof v !== "number") {
+    throw new TypeError(`${name} must be a number, got ${_describe(v)}`);
+  }
+  if (!Number.isInteger(v) || v < min) {
+    throw new RangeError(`${name} must be an integer of at least ${min}, got ${v}`);
+  }
+  return v;
+}
+
+/** Arithmetic mean. */
+export function _mean(x: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i];
+  return s / x.length;
+}
+
+/** Sample variance with denominator n − 1 (two-pass). */
+export function _variance(x: ArrayLike<number>): number {
+  const m = _mean(x);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const d = x[i] - m;
+    s += d * d;
+  }
+  return s / (x.length - 1);
+}
+
+/** Concatenates chains into one array of all draws. */
+export function _pool(chains: readonly Float64Array[]): Float64Array {
+  const n = chains[0].length;
+  const out = new Float64Array(chains.length * n);
+  for (let c = 0; c < chains.length; c++) out.set(chains[c], c * n);
+  return out;
+}
+
+/** Index of the first element of `sorted` that is ≥ v (count of values < v). */
+export function _lowerBound(sorted: Float64Array, v: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first element of `sorted` that is > v (count of values ≤ v). */
+export function _upperBound(sorted: Float64Array, v: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
