@@ -135,8 +135,8 @@ function _sampler(
 
 /** Run R9. */
 async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
-  const numSamples = ctx.quick ? 100_000 : 1_000_000;
-  const numWarmup = ctx.quick ? 10_000 : 100_000;
+  const numSamples = ctx.quick ? 50_000 : 1_000_000;
+  const numWarmup = ctx.quick ? 5_000 : 100_000;
   const x = new Rng(ctx.seed).stream(9).fillNormal(new Float64Array(100));
   const model = new NormalGammaModel(x);
   const mom = model.posteriorMoments();
