@@ -20,6 +20,21 @@
 export * as hmc from "./hmc.ts";
 export * as rwmh from "./rwmh.ts";
 export * as dualAveraging from "./dual_averaging.ts";
+export * as sgld from "./sgld.ts";
+export * as sghmc from "./sghmc.ts";
+export * as sgnht from "./sgnht.ts";
+export * as ccadl from "./ccadl.ts";
+export {
+  checkPositive,
+  checkSgParams,
+  kineticTemperature,
+  reflectIntoBounds,
+  type SgBaseParams,
+} from "./sg_common.ts";
+export type { SgldInfo, SgldParams, SgldState } from "./sgld.ts";
+export type { SghmcInfo, SghmcParams, SghmcState } from "./sghmc.ts";
+export type { SgnhtInfo, SgnhtParams, SgnhtState } from "./sgnht.ts";
+export type { CcadlInfo, CcadlParams, CcadlState } from "./ccadl.ts";
 export * from "./integrators.ts";
 export * from "./metric.ts";
 export * from "./linalg.ts";
