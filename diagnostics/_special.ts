@@ -106,23 +106,17 @@ function _acklamLower(p: number): number {
 
 /**
  * Standard normal quantile Φ⁻¹(p) for p in (0, 1); ±Infinity at 0 and 1.
- * Acklam's approximation refined by Halley steps on Φ(x) − p (one step
- * already reaches double precision; a second runs only if the first moved).
+ * Acklam's approximation refined by one Halley step on Φ(x) − p: the step's
+ * cubic convergence takes a relative error of 1.15e−9 below round-off.
  */
 export function _normalQuantile(p: number): number {
   if (p <= 0) return -Infinity;
   if (p >= 1) return Infinity;
   if (p > 0.5) return -_normalQuantile(1 - p);
   if (p === 0.5) return 0;
-  let x = _acklamLower(p);
-  for (let i = 0; i < 4; i++) {
-    const e = _normalCdf(x) - p;
-    const u = e * SQRT_2PI * Math.exp(0.5 * x * x);
-    const step = u / (1 + 0.5 * x * u);
-    x -= step;
-    if (Math.abs(step) <= 1e-9 * Math.max(1, Math.abs(x))) break;
-  }
-  return x;
+  const x = _acklamLower(p);
+  const u = (_normalCdf(x) - p) * SQRT_2PI * Math.exp(0.5 * x * x);
+  return x - u / (1 + 0.5 * x * u);
 }
 
 /** log Γ(x) for x > 0. */

@@ -97,9 +97,15 @@ export function _ess(chains: readonly Float64Array[]): number {
   return total / tau;
 }
 
-/** posterior's `.ess_quantile` on validated chains. */
-export function _essQuantile(chains: readonly Float64Array[], p: number): number {
-  const sorted = _pool(chains).sort();
+/**
+ * posterior's `.ess_quantile` on validated chains; `sorted` (all draws in
+ * ascending order) may be passed when the caller already has it.
+ */
+export function _essQuantile(
+  chains: readonly Float64Array[],
+  p: number,
+  sorted: Float64Array = _pool(chains).sort(),
+): number {
   const prob = p === 1 ? (sorted.length - 0.5) / sorted.length : p;
   const q = _quantileSorted(sorted, prob);
   return _ess(_splitChains(_indicator(chains, q)));
@@ -237,7 +243,8 @@ export function essTail(chains: readonly ArrayLike<number>[]): number {
 
 /** Tail-ESS of validated chains. */
 export function _essTail(chains: readonly Float64Array[]): number {
-  return Math.min(_essQuantile(chains, 0.05), _essQuantile(chains, 0.95));
+  const sorted = _pool(chains).sort();
+  return Math.min(_essQuantile(chains, 0.05, sorted), _essQuantile(chains, 0.95, sorted));
 }
 
 /**

@@ -82,11 +82,11 @@ export function _mcseMean(chains: readonly Float64Array[]): number {
 export function mcseQuantile(chains: readonly ArrayLike<number>[], p: number): number {
   _probability(p, "p");
   const valid = _chains(chains, "chains", _MIN_SPLIT_DRAWS);
-  const ess = _essQuantile(valid, p);
+  const sorted = _pool(valid).sort();
+  const ess = _essQuantile(valid, p, sorted);
   if (Number.isNaN(ess)) return NaN;
   const a = ess * p + 1;
   const b = ess * (1 - p) + 1;
-  const sorted = _pool(valid).sort();
   const total = sorted.length;
   const lo = Math.max(Math.floor(_betaQuantile(ONE_SD_INTERVAL[0], a, b) * total), 1);
   const hi = Math.min(Math.ceil(_betaQuantile(ONE_SD_INTERVAL[1], a, b) * total), total);
