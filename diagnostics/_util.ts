@@ -31,7 +31,8 @@ export function _chain(x: unknown, name: string, minLength: number): Float64Arra
   }
   const n = x.length;
   if (n < minLength) {
-    throw new RangeError(`${name} must have at least ${minLength} values, got ${n}`);
+    const noun = minLength === 1 ? "value" : "values";
+    throw new RangeError(`${name} must have at least ${minLength} ${noun}, got ${n}`);
   }
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {

@@ -176,7 +176,9 @@ function _maxLag(options: AutocovarianceOptions, n: number): number {
  * Autocovariance of one chain at every lag, computed with an FFT.
  *
  * Uses the biased estimator (divisor n rather than n − t), which Geyer (1992)
- * recommends because it keeps the sequence positive definite.
+ * recommends because it keeps the sequence positive definite. When `maxLag`
+ * is small (below about 4·log₂ of the FFT length) the direct sum is cheaper
+ * and is used instead; both agree to round-off.
  *
  * References: Geyer (1992) Statistical Science 7(4) §3.1; Vehtari et al.
  * (2021) Bayesian Analysis 16(2) §3.2.

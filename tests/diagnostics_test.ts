@@ -219,7 +219,7 @@ Deno.test("quantile() and quantiles()", async (t) => {
     });
     assert.throws(() => quantile([], 0.5), {
       name: "RangeError",
-      message: /x must have at least 1 values, got 0/,
+      message: /x must have at least 1 value, got 0/,
     });
     assert.throws(() => quantiles(x, [0.5, -0.1]), {
       name: "RangeError",
@@ -746,7 +746,7 @@ Deno.test("kde() and silvermanBandwidth()", async (t) => {
   await t.step("kde() rejects bad input", () => {
     assert.throws(() => kde([]), {
       name: "RangeError",
-      message: /x must have at least 1 values, got 0/,
+      message: /x must have at least 1 value, got 0/,
     });
     assert.throws(() => kde([1, NaN]), {
       name: "RangeError",
