@@ -48,9 +48,9 @@ export function _ess(chains: readonly Float64Array[]): number {
   if (n < 3 || _isConstant(chains)) return NaN;
   const acovMeans = new Float64Array(n);
   const chainMeans = new Float64Array(m);
-  // A constant chain has zero autocovariance at every lag (posterior sets
-  // these exactly; the FFT would leave round-off).
-  const varying = chains.filter((chain) => !_isConstant([chain]));
+  // A chain whose draws are all equal has zero autocovariance at every lag
+  // (posterior sets these exactly; the FFT would leave round-off).
+  const varying = chains.filter((chain) => chain.some((v) => v !== chain[0]));
   for (const acov of _autocovariances(varying)) {
     for (let t = 0; t < n; t++) acovMeans[t] += acov[t] / m;
   }
@@ -177,12 +177,7 @@ export function essBasic(
  * ```
  */
 export function essBulk(chains: readonly ArrayLike<number>[]): number {
-  return _essBulk(_chains(chains, "chains", _MIN_SPLIT_DRAWS));
-}
-
-/** Bulk-ESS of validated chains. */
-export function _essBulk(chains: readonly Float64Array[]): number {
-  return _ess(_zScale(_splitChains(chains)));
+  return _ess(_zScale(_splitChains(_chains(chains, "chains", _MIN_SPLIT_DRAWS))));
 }
 
 /**
@@ -241,9 +236,11 @@ export function essTail(chains: readonly ArrayLike<number>[]): number {
   return _essTail(_chains(chains, "chains", _MIN_SPLIT_DRAWS));
 }
 
-/** Tail-ESS of validated chains. */
-export function _essTail(chains: readonly Float64Array[]): number {
-  const sorted = _pool(chains).sort();
+/** Tail-ESS of validated chains (`sorted`: all draws ascending, if at hand). */
+export function _essTail(
+  chains: readonly Float64Array[],
+  sorted: Float64Array = _pool(chains).sort(),
+): number {
   return Math.min(_essQuantile(chains, 0.05, sorted), _essQuantile(chains, 0.95, sorted));
 }
 

@@ -101,9 +101,15 @@ export function rhat(chains: readonly ArrayLike<number>[]): number {
   return _rhatRank(_chains(chains, "chains", 4));
 }
 
-/** Improved (rank-normalised, folded) R̂ of validated chains. */
-export function _rhatRank(chains: readonly Float64Array[]): number {
-  const bulk = _rhat(_zScale(_splitChains(chains)));
+/**
+ * Improved (rank-normalised, folded) R̂ of validated chains; `zSplit`, the
+ * rank-normalised split chains, may be passed when the caller has them.
+ */
+export function _rhatRank(
+  chains: readonly Float64Array[],
+  zSplit: readonly Float64Array[] = _zScale(_splitChains(chains)),
+): number {
+  const bulk = _rhat(zSplit);
   const tail = _rhat(_zScale(_splitChains(_fold(chains))));
   return Math.max(bulk, tail);
 }

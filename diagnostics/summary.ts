@@ -13,7 +13,8 @@
  */
 
 import { _chain, _describe, _integer, _mean, _pool, _variance } from "./_util.ts";
-import { _essBulk, _essTail, _MIN_SPLIT_DRAWS } from "./ess.ts";
+import { _splitChains, _zScale } from "./_chains.ts";
+import { _ess, _essTail, _MIN_SPLIT_DRAWS } from "./ess.ts";
 import { _mcseMean } from "./mcse.ts";
 import { _quantileSorted } from "./quantile.ts";
 import { _rhatRank } from "./rhat.ts";
@@ -139,6 +140,7 @@ export function summarize(
     }
     const pooled = _pool(chains);
     const sorted = Float64Array.from(pooled).sort();
+    const zSplit = _zScale(_splitChains(chains)); // shared by bulk-ESS and R̂
     rows.push({
       name: names === undefined ? `theta[${j}]` : String(names[j]),
       mean: _mean(pooled),
@@ -146,9 +148,9 @@ export function summarize(
       q5: _quantileSorted(sorted, 0.05),
       q50: _quantileSorted(sorted, 0.5),
       q95: _quantileSorted(sorted, 0.95),
-      essBulk: _essBulk(chains),
-      essTail: _essTail(chains),
-      rhat: _rhatRank(chains),
+      essBulk: _ess(zSplit),
+      essTail: _essTail(chains, sorted),
+      rhat: _rhatRank(chains, zSplit),
       mcseMean: _mcseMean(chains),
     });
   }
