@@ -50,15 +50,7 @@ export * from "./models/gaussian_target.ts";
 export * from "./models/normal_gamma.ts";
 
 // subsampling/
-export * from "./subsampling/gradient_estimators.ts";
-export * from "./subsampling/gradient_covariance.ts";
-export {
-  ControlVariates,
-  CV_STRIDE,
-  GatheredRows,
-  type RowRange,
-  type TaylorOrder,
-} from "./subsampling/control_variates.ts";
+export * from "./subsampling/mod.ts";
 
 // samplers/
 export * from "./samplers/mod.ts";

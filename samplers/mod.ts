@@ -44,6 +44,7 @@ export * from "./scale_adaptation.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";
 export * from "./run_rwmh.ts";
+export * from "./hmc_ecs.ts";
 // Types the API mentions, re-exported flat so that documentation tools see them.
 export type { HmcInfo, HmcParams, HmcState } from "./hmc.ts";
 export type { LogDensityFn, RwmhInfo, RwmhParams, RwmhState } from "./rwmh.ts";

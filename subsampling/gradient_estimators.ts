@@ -107,7 +107,7 @@ export interface MinibatchOptions {
 }
 
 /** Options of {@link controlVariateGradient}. */
-export interface ControlVariateOptions extends MinibatchOptions {
+export interface ControlVariateGradientOptions extends MinibatchOptions {
   /**
    * For a {@link GlmModel}: Taylor control variates of order 0, 1 or 2 centred
    * at θ* (shared with HMC-ECS; re-centring them is picked up automatically).
@@ -422,7 +422,7 @@ class _ControlVariateEstimator extends _SubsampleEstimator {
   readonly #starPerRow: Float64Array | null = null;
   readonly #cvGrad: Float64Array;
 
-  constructor(model: DataModel, options: ControlVariateOptions) {
+  constructor(model: DataModel, options: ControlVariateGradientOptions) {
     super(model, options);
     const d = this.dim;
     this.#cvGrad = new Float64Array(d);
@@ -603,7 +603,7 @@ export function minibatchGradient(model: DataModel, options: MinibatchOptions): 
  */
 export function controlVariateGradient(
   model: DataModel,
-  options: ControlVariateOptions,
+  options: ControlVariateGradientOptions,
 ): GradientEstimator {
   return new _ControlVariateEstimator(model, options);
 }

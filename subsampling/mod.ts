@@ -1,0 +1,18 @@
+/**
+ * Likelihood and gradient estimators from data subsamples: Taylor control
+ * variates, the difference estimator and its bias-corrected likelihood, the
+ * block-Poisson estimator, block-updated subsample state, their tuning, and
+ * the stochastic-gradient estimators with per-row gradient covariance.
+ *
+ * References: Dang et al. (2019), §4–5; Quiroz et al. (2019, 2018b);
+ * Shang et al. (2015), eqs. 16–19.
+ *
+ * @module
+ */
+export * from "./control_variates.ts";
+export * from "./difference_estimator.ts";
+export * from "./block_poisson.ts";
+export * from "./subsample_state.ts";
+export * from "./tuning.ts";
+export * from "./gradient_estimators.ts";
+export * from "./gradient_covariance.ts";
