@@ -63,6 +63,16 @@ Options:
   --no-intercept      do not prepend an intercept column
   --f32               store X as f32 (half the memory; f64 accumulation)
   --thin N            keep every N-th draw (default 1)
+
+  Subsampling samplers (hmc-ecs, hmc-ecs-signed, sgld, sghmc, sgnht, ccadl):
+  --cv-order K        Taylor order of the control variates: 0 | 1 | 2 | none (default 2)
+  --step-size E       step size (required for sgld, sghmc, sgnht, ccadl)
+  --batch-size M      minibatch size of the stochastic-gradient samplers
+                      (default max(100, n/100))
+  --num-steps L       leapfrog steps per SG-HMC iteration (default 1)
+  --friction C        friction of SG-HMC, SGNHT and CCAdL (default 1)
+                      (SGNHT and CCAdL thermostats relax slowly: a burn-in of
+                      several thousand iterations is usually needed)
   --quiet             no progress bar
   -h, --help          this help`;
 
@@ -150,6 +160,11 @@ async function _sample(args: string[]): Promise<number> {
     "no-intercept": { type: "boolean" },
     f32: { type: "boolean" },
     thin: { type: "string" },
+    "cv-order": { type: "string" },
+    "step-size": { type: "string" },
+    "batch-size": { type: "string" },
+    "num-steps": { type: "string" },
+    friction: { type: "string" },
     quiet: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   });
@@ -217,7 +232,20 @@ async function _sample(args: string[]): Promise<number> {
   } else if (sampler === "rwmh") {
     result = runRwmh(model, common);
   } else {
-    const out = runCliSampler(sampler, model, common);
+    const cvOrder = (values["cv-order"] as string | undefined) ?? "2";
+    if (!["0", "1", "2", "none"].includes(cvOrder)) {
+      throw new CliUsageError(`--cv-order must be 0, 1, 2 or none, got ${JSON.stringify(cvOrder)}`);
+    }
+    const batch = values["batch-size"] as string | undefined;
+    const steps = values["num-steps"] as string | undefined;
+    const out = runCliSampler(sampler, model, {
+      ...common,
+      controlVariates: cvOrder === "none" ? "none" : (Number(cvOrder) as 0 | 1 | 2),
+      stepSize: _num(values["step-size"] as string | undefined, "step-size"),
+      batchSize: batch === undefined ? undefined : _int(batch, "batch-size", 0, 2),
+      numIntegrationSteps: steps === undefined ? undefined : _int(steps, "num-steps", 1, 1),
+      friction: _num(values.friction as string | undefined, "friction"),
+    });
     result = out.result;
     extra = out.extra;
   }

@@ -77,6 +77,32 @@ Deno.test("main() sample then summary on a CSV", async (t) => {
     ]);
     assert.equal(r.code, 0, r.err);
   });
+  await t.step("a stochastic-gradient sampler runs with --step-size", async () => {
+    const r = await _run([
+      "sample",
+      "--family",
+      "logistic",
+      "--data",
+      csv,
+      "--response",
+      "y",
+      "--sampler",
+      "sgld",
+      "--step-size",
+      "1e-3",
+      "--batch-size",
+      "20",
+      "--samples",
+      "50",
+      "--warmup",
+      "50",
+      "--chains",
+      "1",
+      "--quiet",
+    ]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /^sgld: 1 chain/m);
+  });
   await Deno.remove(dir, { recursive: true });
 });
 
@@ -84,6 +110,10 @@ Deno.test("main() reports bad input as one line with a non-zero exit", async (t)
   const dir = await Deno.makeTempDir();
   const bad = `${dir}/bad.csv`;
   await Deno.writeTextFile(bad, "x,y\n1,0\nabc,1\n");
+  await Deno.writeTextFile(
+    `${dir}/good.csv`,
+    "x,y\n" + Array.from({ length: 300 }, (_, i) => `${Math.sin(i)},${i % 2}`).join("\n"),
+  );
   const cases: [string, string[], number, RegExp][] = [
     ["no command", [], 2, /^$/],
     ["unknown command", ["fit"], 2, /unknown command "fit"/],
@@ -101,6 +131,40 @@ Deno.test("main() reports bad input as one line with a non-zero exit", async (t)
       /--samples .* got "-3"/,
     ],
     ["negative value without =", ["sample", "--samples", "-3"], 2, /write --samples=VALUE/],
+    [
+      "sgld without a step size",
+      [
+        "sample",
+        "--family",
+        "logistic",
+        "--data",
+        bad.replace("bad", "good"),
+        "--response",
+        "y",
+        "--sampler",
+        "sgld",
+      ],
+      1,
+      /needs a positive step size/,
+    ],
+    [
+      "bad cv order",
+      [
+        "sample",
+        "--family",
+        "logistic",
+        "--data",
+        bad.replace("bad", "good"),
+        "--response",
+        "y",
+        "--sampler",
+        "sgld",
+        "--cv-order",
+        "3",
+      ],
+      2,
+      /--cv-order must be 0, 1, 2 or none, got "3"/,
+    ],
     ["unknown flag", ["sample", "--frobnicate"], 2, /frobnicate/],
     [
       "gaussian without sigma",
