@@ -1,0 +1,522 @@
+/**
+ * R2 — HMC-ECS Table 1 and Figs. 1–3 on HIGGS-shaped data: relative
+ * computational time (RCT) of signed HMC-ECS, SG-HMC and SGLD (with and
+ * without second-order control variates) against perturbed HMC-ECS, the bias
+ * of every method's posterior moments against full-data HMC, and the ROC
+ * curve on held-out rows.
+ *
+ * Data: logistic regression, 29 standard-normal covariates + intercept
+ * (`higgsShaped`), prior N(0, 10²) per coefficient, X stored as f32.
+ * θ* and every method's starting point: the posterior mean of HMC on 1 % of
+ * the rows (§6.5). The pipeline and the cost conventions are in
+ * `rct_common.ts`.
+ *
+ * References: Dang et al. (2019), §6.2–6.5, Tables 1–2, Figs. 1–3.
+ *
+ * @module
+ */
+import { loadCore } from "../core/load.ts";
+import { freeGlmData } from "../data/dataset.ts";
+import { higgsShaped } from "../data/synthetic.ts";
+import { rocAuc, rocCurve } from "../diagnostics/mod.ts";
+import { GlmModel, type GlmOptions } from "../models/glm.ts";
+import { Rng } from "../random/rng.ts";
+import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } from "./experiment.ts";
+import { VEGA_LITE_SCHEMA } from "./figures.ts";
+import { formatNumber } from "./format.ts";
+import {
+  BIAS_COLUMNS,
+  biasRows,
+  type ComparisonConfig,
+  type ComparisonOutcome,
+  densityGridSpec,
+  GRID_COLUMNS,
+  gridRows,
+  type MethodOutcome,
+  momentErrors,
+  momentScatterSpec,
+  predictiveMean,
+  rctOf,
+  rctSamplingOnly,
+  runComparison,
+  type SgVariant,
+  thinEvenly,
+  timingRows,
+} from "./rct_common.ts";
+
+interface _Settings {
+  n: number;
+  numTest: number;
+  comparison: Omit<ComparisonConfig, "seed" | "sgVariants">;
+  predictiveDraws: number;
+}
+
+const _FULL: _Settings = {
+  n: 1_000_000,
+  numTest: 200_000,
+  predictiveDraws: 100,
+  comparison: {
+    numWarmup: 1000,
+    numSamples: 2000,
+    updateEvery: 200,
+    reference: { numWarmup: 150, numSamples: 1000 },
+    subset: { fraction: 0.01, minRows: 1000, numWarmup: 400, numSamples: 600 },
+    sgBurnIn: 500,
+    sghmcGrid: [0.01, 0.03, 0.06, 0.15, 0.4],
+    sgldGrid: [0.01, 0.03, 0.1, 0.3, 1, 3],
+  },
+};
+
+const _QUICK: _Settings = {
+  n: 20_000,
+  numTest: 5_000,
+  predictiveDraws: 50,
+  comparison: {
+    numWarmup: 300,
+    numSamples: 500,
+    updateEvery: 100,
+    reference: { numWarmup: 100, numSamples: 500 },
+    subset: { fraction: 0.01, minRows: 1000, numWarmup: 200, numSamples: 300 },
+    sgBurnIn: 100,
+    sghmcGrid: [0.03, 0.1, 0.3],
+    sgldGrid: [0.03, 0.3, 3],
+  },
+};
+
+const _VARIANTS: readonly SgVariant[] = [
+  {
+    key: "sghmc_cv",
+    label: "SG-HMC (CV, L = 1.2/ε)",
+    kind: "sghmc",
+    controlVariates: true,
+    steps: "trajectory",
+  },
+  {
+    key: "sghmc_cv_matched",
+    label: "SG-HMC (CV, L matched)",
+    kind: "sghmc",
+    controlVariates: true,
+    steps: "matched",
+    stepSizeFrom: "sghmc_cv",
+  },
+  {
+    key: "sghmc_mb",
+    label: "SG-HMC (no CV, L = 1.2/ε)",
+    kind: "sghmc",
+    controlVariates: false,
+    steps: "trajectory",
+  },
+  {
+    key: "sghmc_mb_matched",
+    label: "SG-HMC (no CV, L matched)",
+    kind: "sghmc",
+    controlVariates: false,
+    steps: "matched",
+    stepSizeFrom: "sghmc_mb",
+  },
+  { key: "sgld_cv", label: "SGLD (CV)", kind: "sgld", controlVariates: true },
+  { key: "sgld_mb", label: "SGLD (no CV)", kind: "sgld", controlVariates: false },
+];
+
+/** Table 1 of the paper (min / median / max RCT against perturbed HMC-ECS). */
+const _PAPER_TABLE1: Record<string, [number, number, number]> = {
+  ecs_signed: [0.8, 1.15, 1.95],
+  sghmc_cv: [2.43, 2.97, 4.08],
+  sgld_cv: [3.58, 12.46, 326.8],
+};
+
+/** Table 2 of the paper: perturbed, signed; HMC benchmark from its caption. */
+const _PAPER_TABLE2 = {
+  perturbed: { acc: 0.98, accU: 1, L: 6, IF: 2.185, ESS: 927, tau: NaN, pct: 0.012 },
+  signed: { acc: 0.979, accU: 0.993, L: 6, IF: 2.192, ESS: 922, tau: 1, pct: 0.029 },
+  hmc: { acc: 0.98, accU: NaN, L: NaN, IF: 2.084, ESS: NaN, tau: NaN, pct: 100 },
+};
+
+const _MODEL_OPTIONS: GlmOptions = { family: "logistic", priorScale: 10 };
+
+function _f(x: number, digits = 3): string {
+  return formatNumber(x, { digits });
+}
+
+function _yield(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** 4 distinct parameter indices chosen with a seeded generator ("four random parameters"). */
+function _randomParams(d: number, seed: string): number[] {
+  const rng = new Rng(seed);
+  return Array.from(rng.sampleWithoutReplacement(d, Math.min(4, d))).sort((a, b) => a - b);
+}
+
+function _rocSpec(
+  curves: { panel: string; series: string; fpr: number[]; tpr: number[] }[],
+): Record<string, unknown> {
+  const values: Record<string, string | number>[] = [];
+  for (const c of curves) {
+    const pts = thinEvenly(c.fpr.map((f, i) => [f, c.tpr[i]] as const), 300);
+    for (const [f, t] of pts) values.push({ panel: c.panel, series: c.series, fpr: f, tpr: t });
+  }
+  return {
+    $schema: VEGA_LITE_SCHEMA,
+    title: "Fig. 3 — ROC on held-out rows: HMC vs HMC-ECS",
+    data: { values },
+    facet: { column: { field: "panel", type: "nominal", title: null } },
+    spec: {
+      width: 240,
+      height: 240,
+      mark: { type: "line", strokeWidth: 1.5 },
+      encoding: {
+        x: { field: "fpr", type: "quantitative", title: "false positive rate" },
+        y: { field: "tpr", type: "quantitative", title: "true positive rate" },
+        color: { field: "series", type: "nominal", title: null },
+        strokeDash: { field: "series", type: "nominal", legend: null },
+      },
+    },
+  };
+}
+
+function _table1(out: ComparisonOutcome): ResultTable {
+  const p = out.perturbed;
+  const rows: (string | number | null)[][] = [];
+  for (const o of [out.signed, ...out.sg, out.reference]) {
+    const paper = _PAPER_TABLE1[o.key];
+    if (o.unstable) {
+      rows.push([
+        o.label,
+        o.settings,
+        null,
+        null,
+        null,
+        ...(paper ?? [null, null, null]),
+        null,
+        null,
+        null,
+        o.evaluations,
+        null,
+        o.tau,
+      ]);
+      continue;
+    }
+    const r = rctOf(o, p), alt = rctSamplingOnly(o, p);
+    const e = momentErrors(o.moments, out.reference.moments);
+    const meanIf = o.inefficiency.reduce((a, b) => a + b, 0) / o.inefficiency.length;
+    rows.push([
+      o.label,
+      o.settings,
+      r.min,
+      r.median,
+      r.max,
+      ...(paper ?? [null, null, null]),
+      alt.median,
+      o.key === "hmc" ? null : e.rmsMean,
+      o.key === "hmc" ? null : e.rmsSd,
+      o.evaluations,
+      meanIf,
+      o.tau,
+    ]);
+  }
+  return {
+    name: "table1_rct",
+    caption:
+      `Table 1 — RCT against perturbed HMC-ECS (min / median / max over the ${p.inefficiency.length} parameters; CT = IF/(2τ̂−1)² × evaluations per kept draw; HMC-ECS and HMC charged their whole run incl. tuning, SG methods post burn-in only), paper values beside ours; "median RCT (ECS post-warmup)" charges HMC-ECS its sampling phase only; rms z = bias vs full-data HMC in posterior sds.`,
+    columns: [
+      "method",
+      "settings",
+      "RCT min",
+      "RCT median",
+      "RCT max",
+      "paper min",
+      "paper median",
+      "paper max",
+      "median RCT (ECS post-warmup)",
+      "rms z(mean)",
+      "rms z(sd)",
+      "evaluations",
+      "mean IF",
+      "τ̂",
+    ],
+    rows,
+  };
+}
+
+function _table2(out: ComparisonOutcome, n: number): ResultTable {
+  const s = out.ecsSummary;
+  const P = _PAPER_TABLE2;
+  const row = (
+    what: string,
+    get: (x: typeof s.perturbed) => number,
+    paper: (x: typeof P.perturbed) => number,
+  ) =>
+    [
+      what,
+      get(s.perturbed),
+      paper(P.perturbed),
+      get(s.signed),
+      paper(P.signed),
+      get(s.reference),
+      paper(P.hmc),
+    ].map((v) => (typeof v === "number" && Number.isNaN(v) ? null : v));
+  return {
+    name: "table2_ecs",
+    caption:
+      `Table 2 — settings and efficiency of HMC-ECS (sampling phase, n = ${n}); paper values beside ours (HMC's from the caption of Table 2).`,
+    columns: [
+      "quantity",
+      "perturbed (ours)",
+      "perturbed (paper)",
+      "signed (ours)",
+      "signed (paper)",
+      "HMC (ours)",
+      "HMC (paper)",
+    ],
+    rows: [
+      row("α_θ,p", (x) => x.acceptance, (x) => x.acc),
+      row("α_u", (x) => x.subsampleAcceptance, (x) => x.accU),
+      row("ε", (x) => x.stepSize, () => 0.2),
+      row("L", (x) => x.numSteps, (x) => x.L),
+      row("IF (mean)", (x) => x.meanIf, (x) => x.IF),
+      row("ESS = R/IF", (x) => x.ess, (x) => x.ESS),
+      row("τ̂", (x) => x.tau, (x) => x.tau),
+      row("100·m/n", (x) => x.percentRows, (x) => x.pct),
+    ],
+  };
+}
+
+async function _run(context: ExperimentContext): Promise<ExperimentResult> {
+  const s = context.quick ? _QUICK : _FULL;
+  const t0 = performance.now();
+  const arena = loadCore();
+  const seed = `${context.seed}/r2`;
+  context.log(`R2: HIGGS-shaped n = ${s.n} (+ ${s.numTest} test rows), core ${arena.backend}`);
+  const tGen = performance.now();
+  const gen = higgsShaped(arena, { n: s.n, seed, numTest: s.numTest, storage: "f32" });
+  const genSeconds = (performance.now() - tGen) / 1000;
+  const model = new GlmModel(gen.data, _MODEL_OPTIONS);
+  const d = model.dim;
+  let out: ComparisonOutcome;
+  try {
+    out = await runComparison(model, {
+      config: { ...s.comparison, seed, sgVariants: _VARIANTS },
+      context,
+      modelOptions: _MODEL_OPTIONS,
+    });
+  } finally {
+    model.dispose();
+    freeGlmData(gen.data);
+  }
+
+  // Fig. 3: ROC of the posterior predictive mean on the held-out rows.
+  await _yield();
+  const tRoc = performance.now();
+  const test = gen.test!;
+  const xTest = arena.f32(test.x, s.numTest * d);
+  const yTest = Float64Array.from(arena.f64(test.y, s.numTest));
+  const roc = (o: MethodOutcome) => {
+    const scores = predictiveMean(xTest, o.result.draws[0], s.predictiveDraws);
+    return { curve: rocCurve(scores, yTest), auc: rocAuc(scores, yTest) };
+  };
+  const rocHmc = roc(out.reference), rocP = roc(out.perturbed), rocS = roc(out.signed);
+  freeGlmData(test);
+  const rocSeconds = (performance.now() - tRoc) / 1000;
+
+  const methods = [out.perturbed, out.signed, ...out.sg];
+  const params = _randomParams(d, `${seed}/fig1`);
+  const figures = [
+    {
+      name: "fig1_density",
+      caption:
+        "Fig. 1 — kernel density estimates of four randomly chosen parameters: each method (green) against full-data HMC (red). Signed HMC-ECS: KDE of the raw draws (every sign was recorded; see τ̂).",
+      spec: densityGridSpec(
+        methods,
+        out.reference,
+        params,
+        "Fig. 1 — marginal posteriors vs full-data HMC",
+      ),
+    },
+    {
+      name: "fig2_moments",
+      caption:
+        "Fig. 2 — posterior mean (top) and variance (bottom) of every parameter, each method (y) against full-data HMC (x); dashed: identity.",
+      spec: momentScatterSpec(
+        methods,
+        out.reference,
+        "Fig. 2 — posterior means and variances vs full-data HMC",
+      ),
+    },
+    {
+      name: "fig3_roc",
+      caption:
+        `Fig. 3 — ROC curves of the posterior predictive mean on ${s.numTest} held-out rows: HMC vs perturbed (left) and signed (right) HMC-ECS. AUC: HMC ${
+          _f(rocHmc.auc, 5)
+        }, perturbed ${_f(rocP.auc, 5)}, signed ${_f(rocS.auc, 5)}.`,
+      spec: _rocSpec([
+        { panel: "HMC vs HMC-ECS (perturbed)", series: "HMC", ...rocHmc.curve },
+        { panel: "HMC vs HMC-ECS (perturbed)", series: "HMC-ECS", ...rocP.curve },
+        { panel: "HMC vs HMC-ECS (signed)", series: "HMC", ...rocHmc.curve },
+        { panel: "HMC vs HMC-ECS (signed)", series: "HMC-ECS", ...rocS.curve },
+      ]),
+    },
+  ];
+
+  const totalSeconds = (performance.now() - t0) / 1000;
+  const tables: ResultTable[] = [
+    _table1(out),
+    _table2(out, s.n),
+    {
+      name: "bias",
+      caption:
+        "Bias against full-data HMC in posterior-sd units: z(mean) = (μ̂ − μ_HMC)/σ_HMC, z(sd) = (σ̂ − σ_HMC)/σ_HMC over all parameters; the MC floor is the rms z(mean) that Monte Carlo error of both runs alone gives. A method is accurate when rms z(mean) is near its floor and z(sd) near 0.",
+      columns: [...BIAS_COLUMNS],
+      rows: biasRows(out),
+    },
+    {
+      name: "step_size_grid",
+      caption:
+        `Step-size grids of the SG methods, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is then rerun with a fresh seed for the tables. SG-HMC: L = ⌈1.2/ε⌉ (the "L matched" variants reuse the chosen ε with L = ${out.matchedSteps}); SGLD: ε = c/λ_max with λ_max = ${
+          _f(out.lambdaMax, 4)
+        } the largest eigenvalue of −∇²log π(θ*) (stable for ε·λ_max < 4).`,
+      columns: [...GRID_COLUMNS],
+      rows: gridRows(out),
+    },
+    {
+      name: "timings",
+      caption: `Wall time per stage (seconds); total ${_f(totalSeconds, 3)} s.`,
+      columns: ["stage", "seconds"],
+      rows: timingRows(out, [{ stage: "generate data", seconds: genSeconds }]).concat([
+        ["ROC (predictive means)", rocSeconds],
+        ["total", totalSeconds],
+      ]),
+    },
+  ];
+
+  const comparison = _comparison(out, {
+    n: s.n,
+    rocHmc: rocHmc.auc,
+    rocP: rocP.auc,
+    rocS: rocS.auc,
+  });
+  const st = out.ecsSummary.perturbed;
+  const summary = [
+    `${
+      context.quick ? "**Quick mode** (reduced n and iterations). " : ""
+    }HIGGS-shaped logistic regression: n = ${s.n} training rows (paper: 10.5M real HIGGS rows), ${s.numTest} held-out rows, d = ${d} (29 standard-normal covariates + intercept), prior N(0, 10²), X stored as f32. Wall time ${
+      _f(totalSeconds, 3)
+    } s.`,
+    `θ* = posterior mean of HMC on the first ${out.subsetRows} rows (1 %, §6.5); every method starts there. HMC-ECS: ${s.comparison.numWarmup} warmup (θ*, M and m or λ refreshed every ${s.comparison.updateEvery} iterations, §6.3) + ${s.comparison.numSamples} draws, εL = 1.2, dual averaging to 0.8; perturbed ended with ${out.perturbed.settings}; signed with ${out.signed.settings}. Full-data HMC (reference for bias and for Fig. 3): ${s.comparison.reference.numWarmup} warmup + ${s.comparison.reference.numSamples} draws with M fixed at the Laplace precision at the full-data MAP (the paper's M = I start of §6.3 would cost more than this whole experiment at this n); its evaluations include the Newton fit.`,
+    `SG methods (§6.2, §6.4): m = ${out.sgBatchSize} (perturbed HMC-ECS's m), control variates (CV) and M = −∇²log π(θ*) at θ* = the full-data HMC posterior mean — neither the CV pass nor the Hessian is charged to them, as in the paper; C = I, B̂ = 0; ${s.comparison.sgBurnIn} burn-in iterations (SGLD: × ${out.matchedSteps}), then ${s.comparison.numSamples} kept draws (SGLD runs ${out.matchedSteps}× as many iterations, thinned, so that its gradient evaluations equal HMC-ECS's post-warmup evaluations; "L matched" SG-HMC uses L = ${out.matchedSteps} for the same reason). Chosen step sizes: ${
+      Object.entries(out.chosenStepSize).map(([k, v]) => `${k} ε = ${v.toPrecision(3)}`).join(", ")
+    } (grid below; the paper's trial-and-error values at n = 10.5M were ε = 0.06 for SG-HMC and 1e-6 for SGLD).`,
+    `Evaluations are per-row likelihood + gradient evaluations from the model's cost counter (a fused ℓ and ∇ℓ pass over a row counts 2); SG methods are charged their gradient rows. Perturbed HMC-ECS spent ${
+      _f(out.perturbed.evaluationsWarmup / s.n, 3)
+    } data passes in warmup (θ*/M refreshes: one ℓ+∇ℓ pass and one Hessian pass each) and ${
+      _f(out.perturbed.evaluationsSampling / s.n, 3)
+    } after it; α_θ = ${_f(st.acceptance)}, α_u = ${_f(st.subsampleAcceptance)}.`,
+  ].join("\n\n");
+
+  return { summary, tables, figures, comparison };
+}
+
+function _comparison(
+  out: ComparisonOutcome,
+  x: { n: number; rocHmc: number; rocP: number; rocS: number },
+): string[] {
+  const p = out.perturbed;
+  const byKey = new Map(out.sg.map((o) => [o.key, o]));
+  const lines: string[] = [];
+  const med = (o: MethodOutcome | undefined) =>
+    o === undefined || o.unstable ? NaN : rctOf(o, p).median;
+  const altMed = (o: MethodOutcome | undefined) =>
+    o === undefined || o.unstable ? NaN : rctSamplingOnly(o, p).median;
+  const err = (o: MethodOutcome | undefined) =>
+    o === undefined || o.unstable ? NaN : momentErrors(o.moments, out.reference.moments).rmsSd;
+  const sign = med(out.signed);
+  lines.push(
+    `Signed vs perturbed HMC-ECS: median RCT ${_f(sign)} (paper 1.15); ${
+      sign < 2.5 ? "**reproduced** (same order, signed slightly dearer)" : "**not reproduced**"
+    } — τ̂ = ${_f(out.signed.tau)} and the block-Poisson estimator uses ${
+      _f(out.ecsSummary.signed.percentRows / out.ecsSummary.perturbed.percentRows, 3)
+    }× the rows of the perturbed one per evaluation.`,
+  );
+  const sgh = byKey.get("sghmc_cv"), sgl = byKey.get("sgld_cv");
+  const sghMed = med(sgh), sglMed = med(sgl);
+  const bestSg = Math.min(...out.sg.filter((o) => !o.unstable).map((o) => rctOf(o, p).median));
+  lines.push(
+    `SG-HMC (CV, L = 1.2/ε) vs perturbed HMC-ECS: median RCT ${
+      _f(sghMed)
+    } (paper 2.97); SGLD (CV): ${_f(sglMed)} (paper 12.46). ${
+      sghMed > 1 && sglMed > 1
+        ? "**Reproduced in direction**: HMC-ECS is cheaper per effective draw."
+        : "**Not reproduced** under the paper's charging convention: here HMC-ECS's whole-run cost is dominated by its tuning (" +
+          _f(p.evaluationsWarmup / (p.evaluationsWarmup + p.evaluationsSampling) * 100, 3) +
+          " % of its evaluations are the warmup's full-data θ*/Hessian refreshes), while the SG methods get θ*, the control variates and M = −∇²log π(θ*) for free and are charged only post burn-in. The synthetic covariates are independent standard normals, so the posterior is nearly isotropic and the control variates nearly exact (m hits its floor), which makes SGLD and SG-HMC mix well; on real HIGGS data neither holds."
+    }`,
+  );
+  lines.push(
+    `Same-convention check (every method charged post-warmup/post-burn-in evaluations only): median RCT SG-HMC (CV) ${
+      _f(altMed(sgh))
+    }, SGLD (CV) ${_f(altMed(sgl))}, signed ${
+      _f(altMed(out.signed))
+    }; best SG method overall (paper convention) ${
+      _f(bestSg)
+    }. The paper's "several times cheaper than SG-HMC" ${
+      altMed(sgh) > 1.5 ? "holds" : "does not hold"
+    } when tuning is excluded for everyone.`,
+  );
+  lines.push(
+    `Bias (rms z(sd) vs HMC): perturbed ${_f(err(p))}, signed ${_f(err(out.signed))}, SG-HMC (CV) ${
+      _f(err(sgh))
+    }, SG-HMC (no CV) ${_f(err(byKey.get("sghmc_mb")))}, SGLD (CV) ${_f(err(sgl))}, SGLD (no CV) ${
+      _f(err(byKey.get("sgld_mb")))
+    }. Paper (Figs. 1–2): HMC-ECS and SG-HMC accurate, SGLD biased, control variates help. ${
+      err(byKey.get("sgld_mb")) > 3 * err(p) && err(byKey.get("sghmc_mb")) > 3 * err(p)
+        ? "**Reproduced** for the methods without control variates; with control variates the SG methods' bias at their chosen ε is small here (see the bias table)."
+        : "See the bias table: differences are within a few MC floors."
+    }`,
+  );
+  const hmcRatio = out.reference.evaluations / out.reference.numDraws /
+    (p.evaluations / p.numDraws);
+  lines.push(
+    `Full-data HMC costs ${
+      _f(hmcRatio, 4)
+    }× perturbed HMC-ECS's evaluations per kept draw (median RCT ${
+      _f(med(out.reference))
+    }); the paper reports 642.8× at n = 10.5M. The ratio grows ∝ n/m: at n = ${x.n} it is smaller, as expected; our HMC is also cheaper than the paper's (M fixed at the MAP, ${out.reference.result.numWarmup} warmup iterations).`,
+  );
+  lines.push(
+    `Fig. 3: AUC of the posterior predictive mean on held-out rows — HMC ${
+      _f(x.rocHmc, 5)
+    }, perturbed ${_f(x.rocP, 5)}, signed ${_f(x.rocS, 5)}: ${
+      Math.abs(x.rocHmc - x.rocP) < 1e-3 && Math.abs(x.rocHmc - x.rocS) < 1e-3
+        ? "**reproduced** (indistinguishable curves)"
+        : "**differ** by more than 1e-3"
+    }.`,
+  );
+  const t2 = out.ecsSummary.perturbed;
+  lines.push(
+    `Table 2: perturbed α_θ = ${_f(t2.acceptance)} (paper 0.980), L = ${
+      _f(t2.numSteps)
+    } (6), IF = ${_f(t2.meanIf)} (2.185), 100·m/n = ${
+      _f(t2.percentRows)
+    } (0.012). Dual averaging to 0.8 on this near-isotropic posterior picks a larger ε and fewer steps than the paper's ε = 0.2, L = 6, whose acceptance 0.98 is above the 0.8 target.`,
+  );
+  return lines;
+}
+
+/**
+ * R2 — Table 1 and Figs. 1–3 of the HMC-ECS paper on HIGGS-shaped data: RCT
+ * of signed HMC-ECS, SG-HMC and SGLD (with and without control variates)
+ * against perturbed HMC-ECS, their bias against full-data HMC, and the ROC on
+ * held-out rows.
+ *
+ * @example
+ * ```ts ignore
+ * import { r2HiggsRct } from "./r2_higgs_rct.ts";
+ * const result = await r2HiggsRct.run({ quick: true, seed: 1, outDir: "out", log: console.error });
+ * ```
+ */
+export const r2HiggsRct: Experiment = {
+  name: "r2",
+  title: "R2 — HMC-ECS vs SG-HMC/SGLD: RCT and bias on HIGGS-shaped data (Table 1, Figs. 1–3)",
+  source: "hmc-ecs_dang-2019.md §6.2–6.5, Tables 1–2, Figs. 1–3",
+  run: _run,
+};
