@@ -1,0 +1,607 @@
+/**
+ * R4 — HMC-ECS Tables 3–4 and Figs. 4–6 on bankruptcy-shaped data: RCT of
+ * signed HMC-ECS, SG-HMC with L = 1.2/ε (the paper's L = 60) and with L
+ * matched to HMC-ECS's evaluations (the paper's L = 7), and SGLD against
+ * perturbed HMC-ECS; the Table 4 summary; the bias of every method against
+ * full-data HMC; and predicted bankruptcy probability against one covariate
+ * with 90 % bands beside binned empirical frequencies.
+ *
+ * Data: additive spline logistic regression, intercept + 10 centred
+ * B-spline columns for each of 8 covariates (d = 81, `bankruptcyShaped`,
+ * ~1 % events), prior N(0, 3²) on the spline coefficients and N(0, 10²) on
+ * the intercept, X stored as f32. Pipeline and cost conventions:
+ * `rct_common.ts`.
+ *
+ * References: Dang et al. (2019), §6.2–6.4, §6.6, Tables 3–4, Figs. 4–6.
+ *
+ * @module
+ */
+import { loadCore } from "../core/load.ts";
+import { freeGlmData } from "../data/dataset.ts";
+import { bankruptcyShaped } from "../data/synthetic.ts";
+import { quantile } from "../diagnostics/mod.ts";
+import { GlmModel, type GlmOptions } from "../models/glm.ts";
+import { Rng } from "../random/rng.ts";
+import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } from "./experiment.ts";
+import { VEGA_LITE_SCHEMA } from "./figures.ts";
+import { formatNumber } from "./format.ts";
+import {
+  BIAS_COLUMNS,
+  biasRows,
+  type ComparisonConfig,
+  type ComparisonOutcome,
+  densityGridSpec,
+  equalCountBins,
+  GRID_COLUMNS,
+  gridRows,
+  type MethodOutcome,
+  momentErrors,
+  momentScatterSpec,
+  rctOf,
+  rctSamplingOnly,
+  runComparison,
+  type SgVariant,
+  thinEvenly,
+  timingRows,
+} from "./rct_common.ts";
+
+interface _Settings {
+  n: number;
+  comparison: Omit<ComparisonConfig, "seed" | "sgVariants">;
+  /** Rows (random subset) used for the predicted curves of Fig. 6, and draws per curve. */
+  fig6Rows: number;
+  fig6Draws: number;
+}
+
+const _FULL: _Settings = {
+  n: 300_000,
+  fig6Rows: 40_000,
+  fig6Draws: 100,
+  comparison: {
+    numWarmup: 1000,
+    numSamples: 2000,
+    updateEvery: 200,
+    reference: { numWarmup: 150, numSamples: 1000 },
+    subset: { fraction: 0.01, minRows: 3000, numWarmup: 400, numSamples: 600 },
+    sgBurnIn: 500,
+    sghmcGrid: [0.01, 0.02, 0.06, 0.15, 0.4],
+    sgldGrid: [0.01, 0.1, 0.5, 2],
+  },
+};
+
+const _QUICK: _Settings = {
+  n: 20_000,
+  fig6Rows: 5_000,
+  fig6Draws: 50,
+  comparison: {
+    numWarmup: 200,
+    numSamples: 300,
+    updateEvery: 100,
+    reference: { numWarmup: 100, numSamples: 300 },
+    subset: { fraction: 0.01, minRows: 2000, numWarmup: 150, numSamples: 250 },
+    sgBurnIn: 100,
+    sghmcGrid: [0.05, 0.2],
+    sgldGrid: [0.1, 1],
+    gridBudgetFraction: 0.25,
+    // At this n the pilot asks for λ = 2000 products of 30 rows (more rows
+    // than the data); cap λ so that the CI run stays short.
+    signedOptions: { productRange: [50, 200] },
+  },
+};
+
+const _VARIANTS: readonly SgVariant[] = [
+  {
+    key: "sghmc_cv",
+    label: "SG-HMC₁ (L = 1.2/ε)",
+    kind: "sghmc",
+    controlVariates: true,
+    steps: "trajectory",
+  },
+  {
+    key: "sghmc_cv_matched",
+    label: "SG-HMC₂ (L matched)",
+    kind: "sghmc",
+    controlVariates: true,
+    steps: "matched",
+    stepSizeFrom: "sghmc_cv",
+  },
+  { key: "sgld_cv", label: "SGLD", kind: "sgld", controlVariates: true },
+];
+
+/** Table 3 of the paper (min / median / max RCT against perturbed HMC-ECS). */
+const _PAPER_TABLE3: Record<string, [number, number, number]> = {
+  ecs_signed: [1.2, 1.6, 2.6],
+  sghmc_cv: [6.8, 9.5, 682.3],
+  sghmc_cv_matched: [48.6, 100.2, 246.7],
+  sgld_cv: [53.9, 230.1, 2784.2],
+};
+
+/** Table 4 of the paper; HMC's benchmark values from its caption. */
+const _PAPER_TABLE4 = {
+  perturbed: { acc: 0.967, accU: 0.994, L: 6, IF: 2.202, ESS: 912, tau: NaN, pct: 0.021 },
+  signed: { acc: 0.962, accU: 0.964, L: 6, IF: 2.31, ESS: 871, tau: 1, pct: 0.126 },
+  hmc: { acc: 0.966, accU: NaN, L: NaN, IF: 2.195, ESS: NaN, tau: NaN, pct: 100 },
+};
+
+/** Covariate drawn in Fig. 6 (the paper's "Earnings ratio"). */
+const _FIG6_COVARIATE = 0;
+
+const _MODEL_OPTIONS: GlmOptions = {
+  family: "logistic",
+  priorScale: 3,
+  interceptColumn: 0,
+  interceptPriorScale: 10,
+};
+
+function _f(x: number, digits = 3): string {
+  return formatNumber(x, { digits });
+}
+
+function _randomParams(d: number, seed: string): number[] {
+  const rng = new Rng(seed);
+  return Array.from(rng.sampleWithoutReplacement(d, Math.min(4, d))).sort((a, b) => a - b);
+}
+
+/** Fig. 6 curve of one method: per group, mean and 5 %/95 % quantiles over draws. */
+interface _Band {
+  mean: number[];
+  lo: number[];
+  hi: number[];
+}
+
+/**
+ * Predicted bankruptcy probability per covariate group: for each of
+ * `numDraws` posterior draws, the mean of σ(xᵢᵀθ) over the sampled rows of
+ * each group; then the mean and the 5 % and 95 % quantiles over draws.
+ */
+function _predictedBand(
+  x: ArrayLike<number>,
+  d: number,
+  rows: Int32Array,
+  group: Int32Array,
+  numGroups: number,
+  draws: readonly ArrayLike<number>[],
+  numDraws: number,
+): _Band {
+  const ks = thinEvenly(Array.from({ length: draws[0].length }, (_, k) => k), numDraws);
+  const perDraw = ks.map(() => new Float64Array(numGroups));
+  const counts = new Float64Array(numGroups);
+  for (let r = 0; r < rows.length; r++) counts[group[r]]++;
+  const theta = new Float64Array(d);
+  ks.forEach((k, t) => {
+    for (let j = 0; j < d; j++) theta[j] = draws[j][k];
+    const acc = perDraw[t];
+    for (let r = 0; r < rows.length; r++) {
+      const o = rows[r] * d;
+      let eta = 0;
+      for (let j = 0; j < d; j++) eta += x[o + j] * theta[j];
+      acc[group[r]] += 1 / (1 + Math.exp(-eta));
+    }
+    for (let g = 0; g < numGroups; g++) acc[g] /= Math.max(1, counts[g]);
+  });
+  const band: _Band = { mean: [], lo: [], hi: [] };
+  for (let g = 0; g < numGroups; g++) {
+    const v = perDraw.map((a) => a[g]);
+    band.mean.push(v.reduce((a, b) => a + b, 0) / v.length);
+    band.lo.push(quantile(v, 0.05));
+    band.hi.push(quantile(v, 0.95));
+  }
+  return band;
+}
+
+function _fig6Spec(
+  name: string,
+  empirical: { x: number[]; y: number[] },
+  bands: { method: string; band: _Band }[],
+): Record<string, unknown> {
+  const values: Record<string, string | number>[] = [];
+  for (const { method, band } of bands) {
+    for (let g = 0; g < empirical.x.length; g++) {
+      values.push({
+        method,
+        kind: "predicted",
+        x: empirical.x[g],
+        mean: band.mean[g],
+        lo: band.lo[g],
+        hi: band.hi[g],
+      });
+      values.push({ method, kind: "empirical", x: empirical.x[g], y: empirical.y[g] });
+    }
+  }
+  return {
+    $schema: VEGA_LITE_SCHEMA,
+    title: `Fig. 6 — predicted and realised bankruptcy probability vs ${name}`,
+    data: { values },
+    facet: {
+      column: { field: "method", type: "nominal", title: null, sort: bands.map((b) => b.method) },
+    },
+    spec: {
+      width: 280,
+      height: 220,
+      layer: [
+        {
+          transform: [{ filter: "datum.kind === 'predicted'" }],
+          mark: { type: "area", opacity: 0.3, color: "#7f7f7f" },
+          encoding: {
+            x: { field: "x", type: "quantitative", title: `${name} (group mean)` },
+            y: { field: "lo", type: "quantitative", title: "probability of bankruptcy" },
+            y2: { field: "hi" },
+          },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'predicted'" }],
+          mark: { type: "line", color: "#222", strokeWidth: 1.5 },
+          encoding: {
+            x: { field: "x", type: "quantitative" },
+            y: { field: "mean", type: "quantitative" },
+          },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'empirical'" }],
+          mark: { type: "point", filled: true, size: 16, color: "#1f77b4" },
+          encoding: {
+            x: { field: "x", type: "quantitative" },
+            y: { field: "y", type: "quantitative" },
+          },
+        },
+      ],
+    },
+  };
+}
+
+function _table3(out: ComparisonOutcome): ResultTable {
+  const p = out.perturbed;
+  const rows: (string | number | null)[][] = [];
+  for (const o of [out.signed, ...out.sg, out.reference]) {
+    const paper = _PAPER_TABLE3[o.key] ?? [null, null, null];
+    if (o.unstable) {
+      rows.push([
+        o.label,
+        o.settings,
+        null,
+        null,
+        null,
+        ...paper,
+        null,
+        null,
+        null,
+        o.evaluations,
+        null,
+        o.tau,
+      ]);
+      continue;
+    }
+    const r = rctOf(o, p), alt = rctSamplingOnly(o, p);
+    const e = momentErrors(o.moments, out.reference.moments);
+    const meanIf = o.inefficiency.reduce((a, b) => a + b, 0) / o.inefficiency.length;
+    rows.push([
+      o.label,
+      o.settings,
+      r.min,
+      r.median,
+      r.max,
+      ...paper,
+      alt.median,
+      o.key === "hmc" ? null : e.rmsMean,
+      o.key === "hmc" ? null : e.rmsSd,
+      o.evaluations,
+      meanIf,
+      o.tau,
+    ]);
+  }
+  return {
+    name: "table3_rct",
+    caption:
+      `Table 3 — RCT against perturbed HMC-ECS (min / median / max over the ${p.inefficiency.length} parameters; CT = IF/(2τ̂−1)² × evaluations per kept draw; HMC-ECS and HMC charged their whole run incl. tuning, SG methods post burn-in only), paper values beside ours; "median RCT (ECS post-warmup)" charges HMC-ECS its sampling phase only; rms z = bias vs full-data HMC in posterior sds.`,
+    columns: [
+      "method",
+      "settings",
+      "RCT min",
+      "RCT median",
+      "RCT max",
+      "paper min",
+      "paper median",
+      "paper max",
+      "median RCT (ECS post-warmup)",
+      "rms z(mean)",
+      "rms z(sd)",
+      "evaluations",
+      "mean IF",
+      "τ̂",
+    ],
+    rows,
+  };
+}
+
+function _table4(out: ComparisonOutcome, n: number): ResultTable {
+  const s = out.ecsSummary;
+  const P = _PAPER_TABLE4;
+  const row = (
+    what: string,
+    get: (x: typeof s.perturbed) => number,
+    paper: (x: typeof P.perturbed) => number,
+  ) =>
+    [
+      what,
+      get(s.perturbed),
+      paper(P.perturbed),
+      get(s.signed),
+      paper(P.signed),
+      get(s.reference),
+      paper(P.hmc),
+    ].map((v) => (typeof v === "number" && Number.isNaN(v) ? null : v));
+  return {
+    name: "table4_ecs",
+    caption:
+      `Table 4 — settings and efficiency of HMC-ECS (sampling phase, n = ${n}); paper values beside ours (HMC's from the caption of Table 4).`,
+    columns: [
+      "quantity",
+      "perturbed (ours)",
+      "perturbed (paper)",
+      "signed (ours)",
+      "signed (paper)",
+      "HMC (ours)",
+      "HMC (paper)",
+    ],
+    rows: [
+      row("α_θ,p", (x) => x.acceptance, (x) => x.acc),
+      row("α_u", (x) => x.subsampleAcceptance, (x) => x.accU),
+      row("ε", (x) => x.stepSize, () => NaN),
+      row("L", (x) => x.numSteps, (x) => x.L),
+      row("IF (mean)", (x) => x.meanIf, (x) => x.IF),
+      row("ESS = R/IF", (x) => x.ess, (x) => x.ESS),
+      row("τ̂", (x) => x.tau, (x) => x.tau),
+      row("100·m/n", (x) => x.percentRows, (x) => x.pct),
+    ],
+  };
+}
+
+async function _run(context: ExperimentContext): Promise<ExperimentResult> {
+  const s = context.quick ? _QUICK : _FULL;
+  const t0 = performance.now();
+  const arena = loadCore();
+  const seed = `${context.seed}/r4`;
+  context.log(`R4: bankruptcy-shaped n = ${s.n}, core ${arena.backend}`);
+  const tGen = performance.now();
+  const gen = bankruptcyShaped(arena, { n: s.n, seed, storage: "f32" });
+  const genSeconds = (performance.now() - tGen) / 1000;
+  const d = gen.data.numCols;
+  const modelOptions = _MODEL_OPTIONS;
+  const model = new GlmModel(gen.data, modelOptions);
+  const events = arena.f64(gen.data.y, s.n).reduce((a, b) => a + b, 0);
+  let out: ComparisonOutcome;
+  let fig6: { empirical: { x: number[]; y: number[] }; bands: { method: string; band: _Band }[] };
+  let fig6Seconds: number;
+  try {
+    out = await runComparison(model, {
+      config: { ...s.comparison, seed, sgVariants: _VARIANTS },
+      context,
+      modelOptions,
+    });
+    // Fig. 6: 100 equal-size groups of the covariate over all rows; predicted
+    // curves from a random subset of rows.
+    const tFig = performance.now();
+    const numCov = gen.covariateNames.length;
+    const cov = new Float64Array(s.n);
+    for (let i = 0; i < s.n; i++) cov[i] = gen.covariates[i * numCov + _FIG6_COVARIATE];
+    const y = Float64Array.from(arena.f64(gen.data.y, s.n));
+    const bins = equalCountBins(cov, y, 100);
+    const rows = new Rng(`${seed}/fig6`).sampleWithoutReplacement(s.n, Math.min(s.fig6Rows, s.n));
+    const group = new Int32Array(rows.length);
+    rows.forEach((r, k) => {
+      // First group whose upper boundary is ≥ the row's value.
+      let lo = 0, hi = bins.upper.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (bins.upper[mid] >= cov[r]) hi = mid;
+        else lo = mid + 1;
+      }
+      group[k] = lo;
+    });
+    const x = arena.f32(gen.data.x, s.n * d);
+    const band = (o: MethodOutcome) =>
+      _predictedBand(x, d, rows, group, bins.x.length, o.result.draws[0], s.fig6Draws);
+    fig6 = {
+      empirical: { x: bins.x, y: bins.y },
+      bands: [
+        { method: "HMC-ECS (perturbed)", band: band(out.perturbed) },
+        { method: "HMC (full data)", band: band(out.reference) },
+      ],
+    };
+    fig6Seconds = (performance.now() - tFig) / 1000;
+  } finally {
+    model.dispose();
+    freeGlmData(gen.data);
+  }
+
+  const methods = [out.perturbed, out.signed, ...out.sg];
+  const params = _randomParams(d, `${seed}/fig4`);
+  const covName = gen.covariateNames[_FIG6_COVARIATE];
+  // Agreement of the two Fig. 6 curves, in units of HMC's 90 % band width.
+  const [pb, hb] = [fig6.bands[0].band, fig6.bands[1].band];
+  let maxShift = 0, widthRatio = 0;
+  for (let g = 0; g < pb.mean.length; g++) {
+    const w = Math.max(hb.hi[g] - hb.lo[g], 1e-12);
+    maxShift = Math.max(maxShift, Math.abs(pb.mean[g] - hb.mean[g]) / w);
+    widthRatio += (pb.hi[g] - pb.lo[g]) / w / pb.mean.length;
+  }
+  const figures = [
+    {
+      name: "fig4_density",
+      caption:
+        "Fig. 4 — kernel density estimates of four randomly chosen parameters: each method (green) against full-data HMC (red). Signed HMC-ECS: KDE of the raw draws (not sign-corrected).",
+      spec: densityGridSpec(
+        methods,
+        out.reference,
+        params,
+        "Fig. 4 — marginal posteriors vs full-data HMC",
+      ),
+    },
+    {
+      name: "fig5_moments",
+      caption:
+        "Fig. 5 — posterior mean (top) and variance (bottom) of every parameter, each method (y) against full-data HMC (x); dashed: identity.",
+      spec: momentScatterSpec(
+        methods,
+        out.reference,
+        "Fig. 5 — posterior means and variances vs full-data HMC",
+      ),
+    },
+    {
+      name: "fig6_probability",
+      caption:
+        `Fig. 6 — realised bankruptcy frequencies in 100 equal-size groups of ${covName} (dots, all ${s.n} rows) and the predicted probability (group mean of σ(xᵀθ) over ${
+          Math.min(s.fig6Rows, s.n)
+        } random rows; line: posterior mean, band: pointwise 90 % interval over ${s.fig6Draws} draws) from perturbed HMC-ECS (left) and full-data HMC (right). Largest difference of the two mean curves: ${
+          _f(maxShift, 2)
+        } of HMC's band width; mean band-width ratio ${_f(widthRatio, 3)}.`,
+      spec: _fig6Spec(covName, fig6.empirical, fig6.bands),
+    },
+  ];
+
+  const totalSeconds = (performance.now() - t0) / 1000;
+  const tables: ResultTable[] = [
+    _table3(out),
+    _table4(out, s.n),
+    {
+      name: "bias",
+      caption:
+        "Bias against full-data HMC in posterior-sd units: z(mean) = (μ̂ − μ_HMC)/σ_HMC, z(sd) = (σ̂ − σ_HMC)/σ_HMC over all parameters; the MC floor is the rms z(mean) that Monte Carlo error of both runs alone gives.",
+      columns: [...BIAS_COLUMNS],
+      rows: biasRows(out),
+    },
+    {
+      name: "step_size_grid",
+      caption:
+        `Step-size grids, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is rerun with a fresh seed for the tables. SG-HMC₁: L = ⌈1.2/ε⌉; SG-HMC₂ reuses its ε with L = ${out.matchedSteps}; SGLD: ε = c/λ_max, λ_max = ${
+          _f(out.lambdaMax, 4)
+        }.`,
+      columns: [...GRID_COLUMNS],
+      rows: gridRows(out),
+    },
+    {
+      name: "timings",
+      caption: `Wall time per stage (seconds); total ${_f(totalSeconds, 3)} s.`,
+      columns: ["stage", "seconds"],
+      rows: timingRows(out, [{ stage: "generate data", seconds: genSeconds }]).concat([
+        ["Fig. 6 bands", fig6Seconds],
+        ["total", totalSeconds],
+      ]),
+    },
+  ];
+
+  const p = out.perturbed;
+  const med = (o: MethodOutcome | undefined) =>
+    o === undefined || o.unstable ? NaN : rctOf(o, p).median;
+  const alt = (o: MethodOutcome | undefined) =>
+    o === undefined || o.unstable ? NaN : rctSamplingOnly(o, p).median;
+  const err = (o: MethodOutcome | undefined) =>
+    o === undefined || o.unstable ? NaN : momentErrors(o.moments, out.reference.moments);
+  const byKey = new Map(out.sg.map((o) => [o.key, o]));
+  const [sg1, sg2, sgl] = [
+    byKey.get("sghmc_cv"),
+    byKey.get("sghmc_cv_matched"),
+    byKey.get("sgld_cv"),
+  ];
+  const t4 = out.ecsSummary;
+  const fmtErr = (o: MethodOutcome | undefined) => {
+    const e = err(o);
+    return typeof e === "number" ? "—" : `${_f(e.rmsMean)}/${_f(e.rmsSd)}`;
+  };
+  const comparison = [
+    `Signed vs perturbed HMC-ECS: median RCT ${_f(med(out.signed))} (paper 1.6) with τ̂ = ${
+      _f(out.signed.tau)
+    } (paper 1): ${
+      out.signed.tau < 0.9
+        ? "**not reproduced** — the block-Poisson estimator's sign flips often on this posterior (λ = " +
+          String(out.signed.result.chains[0].tuning.numProducts) +
+          "), and (2τ̂ − 1)² in eq. 18 multiplies its CT; see the report's notes on signed tuning"
+        : med(out.signed) < 4
+        ? "**reproduced** in order of magnitude"
+        : "**not reproduced**: its block-Poisson estimator costs more rows per evaluation than the paper's"
+    }.`,
+    `SG-HMC₁ (L = 1.2/ε = ${
+      sg1 ? Number(sg1.settings.match(/L = (\d+)/)?.[1]) : "?"
+    }, paper L = 60): median RCT ${
+      _f(med(sg1))
+    } (paper 9.5); SG-HMC₂ (L = ${out.matchedSteps}, paper 7): ${
+      _f(med(sg2))
+    } (paper 100.2); SGLD: ${_f(med(sgl))} (paper 230.1). ${
+      med(sg1) > 1 && med(sg2) > 1 && med(sgl) > 1
+        ? "**Reproduced in direction**: HMC-ECS needs less computation per effective draw than every SG method"
+        : "**Not reproduced** for the methods with RCT < 1 under the paper's convention (HMC-ECS is charged its tuning passes, the SG methods get θ*, control variates and M for free)"
+    }; with every method charged post-warmup evaluations only: SG-HMC₁ ${_f(alt(sg1))}, SG-HMC₂ ${
+      _f(alt(sg2))
+    }, SGLD ${_f(alt(sgl))}. Max RCT (paper 682/247/2784): ${
+      [sg1, sg2, sgl].map((o) => (o && !o.unstable ? _f(rctOf(o, p).max) : "—")).join("/")
+    }.`,
+    `Bias (rms z(mean)/rms z(sd) vs full-data HMC): perturbed ${fmtErr(p)}, signed ${
+      fmtErr(out.signed)
+    }, SG-HMC₁ ${fmtErr(sg1)}, SG-HMC₂ ${fmtErr(sg2)}, SGLD ${
+      fmtErr(sgl)
+    }. Paper (Figs. 4–5): both HMC-ECS accurate, SG-HMC₁ reasonable with some biased expectations, SG-HMC₂ and SGLD degraded.`,
+    `Table 4: perturbed α_θ = ${_f(t4.perturbed.acceptance)} (paper 0.967), α_u = ${
+      _f(t4.perturbed.subsampleAcceptance)
+    } (0.994), L = ${_f(t4.perturbed.numSteps)} (6), IF = ${
+      _f(t4.perturbed.meanIf)
+    } (2.202), ESS = ${_f(t4.perturbed.ess)} (912 of R = 2000), 100·m/n = ${
+      _f(t4.perturbed.percentRows)
+    } (0.021 at n = 4.7M; m/n shrinks with n); signed α_θ = ${
+      _f(t4.signed.acceptance)
+    } (0.962), α_u = ${_f(t4.signed.subsampleAcceptance)} (0.964), IF = ${
+      _f(t4.signed.meanIf)
+    } (2.31), τ̂ = ${_f(t4.signed.tau)} (1), 100·m/n = ${
+      _f(t4.signed.percentRows)
+    } (0.126); HMC α = ${_f(t4.reference.acceptance)} (0.966), IF = ${
+      _f(t4.reference.meanIf)
+    } (2.195).`,
+    `Fig. 6: the perturbed HMC-ECS and HMC predicted curves differ by at most ${
+      _f(maxShift, 2)
+    } of HMC's 90 % band width (band-width ratio ${_f(widthRatio, 3)}): ${
+      maxShift < 0.5 ? "**reproduced** (indistinguishable)" : "**visibly different**"
+    }; both follow the binned empirical frequencies.`,
+    `Full-data HMC costs ${
+      _f(out.reference.evaluations / out.reference.numDraws / (p.evaluations / p.numDraws), 4)
+    }× perturbed HMC-ECS's evaluations per kept draw (median RCT ${
+      _f(med(out.reference))
+    }); paper: 478.7× at n = 4.7M (the ratio grows roughly ∝ n/m).`,
+  ];
+
+  const summary = [
+    `${
+      context.quick ? "**Quick mode** (reduced n and iterations). " : ""
+    }Bankruptcy-shaped additive spline logistic regression: n = ${s.n} rows (paper: 4,748,089 real firm-years), d = ${d} (intercept + 10 centred B-spline columns × 8 covariates), ${events} events (${
+      _f((100 * events) / s.n, 3)
+    } %), prior N(0, 3²) on spline coefficients and N(0, 10²) on the intercept, X stored as f32. Wall time ${
+      _f(totalSeconds, 3)
+    } s.`,
+    `θ* = posterior mean of HMC on the first ${out.subsetRows} rows; every method starts there. HMC-ECS: ${s.comparison.numWarmup} warmup (θ*, M and m or λ refreshed every ${s.comparison.updateEvery} iterations, §6.3) + ${s.comparison.numSamples} draws; perturbed ended with ${p.settings}; signed with ${out.signed.settings}. Full-data HMC: ${s.comparison.reference.numWarmup} warmup + ${s.comparison.reference.numSamples} draws with M fixed at the Laplace precision at the full-data MAP (Newton, counted).`,
+    `SG methods with second-order control variates and M = −∇²log π(θ*) at θ* = the full-data HMC posterior mean (not charged, as in the paper), m = ${out.sgBatchSize}, C = I; ${s.comparison.sgBurnIn} burn-in iterations then ${s.comparison.numSamples} kept draws (SGLD: ${out.matchedSteps}× the iterations, thinned). Chosen step sizes: ${
+      Object.entries(out.chosenStepSize).map(([k, v]) => `${k} ε = ${v.toPrecision(3)}`).join(", ")
+    } (paper at n = 4.7M: SG-HMC ε = 0.02, SGLD ε = 2e-5).`,
+    `Evaluations: per-row likelihood + gradient rows from the model's cost counter; SG methods are charged gradient rows. Perturbed HMC-ECS spent ${
+      _f(p.evaluationsWarmup / s.n, 3)
+    } data passes in warmup and ${_f(p.evaluationsSampling / s.n, 3)} after it.`,
+  ].join("\n\n");
+
+  return { summary, tables, figures, comparison };
+}
+
+/**
+ * R4 — Tables 3–4 and Figs. 4–6 of the HMC-ECS paper on bankruptcy-shaped
+ * data: RCT of signed HMC-ECS, SG-HMC (L = 1.2/ε and L matched) and SGLD
+ * against perturbed HMC-ECS, the Table 4 summary, the bias against full-data
+ * HMC, and predicted vs realised bankruptcy probability.
+ *
+ * @example
+ * ```ts ignore
+ * import { r4BankruptcyRct } from "./r4_bankruptcy_rct.ts";
+ * const result = await r4BankruptcyRct.run({ quick: true, seed: 1, outDir: "out", log: console.error });
+ * ```
+ */
+export const r4BankruptcyRct: Experiment = {
+  name: "r4",
+  title: "R4 — HMC-ECS vs SG-HMC/SGLD on bankruptcy-shaped data (Tables 3–4, Figs. 4–6)",
+  source: "hmc-ecs_dang-2019.md §6.2–6.4, §6.6, Tables 3–4, Figs. 4–6",
+  run: _run,
+};
