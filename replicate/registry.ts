@@ -11,7 +11,9 @@
 import type { Experiment } from "./experiment.ts";
 import { r0FullHmc } from "./r0_full_hmc.ts";
 import { r1HiggsTable2 } from "./r1_higgs_table2.ts";
+import { r2HiggsRct } from "./r2_higgs_rct.ts";
 import { r3CostRatio } from "./r3_cost_ratio.ts";
+import { r4BankruptcyRct } from "./r4_bankruptcy_rct.ts";
 import { r5Scaling } from "./r5_scaling.ts";
 import { r6ControlVariates } from "./r6_control_variates.ts";
 import { r9NormalGamma } from "./r9_normal_gamma.ts";
@@ -22,7 +24,9 @@ export const EXPERIMENTS: readonly Experiment[] = [
   r0FullHmc,
   // HMC-ECS (hmc-ecs_dang-2019.md).
   r1HiggsTable2,
+  r2HiggsRct,
   r3CostRatio,
+  r4BankruptcyRct,
   r5Scaling,
   r6ControlVariates,
   // Stochastic-gradient samplers (CCAdL, HMC-ECS §6.2).
