@@ -1261,7 +1261,13 @@ export function densityGridSpec(
     title,
     data: { values },
     facet: {
-      row: { field: "method", type: "nominal", title: null, sort: methods.map((m) => m.label) },
+      row: {
+        field: "method",
+        type: "nominal",
+        title: null,
+        sort: methods.map((m) => m.label),
+        header: { labelAngle: 0, labelAlign: "left", labelLimit: 200 },
+      },
       column: {
         field: "parameter",
         type: "nominal",
