@@ -21,43 +21,13 @@
  * @module
  */
 
+import { logGamma } from "../math/special.ts";
 import { type CoreExports, FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "./exports.ts";
 
 /** Where the reference's "heap" starts: nothing static lives below it. */
 const _REFERENCE_HEAP_BASE = 16;
 
 const _LOG_2PI = 1.8378770664093453; // log(2π)
-const _HALF_LOG_2PI = 0.9189385332046728; // ½log(2π)
-
-/** Lanczos (g = 7, n = 9) coefficients; the AssemblyScript build uses the same. */
-const _LANCZOS_G = 7;
-const _LANCZOS = [
-  0.99999999999980993,
-  676.5203681218851,
-  -1259.1392167224028,
-  771.32342877765313,
-  -176.61502916214059,
-  12.507343278686905,
-  -0.13857109526572012,
-  9.9843695780195716e-6,
-  1.5056327351493116e-7,
-];
-
-/**
- * log Γ(x) for x ≥ 1 (the Poisson family needs log y! = log Γ(y + 1)) by the
- * Lanczos approximation: ≈1e-15 absolute near 1 and 2, ≈1e-14 relative
- * elsewhere, exact 0 at 1 and 2. The AssemblyScript builds use the same
- * formula, term for term.
- */
-function _lgamma(x: number): number {
-  if (x === 1 || x === 2) return 0;
-  const z = x - 1;
-  let a = _LANCZOS[0];
-  for (let k = 1; k < 9; k++) a += _LANCZOS[k] / (z + k);
-  const t = z + _LANCZOS_G + 0.5;
-  return _HALF_LOG_2PI + (z + 0.5) * Math.log(t) - t + Math.log(a);
-}
-
 /**
  * The error every backend throws for a bad argument code (the wasm builds call
  * the loader's `env.invalidArgument` import, which throws this).
@@ -116,7 +86,7 @@ function _familyRow(
     out[2] = -inv;
   } else {
     const mu = Math.exp(eta);
-    out[0] = y * eta - mu - _lgamma(y + 1);
+    out[0] = y * eta - mu - logGamma(y + 1);
     out[1] = y - mu;
     out[2] = -mu;
   }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { cholesky, inverseFromCholesky } from "../math/linalg.ts";
 import { type CostCounter, type Model, newCostCounter } from "./model.ts";
 
 /** Options of {@link gaussianTarget}. */
@@ -74,10 +75,10 @@ export function gaussianTarget(
       `covariance must have length ${d} (variances) or ${d * d} (matrix), got ${covariance.length}`,
     );
   }
-  const l = _cholesky(cov, d);
+  const l = cholesky(cov, { name: "covariance" });
   let logDet = 0;
   for (let i = 0; i < d; i++) logDet += 2 * Math.log(l[i * d + i]);
-  const precision = _inverseFromCholesky(l, d);
+  const precision = inverseFromCholesky(l);
   const names = options.parameterNames ?? Array.from({ length: d }, (_, i) => `theta[${i}]`);
   if (names.length !== d) {
     throw new RangeError(`parameterNames must have length ${d}, got ${names.length}`);
@@ -118,45 +119,4 @@ export function gaussianTarget(
       for (let i = 0; i < d * d; i++) out[i] = -precision[i];
     },
   };
-}
-
-function _cholesky(a: Float64Array, n: number): Float64Array {
-  const l = new Float64Array(n * n);
-  for (let j = 0; j < n; j++) {
-    let s = a[j * n + j];
-    for (let k = 0; k < j; k++) s -= l[j * n + k] * l[j * n + k];
-    if (!(s > 0)) {
-      throw new RangeError(`covariance is not positive definite: pivot ${j} of ${n} is ${s}`);
-    }
-    const ljj = Math.sqrt(s);
-    l[j * n + j] = ljj;
-    for (let i = j + 1; i < n; i++) {
-      let t = a[i * n + j];
-      for (let k = 0; k < j; k++) t -= l[i * n + k] * l[j * n + k];
-      l[i * n + j] = t / ljj;
-    }
-  }
-  return l;
-}
-
-function _inverseFromCholesky(l: Float64Array, n: number): Float64Array {
-  const w = new Float64Array(n * n); // L⁻¹
-  for (let j = 0; j < n; j++) {
-    w[j * n + j] = 1 / l[j * n + j];
-    for (let i = j + 1; i < n; i++) {
-      let s = 0;
-      for (let k = j; k < i; k++) s -= l[i * n + k] * w[k * n + j];
-      w[i * n + j] = s / l[i * n + i];
-    }
-  }
-  const inv = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++) {
-      let s = 0;
-      for (let k = i; k < n; k++) s += w[k * n + i] * w[k * n + j];
-      inv[i * n + j] = s;
-      inv[j * n + i] = s;
-    }
-  }
-  return inv;
 }

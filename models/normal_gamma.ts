@@ -29,6 +29,7 @@
  *
  * @module
  */
+import { logGamma } from "../math/special.ts";
 import { assertPosition, type CostCounter, type DataModel, newCostCounter } from "./model.ts";
 
 const _HALF_LOG_2PI = 0.9189385332046728;
@@ -63,27 +64,6 @@ export interface NormalGammaPosterior {
   readonly alphaN: number;
   /** β_N (rate). */
   readonly betaN: number;
-}
-
-/** log Γ(x), x > 0 (Lanczos, g = 7, n = 9). */
-function _lgamma(x: number): number {
-  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - _lgamma(1 - x);
-  const c = [
-    0.99999999999980993,
-    676.5203681218851,
-    -1259.1392167224028,
-    771.32342877765313,
-    -176.61502916214059,
-    12.507343278686905,
-    -0.13857109526572012,
-    9.9843695780195716e-6,
-    1.5056327351493116e-7,
-  ];
-  const z = x - 1;
-  let a = c[0];
-  for (let k = 1; k < 9; k++) a += c[k] / (z + k);
-  const t = z + 7.5;
-  return _HALF_LOG_2PI + (z + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
 /**
@@ -161,7 +141,7 @@ export class NormalGammaModel implements DataModel {
       betaN: p.beta0 + 0.5 * ss + (p.kappa0 * n * (mean - p.mu0) ** 2) / (2 * kappaN),
     };
     this.#logPriorConst = 0.5 * Math.log(p.kappa0) - _HALF_LOG_2PI + p.alpha0 * Math.log(p.beta0) -
-      _lgamma(p.alpha0);
+      logGamma(p.alpha0);
   }
 
   /** log p(μ, γ) (−∞ for γ ≤ 0) and optionally its gradient. */
@@ -282,7 +262,7 @@ export class NormalGammaModel implements DataModel {
   marginalDensityMu(mu: number): number {
     const { muN, kappaN, alphaN, betaN } = this.posterior;
     const nu = 2 * alphaN, s = Math.sqrt(betaN / (alphaN * kappaN)), z = (mu - muN) / s;
-    const logC = _lgamma((nu + 1) / 2) - _lgamma(nu / 2) - 0.5 * Math.log(nu * Math.PI) -
+    const logC = logGamma((nu + 1) / 2) - logGamma(nu / 2) - 0.5 * Math.log(nu * Math.PI) -
       Math.log(s);
     return Math.exp(logC - ((nu + 1) / 2) * Math.log1p((z * z) / nu));
   }
@@ -296,7 +276,7 @@ export class NormalGammaModel implements DataModel {
   marginalDensityGamma(gamma: number): number {
     if (!(gamma > 0)) return 0;
     const { alphaN: a, betaN: b } = this.posterior;
-    return Math.exp(a * Math.log(b) - _lgamma(a) + (a - 1) * Math.log(gamma) - b * gamma);
+    return Math.exp(a * Math.log(b) - logGamma(a) + (a - 1) * Math.log(gamma) - b * gamma);
   }
 
   /**

@@ -29,7 +29,7 @@ import { covarianceEllipse } from "../diagnostics/ellipse.ts";
 import { GlmModel } from "../models/glm.ts";
 import * as ccadl from "../samplers/ccadl.ts";
 import { sampleChains, type SamplerDescription } from "../samplers/driver.ts";
-import { cholesky, choleskySolve } from "../samplers/linalg.ts";
+import { cholesky, choleskySolve } from "../math/linalg.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import * as sghmc from "../samplers/sghmc.ts";

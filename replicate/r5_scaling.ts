@@ -18,7 +18,7 @@ import { freeGlmData } from "../data/dataset.ts";
 import { gaussianLinearRegression } from "../data/synthetic.ts";
 import { GlmModel } from "../models/glm.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
-import { inverseSpd } from "../samplers/linalg.ts";
+import { inverseSpd } from "../math/linalg.ts";
 import { denseMetric } from "../samplers/metric.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { formatNumber } from "./format.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import type { Rng } from "../random/rng.ts";
-import { cholesky, inverseFromCholesky, squareDim } from "./linalg.ts";
+import { cholesky, inverseFromCholesky, squareDim } from "../math/linalg.ts";
 
 /** The shape of a metric. */
 export type MetricKind = "identity" | "diagonal" | "dense";

@@ -37,7 +37,7 @@ export type { SgnhtInfo, SgnhtParams, SgnhtState } from "./sgnht.ts";
 export type { CcadlInfo, CcadlParams, CcadlState } from "./ccadl.ts";
 export * from "./integrators.ts";
 export * from "./metric.ts";
-export * from "./linalg.ts";
+export * from "../math/linalg.ts";
 export * from "./mass_matrix_adaptation.ts";
 export * from "./hmc_warmup.ts";
 export * from "./scale_adaptation.ts";

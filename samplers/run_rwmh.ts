@@ -14,7 +14,7 @@ import {
   type SamplerDescription,
   type SamplingResult,
 } from "./driver.ts";
-import { cholesky } from "./linalg.ts";
+import { cholesky } from "../math/linalg.ts";
 import * as rwmh from "./rwmh.ts";
 import {
   scaleAdaptationInit,

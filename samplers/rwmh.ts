@@ -14,7 +14,7 @@
  * @module
  */
 import type { Rng } from "../random/rng.ts";
-import { squareDim } from "./linalg.ts";
+import { squareDim } from "../math/linalg.ts";
 
 /** A log density (up to a constant). Non-finite values are outside the support. */
 export type LogDensityFn = (position: Float64Array) => number;

@@ -4,7 +4,7 @@ import { gaussianLinearRegression } from "../data/synthetic.ts";
 import { mcseMean } from "../diagnostics/mcse.ts";
 import { GlmModel } from "../models/glm.ts";
 import { parameterDraws } from "../samplers/driver.ts";
-import { inverseSpd } from "../samplers/linalg.ts";
+import { inverseSpd } from "../math/linalg.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 
 /** Conjugate posterior N(m, S) of β with known σ and prior N(0, s²I). */
