@@ -278,7 +278,7 @@ function _table2(out: ComparisonOutcome, n: number): ResultTable {
       row("ESS = R/IF", (x) => x.ess, (x) => x.ESS),
       row("τ̂", (x) => x.tau, (x) => x.tau),
       row("100·m/n", (x) => x.percentRows, (x) => x.pct),
-      row("σ̂²(ℓ̂) or Var log|L̂| (in-run mean)", (x) => x.logLikelihoodVariance, () => NaN),
+      row("σ̂²(ℓ̂) or Var log|L̂| (in-run median)", (x) => x.logLikelihoodVariance, () => NaN),
     ],
   };
 }

@@ -610,7 +610,7 @@ export interface EcsSummary {
   tau: number;
   /** 100 × rows per estimate / n. */
   percentRows: number;
-  /** Mean in-run σ̂² of ℓ̂ₘ (perturbed) or estimated Var log|L̂| (signed); NaN for HMC. */
+  /** Median over iterations of σ̂² of ℓ̂ₘ (perturbed) or of the estimated Var log|L̂| (signed); NaN for HMC. */
   logLikelihoodVariance: number;
   /** m (perturbed) or λ (signed), for the text. */
   tuning: Record<string, unknown>;
@@ -768,7 +768,11 @@ export function ecsSummary(outcome: MethodOutcome, numRows: number): EcsSummary 
     ess: outcome.numDraws / meanIf,
     tau: outcome.tau,
     percentRows: has("numSubsampleRows") ? (100 * field("numSubsampleRows")) / numRows : 100,
-    logLikelihoodVariance: has("logLikelihoodVariance") ? field("logLikelihoodVariance") : NaN,
+    logLikelihoodVariance: has("logLikelihoodVariance")
+      ? _median(
+        infoAcrossChains(r, { field: "logLikelihoodVariance" }).flatMap((c) => Array.from(c)),
+      )
+      : NaN,
     tuning: t,
   };
 }
