@@ -471,7 +471,11 @@ class _ControlVariateEstimator extends _SubsampleEstimator {
       const cv = this.#cv, a = this.arena, g = this.gathered as GatheredRows;
       g.gather(rows, 0, cv.cache);
       // rₖ = ℓ'(ηₖ) − q'ₖ(ηₖ), so that ∇ℓₖ(θ) − ∇qₖ(θ) = rₖxₖ (counts m gradient rows).
+      // The kernel also returns dₖ = ℓₖ − qₖ, but a gradient estimator does not use
+      // them: count gradient rows only, like the plain minibatch estimator.
+      const ll = this.cost.numLogLikRows;
       cv.differences(g, theta, { start: 0, end: m });
+      this.cost.numLogLikRows = ll;
       a.f64(this.thetaPtr, d).set(theta);
       const second = this.glmMoments(this.thetaPtr, g.r, kind);
       if (kind !== undefined) {

@@ -653,3 +653,31 @@ Deno.test("SG samplers run through sampleChains() with cost per phase", async (t
     );
   });
 });
+
+Deno.test("gradient estimators count m gradient rows and no likelihood rows per call", () => {
+  const arena = loadCore();
+  const rng = new Rng(31);
+  const n = 500, d = 3;
+  const x = new Float64Array(n * d), y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x[i * d] = 1;
+    for (let j = 1; j < d; j++) x[i * d + j] = rng.normal();
+    y[i] = rng.uniform() < 0.5 ? 1 : 0;
+  }
+  const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: d }), {
+    family: "logistic",
+  });
+  const cv = new ControlVariates(model, new Float64Array(d), { order: 2 });
+  for (
+    const est of [
+      minibatchGradient(model, { batchSize: 40 }),
+      controlVariateGradient(model, { batchSize: 40, controlVariates: cv }),
+    ]
+  ) {
+    const before = { ...model.cost };
+    est.estimate(new Float64Array([0.1, -0.2, 0.3]), rng);
+    assert.equal(model.cost.numGradRows - before.numGradRows, 40);
+    assert.equal(model.cost.numLogLikRows - before.numLogLikRows, 0);
+    est.dispose();
+  }
+});
