@@ -49,6 +49,13 @@ export interface HmcSamplerOptions {
    * Default `"diagonal"`.
    */
   metric?: "identity" | "diagonal" | "dense" | "hessian" | Metric;
+  /**
+   * Metric to start warmup from when `metric` names an adaptive scheme
+   * (default identity, as in HMC-ECS §6.3). A good start (e.g. the Laplace
+   * approximation of a subset fit) saves the long early trajectories that
+   * M = I needs on tall data.
+   */
+  initialMetric?: Metric;
   /** Adapt ε by dual averaging during warmup (default true). */
   adaptStepSize?: boolean;
   /** Dual-averaging target δ (default 0.8). */
@@ -140,7 +147,12 @@ export function hmcSampler(
         }`,
       );
     }
-    initialMetric = identityMetric(dim);
+    initialMetric = options.initialMetric ?? identityMetric(dim);
+    if (initialMetric.dim !== dim) {
+      throw new RangeError(
+        `initialMetric must have the model's dimension ${dim}, got ${initialMetric.dim}`,
+      );
+    }
     metricAdaptation = metricOption === "identity" ? "none" : metricOption;
   } else {
     if (metricOption.dim !== dim) {

@@ -383,6 +383,38 @@ Deno.test('runHmc() metric "hessian" sets M⁻¹ = (−∇² log π)⁻¹ (HMC-E
   }
 });
 
+Deno.test('runHmc() metric "hessian" starts from initialMetric when given', () => {
+  // With the true covariance as the starting metric, the trajectories before the
+  // first Hessian update need far fewer leapfrog steps than from M = I.
+  const run = (initialMetric?: ReturnType<typeof denseMetric>) =>
+    runHmc(target10, {
+      seed: 15,
+      numWarmup: 150,
+      numSamples: 10,
+      numChains: 1,
+      metric: "hessian",
+      updateEvery: 200,
+      initialMetric,
+    });
+  const steps = (r: ReturnType<typeof runHmc>) =>
+    r.chains[0].info.warmup.numIntegrationSteps.reduce((a, b) => a + b, 0);
+  const fromIdentity = run(), fromTruth = run(denseMetric(target10.covariance));
+  assert.equal(fromTruth.chains[0].tuning.metric, "dense");
+  assert.ok(
+    steps(fromTruth) < steps(fromIdentity),
+    `${steps(fromTruth)} vs ${steps(fromIdentity)}`,
+  );
+  assert.throws(
+    () =>
+      runHmc(target10, {
+        seed: 1,
+        metric: "hessian",
+        initialMetric: denseMetric(new Float64Array([1])),
+      }),
+    /initialMetric must have the model's dimension 10, got 1/,
+  );
+});
+
 // ---------------------------------------------------------------- adaptation pieces
 
 Deno.test("windowSchedule() follows Stan's windows", () => {
