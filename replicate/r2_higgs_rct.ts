@@ -30,14 +30,18 @@ import {
   type ComparisonConfig,
   type ComparisonOutcome,
   densityGridSpec,
+  ecsSettingsTable,
   GRID_COLUMNS,
   gridRows,
   type MethodOutcome,
   momentErrors,
   momentScatterSpec,
+  type PaperEcsTable,
+  type PaperRct,
   predictiveMean,
   rctOf,
   rctSamplingOnly,
+  rctTable,
   runComparison,
   type SgVariant,
   thinEvenly,
@@ -119,14 +123,14 @@ const _VARIANTS: readonly SgVariant[] = [
 ];
 
 /** Table 1 of the paper (min / median / max RCT against perturbed HMC-ECS). */
-const _PAPER_TABLE1: Record<string, [number, number, number]> = {
+const _PAPER_TABLE1: PaperRct = {
   ecs_signed: [0.8, 1.15, 1.95],
   sghmc_cv: [2.43, 2.97, 4.08],
   sgld_cv: [3.58, 12.46, 326.8],
 };
 
 /** Table 2 of the paper: perturbed, signed; HMC benchmark from its caption. */
-const _PAPER_TABLE2 = {
+const _PAPER_TABLE2: PaperEcsTable = {
   perturbed: { acc: 0.98, accU: 1, L: 6, IF: 2.185, ESS: 927, tau: NaN, pct: 0.012 },
   signed: { acc: 0.979, accU: 0.993, L: 6, IF: 2.192, ESS: 922, tau: 1, pct: 0.029 },
   hmc: { acc: 0.98, accU: NaN, L: NaN, IF: 2.084, ESS: NaN, tau: NaN, pct: 100 },
@@ -172,114 +176,6 @@ function _rocSpec(
         strokeDash: { field: "series", type: "nominal", legend: null },
       },
     },
-  };
-}
-
-function _table1(out: ComparisonOutcome): ResultTable {
-  const p = out.perturbed;
-  const rows: (string | number | null)[][] = [];
-  for (const o of [out.signed, ...out.sg, out.reference]) {
-    const paper = _PAPER_TABLE1[o.key];
-    if (o.unstable) {
-      rows.push([
-        o.label,
-        o.settings,
-        null,
-        null,
-        null,
-        ...(paper ?? [null, null, null]),
-        null,
-        null,
-        null,
-        o.evaluations,
-        null,
-        o.tau,
-      ]);
-      continue;
-    }
-    const r = rctOf(o, p), alt = rctSamplingOnly(o, p);
-    const e = momentErrors(o.moments, out.reference.moments);
-    const meanIf = o.inefficiency.reduce((a, b) => a + b, 0) / o.inefficiency.length;
-    rows.push([
-      o.label,
-      o.settings,
-      r.min,
-      r.median,
-      r.max,
-      ...(paper ?? [null, null, null]),
-      alt.median,
-      o.key === "hmc" ? null : e.rmsMean,
-      o.key === "hmc" ? null : e.rmsSd,
-      o.evaluations,
-      meanIf,
-      o.tau,
-    ]);
-  }
-  return {
-    name: "table1_rct",
-    caption:
-      `Table 1 — RCT against perturbed HMC-ECS (min / median / max over the ${p.inefficiency.length} parameters; CT = IF/(2τ̂−1)² × evaluations per kept draw; HMC-ECS and HMC charged their whole run incl. tuning, SG methods post burn-in only), paper values beside ours; "median RCT (ECS post-warmup)" charges HMC-ECS its sampling phase only; rms z = bias vs full-data HMC in posterior sds.`,
-    columns: [
-      "method",
-      "settings",
-      "RCT min",
-      "RCT median",
-      "RCT max",
-      "paper min",
-      "paper median",
-      "paper max",
-      "median RCT (ECS post-warmup)",
-      "rms z(mean)",
-      "rms z(sd)",
-      "evaluations",
-      "mean IF",
-      "τ̂",
-    ],
-    rows,
-  };
-}
-
-function _table2(out: ComparisonOutcome, n: number): ResultTable {
-  const s = out.ecsSummary;
-  const P = _PAPER_TABLE2;
-  const row = (
-    what: string,
-    get: (x: typeof s.perturbed) => number,
-    paper: (x: typeof P.perturbed) => number,
-  ) =>
-    [
-      what,
-      get(s.perturbed),
-      paper(P.perturbed),
-      get(s.signed),
-      paper(P.signed),
-      get(s.reference),
-      paper(P.hmc),
-    ].map((v) => (typeof v === "number" && Number.isNaN(v) ? null : v));
-  return {
-    name: "table2_ecs",
-    caption:
-      `Table 2 — settings and efficiency of HMC-ECS (sampling phase, n = ${n}); paper values beside ours (HMC's from the caption of Table 2).`,
-    columns: [
-      "quantity",
-      "perturbed (ours)",
-      "perturbed (paper)",
-      "signed (ours)",
-      "signed (paper)",
-      "HMC (ours)",
-      "HMC (paper)",
-    ],
-    rows: [
-      row("α_θ,p", (x) => x.acceptance, (x) => x.acc),
-      row("α_u", (x) => x.subsampleAcceptance, (x) => x.accU),
-      row("ε", (x) => x.stepSize, () => 0.2),
-      row("L", (x) => x.numSteps, (x) => x.L),
-      row("IF (mean)", (x) => x.meanIf, (x) => x.IF),
-      row("ESS = R/IF", (x) => x.ess, (x) => x.ESS),
-      row("τ̂", (x) => x.tau, (x) => x.tau),
-      row("100·m/n", (x) => x.percentRows, (x) => x.pct),
-      row("σ̂²(ℓ̂) or Var log|L̂| (in-run median)", (x) => x.logLikelihoodVariance, () => NaN),
-    ],
   };
 }
 
@@ -361,8 +257,14 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
 
   const totalSeconds = (performance.now() - t0) / 1000;
   const tables: ResultTable[] = [
-    _table1(out),
-    _table2(out, s.n),
+    rctTable(out, { name: "table1_rct", title: "Table 1", paper: _PAPER_TABLE1 }),
+    ecsSettingsTable(out, {
+      name: "table2_ecs",
+      title: "Table 2",
+      n: s.n,
+      paper: _PAPER_TABLE2,
+      paperStepSize: 0.2,
+    }),
     {
       name: "bias",
       caption:

@@ -31,14 +31,18 @@ import {
   type ComparisonConfig,
   type ComparisonOutcome,
   densityGridSpec,
+  ecsSettingsTable,
   equalCountBins,
   GRID_COLUMNS,
   gridRows,
   type MethodOutcome,
   momentErrors,
   momentScatterSpec,
+  type PaperEcsTable,
+  type PaperRct,
   rctOf,
   rctSamplingOnly,
+  rctTable,
   runComparison,
   type SgVariant,
   thinEvenly,
@@ -109,7 +113,7 @@ const _VARIANTS: readonly SgVariant[] = [
 ];
 
 /** Table 3 of the paper (min / median / max RCT against perturbed HMC-ECS). */
-const _PAPER_TABLE3: Record<string, [number, number, number]> = {
+const _PAPER_TABLE3: PaperRct = {
   ecs_signed: [1.2, 1.6, 2.6],
   sghmc_cv: [6.8, 9.5, 682.3],
   sghmc_cv_matched: [48.6, 100.2, 246.7],
@@ -117,7 +121,7 @@ const _PAPER_TABLE3: Record<string, [number, number, number]> = {
 };
 
 /** Table 4 of the paper; HMC's benchmark values from its caption. */
-const _PAPER_TABLE4 = {
+const _PAPER_TABLE4: PaperEcsTable = {
   perturbed: { acc: 0.967, accU: 0.994, L: 6, IF: 2.202, ESS: 912, tau: NaN, pct: 0.021 },
   signed: { acc: 0.962, accU: 0.964, L: 6, IF: 2.31, ESS: 871, tau: 1, pct: 0.126 },
   hmc: { acc: 0.966, accU: NaN, L: NaN, IF: 2.195, ESS: NaN, tau: NaN, pct: 100 },
@@ -253,114 +257,6 @@ function _fig6Spec(
   };
 }
 
-function _table3(out: ComparisonOutcome): ResultTable {
-  const p = out.perturbed;
-  const rows: (string | number | null)[][] = [];
-  for (const o of [out.signed, ...out.sg, out.reference]) {
-    const paper = _PAPER_TABLE3[o.key] ?? [null, null, null];
-    if (o.unstable) {
-      rows.push([
-        o.label,
-        o.settings,
-        null,
-        null,
-        null,
-        ...paper,
-        null,
-        null,
-        null,
-        o.evaluations,
-        null,
-        o.tau,
-      ]);
-      continue;
-    }
-    const r = rctOf(o, p), alt = rctSamplingOnly(o, p);
-    const e = momentErrors(o.moments, out.reference.moments);
-    const meanIf = o.inefficiency.reduce((a, b) => a + b, 0) / o.inefficiency.length;
-    rows.push([
-      o.label,
-      o.settings,
-      r.min,
-      r.median,
-      r.max,
-      ...paper,
-      alt.median,
-      o.key === "hmc" ? null : e.rmsMean,
-      o.key === "hmc" ? null : e.rmsSd,
-      o.evaluations,
-      meanIf,
-      o.tau,
-    ]);
-  }
-  return {
-    name: "table3_rct",
-    caption:
-      `Table 3 — RCT against perturbed HMC-ECS (min / median / max over the ${p.inefficiency.length} parameters; CT = IF/(2τ̂−1)² × evaluations per kept draw; HMC-ECS and HMC charged their whole run incl. tuning, SG methods post burn-in only), paper values beside ours; "median RCT (ECS post-warmup)" charges HMC-ECS its sampling phase only; rms z = bias vs full-data HMC in posterior sds.`,
-    columns: [
-      "method",
-      "settings",
-      "RCT min",
-      "RCT median",
-      "RCT max",
-      "paper min",
-      "paper median",
-      "paper max",
-      "median RCT (ECS post-warmup)",
-      "rms z(mean)",
-      "rms z(sd)",
-      "evaluations",
-      "mean IF",
-      "τ̂",
-    ],
-    rows,
-  };
-}
-
-function _table4(out: ComparisonOutcome, n: number): ResultTable {
-  const s = out.ecsSummary;
-  const P = _PAPER_TABLE4;
-  const row = (
-    what: string,
-    get: (x: typeof s.perturbed) => number,
-    paper: (x: typeof P.perturbed) => number,
-  ) =>
-    [
-      what,
-      get(s.perturbed),
-      paper(P.perturbed),
-      get(s.signed),
-      paper(P.signed),
-      get(s.reference),
-      paper(P.hmc),
-    ].map((v) => (typeof v === "number" && Number.isNaN(v) ? null : v));
-  return {
-    name: "table4_ecs",
-    caption:
-      `Table 4 — settings and efficiency of HMC-ECS (sampling phase, n = ${n}); paper values beside ours (HMC's from the caption of Table 4).`,
-    columns: [
-      "quantity",
-      "perturbed (ours)",
-      "perturbed (paper)",
-      "signed (ours)",
-      "signed (paper)",
-      "HMC (ours)",
-      "HMC (paper)",
-    ],
-    rows: [
-      row("α_θ,p", (x) => x.acceptance, (x) => x.acc),
-      row("α_u", (x) => x.subsampleAcceptance, (x) => x.accU),
-      row("ε", (x) => x.stepSize, () => NaN),
-      row("L", (x) => x.numSteps, (x) => x.L),
-      row("IF (mean)", (x) => x.meanIf, (x) => x.IF),
-      row("ESS = R/IF", (x) => x.ess, (x) => x.ESS),
-      row("τ̂", (x) => x.tau, (x) => x.tau),
-      row("100·m/n", (x) => x.percentRows, (x) => x.pct),
-      row("σ̂²(ℓ̂) or Var log|L̂| (in-run median)", (x) => x.logLikelihoodVariance, () => NaN),
-    ],
-  };
-}
-
 async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const s = context.quick ? _QUICK : _FULL;
   const t0 = performance.now();
@@ -477,8 +373,14 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
 
   const totalSeconds = (performance.now() - t0) / 1000;
   const tables: ResultTable[] = [
-    _table3(out),
-    _table4(out, s.n),
+    rctTable(out, { name: "table3_rct", title: "Table 3", paper: _PAPER_TABLE3 }),
+    ecsSettingsTable(out, {
+      name: "table4_ecs",
+      title: "Table 4",
+      n: s.n,
+      paper: _PAPER_TABLE4,
+      paperStepSize: NaN,
+    }),
     {
       name: "bias",
       caption:
