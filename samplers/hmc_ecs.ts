@@ -27,7 +27,8 @@
  * to the mean of the window's draws, the control variates are re-centred
  * (one full-data pass that also yields B = ΣHₖ(θ*)), M⁻¹ = (−∇²log π(θ*))⁻¹
  * from that same pass, and m (perturbed: Var ℓ̂ₘ ≈ `targetVariance`) or
- * (λ, a) (signed: minimum predicted CT, eq. 18) are re-chosen from a pilot
+ * (λ, a) (signed: minimum predicted CT, eq. 18, with predicted τ ≥ 0.9 from
+ * bootstrap batch estimates) are re-chosen from a pilot
  * at Laplace draws ({@link chooseSubsampleSize}, {@link blockPoissonTuning}).
  * ε is tuned by the shared dual averaging ({@link hmcWarmupUpdate}) with
  * εL = 1.2 and target acceptance 0.8. Every row evaluation, including the
@@ -51,6 +52,7 @@ import { BlockSubsample, PoissonSubsample } from "../subsampling/subsample_state
 import {
   blockPoissonTuning,
   chooseSubsampleSize,
+  defaultPilotSize,
   laplaceDraws,
   pilotDifferences,
   subsetMap,
@@ -145,7 +147,10 @@ export interface HmcEcsOptions {
    * and the signed target is dominated by that region: use order 2.)
    */
   productRange?: [number, number];
-  /** Pilot rows (default min(1000, n)) and θ draws (default 10) for tuning m, λ, a. */
+  /**
+   * Pilot rows for tuning m, λ, a (default min(n, max(1000, min(20000, ⌈n/10⌉))),
+   * see {@link defaultPilotSize}): heavy-tailed dₖ need many rows.
+   */
   pilotSize?: number;
   /** Number of pilot θ draws (default 10). */
   numPilotDraws?: number;
@@ -301,7 +306,7 @@ export function hmcEcsSampler(
       ? pilotDifferences(c, {
         thetas: laplaceDraws(c.thetaStar, { precision, count: o.numPilotDraws, rng, scale }),
         rng,
-        pilotSize: o.pilotSize,
+        pilotSize: o.pilotSize ?? defaultPilotSize(model.numRows),
       })
       : null;
     if (engine.variant === "perturbed") {

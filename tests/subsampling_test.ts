@@ -486,3 +486,72 @@ Deno.test("blockPoissonTuning() claim: λ minimises the predicted CT and a = D̃
   assert.ok(Math.abs(t.lowerBound - (n * 2e-6 - t.numProducts)) < 1e-9);
   assert.ok(t.probPositive > 0.999);
 });
+
+Deno.test("blockPoissonTuning() claim: with heavy-tailed dₖ the bootstrap τ matches the simulated τ of eq. 15", async (t) => {
+  // A population of n rows with t₂-distributed dₖ (infinite variance: a
+  // mini-batch estimate is dominated by its most extreme row, so the normal
+  // approximation of P(d̂ − a < 0) is wrong), a 20 000-row pilot drawn from
+  // it, and the sign of L̂ simulated directly from eq. 15: S ~ Pois(λ)
+  // mini-batches of m rows drawn with replacement from the population, L̂ < 0
+  // iff an odd number of them has d̂ < a. The allowance 0.05 is for the
+  // pilot's own sampling error in the tail (the Hill estimate of the tail
+  // index from the pilot's top 1 %); the normal approximation misses by more.
+  const n = 1000000, m = 30, N = 20000;
+  const rng = new Rng(41);
+  const pop = new Float64Array(n);
+  for (let k = 0; k < n; k++) pop[k] = (m / n) * (rng.normal() / Math.sqrt(rng.exponential()));
+  const rows = new Float64Array(N);
+  for (let i = 0; i < N; i++) rows[i] = pop[rng.int(n)];
+  const mu = rows.reduce((x, y) => x + y) / N;
+  const s2 = rows.reduce((x, y) => x + (y - mu) ** 2, 0) / (N - 1);
+  const pilot = {
+    numRows: n,
+    pilotSize: N,
+    mean: new Float64Array([mu]),
+    variance: new Float64Array([s2]),
+    differences: [rows],
+  };
+  const simulateTau = (lam: number, a: number, reps: number): number => {
+    let pos = 0;
+    for (let r = 0; r < reps; r++) {
+      const S = rng.poisson(lam);
+      let neg = 0;
+      for (let s = 0; s < S; s++) {
+        let sum = 0;
+        for (let i = 0; i < m; i++) sum += pop[rng.int(n)];
+        if ((n / m) * sum < a) neg++;
+      }
+      if (neg % 2 === 0) pos++;
+    }
+    return pos / reps;
+  };
+  const reps = 3000;
+  for (const lam of [50, 150, 400]) {
+    await t.step(`λ = ${lam}`, () => {
+      const tu = blockPoissonTuning(pilot, { batchSize: m, minProducts: lam, maxProducts: lam });
+      assert.equal(tu.method, "bootstrap");
+      const sim = simulateTau(lam, tu.lowerBound, reps);
+      const se = Math.sqrt(Math.max(sim * (1 - sim), 0.01) / reps);
+      const err = Math.abs(tu.probPositive - sim);
+      assert.ok(
+        err < 4 * se + 0.05,
+        `predicted τ ${tu.probPositive} vs simulated ${sim} ± ${4 * se + 0.05}`,
+      );
+      if (lam <= 150) {
+        const normal = blockPoissonTuning({ ...pilot, differences: undefined }, {
+          batchSize: m,
+          minProducts: lam,
+          maxProducts: lam,
+        });
+        assert.equal(normal.method, "normal");
+        assert.ok(Math.abs(normal.probPositive - sim) > err, `normal τ ${normal.probPositive}`);
+      }
+    });
+  }
+  await t.step("the chosen λ meets the τ ≥ 0.9 safeguard", () => {
+    const tu = blockPoissonTuning(pilot, { batchSize: m, minProducts: 50, maxProducts: 2000 });
+    assert.ok(tu.probPositive >= 0.9, `predicted τ ${tu.probPositive}`);
+    const sim = simulateTau(tu.numProducts, tu.lowerBound, reps);
+    assert.ok(sim > 0.85, `simulated τ ${sim} at λ = ${tu.numProducts}`);
+  });
+});
