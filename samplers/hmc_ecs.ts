@@ -27,8 +27,7 @@
  * to the mean of the window's draws, the control variates are re-centred
  * (one full-data pass that also yields B = ΣHₖ(θ*)), M⁻¹ = (−∇²log π(θ*))⁻¹
  * from that same pass, and m (perturbed: Var ℓ̂ₘ ≈ `targetVariance`) or
- * (λ, a) (signed: minimum predicted CT, eq. 18, with predicted τ ≥ 0.9 from
- * bootstrap batch estimates) are re-chosen from a pilot
+ * (λ, a) (signed: minimum predicted CT, eq. 18) are re-chosen from a pilot
  * at Laplace draws ({@link chooseSubsampleSize}, {@link blockPoissonTuning}).
  * ε is tuned by the shared dual averaging ({@link hmcWarmupUpdate}) with
  * εL = 1.2 and target acceptance 0.8. Every row evaluation, including the
@@ -52,7 +51,6 @@ import { BlockSubsample, PoissonSubsample } from "../subsampling/subsample_state
 import {
   blockPoissonTuning,
   chooseSubsampleSize,
-  defaultPilotSize,
   laplaceDraws,
   pilotDifferences,
   subsetMap,
@@ -147,10 +145,7 @@ export interface HmcEcsOptions {
    * and the signed target is dominated by that region: use order 2.)
    */
   productRange?: [number, number];
-  /**
-   * Pilot rows for tuning m, λ, a (default min(n, max(1000, min(20000, ⌈n/10⌉))),
-   * see {@link defaultPilotSize}): heavy-tailed dₖ need many rows.
-   */
+  /** Pilot rows (default min(1000, n)) and θ draws (default 10) for tuning m, λ, a. */
   pilotSize?: number;
   /** Number of pilot θ draws (default 10). */
   numPilotDraws?: number;
@@ -306,7 +301,7 @@ export function hmcEcsSampler(
       ? pilotDifferences(c, {
         thetas: laplaceDraws(c.thetaStar, { precision, count: o.numPilotDraws, rng, scale }),
         rng,
-        pilotSize: o.pilotSize ?? defaultPilotSize(model.numRows),
+        pilotSize: o.pilotSize,
       })
       : null;
     if (engine.variant === "perturbed") {

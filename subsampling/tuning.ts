@@ -13,78 +13,36 @@
  * around θ* (the Laplace approximation, inflated by √(n/ñ) before θ* has been
  * re-centred on the full-data posterior, because the subset MAP is then about
  * √(n/ñ) posterior sds off), the mean d̄(θ) and variance s²(θ) of
- * dₖ(θ) = ℓₖ(θ) − qₖ(θ) over a pilot sample of N rows (the same rows at every
- * θ), and the dₖ(θⱼ) themselves. The default N = min(n, max(1000,
- * min(20000, ⌈n/10⌉))) grows with n: on data with rare high-leverage rows
- * (e.g. a 1 % event rate with spline features) dₖ is heavy-tailed and a
- * 1000-row pilot often holds none of the rows that dominate its spread.
- * K·N row evaluations cost at most about one full-data pass when N = n/10.
+ * dₖ(θ) = ℓₖ(θ) − qₖ(θ) over a pilot sample of rows.
  *
  * **Perturbed m** ({@link chooseSubsampleSize}): with ωₖ = 1/n,
  * Var ℓ̂ₘ(θ) = n² s²(θ)/m, so the smallest m with mean_K Var ℓ̂ₘ ≤ σ²_target
- * (default 1, Pitt et al. 2012) is m = ⌈n² s̄²/σ²_target⌉. The sample
- * variance of heavy-tailed dₖ has a heavy-tailed sampling distribution of its
- * own, which the larger default N (pooled over the K θ's) tames.
+ * (default 1, Pitt et al. 2012) is m = ⌈n² s̄²/σ²_target⌉.
  *
  * **Signed λ and a** ({@link blockPoissonTuning}): each mini-batch estimate
- * d̂ = (n/m)Σᵢ d_{uᵢ} of eq. 15 has mean D(θ) = Σₖdₖ(θ). With a = D̃ − λ,
+ * d̂ of eq. 15 has mean D(θ) = Σₖdₖ(θ) and sd σ = n s/√m. With a = D̃ − λ,
  * D̃ the pilot mean of D over the θ draws, each factor is
- * (d̂ − a)/λ = 1 + Z/λ with Z = (d̂ − D(θ)) + (D(θ) − D̃) (a is fixed while θ
- * moves, so Z also carries the spread of D(θ) over the posterior). The
- * number of factors is S ~ Pois(λ) (λ products with χₗ ~ Pois(1)), so
- * (thinning and compound-Poisson identities, exact for any law of Z):
+ * (d̂ − a)/λ = 1 + Z/λ with Z = (d̂ − D(θ)) + (D(θ) − D̃) ≈ N(0, σ² + s_D²),
+ * s_D the spread of D(θ) over the posterior (a is fixed while θ moves):
  *
  * ```
- *  p(λ) = P(factor < 0) = P(Z < −λ)
- *  #negative factors ~ Pois(λ p(λ))  ⇒  τ = P(L̂ ≥ 0) = (1 + exp(−2λ p(λ)))/2
- *  Var log|L̂| | θ = Var Σ_{s ≤ S} log|1 + Z_s/λ| = λ E[log²|1 + Z/λ|]
+ *  P(factor < 0)   = Φ(−λ/σ_tot),  σ_tot² = σ² + s_D²                (normal approx.)
+ *  #negative factors ~ Pois(λ Φ(−λ/σ_tot))  ⇒  τ = P(L̂ ≥ 0) = (1 + exp(−2λΦ(−λ/σ_tot)))/2
+ *  Var log|L̂| | θ  = λ E[log²|1 + Z/λ|] ≈ σ²/λ                    (compound Poisson, σ ≪ λ)
  * ```
- *
- * The law of Z is what matters, and it is far from normal when dₖ is
- * heavy-tailed: a batch of m = 30 rows is then dominated by the one extreme
- * row it happens to hold, and P(Z < −λ) ≈ m·P(n dₖ/m < −λ) decays like the
- * row tail, not like Φ(−λ/σ). So when the pilot keeps its rows
- * (`PilotDifferences.differences`), Z is estimated by the bootstrap: for each
- * pilot θⱼ, B batch estimates (n/m)Σᵢ d_{Jᵢ}(θⱼ) with Jᵢ uniform on the pilot
- * rows (the pilot is itself a uniform with-replacement sample, so a resampled
- * batch has the law of a real one up to the pilot's sampling error), minus D̃.
- * With R = K·B resamples, p̂_boot(λ) = (#{Z < −λ} + ½)/(R + 1) (the ½ keeps
- * the prediction off an exact τ = 1 that R draws cannot support) and
- * V̂(λ) = λ · mean log²|1 + Z/λ|.
- *
- * The bootstrap cannot see rows rarer than 1/N, yet τ ≥ 0.9 needs
- * p ≤ 0.11/λ, i.e. the row tail down to ~0.11/(λm) (≈ 2·10⁻⁵ for λ = 150,
- * m = 30): beyond the pilot's reach. For such subexponential tails the
- * single-big-jump principle P(Σᵢ Yᵢ > y) ≈ m P(Y > y) (Y = one row's
- * contribution −(n/m)(dₖ − d̄) to Z) holds, and the row tail is extrapolated
- * with a Pareto tail fitted to the pilot's top 1 % by Hill's estimator
- * (exact for regularly varying tails, conservative for lighter ones, whose
- * Hill index is then large and the extrapolation negligible). So
- *
- * ```
- *  p̂(λ) = max(p̂_boot(λ), m Ŝ(λ)),  Ŝ(y) = empirical P(Y > y) down to Y₍ₖ₎,
- *                                    then (k/N)(y/Y₍ₖ₎)^(−α̂),  k = ⌈N/100⌉
- * ``` Without stored rows the normal
- * approximation Z ~ N(0, σ² + s_D²), σ = n s̄/√m, s_D the sd of D(θⱼ), is
- * used: p = Φ(−λ/σ_tot), V ≈ σ²/λ.
  *
  * For CT = IF/(2τ−1)² × cost (eq. 18) we take the cost per iteration ∝ λm
  * and, conservatively ignoring the correlation of u over iterations, the
  * inefficiency of an independence pseudo-marginal step whose log-estimate
- * has variance V: acceptance 2Φ(−√V/√2), IF = Φ(√(V/2))/Φ(−√(V/2))
- * (Pitt et al. 2012's perfect-proposal model). With (2τ − 1)² = exp(−4λp),
+ * has variance s² = σ²/λ: acceptance 2Φ(−s/√2), IF(s) = Φ(s/√2)/Φ(−s/√2)
+ * (Pitt et al. 2012's perfect-proposal model). Then
  *
  * ```
- *  CT(λ) ∝ λ · Φ(√(V(λ)/2))/Φ(−√(V(λ)/2)) · exp(4λ p(λ))
+ *  CT(λ) ∝ λ · Φ(s/√2)/Φ(−s/√2) · exp(4λΦ(−λ/σ)),   s² = σ²/λ
  * ```
  *
- * which for normal Z with σ ≫ 1 is minimised near V ≈ 2.5 (λ ≈ 0.4σ²), and
- * moves to larger λ when negative factors matter. λ is searched over
- * [minProducts, maxProducts] subject to the safeguard τ(λ) ≥ `minProbPositive`
- * (default 0.9): a τ near ½ makes eq. 17's denominator Σ s⁽ʲ⁾ vanish, and the
- * CT formula's exp(4λp) is only a first-order account of that (it ignores
- * the sign's autocorrelation and the error of p̂). If no λ in range meets it,
- * the λ with the largest predicted τ is taken.
+ * which for σ ≫ 1 is minimised near Var log|L̂| = s² ≈ 2.5 (λ ≈ 0.4σ²), and
+ * moves to larger λ when λ/σ is small enough for negative factors to matter.
  *
  * References: Dang et al. (2019) §4.1, §5.1, §6.3, eq. 18; Quiroz et al.
  * (2019, 2018b); Pitt et al. (2012); Lyne et al. (2015).
@@ -92,7 +50,7 @@
  * @module
  */
 import type { GlmModel } from "../models/glm.ts";
-import { Rng } from "../random/rng.ts";
+import type { Rng } from "../random/rng.ts";
 import type { ControlVariates } from "./control_variates.ts";
 import { GatheredRows } from "./gathered_rows.ts";
 
@@ -277,39 +235,14 @@ export interface PilotDifferences {
   mean: Float64Array;
   /** s²(θₖ): variance of dₖ over the pilot rows, per θ. */
   variance: Float64Array;
-  /**
-   * The pilot rows' dₖ(θⱼ), one array of length `pilotSize` per θ (same rows
-   * at every θ). When present, {@link blockPoissonTuning} uses their
-   * bootstrap batch estimates instead of a normal approximation.
-   */
-  differences?: readonly Float64Array[];
-}
-
-/**
- * The default pilot size min(n, max(1000, min(20000, ⌈n/10⌉))): larger pilots
- * for larger n, so that rare rows with extreme dₖ are represented.
- *
- * @param numRows n.
- * @returns The number of pilot rows.
- * @example
- * ```ts
- * import { defaultPilotSize } from "./tuning.ts";
- * console.log(defaultPilotSize(500), defaultPilotSize(1e5), defaultPilotSize(1e7)); // 500 10000 20000
- * ```
- * References: Dang et al. (2019) §6.3; Quiroz et al. (2019) §3.
- */
-export function defaultPilotSize(numRows: number): number {
-  return Math.min(numRows, Math.max(1000, Math.min(20000, Math.ceil(numRows / 10))));
 }
 
 /**
  * Mean and variance of dₖ(θ) over a random pilot sample of rows (drawn with
- * replacement), at each θ given, and (unless `keepDifferences` is false) the
- * dₖ themselves. Costs pilotSize log-likelihood rows per θ.
+ * replacement), at each θ given. Costs pilotSize log-likelihood rows per θ.
  *
  * @param cv Control variates centred at the current θ*.
- * @param options `thetas`, `rng`, `pilotSize` (default
- *   {@link defaultPilotSize}(n)), `keepDifferences` (default true).
+ * @param options `thetas`, `rng`, `pilotSize` (default min(1000, n)).
  * @returns The pilot statistics.
  * @example
  * ```ts
@@ -331,28 +264,20 @@ export function defaultPilotSize(numRows: number): number {
  */
 export function pilotDifferences(
   cv: ControlVariates,
-  options: {
-    thetas: readonly Float64Array[];
-    rng: Rng;
-    pilotSize?: number;
-    keepDifferences?: boolean;
-  },
+  options: { thetas: readonly Float64Array[]; rng: Rng; pilotSize?: number },
 ): PilotDifferences {
-  const n = cv.numRows, size = options.pilotSize ?? defaultPilotSize(n);
-  const keep = options.keepDifferences ?? true;
+  const n = cv.numRows, size = options.pilotSize ?? Math.min(1000, n);
   if (!Number.isInteger(size) || size < 2) {
     throw new RangeError(`pilotSize must be an integer ≥ 2, got ${size}`);
   }
   const rows = new GatheredRows(cv.model.data, size);
   const K = options.thetas.length;
   const mean = new Float64Array(K), variance = new Float64Array(K);
-  const differences: Float64Array[] = [];
   try {
     rows.gather(options.rng.sampleWithReplacement(n, size), 0, cv.cache);
     for (let k = 0; k < K; k++) {
       cv.differences(rows, options.thetas[k], { start: 0, end: size, derivative: false });
       const dv = cv.model.arena.f64(rows.diff, size);
-      if (keep) differences.push(dv.slice());
       let s = 0;
       for (let i = 0; i < size; i++) s += dv[i];
       const mu = s / size;
@@ -364,9 +289,7 @@ export function pilotDifferences(
   } finally {
     rows.dispose();
   }
-  return keep
-    ? { numRows: n, pilotSize: size, mean, variance, differences }
-    : { numRows: n, pilotSize: size, mean, variance };
+  return { numRows: n, pilotSize: size, mean, variance };
 }
 
 /**
@@ -404,7 +327,7 @@ export function chooseSubsampleSize(
 export interface BlockPoissonTuning {
   /** s_D: the spread of D(θ) = Σₖdₖ(θ) over the pilot θ's. */
   differenceSumSd: number;
-  /** λ minimising the predicted CT subject to the τ safeguard. */
+  /** λ minimising the predicted CT. */
   numProducts: number;
   /** a = D̃ − λ. */
   lowerBound: number;
@@ -412,45 +335,23 @@ export interface BlockPoissonTuning {
   differenceSum: number;
   /** σ: the sd of one mini-batch estimate d̂ (n s̄/√m). */
   batchSd: number;
-  /** Predicted Var log|L̂| = λE[log²|1 + Z/λ|] (≈ σ²/λ for normal Z). */
+  /** Predicted Var log|L̂| ≈ σ²/λ. */
   varianceLogAbs: number;
-  /** Predicted probability P(Z < −λ) that one factor is negative. */
+  /** Predicted probability Φ(−λ/σ_tot) that one factor is negative. */
   probNegativeFactor: number;
   /** Predicted τ = P(L̂ ≥ 0). */
   probPositive: number;
   /** Predicted relative CT (λ·m·IF/(2τ−1)²) at the chosen λ. */
   relativeCost: number;
-  /**
-   * How the law of Z was estimated: `"bootstrap"` (resampled batches of the
-   * pilot rows) or `"normal"` (pilot without stored rows).
-   */
-  method: "bootstrap" | "normal";
-}
-
-/** Options of {@link blockPoissonTuning}. */
-export interface BlockPoissonTuningOptions {
-  /** Mini-batch size m (default 30). */
-  batchSize?: number;
-  /** Smallest λ considered (default 10). */
-  minProducts?: number;
-  /** Largest λ considered (default 10000). */
-  maxProducts?: number;
-  /** Safeguard: only λ with predicted τ ≥ this (default 0.9). */
-  minProbPositive?: number;
-  /** Bootstrap batch estimates in total (default min(10⁵, max(2·10⁴, 5·10⁶/m))). */
-  numResamples?: number;
-  /** Generator of the bootstrap (default a fixed-seed one, so the result depends only on the pilot). */
-  rng?: Rng;
 }
 
 /**
  * λ and a of the block-Poisson estimator minimising the predicted
- * CT(λ) ∝ λm · IF(V(λ))/(2τ − 1)² subject to τ ≥ `minProbPositive`, with p(λ)
- * and V(λ) from bootstrap batch estimates of the pilot rows when the pilot
- * kept them, else from the normal approximation (see the module documentation).
+ * CT(λ) ∝ λm · IF(σ²/λ)/(2τ − 1)² (see the module documentation).
  *
  * @param pilot Pilot statistics from {@link pilotDifferences}.
- * @param options See {@link BlockPoissonTuningOptions}.
+ * @param options `batchSize` m (default 30), `minProducts` (default 10),
+ *   `maxProducts` (default 10000).
  * @returns λ, a and the predicted quantities.
  * @example
  * ```ts
@@ -465,19 +366,15 @@ export interface BlockPoissonTuningOptions {
  */
 export function blockPoissonTuning(
   pilot: PilotDifferences,
-  options: BlockPoissonTuningOptions = {},
+  options: { batchSize?: number; minProducts?: number; maxProducts?: number } = {},
 ): BlockPoissonTuning {
   const m = options.batchSize ?? 30, n = pilot.numRows;
   const lo = options.minProducts ?? 10, hi = options.maxProducts ?? 10000;
-  const minTau = options.minProbPositive ?? 0.9;
   if (!Number.isInteger(m) || m < 1) {
     throw new RangeError(`batchSize must be a positive integer, got ${m}`);
   }
   if (!Number.isInteger(lo) || !Number.isInteger(hi) || lo < 1 || hi < lo) {
     throw new RangeError(`need integers 1 ≤ minProducts ≤ maxProducts, got ${lo} and ${hi}`);
-  }
-  if (!(minTau >= 0.5 && minTau < 1)) {
-    throw new RangeError(`minProbPositive must be in [0.5, 1), got ${minTau}`);
   }
   const sigma = (n * Math.sqrt(_mean(pilot.variance))) / Math.sqrt(m);
   const D = n * _mean(pilot.mean);
@@ -485,155 +382,26 @@ export function blockPoissonTuning(
   for (const v of pilot.mean) sdD += (n * v - D) ** 2;
   sdD = pilot.mean.length > 1 ? Math.sqrt(sdD / (pilot.mean.length - 1)) : 0;
   const sigmaTot = Math.sqrt(sigma * sigma + sdD * sdD);
-  const rows = pilot.differences;
-  const boot = rows !== undefined && rows.length > 0 && rows.every((r) => r.length >= 2);
-  // p(λ) and V(λ) for each candidate λ.
-  let pNeg: (lam: number) => number, varLog: (lam: number) => number;
-  let lams: number[];
-  if (boot) {
-    const z = _bootstrapBatchDeviations(rows!, {
-      numRows: n,
-      batchSize: m,
-      center: D,
-      numResamples: options.numResamples ??
-        Math.min(100000, Math.max(20000, Math.ceil(5e6 / m))),
-      rng: options.rng ?? new Rng("blockPoissonTuning"),
-    });
-    const R = z.length;
-    const tail = _lowerTail(rows!, { numRows: n, batchSize: m });
-    pNeg = (lam) => Math.max((_countBelow(z, -lam) + 0.5) / (R + 1), Math.min(1, m * tail(lam)));
-    varLog = (lam) => {
-      let s = 0;
-      for (let i = 0; i < R; i++) {
-        const l = Math.log(Math.max(1e-300, Math.abs(1 + z[i] / lam)));
-        s += l * l;
-      }
-      return (lam * s) / R;
-    };
-    // V(λ) costs O(R): a geometric grid (ratio 1.02) instead of every integer.
-    lams = [];
-    for (let lam = lo; lam <= hi; lam = Math.max(lam + 1, Math.round(lam * 1.02))) {
-      lams.push(lam);
-    }
-    if (lams[lams.length - 1] !== hi) lams.push(hi);
-  } else {
-    pNeg = (lam) => (sigmaTot > 0 ? normalCdf(-lam / sigmaTot) : 0);
-    varLog = (lam) => (sigma * sigma) / lam;
-    lams = [];
-    for (let lam = lo; lam <= hi; lam++) lams.push(lam);
-  }
-  let best = -1, bestCt = Infinity, fallback = lo, fallbackTau = -Infinity, fallbackCt = Infinity;
-  for (const lam of lams) {
-    const p = pNeg(lam);
-    const tau = (1 + Math.exp(-2 * lam * p)) / 2;
-    const ct = _relativeCost(lam, varLog(lam), p) * m;
-    if (tau >= minTau && ct < bestCt) {
+  let best = lo, bestCt = Infinity;
+  for (let lam = lo; lam <= hi; lam++) {
+    const ct = predictedBlockPoissonCost(sigma, lam, sigmaTot) * m;
+    if (ct < bestCt) {
       bestCt = ct;
       best = lam;
     }
-    if (tau > fallbackTau || (tau === fallbackTau && ct < fallbackCt)) {
-      fallback = lam;
-      fallbackTau = tau;
-      fallbackCt = ct;
-    }
   }
-  if (best < 0) {
-    best = fallback;
-    bestCt = fallbackCt;
-  }
-  const p = pNeg(best);
+  const p = sigmaTot > 0 ? normalCdf(-best / sigmaTot) : 0;
   return {
     differenceSumSd: sdD,
     numProducts: best,
     lowerBound: D - best,
     differenceSum: D,
     batchSd: sigma,
-    varianceLogAbs: varLog(best),
+    varianceLogAbs: (sigma * sigma) / best,
     probNegativeFactor: p,
     probPositive: (1 + Math.exp(-2 * best * p)) / 2,
     relativeCost: bestCt,
-    method: boot ? "bootstrap" : "normal",
   };
-}
-
-/**
- * Bootstrap batch deviations Z = (n/m)Σᵢ d_{Jᵢ}(θⱼ) − center, Jᵢ uniform on
- * the pilot rows, ⌈R/K⌉ per pilot θ, sorted ascending.
- */
-function _bootstrapBatchDeviations(
-  rows: readonly Float64Array[],
-  o: { numRows: number; batchSize: number; center: number; numResamples: number; rng: Rng },
-): Float64Array {
-  const K = rows.length, B = Math.max(1, Math.ceil(o.numResamples / K));
-  const z = new Float64Array(K * B), scale = o.numRows / o.batchSize;
-  for (let j = 0; j < K; j++) {
-    const d = rows[j], N = d.length;
-    for (let b = 0; b < B; b++) {
-      let t = 0;
-      for (let i = 0; i < o.batchSize; i++) t += d[Math.floor(o.rng.uniform() * N)];
-      z[j * B + b] = scale * t - o.center;
-    }
-  }
-  return z.sort();
-}
-
-/**
- * The single-big-jump tail of a batch: y ↦ P(Y > y) for one row's
- * contribution Y = −(n/m)(dₖ(θⱼ) − d̄(θⱼ)) to Z, pooled over the pilot θ's:
- * the empirical tail down to the k-th largest Y₍ₖ₎ (k = max(10, ⌈N/100⌉),
- * N rows), then a Pareto tail (k/N)(y/Y₍ₖ₎)^(−α) with Hill's 1/α̂ =
- * mean_{i<k} log(Y₍ᵢ₎/Y₍ₖ₎) (per θ, averaged). Zero when fewer than k rows
- * have Y > 0.
- */
-function _lowerTail(
-  rows: readonly Float64Array[],
-  o: { numRows: number; batchSize: number },
-): (y: number) => number {
-  const scale = o.numRows / o.batchSize;
-  const parts: { ys: Float64Array; k: number; yk: number; alpha: number; N: number }[] = [];
-  for (const d of rows) {
-    const N = d.length;
-    let mu = 0;
-    for (let i = 0; i < N; i++) mu += d[i];
-    mu /= N;
-    const ys = new Float64Array(N);
-    for (let i = 0; i < N; i++) ys[i] = -scale * (d[i] - mu);
-    ys.sort(); // ascending: the largest Y at the end
-    const k = Math.max(10, Math.ceil(N / 100));
-    if (N <= k || !(ys[N - 1 - k] > 0)) continue;
-    const yk = ys[N - 1 - k];
-    let h = 0;
-    for (let i = 0; i < k; i++) h += Math.log(ys[N - 1 - i] / yk);
-    h /= k;
-    parts.push({ ys, k, yk, alpha: h > 0 ? 1 / h : Infinity, N });
-  }
-  return (y) => {
-    if (parts.length === 0) return 0;
-    let sum = 0;
-    for (const q of parts) {
-      if (y <= q.yk) sum += (q.N - _countBelow(q.ys, y)) / q.N;
-      else sum += (q.k / q.N) * Math.pow(y / q.yk, -q.alpha);
-    }
-    return sum / rows.length;
-  };
-}
-
-/** #{i : z[i] < x} for ascending z. */
-function _countBelow(z: Float64Array, x: number): number {
-  let lo = 0, hi = z.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (z[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** λ · IF(V) · exp(4λp): the predicted CT per unit mini-batch size. */
-function _relativeCost(lam: number, varLog: number, pNeg: number): number {
-  const s = Math.sqrt(Math.max(0, varLog));
-  const ifactor = normalCdf(s / Math.SQRT2) / normalCdf(-s / Math.SQRT2);
-  return lam * ifactor * Math.exp(4 * lam * pNeg);
 }
 
 /**
@@ -660,8 +428,10 @@ export function predictedBlockPoissonCost(
   const lam = numProducts;
   if (!(sigma >= 0)) throw new RangeError(`sigma must be non-negative, got ${sigma}`);
   if (!(lam > 0)) throw new RangeError(`numProducts must be positive, got ${lam}`);
+  const s = sigma / Math.sqrt(lam);
+  const ifactor = normalCdf(s / Math.SQRT2) / normalCdf(-s / Math.SQRT2);
   const pNeg = sigmaTotal > 0 ? normalCdf(-lam / sigmaTotal) : 0;
-  return _relativeCost(lam, (sigma * sigma) / lam, pNeg);
+  return lam * ifactor * Math.exp(4 * lam * pNeg);
 }
 
 /**
