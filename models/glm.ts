@@ -94,6 +94,7 @@ export class GlmModel implements DataModel {
   #rowPtr = 0;
   #rowCap = 0;
   #logPriorConst: number;
+  #priorGrad: Float64Array;
 
   /**
    * Build the model; allocates three small scratch buffers in the data's arena.
@@ -142,6 +143,7 @@ export class GlmModel implements DataModel {
       if (this.priorPrecision[j] > 0) c += -0.5 * Math.log(2 * Math.PI) - Math.log(scale[j]);
     }
     this.#logPriorConst = c;
+    this.#priorGrad = new Float64Array(d);
     this.#thetaPtr = this.arena.allocF64(d);
     this.#gradPtr = this.arena.allocF64(d);
     this.#hessPtr = this.arena.allocF64(d * d);
@@ -288,13 +290,9 @@ export class GlmModel implements DataModel {
   /** log π(θ) and its gradient. */
   logDensityAndGradient(theta: Float64Array, grad: Float64Array): number {
     const ll = this.logLikelihood(theta, grad);
-    const d = this.dim, mu = this.priorMean, prec = this.priorPrecision;
-    let lp = this.#logPriorConst;
-    for (let j = 0; j < d; j++) {
-      const r = theta[j] - mu[j];
-      lp -= 0.5 * prec[j] * r * r;
-      grad[j] -= prec[j] * r;
-    }
+    const priorGrad = this.#priorGrad;
+    const lp = this.logPrior(theta, priorGrad);
+    for (let j = 0; j < this.dim; j++) grad[j] += priorGrad[j];
     return ll + lp;
   }
 
