@@ -315,8 +315,12 @@ export function windowedAdaptationUpdate(
   return state.metric === "dense" ? denseMetric(cov) : diagonalMetric(cov);
 }
 
-/** Writes ∇² log π(θ) (d×d row-major) into `out`. */
-export type HessianFn = (position: Float64Array, out: Float64Array) => void;
+/**
+ * Writes ∇² log π(θ) (d×d row-major) into `out`. A function may decline an
+ * update by returning `false` (e.g. when θ has hardly moved since the last
+ * one): `out` is then ignored and the metric is kept.
+ */
+export type HessianFn = (position: Float64Array, out: Float64Array) => void | boolean;
 
 /** Options of {@link hessianAdaptationInit}. */
 export interface HessianAdaptationOptions {
@@ -404,7 +408,7 @@ export function hessianAdaptationInit(
  * Feed the position after one warmup iteration. After every `updateEvery`
  * iterations (while warmup iterations remain) set θ* to the mean of the
  * positions since the last update, evaluate H = ∇² log π(θ*) and return the
- * metric with M⁻¹ = (−H)⁻¹.
+ * metric with M⁻¹ = (−H)⁻¹ (or `null` when the Hessian function declines).
  *
  * @param state The state (updated in place).
  * @param position The chain's position after this warmup iteration.
@@ -435,9 +439,9 @@ export function hessianAdaptationUpdate(
   for (let k = 0; k < d; k++) center[k] = state.windowSum[k] / state.windowCount;
   state.windowSum.fill(0);
   state.windowCount = 0;
-  state.center = center;
   const h = new Float64Array(d * d);
-  state.hessianFn(center, h);
+  if (state.hessianFn(center, h) === false) return null;
+  state.center = center;
   state.numHessianEvaluations++;
   return metricFromNegativeHessian(h);
 }

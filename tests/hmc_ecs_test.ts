@@ -270,3 +270,59 @@ Deno.test("runHmcEcs() claim: every row evaluation is counted (u-step block, re-
   // Warmup includes the initial full-data pass of the control variates.
   assert.ok(totalCost(r, "warmup").numLogLikRows >= N);
 });
+
+Deno.test("runHmcEcs() claim: Newton centring moves a far θ* to the full-data MAP and close windows skip re-centring", () => {
+  // θ* = 0 is ≈ 30 posterior sds from the MAP of this logistic posterior, so
+  // the centring first takes a 10 % subset MAP, then full-data Newton steps
+  // until the decrement gᵀP⁻¹g/d < 0.1. The warmup windows' means then lie
+  // within Monte Carlo error (≈ IF/100 sd² per dimension) of θ*, far below the
+  // 0.1 tolerance, so all three scheduled re-centrings are skipped; with
+  // tolerance 0 every one of them is made (the paper's schedule).
+  const p = logisticProblem(21);
+  const map = subsetMap(p.model, new Rng(1), { fraction: 1 });
+  const common = {
+    thetaStar: new Float64Array(D),
+    seed: 4,
+    numChains: 1,
+    numWarmup: 400,
+    numSamples: 100,
+    updateEvery: 100,
+  };
+  const r = runHmcEcs(p.model, common);
+  const t = r.chains[0].tuning;
+  const newton = t.numNewtonSteps as number;
+  assert.ok(newton >= 2, `expected a subset step and a Newton step, got ${newton} passes`);
+  assert.equal(t.numSkippedCenterings, 3);
+  assert.equal(t.numCenterings, 1 + newton);
+  const star = Float64Array.from(Object.values(t.thetaStar as Record<string, number>));
+  let q = 0;
+  for (let i = 0; i < D; i++) {
+    for (let j = 0; j < D; j++) {
+      q += (star[i] - map.thetaStar[i]) * map.precision[i * D + j] * (star[j] - map.thetaStar[j]);
+    }
+  }
+  assert.ok(q / D < 0.1, `θ* is ${q / D} sd² per dimension from the MAP`);
+
+  const paper = runHmcEcs(p.model, { ...common, recenterTolerance: 0 });
+  assert.equal(paper.chains[0].tuning.numSkippedCenterings, 0);
+  const paperNewton = paper.chains[0].tuning.numNewtonSteps as number;
+  assert.equal(paper.chains[0].tuning.numCenterings, 1 + paperNewton + 3);
+  const noNewton = runHmcEcs(p.model, { ...common, maxNewtonSteps: 0 });
+  assert.equal(noNewton.chains[0].tuning.numNewtonSteps, 0);
+  // Skipping saves the three re-centring passes' 3N log-likelihood rows
+  // (the paper run's extra Newton steps cost more still).
+  const ll = (x: typeof r) => totalCost(x, "warmup").numLogLikRows;
+  assert.ok(ll(paper) - ll(r) >= 3 * N, `${ll(paper)} vs ${ll(r)}`);
+});
+
+Deno.test("runHmcEcs() rejects bad re-centring options with messages naming the value", () => {
+  const p = gaussianProblem(3);
+  assert.throws(
+    () => runHmcEcs(p.model, { recenterTolerance: -1, seed: 1, numWarmup: 10, numSamples: 10 }),
+    /recenterTolerance must be a finite number ≥ 0, got -1/,
+  );
+  assert.throws(
+    () => runHmcEcs(p.model, { maxNewtonSteps: 1.5, seed: 1, numWarmup: 10, numSamples: 10 }),
+    /maxNewtonSteps must be a non-negative integer, got 1.5/,
+  );
+});

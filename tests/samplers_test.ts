@@ -16,6 +16,8 @@ import {
   denseMetric,
   diagonalMetric,
   dualAveraging,
+  hessianAdaptationInit,
+  hessianAdaptationUpdate,
   hmc,
   identityMetric,
   infoAcrossChains,
@@ -682,4 +684,28 @@ Deno.test("samplers reject bad inputs with messages naming the value", async (t)
     const m = metricFromNegativeHessian(new Float64Array([-1, -1, -1, -1 + 1e-17]));
     assert.equal(m.kind, "dense");
   });
+});
+
+Deno.test("hessianAdaptationUpdate() keeps the metric when the Hessian function declines", () => {
+  // The function declines the first update (returns false) and accepts the
+  // second: only the second yields a metric and moves the centre, and each
+  // window's mean is taken over its own 10 positions.
+  let calls = 0;
+  const s = hessianAdaptationInit(1, {
+    numWarmup: 100,
+    updateEvery: 10,
+    hessianFn: (_x, out) => {
+      out[0] = -4;
+      return ++calls > 1;
+    },
+  });
+  const results = [];
+  for (let i = 0; i < 20; i++) {
+    results.push(hessianAdaptationUpdate(s, new Float64Array([i < 10 ? 0 : 1])));
+  }
+  assert.equal(calls, 2);
+  assert.ok(results.slice(0, 19).every((m) => m === null));
+  assert.equal(results[19]?.inverseMassMatrix[0], 0.25);
+  assert.deepEqual(Array.from(s.center ?? []), [1]);
+  assert.equal(s.numHessianEvaluations, 1);
 });
