@@ -534,10 +534,15 @@ export interface SgVariant {
   kind: "sghmc" | "sgld";
   /** Second-order control variates (true) or the plain minibatch gradient. */
   controlVariates: boolean;
-  /** SG-HMC only: L = ⌈1.2/ε⌉ (`"trajectory"`) or L matched to HMC-ECS's evaluations (`"matched"`). */
-  steps?: "trajectory" | "matched";
+  /**
+   * SG-HMC only: L = ⌈1.2/ε⌉ (`"trajectory"`), L matched to HMC-ECS's
+   * evaluations (`"matched"`) or a fixed L.
+   */
+  steps?: "trajectory" | "matched" | number;
   /** Reuse the ε chosen by this variant's grid instead of running a grid. */
   stepSizeFrom?: string;
+  /** A fixed ε (e.g. the paper's) instead of a grid. */
+  stepSize?: number;
 }
 
 /** Sizes of one comparison. */
@@ -960,6 +965,8 @@ export async function runComparison(
     const estimator = estimators[v.controlVariates ? "cv" : "minibatch"];
     const numSteps = v.kind === "sgld"
       ? 1
+      : typeof v.steps === "number"
+      ? v.steps
       : v.steps === "matched"
       ? matchedSteps
       : Math.ceil(_TRAJECTORY / stepSize);
@@ -1027,7 +1034,7 @@ export async function runComparison(
   const grid: GridRow[] = [];
   const chosenStepSize: Record<string, number> = {};
   for (const v of config.sgVariants) {
-    if (v.stepSizeFrom !== undefined) continue;
+    if (v.stepSizeFrom !== undefined || v.stepSize !== undefined) continue;
     await timed(`step-size grid: ${v.label}`, () => {
       const values = v.kind === "sgld"
         ? config.sgldGrid.map((c) => c / lambdaMax)
@@ -1068,7 +1075,7 @@ export async function runComparison(
   // 6. The SG methods at their chosen ε, fresh seeds, R kept draws each.
   const sg: MethodOutcome[] = [];
   for (const v of config.sgVariants) {
-    const eps = chosenStepSize[v.stepSizeFrom ?? v.key];
+    const eps = v.stepSize ?? chosenStepSize[v.stepSizeFrom ?? v.key];
     if (eps === undefined) {
       throw new RangeError(
         `variant ${v.key} takes its step size from ${v.stepSizeFrom}, which ran no grid`,
