@@ -146,7 +146,10 @@ export interface HmcEcsOptions {
   maxSubsampleSize?: number;
   /** Perturbed: number of blocks G (default 100). */
   numBlocks?: number;
-  /** Signed: mini-batch size m (default 30). */
+  /**
+   * Signed: mini-batch size m of each d̂⁽ʰ'ˡ⁾ (default: the smallest m in
+   * [2, 30] whose pilot-predicted Var d̂ = n²s̄²/m is ≤ 1, re-chosen with λ).
+   */
   batchSize?: number;
   /** Signed: fixed λ (default: minimum predicted CT). */
   numProducts?: number;
@@ -351,18 +354,25 @@ export function hmcEcsSampler(
         engine.difference = new DifferenceEstimator(engine.blockSubsample);
       }
     } else {
+      // Batch size: given, or the smallest m_b ≤ 30 whose batch estimate d̂
+      // has sd ≤ 1 (the perturbed rule Var = n²s̄²/m ≤ 1 per batch), so that
+      // nearly exact control variates do not pay for 30-row batches.
+      const mb = o.batchSize ??
+        (pilot === null
+          ? 30
+          : chooseSubsampleSize(pilot, { targetVariance: 1, minSize: 2, maxSize: 30 }));
       const t = pilot === null ? null : blockPoissonTuning(pilot, {
-        batchSize: o.batchSize,
+        batchSize: mb,
         minProducts: o.productRange[0],
         maxProducts: o.productRange[1],
       });
       const lam = options.numProducts ?? t!.numProducts;
       const a = options.lowerBound ?? (t !== null ? t.differenceSum - lam : -lam);
       const cur = engine.poissonSubsample;
-      if (cur === null || cur.numProducts !== lam) {
+      if (cur === null || cur.numProducts !== lam || cur.batchSize !== mb) {
         cur?.dispose();
         engine.poissonSubsample = new PoissonSubsample(c, rng, {
-          batchSize: o.batchSize,
+          batchSize: mb,
           numProducts: lam,
           numRefreshed: Math.min(o.numRefreshed, lam),
         });
@@ -747,7 +757,7 @@ interface _Resolved {
   minSubsampleSize: number;
   maxSubsampleSize: number;
   numBlocks: number;
-  batchSize: number;
+  batchSize: number | undefined;
   numRefreshed: number;
   productRange: [number, number];
   pilotSize: number | undefined;
@@ -815,7 +825,7 @@ function _resolve(model: GlmModel, options: HmcEcsOptions): _Resolved {
     minSubsampleSize: Math.min(options.minSubsampleSize ?? 100, n),
     maxSubsampleSize: options.maxSubsampleSize ?? Math.max(2, Math.ceil(n / 10)),
     numBlocks: options.numBlocks ?? 100,
-    batchSize: options.batchSize ?? 30,
+    batchSize: options.batchSize,
     numRefreshed: options.numRefreshed ?? 1,
     productRange: range,
     pilotSize: options.pilotSize,

@@ -238,6 +238,8 @@ Deno.test("runHmcEcs() claim: signed HMC-ECS sign-corrected means recover the po
   }
   assert.equal(r.chains[0].tuning.variant, "signed");
   assert.ok((r.chains[0].tuning.numProducts as number) >= 50);
+  const mb = r.chains[0].tuning.batchSize as number;
+  assert.ok(Number.isInteger(mb) && mb >= 2 && mb <= 30, `batch size ${mb}`);
 });
 
 Deno.test("runHmcEcs() claim: every row evaluation is counted (u-step block, re-evaluation, leapfrog)", () => {
