@@ -633,6 +633,11 @@ export interface ComparisonOutcome {
   perturbed: MethodOutcome;
   /** Signed HMC-ECS. */
   signed: MethodOutcome;
+  /**
+   * Perturbed HMC-ECS with the paper's §6.3 warmup as written: θ* learned
+   * from the chain only (no Newton centring) and re-centred at every check.
+   */
+  perturbedPaperWarmup: MethodOutcome;
   /** SG methods in the order of the config. */
   sg: MethodOutcome[];
   /** Table 2/4 summaries. */
@@ -904,8 +909,8 @@ export async function runComparison(
   const ref = reference.moments;
 
   // 3. HMC-ECS, perturbed and signed (§6.3 tuning, θ* from the subset).
-  const ecs = (variant: "perturbed" | "signed") =>
-    timed(`${variant} HMC-ECS`, () => {
+  const ecs = (variant: "perturbed" | "signed", paperWarmup = false) =>
+    timed(`${variant} HMC-ECS${paperWarmup ? " (§6.3 warmup)" : ""}`, () => {
       const r = runHmcEcs(model, {
         variant,
         seed: `${config.seed}/ecs-${variant}`,
@@ -915,6 +920,7 @@ export async function runComparison(
         updateEvery: config.updateEvery,
         thetaStar: thetaStar0,
         ...(variant === "signed" ? (config.signedOptions ?? {}) : {}),
+        ...(paperWarmup ? { maxNewtonSteps: 0, recenterTolerance: 0 } : {}),
         onProgress: _progress(context, `${variant} HMC-ECS`),
       });
       const t = r.chains[0].tuning;
@@ -925,15 +931,27 @@ export async function runComparison(
         : `batch m = ${t.batchSize}, λ = ${t.numProducts}, κ = ${t.numRefreshed}, ε = ${
           Number(t.stepSize).toPrecision(3)
         }, L = ${t.numIntegrationSteps}`;
+      const centring = `${t.numNewtonSteps} Newton + ${
+        Number(t.numCenterings) - Number(t.numNewtonSteps) - 1
+      } window re-centrings (${t.numSkippedCenterings} skipped)`;
       return _outcome(r, {
-        key: variant === "perturbed" ? "ecs_perturbed" : "ecs_signed",
-        label: variant === "perturbed" ? "HMC-ECS (perturbed)" : "HMC-ECS (signed)",
-        settings,
+        key: paperWarmup
+          ? "ecs_perturbed_paper"
+          : variant === "perturbed"
+          ? "ecs_perturbed"
+          : "ecs_signed",
+        label: paperWarmup
+          ? "HMC-ECS (perturbed, §6.3 warmup as written)"
+          : variant === "perturbed"
+          ? "HMC-ECS (perturbed)"
+          : "HMC-ECS (signed)",
+        settings: `${settings}; ${centring}`,
         charge: "whole",
       });
     });
   const perturbed = await ecs("perturbed");
   const signed = await ecs("signed");
+  const perturbedPaperWarmup = await ecs("perturbed", true);
   const pTuning = perturbed.result.chains[0].tuning;
   const m = Number(pTuning.subsampleSize);
   const perIteration = perturbed.evaluationsSampling /
@@ -1099,6 +1117,7 @@ export async function runComparison(
     reference,
     perturbed,
     signed,
+    perturbedPaperWarmup,
     sg,
     ecsSummary: {
       perturbed: ecsSummary(perturbed, n),
@@ -1144,7 +1163,9 @@ export function rctSamplingOnly(method: MethodOutcome, perturbed: MethodOutcome)
 export function biasRows(outcome: ComparisonOutcome): Row[] {
   const ref = outcome.reference;
   const rows: Row[] = [];
-  for (const o of [outcome.perturbed, outcome.signed, ...outcome.sg]) {
+  for (
+    const o of [outcome.perturbed, outcome.signed, outcome.perturbedPaperWarmup, ...outcome.sg]
+  ) {
     if (o.unstable) {
       rows.push([o.label, "diverged", null, null, null, null, null, null]);
       continue;
@@ -1453,7 +1474,7 @@ export function rctTable(
 ): ResultTable {
   const p = out.perturbed;
   const rows: (string | number | null)[][] = [];
-  for (const o of [out.signed, ...out.sg, out.reference]) {
+  for (const o of [out.signed, out.perturbedPaperWarmup, ...out.sg, out.reference]) {
     const paper = options.paper[o.key] ?? [null, null, null];
     if (o.unstable) {
       rows.push([
