@@ -320,7 +320,7 @@ export function windowedAdaptationUpdate(
  * update by returning `false` (e.g. when θ has hardly moved since the last
  * one): `out` is then ignored and the metric is kept.
  */
-export type HessianFn = (position: Float64Array, out: Float64Array) => void | boolean;
+export type HessianFn = (position: Float64Array, out: Float64Array) => unknown;
 
 /** Options of {@link hessianAdaptationInit}. */
 export interface HessianAdaptationOptions {
