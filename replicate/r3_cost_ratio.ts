@@ -153,7 +153,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       `Row evaluations (ℓ and ∇ per row, the paper's cost unit) of one chain of ${s.numWarmup} warmup + ${s.numSamples} sampling iterations on HIGGS-shaped logistic data, for n = ${
         s.sizes.join(", ")
       }${context.quick ? " (**quick mode**)" : ""}.`,
-      `HMC-ECS: second-order control variates, §6.3 tuning with θ*, M and m (or λ, a) re-computed every ${s.updateEvery} warmup iterations; the counts include the subset MAP, pilot samples and every full-data pass. Full-data HMC: Newton MAP + fixed Laplace metric + dual averaging, run at n = ${
+      `HMC-ECS: second-order control variates; θ* from a 1 % subset MAP, moved to the full-data MAP by Newton re-centrings, then the §6.3 windows (θ*, M and m or λ, a re-computed every ${s.updateEvery} warmup iterations unless the window mean is within 0.1 sd² per dimension of θ*); the counts include the subset MAP, pilot samples and every full-data pass. Full-data HMC: Newton MAP + fixed Laplace metric + dual averaging, run at n = ${
         s.sizes[0]
       }, cost in passes × n at larger n.`,
     ].join("\n\n"),
