@@ -161,7 +161,7 @@ export interface HmcEcsOptions {
    * Signed: run the perturbed estimator until the first θ* re-centring and
    * only then tune (λ, a) and switch to the block-Poisson estimator, as
    * §6.6 tunes λ at the improved θ* (default true when θ* comes from the
-   * subset fit and a re-centring is scheduled).
+   * subset fit, Newton centring is off and a re-centring is scheduled).
    */
   signedTraining?: boolean;
   /**
