@@ -140,7 +140,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       _f(slope(last[2] as number, first[2] as number), 2)
     }: its sampling phase costs the same at every n, but its warmup — ${
       _f(100 * (last[3] as number), 3)
-    } % of its evaluations at the largest n — holds the full-data passes (initial control variates, one per θ* re-centring, each with a Hessian) and the training window before θ* is first re-centred, where m is sized for the uncertainty of the subset θ* and so grows with n. With a longer sampling phase, or a shorter training window, the ratio would grow faster. The paper's 642.8× / 554.1× at 10.5 M rows are of the order our trend reaches at ≈ 10⁶–10⁷ rows — **qualitatively reproduced**; the exact numbers depend on the data (HIGGS needs m = 1300, our synthetic data m = 100) and on the run length.`,
+    } % of its evaluations at the largest n — holds the full-data passes (the control variates at the subset θ*, one per Newton step towards the full-data MAP and one per window re-centring that is not skipped, each with a Hessian), a fixed number of passes whose cost grows like n. With a longer sampling phase the ratio would grow faster. The paper's 642.8× / 554.1× at 10.5 M rows are of the order our trend reaches at ≈ 10⁶–10⁷ rows — **qualitatively reproduced**; the exact numbers depend on the data (HIGGS needs m = 1300, our synthetic data m = 100) and on the run length.`,
     `With IF included (ratio of CT = IF × evaluations, eq. 2): ${_f(last[5] as number)}× and ${
       _f(last[8] as number)
     }× at the largest n (HMC IF ${_f(hmcIf)}).`,
