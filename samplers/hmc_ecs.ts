@@ -59,7 +59,7 @@ import {
   pilotDifferences,
   subsetMap,
 } from "../subsampling/tuning.ts";
-import { cholesky, choleskySolve } from "../math/linalg.ts";
+import { cholesky, choleskySolve, matVec } from "../math/linalg.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
 import {
   type Phase,
@@ -385,14 +385,10 @@ export function hmcEcsSampler(
 
   /** δᵀPδ/d for δ = θ̄ − θ*, P = −∇² log π(θ*): θ̄'s offset in posterior sds². */
   const _recenterDistance = (c: ControlVariates, center: Float64Array): number => {
-    const p = precisionAtCenter(c), delta = new Float64Array(d);
-    for (let i = 0; i < d; i++) delta[i] = center[i] - c.thetaStar[i];
+    const delta = center.map((v, i) => v - c.thetaStar[i]);
+    const pDelta = matVec(precisionAtCenter(c), delta);
     let q = 0;
-    for (let i = 0; i < d; i++) {
-      let row = 0;
-      for (let j = 0; j < d; j++) row += p[i * d + j] * delta[j];
-      q += delta[i] * row;
-    }
+    for (let i = 0; i < d; i++) q += delta[i] * pDelta[i];
     return q / d;
   };
 
@@ -406,8 +402,10 @@ export function hmcEcsSampler(
   const _newtonToMap = (c: ControlVariates, rng: Rng): number => {
     const gPrior = new Float64Array(d), g = new Float64Array(d), cand = new Float64Array(d);
     const tol = Math.max(o.recenterTolerance, 1e-6);
+    // log π at the current centre (S comes with the pass); also writes ∇log p there.
+    const logPost = () => c.llStarSum + model.logPrior(c.thetaStar, gPrior);
     let passes = 0, fraction = 0.1;
-    let lp = c.llStarSum + model.logPrior(c.thetaStar, gPrior);
+    let lp = logPost();
     for (let k = 0; k < o.maxNewtonSteps; k++) {
       for (let i = 0; i < d; i++) g[i] = c.gradSum[i] + gPrior[i];
       let step: Float64Array;
@@ -432,7 +430,7 @@ export function hmcEcsSampler(
         fraction *= 10;
         c.recenter(fit.thetaStar);
         passes++;
-        lp = c.llStarSum + model.logPrior(c.thetaStar, gPrior);
+        lp = logPost();
         continue;
       }
       const from = Float64Array.from(c.thetaStar);
@@ -441,7 +439,7 @@ export function hmcEcsSampler(
         for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
         c.recenter(cand);
         passes++;
-        const next = c.llStarSum + model.logPrior(cand, gPrior);
+        const next = logPost();
         if (next >= lp) {
           lp = next;
           break;
@@ -479,10 +477,11 @@ export function hmcEcsSampler(
       if (cv === null) {
         cv = new ControlVariates(model, thetaStar, { order: o.order, computeHessian: true });
       } else cv.recenter(thetaStar);
-      const newtonSteps = o.maxNewtonSteps > 0 ? _newtonToMap(cv, rng) : 0;
+      let newtonSteps = 0;
       if (o.maxNewtonSteps > 0) {
+        newtonSteps = _newtonToMap(cv, rng);
         thetaStar = Float64Array.from(cv.thetaStar);
-        precision = null;
+        precision = null; // the full-data Hessian at the new θ*, below
       }
       if (precision === null) {
         precision = precisionAtCenter(cv);
