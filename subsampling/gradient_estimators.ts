@@ -230,6 +230,23 @@ abstract class _SubsampleEstimator implements GradientEstimator {
     return out;
   }
 
+  /**
+   * The start every `estimate` shares: check θ and the covariance request,
+   * pick the output buffer and draw a fresh subsample.
+   */
+  protected begin(
+    theta: Float64Array,
+    rng: Rng,
+    options: EstimateOptions,
+  ): { kind: EstimateOptions["covariance"]; grad: Float64Array; rows: Int32Array } {
+    assertPosition(theta, this.dim);
+    const kind = options.covariance;
+    _checkCovarianceRequest(kind, this.batchSize);
+    const d = this.dim, grad = options.grad ?? this.scratchGrad;
+    if (grad.length !== d) throw new RangeError(`grad must have length ${d}, got ${grad.length}`);
+    return { kind, grad, rows: this.drawRows(rng) };
+  }
+
   protected get arena(): Arena {
     return (this.glm as GlmModel).arena;
   }
@@ -354,13 +371,8 @@ class _MinibatchEstimator extends _SubsampleEstimator {
   readonly kind = "minibatch" as const;
 
   estimate(theta: Float64Array, rng: Rng, options: EstimateOptions = {}): GradientEstimate {
-    assertPosition(theta, this.dim);
-    const kind = options.covariance;
-    _checkCovarianceRequest(kind, this.batchSize);
+    const { kind, grad, rows } = this.begin(theta, rng, options);
     const d = this.dim, m = this.batchSize, scale = this.numRows / m;
-    const grad = options.grad ?? this.scratchGrad;
-    if (grad.length !== d) throw new RangeError(`grad must have length ${d}, got ${grad.length}`);
-    const rows = this.drawRows(rng);
     let moments: GradientMoments | null = null;
     if (this.glm !== null) {
       const glm = this.glm, a = glm.arena, core = a.exports;
@@ -458,13 +470,8 @@ class _ControlVariateEstimator extends _SubsampleEstimator {
   }
 
   estimate(theta: Float64Array, rng: Rng, options: EstimateOptions = {}): GradientEstimate {
-    assertPosition(theta, this.dim);
-    const kind = options.covariance;
-    _checkCovarianceRequest(kind, this.batchSize);
+    const { kind, grad, rows } = this.begin(theta, rng, options);
     const d = this.dim, m = this.batchSize, scale = this.numRows / m;
-    const grad = options.grad ?? this.scratchGrad;
-    if (grad.length !== d) throw new RangeError(`grad must have length ${d}, got ${grad.length}`);
-    const rows = this.drawRows(rng);
     let moments: GradientMoments | null = null;
     const cvGrad = this.#cvGrad;
     if (this.#cv !== null) {
