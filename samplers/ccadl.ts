@@ -41,6 +41,7 @@ import {
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
+  thermostatConstants,
 } from "./sg_common.ts";
 
 /** What the next CCAdL step needs. Treat as immutable. */
@@ -149,8 +150,7 @@ export function step(
   const d = state.position.length;
   checkSgParams(params, d);
   const h = params.stepSize, est = params.estimator;
-  const a = checkPositive(params.friction ?? 1, "friction");
-  const mu = checkPositive(params.thermalMass ?? d, "thermalMass");
+  const { friction: a, thermalMass: mu } = thermostatConstants(params, d);
   const kind = state.covariance.kind;
   if (params.covariance !== undefined && params.covariance !== kind) {
     throw new RangeError(

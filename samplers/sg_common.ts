@@ -92,6 +92,31 @@ export function checkPositive(value: number, name: string): number {
 }
 
 /**
+ * The thermostat constants of SGNHT and CCAdL, checked: the friction A
+ * (default 1) and the thermal mass μ (default d).
+ *
+ * @param params `friction`, `thermalMass`.
+ * @param dim Dimension d.
+ * @returns `{ friction, thermalMass }`.
+ * @example
+ * ```ts
+ * import { thermostatConstants } from "./sg_common.ts";
+ * console.log(thermostatConstants({}, 3)); // { friction: 1, thermalMass: 3 }
+ * ```
+ *
+ * References: Shang et al. (2015), eq. 8 and Algorithm 1.
+ */
+export function thermostatConstants(
+  params: { friction?: number; thermalMass?: number },
+  dim: number,
+): { friction: number; thermalMass: number } {
+  return {
+    friction: checkPositive(params.friction ?? 1, "friction"),
+    thermalMass: checkPositive(params.thermalMass ?? dim, "thermalMass"),
+  };
+}
+
+/**
  * Reflect `position` into the box (in place), reversing the matching momentum
  * components (if a momentum is given).
  *

@@ -31,6 +31,7 @@ import {
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
+  thermostatConstants,
 } from "./sg_common.ts";
 
 /** What the next SGNHT step needs. Treat as immutable. */
@@ -119,8 +120,7 @@ export function step(
   const d = state.position.length;
   checkSgParams(params, d);
   const h = params.stepSize, est = params.estimator;
-  const a = checkPositive(params.friction ?? 1, "friction");
-  const mu = checkPositive(params.thermalMass ?? d, "thermalMass");
+  const { friction: a, thermalMass: mu } = thermostatConstants(params, d);
   const before = est.cost.numGradRows;
   const pos = Float64Array.from(state.position), p = Float64Array.from(state.momentum);
   for (let j = 0; j < d; j++) pos[j] += h * p[j];
