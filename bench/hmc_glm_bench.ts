@@ -26,7 +26,7 @@ for (const backend of availableBackends()) {
     baseline: backend === "reference",
     n: backend === "reference" ? 5 : 30,
     fn() {
-      state = hmc.step(state, rng, {
+      state = hmc.step(rng, state, {
         logDensityAndGradientFn: fn,
         stepSize: 0.002,
         numIntegrationSteps: 6,

@@ -34,6 +34,6 @@ for (const [name, metric] of Object.entries(metrics)) {
   let state = hmc.init(theta, fn);
   const params = { logDensityAndGradientFn: fn, stepSize: 0.2, numIntegrationSteps: 10, metric };
   Deno.bench(`hmc.step L = 10, d = 30, ${name} metric`, { group: "hmc-d30" }, () => {
-    state = hmc.step(state, rng, params).state;
+    state = hmc.step(rng, state, params).state;
   });
 }

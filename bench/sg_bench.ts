@@ -61,22 +61,22 @@ for (const d of [100, 785]) {
   });
   let s1 = sgld.init(theta);
   Deno.bench(`sgld step (${group})`, { group }, () => {
-    s1 = sgld.step(s1, rng, base).state;
+    s1 = sgld.step(rng, s1, base).state;
   });
   let s2 = sghmc.init(theta, { rng });
   Deno.bench(`sghmc step, L = 1 (${group})`, { group }, () => {
-    s2 = sghmc.step(s2, rng, { ...base, resampleMomentum: false }).state;
+    s2 = sghmc.step(rng, s2, { ...base, resampleMomentum: false }).state;
   });
   let s3 = sgnht.init(theta, { rng });
   Deno.bench(`sgnht step (${group})`, { group }, () => {
-    s3 = sgnht.step(s3, rng, base).state;
+    s3 = sgnht.step(rng, s3, base).state;
   });
   let s4 = ccadl.init(theta, { rng, covariance: "diagonal" });
   Deno.bench(`ccadl step, diagonal covariance (${group})`, { group }, () => {
-    s4 = ccadl.step(s4, rng, { ...base, isInPlace: true }).state;
+    s4 = ccadl.step(rng, s4, { ...base, isInPlace: true }).state;
   });
   let s5 = ccadl.init(theta, { rng, covariance: "full" });
   Deno.bench(`ccadl step, full covariance (${group})`, { group, ...heavy }, () => {
-    s5 = ccadl.step(s5, rng, { ...base, isInPlace: true }).state;
+    s5 = ccadl.step(rng, s5, { ...base, isInPlace: true }).state;
   });
 }

@@ -122,8 +122,8 @@ export function init(
 /**
  * One CCAdL step (Algorithm 1, lines 4–7).
  *
- * @param state Current state.
  * @param rng Generator (subsample and noise).
+ * @param state Current state.
  * @param params Estimator, stepSize h, friction A, thermal mass, covariance kind, bounds.
  * @returns The new state and its info.
  * @example
@@ -136,15 +136,15 @@ export function init(
  * const params = { estimator: minibatchGradient(model, { batchSize: 2 }), stepSize: 0.01, bounds: model.bounds };
  * const rng = new Rng(4);
  * let s = init(new Float64Array([0, 1]), { rng });
- * for (let i = 0; i < 5; i++) s = step(s, rng, params).state;
+ * for (let i = 0; i < 5; i++) s = step(rng, s, params).state;
  * console.log(s.covariance.numUpdates); // 5
  * ```
  *
  * References: Shang et al. (2015), Algorithm 1, eqs. 17–19.
  */
 export function step(
-  state: CcadlState,
   rng: Rng,
+  state: CcadlState,
   params: CcadlParams,
 ): { state: CcadlState; info: CcadlInfo } {
   const d = state.position.length;
@@ -230,7 +230,7 @@ export function sampler(params: CcadlParams): SamplerDescription<CcadlState, Cca
   return {
     init: (position: Float64Array, rng: Rng): CcadlState =>
       init(position, { rng, friction: params.friction, covariance: params.covariance }),
-    step: (state: CcadlState, rng: Rng) => step(state, rng, inPlace),
+    step: (state: CcadlState, rng: Rng) => step(rng, state, inPlace),
     position: (state: CcadlState): Float64Array => state.position,
   };
 }

@@ -148,8 +148,8 @@ export function numStepsForTrajectory(
  * Consumes the generator in a fixed order (d normals for the momentum, then
  * one uniform), whatever happens on the trajectory.
  *
- * @param state The current state (not modified).
  * @param rng The generator.
+ * @param state The current state (not modified).
  * @param params ε, L or εL, the metric, the target and the divergence threshold.
  * @returns The next state (the same object if rejected) and the step's info.
  * @throws {RangeError} On a non-positive ε, bad L or a state whose length
@@ -165,7 +165,7 @@ export function numStepsForTrajectory(
  * const rng = new Rng(1);
  * let acc = 0;
  * for (let i = 0; i < 100; i++) {
- *   const r = step(s, rng, { logDensityAndGradientFn: fn, stepSize: 0.2,
+ *   const r = step(rng, s, { logDensityAndGradientFn: fn, stepSize: 0.2,
  *     numIntegrationSteps: 5, metric: identityMetric(1) });
  *   s = r.state;
  *   acc += r.info.acceptanceRate;
@@ -176,8 +176,8 @@ export function numStepsForTrajectory(
  * References: Neal (2011), §5.3.2; Dang et al. (2019), Algorithm 1 and eq. (7).
  */
 export function step(
-  state: HmcState,
   rng: Rng,
+  state: HmcState,
   params: HmcParams,
 ): { state: HmcState; info: HmcInfo } {
   const { metric, stepSize } = params;

@@ -577,7 +577,7 @@ export function hmcEcsSampler(
       // 2. θ-step (eq. 7): HMC on the estimated Hamiltonian for the fixed u.
       const last = { e: cur.estimate };
       const fn = logDensityFn(engine, last);
-      const r = hmc.step(cur.hmc, rng, params(cur, fn));
+      const r = hmc.step(rng, cur.hmc, params(cur, fn));
       let next: HmcEcsState = cur;
       if (r.info.isAccepted) {
         next = { ...cur, hmc: r.state, estimate: last.e, snapshot: _snapshot(engine) };

@@ -206,7 +206,7 @@ export function hmcSampler(
       return { hmc: state, stepSize, metric: initialMetric, warmup: null };
     },
     step(state, rng, _phase: Phase, _iteration) {
-      const r = hmc.step(state.hmc, rng, params(state));
+      const r = hmc.step(rng, state.hmc, params(state));
       return { state: { ...state, hmc: r.state }, info: r.info };
     },
     position: (state) => state.hmc.position,

@@ -100,7 +100,7 @@ export function rwmhSampler(
       };
     },
     step(state, rng, _phase: Phase, _iteration) {
-      const r = rwmh.step(state.rwmh, rng, { logDensityFn, scale: state.scale, proposalCholesky });
+      const r = rwmh.step(rng, state.rwmh, { logDensityFn, scale: state.scale, proposalCholesky });
       return { state: { ...state, rwmh: r.state }, info: r.info };
     },
     position: (state) => state.rwmh.position,

@@ -84,8 +84,8 @@ export function init(position: Float64Array, logDensityFn: LogDensityFn): RwmhSt
 /**
  * One RWMH transition. Consumes d normals and one uniform, always.
  *
- * @param state The current state (not modified).
  * @param rng The generator.
+ * @param state The current state (not modified).
  * @param params Target, scale and optional proposal Cholesky factor.
  * @returns The next state (the same object if rejected) and the info.
  * @throws {RangeError} On a non-positive scale or a factor of the wrong size.
@@ -97,15 +97,15 @@ export function init(position: Float64Array, logDensityFn: LogDensityFn): RwmhSt
  * const fn = (x: Float64Array) => -0.5 * x[0] * x[0];
  * let s = init(new Float64Array([0]), fn);
  * const rng = new Rng(2);
- * for (let i = 0; i < 10; i++) s = step(s, rng, { logDensityFn: fn, scale: 2.4 }).state;
+ * for (let i = 0; i < 10; i++) s = step(rng, s, { logDensityFn: fn, scale: 2.4 }).state;
  * if (!Number.isFinite(s.position[0])) throw new Error();
  * ```
  *
  * References: Metropolis et al. (1953); Hastings (1970).
  */
 export function step(
-  state: RwmhState,
   rng: Rng,
+  state: RwmhState,
   params: RwmhParams,
 ): { state: RwmhState; info: RwmhInfo } {
   const { scale, proposalCholesky: l } = params;

@@ -93,8 +93,8 @@ export function init(
 /**
  * One SG-HMC iteration of L friction-damped steps.
  *
- * @param state Current state.
  * @param rng Generator (momentum, subsamples, noise).
+ * @param state Current state.
  * @param params Estimator, stepSize ε, friction, metric, L, resampling, bounds.
  * @returns The new state and its info.
  * @example
@@ -107,15 +107,15 @@ export function init(
  * const est = minibatchGradient(model, { batchSize: 2 });
  * const rng = new Rng(2);
  * let s = init(new Float64Array([0, 1]), { rng });
- * const r = step(s, rng, { estimator: est, stepSize: 0.01, numIntegrationSteps: 5, bounds: model.bounds });
+ * const r = step(rng, s, { estimator: est, stepSize: 0.01, numIntegrationSteps: 5, bounds: model.bounds });
  * console.log(r.info.numGradRows); // 10
  * ```
  *
  * References: Dang et al. (2019), §6.2; Chen et al. (2014), eq. 15; Shang et al. (2015), eq. 14.
  */
 export function step(
-  state: SghmcState,
   rng: Rng,
+  state: SghmcState,
   params: SghmcParams,
 ): { state: SghmcState; info: SghmcInfo } {
   const d = state.position.length;
@@ -182,7 +182,7 @@ export function sampler(params: SghmcParams): SamplerDescription<SghmcState, Sgh
   return {
     init: (position: Float64Array, rng: Rng): SghmcState =>
       init(position, { rng, metric: params.metric }),
-    step: (state: SghmcState, rng: Rng) => step(state, rng, params),
+    step: (state: SghmcState, rng: Rng) => step(rng, state, params),
     position: (state: SghmcState): Float64Array => state.position,
   };
 }

@@ -58,8 +58,8 @@ export function init(position: Float64Array): SgldState {
 /**
  * One SGLD step: θ' = θ + (ε/2)ĝ(θ) + N(0, εI).
  *
- * @param state Current state.
  * @param rng Generator (subsample and noise).
+ * @param state Current state.
  * @param params Estimator, stepSize ε, bounds.
  * @returns The new state and its info.
  * @example
@@ -72,15 +72,15 @@ export function init(position: Float64Array): SgldState {
  * const params = { estimator: minibatchGradient(model, { batchSize: 2 }), stepSize: 1e-3, bounds: model.bounds };
  * let state = init(new Float64Array([0, 1]));
  * const rng = new Rng(1);
- * for (let i = 0; i < 10; i++) state = step(state, rng, params).state;
+ * for (let i = 0; i < 10; i++) state = step(rng, state, params).state;
  * console.log(state.position[1] > 0); // true
  * ```
  *
  * References: Dang et al. (2019), §6.2; Welling & Teh (2011), eq. 4.
  */
 export function step(
-  state: SgldState,
   rng: Rng,
+  state: SgldState,
   params: SgldParams,
 ): { state: SgldState; info: SgldInfo } {
   const d = state.position.length;
@@ -124,7 +124,7 @@ export function step(
 export function sampler(params: SgldParams): SamplerDescription<SgldState, SgldInfo> {
   return {
     init: (position: Float64Array, _rng: Rng): SgldState => init(position),
-    step: (state: SgldState, rng: Rng) => step(state, rng, params),
+    step: (state: SgldState, rng: Rng) => step(rng, state, params),
     position: (state: SgldState): Float64Array => state.position,
   };
 }

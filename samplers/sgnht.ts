@@ -92,8 +92,8 @@ export function init(
 /**
  * One SGNHT step (first-order splitting of eq. 8).
  *
- * @param state Current state.
  * @param rng Generator (subsample and noise).
+ * @param state Current state.
  * @param params Estimator, stepSize h, friction A, thermal mass, bounds.
  * @returns The new state and its info.
  * @example
@@ -106,15 +106,15 @@ export function init(
  * const params = { estimator: minibatchGradient(model, { batchSize: 2 }), stepSize: 0.01, bounds: model.bounds };
  * const rng = new Rng(3);
  * let s = init(new Float64Array([0, 1]), { rng });
- * for (let i = 0; i < 5; i++) s = step(s, rng, params).state;
+ * for (let i = 0; i < 5; i++) s = step(rng, s, params).state;
  * console.log(Number.isFinite(s.thermostat)); // true
  * ```
  *
  * References: Shang et al. (2015), eq. 8 and Algorithm 1 (without line 5).
  */
 export function step(
-  state: SgnhtState,
   rng: Rng,
+  state: SgnhtState,
   params: SgnhtParams,
 ): { state: SgnhtState; info: SgnhtInfo } {
   const d = state.position.length;
@@ -172,7 +172,7 @@ export function sampler(params: SgnhtParams): SamplerDescription<SgnhtState, Sgn
   return {
     init: (position: Float64Array, rng: Rng): SgnhtState =>
       init(position, { rng, friction: params.friction }),
-    step: (state: SgnhtState, rng: Rng) => step(state, rng, params),
+    step: (state: SgnhtState, rng: Rng) => step(rng, state, params),
     position: (state: SgnhtState): Float64Array => state.position,
   };
 }

@@ -335,7 +335,7 @@ Deno.test("hmc.step() accepts almost always with M⁻¹ = Σ and small ε", () =
   let acc = 0;
   const n = 500;
   for (let i = 0; i < n; i++) {
-    const r = hmc.step(state, rng, {
+    const r = hmc.step(rng, state, {
       logDensityAndGradientFn: fn,
       stepSize: 0.05,
       numIntegrationSteps: 20,
@@ -603,7 +603,7 @@ Deno.test("hmc.step() flags divergences", async (t) => {
       g[0] = 1 / x[0] - 1;
       return x[0] > 0 ? Math.log(x[0]) - x[0] : -Infinity;
     };
-    const r = hmc.step(hmc.init(new Float64Array([0.01]), fn), new Rng(1), {
+    const r = hmc.step(new Rng(1), hmc.init(new Float64Array([0.01]), fn), {
       logDensityAndGradientFn: fn,
       stepSize: 5,
       numIntegrationSteps: 3,
@@ -624,7 +624,7 @@ Deno.test("samplers reject bad inputs with messages naming the value", async (t)
   await t.step("negative stepSize", () => {
     assert.throws(
       () =>
-        hmc.step(state, new Rng(0), {
+        hmc.step(new Rng(0), state, {
           logDensityAndGradientFn: fn,
           stepSize: -0.1,
           numIntegrationSteps: 3,
@@ -643,7 +643,7 @@ Deno.test("samplers reject bad inputs with messages naming the value", async (t)
     assert.throws(() => runHmc(target2, { seed: 0, numChains: 1.5 }), /numChains.*got 1\.5/);
     assert.throws(
       () =>
-        hmc.step(state, new Rng(0), {
+        hmc.step(new Rng(0), state, {
           logDensityAndGradientFn: fn,
           stepSize: 0.1,
           numIntegrationSteps: 0,
@@ -659,7 +659,7 @@ Deno.test("samplers reject bad inputs with messages naming the value", async (t)
     );
     assert.throws(
       () =>
-        hmc.step(state, new Rng(0), {
+        hmc.step(new Rng(0), state, {
           logDensityAndGradientFn: fn,
           stepSize: 0.1,
           numIntegrationSteps: 1,

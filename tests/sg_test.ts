@@ -463,7 +463,7 @@ Deno.test("SG samplers: the bias of mean and variance shrinks as h → 0 (Gaussi
       iters: () => T,
       make: (h, rng) => {
         let s = sgld.init(new Float64Array(mean));
-        return () => (s = sgld.step(s, rng, { estimator, stepSize: h }).state).position;
+        return () => (s = sgld.step(rng, s, { estimator, stepSize: h }).state).position;
       },
     },
     sghmc: { // §6.2 form: p resampled each iteration, L = 1/ε steps, C = I.
@@ -473,7 +473,7 @@ Deno.test("SG samplers: the bias of mean and variance shrinks as h → 0 (Gaussi
         let s = sghmc.init(new Float64Array(mean), { rng });
         const L = Math.round(1 / h);
         return () =>
-          (s = sghmc.step(s, rng, { estimator, stepSize: h, numIntegrationSteps: L }).state)
+          (s = sghmc.step(rng, s, { estimator, stepSize: h, numIntegrationSteps: L }).state)
             .position;
       },
     },
@@ -482,7 +482,7 @@ Deno.test("SG samplers: the bias of mean and variance shrinks as h → 0 (Gaussi
       iters: () => T,
       make: (h, rng) => {
         let s = sgnht.init(new Float64Array(mean), { rng });
-        return () => (s = sgnht.step(s, rng, { estimator, stepSize: h }).state).position;
+        return () => (s = sgnht.step(rng, s, { estimator, stepSize: h }).state).position;
       },
     },
     ccadl: {
@@ -491,7 +491,7 @@ Deno.test("SG samplers: the bias of mean and variance shrinks as h → 0 (Gaussi
       make: (h, rng) => {
         let s = ccadl.init(new Float64Array(mean), { rng });
         return () =>
-          (s = ccadl.step(s, rng, { estimator, stepSize: h, isInPlace: true }).state).position;
+          (s = ccadl.step(rng, s, { estimator, stepSize: h, isInPlace: true }).state).position;
       },
     },
   };
@@ -559,8 +559,8 @@ Deno.test("ccadl.step() keeps each kinetic temperature ⟨p_j²⟩ ≈ 1 under p
     const params = { estimator, stepSize: h, friction: 1, bounds: model.bounds };
     for (let i = 0; i < T; i++) {
       let p: Float64Array;
-      if (kind === "sgnht") p = (s1 = sgnht.step(s1, rng, params).state).momentum;
-      else p = (s2 = ccadl.step(s2, rng, { ...params, isInPlace: true }).state).momentum;
+      if (kind === "sgnht") p = (s1 = sgnht.step(rng, s1, params).state).momentum;
+      else p = (s2 = ccadl.step(rng, s2, { ...params, isInPlace: true }).state).momentum;
       if (i >= burn) {
         p2[0][i - burn] = p[0] * p[0];
         p2[1][i - burn] = p[1] * p[1];
@@ -623,17 +623,17 @@ Deno.test("SG samplers run through sampleChains() with cost per phase", async (t
   await t.step("errors name the bad value", () => {
     const s = sgld.init(new Float64Array([0, 1]));
     assert.throws(
-      () => sgld.step(s, new Rng(1), { ...base, stepSize: -0.1 }),
+      () => sgld.step(new Rng(1), s, { ...base, stepSize: -0.1 }),
       /stepSize must be positive and finite, got -0.1/,
     );
     const c = sgnht.init(new Float64Array([0, 1]));
     assert.throws(
-      () => sgnht.step(c, new Rng(1), { ...base, friction: 0 }),
+      () => sgnht.step(new Rng(1), c, { ...base, friction: 0 }),
       /friction must be positive and finite, got 0/,
     );
     assert.throws(
       () =>
-        sghmc.step(sghmc.init(new Float64Array([0, 1])), new Rng(1), {
+        sghmc.step(new Rng(1), sghmc.init(new Float64Array([0, 1])), {
           ...base,
           numIntegrationSteps: 1.5,
         }),
@@ -641,14 +641,14 @@ Deno.test("SG samplers run through sampleChains() with cost per phase", async (t
     );
     assert.throws(
       () =>
-        ccadl.step(ccadl.init(new Float64Array([0, 1])), new Rng(1), {
+        ccadl.step(new Rng(1), ccadl.init(new Float64Array([0, 1])), {
           ...base,
           covariance: "full",
         }),
       /params.covariance is "full" but the state holds a diagonal estimate/,
     );
     assert.throws(
-      () => sgld.step(sgld.init(new Float64Array(3)), new Rng(1), base),
+      () => sgld.step(new Rng(1), sgld.init(new Float64Array(3)), base),
       /estimator dimension 2 does not match the position's 3/,
     );
   });
