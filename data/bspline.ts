@@ -99,9 +99,10 @@ function _quantileSorted(sorted: Float64Array, q: number): number {
  * @returns The K + p + 1 knots.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { quantileKnots } from "./bspline.ts";
  * const knots = quantileKnots([0, 1, 2, 3, 4], { numSplines: 5, degree: 3 });
- * console.log(Array.from(knots)); // [0, 0, 0, 0, 2, 4, 4, 4, 4]
+ * assert.deepEqual(Array.from(knots), [0, 0, 0, 0, 2, 4, 4, 4, 4]);
  * ```
  */
 export function quantileKnots(
@@ -204,12 +205,13 @@ function _basisFuns(
  *   entry is in [0, 1] and every row sums to 1.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { bsplineBasis } from "./bspline.ts";
  * const x = Array.from({ length: 50 }, (_, i) => Math.sqrt(i));
  * const basis = bsplineBasis(x, { numBasis: 6 });
  * let sum = 0;
  * for (let k = 0; k < 6; k++) sum += basis[7 * 6 + k];
- * console.log(Math.abs(sum - 1) < 1e-12); // true
+ * assert.ok(Math.abs(sum - 1) < 1e-12);
  * ```
  */
 export function bsplineBasis(

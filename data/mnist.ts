@@ -111,9 +111,11 @@ function _raw(digit: unknown, label: number): number[] {
  * @returns Pixels in [0, 1] and labels (1 = nine).
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadMnist79 } from "./mnist.ts";
  * const { numTrain, numTest } = loadMnist79({ seed: 1 });
- * console.log(numTrain, numTest); // 1638 410
+ * assert.equal(numTrain, 1638);
+ * assert.equal(numTest, 410);
  * ```
  */
 export function loadMnist79(options: LoadMnist79Options): Mnist79Pixels {
@@ -167,11 +169,14 @@ export function loadMnist79(options: LoadMnist79Options): Mnist79Pixels {
  * @returns Training and test data, the projection and the standardisation.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { mnist79 } from "./mnist.ts";
  * const arena = loadCore({ backend: "reference" });
  * const { train, test } = mnist79(arena, { projection: "random", k: 10, seed: 1 });
- * console.log(train.numRows, test.numRows, train.numCols); // 1638 410 11
+ * assert.equal(train.numRows, 1638);
+ * assert.equal(test.numRows, 410);
+ * assert.equal(train.numCols, 11);
  * ```
  */
 export function mnist79(arena: Arena, options: Mnist79Options): Mnist79 {

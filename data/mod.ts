@@ -6,11 +6,13 @@
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { higgsShaped } from "./mod.ts";
  * const arena = loadCore({ backend: "reference" });
  * const { data } = higgsShaped(arena, { n: 100, seed: 1 });
- * console.log(data.numRows, data.numCols); // 100 30
+ * assert.equal(data.numRows, 100);
+ * assert.equal(data.numCols, 30);
  * ```
  *
  * @module

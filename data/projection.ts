@@ -100,10 +100,11 @@ function _checkMatrix(x: ArrayLike<number>, numCols: number): number {
  * @returns The projection (center is zero; variances is empty).
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { applyProjection, randomProjection } from "./projection.ts";
  * const proj = randomProjection(4, { k: 2, seed: 1 });
  * const z = applyProjection(proj, new Float64Array([1, 0, 0, 0]));
- * console.log(z[0] === proj.matrix[0]); // true
+ * assert.ok(z[0] === proj.matrix[0]);
  * ```
  */
 export function randomProjection(inputDim: number, options: RandomProjectionOptions): Projection {
@@ -134,10 +135,11 @@ export function randomProjection(inputDim: number, options: RandomProjectionOpti
  * @returns Row-major n × k values.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { applyProjection, pcaProjection } from "./projection.ts";
  * const x = new Float64Array([1, 1, 2, 2, 3, 3, 4, 4.1]);
  * const pca = pcaProjection(x, { numCols: 2, k: 1 });
- * console.log(applyProjection(pca, x).length); // 4
+ * assert.equal(applyProjection(pca, x).length, 4);
  * ```
  */
 export function applyProjection(projection: Projection, x: ArrayLike<number>): Float64Array {
@@ -264,10 +266,11 @@ function _orthonormalize(q: Float64Array, p: number, b: number, rng: Rng): void 
  *   orthonormal components, `variances` = their eigenvalues (non-increasing).
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { pcaProjection } from "./projection.ts";
  * const x = new Float64Array([0, 0, 1, 1.1, 2, 1.9, 3, 3.2]);
  * const pca = pcaProjection(x, { numCols: 2, k: 2 });
- * console.log(pca.variances[0] >= pca.variances[1]); // true
+ * assert.ok(pca.variances[0] >= pca.variances[1]);
  * ```
  */
 export function pcaProjection(x: ArrayLike<number>, options: PcaOptions): Projection {
@@ -410,9 +413,10 @@ export function pcaProjection(x: ArrayLike<number>, options: PcaOptions): Projec
  * @returns The standardised copy and the statistics used.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { standardize } from "./projection.ts";
  * const { values } = standardize([1, 2, 1, 4, 1, 6], { numCols: 2 });
- * console.log(Array.from(values)); // [1, -1, 1, 0, 1, 1]
+ * assert.deepEqual(Array.from(values), [1, -1, 1, 0, 1, 1]);
  * ```
  */
 export function standardize(x: ArrayLike<number>, options: StandardizeOptions): Standardized {

@@ -194,11 +194,13 @@ function _sigmoid(eta: number): number {
  * @returns Training data, optional test data and the true coefficients.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { higgsShaped } from "./synthetic.ts";
  * const arena = loadCore({ backend: "reference" });
  * const { data, trueCoefficients } = higgsShaped(arena, { n: 1000, seed: 1 });
- * console.log(data.numCols, trueCoefficients.length); // 30 30
+ * assert.equal(data.numCols, 30);
+ * assert.equal(trueCoefficients.length, 30);
  * ```
  */
 export function higgsShaped(arena: Arena, options: HiggsShapedOptions): SyntheticGlm {
@@ -242,11 +244,13 @@ export function higgsShaped(arena: Arena, options: HiggsShapedOptions): Syntheti
  * @returns Training data, optional test data, the true coefficients and σ.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { gaussianLinearRegression } from "./synthetic.ts";
  * const arena = loadCore({ backend: "reference" });
  * const { data, sigma } = gaussianLinearRegression(arena, { n: 100, d: 3, sigma: 0.5, seed: 2 });
- * console.log(data.columnNames, sigma); // [ "(Intercept)", "x1", "x2" ] 0.5
+ * assert.deepEqual(Array.from(data.columnNames), ["(Intercept)", "x1", "x2"]);
+ * assert.equal(sigma, 0.5);
  * ```
  */
 export function gaussianLinearRegression(
@@ -350,11 +354,13 @@ function _bankruptcyEffect(j: number, v: number): number {
  * @returns The spline design, the raw covariates and the true model.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { bankruptcyShaped } from "./synthetic.ts";
  * const arena = loadCore({ backend: "reference" });
  * const { data, covariates } = bankruptcyShaped(arena, { n: 2000, seed: 3 });
- * console.log(data.numCols, covariates.length); // 81 16000
+ * assert.equal(data.numCols, 81);
+ * assert.equal(covariates.length, 16000);
  * ```
  */
 export function bankruptcyShaped(

@@ -31,8 +31,9 @@ const _LANCZOS = [
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { logGamma } from "./special.ts";
- * console.log(Math.abs(logGamma(5) - Math.log(24)) < 1e-13); // true
+ * assert.ok(Math.abs(logGamma(5) - Math.log(24)) < 1e-13);
  * ```
  *
  * References: Lanczos (1964); Press et al., Numerical Recipes, §6.1.
