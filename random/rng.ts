@@ -9,7 +9,8 @@
  *
  * @module
  */
-import seedrandom from "seedrandom";
+// @ts-types="npm:@types/seedrandom@3.0.8"
+import seedrandom from "npm:seedrandom@3.0.5";
 
 type _Prng = () => number;
 
