@@ -271,7 +271,17 @@ function _parseOne(text: string, source: string): _Parsed {
       chains.set(id, chain);
     }
     for (let k = 0; k < paramIdx.length; k++) chain.params[k].push(value(paramIdx[k]));
-    for (let k = 0; k < extraIdx.length; k++) chain.extra[k].push(value(extraIdx[k]));
+    for (let k = 0; k < extraIdx.length; k++) {
+      const v = value(extraIdx[k]);
+      if (v !== 1 && v !== -1 && header[extraIdx[k]] === "sign" && format !== "cmdstan") {
+        throw new RangeError(
+          `${where}, column "sign": a sign must be 1 or -1, got ${
+            JSON.stringify(cells[extraIdx[k]])
+          }`,
+        );
+      }
+      chain.extra[k].push(v);
+    }
     numRows++;
   }
   if (numRows === 0) {

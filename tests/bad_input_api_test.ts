@@ -296,6 +296,11 @@ Deno.test("parseDrawsCsv() reads plain, CmdStan and tallmc draws", async (t) => 
     );
     await refuses(() => parseDrawsCsv('a,b\n"1,2\n'), RangeError, /quoted field is not closed/);
     await refuses(() => parseDrawsCsv("chain,iteration\n0,0\n"), RangeError, /no parameter/);
+    await refuses(
+      () => parseDrawsCsv("a,sign\n1,1\n2,0.5\n"),
+      RangeError,
+      /line 3, column "sign": a sign must be 1 or -1, got "0.5"/,
+    );
   });
 
   await t.step("summarize() of a read file flags constant and NaN parameters by name", () => {
