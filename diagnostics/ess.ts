@@ -291,10 +291,12 @@ export function essMean(chains: readonly ArrayLike<number>[]): number {
 
 /**
  * Effective sample size for the standard deviation: the ESS of the split
- * chains of |x − x̄| (x̄ the mean of all draws), as in posterior ≥ 1.5.
+ * chains of (x − x̄)² (x̄ the mean of all draws), as in posterior ≥ 1.6.1
+ * (1.5 used |x − x̄|); the same quantity {@linkcode mcseSd} uses.
  *
- * References: Vehtari et al. (2021) Bayesian Analysis 16(2) §4.3 (folding,
- * eq. 15, around the mean); posterior's `ess_sd`.
+ * References: Vehtari et al. (2021) Bayesian Analysis 16(2) §4.3;
+ * posterior's `ess_sd` (stan-dev/posterior commit b962b63, "use the same
+ * equation in ess_sd as in mcse_sd").
  *
  * @param chains Draws of one parameter, `chains[c][i]`; equal lengths, at
  * least 6 draws per chain.
@@ -315,5 +317,5 @@ export function essSd(chains: readonly ArrayLike<number>[]): number {
   const valid = _chains(chains, "chains", _MIN_SPLIT_DRAWS);
   const pooled = _pool(valid);
   const mean = _mean(pooled);
-  return _ess(_splitChains(valid.map((chain) => chain.map((v) => Math.abs(v - mean)))));
+  return _ess(_splitChains(valid.map((chain) => chain.map((v) => (v - mean) * (v - mean)))));
 }
