@@ -34,7 +34,9 @@
  * conservative for tail-ESS); chains that are each constant at a different
  * value give R̂ = +Infinity and a small ESS, with a warning. When a draw is
  * NaN the mean, sd and quantiles are NaN as well (posterior's `quantile2`
- * returns NA); ±Infinity propagates through them as in R.
+ * returns NA); ±Infinity propagates through them as in R. A bulk- or tail-ESS
+ * capped at S·log₁₀(S) (τ̂ at its floor) is kept, with a warning, as
+ * posterior 1.7.1 warns.
  *
  * @module
  */
@@ -382,6 +384,20 @@ function _warnings(
         `draws at the extreme ${_distinct(info.sorted, 2)})`
       : `the draws folded about their median are all equal (two values symmetric about it)`;
     out.push(`${label}: ${list} ${verb} NaN because ${why}`);
+  }
+  // posterior 1.7.1 warns "The ESS has been capped to avoid unstable
+  // estimates." when τ̂ hits its floor 1/log₁₀(S) (the same expression as
+  // _ess, so the comparison is exact).
+  const total = info.sorted.length;
+  const cap = total / (1 / Math.log10(total));
+  const capped = (["essBulk", "essTail"] as const).filter((k) => row[k] === cap);
+  if (capped.length > 0) {
+    out.push(
+      `${label}: ${capped.map((k) => _DIAGNOSTIC_LABELS[k]).join(" and ")} ${
+        capped.length === 1 ? "was" : "were"
+      } capped at S·log₁₀(S) = ${cap.toFixed(0)} to avoid an unstable estimate ` +
+        `(strongly anticorrelated draws)`,
+    );
   }
   if (info.constantChains.length > 0 && !info.stuck) {
     const k = info.constantChains;

@@ -366,6 +366,14 @@ Deno.test("summarize() on very short chains", async (t) => {
   });
 });
 
+Deno.test("summarize() warns when an ESS is capped at S·log₁₀(S), as posterior 1.7.1", () => {
+  // Alternating 0, 1, 0, 1, …: ρ̂_1 ≈ −1 drives τ̂ below its floor 1/log₁₀(S).
+  const chains = [0, 1, 2, 3].map(() => [Array.from({ length: 50 }, (_, i) => i % 2)]);
+  const [row] = summarize(chains, ["alt"]);
+  close(row.essBulk, 200 * Math.log10(200), "ess_bulk");
+  assert.match(row.warnings!.join("\n"), /"alt": ess_bulk.* capped at S·log₁₀\(S\) = 460/);
+});
+
 Deno.test("formatSummaryTable() and summaryToCsv() render NaN and infinite diagnostics", () => {
   const stuck = [0, 1, 5].map((v) => [Array.from({ length: 8 }, () => v)]);
   const rows = summarize(stuck, ["mu"]);
