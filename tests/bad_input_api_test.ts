@@ -312,7 +312,7 @@ Deno.test("parseDrawsCsv() reads plain, CmdStan and tallmc draws", async (t) => 
     }
     const table = parseDrawsCsv(lines.join("\n"));
     const rows = summarize(table.draws, table.parameterNames);
-    assert.equal(rows[0].warnings, undefined);
+    assert.equal(rows[0].naReasons, undefined);
     assert.equal(rows[1].naReasons?.rhat, "constant");
     assert.match(rows[1].warnings![0], /parameter "fixed"/);
     assert.equal(rows[2].naReasons?.essBulk, "non_finite");
