@@ -553,12 +553,25 @@ class _ChunkFeeder {
  * @param text The CSV text.
  * @param options `response`, `family`, `intercept` (true), `columns`,
  *   `header` (true), `delimiter` (",").
- * @returns The design matrix, responses and column names.
+ * @returns The design matrix, responses, column names and warnings.
+ * @throws {RangeError} On an empty or header-only text, a duplicate or
+ *   unknown column, a ragged row, NaN, ±Infinity or |x| > 10¹⁰⁰, or a
+ *   response outside the family's domain (line, data row, column, value).
+ * @throws {TypeError} On a non-numeric cell or bad options.
  * @example
  * ```ts
  * import { parseCsvText } from "./csv.ts";
- * const t = parseCsvText("y,a,b\n1,0.5,2\n0,-1,3\n", { response: "y", family: "logistic" });
- * console.log(t.columnNames, Array.from(t.x)); // [ "(Intercept)", "a", "b" ] [ 1, 0.5, 2, 1, -1, 3 ]
+ * import { strict as assert } from "node:assert";
+ *
+ * const text = "y,a,b\n1,0.5,2\n0,-1,3\n0,2,1\n";
+ * const t = parseCsvText(text, { response: "y", family: "logistic" });
+ * assert.deepEqual(t.columnNames, ["(Intercept)", "a", "b"]);
+ * assert.deepEqual(Array.from(t.x), [1, 0.5, 2, 1, -1, 3, 1, 2, 1]);
+ * assert.deepEqual(t.warnings, []);
+ *
+ * // An all-zero response loads, with a warning naming it.
+ * const z = parseCsvText("y,a\n0,1\n0,2\n", { response: "y", family: "logistic" });
+ * assert.match(z.warnings[0], /response "y" is 0 in every one of the 2 rows/);
  * ```
  */
 export function parseCsvText(text: string, options: CsvOptions): CsvTable {
