@@ -31,8 +31,27 @@
  * the 1-based line number and the column: non-numeric or empty cells, NaN and
  * ±Infinity, rows with the wrong number of fields, responses outside the
  * family's domain (logistic: 0 or 1; Poisson: non-negative integers), empty
- * files, header-only files and unknown columns. Line numbers count one record
- * per line (a quoted field spanning lines shifts later numbers).
+ * files, header-only files, unknown or duplicate columns, and a path that is
+ * a directory or does not exist. Line numbers count one record per line (a
+ * quoted field spanning lines shifts later numbers); messages also give the
+ * data row (1-based, header and blank lines not counted).
+ *
+ * **Extreme values** (the rule; see {@link EXTREME_ABS} and
+ * {@link EXTREME_RATIO}): a cell with |x| > 10¹⁰⁰ is refused (RangeError
+ * naming the column, line and value) — x·β and x² overflow or swamp every
+ * other term of the log density, and HMC returns garbage. A covariate whose
+ * largest |x| exceeds 10⁶ × max(1, median over the columns of X of their
+ * largest |x|) loads, with a warning naming the column and suggesting
+ * standardisation: one step size cannot suit coordinates 10⁶ apart in scale,
+ * so HMC sticks. The anchor max(1, ·) makes a lone covariate above 10⁶ count
+ * too (priors are set on the unit scale). A Gaussian response above 10⁶ in
+ * magnitude also warns.
+ *
+ * **Other warnings** (the data load; {@link CsvTable.warnings} and
+ * {@link GlmData.warnings} list them): a constant response (e.g. all zeros:
+ * the likelihood cannot locate the intercept, the posterior follows the
+ * prior), a constant covariate next to the intercept (not identified apart
+ * from it), and fewer rows than columns.
  *
  * @module
  */
@@ -42,6 +61,15 @@ import type { GlmData, Storage } from "./dataset.ts";
 
 /** Name given to the intercept column (a column of ones prepended to X). */
 export const CSV_INTERCEPT_NAME = "(Intercept)";
+
+/** Cells with a magnitude above this are refused (see the module doc). */
+export const EXTREME_ABS = 1e100;
+
+/**
+ * A covariate whose largest magnitude exceeds this many times
+ * max(1, the median of the columns' largest magnitudes) draws a warning.
+ */
+export const EXTREME_RATIO = 1e6;
 
 /** Options shared by {@link parseCsvText} and {@link loadCsvToArena}. */
 export interface CsvOptions {
@@ -84,6 +112,12 @@ export interface CsvTable {
   columnNames: string[];
   /** Name of the response column. */
   responseName: string;
+  /**
+   * Problems that do not stop the load (constant response, extreme or
+   * constant columns, fewer rows than columns), one sentence each naming the
+   * column; empty when there are none.
+   */
+  warnings: string[];
 }
 
 interface _PapaResult {
@@ -158,12 +192,16 @@ class _CsvSink {
       const s = fields[colIdx[j]];
       const v = +s;
       // v − v is 0 exactly for finite v; "" and blanks convert to 0.
-      if (v - v !== 0 || (v === 0 && s.indexOf("0") < 0)) this.#badCell(s, colIdx[j]);
+      if (v - v !== 0 || (v === 0 && s.indexOf("0") < 0) || v > EXTREME_ABS || v < -EXTREME_ABS) {
+        this.#badCell(s, colIdx[j]);
+      }
       xs[c++] = v;
     }
     const s = fields[this.#respIdx];
     const v = +s;
-    if (v - v !== 0 || (v === 0 && s.indexOf("0") < 0)) this.#badCell(s, this.#respIdx);
+    if (v - v !== 0 || (v === 0 && s.indexOf("0") < 0) || v > EXTREME_ABS || v < -EXTREME_ABS) {
+      this.#badCell(s, this.#respIdx);
+    }
     if (
       this.#family === "logistic"
         ? v !== 0 && v !== 1
@@ -175,6 +213,13 @@ class _CsvSink {
     this.numRows++;
     if (++this.#inBlock === this.#blockRows) this.#flushBlock();
   }
+
+  /** Warnings about the loaded data (valid after {@link finish}). */
+  warnings: string[] = [];
+  #colMin = new Float64Array(0);
+  #colMax = new Float64Array(0);
+  #yMin = Infinity;
+  #yMax = -Infinity;
 
   finish(): void {
     if (this.#inBlock > 0) this.#flushBlock();
@@ -188,9 +233,81 @@ class _CsvSink {
           : `${this.#where}the input has no data rows, only blank lines`,
       );
     }
+    this.warnings = this.#checkColumns();
+  }
+
+  /** The warnings of the module doc, from the per-column ranges. */
+  #checkColumns(): string[] {
+    const out: string[] = [];
+    const w = this.#where;
+    const resp = JSON.stringify(this.responseName);
+    const n = this.numRows;
+    if (n > 1 && this.#yMin === this.#yMax) {
+      out.push(
+        `${w}the response ${resp} is ${this.#yMin} in every one of the ${n} rows; the data ` +
+          `cannot locate the coefficients (the posterior follows the prior)`,
+      );
+    }
+    if (this.#family === "gaussian") {
+      const big = Math.max(-this.#yMin, this.#yMax);
+      if (big > EXTREME_RATIO) {
+        out.push(
+          `${w}the response ${resp} reaches ${big}; rescale or standardise it so that the ` +
+            `default priors and step sizes fit`,
+        );
+      }
+    }
+    const first = this.#intercept ? 1 : 0;
+    const maxAbs: number[] = [];
+    for (let k = 0; k < this.numCols; k++) {
+      maxAbs.push(Math.max(-this.#colMin[k], this.#colMax[k]));
+    }
+    const sorted = maxAbs.filter((v) => v > 0).sort((a, b) => a - b);
+    const median = sorted.length === 0
+      ? 1
+      : sorted.length % 2 === 1
+      ? sorted[(sorted.length - 1) / 2]
+      : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    const limit = EXTREME_RATIO * Math.max(1, median);
+    for (let k = first; k < this.numCols; k++) {
+      const name = JSON.stringify(this.columnNames[k]);
+      if (maxAbs[k] > limit) {
+        out.push(
+          `${w}column ${name} has values up to ${
+            maxAbs[k]
+          } in magnitude, more than ${EXTREME_RATIO.toExponential()} times the typical column (${median}); standardise the columns (e.g. with ` +
+            `standardize()) or rescale ${name}, or HMC will need a step size too small for ` +
+            `the other coefficients`,
+        );
+      }
+      if (this.#intercept && n > 1 && this.#colMin[k] === this.#colMax[k]) {
+        out.push(
+          `${w}column ${name} is ${this.#colMin[k]} in every row; next to the intercept its ` +
+            `coefficient is not identified by the data`,
+        );
+      }
+    }
+    if (n < this.numCols) {
+      out.push(
+        `${w}only ${n} data row${n === 1 ? "" : "s"} for ${this.numCols} columns of X; the ` +
+          `coefficients are identified by the prior alone`,
+      );
+    }
+    return out;
   }
 
   #flushBlock(): void {
+    const xs = this.#xs, ys = this.#ys, d = this.numCols, m = this.#inBlock;
+    const lo = this.#colMin, hi = this.#colMax;
+    for (let i = 0; i < m; i++) {
+      for (let k = 0, o = i * d; k < d; k++) {
+        const v = xs[o + k];
+        if (v < lo[k]) lo[k] = v;
+        if (v > hi[k]) hi[k] = v;
+      }
+      if (ys[i] < this.#yMin) this.#yMin = ys[i];
+      if (ys[i] > this.#yMax) this.#yMax = ys[i];
+    }
     this.#flush!(this.#xs, this.#ys, this.#blockStart, this.#inBlock);
     this.#blockStart += this.#inBlock;
     this.#inBlock = 0;
@@ -206,6 +323,19 @@ class _CsvSink {
       ? fields.map((f, j) => (j === 0 ? f.replace(/^\uFEFF/, "") : f).trim())
       : fields.map((_, j) => `V${j + 1}`);
     const names = this.#fieldNames;
+    if (this.#header) {
+      const seen = new Map<string, number>();
+      names.forEach((name, j) => {
+        const k = seen.get(name);
+        if (k !== undefined) {
+          throw new RangeError(
+            `${this.#where}line 1: column ${JSON.stringify(name)} appears twice in the header ` +
+              `(fields ${k + 1} and ${j + 1}); rename one of them`,
+          );
+        }
+        seen.set(name, j);
+      });
+    }
     const listed = names.map((n) => JSON.stringify(n)).join(", ");
     if (typeof opts.response === "number") {
       if (!Number.isInteger(opts.response) || opts.response < 0 || opts.response >= names.length) {
@@ -266,6 +396,8 @@ class _CsvSink {
     this.#blockRows = Math.max(1, Math.floor(_STAGING_CELLS / this.numCols));
     this.#xs = new Float64Array(this.#blockRows * this.numCols);
     this.#ys = new Float64Array(this.#blockRows);
+    this.#colMin = new Float64Array(this.numCols).fill(Infinity);
+    this.#colMax = new Float64Array(this.numCols).fill(-Infinity);
     this.#flush = this.#onSchema(this.numCols);
   }
 
@@ -278,16 +410,23 @@ class _CsvSink {
         JSON.stringify(names[expected - 1])
       }`;
     throw new RangeError(
-      `${this.#where}line ${this.lineNo}: expected ${expected} fields${
+      `${this.#where}line ${this.lineNo} (data row ${
+        this.numRows + 1
+      }): expected ${expected} fields${
         this.#header ? " (one per header column)" : ""
       }, got ${got}; ${detail}`,
     );
   }
 
-  #badCell(s: string, field: number): never {
-    const where = `${this.#where}line ${this.lineNo}, column ${
+  /** "line L, column "a" (data row R)" for messages. */
+  #at(field: number): string {
+    return `${this.#where}line ${this.lineNo}, column ${
       JSON.stringify(this.#fieldNames[field])
-    }`;
+    } (data row ${this.numRows + 1})`;
+  }
+
+  #badCell(s: string, field: number): never {
+    const where = this.#at(field);
     const t = s.trim();
     if (t === "") {
       throw new RangeError(`${where}: the cell is empty (missing values are not allowed)`);
@@ -301,11 +440,17 @@ class _CsvSink {
         `${where}: ${JSON.stringify(s)} overflows to ${v}; values must be finite`,
       );
     }
+    if (Math.abs(v) > EXTREME_ABS) {
+      throw new RangeError(
+        `${where}: ${JSON.stringify(s)} is beyond ±${EXTREME_ABS.toExponential()}, which ` +
+          `overflows the log density; rescale or standardise the column`,
+      );
+    }
     throw new TypeError(`${where}: expected a number, got ${JSON.stringify(s)}`);
   }
 
   #badResponse(v: number): never {
-    const where = `${this.#where}line ${this.lineNo}, column ${JSON.stringify(this.responseName)}`;
+    const where = this.#at(this.#respIdx);
     throw new RangeError(
       this.#family === "logistic"
         ? `${where}: a logistic response must be 0 or 1, got ${v}`
@@ -408,12 +553,25 @@ class _ChunkFeeder {
  * @param text The CSV text.
  * @param options `response`, `family`, `intercept` (true), `columns`,
  *   `header` (true), `delimiter` (",").
- * @returns The design matrix, responses and column names.
+ * @returns The design matrix, responses, column names and warnings.
+ * @throws {RangeError} On an empty or header-only text, a duplicate or
+ *   unknown column, a ragged row, NaN, ±Infinity or |x| > 10¹⁰⁰, or a
+ *   response outside the family's domain (line, data row, column, value).
+ * @throws {TypeError} On a non-numeric cell or bad options.
  * @example
  * ```ts
  * import { parseCsvText } from "./csv.ts";
- * const t = parseCsvText("y,a,b\n1,0.5,2\n0,-1,3\n", { response: "y", family: "logistic" });
- * console.log(t.columnNames, Array.from(t.x)); // [ "(Intercept)", "a", "b" ] [ 1, 0.5, 2, 1, -1, 3 ]
+ * import { strict as assert } from "node:assert";
+ *
+ * const text = "y,a,b\n1,0.5,2\n0,-1,3\n0,2,1\n";
+ * const t = parseCsvText(text, { response: "y", family: "logistic" });
+ * assert.deepEqual(t.columnNames, ["(Intercept)", "a", "b"]);
+ * assert.deepEqual(Array.from(t.x), [1, 0.5, 2, 1, -1, 3, 1, 2, 1]);
+ * assert.deepEqual(t.warnings, []);
+ *
+ * // An all-zero response loads, with a warning naming it.
+ * const z = parseCsvText("y,a\n0,1\n0,2\n", { response: "y", family: "logistic" });
+ * assert.match(z.warnings[0], /response "y" is 0 in every one of the 2 rows/);
  * ```
  */
 export function parseCsvText(text: string, options: CsvOptions): CsvTable {
@@ -444,6 +602,7 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
     numCols: sink.numCols,
     columnNames: sink.columnNames,
     responseName: sink.responseName,
+    warnings: sink.warnings,
   };
 }
 
@@ -487,7 +646,9 @@ export async function loadCsvToArena(
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }
   const where = `${path instanceof URL ? path.href : path}: `;
-  // Pass 1: count line breaks (an upper bound on the number of records).
+  await _checkFile(path, where);
+  // Pass 1: count line breaks (an upper bound on the number of records,
+  // whichever of \n, \r\n or \r the parser settles on).
   let numLf = 0, numCr = 0, numBytes = 0;
   {
     using file = await Deno.open(path, { read: true });
@@ -498,11 +659,11 @@ export async function loadCsvToArena(
       const view = buf.subarray(0, got);
       numBytes += got;
       numLf += _countByte(view, 10);
-      if (numLf === 0) numCr += _countByte(view, 13);
+      numCr += _countByte(view, 13);
     }
   }
   if (numBytes === 0) throw new RangeError(`${where}the file is empty: no header and no data rows`);
-  const maxRecords = (numLf > 0 ? numLf : numCr) + 1;
+  const maxRecords = Math.max(numLf, numCr) + 1;
   // Pass 2: parse and write.
   let xPtr = 0, yPtr = 0;
   const width = storage === "f64" ? 8 : 4;
@@ -546,5 +707,29 @@ export async function loadCsvToArena(
     numCols: sink.numCols,
     storage,
     columnNames: sink.columnNames,
+    warnings: sink.warnings,
   };
+}
+
+/**
+ * Refuses a path that does not exist, cannot be read or is a directory with
+ * a message naming it (the file system's own errors name neither the file
+ * nor the option).
+ */
+async function _checkFile(path: string | URL, where: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new RangeError(`${where}no such file`, { cause: e });
+    }
+    if (e instanceof Deno.errors.PermissionDenied) {
+      throw new RangeError(`${where}the file cannot be read (permission denied)`, { cause: e });
+    }
+    throw e;
+  }
+  if (info.isDirectory) {
+    throw new TypeError(`${where}is a directory, not a CSV file; give the path of the file`);
+  }
 }

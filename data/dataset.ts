@@ -31,6 +31,12 @@ export interface GlmData {
   readonly storage: Storage;
   /** One name per column of X. */
   readonly columnNames: readonly string[];
+  /**
+   * Problems found while loading that did not stop the load (see
+   * `loadCsvToArena`): one sentence each, naming the column. Absent or empty
+   * when there are none.
+   */
+  readonly warnings?: readonly string[];
 }
 
 /**

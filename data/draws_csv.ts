@@ -1,15 +1,29 @@
 /**
  * Draws files: the CSV format `cli.ts sample` writes and `cli.ts summary`
- * reads.
+ * reads, and the draws CSVs of other tools.
  *
  * ```
- *  chain,iteration,<param 1>,…,<param d>[,<extra column>…]
- *  0,0,0.12,…
+ *  tallmc    chain,iteration,<param 1>,…,<param d>[,sign]     chain 0-based
+ *  plain     <param 1>,…,<param d>[,chain][,sign]             one chain without `chain`
+ *  CmdStan   # comments … ; lp__,accept_stat__,…,energy__,<params>   one file per chain
  * ```
  *
- * One row per kept draw; `chain` and `iteration` are 0-based integers. Columns
- * after the parameters (e.g. `sign` of signed HMC-ECS) are kept as extra
- * per-draw values. A column named `sign` is read as the per-draw sign.
+ * {@link parseDrawsCsv} detects the format from the header: `chain,iteration`
+ * first is tallmc's; a column ending in `__` (lp__, accept_stat__,
+ * stepsize__, treedepth__, n_leapfrog__, divergent__, energy__) or a `#`
+ * comment line makes it CmdStan's output CSV, whose sampler columns are not
+ * parameters (they are kept in `extra`) and whose warmup rows are dropped when
+ * the comments say `save_warmup = 1` (the rows before `# Adaptation
+ * terminated`); anything else is a plain draws CSV. In plain and tallmc files
+ * the columns `chain` / `.chain` give the chain (any numbers; chains are
+ * ordered by id), `iteration`, `.iteration`, `draw` and `.draw` are ignored,
+ * and a `sign` column (signed HMC-ECS draws) goes to `extra.sign`. Several
+ * texts (e.g. one CmdStan file per chain) are read as consecutive chains.
+ *
+ * Cells may be NaN, NA or ±Inf (a diverged run; the summary reports them);
+ * empty or non-numeric cells, ragged rows, duplicate columns and unequal
+ * chains are refused with a RangeError or TypeError naming the source, the
+ * line, the column and the value.
  *
  * @module
  */
@@ -20,8 +34,15 @@ export interface DrawsTable {
   parameterNames: string[];
   /** `draws[chain][param]`: one array of draws per chain and parameter. */
   draws: Float64Array[][];
-  /** Extra per-draw columns (e.g. `sign`), `extra[name][chain]`. */
+  /**
+   * Extra per-draw columns, `extra[name][chain]`: `sign` of signed HMC-ECS,
+   * and CmdStan's sampler columns (`lp__`, `divergent__`, …).
+   */
   extra: Record<string, Float64Array[]>;
+  /** The format {@link parseDrawsCsv} detected (absent on tables built by hand). */
+  format?: "tallmc" | "plain" | "cmdstan";
+  /** The chain ids of the file(s), one per chain (set by {@link parseDrawsCsv}). */
+  chainIds?: number[];
 }
 
 function _quote(name: string): string {
@@ -64,7 +85,7 @@ export function formatDrawsCsv(table: DrawsTable): string {
   return lines.join("\n") + "\n";
 }
 
-function _splitLine(line: string, lineNumber: number): string[] {
+function _splitLine(line: string, where: string): string[] {
   const out: string[] = [];
   let i = 0;
   while (i <= line.length) {
@@ -73,7 +94,9 @@ function _splitLine(line: string, lineNumber: number): string[] {
       i++;
       for (;;) {
         if (i >= line.length) {
-          throw new SyntaxError(`line ${lineNumber}: unterminated quoted field`);
+          throw new RangeError(
+            `${where}: a quoted field is not closed, got ${JSON.stringify(line)}`,
+          );
         }
         if (line[i] === '"') {
           if (line[i + 1] === '"') {
@@ -87,7 +110,11 @@ function _splitLine(line: string, lineNumber: number): string[] {
       }
       out.push(cell);
       if (i < line.length && line[i] !== ",") {
-        throw new SyntaxError(`line ${lineNumber}: unexpected text after a quoted field`);
+        throw new RangeError(
+          `${where}: unexpected text after the quoted field ${JSON.stringify(cell)}, got ${
+            JSON.stringify(line.slice(i, i + 20))
+          }`,
+        );
       }
       i++;
     } else {
@@ -100,84 +127,278 @@ function _splitLine(line: string, lineNumber: number): string[] {
   return out;
 }
 
-/**
- * Parse a draws file.
- *
- * @param text CSV text with a `chain,iteration,…` header.
- * @returns The draws per chain and parameter; the `sign` column, if any, in `extra.sign`.
- * @throws {SyntaxError} On a missing header, a non-numeric cell, a ragged row, or chains of unequal length.
- *
- * @example
- * ```ts
- * import { parseDrawsCsv } from "./draws_csv.ts";
- * const t = parseDrawsCsv("chain,iteration,a\n0,0,1\n1,0,3\n");
- * if (t.draws.length !== 2 || t.draws[1][0][0] !== 3) throw new Error();
- * ```
- */
-export function parseDrawsCsv(text: string): DrawsTable {
-  const lines = text.split(/\r?\n/);
-  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  if (lines.length === 0) throw new SyntaxError("the draws file is empty");
-  const header = _splitLine(lines[0], 1);
-  if (header[0] !== "chain" || header[1] !== "iteration") {
-    throw new SyntaxError(
-      `a draws file starts with the columns chain,iteration; got ${
-        JSON.stringify(header.slice(0, 2).join(","))
+/** Cells that stand for NaN or ±Infinity (R, CmdStan, JavaScript spellings). */
+const _SPECIAL: Record<string, number> = {
+  nan: NaN,
+  na: NaN,
+  inf: Infinity,
+  "+inf": Infinity,
+  "-inf": -Infinity,
+  infinity: Infinity,
+  "+infinity": Infinity,
+  "-infinity": -Infinity,
+};
+
+/** Columns of plain and tallmc files that are neither parameters nor extras. */
+const _IGNORED = new Set(["iteration", ".iteration", "draw", ".draw"]);
+
+/** One text's chains before they are merged. */
+interface _Parsed {
+  format: "tallmc" | "plain" | "cmdstan";
+  parameterNames: string[];
+  extraNames: string[];
+  /** chain id → [per-parameter values, per-extra values] */
+  chains: Map<number, { params: number[][]; extra: number[][] }>;
+}
+
+function _parseOne(text: string, source: string): _Parsed {
+  const label = source === "" ? "" : `${source}: `;
+  if (typeof text !== "string") {
+    throw new TypeError(`${label}the draws must be CSV text (a string), got ${typeof text}`);
+  }
+  const lines = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split(/\r\n|\n|\r/);
+  let li = 0;
+  let hasComments = false;
+  let saveWarmup = false;
+  const isSkipped = (line: string) => line.trim() === "" || line.startsWith("#");
+  for (; li < lines.length && isSkipped(lines[li]); li++) {
+    if (lines[li].startsWith("#")) {
+      hasComments = true;
+      if (/^#\s*save_warmup\s*=\s*(1|true)\b/.test(lines[li])) saveWarmup = true;
+    }
+  }
+  if (li === lines.length) {
+    throw new RangeError(
+      `${label}the draws file is empty${hasComments ? " (only comment lines)" : ""}: no header`,
+    );
+  }
+  const header = _splitLine(lines[li], `${label}line ${li + 1}`).map((h) => h.trim());
+  const headerLine = li + 1;
+  const seen = new Map<string, number>();
+  header.forEach((name, j) => {
+    if (name === "") {
+      throw new RangeError(`${label}line ${headerLine}: column ${j + 1} of the header is empty`);
+    }
+    const k = seen.get(name);
+    if (k !== undefined) {
+      throw new RangeError(
+        `${label}line ${headerLine}: column ${JSON.stringify(name)} appears twice in the header ` +
+          `(fields ${k + 1} and ${j + 1})`,
+      );
+    }
+    seen.set(name, j);
+  });
+  const format = header[0] === "chain" && header[1] === "iteration"
+    ? "tallmc"
+    : hasComments || header.some((h) => h.endsWith("__"))
+    ? "cmdstan"
+    : "plain";
+  // Role of every column: parameter, extra, chain id or ignored.
+  const chainIdx = format === "cmdstan"
+    ? -1
+    : header.findIndex((h) => h === "chain" || h === ".chain");
+  const paramIdx: number[] = [];
+  const extraIdx: number[] = [];
+  header.forEach((h, j) => {
+    if (j === chainIdx) return;
+    if (format === "cmdstan" ? h.endsWith("__") : h === "sign") extraIdx.push(j);
+    else if (format !== "cmdstan" && _IGNORED.has(h)) return;
+    else paramIdx.push(j);
+  });
+  if (paramIdx.length === 0) {
+    throw new RangeError(
+      `${label}line ${headerLine}: the draws file has no parameter columns, got the header ${
+        JSON.stringify(lines[li])
       }`,
     );
   }
-  const names = header.slice(2);
-  if (names.length === 0) throw new SyntaxError("the draws file has no parameter columns");
-  const signIdx = names.indexOf("sign");
-  const parameterNames = names.filter((_, j) => j !== signIdx);
-  const perChain: number[][][] = [];
-  const signs: number[][] = [];
-  for (let li = 1; li < lines.length; li++) {
-    const cells = _splitLine(lines[li], li + 1);
-    if (cells.length !== header.length) {
-      throw new SyntaxError(`line ${li + 1} has ${cells.length} fields, expected ${header.length}`);
+  const chains: _Parsed["chains"] = new Map();
+  // With save_warmup, CmdStan writes the warmup draws before this comment.
+  let inWarmup = format === "cmdstan" && saveWarmup &&
+    lines.some((l) => /^#\s*Adaptation terminated/.test(l));
+  let numRows = 0;
+  for (li = headerLine; li < lines.length; li++) {
+    const line = lines[li];
+    if (line.trim() === "") continue;
+    if (line.startsWith("#")) {
+      if (/^#\s*Adaptation terminated/.test(line)) inWarmup = false;
+      continue;
     }
-    const values = cells.map((s, j) => {
-      const v = s.trim() === "" ? NaN : Number(s);
-      if (!Number.isFinite(v)) {
-        throw new SyntaxError(
-          `line ${li + 1}, column ${JSON.stringify(header[j])}: not a finite number: ${
-            JSON.stringify(s)
+    if (inWarmup) continue;
+    const where = `${label}line ${li + 1}`;
+    const cells = _splitLine(line, where);
+    if (cells.length !== header.length) {
+      const detail = cells.length < header.length
+        ? `column ${JSON.stringify(header[cells.length])} is missing`
+        : `extra field ${JSON.stringify(cells[header.length])} after the last column`;
+      throw new RangeError(
+        `${where}: expected ${header.length} fields (one per header column), got ${cells.length}; ${detail}`,
+      );
+    }
+    const value = (j: number): number => {
+      const cell = cells[j].trim();
+      const special = _SPECIAL[cell.toLowerCase()];
+      if (special !== undefined) return special;
+      const v = cell === "" ? NaN : Number(cell);
+      if (Number.isNaN(v)) {
+        throw new TypeError(
+          `${where}, column ${JSON.stringify(header[j])}: expected a number, got ${
+            JSON.stringify(cells[j])
           }`,
         );
       }
       return v;
-    });
-    const c = values[0];
-    if (!Number.isInteger(c) || c < 0 || c > 10_000) {
-      throw new SyntaxError(
-        `line ${li + 1}: chain must be a small non-negative integer, got ${cells[0]}`,
+    };
+    let id = 0;
+    if (chainIdx >= 0) {
+      id = value(chainIdx);
+      if (!Number.isFinite(id)) {
+        throw new RangeError(
+          `${where}, column ${JSON.stringify(header[chainIdx])}: a chain id must be a finite ` +
+            `number, got ${JSON.stringify(cells[chainIdx])}`,
+        );
+      }
+      if (!chains.has(id) && chains.size >= 10_000) {
+        throw new RangeError(
+          `${where}, column ${JSON.stringify(header[chainIdx])}: more than 10000 distinct ` +
+            `chain ids, got ${JSON.stringify(cells[chainIdx])}; is this column really the chain?`,
+        );
+      }
+    }
+    let chain = chains.get(id);
+    if (chain === undefined) {
+      chain = { params: paramIdx.map(() => []), extra: extraIdx.map(() => []) };
+      chains.set(id, chain);
+    }
+    for (let k = 0; k < paramIdx.length; k++) chain.params[k].push(value(paramIdx[k]));
+    for (let k = 0; k < extraIdx.length; k++) {
+      const v = value(extraIdx[k]);
+      if (v !== 1 && v !== -1 && header[extraIdx[k]] === "sign" && format !== "cmdstan") {
+        throw new RangeError(
+          `${where}, column "sign": a sign must be 1 or -1, got ${
+            JSON.stringify(cells[extraIdx[k]])
+          }`,
+        );
+      }
+      chain.extra[k].push(v);
+    }
+    numRows++;
+  }
+  if (numRows === 0) {
+    throw new RangeError(
+      `${label}the draws file has a header (line ${headerLine}) but no draws`,
+    );
+  }
+  return {
+    format,
+    parameterNames: paramIdx.map((j) => header[j]),
+    extraNames: extraIdx.map((j) => header[j]),
+    chains,
+  };
+}
+
+/**
+ * Parse draws CSV text: tallmc's own format, a plain draws CSV, or CmdStan's
+ * output CSV, detected from the header (see the module doc). An array of
+ * texts (e.g. CmdStan's one file per chain) is read as consecutive chains;
+ * every text must have the same parameters.
+ *
+ * @param text The CSV text, or one text per file.
+ * @param options `sources`: a name per text (e.g. the file path) that
+ *   prefixes error messages.
+ * @returns The draws per chain and parameter; `sign` and CmdStan's sampler
+ *   columns in `extra`; the detected `format` and the `chainIds`.
+ * @throws {RangeError} On an empty file, a header without draws, a ragged row,
+ *   duplicate or mismatched columns, or chains of unequal length.
+ * @throws {TypeError} On a non-numeric or empty cell (naming line, column and
+ *   value), or input that is not text.
+ *
+ * @example
+ * ```ts
+ * import { parseDrawsCsv } from "./draws_csv.ts";
+ * import { strict as assert } from "node:assert";
+ *
+ * const t = parseDrawsCsv("chain,iteration,a\n0,0,1\n1,0,3\n");
+ * assert.equal(t.format, "tallmc");
+ * assert.equal(t.draws[1][0][0], 3);
+ *
+ * const stan = "# model = m\nlp__,accept_stat__,mu\n-1.5,0.9,0.2\n-1.2,0.8,0.4\n";
+ * const s = parseDrawsCsv([stan, stan], { sources: ["m_1.csv", "m_2.csv"] });
+ * assert.equal(s.format, "cmdstan");
+ * assert.deepEqual(s.parameterNames, ["mu"]);
+ * assert.equal(s.draws.length, 2);
+ * assert.deepEqual(Array.from(s.extra.lp__[0]), [-1.5, -1.2]);
+ * ```
+ */
+export function parseDrawsCsv(
+  text: string | readonly string[],
+  options: { sources?: readonly string[] } = {},
+): DrawsTable {
+  const texts = typeof text === "string" ? [text] : text;
+  if (!Array.isArray(texts)) {
+    throw new TypeError(`text must be CSV text or an array of texts, got ${typeof text}`);
+  }
+  if (texts.length === 0) throw new RangeError("text must hold at least 1 draws file, got 0");
+  const sources = options.sources ?? [];
+  if (sources.length !== 0 && sources.length !== texts.length) {
+    throw new RangeError(
+      `options.sources must name every text (${texts.length}), got ${sources.length}`,
+    );
+  }
+  const parsed = texts.map((t, k) =>
+    _parseOne(t, sources[k] ?? (texts.length > 1 ? `text ${k + 1}` : ""))
+  );
+  const first = parsed[0];
+  const source = (k: number) => sources[k] ?? `text ${k + 1}`;
+  for (let k = 1; k < parsed.length; k++) {
+    const p = parsed[k];
+    if (p.parameterNames.join("\u0000") !== first.parameterNames.join("\u0000")) {
+      const missing = first.parameterNames.find((n) => !p.parameterNames.includes(n));
+      const added = p.parameterNames.find((n) => !first.parameterNames.includes(n));
+      throw new RangeError(
+        `${source(k)}: the parameters differ from ${source(0)}'s${
+          missing !== undefined ? `; ${JSON.stringify(missing)} is missing` : ""
+        }${added !== undefined ? `; ${JSON.stringify(added)} is new` : ""}${
+          missing === undefined && added === undefined ? " (they are in another order)" : ""
+        }`,
       );
     }
-    while (perChain.length <= c) {
-      perChain.push(parameterNames.map(() => []));
-      signs.push([]);
-    }
-    let p = 0;
-    for (let j = 0; j < names.length; j++) {
-      if (j === signIdx) signs[c].push(values[j + 2]);
-      else perChain[c][p++].push(values[j + 2]);
+    if (p.extraNames.join("\u0000") !== first.extraNames.join("\u0000")) {
+      throw new RangeError(
+        `${source(k)}: the extra columns ${JSON.stringify(p.extraNames)} differ from ${
+          source(0)
+        }'s ${JSON.stringify(first.extraNames)}`,
+      );
     }
   }
-  if (perChain.length === 0) throw new SyntaxError("the draws file has a header but no draws");
-  const n0 = perChain[0][0].length;
-  perChain.forEach((ch, c) => {
-    if (ch[0].length !== n0) {
-      throw new SyntaxError(
-        `chain ${c} has ${ch[0].length} draws but chain 0 has ${n0}; chains must be equally long`,
-      );
+  const draws: Float64Array[][] = [];
+  const extra: Record<string, Float64Array[]> = {};
+  for (const name of first.extraNames) extra[name] = [];
+  const chainIds: number[] = [];
+  const lengths: { n: number; what: string }[] = [];
+  parsed.forEach((p, k) => {
+    const ids = [...p.chains.keys()].sort((a, b) => a - b);
+    for (const id of ids) {
+      const chain = p.chains.get(id)!;
+      draws.push(chain.params.map((v) => Float64Array.from(v)));
+      p.extraNames.forEach((name, e) => extra[name].push(Float64Array.from(chain.extra[e])));
+      chainIds.push(p.format === "cmdstan" ? chainIds.length + 1 : id);
+      const where = parsed.length > 1 ? `${source(k)}, ` : "";
+      lengths.push({
+        n: chain.params[0].length,
+        what: p.format === "cmdstan" || ids.length === 1 && parsed.length > 1
+          ? source(k)
+          : `${where}chain ${id}`,
+      });
     }
   });
-  const extra: Record<string, Float64Array[]> = {};
-  if (signIdx >= 0) extra.sign = signs.map((s) => Float64Array.from(s));
-  return {
-    parameterNames,
-    draws: perChain.map((ch) => ch.map((p) => Float64Array.from(p))),
-    extra,
-  };
+  const short = lengths.find((l) => l.n !== lengths[0].n);
+  if (short !== undefined) {
+    throw new RangeError(
+      `chains must be equally long, got ${lengths[0].n} draws in ${
+        lengths[0].what
+      } and ${short.n} in ${short.what}`,
+    );
+  }
+  return { parameterNames: first.parameterNames, draws, extra, format: first.format, chainIds };
 }

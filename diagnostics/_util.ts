@@ -128,15 +128,22 @@ export function _mean(x: ArrayLike<number>): number {
   return s / x.length;
 }
 
-/** Sample variance with denominator n − 1 (two-pass). */
+/**
+ * Sample variance with denominator n − 1 (two-pass). Exactly 0 when all
+ * values are equal (the rounded mean of equal values can be an ulp off, which
+ * would leave a variance of ~1e-33 and turn R̂ = ∞ for stuck chains into a
+ * huge finite number; R's refined mean() gives exactly 0 there).
+ */
 export function _variance(x: ArrayLike<number>): number {
   const m = _mean(x);
   let s = 0;
+  let equal = true;
   for (let i = 0; i < x.length; i++) {
     const d = x[i] - m;
     s += d * d;
+    if (x[i] !== x[0]) equal = false;
   }
-  return s / (x.length - 1);
+  return equal && x.length > 1 ? 0 : s / (x.length - 1);
 }
 
 /** Concatenates chains into one array of all draws. */

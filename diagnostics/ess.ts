@@ -16,6 +16,16 @@
  *   non-increasing, and τ̂ = −1 + 2 Σ_{t<T} ρ̂_t + ρ̂_T (the antithetic
  *   correction of posterior) floored at 1/log₁₀(S), so ESS ≤ S·log₁₀(S).
  *
+ * Undefined cases follow posterior 1.7.1 (`R/convergence.R`: `.ess`,
+ * `.ess_quantile`, `should_return_NA`; `R/misc.R`: `is_constant`): NaN (R's
+ * NA) when fewer than 3 draws per (split) chain remain or when all draws are
+ * equal within machine ε (max − min < 2.2·10⁻¹⁶, pooled over chains — a
+ * single constant chain does not make the ESS NA; its autocovariances are
+ * zero). The quantile and tail ESS are NaN when the draws are constant or
+ * when the indicator I(x ≤ q̂) is; chains that are each constant at different
+ * values give a small finite ESS. These functions reject NaN/±Infinity with
+ * a RangeError; {@linkcode summarize} maps them to NaN with a reason.
+ *
  * The autocovariances are exact (divisor n); very old posterior releases
  * scaled them by (next FFT size)/n for lengths that were not 2·3·5-smooth,
  * which this implementation does not reproduce.
@@ -50,9 +60,15 @@ export function _ess(chains: readonly Float64Array[]): number {
   const chainMeans = new Float64Array(m);
   // A chain whose draws are all equal has zero autocovariance at every lag
   // (posterior sets these exactly; the FFT would leave round-off).
+  // When every chain is constant but the chains differ (stuck chains, or
+  // indicator chains that are all 0 in one chain and all 1 in another) there
+  // is nothing to transform: all autocovariances are zero, var⁺ = B/n > 0,
+  // every ρ̂_t is 1 and the ESS is small, as in posterior.
   const varying = chains.filter((chain) => chain.some((v) => v !== chain[0]));
-  for (const acov of _autocovariances(varying)) {
-    for (let t = 0; t < n; t++) acovMeans[t] += acov[t] / m;
+  if (varying.length > 0) {
+    for (const acov of _autocovariances(varying)) {
+      for (let t = 0; t < n; t++) acovMeans[t] += acov[t] / m;
+    }
   }
   for (let c = 0; c < m; c++) chainMeans[c] = _mean(chains[c]);
   const meanVar = (acovMeans[0] * n) / (n - 1); // W
@@ -106,6 +122,9 @@ export function _essQuantile(
   p: number,
   sorted: Float64Array = _pool(chains).sort(),
 ): number {
+  // posterior's `.ess_quantile` returns NA for constant draws before it
+  // looks at the indicator (which may vary for draws within ε of each other).
+  if (sorted[sorted.length - 1] - sorted[0] < Number.EPSILON) return NaN;
   const prob = p === 1 ? (sorted.length - 0.5) / sorted.length : p;
   const q = _quantileSorted(sorted, prob);
   return _ess(_splitChains(_indicator(chains, q)));
@@ -272,10 +291,12 @@ export function essMean(chains: readonly ArrayLike<number>[]): number {
 
 /**
  * Effective sample size for the standard deviation: the ESS of the split
- * chains of |x − x̄| (x̄ the mean of all draws), as in posterior ≥ 1.5.
+ * chains of (x − x̄)² (x̄ the mean of all draws), as in posterior ≥ 1.6.1
+ * (1.5 used |x − x̄|); the same quantity {@linkcode mcseSd} uses.
  *
- * References: Vehtari et al. (2021) Bayesian Analysis 16(2) §4.3 (folding,
- * eq. 15, around the mean); posterior's `ess_sd`.
+ * References: Vehtari et al. (2021) Bayesian Analysis 16(2) §4.3;
+ * posterior's `ess_sd` (stan-dev/posterior commit b962b63, "use the same
+ * equation in ess_sd as in mcse_sd").
  *
  * @param chains Draws of one parameter, `chains[c][i]`; equal lengths, at
  * least 6 draws per chain.
@@ -296,5 +317,5 @@ export function essSd(chains: readonly ArrayLike<number>[]): number {
   const valid = _chains(chains, "chains", _MIN_SPLIT_DRAWS);
   const pooled = _pool(valid);
   const mean = _mean(pooled);
-  return _ess(_splitChains(valid.map((chain) => chain.map((v) => Math.abs(v - mean)))));
+  return _ess(_splitChains(valid.map((chain) => chain.map((v) => (v - mean) * (v - mean)))));
 }

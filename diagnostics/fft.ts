@@ -94,8 +94,10 @@ export function _fft(re: Float64Array, im: Float64Array): void {
  */
 export function _autocovariances(
   chains: readonly Float64Array[],
-  maxLag: number = chains[0].length - 1,
+  maxLag: number = (chains[0]?.length ?? 1) - 1,
 ): Float64Array[] {
+  // No chains, no autocovariances (callers once crashed here reading chains[0]).
+  if (chains.length === 0) return [];
   const n = chains[0].length;
   let m = 1;
   while (m < 2 * n) m <<= 1;

@@ -53,6 +53,8 @@ export {
   type FormatSummaryOptions,
   formatSummaryTable,
   summarize,
+  type SummaryDiagnostic,
+  type SummaryNaReason,
   type SummaryRow,
   summaryToCsv,
 } from "./summary.ts";

@@ -13,6 +13,15 @@
  * normalisation, folding); Gelman et al. (2013) BDA3 §11.4; posterior's
  * `rhat_basic` and `rhat`.
  *
+ * Undefined cases follow posterior 1.7.1 (`R/convergence.R`: `.rhat`,
+ * `should_return_NA`): R̂ is NaN (R's NA) when all draws (after rank
+ * normalisation or folding) are equal within machine ε, or when a split chain
+ * has a single draw (its variance is undefined); chains that are each
+ * constant at different values have zero within-chain variance and give
+ * R̂ = +Infinity. The improved R̂ is NaN if either its bulk or its folded part
+ * is (R's `max` propagates NA), e.g. for draws taking two values placed
+ * symmetrically about the median.
+ *
  * @module
  */
 

@@ -9,15 +9,65 @@
  * Analysis 16(2), §4 (bulk-ESS, tail-ESS, R̂) and §4.3 (MCSE); Hyndman & Fan
  * (1996) The American Statistician 50(4), def. 7 (quantiles).
  *
+ * **Undefined diagnostics.** {@linkcode summarize} never throws for the
+ * values of the draws: where posterior returns NA it returns NaN, records the
+ * reason in {@linkcode SummaryRow.naReasons} and adds a warning naming the
+ * parameter to {@linkcode SummaryRow.warnings}. The rules are those of
+ * posterior 1.7.1 (stan-dev/posterior, `R/convergence.R`: `should_return_NA`,
+ * `.rhat`, `.ess`, `.ess_quantile`, `ess_tail`, `mcse_mean`; `R/misc.R`:
+ * `is_constant`; `R/split_chains.R`: `.split_chains`):
+ *
+ * | case                                          | reason               | NaN                       |
+ * | --------------------------------------------- | -------------------- | ------------------------- |
+ * | a draw is NaN or ±Infinity (`anyNA`, `anyInfinite`) | `non_finite`   | every ESS, R̂ and MCSE     |
+ * | fewer than 4 draws per chain (split chains of 1 draw: `var` is NA) | `too_short` | R̂ |
+ * | fewer than 6 draws per chain (`.ess`: fewer than 3 per split chain) | `too_short` | ESS and MCSE |
+ * | all draws equal within ε (`is_constant`: max − min < 2.2·10⁻¹⁶, pooled) | `constant` | every ESS, R̂ and MCSE |
+ * | the 5% or 95% indicator I(x ≤ q̂) is constant  | `constant_indicator` | tail-ESS                  |
+ * | the draws folded about the median are constant | `constant_folded`   | R̂                         |
+ *
+ * The constant test is on the quantity each estimator transforms, as in
+ * posterior: bulk-ESS and R̂ look at the rank-normalised draws (so draws that
+ * differ by less than ε but are not equal still have a bulk-ESS and an R̂),
+ * tail-ESS and the MCSE at the draws themselves. One constant chain among
+ * varying ones is not NA (posterior ≥ 1.2 dropped the per-chain test as too
+ * conservative for tail-ESS); chains that are each constant at a different
+ * value give R̂ = +Infinity and a small ESS, with a warning. When a draw is
+ * NaN the mean, sd and quantiles are NaN as well (posterior's `quantile2`
+ * returns NA); ±Infinity propagates through them as in R. A bulk- or tail-ESS
+ * capped at S·log₁₀(S) (τ̂ at its floor) is kept, with a warning, as
+ * posterior 1.7.1 warns.
+ *
  * @module
  */
 
-import { _chain, _describe, _integer, _mean, _pool, _variance } from "./_util.ts";
-import { _splitChains, _zScale } from "./_chains.ts";
-import { _ess, _essTail, _MIN_SPLIT_DRAWS } from "./ess.ts";
-import { _mcseMean } from "./mcse.ts";
+import { _describe, _integer, _mean, _pool, _variance } from "./_util.ts";
+import { _fold, _indicator, _splitChains, _zScale } from "./_chains.ts";
+import { _ess, _MIN_SPLIT_DRAWS } from "./ess.ts";
 import { _quantileSorted } from "./quantile.ts";
-import { _rhatRank } from "./rhat.ts";
+import { _rhat } from "./rhat.ts";
+
+/**
+ * Why a diagnostic in a {@linkcode SummaryRow} is NaN, following the `posterior`
+ * R package's rules for NA (see the module documentation):
+ *
+ * - `non_finite`: a draw is NaN or ±Infinity;
+ * - `too_short`: too few draws per chain (R̂ needs 4, the ESS and MCSE 6);
+ * - `constant`: all draws are equal (within machine ε);
+ * - `constant_indicator`: the draws vary but I(x ≤ q̂₀.₀₅) or I(x ≤ q̂₀.₉₅)
+ *   does not (tail-ESS only; e.g. a discrete parameter);
+ * - `constant_folded`: the draws vary but |x − median| does not (R̂ only;
+ *   e.g. two values placed symmetrically about the median).
+ */
+export type SummaryNaReason =
+  | "non_finite"
+  | "too_short"
+  | "constant"
+  | "constant_indicator"
+  | "constant_folded";
+
+/** The diagnostics of a {@linkcode SummaryRow} that can be NaN with a reason. */
+export type SummaryDiagnostic = "essBulk" | "essTail" | "rhat" | "mcseMean";
 
 /** One parameter's row of a summary. */
 export interface SummaryRow {
@@ -41,6 +91,17 @@ export interface SummaryRow {
   rhat: number;
   /** Monte Carlo standard error of the mean. */
   mcseMean: number;
+  /**
+   * For every diagnostic that is NaN, why (set by {@linkcode summarize},
+   * absent when all four are numbers).
+   */
+  naReasons?: Partial<Record<SummaryDiagnostic, SummaryNaReason>>;
+  /**
+   * Sentences naming the parameter, for diagnostics that are NaN or R̂ that
+   * is infinite (set by {@linkcode summarize}, absent when there is nothing
+   * to report).
+   */
+  warnings?: string[];
 }
 
 /** Options for {@linkcode formatSummaryTable}. */
@@ -50,7 +111,8 @@ export interface FormatSummaryOptions {
 }
 
 /** Column headers, as posterior names them, in row order. */
-const COLUMNS: readonly [keyof SummaryRow, string][] = [
+type _ColumnKey = Exclude<keyof SummaryRow, "naReasons" | "warnings">;
+const COLUMNS: readonly [_ColumnKey, string][] = [
   ["name", "name"],
   ["mean", "mean"],
   ["sd", "sd"],
@@ -66,18 +128,22 @@ const COLUMNS: readonly [keyof SummaryRow, string][] = [
 /**
  * Summarises draws of several parameters from several chains.
  *
+ * Draws that make a diagnostic undefined (NaN or ±Infinity, constant draws,
+ * chains too short to split) do not throw: the diagnostic is NaN, its reason
+ * is in `naReasons` and `warnings` says so, naming the parameter (the rules
+ * of the `posterior` R package, listed in the module documentation).
+ *
  * References: Vehtari et al. (2021) Bayesian Analysis 16(2) §4; posterior's
  * `summarise_draws()`.
  *
  * @param draws `draws[chain][parameter]` is the array of draws of one
  * parameter in one chain; every chain has the same parameters and length
- * (at least 6 draws).
+ * (at least 1 draw).
  * @param names Parameter names (default `theta[0]`, `theta[1]`, …).
  * @returns One {@linkcode SummaryRow} per parameter.
  * @throws {TypeError} If draws is not nested arrays of numbers.
  * @throws {RangeError} For no chains or parameters, differing parameter
- * counts or chain lengths, too-short chains, NaN/Inf, or a wrong number of
- * names.
+ * counts or chain lengths, chains without draws, or a wrong number of names.
  *
  * @example
  * ```ts
@@ -88,6 +154,18 @@ const COLUMNS: readonly [keyof SummaryRow, string][] = [
  * const rows = summarize([[chain(1.1), chain(0.3)], [chain(2.3), chain(0.7)]], ["a", "b"]);
  * assert.deepEqual(rows.map((r) => r.name), ["a", "b"]);
  * assert.ok(Math.abs(rows[0].mean) < 0.1);
+ * ```
+ *
+ * @example A constant parameter gets NaN diagnostics with a reason
+ * ```ts
+ * import { summarize } from "./summary.ts";
+ * import { strict as assert } from "node:assert";
+ *
+ * const ones = Array.from({ length: 50 }, () => 1);
+ * const [row] = summarize([[ones], [ones]], ["corr[1,1]"]);
+ * assert.ok(Number.isNaN(row.rhat) && Number.isNaN(row.essBulk));
+ * assert.equal(row.naReasons?.rhat, "constant");
+ * assert.match(row.warnings![0], /corr\[1,1\]/);
  * ```
  */
 export function summarize(
@@ -101,18 +179,20 @@ export function summarize(
   for (let c = 0; c < draws.length; c++) {
     if (!Array.isArray(draws[c])) {
       throw new TypeError(
-        `draws[${c}] must be an array of parameters (arrays of draws), got ${_describe(draws[c])}`,
+        `chain ${c} of draws must be an array of parameters (arrays of draws), got ${
+          _describe(draws[c])
+        }`,
       );
     }
   }
   const numParams = draws[0].length;
-  if (numParams === 0) throw new RangeError("draws[0] must contain at least 1 parameter, got 0");
+  if (numParams === 0) throw new RangeError("draws must contain at least 1 parameter, got 0");
   for (let c = 1; c < draws.length; c++) {
     if (draws[c].length !== numParams) {
       throw new RangeError(
-        `every chain must have the same number of parameters, got ${numParams} in draws[0] and ${
+        `every chain must have the same number of parameters, got ${numParams} in chain 0 and ${
           draws[c].length
-        } in draws[${c}]`,
+        } in chain ${c}`,
       );
     }
   }
@@ -128,36 +208,235 @@ export function summarize(
   }
   const rows: SummaryRow[] = [];
   for (let j = 0; j < numParams; j++) {
-    const chains = draws.map((chain, c) => _chain(chain[j], `draws[${c}][${j}]`, _MIN_SPLIT_DRAWS));
-    for (let c = 1; c < chains.length; c++) {
-      if (chains[c].length !== chains[0].length) {
-        throw new RangeError(
-          `all chains must have the same length, got ${chains[0].length} for draws[0][${j}] and ${
-            chains[c].length
-          } for draws[${c}][${j}]`,
-        );
-      }
-    }
-    const pooled = _pool(chains);
-    const sorted = Float64Array.from(pooled).sort();
-    const zSplit = _zScale(_splitChains(chains)); // shared by bulk-ESS and R̂
-    rows.push({
-      name: names === undefined ? `theta[${j}]` : String(names[j]),
-      mean: _mean(pooled),
-      sd: Math.sqrt(_variance(pooled)),
-      q5: _quantileSorted(sorted, 0.05),
-      q50: _quantileSorted(sorted, 0.5),
-      q95: _quantileSorted(sorted, 0.95),
-      essBulk: _ess(zSplit),
-      essTail: _essTail(chains, sorted),
-      rhat: _rhatRank(chains, zSplit),
-      mcseMean: _mcseMean(chains),
-    });
+    const name = names === undefined ? `theta[${j}]` : String(names[j]);
+    rows.push(_summaryRow(_parameterChains(draws, j, name), name));
   }
   return rows;
 }
 
-function _cell(row: SummaryRow, key: keyof SummaryRow, digits: number): string {
+/** Copies one parameter's chains, allowing NaN and ±Infinity. */
+function _parameterChains(
+  draws: readonly (readonly ArrayLike<number>[])[],
+  j: number,
+  name: string,
+): Float64Array[] {
+  const label = JSON.stringify(name);
+  const chains: Float64Array[] = [];
+  for (let c = 0; c < draws.length; c++) {
+    const x = draws[c][j] as unknown;
+    if (
+      x === null || typeof x !== "object" || typeof (x as ArrayLike<unknown>).length !== "number"
+    ) {
+      throw new TypeError(
+        `the draws of parameter ${label} in chain ${c} must be an array of numbers, got ${
+          _describe(x)
+        }`,
+      );
+    }
+    const values = x as ArrayLike<unknown>;
+    const out = new Float64Array(values.length);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (typeof v !== "number") {
+        throw new TypeError(
+          `draw ${i} of parameter ${label} in chain ${c} must be a number, got ${_describe(v)}`,
+        );
+      }
+      out[i] = v;
+    }
+    if (out.length === 0) {
+      throw new RangeError(`parameter ${label} has no draws in chain ${c}`);
+    }
+    if (c > 0 && out.length !== chains[0].length) {
+      throw new RangeError(
+        `all chains must have the same length, got ${
+          chains[0].length
+        } draws of parameter ${label} in chain 0 and ${out.length} in chain ${c}`,
+      );
+    }
+    chains.push(out);
+  }
+  return chains;
+}
+
+const _DIAGNOSTIC_LABELS: Record<SummaryDiagnostic, string> = {
+  essBulk: "ess_bulk",
+  essTail: "ess_tail",
+  rhat: "rhat",
+  mcseMean: "mcse_mean",
+};
+
+/** One summary row; see the module documentation for the NaN rules. */
+function _summaryRow(chains: Float64Array[], name: string): SummaryRow {
+  const n = chains[0].length;
+  const pooled = _pool(chains);
+  const total = pooled.length;
+  let hasNaN = false;
+  let finite = true;
+  for (let i = 0; i < total; i++) {
+    if (!Number.isFinite(pooled[i])) {
+      finite = false;
+      if (Number.isNaN(pooled[i])) hasNaN = true;
+    }
+  }
+  const sorted = Float64Array.from(pooled).sort();
+  const quantile = (p: number): number => (hasNaN ? NaN : _quantileSorted(sorted, p));
+  const row: SummaryRow = {
+    name,
+    mean: _mean(pooled),
+    sd: Math.sqrt(_variance(pooled)),
+    q5: quantile(0.05),
+    q50: quantile(0.5),
+    q95: quantile(0.95),
+    essBulk: NaN,
+    essTail: NaN,
+    rhat: NaN,
+    mcseMean: NaN,
+  };
+  const reasons: Partial<Record<SummaryDiagnostic, SummaryNaReason>> = {};
+  const constant = finite && sorted[total - 1] - sorted[0] < Number.EPSILON;
+  if (!finite) {
+    reasons.essBulk =
+      reasons.essTail =
+      reasons.rhat =
+      reasons.mcseMean =
+        "non_finite";
+  } else {
+    const split = n >= 4 ? _splitChains(chains) : chains;
+    // Rank-normalised split chains: shared by bulk-ESS and the bulk R̂.
+    const zSplit = n >= 4 ? _zScale(split) : [];
+    if (n < 4) {
+      reasons.rhat = "too_short";
+    } else {
+      const bulk = _rhat(zSplit);
+      const folded = _rhat(_zScale(_splitChains(_fold(chains))));
+      row.rhat = Math.max(bulk, folded);
+      if (Number.isNaN(bulk)) reasons.rhat = "constant";
+      else if (Number.isNaN(folded)) reasons.rhat = "constant_folded";
+    }
+    if (n < _MIN_SPLIT_DRAWS) {
+      reasons.essBulk = reasons.essTail = reasons.mcseMean = "too_short";
+    } else {
+      row.essBulk = _ess(zSplit);
+      if (Number.isNaN(row.essBulk)) reasons.essBulk = "constant";
+      if (constant) {
+        reasons.essTail = reasons.mcseMean = "constant";
+      } else {
+        const tail = (p: number): number =>
+          _ess(_splitChains(_indicator(chains, _quantileSorted(sorted, p))));
+        row.essTail = Math.min(tail(0.05), tail(0.95));
+        if (Number.isNaN(row.essTail)) reasons.essTail = "constant_indicator";
+        row.mcseMean = row.sd / Math.sqrt(_ess(split));
+      }
+    }
+  }
+  // Stuck chains: every (split) chain constant, but not all at one value.
+  const stuck = finite && !constant && n >= 2 &&
+    (n >= 4 ? _splitChains(chains) : chains).every((c) => c.every((v) => v === c[0]));
+  const constantChains = finite && !constant && n >= 2
+    ? chains.flatMap((c, k) => (c.every((v) => v === c[0]) ? [k] : []))
+    : [];
+  const warnings = _warnings(reasons, row, { name, n, stuck, constantChains, sorted });
+  if (Object.keys(reasons).length > 0) row.naReasons = reasons;
+  if (warnings.length > 0) row.warnings = warnings;
+  return row;
+}
+
+/** Warning sentences for a row's NaN diagnostics and an infinite R̂. */
+function _warnings(
+  reasons: Partial<Record<SummaryDiagnostic, SummaryNaReason>>,
+  row: SummaryRow,
+  info: {
+    name: string;
+    n: number;
+    stuck: boolean;
+    constantChains: number[];
+    sorted: Float64Array;
+  },
+): string[] {
+  const label = `parameter ${JSON.stringify(info.name)}`;
+  const byReason = new Map<SummaryNaReason, string[]>();
+  for (const key of Object.keys(_DIAGNOSTIC_LABELS) as SummaryDiagnostic[]) {
+    const reason = reasons[key];
+    if (reason === undefined) continue;
+    if (!byReason.has(reason)) byReason.set(reason, []);
+    byReason.get(reason)!.push(_DIAGNOSTIC_LABELS[key]);
+  }
+  const out: string[] = [];
+  for (const [reason, keys] of byReason) {
+    const list = keys.length === 1
+      ? keys[0]
+      : `${keys.slice(0, -1).join(", ")} and ${keys[keys.length - 1]}`;
+    const verb = keys.length === 1 ? "is" : "are";
+    const why = reason === "non_finite"
+      ? `some draws are NaN or infinite (the sampler diverged or the draws file has bad values)`
+      : reason === "too_short"
+      ? `each chain has only ${info.n} draw${info.n === 1 ? "" : "s"} (${
+        keys.includes("rhat")
+          ? "R̂ needs at least 4 draws per chain, the ESS and MCSE 6"
+          : "the ESS and MCSE need at least 6 draws per chain"
+      })`
+      : reason === "constant"
+      ? `${_constantDescription(info.sorted)}; if the parameter is not meant to be constant, ` +
+        `the sampler is stuck`
+      : reason === "constant_indicator"
+      ? `I(x ≤ q5) or I(x ≤ q95) is the same for every draw (few distinct values, or many ` +
+        `draws at the extreme ${_distinct(info.sorted, 2)})`
+      : `the draws folded about their median are all equal (two values symmetric about it)`;
+    out.push(`${label}: ${list} ${verb} NaN because ${why}`);
+  }
+  // posterior 1.7.1 warns "The ESS has been capped to avoid unstable
+  // estimates." when τ̂ hits its floor 1/log₁₀(S) (the same expression as
+  // _ess, so the comparison is exact).
+  const total = info.sorted.length;
+  const cap = total / (1 / Math.log10(total));
+  const capped = (["essBulk", "essTail"] as const).filter((k) => row[k] === cap);
+  if (capped.length > 0) {
+    out.push(
+      `${label}: ${capped.map((k) => _DIAGNOSTIC_LABELS[k]).join(" and ")} ${
+        capped.length === 1 ? "was" : "were"
+      } capped at S·log₁₀(S) = ${cap.toFixed(0)} to avoid an unstable estimate ` +
+        `(strongly anticorrelated draws)`,
+    );
+  }
+  if (info.constantChains.length > 0 && !info.stuck) {
+    const k = info.constantChains;
+    out.push(
+      `${label}: chain${k.length === 1 ? "" : "s"} ${k.join(", ")} ${
+        k.length === 1 ? "is" : "are"
+      } constant while others vary; ${k.length === 1 ? "that chain" : "those chains"} may be stuck`,
+    );
+  }
+  if (info.stuck) {
+    out.push(
+      `${label}: every ${info.n >= 4 ? "half-chain" : "chain"} is constant but they sit at ` +
+        `different values (${_distinct(info.sorted).replaceAll(" or ", ", ")}), so rhat is ${
+          Number.isNaN(row.rhat) ? "NaN" : "infinite"
+        }; the sampler is stuck`,
+    );
+  }
+  return out;
+}
+
+function _constantDescription(sorted: Float64Array): string {
+  const lo = sorted[0], hi = sorted[sorted.length - 1];
+  return lo === hi
+    ? `all ${sorted.length} draws equal ${lo}`
+    : `all ${sorted.length} draws lie within machine epsilon of each other (${lo} to ${hi})`;
+}
+
+/** The distinct values of sorted draws for messages: all of up to 4, else the extremes. */
+function _distinct(sorted: Float64Array, extremes = 4): string {
+  const values: number[] = [];
+  for (let i = 0; i < sorted.length && values.length <= extremes; i++) {
+    if (i === 0 || sorted[i] !== sorted[i - 1]) values.push(sorted[i]);
+  }
+  return values.length <= extremes
+    ? values.join(" or ")
+    : `${sorted[0]} or ${sorted[sorted.length - 1]}`;
+}
+
+function _cell(row: SummaryRow, key: _ColumnKey, digits: number): string {
   const v = row[key];
   if (typeof v === "string") return v;
   if (Number.isNaN(v)) return "NaN";
