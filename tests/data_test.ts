@@ -15,15 +15,13 @@ import {
   type GlmData,
   higgsShaped,
   loadCsvToArena,
-  loadMnist79,
-  mnist79,
-  MNIST_PIXELS,
   parseCsvText,
   pcaProjection,
   quantileKnots,
   randomProjection,
   standardize,
 } from "../data/mod.ts";
+import { loadMnist79, mnist79, MNIST_PIXELS } from "../data/mnist.ts";
 import { Rng } from "../random/rng.ts";
 
 function _x(data: GlmData): Float64Array {
