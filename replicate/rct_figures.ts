@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { kde } from "../diagnostics/mod.ts";
+import { kde, type KdeResult } from "../diagnostics/mod.ts";
 import { Rng } from "../random/rng.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import type { MethodOutcome } from "./method_outcome.ts";
@@ -48,27 +48,15 @@ export function densityGridSpec(
   const names = reference.result.parameterNames;
   for (const j of params) {
     const refKde = kde(pooledDraws(reference.result, j), { numPoints: 60 });
+    const push = (method: string, series: string, est: KdeResult) => {
+      for (let i = 0; i < est.x.length; i++) {
+        values.push({ method, parameter: names[j], series, x: est.x[i], density: est.density[i] });
+      }
+    };
     for (const o of methods) {
       if (o.unstable) continue;
-      const est = kde(pooledDraws(o.result, j), { numPoints: 60 });
-      for (let i = 0; i < est.x.length; i++) {
-        values.push({
-          method: o.label,
-          parameter: names[j],
-          series: "method",
-          x: est.x[i],
-          density: est.density[i],
-        });
-      }
-      for (let i = 0; i < refKde.x.length; i++) {
-        values.push({
-          method: o.label,
-          parameter: names[j],
-          series: "HMC (full data)",
-          x: refKde.x[i],
-          density: refKde.density[i],
-        });
-      }
+      push(o.label, "method", kde(pooledDraws(o.result, j), { numPoints: 60 }));
+      push(o.label, "HMC (full data)", refKde);
     }
   }
   return {

@@ -11,88 +11,51 @@ import { momentErrors, monteCarloFloor, posteriorMoments } from "../replicate/mo
 import { equalCountBins, predictiveMean } from "../replicate/predictive.ts";
 import { chooseStepSize, largestEigenvalue } from "../replicate/sg_step_size.ts";
 
-/** A method outcome with only what the RCT reads (the run itself is not needed). */
+/** A method outcome with only what the RCT reads (R = 1000 draws and τ̂ = 1 unless told). */
 function _method(
-  fields: Pick<MethodOutcome, "key" | "inefficiency" | "evaluations" | "numDraws" | "tau"> & {
-    evaluationsSampling?: number;
-  },
+  key: string,
+  cost: { inefficiency: number[]; evaluations: number; numDraws?: number; tau?: number },
+  evaluationsSampling = cost.evaluations,
 ): MethodOutcome {
-  return { evaluationsSampling: fields.evaluations, ...fields } as unknown as MethodOutcome;
+  return { key, numDraws: 1000, tau: 1, ...cost, evaluationsSampling } as unknown as MethodOutcome;
 }
 
 Deno.test("rctOf() claim: the library's RCT per kept draw with the sign penalty (eqs. 2, 18, 19)", async (t) => {
-  const reference = _method({
-    key: "ecs_perturbed",
-    inefficiency: [1.5, 2, 1.5],
-    evaluations: 2000,
-    numDraws: 1000,
-    tau: 1,
-    evaluationsSampling: 1000,
-  });
+  const reference = _method(
+    "ecs_perturbed",
+    { inefficiency: [1.5, 2, 1.5], evaluations: 2000 },
+    1000,
+  );
+  // CT ratio per parameter: (3·6000)/(1.5·2000) = 6, (6·6000)/(2·2000) = 9, (1.5·6000)/(1.5·2000) = 3.
+  const sgld = _method("sgld", { inefficiency: [3, 6, 1.5], evaluations: 6000 });
   await t.step("equal draws: the paper's IF × evaluations ratio", () => {
-    // CT ratio per parameter: (3·6000)/(1.5·2000) = 6, (6·6000)/(2·2000) = 9, (1.5·6000)/(1.5·2000) = 3.
-    const m = _method({
-      key: "sgld",
-      inefficiency: [3, 6, 1.5],
-      evaluations: 6000,
-      numDraws: 1000,
-      tau: 1,
-    });
-    const r = rctOf(m, reference);
+    const r = rctOf(sgld, reference);
     assert.deepEqual(r.values, [6, 9, 3]);
     assert.deepEqual([r.min, r.median, r.max], [3, 6, 9]);
   });
   await t.step("signed: τ̂ = 0.75 multiplies CT by 1/(2τ̂ − 1)² = 4", () => {
-    const m = _method({
-      key: "ecs_signed",
+    const signed = _method("ecs_signed", {
       inefficiency: [1.5, 2, 1.5],
       evaluations: 2000,
-      numDraws: 1000,
       tau: 0.75,
     });
-    assert.deepEqual(rctOf(m, reference).values, [4, 4, 4]);
+    assert.deepEqual(rctOf(signed, reference).values, [4, 4, 4]);
   });
   await t.step("τ̂ ≤ ½ or a non-finite IF gives Infinity for every parameter", () => {
-    const lost = _method({
-      key: "ecs_signed",
-      inefficiency: [1, 1, 1],
-      evaluations: 100,
-      numDraws: 10,
-      tau: 0.5,
-    });
+    const lost = _method("ecs_signed", { inefficiency: [1, 1, 1], evaluations: 100, tau: 0.5 });
     assert.deepEqual(rctOf(lost, reference).values, [Infinity, Infinity, Infinity]);
-    const stuck = _method({
-      key: "sgld",
-      inefficiency: [1, Infinity, 1],
-      evaluations: 100,
-      numDraws: 10,
-      tau: 1,
-    });
+    const stuck = _method("sgld", { inefficiency: [1, Infinity, 1], evaluations: 100 });
     const r = rctOf(stuck, reference);
     assert.deepEqual([r.min, r.median, r.max], [Infinity, Infinity, Infinity]);
   });
   await t.step("rctSamplingOnly() charges HMC-ECS and HMC their post-warmup evaluations", () => {
-    // SG method unchanged (6000), reference charged 1000 instead of 2000: twice the RCT.
-    const m = _method({
-      key: "sgld",
-      inefficiency: [3, 6, 1.5],
-      evaluations: 6000,
-      numDraws: 1000,
-      tau: 1,
-    });
-    assert.deepEqual(rctSamplingOnly(m, reference).values, [12, 18, 6]);
-    // HMC-ECS against itself post-warmup: 1.
+    // The SG method keeps its 6000, the reference is charged 1000 instead of 2000: twice the RCT.
+    assert.deepEqual(rctSamplingOnly(sgld, reference).values, [12, 18, 6]);
     assert.deepEqual(rctSamplingOnly(reference, reference).values, [1, 1, 1]);
   });
   await t.step("bad inputs are named", () => {
-    assert.throws(
-      () =>
-        rctOf(
-          _method({ key: "sgld", inefficiency: [1, 2], evaluations: 1, numDraws: 1, tau: 1 }),
-          reference,
-        ),
-      /same parameters, got 2 and 3/,
-    );
+    const short = _method("sgld", { inefficiency: [1, 2], evaluations: 1 });
+    assert.throws(() => rctOf(short, reference), /same parameters, got 2 and 3/);
   });
 });
 
