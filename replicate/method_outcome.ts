@@ -310,3 +310,22 @@ export function rctSamplingOnly(method: MethodOutcome, perturbed: MethodOutcome)
     o.key.startsWith("ecs_") || o.key === "hmc" ? o.evaluationsSampling : o.evaluations;
   return _rct(method, charged(method), perturbed, charged(perturbed));
 }
+
+/**
+ * Median RCT of a method against perturbed HMC-ECS for the prose of a report
+ * ({@link rctOf}, or {@link rctSamplingOnly} with `samplingOnly`): NaN when the
+ * method did not run or diverged.
+ *
+ * @param method The method, if it ran.
+ * @param perturbed Perturbed HMC-ECS.
+ * @param options `samplingOnly`: charge HMC-ECS and HMC their post-warmup evaluations only.
+ * @returns The median RCT over parameters, or NaN.
+ */
+export function medianRct(
+  method: MethodOutcome | undefined,
+  perturbed: MethodOutcome,
+  options: { samplingOnly?: boolean } = {},
+): number {
+  if (method === undefined || method.unstable) return NaN;
+  return (options.samplingOnly ? rctSamplingOnly : rctOf)(method, perturbed).median;
+}

@@ -25,21 +25,19 @@ import { thinEvenly, VEGA_LITE_SCHEMA } from "./figures.ts";
 import { formatShort } from "./format.ts";
 import type { ComparisonConfig, ComparisonOutcome, SgVariant } from "./comparison.ts";
 import { runComparison } from "./comparison.ts";
-import { type MethodOutcome, rctOf, rctSamplingOnly } from "./method_outcome.ts";
+import { medianRct, type MethodOutcome, rctOf } from "./method_outcome.ts";
 import { momentErrors } from "./moment_errors.ts";
 import { predictiveMean } from "./predictive.ts";
 import { yieldToEventLoop } from "./progress.ts";
 import { densityGridSpec, momentScatterSpec, randomParameters } from "./rct_figures.ts";
 import {
-  BIAS_COLUMNS,
-  biasRows,
+  biasTable,
   ecsSettingsTable,
-  GRID_COLUMNS,
-  gridRows,
   type PaperEcsTable,
   type PaperRct,
   rctTable,
-  timingRows,
+  stepSizeGridTable,
+  timingTable,
 } from "./rct_tables.ts";
 
 interface _Settings {
@@ -270,31 +268,20 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       paper: _PAPER_TABLE2,
       paperStepSize: 0.2,
     }),
-    {
-      name: "bias",
-      caption:
-        "Bias against full-data HMC in posterior-sd units: z(mean) = (μ̂ − μ_HMC)/σ_HMC, z(sd) = (σ̂ − σ_HMC)/σ_HMC over all parameters; the MC floor is the rms z(mean) that Monte Carlo error of both runs alone gives. A method is accurate when rms z(mean) is near its floor and z(sd) near 0.",
-      columns: [...BIAS_COLUMNS],
-      rows: biasRows(out),
-    },
-    {
-      name: "step_size_grid",
-      caption:
-        `Step-size grids of the SG methods, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is then rerun with a fresh seed for the tables. SG-HMC: L = ⌈1.2/ε⌉ (the "L matched" variants reuse the chosen ε with L = ${out.matchedSteps}); SGLD: ε = c/λ_max with λ_max = ${
-          formatShort(out.lambdaMax, 4)
-        } the largest eigenvalue of −∇²log π(θ*) (stable for ε·λ_max < 4).`,
-      columns: [...GRID_COLUMNS],
-      rows: gridRows(out),
-    },
-    {
-      name: "timings",
-      caption: `Wall time per stage (seconds); total ${formatShort(totalSeconds, 3)} s.`,
-      columns: ["stage", "seconds"],
-      rows: timingRows(out, [{ stage: "generate data", seconds: genSeconds }]).concat([
-        ["ROC (predictive means)", rocSeconds],
-        ["total", totalSeconds],
-      ]),
-    },
+    biasTable(out, {
+      note: "A method is accurate when rms z(mean) is near its floor and z(sd) near 0.",
+    }),
+    stepSizeGridTable(
+      out,
+      `Step-size grids of the SG methods, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is then rerun with a fresh seed for the tables. SG-HMC: L = ⌈1.2/ε⌉ (the "L matched" variants reuse the chosen ε with L = ${out.matchedSteps}); SGLD: ε = c/λ_max with λ_max = ${
+        formatShort(out.lambdaMax, 4)
+      } the largest eigenvalue of −∇²log π(θ*) (stable for ε·λ_max < 4).`,
+    ),
+    timingTable(out, {
+      before: [{ stage: "generate data", seconds: genSeconds }],
+      after: [{ stage: "ROC (predictive means)", seconds: rocSeconds }],
+      totalSeconds,
+    }),
   ];
 
   const comparison = _comparison(out, {
@@ -332,10 +319,8 @@ function _comparison(
   const p = out.perturbed;
   const byKey = new Map(out.sg.map((o) => [o.key, o]));
   const lines: string[] = [];
-  const med = (o: MethodOutcome | undefined) =>
-    o === undefined || o.unstable ? NaN : rctOf(o, p).median;
-  const altMed = (o: MethodOutcome | undefined) =>
-    o === undefined || o.unstable ? NaN : rctSamplingOnly(o, p).median;
+  const med = (o: MethodOutcome | undefined) => medianRct(o, p);
+  const altMed = (o: MethodOutcome | undefined) => medianRct(o, p, { samplingOnly: true });
   const err = (o: MethodOutcome | undefined) =>
     o === undefined || o.unstable ? NaN : momentErrors(o.moments, out.reference.moments).rmsSd;
   const sign = med(out.signed);

@@ -26,20 +26,18 @@ import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { formatShort } from "./format.ts";
 import type { ComparisonConfig, ComparisonOutcome, SgVariant } from "./comparison.ts";
 import { runComparison } from "./comparison.ts";
-import { type MethodOutcome, rctOf, rctSamplingOnly } from "./method_outcome.ts";
+import { medianRct, type MethodOutcome, rctOf } from "./method_outcome.ts";
 import { momentErrors } from "./moment_errors.ts";
 import { equalCountBins, type PredictedBand, predictedBand } from "./predictive.ts";
 import { densityGridSpec, momentScatterSpec, randomParameters } from "./rct_figures.ts";
 import {
-  BIAS_COLUMNS,
-  biasRows,
+  biasTable,
   ecsSettingsTable,
-  GRID_COLUMNS,
-  gridRows,
   type PaperEcsTable,
   type PaperRct,
   rctTable,
-  timingRows,
+  stepSizeGridTable,
+  timingTable,
 } from "./rct_tables.ts";
 
 interface _Settings {
@@ -364,38 +362,23 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       paper: _PAPER_TABLE4,
       paperStepSize: NaN,
     }),
-    {
-      name: "bias",
-      caption:
-        "Bias against full-data HMC in posterior-sd units: z(mean) = (μ̂ − μ_HMC)/σ_HMC, z(sd) = (σ̂ − σ_HMC)/σ_HMC over all parameters; the MC floor is the rms z(mean) that Monte Carlo error of both runs alone gives.",
-      columns: [...BIAS_COLUMNS],
-      rows: biasRows(out),
-    },
-    {
-      name: "step_size_grid",
-      caption:
-        `Step-size grids, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is rerun with a fresh seed for the tables. SG-HMC₁: L = ⌈1.2/ε⌉; SG-HMC₂ reuses its ε with L = ${out.matchedSteps}; SGLD: ε = c/λ_max, λ_max = ${
-          formatShort(out.lambdaMax, 4)
-        }.`,
-      columns: [...GRID_COLUMNS],
-      rows: gridRows(out),
-    },
-    {
-      name: "timings",
-      caption: `Wall time per stage (seconds); total ${formatShort(totalSeconds, 3)} s.`,
-      columns: ["stage", "seconds"],
-      rows: timingRows(out, [{ stage: "generate data", seconds: genSeconds }]).concat([
-        ["Fig. 6 bands", fig6Seconds],
-        ["total", totalSeconds],
-      ]),
-    },
+    biasTable(out),
+    stepSizeGridTable(
+      out,
+      `Step-size grids, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is rerun with a fresh seed for the tables. SG-HMC₁: L = ⌈1.2/ε⌉; SG-HMC₂ reuses its ε with L = ${out.matchedSteps}; SGLD: ε = c/λ_max, λ_max = ${
+        formatShort(out.lambdaMax, 4)
+      }.`,
+    ),
+    timingTable(out, {
+      before: [{ stage: "generate data", seconds: genSeconds }],
+      after: [{ stage: "Fig. 6 bands", seconds: fig6Seconds }],
+      totalSeconds,
+    }),
   ];
 
   const p = out.perturbed;
-  const med = (o: MethodOutcome | undefined) =>
-    o === undefined || o.unstable ? NaN : rctOf(o, p).median;
-  const alt = (o: MethodOutcome | undefined) =>
-    o === undefined || o.unstable ? NaN : rctSamplingOnly(o, p).median;
+  const med = (o: MethodOutcome | undefined) => medianRct(o, p);
+  const alt = (o: MethodOutcome | undefined) => medianRct(o, p, { samplingOnly: true });
   const err = (o: MethodOutcome | undefined) =>
     o === undefined || o.unstable ? NaN : momentErrors(o.moments, out.reference.moments);
   const byKey = new Map(out.sg.map((o) => [o.key, o]));

@@ -10,16 +10,79 @@
  */
 import type { ComparisonOutcome } from "./comparison.ts";
 import type { ResultTable } from "./experiment.ts";
+import { formatShort } from "./format.ts";
 import { meanInefficiency, rctOf, rctSamplingOnly } from "./method_outcome.ts";
 import { momentErrors, monteCarloFloor } from "./moment_errors.ts";
 
 /** Cells of a row (strings, numbers, null). */
-export type Row = (string | number | null)[];
+type _Row = (string | number | null)[];
 
-/** Rows of the bias table: every method's moment errors against full-data HMC. */
-export function biasRows(outcome: ComparisonOutcome): Row[] {
+/** A stage of an experiment and its wall time. */
+export interface StageTime {
+  /** What ran. */
+  stage: string;
+  /** Wall seconds. */
+  seconds: number;
+}
+
+const _BIAS_CAPTION =
+  "Bias against full-data HMC in posterior-sd units: z(mean) = (μ̂ − μ_HMC)/σ_HMC, z(sd) = (σ̂ − σ_HMC)/σ_HMC over all parameters; the MC floor is the rms z(mean) that Monte Carlo error of both runs alone gives.";
+
+/**
+ * The bias table: every method's moment errors against full-data HMC, with
+ * the Monte Carlo floor of each.
+ *
+ * @param outcome The comparison's outcome.
+ * @param options `note`: a sentence appended to the caption.
+ * @returns The table.
+ */
+export function biasTable(
+  outcome: ComparisonOutcome,
+  options: { note?: string } = {},
+): ResultTable {
+  return {
+    name: "bias",
+    caption: options.note === undefined ? _BIAS_CAPTION : `${_BIAS_CAPTION} ${options.note}`,
+    columns: [..._BIAS_COLUMNS],
+    rows: _biasRows(outcome),
+  };
+}
+
+/**
+ * The step-size grid table of the SG methods.
+ *
+ * @param outcome The comparison's outcome.
+ * @param caption What the grid was (budget, m, how ε is scaled).
+ * @returns The table.
+ */
+export function stepSizeGridTable(outcome: ComparisonOutcome, caption: string): ResultTable {
+  return { name: "step_size_grid", caption, columns: [..._GRID_COLUMNS], rows: _gridRows(outcome) };
+}
+
+/**
+ * The wall-time table: the experiment's own stages around the comparison's.
+ *
+ * @param outcome The comparison's outcome.
+ * @param stages Stages run `before` and `after` the comparison, and the
+ *   experiment's `totalSeconds`.
+ * @returns The table.
+ */
+export function timingTable(
+  outcome: ComparisonOutcome,
+  stages: { before: StageTime[]; after: StageTime[]; totalSeconds: number },
+): ResultTable {
+  const all = [...stages.before, ...outcome.timings, ...stages.after];
+  return {
+    name: "timings",
+    caption: `Wall time per stage (seconds); total ${formatShort(stages.totalSeconds, 3)} s.`,
+    columns: ["stage", "seconds"],
+    rows: [...all.map((t): _Row => [t.stage, t.seconds]), ["total", stages.totalSeconds]],
+  };
+}
+
+function _biasRows(outcome: ComparisonOutcome): _Row[] {
   const ref = outcome.reference;
-  const rows: Row[] = [];
+  const rows: _Row[] = [];
   for (
     const o of [outcome.perturbed, outcome.signed, outcome.perturbedPaperWarmup, ...outcome.sg]
   ) {
@@ -42,8 +105,7 @@ export function biasRows(outcome: ComparisonOutcome): Row[] {
   return rows;
 }
 
-/** Column names of {@link biasRows}. */
-export const BIAS_COLUMNS: readonly string[] = [
+const _BIAS_COLUMNS: readonly string[] = [
   "method",
   "settings",
   "rms z(mean)",
@@ -54,8 +116,7 @@ export const BIAS_COLUMNS: readonly string[] = [
   "combined error E",
 ];
 
-/** Rows of the step-size grid table. */
-export function gridRows(outcome: ComparisonOutcome): Row[] {
+function _gridRows(outcome: ComparisonOutcome): _Row[] {
   return outcome.grid.map((g) => [
     g.label,
     g.stepSize,
@@ -71,8 +132,7 @@ export function gridRows(outcome: ComparisonOutcome): Row[] {
   ]);
 }
 
-/** Column names of {@link gridRows}. */
-export const GRID_COLUMNS: readonly string[] = [
+const _GRID_COLUMNS: readonly string[] = [
   "method",
   "ε",
   "ε·λ_max",
@@ -85,14 +145,6 @@ export const GRID_COLUMNS: readonly string[] = [
   "median IF",
   "",
 ];
-
-/** Rows of the timing table. */
-export function timingRows(
-  outcome: ComparisonOutcome,
-  extra: { stage: string; seconds: number }[],
-): Row[] {
-  return [...extra, ...outcome.timings].map((t) => [t.stage, t.seconds]);
-}
 
 /** A paper's min / median / max RCT per method key. */
 export type PaperRct = Record<string, readonly [number, number, number]>;

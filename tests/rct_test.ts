@@ -6,7 +6,12 @@
 import { strict as assert } from "node:assert";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { thinEvenly } from "../replicate/figures.ts";
-import { type MethodOutcome, rctOf, rctSamplingOnly } from "../replicate/method_outcome.ts";
+import {
+  medianRct,
+  type MethodOutcome,
+  rctOf,
+  rctSamplingOnly,
+} from "../replicate/method_outcome.ts";
 import { momentErrors, monteCarloFloor, posteriorMoments } from "../replicate/moment_errors.ts";
 import { equalCountBins, predictiveMean } from "../replicate/predictive.ts";
 import { chooseStepSize, largestEigenvalue } from "../replicate/sg_step_size.ts";
@@ -53,6 +58,15 @@ Deno.test("rctOf() claim: the library's RCT per kept draw with the sign penalty 
     assert.deepEqual(rctSamplingOnly(sgld, reference).values, [12, 18, 6]);
     assert.deepEqual(rctSamplingOnly(reference, reference).values, [1, 1, 1]);
   });
+  await t.step(
+    "medianRct() is the median for the prose, NaN for a missing or diverged method",
+    () => {
+      assert.equal(medianRct(sgld, reference), 6);
+      assert.equal(medianRct(sgld, reference, { samplingOnly: true }), 12);
+      assert.ok(Number.isNaN(medianRct(undefined, reference)));
+      assert.ok(Number.isNaN(medianRct({ ...sgld, unstable: true }, reference)));
+    },
+  );
   await t.step("bad inputs are named", () => {
     const short = _method("sgld", { inefficiency: [1, 2], evaluations: 1 });
     assert.throws(() => rctOf(short, reference), /same parameters, got 2 and 3/);
