@@ -11,7 +11,6 @@
  * @module
  */
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
-import { Rng } from "../random/rng.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { type Metric, metricFromNegativeHessian } from "../samplers/metric.ts";
@@ -24,8 +23,8 @@ import {
   type GradientEstimator,
   minibatchGradient,
 } from "../subsampling/gradient_estimators.ts";
-import { subsetMap } from "../subsampling/tuning.ts";
 import type { ExperimentContext } from "./experiment.ts";
+import { runReferenceHmc } from "./reference_hmc.ts";
 import {
   type EcsSummary,
   ecsSummary,
@@ -234,23 +233,15 @@ export async function runComparison(
 
   // 2. Full-data HMC: M⁻¹ fixed at the Laplace covariance at the full-data MAP.
   const reference = await timed("full-data HMC (reference)", () => {
-    const before = model.cost.numLogLikRows + model.cost.numGradRows;
-    const fit = subsetMap(model, new Rng(`${config.seed}/map`), {
-      fraction: 1,
-      initialPosition: thetaStar0,
-    });
-    const mapCost = model.cost.numLogLikRows + model.cost.numGradRows - before;
-    const metric = metricFromNegativeHessian(fit.precision.map((v) => -v));
-    const r = runHmc(model, {
+    const { result: r, mapCost } = runReferenceHmc(model, {
       seed: `${config.seed}/hmc`,
+      mapSeed: `${config.seed}/map`,
+      initialPosition: thetaStar0,
       numChains: 1,
       numWarmup: config.reference.numWarmup,
       numSamples: config.reference.numSamples,
-      metric,
-      trajectoryLength: _TRAJECTORY,
-      targetAcceptanceRate: 0.8,
-      initialPosition: fit.thetaStar,
-      onProgress: _progress(context, "full-data HMC"),
+      context,
+      label: "full-data HMC",
     });
     return methodOutcome(r, {
       key: "hmc",

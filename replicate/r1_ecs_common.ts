@@ -1,26 +1,19 @@
 /**
  * Helpers shared by the HMC-ECS replication experiments (R1, R3, R5, R6):
- * Table 2 style run summaries, a well-tuned full-data HMC reference, and
- * scatter figures. Posterior moments are in `moment_errors.ts`, progress lines
- * in `progress.ts`.
+ * Table 2 style run summaries and scatter figures. The full-data HMC
+ * reference is in `reference_hmc.ts`, posterior moments in `moment_errors.ts`,
+ * progress lines in `progress.ts`.
  *
  * @module
  */
 import { inefficiencyFactor } from "../diagnostics/mod.ts";
-import type { GlmModel } from "../models/glm.ts";
-import { Rng } from "../random/rng.ts";
 import {
   infoAcrossChains,
   parameterDraws,
   type SamplingResult,
   totalCost,
 } from "../samplers/driver.ts";
-import { metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
-import { subsetMap } from "../subsampling/tuning.ts";
-import type { ExperimentContext } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
-import { progressLogger } from "./progress.ts";
 
 /** Table 2 quantities of one run (sampling phase unless stated). */
 export interface EcsRunSummary {
@@ -91,58 +84,6 @@ export function summarizeEcsRun(
     costSampling: s.numLogLikRows + s.numGradRows,
     seconds: options.seconds,
   };
-}
-
-/** Options of {@link runReferenceHmc}. */
-export interface ReferenceHmcOptions {
-  /** Seed. */
-  seed: string;
-  /** Chains. */
-  numChains: number;
-  /** Warmup iterations. */
-  numWarmup: number;
-  /** Sampling iterations. */
-  numSamples: number;
-  /** Progress logger. */
-  context?: ExperimentContext;
-  /** Label for progress lines. */
-  label?: string;
-}
-
-/**
- * Full-data HMC as the reference: M⁻¹ fixed at the Laplace covariance at the
- * full-data MAP (Newton on all rows, counted in the cost), ε by dual
- * averaging to 0.8, εL = 1.2. This is a better-tuned HMC than the paper's
- * (which starts from M = I): it only favours the baseline in cost ratios.
- *
- * @param model The model.
- * @param options Seed, sizes, progress.
- * @returns The result, its wall time and the MAP fit's cost in row evaluations.
- */
-export function runReferenceHmc(
-  model: GlmModel,
-  options: ReferenceHmcOptions,
-): { result: SamplingResult; seconds: number; mapCost: number } {
-  const t0 = performance.now();
-  const before = model.cost.numLogLikRows + model.cost.numGradRows;
-  const fit = subsetMap(model, new Rng(`${options.seed}/map`), { fraction: 1 });
-  const mapCost = model.cost.numLogLikRows + model.cost.numGradRows - before;
-  const metric = metricFromNegativeHessian(fit.precision.map((v) => -v));
-  const total = options.numWarmup + options.numSamples;
-  const result = runHmc(model, {
-    seed: options.seed,
-    numChains: options.numChains,
-    numWarmup: options.numWarmup,
-    numSamples: options.numSamples,
-    metric,
-    trajectoryLength: 1.2,
-    targetAcceptanceRate: 0.8,
-    initialPosition: fit.thetaStar,
-    onProgress: options.context === undefined
-      ? undefined
-      : progressLogger(options.context, options.label ?? "HMC", total),
-  });
-  return { result, seconds: (performance.now() - t0) / 1000, mapCost };
 }
 
 /**

@@ -18,12 +18,8 @@ import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { formatShort } from "./format.ts";
-import {
-  type EcsRunSummary,
-  runReferenceHmc,
-  scatterVsReference,
-  summarizeEcsRun,
-} from "./r1_ecs_common.ts";
+import { type EcsRunSummary, scatterVsReference, summarizeEcsRun } from "./r1_ecs_common.ts";
+import { runReferenceHmc } from "./reference_hmc.ts";
 import { posteriorMoments } from "./moment_errors.ts";
 import { progressLogger, yieldToEventLoop } from "./progress.ts";
 

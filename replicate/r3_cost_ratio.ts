@@ -20,7 +20,8 @@ import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { formatShort } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
-import { runReferenceHmc, summarizeEcsRun } from "./r1_ecs_common.ts";
+import { summarizeEcsRun } from "./r1_ecs_common.ts";
+import { runReferenceHmc } from "./reference_hmc.ts";
 import { progressLogger, yieldToEventLoop } from "./progress.ts";
 
 interface _Settings {

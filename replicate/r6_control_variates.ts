@@ -20,7 +20,8 @@ import type { TaylorOrder } from "../subsampling/control_variates.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { formatShort } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
-import { runReferenceHmc, scatterVsReference, summarizeEcsRun } from "./r1_ecs_common.ts";
+import { scatterVsReference, summarizeEcsRun } from "./r1_ecs_common.ts";
+import { runReferenceHmc } from "./reference_hmc.ts";
 import { posteriorMoments } from "./moment_errors.ts";
 import { progressLogger, yieldToEventLoop } from "./progress.ts";
 
