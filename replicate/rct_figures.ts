@@ -116,20 +116,15 @@ export function momentScatterSpec(
   for (const o of methods) {
     if (o.unstable) continue;
     for (let j = 0; j < names.length; j++) {
-      values.push({
-        method: o.label,
-        statistic: "mean",
-        parameter: names[j],
-        hmc: reference.moments.mean[j],
-        estimate: o.moments.mean[j],
-      });
-      values.push({
-        method: o.label,
-        statistic: "variance",
-        parameter: names[j],
-        hmc: reference.moments.variance[j],
-        estimate: o.moments.variance[j],
-      });
+      for (const statistic of ["mean", "variance"] as const) {
+        values.push({
+          method: o.label,
+          statistic,
+          parameter: names[j],
+          hmc: reference.moments[statistic][j],
+          estimate: o.moments[statistic][j],
+        });
+      }
     }
   }
   return {
