@@ -260,7 +260,8 @@ export function densitySpec(
  * @example
  * ```ts
  * import { thinEvenly } from "./figures.ts";
- * console.log(thinEvenly([0, 1, 2, 3, 4, 5, 6, 7, 8], 3)); // [ 0, 4, 8 ]
+ * import { strict as assert } from "node:assert";
+ * assert.deepEqual(thinEvenly([0, 1, 2, 3, 4, 5, 6, 7, 8], 3), [0, 4, 8]);
  * ```
  * References: none (plotting helper).
  */

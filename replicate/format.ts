@@ -78,7 +78,8 @@ export function formatNumber(x: number, options: FormatNumberOptions = {}): stri
  * @example
  * ```ts
  * import { formatShort } from "./format.ts";
- * console.log(formatShort(3.14159265), formatShort(3.14159265, 5)); // "3.14" "3.1416"
+ * import { strict as assert } from "node:assert";
+ * assert.deepEqual([formatShort(3.14159265), formatShort(3.14159265, 5)], ["3.14", "3.1416"]);
  * ```
  */
 export function formatShort(x: number, digits = 3): string {

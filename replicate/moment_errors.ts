@@ -54,8 +54,9 @@ export interface MomentErrors {
  * @example
  * ```ts
  * import { momentErrors } from "./moment_errors.ts";
+ * import { strict as assert } from "node:assert";
  * const e = momentErrors({ mean: [1.5, 0], variance: [4, 1] }, { mean: [1, 0], variance: [1, 1] });
- * console.log(e.zMean, e.zSd); // [ 0.5, 0 ] [ 1, 0 ]
+ * assert.deepEqual([e.zMean, e.zSd], [[0.5, 0], [1, 0]]);
  * ```
  * References: Dang et al. (2019), §6.5 (Figs. 2 and 5 compare means and variances with HMC).
  */
@@ -109,7 +110,9 @@ export function momentErrors(
  * @example
  * ```ts
  * import { monteCarloFloor } from "./moment_errors.ts";
- * console.log(monteCarloFloor({ inefficiency: [2, 2], numDraws: 400 }, { inefficiency: [1, 1], numDraws: 400 }).toFixed(4)); // 0.0866
+ * import { strict as assert } from "node:assert";
+ * const floor = monteCarloFloor({ inefficiency: [2, 2], numDraws: 400 }, { inefficiency: [1, 1], numDraws: 400 });
+ * assert.equal(floor, Math.sqrt(3 / 400)); // √(2/400 + 1/400)
  * ```
  * References: the variance of an MCMC mean, σ²·IF/R (e.g. Geyer 1992).
  */

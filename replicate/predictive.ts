@@ -65,8 +65,9 @@ export interface EqualCountBins {
  * @example
  * ```ts
  * import { equalCountBins } from "./predictive.ts";
+ * import { strict as assert } from "node:assert";
  * const b = equalCountBins([4, 1, 3, 2], [1, 0, 1, 0], 2);
- * console.log(b.x, b.y); // [ 1.5, 3.5 ] [ 0, 1 ]
+ * assert.deepEqual([b.x, b.y], [[1.5, 3.5], [0, 1]]);
  * ```
  * References: Dang et al. (2019), Fig. 6 caption (100 equally sized groups).
  */
@@ -112,8 +113,9 @@ export function equalCountBins(
  * @example
  * ```ts
  * import { predictiveMean } from "./predictive.ts";
+ * import { strict as assert } from "node:assert";
  * // One row (1, 1) and the single draw θ = (0, 0): σ(0) = ½.
- * console.log(predictiveMean([1, 1], [[0], [0]], 2)[0]); // 0.5
+ * assert.equal(predictiveMean([1, 1], [[0], [0]], 2)[0], 0.5);
  * ```
  * References: Dang et al. (2019), Fig. 3.
  */

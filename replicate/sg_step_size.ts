@@ -30,9 +30,10 @@ export interface GridPoint {
  * @example
  * ```ts
  * import { chooseStepSize } from "./sg_step_size.ts";
- * console.log(chooseStepSize([
+ * import { strict as assert } from "node:assert";
+ * assert.equal(chooseStepSize([
  *   { stepSize: 0.01, error: 0.3 }, { stepSize: 0.05, error: 0.1 }, { stepSize: 0.2, error: Infinity },
- * ])); // 1
+ * ]), 1);
  * ```
  * References: Dang et al. (2019), §6.4 (the paper tunes ε "by trial and error").
  */
@@ -67,7 +68,8 @@ export function chooseStepSize(points: readonly GridPoint[]): number {
  * @example
  * ```ts
  * import { largestEigenvalue } from "./sg_step_size.ts";
- * console.log(largestEigenvalue(new Float64Array([2, 1, 1, 2])).toFixed(6)); // 3.000000
+ * import { strict as assert } from "node:assert";
+ * assert.ok(Math.abs(largestEigenvalue(new Float64Array([2, 1, 1, 2])) - 3) < 1e-9);
  * ```
  * References: Golub & Van Loan (2013), §8.2.1.
  */
