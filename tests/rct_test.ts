@@ -13,7 +13,7 @@ import {
   rctSamplingOnly,
 } from "../replicate/method_outcome.ts";
 import { momentErrors, monteCarloFloor, posteriorMoments } from "../replicate/moment_errors.ts";
-import { equalCountBins, predictiveMean } from "../replicate/predictive.ts";
+import { equalCountBins, predictedBand, predictiveMean } from "../replicate/predictive.ts";
 import { chooseStepSize, largestEigenvalue } from "../replicate/sg_step_size.ts";
 
 /** A method outcome with only what the RCT reads (R = 1000 draws and τ̂ = 1 unless told). */
@@ -210,4 +210,19 @@ Deno.test("thinEvenly() and predictiveMean() claims", () => {
   const p = predictiveMean([1, 1, 1, 0], [[0, 0], [0, Math.log(3)]], 2);
   assert.ok(Math.abs(p[0] - (0.5 + 0.75) / 2) < 1e-15);
   assert.ok(Math.abs(p[1] - 0.5) < 1e-15);
+});
+
+Deno.test("predictedBand() claim: group means of σ(xᵀθ) over draws, with a pointwise band", () => {
+  // d = 1, rows x = 0 and x = ln 3 in groups 0 and 1; draws θ = 1 and θ = 2.
+  // Group 0: σ(0) = ½ under both draws. Group 1: σ(ln 3) = ¾ and σ(2 ln 3) = 9/10.
+  const band = predictedBand([0, Math.log(3)], {
+    rows: Int32Array.from([0, 1]),
+    group: Int32Array.from([0, 1]),
+    numGroups: 2,
+  }, { draws: [[1, 2]], numDraws: 2 });
+  const close = (a: number, b: number) => Math.abs(a - b) < 1e-12;
+  assert.deepEqual([band.mean[0], band.lo[0], band.hi[0]], [0.5, 0.5, 0.5]);
+  assert.ok(close(band.mean[1], (0.75 + 0.9) / 2));
+  // Type-7 quantiles of two values: 0.75 + p·0.15.
+  assert.ok(close(band.lo[1], 0.75 + 0.05 * 0.15) && close(band.hi[1], 0.75 + 0.95 * 0.15));
 });
