@@ -1,7 +1,7 @@
 /**
- * Inefficiency factors and computational time, the efficiency measures of the
- * HMC-ECS paper, with the effective sample size of R's coda package
- * (`effectiveSize`, i.e. `spectrum0.ar`).
+ * Inefficiency factors, the efficiency measure of the HMC-ECS paper, with the
+ * effective sample size of R's coda package (`effectiveSize`, i.e.
+ * `spectrum0.ar`).
  *
  * For one chain x₁..xₙ an AR(p) model is fitted by Yule–Walker (Levinson–
  * Durbin on the biased autocovariances), the order p ∈ {0..p_max},
@@ -10,21 +10,20 @@
  * n/(n − (p + 1)), the spectral density at frequency zero is
  * S(0) = σ̂²_p / (1 − Σφ̂)², and ESS = n · var(x) / S(0). Several chains add
  * their ESS (coda's `mcmc.list` method). The inefficiency factor is
- * IF = n / ESS, CT = IF × number of density and gradient evaluations (eq. 2)
- * and RCT_{A₁,A₂} = CT_{A₂} / CT_{A₁} (eq. 19).
+ * IF = n / ESS; the computational time built on it (CT, RCT) is in
+ * `computational_time.ts`.
  *
  * References: Dang, Quiroz, Kohn, Tran & Villani (2019) "Hamiltonian Monte
- * Carlo with energy conserving subsampling", JMLR 20, eqs. 2 and 19 and
- * §6.2; Plummer, Best, Cowles & Vines (2006) "CODA", R News 6(1);
- * Brockwell & Davis (1991) "Time Series: Theory and Methods" §8.1–8.2
- * (Yule–Walker, Durbin–Levinson); Akaike (1974) IEEE TAC 19(6).
+ * Carlo with energy conserving subsampling", JMLR 20, eq. 2 and §6.2;
+ * Plummer, Best, Cowles & Vines (2006) "CODA", R News 6(1); Brockwell &
+ * Davis (1991) "Time Series: Theory and Methods" §8.1–8.2 (Yule–Walker,
+ * Durbin–Levinson); Akaike (1974) IEEE TAC 19(6).
  *
  * @module
  */
 
-import { _chain, _chains, _describe, _mean, _variance } from "./_util.ts";
+import { _chain, _chains, _mean, _variance } from "./_util.ts";
 import { _autocovariance } from "./fft.ts";
-import { _quantileSorted } from "./quantile.ts";
 
 /** The AR fit behind {@linkcode spectrum0Ar}. */
 export interface ArSpectrum {
@@ -36,26 +35,6 @@ export interface ArSpectrum {
   coefficients: number[];
   /** Innovation variance σ̂²_p as R's `ar.yw` reports it (`var.pred`). */
   varPred: number;
-}
-
-/** Per-sampler input of {@linkcode relativeComputationalTimeSummary}. */
-export interface SamplerCost {
-  /** Inefficiency factor of every parameter. */
-  inefficiencyFactors: ArrayLike<number>;
-  /** Total number of density and gradient evaluations of the run. */
-  numEvaluations: number;
-}
-
-/** Spread of relative computational times across parameters. */
-export interface RctSummary {
-  /** Smallest RCT over parameters. */
-  min: number;
-  /** Median RCT over parameters (type-7 quantile 0.5). */
-  median: number;
-  /** Largest RCT over parameters. */
-  max: number;
-  /** RCT of every parameter, in input order. */
-  values: number[];
 }
 
 /** √ε: the tolerance of R's `all.equal`, used by coda to detect a constant series. */
@@ -232,118 +211,4 @@ export function effectiveSizeAr(x: ArrayLike<number> | readonly ArrayLike<number
 export function inefficiencyFactor(x: ArrayLike<number> | readonly ArrayLike<number>[]): number {
   const chains = _chainOrChains(x);
   return (chains.length * chains[0].length) / _effectiveSizeAr(chains);
-}
-
-function _nonNegative(v: unknown, name: string): number {
-  if (typeof v !== "number") throw new TypeError(`${name} must be a number, got ${_describe(v)}`);
-  if (!(v >= 0) || !Number.isFinite(v)) {
-    throw new RangeError(`${name} must be non-negative and finite, got ${v}`);
-  }
-  return v;
-}
-
-/**
- * Computational time CT = IF × total number of density and gradient
- * evaluations: the cost of one independent draw, independent of the
- * implementation's speed.
- *
- * References: Dang et al. (2019) JMLR 20, eq. 2.
- *
- * @param inefficiency Inefficiency factor (≥ 0).
- * @param numEvaluations Total density and gradient evaluations (≥ 0).
- * @returns CT.
- * @throws {RangeError} If an argument is negative or not finite.
- *
- * @example
- * ```ts
- * import { computationalTime } from "./inefficiency.ts";
- * import { strict as assert } from "node:assert";
- *
- * assert.equal(computationalTime(2.5, 1000), 2500);
- * ```
- */
-export function computationalTime(inefficiency: number, numEvaluations: number): number {
-  return _nonNegative(inefficiency, "inefficiency") *
-    _nonNegative(numEvaluations, "numEvaluations");
-}
-
-/**
- * Relative computational time RCT = CT / CT_reference: how many times more
- * costly a sampler is than the reference per independent draw (eq. 19 with
- * A₁ the reference).
- *
- * References: Dang et al. (2019) JMLR 20, eq. 19.
- *
- * @param ct Computational time of the sampler.
- * @param ctReference Computational time of the reference sampler (> 0).
- * @returns CT / CT_reference.
- * @throws {RangeError} If ct is negative or ctReference is not positive.
- *
- * @example
- * ```ts
- * import { relativeComputationalTime } from "./inefficiency.ts";
- * import { strict as assert } from "node:assert";
- *
- * assert.equal(relativeComputationalTime(3000, 1000), 3);
- * ```
- */
-export function relativeComputationalTime(ct: number, ctReference: number): number {
-  _nonNegative(ct, "ct");
-  if (!(_nonNegative(ctReference, "ctReference") > 0)) {
-    throw new RangeError(`ctReference must be positive, got ${ctReference}`);
-  }
-  return ct / ctReference;
-}
-
-/**
- * Min, median and max over parameters of the relative computational time of
- * a sampler against a reference, RCT_j = (IF_j · evals) / (IF_ref,j ·
- * evals_ref), as the HMC-ECS paper's tables report it.
- *
- * References: Dang et al. (2019) JMLR 20, eq. 19 and Tables 1 and 3.
- *
- * @param sampler Per-parameter inefficiency factors and evaluation count of
- * the sampler.
- * @param reference The same for the reference sampler (same parameters).
- * @returns `{ min, median, max, values }`.
- * @throws {RangeError} If the parameter counts differ, are zero, or a value
- * is negative or not finite (or a reference IF is 0).
- *
- * @example
- * ```ts
- * import { relativeComputationalTimeSummary } from "./inefficiency.ts";
- * import { strict as assert } from "node:assert";
- *
- * const s = relativeComputationalTimeSummary(
- *   { inefficiencyFactors: [2, 4, 8], numEvaluations: 100 },
- *   { inefficiencyFactors: [1, 1, 1], numEvaluations: 50 },
- * );
- * assert.deepEqual([s.min, s.median, s.max], [4, 8, 16]);
- * ```
- */
-export function relativeComputationalTimeSummary(
-  sampler: SamplerCost,
-  reference: SamplerCost,
-): RctSummary {
-  const k = sampler.inefficiencyFactors.length;
-  if (k === 0) throw new RangeError("sampler.inefficiencyFactors must not be empty, got 0 values");
-  if (reference.inefficiencyFactors.length !== k) {
-    throw new RangeError(
-      `sampler and reference must have IFs for the same parameters, got ${k} and ${reference.inefficiencyFactors.length}`,
-    );
-  }
-  const values: number[] = [];
-  for (let j = 0; j < k; j++) {
-    const ct = computationalTime(
-      _nonNegative(sampler.inefficiencyFactors[j], `sampler.inefficiencyFactors[${j}]`),
-      sampler.numEvaluations,
-    );
-    const ctRef = computationalTime(
-      _nonNegative(reference.inefficiencyFactors[j], `reference.inefficiencyFactors[${j}]`),
-      reference.numEvaluations,
-    );
-    values.push(relativeComputationalTime(ct, ctRef));
-  }
-  const sorted = Float64Array.from(values).sort();
-  return { min: sorted[0], median: _quantileSorted(sorted, 0.5), max: sorted[k - 1], values };
 }

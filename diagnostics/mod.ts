@@ -2,9 +2,9 @@
  * MCMC output diagnostics on plain arrays: effective sample sizes, R̂ and
  * Monte Carlo standard errors (Vehtari et al. 2021, as the `posterior` R
  * package), inefficiency factors and computational time (coda's AR-spectrum
- * ESS; Dang et al. 2019), autocorrelations and autocorrelation times, a
- * Stan-style summary table, kernel density estimates, ROC/AUC and covariance
- * ellipses.
+ * ESS; Dang et al. 2019), sign-corrected moments of signed draws,
+ * autocorrelations and autocorrelation times, a Stan-style summary table,
+ * kernel density estimates, ROC/AUC and covariance ellipses.
  *
  * One chain is an `ArrayLike<number>`; several chains of one parameter are an
  * array of equally long chains. Inputs with NaN or ±Infinity, too few draws or
@@ -40,15 +40,24 @@ export { rhat, rhatBasic, type RhatBasicOptions } from "./rhat.ts";
 export { mcseMean, mcseQuantile, mcseSd } from "./mcse.ts";
 export {
   type ArSpectrum,
-  computationalTime,
   effectiveSizeAr,
   inefficiencyFactor,
+  spectrum0Ar,
+} from "./inefficiency.ts";
+export {
+  computationalTime,
+  type ComputationalTimeOptions,
   type RctSummary,
   relativeComputationalTime,
   relativeComputationalTimeSummary,
   type SamplerCost,
-  spectrum0Ar,
-} from "./inefficiency.ts";
+} from "./computational_time.ts";
+export {
+  signCorrectedMean,
+  type SignCorrectedSummary,
+  signCorrectedSummary,
+  signCorrectedVariance,
+} from "./sign_corrected.ts";
 export {
   type FormatSummaryOptions,
   formatSummaryTable,

@@ -250,3 +250,27 @@ export function densitySpec(
     resolve: { scale: { x: "independent", y: "independent" } },
   };
 }
+
+/**
+ * Keep at most `max` evenly spaced elements, always including the first and last.
+ *
+ * @param items The sequence.
+ * @param max Largest number kept (≥ 2).
+ * @returns The thinned sequence (the input if short enough).
+ * @example
+ * ```ts
+ * import { thinEvenly } from "./figures.ts";
+ * import { strict as assert } from "node:assert";
+ * assert.deepEqual(thinEvenly([0, 1, 2, 3, 4, 5, 6, 7, 8], 3), [0, 4, 8]);
+ * ```
+ * References: none (plotting helper).
+ */
+export function thinEvenly<T>(items: readonly T[], max: number): T[] {
+  if (!Number.isInteger(max) || max < 2) {
+    throw new RangeError(`max must be an integer ≥ 2, got ${max}`);
+  }
+  if (items.length <= max) return [...items];
+  const out: T[] = [];
+  for (let i = 0; i < max; i++) out.push(items[Math.round((i * (items.length - 1)) / (max - 1))]);
+  return out;
+}

@@ -68,6 +68,25 @@ export function formatNumber(x: number, options: FormatNumberOptions = {}): stri
 }
 
 /**
+ * {@link formatNumber} with 3 significant digits unless told otherwise: the
+ * numbers quoted in an experiment's summary and comparison text.
+ *
+ * @param x The number.
+ * @param digits Significant digits (default 3).
+ * @returns The formatted text.
+ *
+ * @example
+ * ```ts
+ * import { formatShort } from "./format.ts";
+ * import { strict as assert } from "node:assert";
+ * assert.deepEqual([formatShort(3.14159265), formatShort(3.14159265, 5)], ["3.14", "3.1416"]);
+ * ```
+ */
+export function formatShort(x: number, digits = 3): string {
+  return formatNumber(x, { digits });
+}
+
+/**
  * Format a table cell for display: numbers by {@link formatNumber}, strings
  * unchanged, `null` (no value, e.g. the paper does not report one) as "".
  *

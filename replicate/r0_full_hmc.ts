@@ -40,7 +40,8 @@ import {
 } from "../samplers/mod.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } from "./experiment.ts";
 import { densitySpec, traceSpec } from "./figures.ts";
-import { formatNumber } from "./format.ts";
+import { formatShort } from "./format.ts";
+import { yieldToEventLoop } from "./progress.ts";
 
 /** Sizes of one R0 run. */
 interface _Settings {
@@ -180,14 +181,6 @@ function _spread(d: number, k: number): number[] {
   return Array.from({ length: k }, (_, i) => Math.round((i * (d - 1)) / (k - 1)));
 }
 
-function _fmt(x: number, digits = 3): string {
-  return formatNumber(x, { digits });
-}
-
-function _yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
 async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const s = context.quick ? _QUICK : _FULL;
   const arena = loadCore();
@@ -279,7 +272,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   freeGlmData(lin.data);
 
   // (b) HIGGS-shaped logistic regression vs the generating coefficients.
-  await _yieldToEventLoop(); // runHmc is synchronous: let pending I/O (progress lines) through
+  await yieldToEventLoop(); // runHmc is synchronous: let pending I/O (progress lines) through
   const higgs = higgsShaped(arena, { n: s.higgs.n, seed: `${context.seed}/r0/higgs` });
   const higgsModel = new GlmModel(higgs.data, {
     family: "logistic",
@@ -425,28 +418,30 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const chiHi = (k: number) => _chiSquareQuantile(k, 1.959964);
   const sdTol = 3; // |z| in MCSE units
   const comparison = [
-    `(a) posterior means: max |z| = ${_fmt(maxAbsZ)} over ${dLin} coefficients and Σz² = ${
-      _fmt(sumZ2)
-    } (χ²_${dLin} 95% range ${_fmt(chiLo(dLin))}–${_fmt(chiHi(dLin))}): ${
+    `(a) posterior means: max |z| = ${formatShort(maxAbsZ)} over ${dLin} coefficients and Σz² = ${
+      formatShort(sumZ2)
+    } (χ²_${dLin} 95% range ${formatShort(chiLo(dLin))}–${formatShort(chiHi(dLin))}): ${
       sumZ2 <= chiHi(dLin) && maxAbsZ < 4
         ? "**matches** the analytic posterior within Monte Carlo error"
         : "**does not match** — the HMC means are further from the analytic posterior than the MCSE allows"
     }.`,
-    `(a) posterior sds: HMC/analytic ratio in [${_fmt(minRatio)}, ${_fmt(maxRatio)}], max |z| = ${
-      _fmt(maxAbsZsd)
-    } in sd-MCSE units: ${maxAbsZsd < sdTol + 1 ? "**matches**" : "**does not match**"}.`,
+    `(a) posterior sds: HMC/analytic ratio in [${formatShort(minRatio)}, ${
+      formatShort(maxRatio)
+    }], max |z| = ${formatShort(maxAbsZsd)} in sd-MCSE units: ${
+      maxAbsZsd < sdTol + 1 ? "**matches**" : "**does not match**"
+    }.`,
     `(b) true coefficients: ${covered} of ${dH} inside the 90% posterior interval (expected ≈ ${
-      _fmt(0.9 * dH, 2)
-    }), Σz² = ${_fmt(sumZ2h)} (χ²_${dH} 95% range ${_fmt(chiLo(dH))}–${
-      _fmt(chiHi(dH))
-    }), max |z| = ${_fmt(maxAbsZh)}: ${
+      formatShort(0.9 * dH, 2)
+    }), Σz² = ${formatShort(sumZ2h)} (χ²_${dH} 95% range ${formatShort(chiLo(dH))}–${
+      formatShort(chiHi(dH))
+    }), max |z| = ${formatShort(maxAbsZh)}: ${
       sumZ2h <= chiHi(dH)
         ? "**consistent** with a posterior that concentrates on the truth"
         : "**not consistent**: the posterior is further from the generating coefficients than its spread — check the sampler"
     }. (This is a check of calibration, not a paper number: the HMC-ECS paper reports no synthetic truth.)`,
     `HMC tuning (HMC-ECS §6.3: εL = 1.2, δ = 0.8, Hessian mass matrix): acceptance ${
-      _fmt(linStats.acceptance, 2)
-    } (a) and ${_fmt(higgsStats.acceptance, 2)} (b) against the target 0.8; ${
+      formatShort(linStats.acceptance, 2)
+    } (a) and ${formatShort(higgsStats.acceptance, 2)} (b) against the target 0.8; ${
       linStats.numDivergent + higgsStats.numDivergent
     } divergent transitions. The paper reports acceptance 0.980 for full-data HMC on HIGGS with ε = 0.2, L = 6 (its Table 2); dual averaging to δ = 0.8 here picks a larger ε, so lower acceptance is expected, not a discrepancy.`,
   ];

@@ -27,34 +27,18 @@ import { loadCore } from "../core/load.ts";
 import { mnist79 } from "../data/mnist.ts";
 import { covarianceEllipse } from "../diagnostics/ellipse.ts";
 import { GlmModel } from "../models/glm.ts";
-import * as ccadl from "../samplers/ccadl.ts";
-import { sampleChains, type SamplerDescription } from "../samplers/driver.ts";
+import { sampleChains } from "../samplers/driver.ts";
 import { cholesky, choleskySolve } from "../math/linalg.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
-import * as sghmc from "../samplers/sghmc.ts";
-import * as sgnht from "../samplers/sgnht.ts";
-import { type GradientEstimator, minibatchGradient } from "../subsampling/gradient_estimators.ts";
+import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
+import { CCADL_METHODS, ccadlComparisonSampler, type CcadlMethod } from "./ccadl_methods.ts";
+import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 
 const _PAPER_ROWS = 12214, _PAPER_BATCH = 500, _H_SCALE = 5e-3;
-const _METHODS = ["SGHMC", "SGNHT", "CCAdL"] as const;
-type _Method = typeof _METHODS[number];
 /** The two coordinates of the paper's bottom row (w₂, w₅, 1-based). */
 const _PAIR: [number, number] = [1, 4];
-
-function _sampler(
-  method: _Method,
-  p: { estimator: GradientEstimator; h: number; a: number },
-): SamplerDescription<unknown, object> {
-  const base = { estimator: p.estimator, stepSize: p.h, friction: p.a };
-  const s = method === "SGHMC"
-    ? sghmc.sampler({ ...base, resampleMomentum: false, numIntegrationSteps: 1 })
-    : method === "SGNHT"
-    ? sgnht.sampler(base)
-    : ccadl.sampler({ ...base, covariance: "full" });
-  return s as unknown as SamplerDescription<unknown, object>;
-}
 
 /** MAP by Newton's method from 0 and the log-posterior Hessian there (Laplace approximation). */
 function _laplace(model: GlmModel): { mode: Float64Array; hessian: Float64Array } {
@@ -136,10 +120,10 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     const panel = `h = ${hRel} × ${_H_SCALE}`;
     addEllipse(panel, "True (HMC)", refEll);
     for (const a of [1, 10]) {
-      for (const method of _METHODS) {
+      for (const method of CCADL_METHODS) {
         const t1 = performance.now();
         const r = sampleChains({
-          sampler: _sampler(method, { estimator, h, a }),
+          sampler: ccadlComparisonSampler(method, { estimator, stepSize: h, friction: a }),
           model,
           seed: `${ctx.seed}/r10/${method}/${hRel}/${a}`,
           numWarmup: 0,
@@ -214,7 +198,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     }
   }
   const comparison: string[] = [];
-  const at = (hRel: number, a: number, m: _Method) =>
+  const at = (hRel: number, a: number, m: CcadlMethod) =>
     rows.find((r) => r[0] === hRel * _H_SCALE && r[1] === a && r[2] === m) as number[];
   const COL = { ll: 4, llSd: 5, passesTo: 7, meanErr: 9, sd2: 10, sd5: 11 };
   const sghmcWorst = hs.every((hRel) =>
@@ -229,9 +213,11 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
   );
   for (const hRel of hs) {
     for (const a of [1, 10]) {
-      const r = _METHODS.map((m) => at(hRel, a, m));
+      const r = CCADL_METHODS.map((m) => at(hRel, a, m));
       const noise = Math.max(...r.map((x) => x[COL.llSd]));
-      const best = _METHODS[r.map((x) => x[COL.ll]).indexOf(Math.max(...r.map((x) => x[COL.ll])))];
+      const best = CCADL_METHODS[
+        r.map((x) => x[COL.ll]).indexOf(Math.max(...r.map((x) => x[COL.ll])))
+      ];
       const diff = Math.abs(r[1][COL.ll] - r[2][COL.ll]);
       comparison.push(
         `h = ${hRel}×${_H_SCALE}, A = ${a}: final test log-likelihood SGHMC ${
@@ -254,7 +240,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
   for (const hRel of hs) {
     const cells = [1, 10].map((a) =>
       `A = ${a}: ` +
-      _METHODS.map((m) => {
+      CCADL_METHODS.map((m) => {
         const v = at(hRel, a, m)[COL.passesTo];
         return `${m} ${Number.isFinite(v) ? v.toFixed(0) : "never"}`;
       }).join(", ")
@@ -265,14 +251,15 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     );
   }
   for (const hRel of hs) {
-    const r = _METHODS.map((m) => at(hRel, 10, m));
+    const r = CCADL_METHODS.map((m) => at(hRel, 10, m));
     comparison.push(
       `h = ${hRel}×${_H_SCALE}, A = 10, (w₂, w₅): mean offset from HMC in reference sds SGHMC ${
         r[0][COL.meanErr].toFixed(2)
       }, SGNHT ${r[1][COL.meanErr].toFixed(2)}, CCAdL ${r[2][COL.meanErr].toFixed(2)}; sd ratios ` +
-        r.map((x, i) => `${_METHODS[i]} ${x[COL.sd2].toFixed(2)}/${x[COL.sd5].toFixed(2)}`).join(
-          ", ",
-        ) +
+        r.map((x, i) => `${CCADL_METHODS[i]} ${x[COL.sd2].toFixed(2)}/${x[COL.sd5].toFixed(2)}`)
+          .join(
+            ", ",
+          ) +
         ` — the paper shows CCAdL's ellipse closest to HMC's and SGHMC's far off.`,
     );
   }
@@ -281,7 +268,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     caption:
       "CCAdL Fig. 2 (top): test log-likelihood of the posterior mean against passes over the training data.",
     spec: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      $schema: VEGA_LITE_SCHEMA,
       data: { values: curveValues },
       facet: { column: { field: "panel", type: "nominal", title: null } },
       resolve: { scale: { x: "independent" } },
@@ -307,7 +294,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     caption:
       `CCAdL Fig. 2 (bottom): 95 % covariance ellipses and means of (w₂, w₅) after burn-in, A = 10, vs full-data HMC.`,
     spec: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      $schema: VEGA_LITE_SCHEMA,
       data: { values: ellValues },
       facet: { column: { field: "panel", type: "nominal", title: null } },
       spec: {

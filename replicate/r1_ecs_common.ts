@@ -1,23 +1,18 @@
 /**
  * Helpers shared by the HMC-ECS replication experiments (R1, R3, R5, R6):
- * Table 2 style run summaries, posterior moments (sign-corrected for signed
- * HMC-ECS), a well-tuned full-data HMC reference, and scatter figures.
+ * Table 2 style run summaries and scatter figures. The full-data HMC
+ * reference is in `reference_hmc.ts`, posterior moments in `moment_errors.ts`,
+ * progress lines in `progress.ts`.
  *
  * @module
  */
-import { inefficiencyFactor } from "../diagnostics/inefficiency.ts";
-import type { GlmModel } from "../models/glm.ts";
-import { Rng } from "../random/rng.ts";
+import { inefficiencyFactor } from "../diagnostics/mod.ts";
 import {
   infoAcrossChains,
   parameterDraws,
   type SamplingResult,
   totalCost,
 } from "../samplers/driver.ts";
-import { metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
-import { subsetMap } from "../subsampling/tuning.ts";
-import type { ExperimentContext } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 
 /** Table 2 quantities of one run (sampling phase unless stated). */
@@ -92,111 +87,6 @@ export function summarizeEcsRun(
 }
 
 /**
- * Posterior means and variances per parameter; with signs recorded, the
- * sign-corrected estimates Σψs/Σs of E[θ] and E[θ²] (eq. 17).
- *
- * @param result The driver's result.
- * @returns Means and variances.
- */
-export function posteriorMoments(result: SamplingResult): { mean: number[]; variance: number[] } {
-  const d = result.parameterNames.length;
-  const signed = result.chains[0].info.sampling.sign !== undefined;
-  const signs = signed
-    ? result.chains.flatMap((c) => {
-      const s = c.info.sampling.sign;
-      return Array.from({ length: result.numDraws }, (_, k) => s[k * result.thin]);
-    })
-    : null;
-  const mean: number[] = [], variance: number[] = [];
-  for (let j = 0; j < d; j++) {
-    const v = parameterDraws(result, j).flatMap((c) => Array.from(c));
-    let s0 = 0, s1 = 0, s2 = 0;
-    for (let k = 0; k < v.length; k++) {
-      const w = signs === null ? 1 : signs[k];
-      s0 += w;
-      s1 += w * v[k];
-      s2 += w * v[k] * v[k];
-    }
-    mean.push(s1 / s0);
-    variance.push(s2 / s0 - (s1 / s0) ** 2);
-  }
-  return { mean, variance };
-}
-
-/** Options of {@link runReferenceHmc}. */
-export interface ReferenceHmcOptions {
-  /** Seed. */
-  seed: string;
-  /** Chains. */
-  numChains: number;
-  /** Warmup iterations. */
-  numWarmup: number;
-  /** Sampling iterations. */
-  numSamples: number;
-  /** Progress logger. */
-  context?: ExperimentContext;
-  /** Label for progress lines. */
-  label?: string;
-}
-
-/**
- * Full-data HMC as the reference: M⁻¹ fixed at the Laplace covariance at the
- * full-data MAP (Newton on all rows, counted in the cost), ε by dual
- * averaging to 0.8, εL = 1.2. This is a better-tuned HMC than the paper's
- * (which starts from M = I): it only favours the baseline in cost ratios.
- *
- * @param model The model.
- * @param options Seed, sizes, progress.
- * @returns The result, its wall time and the MAP fit's cost in row evaluations.
- */
-export function runReferenceHmc(
-  model: GlmModel,
-  options: ReferenceHmcOptions,
-): { result: SamplingResult; seconds: number; mapCost: number } {
-  const t0 = performance.now();
-  const before = model.cost.numLogLikRows + model.cost.numGradRows;
-  const fit = subsetMap(model, new Rng(`${options.seed}/map`), { fraction: 1 });
-  const mapCost = model.cost.numLogLikRows + model.cost.numGradRows - before;
-  const metric = metricFromNegativeHessian(fit.precision.map((v) => -v));
-  const total = options.numWarmup + options.numSamples;
-  let last = -1;
-  const result = runHmc(model, {
-    seed: options.seed,
-    numChains: options.numChains,
-    numWarmup: options.numWarmup,
-    numSamples: options.numSamples,
-    metric,
-    trajectoryLength: 1.2,
-    targetAcceptanceRate: 0.8,
-    initialPosition: fit.thetaStar,
-    onProgress: (chain, it) => {
-      const pct = Math.floor((4 * it) / total);
-      if (options.context && pct !== last) {
-        last = pct;
-        options.context.log(`${options.label ?? "HMC"}: chain ${chain + 1}, ${it}/${total}`);
-      }
-    },
-  });
-  return { result, seconds: (performance.now() - t0) / 1000, mapCost };
-}
-
-/** Progress callback that logs every quarter of a run. */
-export function progressLogger(
-  context: ExperimentContext,
-  label: string,
-  total: number,
-): (chain: number, iteration: number) => void {
-  let last = -1;
-  return (chain, it) => {
-    const pct = Math.floor((4 * it) / total);
-    if (pct !== last) {
-      last = pct;
-      context.log(`${label}: chain ${chain + 1}, ${it}/${total}`);
-    }
-  };
-}
-
-/**
  * Fig. 2 style scatter: estimates of each method (y) against the reference
  * (x), with the identity line.
  *
@@ -240,9 +130,4 @@ export function scatterVsReference(
       },
     ],
   };
-}
-
-/** Let pending I/O (progress lines) through between synchronous runs. */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }

@@ -8,8 +8,8 @@
  * Data: logistic regression, 29 standard-normal covariates + intercept
  * (`higgsShaped`), prior N(0, 10²) per coefficient, X stored as f32.
  * θ* and every method's starting point: the posterior mean of HMC on 1 % of
- * the rows (§6.5). The pipeline and the cost conventions are in
- * `rct_common.ts`.
+ * the rows (§6.5). The pipeline is in `comparison.ts`, the cost conventions
+ * in `method_outcome.ts`.
  *
  * References: Dang et al. (2019), §6.2–6.5, Tables 1–2, Figs. 1–3.
  *
@@ -20,33 +20,25 @@ import { freeGlmData } from "../data/dataset.ts";
 import { higgsShaped } from "../data/synthetic.ts";
 import { rocAuc, rocCurve } from "../diagnostics/mod.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
-import { Rng } from "../random/rng.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } from "./experiment.ts";
-import { VEGA_LITE_SCHEMA } from "./figures.ts";
-import { formatNumber } from "./format.ts";
+import { thinEvenly, VEGA_LITE_SCHEMA } from "./figures.ts";
+import { formatShort } from "./format.ts";
+import type { ComparisonConfig, ComparisonOutcome, SgVariant } from "./comparison.ts";
+import { runComparison } from "./comparison.ts";
+import { medianRct, type MethodOutcome, rctOf } from "./method_outcome.ts";
+import { momentErrors } from "./moment_errors.ts";
+import { predictiveMean } from "./predictive.ts";
+import { yieldToEventLoop } from "./progress.ts";
+import { densityGridSpec, momentScatterSpec, randomParameters } from "./rct_figures.ts";
 import {
-  BIAS_COLUMNS,
-  biasRows,
-  type ComparisonConfig,
-  type ComparisonOutcome,
-  densityGridSpec,
+  biasTable,
   ecsSettingsTable,
-  GRID_COLUMNS,
-  gridRows,
-  type MethodOutcome,
-  momentErrors,
-  momentScatterSpec,
   type PaperEcsTable,
   type PaperRct,
-  predictiveMean,
-  rctOf,
-  rctSamplingOnly,
   rctTable,
-  runComparison,
-  type SgVariant,
-  thinEvenly,
-  timingRows,
-} from "./rct_common.ts";
+  stepSizeGridTable,
+  timingTable,
+} from "./rct_tables.ts";
 
 interface _Settings {
   n: number;
@@ -163,20 +155,6 @@ const _PAPER_TABLE2: PaperEcsTable = {
 
 const _MODEL_OPTIONS: GlmOptions = { family: "logistic", priorScale: 10 };
 
-function _f(x: number, digits = 3): string {
-  return formatNumber(x, { digits });
-}
-
-function _yield(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-/** 4 distinct parameter indices chosen with a seeded generator ("four random parameters"). */
-function _randomParams(d: number, seed: string): number[] {
-  const rng = new Rng(seed);
-  return Array.from(rng.sampleWithoutReplacement(d, Math.min(4, d))).sort((a, b) => a - b);
-}
-
 function _rocSpec(
   curves: { panel: string; series: string; fpr: number[]; tpr: number[] }[],
 ): Record<string, unknown> {
@@ -228,7 +206,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   }
 
   // Fig. 3: ROC of the posterior predictive mean on the held-out rows.
-  await _yield();
+  await yieldToEventLoop();
   const tRoc = performance.now();
   const test = gen.test!;
   const xTest = arena.f32(test.x, s.numTest * d);
@@ -242,7 +220,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const rocSeconds = (performance.now() - tRoc) / 1000;
 
   const methods = [out.perturbed, out.signed, ...out.sg];
-  const params = _randomParams(d, `${seed}/fig1`);
+  const params = randomParameters(d, `${seed}/fig1`);
   const figures = [
     {
       name: "fig1_density",
@@ -269,8 +247,8 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       name: "fig3_roc",
       caption:
         `Fig. 3 — ROC curves of the posterior predictive mean on ${s.numTest} held-out rows: HMC vs perturbed (left) and signed (right) HMC-ECS. AUC: HMC ${
-          _f(rocHmc.auc, 5)
-        }, perturbed ${_f(rocP.auc, 5)}, signed ${_f(rocS.auc, 5)}.`,
+          formatShort(rocHmc.auc, 5)
+        }, perturbed ${formatShort(rocP.auc, 5)}, signed ${formatShort(rocS.auc, 5)}.`,
       spec: _rocSpec([
         { panel: "HMC vs HMC-ECS (perturbed)", series: "HMC", ...rocHmc.curve },
         { panel: "HMC vs HMC-ECS (perturbed)", series: "HMC-ECS", ...rocP.curve },
@@ -290,31 +268,20 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       paper: _PAPER_TABLE2,
       paperStepSize: 0.2,
     }),
-    {
-      name: "bias",
-      caption:
-        "Bias against full-data HMC in posterior-sd units: z(mean) = (μ̂ − μ_HMC)/σ_HMC, z(sd) = (σ̂ − σ_HMC)/σ_HMC over all parameters; the MC floor is the rms z(mean) that Monte Carlo error of both runs alone gives. A method is accurate when rms z(mean) is near its floor and z(sd) near 0.",
-      columns: [...BIAS_COLUMNS],
-      rows: biasRows(out),
-    },
-    {
-      name: "step_size_grid",
-      caption:
-        `Step-size grids of the SG methods, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is then rerun with a fresh seed for the tables. SG-HMC: L = ⌈1.2/ε⌉ (the "L matched" variants reuse the chosen ε with L = ${out.matchedSteps}); SGLD: ε = c/λ_max with λ_max = ${
-          _f(out.lambdaMax, 4)
-        } the largest eigenvalue of −∇²log π(θ*) (stable for ε·λ_max < 4).`,
-      columns: [...GRID_COLUMNS],
-      rows: gridRows(out),
-    },
-    {
-      name: "timings",
-      caption: `Wall time per stage (seconds); total ${_f(totalSeconds, 3)} s.`,
-      columns: ["stage", "seconds"],
-      rows: timingRows(out, [{ stage: "generate data", seconds: genSeconds }]).concat([
-        ["ROC (predictive means)", rocSeconds],
-        ["total", totalSeconds],
-      ]),
-    },
+    biasTable(out, {
+      note: "A method is accurate when rms z(mean) is near its floor and z(sd) near 0.",
+    }),
+    stepSizeGridTable(
+      out,
+      `Step-size grids of the SG methods, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is then rerun with a fresh seed for the tables. SG-HMC: L = ⌈1.2/ε⌉ (the "L matched" variants reuse the chosen ε with L = ${out.matchedSteps}); SGLD: ε = c/λ_max with λ_max = ${
+        formatShort(out.lambdaMax, 4)
+      } the largest eigenvalue of −∇²log π(θ*) (stable for ε·λ_max < 4).`,
+    ),
+    timingTable(out, {
+      before: [{ stage: "generate data", seconds: genSeconds }],
+      after: [{ stage: "ROC (predictive means)", seconds: rocSeconds }],
+      totalSeconds,
+    }),
   ];
 
   const comparison = _comparison(out, {
@@ -329,17 +296,17 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     `${
       context.quick ? "**Quick mode** (reduced n and iterations). " : ""
     }HIGGS-shaped logistic regression: n = ${s.n} training rows (paper: 10.5M real HIGGS rows), ${s.numTest} held-out rows, d = ${d} (29 standard-normal covariates + intercept), prior N(0, 10²), X stored as f32. Wall time ${
-      _f(totalSeconds, 3)
+      formatShort(totalSeconds, 3)
     } s.`,
     `θ* = posterior mean of HMC on the first ${out.subsetRows} rows (1 %, §6.5); every method starts there. HMC-ECS: θ* moved to the full-data MAP by Newton re-centrings (each one counted data pass), then ${s.comparison.numWarmup} warmup iterations (θ*, M and m or λ refreshed every ${s.comparison.updateEvery} iterations as in §6.3 unless the window mean lies within 0.1 sd² per dimension of θ*; the row "§6.3 warmup as written" skips the Newton step and refreshes at every check) + ${s.comparison.numSamples} draws, εL = 1.2, dual averaging to 0.8; perturbed ended with ${out.perturbed.settings}; signed with ${out.signed.settings}. Full-data HMC (reference for bias and for Fig. 3): ${s.comparison.reference.numWarmup} warmup + ${s.comparison.reference.numSamples} draws with M fixed at the Laplace precision at the full-data MAP (the paper's M = I start of §6.3 would cost more than this whole experiment at this n); its evaluations include the Newton fit.`,
     `SG methods (§6.2, §6.4): m = ${out.sgBatchSize} (perturbed HMC-ECS's m), control variates (CV) and M = −∇²log π(θ*) at θ* = the full-data HMC posterior mean — neither the CV pass nor the Hessian is charged to them, as in the paper; C = I, B̂ = 0; ${s.comparison.sgBurnIn} burn-in iterations (SGLD: × ${out.matchedSteps}), then ${s.comparison.numSamples} kept draws (SGLD runs ${out.matchedSteps}× as many iterations, thinned, so that its gradient evaluations equal HMC-ECS's post-warmup evaluations; "L matched" SG-HMC uses L = ${out.matchedSteps} for the same reason). Chosen step sizes: ${
       Object.entries(out.chosenStepSize).map(([k, v]) => `${k} ε = ${v.toPrecision(3)}`).join(", ")
     } (grid below; the paper's trial-and-error values at n = 10.5M were ε = 0.06 for SG-HMC and 1e-6 for SGLD).`,
     `Evaluations are per-row likelihood + gradient evaluations from the model's cost counter (a fused ℓ and ∇ℓ pass over a row counts 2); SG methods are charged their gradient rows. Perturbed HMC-ECS spent ${
-      _f(out.perturbed.evaluationsWarmup / s.n, 3)
+      formatShort(out.perturbed.evaluationsWarmup / s.n, 3)
     } data passes in warmup (each centring: one ℓ+∇ℓ pass and one Hessian pass) and ${
-      _f(out.perturbed.evaluationsSampling / s.n, 3)
-    } after it; α_θ = ${_f(st.acceptance)}, α_u = ${_f(st.subsampleAcceptance)}.`,
+      formatShort(out.perturbed.evaluationsSampling / s.n, 3)
+    } after it; α_θ = ${formatShort(st.acceptance)}, α_u = ${formatShort(st.subsampleAcceptance)}.`,
   ].join("\n\n");
 
   return { summary, tables, figures, comparison };
@@ -352,17 +319,15 @@ function _comparison(
   const p = out.perturbed;
   const byKey = new Map(out.sg.map((o) => [o.key, o]));
   const lines: string[] = [];
-  const med = (o: MethodOutcome | undefined) =>
-    o === undefined || o.unstable ? NaN : rctOf(o, p).median;
-  const altMed = (o: MethodOutcome | undefined) =>
-    o === undefined || o.unstable ? NaN : rctSamplingOnly(o, p).median;
+  const med = (o: MethodOutcome | undefined) => medianRct(o, p);
+  const altMed = (o: MethodOutcome | undefined) => medianRct(o, p, { samplingOnly: true });
   const err = (o: MethodOutcome | undefined) =>
     o === undefined || o.unstable ? NaN : momentErrors(o.moments, out.reference.moments).rmsSd;
   const sign = med(out.signed);
   const rowRatio = out.ecsSummary.signed.percentRows / out.ecsSummary.perturbed.percentRows;
   lines.push(
-    `Signed vs perturbed HMC-ECS: median RCT ${_f(sign)} (paper 1.15), τ̂ = ${
-      _f(out.signed.tau)
+    `Signed vs perturbed HMC-ECS: median RCT ${formatShort(sign)} (paper 1.15), τ̂ = ${
+      formatShort(out.signed.tau)
     } (paper 1): ${
       sign < 2
         ? "**reproduced** (signed about as cheap as perturbed)"
@@ -370,7 +335,7 @@ function _comparison(
         ? "**partly reproduced** — same order of magnitude, but signed is dearer here"
         : "**not reproduced** — signed is much dearer here"
     }; its block-Poisson estimator reads ${
-      _f(rowRatio, 3)
+      formatShort(rowRatio, 3)
     }× the rows of the perturbed one per evaluation (λ = ${
       String(out.signed.result.chains[0].tuning.numProducts)
     } products of ${
@@ -385,27 +350,31 @@ function _comparison(
   const pw = out.perturbedPaperWarmup;
   lines.push(
     `SG-HMC (CV) vs perturbed HMC-ECS, median RCT under the paper's convention (HMC-ECS charged its whole run, SG methods post burn-in): ${
-      _f(sghMed)
-    } at the grid's ε, ${_f(med(sghP))} at the paper's ε = 0.06 (L = 20); paper 2.97. SGLD (CV): ${
-      _f(sglMed)
-    } at the grid's ε, ${_f(med(sglP))} at the paper's ε scaled to this n; paper 12.46. ${
+      formatShort(sghMed)
+    } at the grid's ε, ${
+      formatShort(med(sghP))
+    } at the paper's ε = 0.06 (L = 20); paper 2.97. SGLD (CV): ${
+      formatShort(sglMed)
+    } at the grid's ε, ${formatShort(med(sglP))} at the paper's ε scaled to this n; paper 12.46. ${
       sghMed > 1 && sglMed > 1
         ? "**Reproduced in direction**: HMC-ECS is cheaper per effective draw."
         : `**Not reproduced** under that convention. Perturbed HMC-ECS made ${
-          _f(passesWarmup, 3)
+          formatShort(passesWarmup, 3)
         } data passes' worth of evaluations in warmup (Newton centring of θ*, its Hessian and the first iterations) and ${
-          _f(passesSampling, 3)
+          formatShort(passesSampling, 3)
         } in its ${p.result.numSamples} sampling iterations; the SG methods get θ*, control variates and M for free. The paper's §6.3 warmup as written (θ* learned from the chain, re-centred every ${x.updateEvery} iterations) costs ${
-          _f(pw.evaluations / p.evaluations, 3)
+          formatShort(pw.evaluations / p.evaluations, 3)
         }× ours. No charging of full-data passes can give the paper's ratios: at its n = 10.5M and m = 1300 the sampling phase is 2000 × 7 × 1300 ≈ 1.7 data passes, while §6.3's Hessian and θ* refreshes alone are ≥ 8 passes; the paper's 2.97 is instead what the per-iteration cost ratio gives, (L_SG = 20)/(L + 1 = 7) × IF ratio ≈ 2.9.`
     }`,
   );
   lines.push(
     `Charging every method its post-warmup/post-burn-in evaluations only (the convention the paper's numbers agree with): SG-HMC (CV) ${
-      _f(altMed(sgh))
-    } at the grid's ε and ${_f(altMed(sghP))} at the paper's ε (paper 2.97), SGLD (CV) ${
-      _f(altMed(sgl))
-    } and ${_f(altMed(sglP))} (paper 12.46), signed ${_f(altMed(out.signed))} (paper 1.15). ${
+      formatShort(altMed(sgh))
+    } at the grid's ε and ${formatShort(altMed(sghP))} at the paper's ε (paper 2.97), SGLD (CV) ${
+      formatShort(altMed(sgl))
+    } and ${formatShort(altMed(sglP))} (paper 12.46), signed ${
+      formatShort(altMed(out.signed))
+    } (paper 1.15). ${
       altMed(sghP) > 1.5 && altMed(sgh) > 1
         ? "**Reproduced in direction and order of magnitude**: HMC-ECS is several times cheaper than SG-HMC at the paper's ε, and still cheaper at the most accurate ε of our grid, whose larger steps"
         : "At our grid's ε SG-HMC is competitive:"
@@ -418,15 +387,17 @@ function _comparison(
     );
   }
   lines.push(
-    `Best SG method under the paper's convention: median RCT ${_f(bestSg)}.`,
+    `Best SG method under the paper's convention: median RCT ${formatShort(bestSg)}.`,
   );
   lines.push(
-    `Bias (rms z(sd) vs HMC): perturbed ${_f(err(p))}, signed ${_f(err(out.signed))}, SG-HMC (CV) ${
-      _f(err(sgh))
-    }, SG-HMC (no CV) ${_f(err(byKey.get("sghmc_mb")))}, SGLD (CV) ${
-      _f(err(sgl))
-    } at the grid's ε and ${_f(err(sglP))} at the paper's, SGLD (no CV) ${
-      _f(err(byKey.get("sgld_mb")))
+    `Bias (rms z(sd) vs HMC): perturbed ${formatShort(err(p))}, signed ${
+      formatShort(err(out.signed))
+    }, SG-HMC (CV) ${formatShort(err(sgh))}, SG-HMC (no CV) ${
+      formatShort(err(byKey.get("sghmc_mb")))
+    }, SGLD (CV) ${formatShort(err(sgl))} at the grid's ε and ${
+      formatShort(err(sglP))
+    } at the paper's, SGLD (no CV) ${
+      formatShort(err(byKey.get("sgld_mb")))
     }. Paper (Figs. 1–2): HMC-ECS and SG-HMC accurate, SGLD biased, control variates help. ${
       err(byKey.get("sgld_mb")) > 3 * err(p) && err(byKey.get("sghmc_mb")) > 3 * err(p)
         ? `**Reproduced** for the methods without control variates${
@@ -441,17 +412,17 @@ function _comparison(
     (p.evaluations / p.numDraws);
   lines.push(
     `Full-data HMC costs ${
-      _f(hmcRatio, 4)
+      formatShort(hmcRatio, 4)
     }× perturbed HMC-ECS's evaluations per kept draw (median RCT ${
-      _f(med(out.reference))
+      formatShort(med(out.reference))
     }); the paper reports 642.8× at n = 10.5M with m = 1300 (n/m ≈ 8100; here n/m = ${
-      _f(x.n / out.sgBatchSize, 4)
+      formatShort(x.n / out.sgBatchSize, 4)
     }). **Reproduced** in order of magnitude: the ratio scales roughly with n/m, and our HMC baseline is cheaper than the paper's (M fixed at the MAP, ${out.reference.result.numWarmup} warmup iterations).`,
   );
   lines.push(
     `Fig. 3: AUC of the posterior predictive mean on held-out rows — HMC ${
-      _f(x.rocHmc, 5)
-    }, perturbed ${_f(x.rocP, 5)}, signed ${_f(x.rocS, 5)}: ${
+      formatShort(x.rocHmc, 5)
+    }, perturbed ${formatShort(x.rocP, 5)}, signed ${formatShort(x.rocS, 5)}: ${
       Math.abs(x.rocHmc - x.rocP) < 1e-3 && Math.abs(x.rocHmc - x.rocS) < 1e-3
         ? "**reproduced** (indistinguishable curves)"
         : "**differ** by more than 1e-3"
@@ -459,10 +430,10 @@ function _comparison(
   );
   const t2 = out.ecsSummary.perturbed;
   lines.push(
-    `Table 2: perturbed α_θ = ${_f(t2.acceptance)} (paper 0.980), L = ${
-      _f(t2.numSteps)
-    } (6), IF = ${_f(t2.meanIf)} (2.185), 100·m/n = ${
-      _f(t2.percentRows)
+    `Table 2: perturbed α_θ = ${formatShort(t2.acceptance)} (paper 0.980), L = ${
+      formatShort(t2.numSteps)
+    } (6), IF = ${formatShort(t2.meanIf)} (2.185), 100·m/n = ${
+      formatShort(t2.percentRows)
     } (0.012). Dual averaging to 0.8 on this near-isotropic posterior picks a larger ε and fewer steps than the paper's ε = 0.2, L = 6, whose acceptance 0.98 is above the 0.8 target.`,
   );
   return lines;

@@ -9,8 +9,8 @@
  * Data: additive spline logistic regression, intercept + 10 centred
  * B-spline columns for each of 8 covariates (d = 81, `bankruptcyShaped`,
  * ~1 % events), prior N(0, 3²) on the spline coefficients and N(0, 10²) on
- * the intercept, X stored as f32. Pipeline and cost conventions:
- * `rct_common.ts`.
+ * the intercept, X stored as f32. Pipeline: `comparison.ts`; cost
+ * conventions: `method_outcome.ts`.
  *
  * References: Dang et al. (2019), §6.2–6.4, §6.6, Tables 3–4, Figs. 4–6.
  *
@@ -19,35 +19,26 @@
 import { loadCore } from "../core/load.ts";
 import { freeGlmData } from "../data/dataset.ts";
 import { bankruptcyShaped } from "../data/synthetic.ts";
-import { quantile } from "../diagnostics/mod.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
-import { formatNumber } from "./format.ts";
+import { formatShort } from "./format.ts";
+import type { ComparisonConfig, ComparisonOutcome, SgVariant } from "./comparison.ts";
+import { runComparison } from "./comparison.ts";
+import { medianRct, type MethodOutcome, rctOf } from "./method_outcome.ts";
+import { momentErrors } from "./moment_errors.ts";
+import { equalCountBins, type PredictedBand, predictedBand } from "./predictive.ts";
+import { densityGridSpec, momentScatterSpec, randomParameters } from "./rct_figures.ts";
 import {
-  BIAS_COLUMNS,
-  biasRows,
-  type ComparisonConfig,
-  type ComparisonOutcome,
-  densityGridSpec,
+  biasTable,
   ecsSettingsTable,
-  equalCountBins,
-  GRID_COLUMNS,
-  gridRows,
-  type MethodOutcome,
-  momentErrors,
-  momentScatterSpec,
   type PaperEcsTable,
   type PaperRct,
-  rctOf,
-  rctSamplingOnly,
   rctTable,
-  runComparison,
-  type SgVariant,
-  thinEvenly,
-  timingRows,
-} from "./rct_common.ts";
+  stepSizeGridTable,
+  timingTable,
+} from "./rct_tables.ts";
 
 interface _Settings {
   n: number;
@@ -181,66 +172,10 @@ function _signedAlphaU(out: ComparisonOutcome): number {
   return out.ecsSummary.signed.subsampleAcceptance;
 }
 
-function _f(x: number, digits = 3): string {
-  return formatNumber(x, { digits });
-}
-
-function _randomParams(d: number, seed: string): number[] {
-  const rng = new Rng(seed);
-  return Array.from(rng.sampleWithoutReplacement(d, Math.min(4, d))).sort((a, b) => a - b);
-}
-
-/** Fig. 6 curve of one method: per group, mean and 5 %/95 % quantiles over draws. */
-interface _Band {
-  mean: number[];
-  lo: number[];
-  hi: number[];
-}
-
-/**
- * Predicted bankruptcy probability per covariate group: for each of
- * `numDraws` posterior draws, the mean of σ(xᵢᵀθ) over the sampled rows of
- * each group; then the mean and the 5 % and 95 % quantiles over draws.
- */
-function _predictedBand(
-  x: ArrayLike<number>,
-  d: number,
-  rows: Int32Array,
-  group: Int32Array,
-  numGroups: number,
-  draws: readonly ArrayLike<number>[],
-  numDraws: number,
-): _Band {
-  const ks = thinEvenly(Array.from({ length: draws[0].length }, (_, k) => k), numDraws);
-  const perDraw = ks.map(() => new Float64Array(numGroups));
-  const counts = new Float64Array(numGroups);
-  for (let r = 0; r < rows.length; r++) counts[group[r]]++;
-  const theta = new Float64Array(d);
-  ks.forEach((k, t) => {
-    for (let j = 0; j < d; j++) theta[j] = draws[j][k];
-    const acc = perDraw[t];
-    for (let r = 0; r < rows.length; r++) {
-      const o = rows[r] * d;
-      let eta = 0;
-      for (let j = 0; j < d; j++) eta += x[o + j] * theta[j];
-      acc[group[r]] += 1 / (1 + Math.exp(-eta));
-    }
-    for (let g = 0; g < numGroups; g++) acc[g] /= Math.max(1, counts[g]);
-  });
-  const band: _Band = { mean: [], lo: [], hi: [] };
-  for (let g = 0; g < numGroups; g++) {
-    const v = perDraw.map((a) => a[g]);
-    band.mean.push(v.reduce((a, b) => a + b, 0) / v.length);
-    band.lo.push(quantile(v, 0.05));
-    band.hi.push(quantile(v, 0.95));
-  }
-  return band;
-}
-
 function _fig6Spec(
   name: string,
   empirical: { x: number[]; y: number[] },
-  bands: { method: string; band: _Band }[],
+  bands: { method: string; band: PredictedBand }[],
 ): Record<string, unknown> {
   const values: Record<string, string | number>[] = [];
   for (const { method, band } of bands) {
@@ -311,7 +246,10 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const model = new GlmModel(gen.data, modelOptions);
   const events = arena.f64(gen.data.y, s.n).reduce((a, b) => a + b, 0);
   let out: ComparisonOutcome;
-  let fig6: { empirical: { x: number[]; y: number[] }; bands: { method: string; band: _Band }[] };
+  let fig6: {
+    empirical: { x: number[]; y: number[] };
+    bands: { method: string; band: PredictedBand }[];
+  };
   let fig6Seconds: number;
   try {
     out = await runComparison(model, {
@@ -341,7 +279,10 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     });
     const x = arena.f32(gen.data.x, s.n * d);
     const band = (o: MethodOutcome) =>
-      _predictedBand(x, d, rows, group, bins.x.length, o.result.draws[0], s.fig6Draws);
+      predictedBand(x, { rows, group, numGroups: bins.x.length }, {
+        draws: o.result.draws[0],
+        numDraws: s.fig6Draws,
+      });
     fig6 = {
       empirical: { x: bins.x, y: bins.y },
       bands: [
@@ -359,7 +300,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   // moments (Σs ≈ 0); it is left out of Figs. 4–5 and reported in the tables.
   const signedUsable = out.signed.tau >= 0.75;
   const methods = [out.perturbed, ...(signedUsable ? [out.signed] : []), ...out.sg];
-  const params = _randomParams(d, `${seed}/fig4`);
+  const params = randomParameters(d, `${seed}/fig4`);
   const covName = gen.covariateNames[_FIG6_COVARIATE];
   // Agreement of the two Fig. 6 curves, in units of HMC's 90 % band width.
   const [pb, hb] = [fig6.bands[0].band, fig6.bands[1].band];
@@ -377,7 +318,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
           signedUsable
             ? "Signed HMC-ECS: KDE of the raw draws (not sign-corrected)."
             : `Signed HMC-ECS is left out: τ̂ = ${
-              _f(out.signed.tau)
+              formatShort(out.signed.tau)
             }, its sign-corrected estimates are meaningless.`
         }`,
       spec: densityGridSpec(
@@ -405,8 +346,8 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
         `Fig. 6 — realised bankruptcy frequencies in 100 equal-size groups of ${covName} (dots, all ${s.n} rows) and the predicted probability (group mean of σ(xᵀθ) over ${
           Math.min(s.fig6Rows, s.n)
         } random rows; line: posterior mean, band: pointwise 90 % interval over ${s.fig6Draws} draws) from perturbed HMC-ECS (left) and full-data HMC (right). Largest difference of the two mean curves: ${
-          _f(maxShift, 2)
-        } of HMC's band width; mean band-width ratio ${_f(widthRatio, 3)}.`,
+          formatShort(maxShift, 2)
+        } of HMC's band width; mean band-width ratio ${formatShort(widthRatio, 3)}.`,
       spec: _fig6Spec(covName, fig6.empirical, fig6.bands),
     },
   ];
@@ -421,38 +362,23 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       paper: _PAPER_TABLE4,
       paperStepSize: NaN,
     }),
-    {
-      name: "bias",
-      caption:
-        "Bias against full-data HMC in posterior-sd units: z(mean) = (μ̂ − μ_HMC)/σ_HMC, z(sd) = (σ̂ − σ_HMC)/σ_HMC over all parameters; the MC floor is the rms z(mean) that Monte Carlo error of both runs alone gives.",
-      columns: [...BIAS_COLUMNS],
-      rows: biasRows(out),
-    },
-    {
-      name: "step_size_grid",
-      caption:
-        `Step-size grids, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is rerun with a fresh seed for the tables. SG-HMC₁: L = ⌈1.2/ε⌉; SG-HMC₂ reuses its ε with L = ${out.matchedSteps}; SGLD: ε = c/λ_max, λ_max = ${
-          _f(out.lambdaMax, 4)
-        }.`,
-      columns: [...GRID_COLUMNS],
-      rows: gridRows(out),
-    },
-    {
-      name: "timings",
-      caption: `Wall time per stage (seconds); total ${_f(totalSeconds, 3)} s.`,
-      columns: ["stage", "seconds"],
-      rows: timingRows(out, [{ stage: "generate data", seconds: genSeconds }]).concat([
-        ["Fig. 6 bands", fig6Seconds],
-        ["total", totalSeconds],
-      ]),
-    },
+    biasTable(out),
+    stepSizeGridTable(
+      out,
+      `Step-size grids, each point run with the same gradient-evaluation budget (perturbed HMC-ECS's post-warmup evaluations), m = ${out.sgBatchSize}; E = √(mean z(mean)² + mean z(sd)²)/√2 against full-data HMC; the chosen ε (smallest E) is rerun with a fresh seed for the tables. SG-HMC₁: L = ⌈1.2/ε⌉; SG-HMC₂ reuses its ε with L = ${out.matchedSteps}; SGLD: ε = c/λ_max, λ_max = ${
+        formatShort(out.lambdaMax, 4)
+      }.`,
+    ),
+    timingTable(out, {
+      before: [{ stage: "generate data", seconds: genSeconds }],
+      after: [{ stage: "Fig. 6 bands", seconds: fig6Seconds }],
+      totalSeconds,
+    }),
   ];
 
   const p = out.perturbed;
-  const med = (o: MethodOutcome | undefined) =>
-    o === undefined || o.unstable ? NaN : rctOf(o, p).median;
-  const alt = (o: MethodOutcome | undefined) =>
-    o === undefined || o.unstable ? NaN : rctSamplingOnly(o, p).median;
+  const med = (o: MethodOutcome | undefined) => medianRct(o, p);
+  const alt = (o: MethodOutcome | undefined) => medianRct(o, p, { samplingOnly: true });
   const err = (o: MethodOutcome | undefined) =>
     o === undefined || o.unstable ? NaN : momentErrors(o.moments, out.reference.moments);
   const byKey = new Map(out.sg.map((o) => [o.key, o]));
@@ -469,13 +395,13 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const t4 = out.ecsSummary;
   const fmtErr = (o: MethodOutcome | undefined) => {
     const e = err(o);
-    return typeof e === "number" ? "—" : `${_f(e.rmsMean)}/${_f(e.rmsSd)}`;
+    return typeof e === "number" ? "—" : `${formatShort(e.rmsMean)}/${formatShort(e.rmsSd)}`;
   };
   const sT = out.signed.result.chains[0].tuning;
   const comparison = [
-    `Signed vs perturbed HMC-ECS: median RCT ${_f(med(out.signed))} (paper 1.6) with τ̂ = ${
-      _f(out.signed.tau)
-    } (paper 1) and α_u = ${_f(_signedAlphaU(out))} (paper 0.964): ${
+    `Signed vs perturbed HMC-ECS: median RCT ${formatShort(med(out.signed))} (paper 1.6) with τ̂ = ${
+      formatShort(out.signed.tau)
+    } (paper 1) and α_u = ${formatShort(_signedAlphaU(out))} (paper 0.964): ${
       out.signed.tau < 0.75
         ? `**not reproduced** — with λ = ${String(sT.numProducts)} products of ${
           String(sT.batchSize)
@@ -484,38 +410,42 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
         } and the sign-corrected moments (eq. 17) are unreliable. The per-row differences dₖ = ℓₖ − qₖ are heavy-tailed here: the extreme B-splines of the heavy-tailed ratios rest on few rows, whose Taylor remainders dominate, so a ${
           String(sT.batchSize)
         }-row estimate d̂ is far from the normal law the λ/a tuning assumes (in-run median Var log|L̂| ≈ ${
-          _f(t4.signed.logLikelihoodVariance)
+          formatShort(t4.signed.logLikelihoodVariance)
         })`
         : `${
           med(out.signed) < 2.5 ? "**reproduced**" : "**same direction, dearer than in the paper**"
         }: signed HMC-ECS reads ${
-          _f(t4.signed.percentRows / t4.perturbed.percentRows, 3)
+          formatShort(t4.signed.percentRows / t4.perturbed.percentRows, 3)
         }× the rows of perturbed per evaluation (λ = ${String(sT.numProducts)} products of ${
           String(sT.batchSize)
         } rows; paper 0.126 % vs 0.021 %, 6×)${
           out.signed.tau < 0.99
             ? ` and pays the sign penalty 1/(2τ̂ − 1)² = ${
-              _f(1 / (2 * out.signed.tau - 1) ** 2, 3)
+              formatShort(1 / (2 * out.signed.tau - 1) ** 2, 3)
             } of eq. 18`
             : ""
         }; the paper's ratio of 1.6 despite its 6× rows implies that its whole-run cost was dominated by phases common to both variants (its 100 training iterations at m = 62,000 and the full-data refreshes)`
     }.`,
     `Median RCT against perturbed HMC-ECS under the paper's convention (HMC-ECS charged its whole run, SG methods post burn-in), at the grid's ε / at the paper's ε: SG-HMC₁ ${
-      _f(med(sg1))
+      formatShort(med(sg1))
     } (L = ${sg1 ? sg1.settings.match(/L = (\d+)/)?.[1] : "?"}) / ${
-      _f(med(sg1P))
-    } (L = 60), paper 9.5; SG-HMC₂ ${_f(med(sg2))} (L = ${out.matchedSteps}) / ${
-      _f(med(sg2P))
-    } (L = 7), paper 100.2; SGLD ${_f(med(sgl))} / ${_f(med(sglP))}, paper 230.1. ${
+      formatShort(med(sg1P))
+    } (L = 60), paper 9.5; SG-HMC₂ ${formatShort(med(sg2))} (L = ${out.matchedSteps}) / ${
+      formatShort(med(sg2P))
+    } (L = 7), paper 100.2; SGLD ${formatShort(med(sgl))} / ${
+      formatShort(med(sglP))
+    }, paper 230.1. ${
       med(sg1P) > 1 && med(sg2P) > 1 && med(sglP) > 1
         ? "At the paper's step sizes **reproduced in direction**: HMC-ECS needs less computation per effective draw than every SG method"
         : "**Not reproduced** for the rows with RCT < 1: HMC-ECS is charged its full-data centring passes, the SG methods get θ*, control variates and M for free"
-    }. Charging every method post-warmup evaluations only: SG-HMC₁ ${_f(alt(sg1))} / ${
-      _f(alt(sg1P))
-    }, SG-HMC₂ ${_f(alt(sg2))} / ${_f(alt(sg2P))}, SGLD ${_f(alt(sgl))} / ${
-      _f(alt(sglP))
-    }. Max RCT at the paper's ε (paper 682/247/2784): ${
-      [sg1P, sg2P, sglP].map((o) => (o && !o.unstable ? _f(rctOf(o, p).max) : "—")).join("/")
+    }. Charging every method post-warmup evaluations only: SG-HMC₁ ${formatShort(alt(sg1))} / ${
+      formatShort(alt(sg1P))
+    }, SG-HMC₂ ${formatShort(alt(sg2))} / ${formatShort(alt(sg2P))}, SGLD ${
+      formatShort(alt(sgl))
+    } / ${formatShort(alt(sglP))}. Max RCT at the paper's ε (paper 682/247/2784): ${
+      [sg1P, sg2P, sglP].map((o) => (o && !o.unstable ? formatShort(rctOf(o, p).max) : "—")).join(
+        "/",
+      )
     }. ${
       med(sg2P) > 3 * med(sg1P)
         ? "**Reproduced**: SG-HMC with few steps at the paper's ε (trajectory 7 × 0.02 = 0.14) is much less efficient than with L = 60."
@@ -532,30 +462,33 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     }; at the paper's ε: SG-HMC₁ ${fmtErr(sg1P)}, SG-HMC₂ ${fmtErr(sg2P)}, SGLD ${
       fmtErr(sglP)
     }. Paper (Figs. 4–5): both HMC-ECS accurate, SG-HMC₁ reasonable with some biased expectations, SG-HMC₂ and SGLD degraded.`,
-    `Table 4: perturbed α_θ = ${_f(t4.perturbed.acceptance)} (paper 0.967), α_u = ${
-      _f(t4.perturbed.subsampleAcceptance)
-    } (0.994), L = ${_f(t4.perturbed.numSteps)} (6), IF = ${
-      _f(t4.perturbed.meanIf)
-    } (2.202), ESS = ${_f(t4.perturbed.ess)} (912 of R = 2000), 100·m/n = ${
-      _f(t4.perturbed.percentRows)
+    `Table 4: perturbed α_θ = ${formatShort(t4.perturbed.acceptance)} (paper 0.967), α_u = ${
+      formatShort(t4.perturbed.subsampleAcceptance)
+    } (0.994), L = ${formatShort(t4.perturbed.numSteps)} (6), IF = ${
+      formatShort(t4.perturbed.meanIf)
+    } (2.202), ESS = ${formatShort(t4.perturbed.ess)} (912 of R = 2000), 100·m/n = ${
+      formatShort(t4.perturbed.percentRows)
     } (0.021 at n = 4.7M; m/n shrinks with n); signed α_θ = ${
-      _f(t4.signed.acceptance)
-    } (0.962), α_u = ${_f(t4.signed.subsampleAcceptance)} (0.964), IF = ${
-      _f(t4.signed.meanIf)
-    } (2.31), τ̂ = ${_f(t4.signed.tau)} (1), 100·m/n = ${
-      _f(t4.signed.percentRows)
-    } (0.126); HMC α = ${_f(t4.reference.acceptance)} (0.966), IF = ${
-      _f(t4.reference.meanIf)
+      formatShort(t4.signed.acceptance)
+    } (0.962), α_u = ${formatShort(t4.signed.subsampleAcceptance)} (0.964), IF = ${
+      formatShort(t4.signed.meanIf)
+    } (2.31), τ̂ = ${formatShort(t4.signed.tau)} (1), 100·m/n = ${
+      formatShort(t4.signed.percentRows)
+    } (0.126); HMC α = ${formatShort(t4.reference.acceptance)} (0.966), IF = ${
+      formatShort(t4.reference.meanIf)
     } (2.195).`,
     `Fig. 6: the perturbed HMC-ECS and HMC predicted curves differ by at most ${
-      _f(maxShift, 2)
-    } of HMC's 90 % band width (band-width ratio ${_f(widthRatio, 3)}): ${
+      formatShort(maxShift, 2)
+    } of HMC's 90 % band width (band-width ratio ${formatShort(widthRatio, 3)}): ${
       maxShift < 0.5 ? "**reproduced** (indistinguishable)" : "**visibly different**"
     }; both follow the binned empirical frequencies.`,
     `Full-data HMC costs ${
-      _f(out.reference.evaluations / out.reference.numDraws / (p.evaluations / p.numDraws), 4)
+      formatShort(
+        out.reference.evaluations / out.reference.numDraws / (p.evaluations / p.numDraws),
+        4,
+      )
     }× perturbed HMC-ECS's evaluations per kept draw (median RCT ${
-      _f(med(out.reference))
+      formatShort(med(out.reference))
     }); paper: 478.7× at n = 4.7M (the ratio grows roughly ∝ n/m).`,
   ];
 
@@ -563,17 +496,17 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     `${
       context.quick ? "**Quick mode** (reduced n and iterations). " : ""
     }Bankruptcy-shaped additive spline logistic regression: n = ${s.n} rows (paper: 4,748,089 real firm-years), d = ${d} (intercept + 10 centred B-spline columns × 8 covariates), ${events} events (${
-      _f((100 * events) / s.n, 3)
+      formatShort((100 * events) / s.n, 3)
     } %), prior N(0, 3²) on spline coefficients and N(0, 10²) on the intercept, X stored as f32. Wall time ${
-      _f(totalSeconds, 3)
+      formatShort(totalSeconds, 3)
     } s.`,
     `θ* = posterior mean of HMC on the first ${out.subsetRows} rows; every method starts there. HMC-ECS: θ* moved to the full-data MAP by Newton re-centrings (each one counted data pass), then ${s.comparison.numWarmup} warmup iterations (θ*, M and m or λ refreshed every ${s.comparison.updateEvery} iterations as in §6.3 unless the window mean lies within 0.1 sd² per dimension of θ*; the row "§6.3 warmup as written" skips the Newton step and refreshes at every check) + ${s.comparison.numSamples} draws; perturbed ended with ${p.settings}; signed with ${out.signed.settings}. Full-data HMC: ${s.comparison.reference.numWarmup} warmup + ${s.comparison.reference.numSamples} draws with M fixed at the Laplace precision at the full-data MAP (Newton, counted).`,
     `SG methods with second-order control variates and M = −∇²log π(θ*) at θ* = the full-data HMC posterior mean (not charged, as in the paper), m = ${out.sgBatchSize}, C = I; ${s.comparison.sgBurnIn} burn-in iterations then ${s.comparison.numSamples} kept draws (SGLD: ${out.matchedSteps}× the iterations, thinned). Chosen step sizes: ${
       Object.entries(out.chosenStepSize).map(([k, v]) => `${k} ε = ${v.toPrecision(3)}`).join(", ")
     } (paper at n = 4.7M: SG-HMC ε = 0.02, SGLD ε = 2e-5).`,
     `Evaluations: per-row likelihood + gradient rows from the model's cost counter; SG methods are charged gradient rows. Perturbed HMC-ECS spent ${
-      _f(p.evaluationsWarmup / s.n, 3)
-    } data passes in warmup and ${_f(p.evaluationsSampling / s.n, 3)} after it.`,
+      formatShort(p.evaluationsWarmup / s.n, 3)
+    } data passes in warmup and ${formatShort(p.evaluationsSampling / s.n, 3)} after it.`,
   ].join("\n\n");
 
   return { summary, tables, figures, comparison };

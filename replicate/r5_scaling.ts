@@ -21,9 +21,10 @@ import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { inverseSpd } from "../math/linalg.ts";
 import { denseMetric } from "../samplers/metric.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
-import { formatNumber } from "./format.ts";
+import { formatShort } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
-import { summarizeEcsRun, yieldToEventLoop } from "./r1_ecs_common.ts";
+import { summarizeEcsRun } from "./r1_ecs_common.ts";
+import { yieldToEventLoop } from "./progress.ts";
 
 interface _Settings {
   maxH: number;
@@ -35,8 +36,6 @@ interface _Settings {
 const _FULL: _Settings = { maxH: 8, numWarmup: 1000, numSamples: 1000, maxSubsampleFactor: 2 };
 const _QUICK: _Settings = { maxH: 7, numWarmup: 500, numSamples: 1000, maxSubsampleFactor: 1 };
 const N = 10_000, SIGMA = 1, PRIOR_SD = 5;
-
-const _f = (x: number, digits = 3) => formatNumber(x, { digits });
 
 /** Exact posterior precision XᵀX/σ² + I/s² and mean. */
 function _posterior(model: GlmModel): { precision: Float64Array; mean: Float64Array } {
@@ -143,15 +142,15 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const ifMax = (order: number) =>
     Math.max(...rows.filter((r) => r[1] === order).map((r) => r[8] as number));
   const comparison = [
-    `Optimal ε against d: least-squares slope of log ε on log d = ${_f(s2, 2)} (order 2) and ${
-      _f(s1, 2)
-    } (order 1); HMC theory −0.25, Langevin −0.33. ${
+    `Optimal ε against d: least-squares slope of log ε on log d = ${
+      formatShort(s2, 2)
+    } (order 2) and ${formatShort(s1, 2)} (order 1); HMC theory −0.25, Langevin −0.33. ${
       Math.abs(s2 + 0.25) < Math.abs(s2 + 1 / 3)
         ? "Closer to d^(−1/4): **reproduced** (HMC-ECS scales like HMC)"
         : "Closer to d^(−1/3): **not reproduced**"
     }.`,
-    `IF: largest mean IF over d is ${_f(ifMax(2))} (order 2) and ${
-      _f(ifMax(1))
+    `IF: largest mean IF over d is ${formatShort(ifMax(2))} (order 2) and ${
+      formatShort(ifMax(1))
     } (order 1); the paper reports IF close to 1 for both — ${
       Math.max(ifMax(1), ifMax(2)) < 2 ? "**reproduced**" : "**not fully reproduced**"
     }.`,

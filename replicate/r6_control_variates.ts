@@ -18,16 +18,12 @@ import type { SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import type { TaylorOrder } from "../subsampling/control_variates.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
-import { formatNumber } from "./format.ts";
+import { formatShort } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
-import {
-  posteriorMoments,
-  progressLogger,
-  runReferenceHmc,
-  scatterVsReference,
-  summarizeEcsRun,
-  yieldToEventLoop,
-} from "./r1_ecs_common.ts";
+import { scatterVsReference, summarizeEcsRun } from "./r1_ecs_common.ts";
+import { runReferenceHmc } from "./reference_hmc.ts";
+import { posteriorMoments } from "./moment_errors.ts";
+import { progressLogger, yieldToEventLoop } from "./progress.ts";
 
 interface _Settings {
   n: number;
@@ -56,8 +52,6 @@ const _QUICK: _Settings = {
   hmcWarmup: 200,
   hmcSamples: 800,
 };
-
-const _f = (x: number, digits = 3) => formatNumber(x, { digits });
 
 async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const s = context.quick ? _QUICK : _FULL;
@@ -159,23 +153,23 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   }
   marks.push({ iteration: s.numWarmup, kind: "end of burn-in" });
   const comparison = [
-    `Fig. 8: median σ̂²ₘ after burn-in at the same m = ${s.m}: ${_f(medVar(2))} (order 2), ${
-      _f(medVar(1))
-    } (order 1), ${
-      _f(medVar(0))
+    `Fig. 8: median σ̂²ₘ after burn-in at the same m = ${s.m}: ${
+      formatShort(medVar(2))
+    } (order 2), ${formatShort(medVar(1))} (order 1), ${
+      formatShort(medVar(0))
     } (order 0). The paper's ordering (order 0 ≫ order 1 ≫ order 2, order 1 large in training and settling once θ* is sensible) is ${
       medVar(0) > medVar(1) && medVar(1) > medVar(2) ? "**reproduced**" : "**not reproduced**"
     }.`,
-    `Fig. 9, order 1: max |mean − mean_HMC|/sd = ${_f(a1.maxSd)}, variance ratios ${_f(a1.varLo)}–${
-      _f(a1.varHi)
-    }: ${
+    `Fig. 9, order 1: max |mean − mean_HMC|/sd = ${formatShort(a1.maxSd)}, variance ratios ${
+      formatShort(a1.varLo)
+    }–${formatShort(a1.varHi)}: ${
       a1.maxSd < 0.2 && a1.varHi < 1.3 && a1.varLo > 0.7
         ? "**accurate, as in the paper**"
         : "**less accurate than the paper reports**"
     }.`,
-    `Fig. 9, order 0: max |mean − mean_HMC|/sd = ${_f(a0.maxSd)}, variance ratios ${_f(a0.varLo)}–${
-      _f(a0.varHi)
-    }: ${
+    `Fig. 9, order 0: max |mean − mean_HMC|/sd = ${formatShort(a0.maxSd)}, variance ratios ${
+      formatShort(a0.varLo)
+    }–${formatShort(a0.varHi)}: ${
       a0.maxSd > 0.5 || a0.varHi > 1.5 || a0.varLo < 0.67
         ? "**too crude, as in the paper**"
         : "**accurate here, unlike the paper**"

@@ -20,11 +20,10 @@
 import { integratedAutocorrelationTime } from "../diagnostics/acf_time.ts";
 import { NormalGammaModel } from "../models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
-import * as ccadl from "../samplers/ccadl.ts";
-import { sampleChains, type SamplerDescription } from "../samplers/driver.ts";
-import * as sghmc from "../samplers/sghmc.ts";
-import * as sgnht from "../samplers/sgnht.ts";
+import { sampleChains } from "../samplers/driver.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
+import { CCADL_METHODS, ccadlComparisonSampler, type CcadlMethod } from "./ccadl_methods.ts";
+import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } from "./experiment.ts";
 
 /** The paper's Table 1: (RMSE, autocorrelation time) per method and (h, A). */
@@ -49,8 +48,6 @@ const _PAPER: Record<string, Record<string, [number, number]>> = {
   },
 };
 
-const _METHODS = ["SGHMC", "SGNHT", "CCAdL"] as const;
-type _Method = typeof _METHODS[number];
 const _SETTINGS: [number, number][] = [[0.001, 1], [0.001, 10], [0.01, 1], [0.01, 10]];
 const _NUM_BINS = 60;
 
@@ -110,29 +107,6 @@ function _rmse(a: Float64Array, b: Float64Array): number {
   return Math.sqrt(s / a.length);
 }
 
-function _sampler(
-  method: _Method,
-  params: {
-    estimator: ReturnType<typeof minibatchGradient>;
-    h: number;
-    a: number;
-    model: NormalGammaModel;
-  },
-): SamplerDescription<unknown, object> {
-  const base = {
-    estimator: params.estimator,
-    stepSize: params.h,
-    friction: params.a,
-    bounds: params.model.bounds,
-  };
-  const s = method === "SGHMC"
-    ? sghmc.sampler({ ...base, resampleMomentum: false, numIntegrationSteps: 1 })
-    : method === "SGNHT"
-    ? sgnht.sampler(base)
-    : ccadl.sampler({ ...base, covariance: "full" });
-  return s as unknown as SamplerDescription<unknown, object>;
-}
-
 /** Run R9. */
 async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
   const numSamples = ctx.quick ? 50_000 : 1_000_000;
@@ -162,10 +136,15 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
         });
       }
     }
-    for (const method of _METHODS) {
+    for (const method of CCADL_METHODS) {
       const t0 = performance.now();
       const r = sampleChains({
-        sampler: _sampler(method, { estimator, h, a, model }),
+        sampler: ccadlComparisonSampler(method, {
+          estimator,
+          stepSize: h,
+          friction: a,
+          bounds: model.bounds,
+        }),
         model,
         seed: `${ctx.seed}/r9/${method}/${h}/${a}`,
         numWarmup,
@@ -243,7 +222,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     ],
     rows,
   };
-  const get = (m: _Method, h: number, a: number) =>
+  const get = (m: CcadlMethod, h: number, a: number) =>
     results.get(`${m},${h},${a}`) as { rmse: number; tau: number; floor: number };
   const comparison: string[] = [];
   const c = get("CCAdL", 0.01, 1), s = get("SGNHT", 0.01, 1), g = get("SGHMC", 0.01, 1);
@@ -260,7 +239,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     const best = [["SGHMC", gg.rmse], ["SGNHT", ss.rmse], ["CCAdL", cc.rmse]].sort((p, q) =>
       (p[1] as number) - (q[1] as number)
     ).map((p) => p[0]).join(" < ");
-    const paperBest = _METHODS.slice().sort((p, q) =>
+    const paperBest = CCADL_METHODS.slice().sort((p, q) =>
       _PAPER[p][`${h},${a}`][0] - _PAPER[q][`${h},${a}`][0]
     ).join(" < ");
     comparison.push(`h = ${h}, A = ${a}: RMSE order paper ${paperBest}; ours ${best}.`);
@@ -307,7 +286,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     caption:
       "CCAdL Fig. 1: histogram densities of μ (top) and γ (bottom) per method vs the analytic marginals.",
     spec: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      $schema: VEGA_LITE_SCHEMA,
       data: { values: figValues },
       facet: {
         row: { field: "parameter", type: "nominal", title: null, sort: ["μ", "γ"] },

@@ -68,34 +68,7 @@ export function blockPoissonEstimate(
   return { logAbs, sign: neg % 2 === 0 ? 1 : -1 };
 }
 
-/**
- * The sign-corrected estimate Î_R = Σⱼ ψⱼ sⱼ / Σⱼ sⱼ of a posterior expectation
- * from signed draws.
- *
- * @param values ψ(θ⁽ʲ⁾), j = 1…R.
- * @param signs s⁽ʲ⁾ ∈ {−1, +1} (same length).
- * @returns Î_R.
- * @example
- * ```ts
- * import { signCorrectedMean } from "./block_poisson.ts";
- * console.log(signCorrectedMean([1, 2, 3], [1, 1, -1])); // (1 + 2 − 3) / 1 = 0
- * ```
- * References: Dang et al. (2019) eq. 17 and the display after it; Lyne et al. (2015).
- */
-export function signCorrectedMean(values: ArrayLike<number>, signs: ArrayLike<number>): number {
-  if (values.length !== signs.length) {
-    throw new RangeError(
-      `values and signs must have the same length, got ${values.length} and ${signs.length}`,
-    );
-  }
-  let num = 0, den = 0;
-  for (let j = 0; j < values.length; j++) {
-    num += values[j] * signs[j];
-    den += signs[j];
-  }
-  if (den === 0) throw new RangeError("the signs sum to zero: Î_R is undefined");
-  return num / den;
-}
+export { signCorrectedMean } from "../diagnostics/sign_corrected.ts";
 
 /**
  * Evaluates the block-Poisson estimator on a {@link PoissonSubsample},

@@ -32,6 +32,9 @@ import {
   rhatBasic,
   rocAuc,
   rocCurve,
+  signCorrectedMean,
+  signCorrectedSummary,
+  signCorrectedVariance,
   silvermanBandwidth,
   spectrum0Ar,
   summarize,
@@ -645,6 +648,115 @@ Deno.test("spectrum0Ar(), effectiveSizeAr() and computational time", async (t) =
         message: /sampler.inefficiencyFactors\[0\] must be non-negative and finite, got NaN/,
       },
     );
+  });
+});
+
+Deno.test("computationalTime() per kept draw and with signs (eqs. 2, 18, 19)", async (t) => {
+  await t.step("R and τ̂ default to 1: CT is IF × E", () => {
+    assert.equal(computationalTime(3, 700), computationalTime(3, 700, { numDraws: 1, tau: 1 }));
+  });
+  await t.step("CT per kept draw: IF × E / R", () => {
+    assert.equal(computationalTime(2, 6000, { numDraws: 1000 }), 12);
+  });
+  await t.step("the sign penalty divides by (2τ̂ − 1)²", () => {
+    // τ̂ = 0.75: (2τ̂ − 1)² = ¼, so CT is 4 × IF × E / R = 4 × 1 × 100 / 10.
+    assert.equal(computationalTime(1, 100, { numDraws: 10, tau: 0.75 }), 40);
+    assert.equal(computationalTime(1, 100, { numDraws: 10, tau: 0.5 }), Infinity);
+    assert.equal(computationalTime(1, 100, { numDraws: 10, tau: 0.2 }), Infinity);
+  });
+  await t.step("relativeComputationalTimeSummary() on hand-made records", () => {
+    // Method IF (3, 6, 1.5), E = 6000; reference IF (1.5, 2, 1.5), E = 2000; R = 1000 both:
+    // RCT_j = (3·6)/(1.5·2) = 6, (6·6)/(2·2) = 9, (1.5·6)/(1.5·2) = 3.
+    const s = relativeComputationalTimeSummary(
+      { inefficiencyFactors: [3, 6, 1.5], numEvaluations: 6000, numDraws: 1000 },
+      { inefficiencyFactors: [1.5, 2, 1.5], numEvaluations: 2000, numDraws: 1000 },
+    );
+    assert.deepEqual(s.values, [6, 9, 3]);
+    assert.deepEqual([s.min, s.median, s.max], [3, 6, 9]);
+    // Twice the draws for twice the evaluations at equal IF costs the same per draw.
+    const draws = relativeComputationalTimeSummary(
+      { inefficiencyFactors: [2, 2], numEvaluations: 4000, numDraws: 2000 },
+      { inefficiencyFactors: [2, 2], numEvaluations: 2000, numDraws: 1000 },
+    );
+    assert.deepEqual(draws.values, [1, 1]);
+    // Signed at τ̂ = 0.75 against the same unsigned run: 1/(2τ̂ − 1)² = 4 on every parameter.
+    const signed = relativeComputationalTimeSummary(
+      { inefficiencyFactors: [1, 1], numEvaluations: 100, numDraws: 10, tau: 0.75 },
+      { inefficiencyFactors: [1, 1], numEvaluations: 100, numDraws: 10 },
+    );
+    assert.deepEqual(signed.values, [4, 4]);
+    const lost = relativeComputationalTimeSummary(
+      { inefficiencyFactors: [1, 1], numEvaluations: 100, numDraws: 10, tau: 0.5 },
+      { inefficiencyFactors: [1, 1], numEvaluations: 100, numDraws: 10 },
+    );
+    assert.deepEqual([lost.min, lost.median, lost.max], [Infinity, Infinity, Infinity]);
+  });
+  await t.step("bad draws, τ̂ or reference are named", () => {
+    assert.throws(() => computationalTime(1, 1, { numDraws: 0 }), {
+      name: "RangeError",
+      message: /numDraws must be positive, got 0/,
+    });
+    assert.throws(() => computationalTime(1, 1, { tau: 1.5 }), {
+      name: "RangeError",
+      message: /tau must be in \[0, 1\], got 1.5/,
+    });
+    assert.throws(
+      () =>
+        relativeComputationalTimeSummary({ inefficiencyFactors: [1], numEvaluations: 1 }, {
+          inefficiencyFactors: [1],
+          numEvaluations: 1,
+          tau: 0.4,
+        }),
+      { name: "RangeError", message: /ctReference must be non-negative and finite, got Infinity/ },
+    );
+  });
+});
+
+Deno.test("signCorrectedMean(), signCorrectedVariance() and signCorrectedSummary() (eq. 17)", async (t) => {
+  await t.step("every sign +1 gives the plain mean and the population variance", () => {
+    const x = [1, 2, 3, 4, 5, 6, 7, 8];
+    const ones = x.map(() => 1);
+    assert.equal(signCorrectedMean(x, ones), 4.5);
+    assert.equal(signCorrectedMean(x), 4.5);
+    assert.equal(signCorrectedVariance(x, ones), 5.25); // Σ(x − 4.5)²/8
+    assert.deepEqual(signCorrectedSummary(x), { mean: 4.5, variance: 5.25, sd: Math.sqrt(5.25) });
+  });
+  await t.step("a hand-computed signed example", () => {
+    // Signs −1 on 3 and 8: Σs = 4, Σsθ = 36 − 2·11 = 14, Σsθ² = 204 − 2·73 = 58.
+    const x = [1, 2, 3, 4, 5, 6, 7, 8];
+    const s = [1, 1, -1, 1, 1, 1, 1, -1];
+    assert.equal(signCorrectedMean(x, s), 14 / 4);
+    const summary = signCorrectedSummary(x, s);
+    assert.equal(summary.mean, 3.5);
+    assert.equal(summary.variance, 58 / 4 - 3.5 ** 2);
+    assert.equal(summary.sd, Math.sqrt(58 / 4 - 3.5 ** 2));
+    assert.equal(signCorrectedVariance(x, s), summary.variance);
+  });
+  await t.step("a negative difference of the two estimates is floored at 0", () => {
+    // θ = (2, 4, 0), s = (1, −1, 1): Σs = 1, mean −2, E[θ²] = 4 − 16 = −12, so −12 − 4 → 0.
+    assert.equal(signCorrectedVariance([2, 4, 0], [1, -1, 1]), 0);
+  });
+  await t.step("bad input is named", () => {
+    assert.throws(() => signCorrectedMean([1, 2], [1]), {
+      name: "RangeError",
+      message: /same length, got 2 and 1/,
+    });
+    assert.throws(() => signCorrectedMean([1, 2], [1, -1]), {
+      name: "RangeError",
+      message: /signs sum to zero/,
+    });
+    assert.throws(() => signCorrectedMean([1, NaN]), {
+      name: "RangeError",
+      message: /values\[1\] must be finite, got NaN/,
+    });
+    assert.throws(() => signCorrectedSummary([1, 2], [1, 0.5]), {
+      name: "RangeError",
+      message: /signs\[1\] must be −1 or \+1, got 0.5/,
+    });
+    assert.throws(() => signCorrectedSummary([]), {
+      name: "RangeError",
+      message: /values must not be empty/,
+    });
   });
 });
 

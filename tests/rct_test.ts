@@ -1,82 +1,75 @@
 /**
  * Tests of the RCT/bias/step-size helpers behind replication experiments R2
- * and R4 (replicate/rct_common.ts): exact values from hand-computed inputs.
+ * and R4 (replicate/method_outcome.ts, moment_errors.ts, sg_step_size.ts,
+ * predictive.ts): exact values from hand-computed inputs.
  */
 import { strict as assert } from "node:assert";
+import type { SamplingResult } from "../samplers/driver.ts";
+import { thinEvenly } from "../replicate/figures.ts";
 import {
-  chooseStepSize,
-  equalCountBins,
-  evaluationsPerEffectiveDraw,
-  largestEigenvalue,
-  momentErrors,
-  monteCarloFloor,
-  predictiveMean,
-  rctRange,
-  thinEvenly,
-  weightedMoments,
-} from "../replicate/rct_common.ts";
+  medianRct,
+  type MethodOutcome,
+  rctOf,
+  rctSamplingOnly,
+} from "../replicate/method_outcome.ts";
+import { momentErrors, monteCarloFloor, posteriorMoments } from "../replicate/moment_errors.ts";
+import { equalCountBins, predictedBand, predictiveMean } from "../replicate/predictive.ts";
+import { chooseStepSize, largestEigenvalue } from "../replicate/sg_step_size.ts";
 
-Deno.test("rctRange() claim: RCT_j = (IF_j·E/R) / (IF_ref,j·E_ref/R_ref), eqs. 2, 18, 19", async (t) => {
+/** A method outcome with only what the RCT reads (R = 1000 draws and τ̂ = 1 unless told). */
+function _method(
+  key: string,
+  cost: { inefficiency: number[]; evaluations: number; numDraws?: number; tau?: number },
+  evaluationsSampling = cost.evaluations,
+): MethodOutcome {
+  return { key, numDraws: 1000, tau: 1, ...cost, evaluationsSampling } as unknown as MethodOutcome;
+}
+
+Deno.test("rctOf() claim: the library's RCT per kept draw with the sign penalty (eqs. 2, 18, 19)", async (t) => {
+  const reference = _method(
+    "ecs_perturbed",
+    { inefficiency: [1.5, 2, 1.5], evaluations: 2000 },
+    1000,
+  );
+  // CT ratio per parameter: (3·6000)/(1.5·2000) = 6, (6·6000)/(2·2000) = 9, (1.5·6000)/(1.5·2000) = 3.
+  const sgld = _method("sgld", { inefficiency: [3, 6, 1.5], evaluations: 6000 });
   await t.step("equal draws: the paper's IF × evaluations ratio", () => {
-    // Method: IF (3, 6, 1.5), E = 6000; reference: IF (1.5, 2, 1.5), E = 2000; R = 1000 both.
-    // CT ratio per parameter: (3·6000)/(1.5·2000) = 6, (6·6000)/(2·2000) = 9, (1.5·6000)/(1.5·2000) = 3.
-    const r = rctRange(
-      { inefficiency: [3, 6, 1.5], evaluations: 6000, numDraws: 1000, tau: 1 },
-      { inefficiency: [1.5, 2, 1.5], evaluations: 2000, numDraws: 1000, tau: 1 },
-    );
+    const r = rctOf(sgld, reference);
     assert.deepEqual(r.values, [6, 9, 3]);
     assert.deepEqual([r.min, r.median, r.max], [3, 6, 9]);
   });
-  await t.step("different draw counts are normalised per kept draw", () => {
-    // Twice the draws for twice the evaluations at the same IF is the same cost per draw.
-    const r = rctRange(
-      { inefficiency: [2, 2], evaluations: 4000, numDraws: 2000, tau: 1 },
-      { inefficiency: [2, 2], evaluations: 2000, numDraws: 1000, tau: 1 },
-    );
-    assert.deepEqual(r.values, [1, 1]);
+  await t.step("signed: τ̂ = 0.75 multiplies CT by 1/(2τ̂ − 1)² = 4", () => {
+    const signed = _method("ecs_signed", {
+      inefficiency: [1.5, 2, 1.5],
+      evaluations: 2000,
+      tau: 0.75,
+    });
+    assert.deepEqual(rctOf(signed, reference).values, [4, 4, 4]);
   });
-  await t.step("signed: CT divided by (2τ̂ − 1)² (eq. 18)", () => {
-    // τ̂ = 0.75: (2τ̂ − 1)² = 0.25, so RCT = 4 × the IF·E ratio (here 1).
-    const r = rctRange(
-      { inefficiency: [1, 1], evaluations: 100, numDraws: 10, tau: 0.75 },
-      { inefficiency: [1, 1], evaluations: 100, numDraws: 10, tau: 1 },
-    );
-    assert.deepEqual(r.values, [4, 4]);
-    assert.equal(
-      evaluationsPerEffectiveDraw({ inefficiency: [], evaluations: 100, numDraws: 10, tau: 0.75 }),
-      40,
-    );
+  await t.step("τ̂ ≤ ½ or a non-finite IF gives Infinity for every parameter", () => {
+    const lost = _method("ecs_signed", { inefficiency: [1, 1, 1], evaluations: 100, tau: 0.5 });
+    assert.deepEqual(rctOf(lost, reference).values, [Infinity, Infinity, Infinity]);
+    const stuck = _method("sgld", { inefficiency: [1, Infinity, 1], evaluations: 100 });
+    const r = rctOf(stuck, reference);
+    assert.deepEqual([r.min, r.median, r.max], [Infinity, Infinity, Infinity]);
   });
-  await t.step("τ̂ ≤ ½ or a non-finite IF gives Infinity", () => {
-    const r = rctRange(
-      { inefficiency: [1, 1], evaluations: 100, numDraws: 10, tau: 0.5 },
-      { inefficiency: [1, 1], evaluations: 100, numDraws: 10, tau: 1 },
-    );
-    assert.equal(r.median, Infinity);
-    const s = rctRange(
-      { inefficiency: [1, Infinity], evaluations: 100, numDraws: 10, tau: 1 },
-      { inefficiency: [1, 1], evaluations: 100, numDraws: 10, tau: 1 },
-    );
-    assert.equal(s.max, Infinity);
+  await t.step("rctSamplingOnly() charges HMC-ECS and HMC their post-warmup evaluations", () => {
+    // The SG method keeps its 6000, the reference is charged 1000 instead of 2000: twice the RCT.
+    assert.deepEqual(rctSamplingOnly(sgld, reference).values, [12, 18, 6]);
+    assert.deepEqual(rctSamplingOnly(reference, reference).values, [1, 1, 1]);
   });
+  await t.step(
+    "medianRct() is the median for the prose, NaN for a missing or diverged method",
+    () => {
+      assert.equal(medianRct(sgld, reference), 6);
+      assert.equal(medianRct(sgld, reference, { samplingOnly: true }), 12);
+      assert.ok(Number.isNaN(medianRct(undefined, reference)));
+      assert.ok(Number.isNaN(medianRct({ ...sgld, unstable: true }, reference)));
+    },
+  );
   await t.step("bad inputs are named", () => {
-    assert.throws(
-      () => evaluationsPerEffectiveDraw({ inefficiency: [], evaluations: 1, numDraws: 0, tau: 1 }),
-      /numDraws must be positive, got 0/,
-    );
-    assert.throws(
-      () =>
-        evaluationsPerEffectiveDraw({ inefficiency: [], evaluations: 1, numDraws: 1, tau: 1.5 }),
-      /tau must be in \[0, 1\], got 1.5/,
-    );
-    assert.throws(
-      () =>
-        rctRange(
-          { inefficiency: [1, 2], evaluations: 1, numDraws: 1, tau: 1 },
-          { inefficiency: [1], evaluations: 1, numDraws: 1, tau: 1 },
-        ),
-      /same parameters, got 2 and 1/,
-    );
+    const short = _method("sgld", { inefficiency: [1, 2], evaluations: 1 });
+    assert.throws(() => rctOf(short, reference), /same parameters, got 2 and 3/);
   });
 });
 
@@ -148,22 +141,34 @@ Deno.test("chooseStepSize() claim: smallest error, ties to the larger ε, unstab
   );
 });
 
-Deno.test("weightedMoments() claim: Σψs/Σs estimates of E[θ] and Var θ (eq. 17)", () => {
-  const draws = [[new Float64Array([1, 2, 3, 4])], [new Float64Array([5, 6, 7, 8])]];
-  const plain = weightedMoments(draws);
+/** A two-chain run of one parameter, with optional signs per chain. */
+function _run(draws: number[][], signs?: number[][]): SamplingResult {
+  return {
+    parameterNames: ["a"],
+    numChains: draws.length,
+    numDraws: draws[0].length,
+    thin: 1,
+    draws: draws.map((c) => [Float64Array.from(c)]),
+    chains: draws.map((c, i) => ({
+      draws: [Float64Array.from(c)],
+      info: { warmup: {}, sampling: signs ? { sign: Float64Array.from(signs[i]) } : {} },
+    })),
+  } as unknown as SamplingResult;
+}
+
+Deno.test("posteriorMoments() claim: pooled Σψs/Σs estimates of E[θ] and Var θ (eq. 17)", () => {
+  const plain = posteriorMoments(_run([[1, 2, 3, 4], [5, 6, 7, 8]]));
   assert.equal(plain.mean[0], 4.5);
   assert.equal(plain.variance[0], 5.25); // population variance of 1..8
   // Signs −1 on the draws 3 and 8: Σs = 4, Σsθ = 36 − 2·11 = 14, Σsθ² = 204 − 2·73 = 58.
-  const signed = weightedMoments(draws, [
-    new Float64Array([1, 1, -1, 1]),
-    new Float64Array([1, 1, 1, -1]),
-  ]);
+  const signed = posteriorMoments(
+    _run([[1, 2, 3, 4], [5, 6, 7, 8]], [[1, 1, -1, 1], [1, 1, 1, -1]]),
+  );
   assert.equal(signed.mean[0], 14 / 4);
   assert.equal(signed.variance[0], 58 / 4 - (14 / 4) ** 2);
-  assert.throws(
-    () => weightedMoments(draws, [new Float64Array(3), new Float64Array(4)]),
-    /signs\[0\] must have 4 values, got 3/,
-  );
+  // As many negative as positive signs: undefined, reported as NaN.
+  const lost = posteriorMoments(_run([[1, 2]], [[1, -1]]));
+  assert.ok(Number.isNaN(lost.mean[0]) && Number.isNaN(lost.variance[0]));
 });
 
 Deno.test("largestEigenvalue() claim: power iteration on a symmetric matrix", () => {
@@ -205,4 +210,19 @@ Deno.test("thinEvenly() and predictiveMean() claims", () => {
   const p = predictiveMean([1, 1, 1, 0], [[0, 0], [0, Math.log(3)]], 2);
   assert.ok(Math.abs(p[0] - (0.5 + 0.75) / 2) < 1e-15);
   assert.ok(Math.abs(p[1] - 0.5) < 1e-15);
+});
+
+Deno.test("predictedBand() claim: group means of σ(xᵀθ) over draws, with a pointwise band", () => {
+  // d = 1, rows x = 0 and x = ln 3 in groups 0 and 1; draws θ = 1 and θ = 2.
+  // Group 0: σ(0) = ½ under both draws. Group 1: σ(ln 3) = ¾ and σ(2 ln 3) = 9/10.
+  const band = predictedBand([0, Math.log(3)], {
+    rows: Int32Array.from([0, 1]),
+    group: Int32Array.from([0, 1]),
+    numGroups: 2,
+  }, { draws: [[1, 2]], numDraws: 2 });
+  const close = (a: number, b: number) => Math.abs(a - b) < 1e-12;
+  assert.deepEqual([band.mean[0], band.lo[0], band.hi[0]], [0.5, 0.5, 0.5]);
+  assert.ok(close(band.mean[1], (0.75 + 0.9) / 2));
+  // Type-7 quantiles of two values: 0.75 + p·0.15.
+  assert.ok(close(band.lo[1], 0.75 + 0.05 * 0.15) && close(band.hi[1], 0.75 + 0.95 * 0.15));
 });

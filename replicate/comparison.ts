@@ -1,0 +1,480 @@
+/**
+ * The method-comparison pipeline of the HMC-ECS cost experiments R2 (Table 1,
+ * Figs. 1–3, HIGGS-shaped) and R4 (Tables 3–4, Figs. 4–6, bankruptcy-shaped):
+ * θ* from HMC on a 1 % subset, full-data HMC, perturbed and signed HMC-ECS,
+ * the stochastic-gradient step-size grids and the SG methods, all on one data
+ * set. How each run is charged and summarised is in `method_outcome.ts`.
+ *
+ * References: Dang, Quiroz, Kohn, Tran & Villani (2019), JMLR 20, §6.2–6.6;
+ * Chen, Fox & Guestrin (2014); Welling & Teh (2011).
+ *
+ * @module
+ */
+import { GlmModel, type GlmOptions } from "../models/glm.ts";
+import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { type Metric, metricFromNegativeHessian } from "../samplers/metric.ts";
+import { runHmc } from "../samplers/run_hmc.ts";
+import * as sghmc from "../samplers/sghmc.ts";
+import * as sgld from "../samplers/sgld.ts";
+import { ControlVariates } from "../subsampling/control_variates.ts";
+import {
+  controlVariateGradient,
+  type GradientEstimator,
+  minibatchGradient,
+} from "../subsampling/gradient_estimators.ts";
+import type { ExperimentContext } from "./experiment.ts";
+import { runReferenceHmc } from "./reference_hmc.ts";
+import {
+  type EcsSummary,
+  ecsSummary,
+  medianInefficiency,
+  type MethodOutcome,
+  methodOutcome,
+} from "./method_outcome.ts";
+import { type MomentErrors, momentErrors, posteriorMoments } from "./moment_errors.ts";
+import { yieldToEventLoop } from "./progress.ts";
+import { chooseStepSize, largestEigenvalue } from "./sg_step_size.ts";
+
+/** A stochastic-gradient method of the comparison. */
+export interface SgVariant {
+  /** Identifier. */
+  key: string;
+  /** Display name. */
+  label: string;
+  /** Sampler. */
+  kind: "sghmc" | "sgld";
+  /** Second-order control variates (true) or the plain minibatch gradient. */
+  controlVariates: boolean;
+  /**
+   * SG-HMC only: L = ⌈1.2/ε⌉ (`"trajectory"`), L matched to HMC-ECS's
+   * evaluations (`"matched"`) or a fixed L.
+   */
+  steps?: "trajectory" | "matched" | number;
+  /** Reuse the ε chosen by this variant's grid instead of running a grid. */
+  stepSizeFrom?: string;
+  /** A fixed ε (e.g. the paper's) instead of a grid. */
+  stepSize?: number;
+}
+
+/** Sizes of one comparison. */
+export interface ComparisonConfig {
+  /** Seed prefix. */
+  seed: string;
+  /** Warmup iterations of HMC-ECS (paper 1000). */
+  numWarmup: number;
+  /** Kept draws R of every method (paper 2000). */
+  numSamples: number;
+  /** HMC-ECS refresh period of θ* and M (paper 200). */
+  updateEvery: number;
+  /** Full-data HMC reference: warmup (ε only; M is fixed at the MAP) and draws. */
+  reference: { numWarmup: number; numSamples: number };
+  /** HMC on the subset for θ*: fraction (0.01), minimum rows, iterations. */
+  subset: { fraction: number; minRows: number; numWarmup: number; numSamples: number };
+  /** SG burn-in in iterations (SGLD: × its thinning). */
+  sgBurnIn: number;
+  /** The SG methods. */
+  sgVariants: readonly SgVariant[];
+  /** SG-HMC step-size grid (ε, with M = −∇²log π(θ*)). */
+  sghmcGrid: readonly number[];
+  /** SGLD grid as multiples c of 1/λ_max (ε = c/λ_max). */
+  sgldGrid: readonly number[];
+  /** Grid runs use this fraction of HMC-ECS's post-warmup evaluations (default 1). */
+  gridBudgetFraction?: number;
+  /** Signed HMC-ECS options passed through (e.g. batch size). */
+  signedOptions?: Record<string, unknown>;
+}
+
+/** A row of the step-size grid table. */
+export interface GridRow {
+  /** Variant key. */
+  variant: string;
+  /** Variant label. */
+  label: string;
+  /** ε. */
+  stepSize: number;
+  /** ε·λ_max (SGLD) or NaN. */
+  relative: number;
+  /** Steps per iteration. */
+  numSteps: number;
+  /** Iterations after burn-in. */
+  iterations: number;
+  /** Gradient evaluations after burn-in. */
+  evaluations: number;
+  /** Errors vs HMC (null when unstable). */
+  errors: MomentErrors | null;
+  /** Median IF over parameters. */
+  medianIf: number;
+  /** Chosen? */
+  chosen: boolean;
+}
+
+/** Everything {@link runComparison} produces. */
+export interface ComparisonOutcome {
+  /** θ* from HMC on the subset (the common start and the first control-variate centre). */
+  thetaStar0: Float64Array;
+  /** Rows of the subset. */
+  subsetRows: number;
+  /** Full-data HMC (reference). */
+  reference: MethodOutcome;
+  /** Perturbed HMC-ECS (the RCT reference). */
+  perturbed: MethodOutcome;
+  /** Signed HMC-ECS. */
+  signed: MethodOutcome;
+  /**
+   * Perturbed HMC-ECS with the paper's §6.3 warmup as written: θ* learned
+   * from the chain only (no Newton centring) and re-centred at every check.
+   */
+  perturbedPaperWarmup: MethodOutcome;
+  /** SG methods in the order of the config. */
+  sg: MethodOutcome[];
+  /** Table 2/4 summaries. */
+  ecsSummary: { perturbed: EcsSummary; signed: EcsSummary; reference: EcsSummary };
+  /** The step-size grids. */
+  grid: GridRow[];
+  /** Chosen ε per variant key. */
+  chosenStepSize: Record<string, number>;
+  /** Subsample size m shared by the SG methods (perturbed HMC-ECS's). */
+  sgBatchSize: number;
+  /** HMC-ECS post-warmup evaluations per iteration in units of m (the L of SG-HMC₂, SGLD thinning). */
+  matchedSteps: number;
+  /** λ_max of −∇²log π(θ*). */
+  lambdaMax: number;
+  /** Wall seconds per stage. */
+  timings: { stage: string; seconds: number }[];
+}
+
+const _TRAJECTORY = 1.2;
+
+function _progress(
+  context: ExperimentContext,
+  label: string,
+): (chain: number, iteration: number, total: number) => void {
+  let last = -1;
+  return (_chain, it, total) => {
+    const q = Math.floor((4 * it) / total);
+    if (q !== last) {
+      last = q;
+      context.log(`${label}: ${it}/${total}`);
+    }
+  };
+}
+
+/**
+ * θ* as the posterior mean of HMC on the first ⌈f·n⌉ rows (a random subset:
+ * the generated rows are i.i.d.), §6.5. Uses the §6.3 Hessian metric scheme.
+ */
+function _subsetThetaStar(
+  model: GlmModel,
+  config: ComparisonConfig,
+  modelOptions: GlmOptions,
+): { thetaStar: Float64Array; rows: number } {
+  const rows = Math.min(
+    model.numRows,
+    Math.max(config.subset.minRows, Math.ceil(config.subset.fraction * model.numRows)),
+  );
+  const sub = new GlmModel({ ...model.data, numRows: rows }, modelOptions);
+  try {
+    const r = runHmc(sub, {
+      seed: `${config.seed}/subset-hmc`,
+      numChains: 1,
+      numWarmup: config.subset.numWarmup,
+      numSamples: config.subset.numSamples,
+      metric: "hessian",
+      updateEvery: Math.max(25, Math.floor(config.subset.numWarmup / 4)),
+      maxNumIntegrationSteps: 50,
+      trajectoryLength: _TRAJECTORY,
+    });
+    const m = posteriorMoments(r);
+    return { thetaStar: Float64Array.from(m.mean), rows };
+  } finally {
+    sub.dispose();
+  }
+}
+
+/**
+ * Run the whole comparison on one data set: θ* from HMC on a 1 % subset,
+ * full-data HMC, perturbed and signed HMC-ECS, the SG step-size grids and the
+ * SG methods.
+ *
+ * @param model The full-data GLM posterior.
+ * @param options `config` (sizes and methods), `context` (logging),
+ *   `modelOptions` (to rebuild the model on the subset).
+ * @returns Every run and summary.
+ */
+export async function runComparison(
+  model: GlmModel,
+  options: {
+    config: ComparisonConfig;
+    context: ExperimentContext;
+    modelOptions: GlmOptions;
+  },
+): Promise<ComparisonOutcome> {
+  const { config, context } = options;
+  const n = model.numRows, d = model.dim;
+  const timings: { stage: string; seconds: number }[] = [];
+  const timed = async <T>(stage: string, fn: () => T): Promise<T> => {
+    await yieldToEventLoop();
+    context.log(`${stage} …`);
+    const t0 = performance.now();
+    const out = fn();
+    const s = (performance.now() - t0) / 1000;
+    timings.push({ stage, seconds: s });
+    context.log(`${stage}: ${s.toFixed(1)} s`);
+    return out;
+  };
+
+  // 1. θ* from HMC on the subset (§6.5), shared start of every method.
+  const subset = await timed(
+    "HMC on the 1 % subset (θ*)",
+    () => _subsetThetaStar(model, config, options.modelOptions),
+  );
+  const thetaStar0 = subset.thetaStar;
+
+  // 2. Full-data HMC: M⁻¹ fixed at the Laplace covariance at the full-data MAP.
+  const reference = await timed("full-data HMC (reference)", () => {
+    const { result: r, mapCost } = runReferenceHmc(model, {
+      seed: `${config.seed}/hmc`,
+      mapSeed: `${config.seed}/map`,
+      initialPosition: thetaStar0,
+      numChains: 1,
+      numWarmup: config.reference.numWarmup,
+      numSamples: config.reference.numSamples,
+      context,
+      label: "full-data HMC",
+    });
+    return methodOutcome(r, {
+      key: "hmc",
+      label: "HMC (full data)",
+      settings:
+        `M⁻¹ = Laplace covariance at the full-data MAP (Newton, counted); ε by dual averaging, εL = 1.2`,
+      charge: "whole",
+      extraWarmupEvaluations: mapCost,
+    });
+  });
+  const ref = reference.moments;
+
+  // 3. HMC-ECS, perturbed and signed (§6.3 tuning, θ* from the subset).
+  const ecs = (variant: "perturbed" | "signed", paperWarmup = false) =>
+    timed(`${variant} HMC-ECS${paperWarmup ? " (§6.3 warmup)" : ""}`, () => {
+      const r = runHmcEcs(model, {
+        variant,
+        seed: `${config.seed}/ecs-${variant}`,
+        numChains: 1,
+        numWarmup: config.numWarmup,
+        numSamples: config.numSamples,
+        updateEvery: config.updateEvery,
+        thetaStar: thetaStar0,
+        ...(variant === "signed" ? (config.signedOptions ?? {}) : {}),
+        ...(paperWarmup ? { maxNewtonSteps: 0, recenterTolerance: 0 } : {}),
+        onProgress: _progress(context, `${variant} HMC-ECS`),
+      });
+      const t = r.chains[0].tuning;
+      const settings = variant === "perturbed"
+        ? `m = ${t.subsampleSize}, G = ${t.numBlocks}, ε = ${
+          Number(t.stepSize).toPrecision(3)
+        }, L = ${t.numIntegrationSteps}`
+        : `batch m = ${t.batchSize}, λ = ${t.numProducts}, κ = ${t.numRefreshed}, ε = ${
+          Number(t.stepSize).toPrecision(3)
+        }, L = ${t.numIntegrationSteps}`;
+      const centring = `${t.numNewtonSteps} Newton + ${
+        Number(t.numCenterings) - Number(t.numNewtonSteps) - 1
+      } window re-centrings (${t.numSkippedCenterings} skipped)`;
+      return methodOutcome(r, {
+        key: paperWarmup
+          ? "ecs_perturbed_paper"
+          : variant === "perturbed"
+          ? "ecs_perturbed"
+          : "ecs_signed",
+        label: paperWarmup
+          ? "HMC-ECS (perturbed, §6.3 warmup as written)"
+          : variant === "perturbed"
+          ? "HMC-ECS (perturbed)"
+          : "HMC-ECS (signed)",
+        settings: `${settings}; ${centring}`,
+        charge: "whole",
+      });
+    });
+  const perturbed = await ecs("perturbed");
+  const signed = await ecs("signed");
+  const perturbedPaperWarmup = await ecs("perturbed", true);
+  const pTuning = perturbed.result.chains[0].tuning;
+  const m = Number(pTuning.subsampleSize);
+  const perIteration = perturbed.evaluationsSampling /
+    (perturbed.result.numSamples * perturbed.result.numChains);
+  const matchedSteps = Math.max(1, Math.round(perIteration / m));
+
+  // 4. SG set-up (§6.4): control variates and M = −∇²log π at θ* = the HMC
+  //    posterior mean, not charged to the SG methods (as in the paper).
+  const sgStart = thetaStar0;
+  const thetaStarSg = Float64Array.from(ref.mean);
+  const cv = new ControlVariates(model, thetaStarSg, { order: 2, computeHessian: true });
+  const priorHess = new Float64Array(d * d);
+  model.logPriorHessian(thetaStarSg, priorHess);
+  const hessian = new Float64Array(d * d);
+  for (let i = 0; i < d * d; i++) hessian[i] = cv.hessSum[i] + priorHess[i];
+  const metric: Metric = metricFromNegativeHessian(hessian);
+  const lambdaMax = largestEigenvalue(hessian.map((v) => -v));
+  const estimators: Record<string, GradientEstimator> = {
+    cv: controlVariateGradient(model, { batchSize: m, controlVariates: cv }),
+    minibatch: minibatchGradient(model, { batchSize: m }),
+  };
+  const budget = (config.gridBudgetFraction ?? 1) * perturbed.evaluationsSampling;
+
+  const runSg = (
+    v: SgVariant,
+    stepSize: number,
+    sizes: { iterations: number; burnIn: number; seed: string },
+  ): { outcome: MethodOutcome; numSteps: number; thin: number } => {
+    const estimator = estimators[v.controlVariates ? "cv" : "minibatch"];
+    const numSteps = v.kind === "sgld"
+      ? 1
+      : typeof v.steps === "number"
+      ? v.steps
+      : v.steps === "matched"
+      ? matchedSteps
+      : Math.ceil(_TRAJECTORY / stepSize);
+    const thin = v.kind === "sgld" ? matchedSteps : 1;
+    const sampler = v.kind === "sgld"
+      ? sgld.sampler({ estimator, stepSize })
+      : sghmc.sampler({ estimator, stepSize, numIntegrationSteps: numSteps, metric, friction: 1 });
+    const settings = v.kind === "sgld"
+      ? `ε = ${
+        stepSize.toExponential(2)
+      }, m = ${m}, ${sizes.iterations} iterations thinned by ${thin}`
+      : `ε = ${stepSize}, L = ${numSteps}, m = ${m}, C = I, M = −∇²log π(θ*)`;
+    let result: SamplingResult;
+    try {
+      result = sampleChains({
+        sampler: sampler as Parameters<typeof sampleChains>[0]["sampler"],
+        model,
+        seed: sizes.seed,
+        numChains: 1,
+        numWarmup: sizes.burnIn,
+        numSamples: sizes.iterations,
+        thin,
+        initialPosition: sgStart,
+        recordWarmupInfo: false,
+      });
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      // Diverged: a non-finite position was rejected by the estimator.
+      const empty = Array.from({ length: d }, () => new Float64Array(4).fill(NaN));
+      result = {
+        parameterNames: [...model.parameterNames],
+        numChains: 1,
+        numWarmup: sizes.burnIn,
+        numSamples: 4,
+        thin: 1,
+        numDraws: 4,
+        draws: [empty],
+        chains: [{
+          draws: empty,
+          info: { warmup: {}, sampling: {} },
+          cost: {
+            warmup: { numLogLikRows: 0, numGradRows: 0 },
+            sampling: { numLogLikRows: 0, numGradRows: 0 },
+          },
+          wallTimeMs: { warmup: 0, sampling: 0 },
+          tuning: {},
+          initialPosition: sgStart,
+        }],
+      };
+    }
+    return {
+      outcome: methodOutcome(result, {
+        key: v.key,
+        label: v.label,
+        settings,
+        charge: "sampling-gradient",
+      }),
+      numSteps,
+      thin,
+    };
+  };
+
+  // 5. Step-size grids at equal evaluation budget; choose by the smallest
+  //    moment error against full-data HMC.
+  const grid: GridRow[] = [];
+  const chosenStepSize: Record<string, number> = {};
+  for (const v of config.sgVariants) {
+    if (v.stepSizeFrom !== undefined || v.stepSize !== undefined) continue;
+    await timed(`step-size grid: ${v.label}`, () => {
+      const values = v.kind === "sgld"
+        ? config.sgldGrid.map((c) => c / lambdaMax)
+        : config.sghmcGrid;
+      const rows: GridRow[] = [];
+      values.forEach((eps, i) => {
+        const numSteps = v.kind === "sgld" ? 1 : Math.ceil(_TRAJECTORY / eps);
+        const perIt = numSteps * m;
+        const thin = v.kind === "sgld" ? matchedSteps : 1;
+        let iterations = Math.max(20 * thin, Math.round(budget / perIt));
+        iterations = Math.ceil(iterations / thin) * thin;
+        const burnIn = Math.max(10 * thin, Math.round(iterations / 4));
+        const r = runSg(v, eps, { iterations, burnIn, seed: `${config.seed}/grid/${v.key}/${i}` });
+        const o = r.outcome;
+        const errors = o.unstable ? null : momentErrors(o.moments, ref);
+        rows.push({
+          variant: v.key,
+          label: v.label,
+          stepSize: eps,
+          relative: v.kind === "sgld" ? eps * lambdaMax : NaN,
+          numSteps,
+          iterations,
+          evaluations: o.evaluations,
+          errors: errors !== null && Number.isFinite(errors.combined) ? errors : null,
+          medianIf: o.unstable ? NaN : medianInefficiency(o),
+          chosen: false,
+        });
+      });
+      const k = chooseStepSize(
+        rows.map((r) => ({ stepSize: r.stepSize, error: r.errors?.combined ?? Infinity })),
+      );
+      rows[k].chosen = true;
+      chosenStepSize[v.key] = rows[k].stepSize;
+      grid.push(...rows);
+    });
+  }
+
+  // 6. The SG methods at their chosen ε, fresh seeds, R kept draws each.
+  const sg: MethodOutcome[] = [];
+  for (const v of config.sgVariants) {
+    const eps = v.stepSize ?? chosenStepSize[v.stepSizeFrom ?? v.key];
+    if (eps === undefined) {
+      throw new RangeError(
+        `variant ${v.key} takes its step size from ${v.stepSizeFrom}, which ran no grid`,
+      );
+    }
+    const thin = v.kind === "sgld" ? matchedSteps : 1;
+    const o = await timed(v.label, () =>
+      runSg(v, eps, {
+        iterations: config.numSamples * thin,
+        burnIn: config.sgBurnIn * thin,
+        seed: `${config.seed}/sg/${v.key}`,
+      }).outcome);
+    sg.push(o);
+  }
+  for (const e of Object.values(estimators)) e.dispose();
+  cv.dispose();
+
+  return {
+    thetaStar0,
+    subsetRows: subset.rows,
+    reference,
+    perturbed,
+    signed,
+    perturbedPaperWarmup,
+    sg,
+    ecsSummary: {
+      perturbed: ecsSummary(perturbed, n),
+      signed: ecsSummary(signed, n),
+      reference: ecsSummary(reference, n),
+    },
+    grid,
+    chosenStepSize,
+    sgBatchSize: m,
+    matchedSteps,
+    lambdaMax,
+    timings,
+  };
+}
