@@ -18,6 +18,7 @@ import { r5Scaling } from "./r5_scaling.ts";
 import { r6ControlVariates } from "./r6_control_variates.ts";
 import { r9NormalGamma } from "./r9_normal_gamma.ts";
 import { r10MnistLogistic } from "./r10_mnist_logistic.ts";
+import { r14NaivePhaseSpace } from "./r14_naive_phase_space.ts";
 
 /** Every registered experiment, in report order. */
 export const EXPERIMENTS: readonly Experiment[] = [
@@ -32,6 +33,8 @@ export const EXPERIMENTS: readonly Experiment[] = [
   // Stochastic-gradient samplers (CCAdL, HMC-ECS §6.2).
   r9NormalGamma,
   r10MnistLogistic,
+  // Naive subsampled HMC (naive-subsampling-hmc_betancourt-2015.md).
+  r14NaivePhaseSpace,
 ];
 
 /**
