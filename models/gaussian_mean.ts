@@ -313,7 +313,8 @@ export class GaussianMeanModel implements DataModel {
       (priorMean / t2 + (numBatches * batchSize * m) / s2) / precision
     );
     const priorGrad = new Float64Array(d);
-    const self = this;
+    const logPrior = (x: Float64Array, g?: Float64Array) => this.logPrior(x, g);
+    const cost = this.cost;
     const out: GaussianMeanBatches = {
       dim: d,
       numBatches,
@@ -325,11 +326,11 @@ export class GaussianMeanModel implements DataModel {
         if (!Number.isInteger(batch) || batch < 0 || batch >= numBatches) {
           throw new RangeError(`batch must be an integer in [0, ${numBatches}), got ${batch}`);
         }
-        const lp = self.logPrior(theta, grad ? priorGrad : undefined);
+        const lp = logPrior(theta, grad ? priorGrad : undefined);
         const ll = _logLik(theta, means, sss, batch * d, batchSize, sigma, grad);
-        self.cost.numLogLikRows += batchSize;
+        cost.numLogLikRows += batchSize;
         if (grad) {
-          self.cost.numGradRows += batchSize;
+          cost.numGradRows += batchSize;
           for (let k = 0; k < d; k++) grad[k] = -grad[k] - priorGrad[k] / numBatches;
         }
         return -ll - lp / numBatches;
