@@ -150,6 +150,8 @@ export class GaussianMeanModel implements DataModel {
   #batches = new Map<number, GaussianMeanBatches>();
 
   /**
+   * Build the model and its closed-form posterior from the data.
+   *
    * @param data N × D observations (e.g. from {@link gaussianMeanData}).
    * @param options σ, m, s (defaults: the paper's 2, 0, 1).
    */

@@ -9,6 +9,9 @@ export * as between from "./between.ts";
 export * as within from "./within.ts";
 export * as symmetric from "./symmetric.ts";
 export {
+  type BatchSequenceFn,
+  checkCandidateBatches,
+  drawBatch,
   init,
   type NaiveInfo,
   type NaiveParams,
