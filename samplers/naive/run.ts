@@ -1,0 +1,93 @@
+/**
+ * `runNaive`: run chains of a naive subsampled HMC variant with the current
+ * driver (`samplers/driver.ts` `sampleChains`).
+ *
+ * LEGACY ADAPTER: the driver still takes the old description
+ * `{init(position, rng), step(state, rng, phase, iteration), position, …}`;
+ * {@link _toLegacySampler} below wraps a {@link ChainSampler} into it. Drop it
+ * (and call the new driver with the ChainSampler) once the new driver lands.
+ *
+ * References: Betancourt (2015), §3.
+ *
+ * @module
+ */
+import type { Model } from "../../models/model.ts";
+import {
+  sampleChains,
+  type SamplerDescription as LegacySamplerDescription,
+  type SamplingResult,
+} from "../driver.ts";
+import type { ChainSampler, StepInfo } from "../sampler.ts";
+import { naiveChainSampler, type NaiveOptions, type NaiveVariant } from "./descriptions.ts";
+
+/** Options of {@link runNaive}. */
+export interface RunNaiveOptions extends NaiveOptions {
+  /** `"between"`, `"within"` or `"symmetric"`. */
+  variant: NaiveVariant;
+  /** Apply the full-data Metropolis correction (default false). */
+  isCorrected?: boolean;
+  /** Seed; chain c uses `new Rng(seed).stream(c)`. */
+  seed: number | string;
+  /** Warmup iterations (default 100; nothing adapts, the chain just moves). */
+  numWarmup?: number;
+  /** Sampling iterations (default 1000). */
+  numSamples?: number;
+  /** Chains (default 1). */
+  numChains?: number;
+  /** Common initial position (default zeros). */
+  initialPosition?: Float64Array;
+  /** One initial position per chain. */
+  initialPositions?: readonly Float64Array[];
+}
+
+/**
+ * Run a naive variant. A diagnostic: see `descriptions.ts` for why not to use
+ * the uncorrected variants for inference.
+ *
+ * @param model A DataModel (with `batches(B)` for closed-form batches).
+ * @param options The variant, correction, {@link NaiveOptions} and run sizes.
+ * @returns The driver's result; `chains[c].info.sampling.fullDataAcceptanceRate`
+ *   holds the accuracy surrogate per iteration.
+ *
+ * @example
+ * ```ts
+ * import { runNaive } from "./run.ts";
+ * import { GaussianMeanModel, gaussianMeanData } from "../../models/gaussian_mean.ts";
+ * const model = new GaussianMeanModel(gaussianMeanData());
+ * const r = runNaive(model, { variant: "within", batchSize: 20, stepSize: 0.01,
+ *   seed: 1, numWarmup: 5, numSamples: 20, initialPosition: model.posteriorMean });
+ * if (r.chains[0].info.sampling.fullDataAcceptanceRate.length !== 20) throw new Error();
+ * ```
+ *
+ * References: Betancourt (2015), §3.
+ */
+export function runNaive(model: Model, options: RunNaiveOptions): SamplingResult {
+  const { variant, isCorrected = false, seed, ...rest } = options;
+  const sampler = naiveChainSampler(model, { ...rest, variant, isCorrected });
+  return sampleChains({
+    sampler: _toLegacySampler(sampler),
+    model,
+    seed,
+    numWarmup: options.numWarmup ?? 100,
+    numSamples: options.numSamples ?? 1000,
+    numChains: options.numChains ?? 1,
+    initialPosition: options.initialPosition,
+    initialPositions: options.initialPositions,
+  });
+}
+
+/**
+ * LEGACY ADAPTER (remove with the old driver): a ChainSampler as the old
+ * driver's description (argument order (state, rng) instead of (rng, state)).
+ */
+function _toLegacySampler<S, I extends StepInfo>(
+  sampler: ChainSampler<S, I>,
+): LegacySamplerDescription<S, I> {
+  return {
+    init: (position, rng) => sampler.init(position, rng),
+    step: (state, rng, phase, iteration) => sampler.step(rng, state, phase, iteration),
+    position: (state) => sampler.position(state),
+    adapt: sampler.adapt,
+    tuning: sampler.tuning ? (state) => sampler.tuning!(state) : undefined,
+  };
+}
