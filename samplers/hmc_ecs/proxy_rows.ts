@@ -135,7 +135,7 @@ export function rowsSubsetMap(
   let it = 0;
   for (; it < maxIt; it++) {
     negHess(theta, prec);
-    const step = choleskySolve(cholesky(prec, { name: "subset precision" }), g);
+    const step = choleskySolve(_levenbergCholesky(prec), g);
     let dec = 0;
     for (let j = 0; j < d; j++) dec += g[j] * step[j];
     if (!(dec / 2 >= tol)) break;
@@ -151,6 +151,26 @@ export function rowsSubsetMap(
   }
   negHess(theta, prec);
   return { thetaStar: theta, precision: prec, numSubsetRows: sub, numIterations: it };
+}
+
+/**
+ * Cholesky factor of P + τI with the smallest τ in {0, 10⁻⁸s, 10⁻⁷s, …} (s =
+ * the largest |Pᵢᵢ|) that makes it positive definite: far from the mode a
+ * non-GLM log posterior need not be concave, and (P + τI)⁻¹g is still an
+ * ascent direction (Levenberg–Marquardt).
+ */
+function _levenbergCholesky(prec: Float64Array): Float64Array {
+  const d = Math.round(Math.sqrt(prec.length));
+  let s = 0;
+  for (let i = 0; i < d; i++) s = Math.max(s, Math.abs(prec[i * d + i]));
+  for (let tau = 0, k = 0; k < 40; k++, tau = tau === 0 ? 1e-8 * s : 10 * tau) {
+    try {
+      return cholesky(prec, { name: "subset precision", jitter: tau });
+    } catch (e) {
+      if (!(e instanceof RangeError) || k === 39) throw e;
+    }
+  }
+  throw new RangeError("unreachable");
 }
 
 /** Per-row ℓₖ*, ∇ℓₖ*, Hₖ* at θ* and their sums; dₖ and ∇dₖ at any θ. */
