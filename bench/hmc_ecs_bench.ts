@@ -24,7 +24,8 @@ import { essBulk } from "../diagnostics/ess.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws } from "../samplers/driver.ts";
-import { hmcEcsChainSampler, type HmcEcsState, runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { type HmcEcsState, runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 
 const D = 30;

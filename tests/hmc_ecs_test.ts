@@ -10,13 +10,8 @@ import type { Model } from "../models/model.ts";
 import { NormalGammaModel } from "../models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws, totalCost } from "../samplers/driver.ts";
-import {
-  hmcEcsChainSampler,
-  hmcEcsDescription,
-  type HmcEcsOptions,
-  runHmcEcs,
-  signCorrectedMeans,
-} from "../samplers/hmc_ecs.ts";
+import { type HmcEcsOptions, runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs.ts";
+import { hmcEcsChainSampler, hmcEcsDescription } from "../samplers/hmc_ecs/sampler.ts";
 import { laplaceDraws, subsetMap } from "../subsampling/tuning.ts";
 
 const N = 5000, D = 3, SIGMA = 1, PRIOR_SD = 5;

@@ -42,22 +42,24 @@
  *
  * @module
  */
+export type { PerRowHessianModel } from "../../models/model.ts";
 export type { HmcEcsOptions, HmcEcsVariant } from "./options.ts";
 export type {
+  BlockSubsampleSettings,
   ControlVariateProxy,
   HmcEcsModel,
   LikelihoodEstimate,
   PerturbedEstimator,
+  PoissonSubsampleSettings,
   SignedEstimator,
   SubsampleEstimator,
+  SubsampleEstimatorBase,
 } from "./proxy.ts";
 export type { HmcEcsInfo, HmcEcsKernelState, HmcEcsParams, LogPriorFn } from "./kernel.ts";
-export type {
-  SubsampleState,
-  SubsampleUpdateInfo,
-  SubsampleUpdateParams,
-} from "./subsample_update.ts";
+export type { SubsampleState } from "./subsample_update.ts";
 export type { HmcEcsWarmupState } from "./warmup.ts";
 export type { HmcEcsEngine, HmcEcsState } from "./state.ts";
-export { hmcEcsChainSampler, hmcEcsDescription } from "./sampler.ts";
+// hmcEcsChainSampler and hmcEcsDescription (./sampler.ts) join this list once
+// samplers/sampler.ts's ChainSampler and SamplerDescription are public
+// (branch `shape`); until then import them from "./sampler.ts".
 export { runHmcEcs, type RunHmcEcsOptions, signCorrectedMeans } from "./run.ts";

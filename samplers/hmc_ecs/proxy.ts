@@ -47,7 +47,7 @@ export interface LikelihoodEstimate {
 }
 
 /** The u-side of a chain: the subsample u and the estimator of log L̂(θ; u). */
-interface _SubsampleEstimatorBase<P> {
+export interface SubsampleEstimatorBase<P> {
   /**
    * log L̂(θ; u) for the current u and, with `grad`, its gradient (written,
    * not accumulated). Remembers the per-row / per-slot values for
@@ -72,7 +72,7 @@ interface _SubsampleEstimatorBase<P> {
 }
 
 /** The perturbed variant's subsample: m rows in G blocks, difference estimator (eq. 12). */
-export interface PerturbedEstimator extends _SubsampleEstimatorBase<unknown> {
+export interface PerturbedEstimator extends SubsampleEstimatorBase<unknown> {
   /** Discriminator. */
   readonly variant: "perturbed";
   /** m. */
@@ -82,7 +82,7 @@ export interface PerturbedEstimator extends _SubsampleEstimatorBase<unknown> {
 }
 
 /** The signed variant's subsample: λ products of χₗ ~ Pois(1) mini-batches (eq. 15). */
-export interface SignedEstimator extends _SubsampleEstimatorBase<unknown> {
+export interface SignedEstimator extends SubsampleEstimatorBase<unknown> {
   /** Discriminator. */
   readonly variant: "signed";
   /** Mini-batch size m. */

@@ -33,6 +33,11 @@ import { assertControlVariateModel } from "./proxy.ts";
 import type { HmcEcsEngine, HmcEcsState } from "./state.ts";
 import { warmupFinish, warmupInit, warmupUpdate } from "./warmup.ts";
 
+/** The HMC-ECS chain sampler: a ChainSampler whose warmup, tuning and dispose are always there. */
+export type HmcEcsChainSampler =
+  & ChainSampler<HmcEcsState, kernel.HmcEcsInfo>
+  & Required<Pick<ChainSampler<HmcEcsState, kernel.HmcEcsInfo>, "adapt" | "tuning" | "dispose">>;
+
 /**
  * The HMC-ECS chain sampler for one run: validates the options and
  * allocates nothing until a chain's `init`.
@@ -60,7 +65,7 @@ import { warmupFinish, warmupInit, warmupUpdate } from "./warmup.ts";
 export function hmcEcsChainSampler(
   model: Model,
   options: HmcEcsOptions = {},
-): ChainSampler<HmcEcsState, kernel.HmcEcsInfo> {
+): HmcEcsChainSampler {
   const m = assertControlVariateModel(model);
   const o = resolveHmcEcsOptions(m, options);
   const d = m.dim;
