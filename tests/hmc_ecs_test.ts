@@ -270,6 +270,7 @@ Deno.test("runHmcEcs() claim: every row evaluation is counted (u-step block, re-
     const extra = info.isSubsampleAccepted[i] * m + info.numIntegrationSteps[i] * m;
     ll += m / G + extra;
     grad += extra;
+    assert.equal(info.numRowsEvaluated[i], m / G + extra);
   }
   const c = totalCost(r, "sampling");
   assert.equal(c.numLogLikRows, ll);
@@ -466,4 +467,25 @@ Deno.test("runHmcEcs() claim: on a non-GLM DataModel (normal-gamma, per-row Hess
       assert.equal(r.chains[0].tuning.variant, variant);
     });
   }
+});
+
+Deno.test("runHmcEcs() claim: a divergent trajectory is data — flagged in info, and the run returns all its draws", () => {
+  // ε = 50 on a normal-gamma posterior whose sds are ≈ 0.01: trajectories
+  // leave γ > 0 (non-finite log density) or blow up the energy.
+  const model = new NormalGammaModel(
+    Float64Array.from({ length: 2000 }, (_, i) => 1 + 2 * Math.sin(1.3 * i)),
+  );
+  const r = runHmcEcs(model, {
+    seed: 1,
+    numChains: 1,
+    numWarmup: 0,
+    numSamples: 50,
+    stepSize: 50,
+    numIntegrationSteps: 3,
+    initialPosition: new Float64Array([0, 1]),
+  });
+  const info = r.chains[0].info.sampling;
+  assert.equal(r.draws[0][0].length, 50);
+  assert.ok(info.isDivergent.every((v) => v === 1), "every step should diverge at ε = 50");
+  assert.ok(r.draws[0].every((p) => p.every(Number.isFinite)));
 });

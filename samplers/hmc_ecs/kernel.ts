@@ -67,6 +67,11 @@ export interface HmcEcsInfo extends hmc.HmcInfo {
   logLikelihoodVariance: number;
   /** Rows per estimator evaluation: m (perturbed) or S·m (signed). */
   numSubsampleRows: number;
+  /**
+   * Data rows evaluated in this iteration: the proposed block or products,
+   * the re-evaluation after an accepted u', and every leapfrog step.
+   */
+  numRowsEvaluated: number;
 }
 
 /**
@@ -155,6 +160,7 @@ export function step(
   params: HmcEcsParams,
 ): StepResult<HmcEcsKernelState, HmcEcsInfo> {
   const theta = state.hmc.position;
+  const rowsBefore = state.subsample.estimator.numRowsEvaluated;
   // 1. u-update (eq. 5).
   const u = subsampleUpdate.step(rng, state.subsample, { position: theta });
   let cur = state;
@@ -192,6 +198,7 @@ export function step(
     sign: next.subsample.estimate.sign,
     logLikelihoodVariance: next.subsample.estimate.variance,
     numSubsampleRows: estimator.numRowsPerEvaluation,
+    numRowsEvaluated: estimator.numRowsEvaluated - rowsBefore,
   };
   return { state: next, info };
 }

@@ -67,6 +67,8 @@ export interface SubsampleEstimatorBase<P> {
   accept(proposal: P): void;
   /** Rows per estimator evaluation: m (perturbed) or S·m (signed). */
   readonly numRowsPerEvaluation: number;
+  /** Rows evaluated so far by `evaluate` and `proposalLogEstimate` (cumulative). */
+  readonly numRowsEvaluated: number;
   /** Free the subsample's memory. */
   dispose(): void;
 }

@@ -97,22 +97,27 @@ function _perturbed(
 ): PerturbedEstimator {
   const u = new BlockSubsample(cv, rng, settings);
   const est = new DifferenceEstimator(u);
+  let rows = 0;
   return {
     variant: "perturbed",
     subsampleSize: u.subsampleSize,
     numBlocks: u.numBlocks,
     numRowsPerEvaluation: u.subsampleSize,
+    get numRowsEvaluated() {
+      return rows;
+    },
     evaluate(theta, grad): LikelihoodEstimate {
       const e = est.evaluate(theta, { grad });
+      rows += u.subsampleSize;
       return { value: e.value, variance: e.variance, sign: 1 };
     },
     snapshot: () => est.lastDiffs.slice(),
     propose: (r) => u.propose(r),
-    proposalLogEstimate: (theta, proposal, snapshot) =>
-      est.evaluateProposal(theta, {
-        proposal: proposal as BlockProposal,
-        currentDiffs: snapshot,
-      }).estimate.value,
+    proposalLogEstimate(theta, proposal, snapshot) {
+      const p = proposal as BlockProposal;
+      rows += p.end - p.start;
+      return est.evaluateProposal(theta, { proposal: p, currentDiffs: snapshot }).estimate.value;
+    },
     accept: (proposal) => u.accept(proposal as BlockProposal),
     dispose: () => u.dispose(),
   };
@@ -125,6 +130,7 @@ function _signed(
 ): SignedEstimator {
   const u = new PoissonSubsample(cv, rng, settings);
   const est = new BlockPoissonEstimator(u, { lowerBound: settings.lowerBound });
+  let rows = 0;
   return {
     variant: "signed",
     batchSize: u.batchSize,
@@ -139,8 +145,12 @@ function _signed(
     get numRowsPerEvaluation() {
       return u.numSlots * u.batchSize;
     },
+    get numRowsEvaluated() {
+      return rows;
+    },
     evaluate(theta, grad): LikelihoodEstimate {
       const e = est.evaluate(theta, { grad });
+      rows += u.numSlots * u.batchSize;
       const S = u.numSlots, b = est.lastBatchEstimates;
       let mean = 0;
       for (let s = 0; s < S; s++) mean += b[s];
@@ -152,11 +162,12 @@ function _signed(
     },
     snapshot: () => est.lastBatchEstimates.slice(0, u.numSlots),
     propose: (r) => u.propose(r),
-    proposalLogEstimate: (theta, proposal, snapshot) =>
-      est.evaluateProposal(theta, {
-        proposal: proposal as ProductProposal,
-        currentBatchEstimates: snapshot,
-      }).estimate.logAbs,
+    proposalLogEstimate(theta, proposal, snapshot) {
+      const p = proposal as ProductProposal;
+      rows += p.numSlots * u.batchSize;
+      return est.evaluateProposal(theta, { proposal: p, currentBatchEstimates: snapshot })
+        .estimate.logAbs;
+    },
     accept: (proposal) => {
       u.accept(proposal as ProductProposal);
     },

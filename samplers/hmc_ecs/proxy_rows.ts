@@ -355,12 +355,17 @@ function _perturbed(
   const indices = rng.sampleWithReplacement(n, m);
   const lastDiffs = new Float64Array(m), rowGrads = new Float64Array(m * d);
   const qGrad = new Float64Array(d), weights = new Float64Array(m);
+  let numRowsEvaluated = 0;
   return {
     variant: "perturbed",
     subsampleSize: m,
     numBlocks: G,
     numRowsPerEvaluation: m,
+    get numRowsEvaluated() {
+      return numRowsEvaluated;
+    },
     evaluate(theta, grad): LikelihoodEstimate {
+      numRowsEvaluated += m;
       const sumQ = cache.sumAndGradient(theta, grad ? qGrad : undefined);
       cache.differences(theta, indices, lastDiffs, grad ? rowGrads : undefined);
       const e = differenceEstimate(lastDiffs, { numRows: n, sumControlVariates: sumQ });
@@ -385,6 +390,7 @@ function _perturbed(
     },
     proposalLogEstimate(theta, proposal, snapshot) {
       const p = proposal as _BlockProposal;
+      numRowsEvaluated += p.indices.length;
       const fresh = new Float64Array(p.indices.length);
       cache.differences(theta, p.indices, fresh);
       const diffs = Float64Array.from(snapshot);
@@ -430,6 +436,7 @@ function _signed(cache: _RowCache, rng: Rng, settings: PoissonSubsampleSettings)
   let rows = S > 0 ? rng.sampleWithReplacement(n, S * m) : new Int32Array(0);
   let batch = new Float64Array(S);
   const qGrad = new Float64Array(d);
+  let numRowsEvaluated = 0;
   const self: SignedEstimator = {
     variant: "signed",
     batchSize: m,
@@ -439,8 +446,12 @@ function _signed(cache: _RowCache, rng: Rng, settings: PoissonSubsampleSettings)
     get numRowsPerEvaluation() {
       return slotProduct.length * m;
     },
+    get numRowsEvaluated() {
+      return numRowsEvaluated;
+    },
     evaluate(theta, grad): LikelihoodEstimate {
       const S = slotProduct.length, a = self.lowerBound, nm = n / m;
+      numRowsEvaluated += S * m;
       const sumQ = cache.sumAndGradient(theta, grad ? qGrad : undefined);
       const dv = new Float64Array(S * m), rowGrads = grad ? new Float64Array(S * m * d) : undefined;
       if (S > 0) cache.differences(theta, rows, dv, rowGrads);
@@ -485,6 +496,7 @@ function _signed(cache: _RowCache, rng: Rng, settings: PoissonSubsampleSettings)
     },
     proposalLogEstimate(theta, proposal, snapshot) {
       const p = proposal as _ProductProposal, P = p.slotProduct.length, nm = n / m;
+      numRowsEvaluated += P * m;
       const dv = new Float64Array(P * m);
       if (P > 0) cache.differences(theta, p.rows, dv);
       const removed = new Uint8Array(lam);

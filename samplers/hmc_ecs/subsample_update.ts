@@ -79,7 +79,8 @@ export function step(
   const est = state.estimator, theta = params.position;
   const proposal = est.propose(rng);
   const logRatio = est.proposalLogEstimate(theta, proposal, state.snapshot) - state.estimate.value;
-  const subsampleAcceptanceRate = logRatio >= 0 ? 1 : Math.exp(logRatio);
+  // A non-finite estimate for u' (NaN) is a rejection with α_u = 0.
+  const subsampleAcceptanceRate = logRatio >= 0 ? 1 : logRatio < 0 ? Math.exp(logRatio) : 0;
   const isSubsampleAccepted = Math.log(rng.uniformOpen()) < logRatio;
   if (!isSubsampleAccepted) {
     return {
