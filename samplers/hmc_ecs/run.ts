@@ -62,8 +62,11 @@ export function runHmcEcs(model: Model, options: RunHmcEcsOptions): SamplingResu
  * ADAPTER — delete after merging the driver that runs ChainSampler (branch
  * `shape`): today's `sampleChains` takes the old description shape
  * (`step(state, rng, …)`, no `dispose`). This wraps a ChainSampler in it and
- * frees every chain's memory once the run ends (the engine a chain's states
- * share is reachable from its initial state).
+ * frees each chain's memory (the engine a chain's states share is reachable
+ * from its initial state): today's driver runs chains one after another, so
+ * a chain is finished when the next one starts and is disposed then, which
+ * keeps one chain's control variates in memory at a time; the last chain is
+ * disposed when the run ends.
  */
 function _driverAdapter<S, I extends object>(
   chain: ChainSampler<S, I & { isDivergent: boolean }>,
@@ -72,6 +75,7 @@ function _driverAdapter<S, I extends object>(
   return {
     sampler: {
       init(position, rng) {
+        for (const s of started.splice(0)) chain.dispose?.(s);
         const s = chain.init(position, rng);
         started.push(s);
         return s;
