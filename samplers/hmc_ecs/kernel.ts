@@ -153,6 +153,36 @@ export function init(
  * @param state The product state.
  * @param params ε, M, L or εL, the divergence threshold and the prior.
  * @returns The next state and the iteration's info.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { Rng } from "../../random/rng.ts";
+ * import { diagonalMetric } from "../metric.ts";
+ * import { createProxy } from "./proxy.ts";
+ * import * as kernel from "./kernel.ts";
+ * const x = Float64Array.from({ length: 5000 }, (_, i) => 1 + Math.sin(i));
+ * const model = new NormalGammaModel(x);
+ * const mode = new Float64Array([model.posterior.muN, model.posterior.alphaN / model.posterior.betaN]);
+ * const proxy = createProxy(model, mode, 2); // this chain's control variates
+ * const rng = new Rng(1);
+ * const u = proxy.blockSubsample(rng, { subsampleSize: 50, numBlocks: 10 });
+ * const logPriorFn = (t: Float64Array, g: Float64Array) => model.logPrior(t, g);
+ * const sds = model.posteriorMoments().variance.map(Math.sqrt);
+ * const params = { stepSize: 0.5, numIntegrationSteps: 3, logPriorFn,
+ *   metric: diagonalMetric(new Float64Array([sds[0] ** 2, sds[1] ** 2])) };
+ * let s = kernel.init(mode, u, logPriorFn);
+ * let accepted = 0;
+ * for (let i = 0; i < 50; i++) {
+ *   const r = kernel.step(rng, s, params);
+ *   s = r.state;
+ *   accepted += r.info.isAccepted ? 1 : 0;
+ *   assert.equal(r.info.isDivergent, false);
+ * }
+ * assert.ok(accepted > 40);
+ * u.dispose();
+ * proxy.dispose();
+ * ```
  */
 export function step(
   rng: Rng,
