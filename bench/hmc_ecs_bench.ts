@@ -24,7 +24,8 @@ import { essBulk } from "../diagnostics/ess.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws } from "../samplers/driver.ts";
-import { hmcEcsSampler, type HmcEcsState, runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { type HmcEcsState, runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 
 const D = 30;
@@ -85,7 +86,7 @@ for (const n of sizes) {
   model.logPriorHessian(beta, hp);
   const metric = metricFromNegativeHessian(h.map((v, i) => v + hp[i]));
   for (const variant of ["perturbed", "signed"] as const) {
-    const sampler = hmcEcsSampler(model, {
+    const sampler = hmcEcsChainSampler(model, {
       variant,
       thetaStar: beta,
       initialMetric: metric,
@@ -107,7 +108,7 @@ for (const n of sizes) {
       group: `iteration-${variant}`,
       baseline: n === sizes[0],
       fn() {
-        state = sampler.step(state, rng, "sampling", i++).state;
+        state = sampler.step(rng, state, "sampling", i++).state;
       },
     });
   }

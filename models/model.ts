@@ -72,6 +72,55 @@ export interface DataModel extends Model {
 }
 
 /**
+ * A {@link DataModel} whose per-row terms have Hessians: what Taylor control
+ * variates of order 2 (and the generic, TypeScript control-variate path of
+ * HMC-ECS) need of a model.
+ *
+ * Control variates around θ* keep, per row k, ℓₖ(θ*), ∇ℓₖ(θ*) and Hₖ(θ*),
+ * so that qₖ(θ) = ℓₖ* + ∇ℓₖ*ᵀδ + ½δᵀHₖ*δ (δ = θ − θ*). A model provides them
+ * in one of two ways:
+ *
+ * ```
+ *  GLM (models/glm.ts)   ℓₖ depends on θ through ηₖ = xₖᵀθ only: the compact
+ *                        per-row cache (η*ₖ, ℓ*ₖ, aₖ, bₖ), 4 numbers per row,
+ *                        with ∇ℓₖ* = aₖxₖ and Hₖ* = bₖxₖxₖᵀ (WASM kernels)
+ *  any other model       this interface: ℓₖ (logLikelihoodRows, perRow),
+ *                        ∇ℓₖ (perRowGradients) and Hₖ (perRowHessians), stored
+ *                        per row: O(n d²) memory, fine for small d
+ * ```
+ *
+ * References: Dang et al. (2019), eqs. 11 and 14; Bardenet et al. (2017).
+ */
+export interface PerRowHessianModel extends DataModel {
+  /**
+   * Per-row Hessians ∇²ℓᵢ(θ) of the listed rows into `out`
+   * (rows.length × d × d, row-major per row, overwritten). Counts
+   * rows.length gradient rows in {@link Model.cost}, as a Hessian pass over
+   * all rows does.
+   */
+  perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void;
+}
+
+/**
+ * Whether a model provides per-row Hessians ({@link PerRowHessianModel}).
+ *
+ * @param model Any model.
+ * @returns True if it is a DataModel with `perRowHessians`.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hasPerRowHessians } from "./model.ts";
+ * import { NormalGammaModel } from "./normal_gamma.ts";
+ * assert.equal(hasPerRowHessians(new NormalGammaModel(new Float64Array([0.1, 0.2]))), true);
+ * ```
+ */
+export function hasPerRowHessians(model: Model): model is PerRowHessianModel {
+  const m = model as Partial<PerRowHessianModel>;
+  return typeof m.perRowHessians === "function" && typeof m.perRowGradients === "function" &&
+    typeof m.logLikelihoodRows === "function" && typeof m.numRows === "number";
+}
+
+/**
  * Check that `theta` is a Float64Array of length `dim`.
  *
  * @param theta The value to check.

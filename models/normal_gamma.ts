@@ -30,7 +30,12 @@
  * @module
  */
 import { logGamma } from "../math/special.ts";
-import { assertPosition, type CostCounter, type DataModel, newCostCounter } from "./model.ts";
+import {
+  assertPosition,
+  type CostCounter,
+  newCostCounter,
+  type PerRowHessianModel,
+} from "./model.ts";
 
 const _HALF_LOG_2PI = 0.9189385332046728;
 
@@ -77,7 +82,7 @@ export interface NormalGammaPosterior {
  * console.log(model.posterior.kappaN, model.posterior.alphaN); // 4 2.5
  * ```
  */
-export class NormalGammaModel implements DataModel {
+export class NormalGammaModel implements PerRowHessianModel {
   /** The observations x₁ … x_N (copied). */
   readonly x: Float64Array;
   /** d = 2. */
@@ -220,6 +225,24 @@ export class NormalGammaModel implements DataModel {
       const r = x[this.#row(rows, k)] - mu;
       out[2 * k] = g * r;
       out[2 * k + 1] = h - 0.5 * r * r;
+    }
+    this.cost.numGradRows += m;
+  }
+
+  /**
+   * ∇²ℓᵢ(θ) = [[−γ, xᵢ − μ], [xᵢ − μ, −1/(2γ²)]] for the listed rows into
+   * `out` (m × 2 × 2), for control variates of order 2.
+   */
+  perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
+    const m = rows.length, mu = theta[0], g = theta[1], x = this.x, h = -0.5 / (g * g);
+    if (out.length < 4 * m) {
+      throw new RangeError(`out must hold ${4 * m} values, got ${out.length}`);
+    }
+    for (let k = 0; k < m; k++) {
+      const r = x[this.#row(rows, k)] - mu;
+      out[4 * k] = -g;
+      out[4 * k + 1] = out[4 * k + 2] = r;
+      out[4 * k + 3] = h;
     }
     this.cost.numGradRows += m;
   }

@@ -3,7 +3,10 @@ import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { gaussianLinearRegression } from "../data/synthetic.ts";
 import { mcseMean } from "../diagnostics/mcse.ts";
+import { essBulk } from "../diagnostics/ess.ts";
+import { mcseSd } from "../diagnostics/mcse.ts";
 import { GlmModel } from "../models/glm.ts";
+import { NormalGammaModel } from "../models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws, totalCost } from "../samplers/driver.ts";
 import { runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs.ts";
@@ -265,6 +268,7 @@ Deno.test("runHmcEcs() claim: every row evaluation is counted (u-step block, re-
     const extra = info.isSubsampleAccepted[i] * m + info.numIntegrationSteps[i] * m;
     ll += m / G + extra;
     grad += extra;
+    assert.equal(info.numRowsEvaluated[i], m / G + extra);
   }
   const c = totalCost(r, "sampling");
   assert.equal(c.numLogLikRows, ll);
@@ -327,4 +331,69 @@ Deno.test("runHmcEcs() rejects bad re-centring options with messages naming the 
     () => runHmcEcs(p.model, { maxNewtonSteps: 1.5, seed: 1, numWarmup: 10, numSamples: 10 }),
     /maxNewtonSteps must be a non-negative integer, got 1.5/,
   );
+});
+
+Deno.test("runHmcEcs() claim: on a non-GLM DataModel (normal-gamma, per-row Hessians in TypeScript) both variants recover the exact posterior mean and sd", async (t) => {
+  // x ~ N(1, 2²), n = 20000: the exact Normal-Gamma posterior moments.
+  // Tolerance: 4 MCSE for the mean and the sd (signed: all signs must be
+  // +1 here, so the sign-corrected mean is the plain mean), after checking
+  // the bulk-ESS the MCSE relies on.
+  const rng = new Rng(3);
+  const x = Float64Array.from({ length: 20000 }, () => 1 + 2 * rng.normal());
+  const model = new NormalGammaModel(x);
+  const exact = model.posteriorMoments();
+  for (const variant of ["perturbed", "signed"] as const) {
+    await t.step(variant, () => {
+      const r = runHmcEcs(model, {
+        variant,
+        seed: 2,
+        numChains: 2,
+        numWarmup: 500,
+        numSamples: 1500,
+        initialPosition: new Float64Array([0, 1]),
+      });
+      const means = signCorrectedMeans(r);
+      for (let j = 0; j < 2; j++) {
+        const chains = parameterDraws(r, j);
+        const ess = essBulk(chains);
+        assert.ok(ess > 1000, `ESS ${ess} of ${model.parameterNames[j]} is too small for MCSE`);
+        const all = chains.flatMap((c) => Array.from(c));
+        const mean = all.reduce((a, b) => a + b, 0) / all.length;
+        assert.equal(means[j], mean);
+        const sd = Math.sqrt(all.reduce((a, b) => a + (b - mean) ** 2, 0) / (all.length - 1));
+        const exactSd = Math.sqrt(exact.variance[j]);
+        const tolMean = 4 * mcseMean(chains), tolSd = 4 * mcseSd(chains);
+        assert.ok(
+          Math.abs(mean - exact.mean[j]) < tolMean,
+          `${variant} mean ${j}: ${mean} vs exact ${exact.mean[j]} (tol ${tolMean})`,
+        );
+        assert.ok(
+          Math.abs(sd - exactSd) < tolSd,
+          `${variant} sd ${j}: ${sd} vs exact ${exactSd} (tol ${tolSd})`,
+        );
+      }
+      assert.equal(r.chains[0].tuning.variant, variant);
+    });
+  }
+});
+
+Deno.test("runHmcEcs() claim: a divergent trajectory is data — flagged in info, and the run returns all its draws", () => {
+  // ε = 50 on a normal-gamma posterior whose sds are ≈ 0.01: trajectories
+  // leave γ > 0 (non-finite log density) or blow up the energy.
+  const model = new NormalGammaModel(
+    Float64Array.from({ length: 2000 }, (_, i) => 1 + 2 * Math.sin(1.3 * i)),
+  );
+  const r = runHmcEcs(model, {
+    seed: 1,
+    numChains: 1,
+    numWarmup: 0,
+    numSamples: 50,
+    stepSize: 50,
+    numIntegrationSteps: 3,
+    initialPosition: new Float64Array([0, 1]),
+  });
+  const info = r.chains[0].info.sampling;
+  assert.equal(r.draws[0][0].length, 50);
+  assert.ok(info.isDivergent.every((v) => v === 1), "every step should diverge at ε = 50");
+  assert.ok(r.draws[0].every((p) => p.every(Number.isFinite)));
 });

@@ -1,0 +1,275 @@
+/**
+ * The proxy's warmup steps (§6.3), each a function of the chain's proxy and
+ * the model, composed by the warmup ({@link ./warmup.ts}) and the chain's
+ * initialisation — never called by the kernel:
+ *
+ * ```
+ *  initialCentring    θ* from a 1 % subset MAP (or given), the proxy centred there,
+ *                     then damped Newton steps towards the full-data MAP
+ *  newtonToMap        each Newton step is one re-centring pass whose A and B the
+ *                     control variates compute anyway
+ *  precisionAtCenter  P = −∇²log π(θ*) = −(B + ∇²log p(θ*)): the metric and the
+ *                     pilot draws' precision
+ *  recenterDistance   δᵀPδ/d, δ = θ̄ − θ*: is a scheduled re-centring worth a pass?
+ *  retune             m (perturbed: Var ℓ̂ₘ ≈ target) or (λ, a) (signed: minimum
+ *                     predicted CT, eq. 18) from a pilot at Laplace draws, and the
+ *                     chain's subsample rebuilt when they change
+ * ```
+ *
+ * References: Dang et al. (2019), §4.1, §5.1, §6.3, eq. 18; Quiroz et al. (2019).
+ *
+ * @module
+ */
+import { cholesky, choleskySolve, matVec } from "../../math/linalg.ts";
+import type { DataModel } from "../../models/model.ts";
+import type { Rng } from "../../random/rng.ts";
+import { blockPoissonTuning, chooseSubsampleSize, laplaceDraws } from "../../subsampling/tuning.ts";
+import type { HmcEcsVariant, ResolvedHmcEcsOptions } from "./options.ts";
+import {
+  type ControlVariateProxy,
+  createProxy,
+  type SubsampleEstimator,
+  subsetFit,
+} from "./proxy.ts";
+
+/**
+ * −∇² log π at θ* from the control variates' B plus the prior, as a precision.
+ *
+ * @param proxy The chain's control variates.
+ * @param model The model (its prior Hessian).
+ * @returns P (d × d, row-major).
+ */
+export function precisionAtCenter(proxy: ControlVariateProxy, model: DataModel): Float64Array {
+  const d = proxy.dim, priorHess = new Float64Array(d * d);
+  model.logPriorHessian(proxy.thetaStar, priorHess);
+  const out = new Float64Array(d * d);
+  for (let i = 0; i < d * d; i++) out[i] = -(proxy.hessSum[i] + priorHess[i]);
+  return out;
+}
+
+/**
+ * δᵀPδ/d for δ = θ̄ − θ*, P = −∇² log π(θ*): θ̄'s offset from θ* in
+ * posterior sds², per dimension.
+ *
+ * @param proxy The chain's control variates.
+ * @param model The model.
+ * @param center θ̄.
+ * @returns The squared offset per dimension.
+ */
+export function recenterDistance(
+  proxy: ControlVariateProxy,
+  model: DataModel,
+  center: Float64Array,
+): number {
+  const d = proxy.dim;
+  const delta = center.map((v, i) => v - proxy.thetaStar[i]);
+  const pDelta = matVec(precisionAtCenter(proxy, model), delta);
+  let q = 0;
+  for (let i = 0; i < d; i++) q += delta[i] * pDelta[i];
+  return q / d;
+}
+
+/**
+ * Damped Newton on log π from the proxy's centre: each step solves P s = g
+ * with g = A + ∇log p(θ*), P from the current centring, and re-centres at
+ * θ* + t·s (halving t while log π drops; S = Σℓₖ(θ*) comes with the pass).
+ * Stops when gᵀP⁻¹g/d < the re-centring tolerance. From more than ~5 sds per
+ * dimension away, first re-centres at the MAP of a 10× larger subset.
+ *
+ * @param proxy The chain's control variates (re-centred in place).
+ * @param model The model.
+ * @param rng Generator for the subset fits.
+ * @param o `maxNewtonSteps` and `recenterTolerance`.
+ * @returns The number of re-centring passes made.
+ */
+export function newtonToMap(
+  proxy: ControlVariateProxy,
+  model: DataModel,
+  rng: Rng,
+  o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance">,
+): number {
+  const d = proxy.dim;
+  const gPrior = new Float64Array(d), g = new Float64Array(d), cand = new Float64Array(d);
+  const tol = Math.max(o.recenterTolerance, 1e-6);
+  const logPost = () => proxy.llStarSum + model.logPrior(proxy.thetaStar, gPrior);
+  let passes = 0, fraction = 0.1;
+  let lp = logPost();
+  for (let k = 0; k < o.maxNewtonSteps; k++) {
+    for (let i = 0; i < d; i++) g[i] = proxy.gradSum[i] + gPrior[i];
+    let step: Float64Array;
+    try {
+      step = choleskySolve(cholesky(precisionAtCenter(proxy, model)), g);
+    } catch {
+      break; // not positive definite here: leave θ* to the warmup windows
+    }
+    let dec = 0;
+    for (let i = 0; i < d; i++) dec += g[i] * step[i];
+    if (!(dec / d >= tol)) break;
+    if (dec / d > 25 && fraction < 0.5) {
+      // A small subset's θ*: full-data Newton overshoots where fitted
+      // probabilities are ≈ 0 or 1, so take a 10× larger subset's MAP first.
+      const fit = subsetFit(model, rng, {
+        fraction,
+        initialPosition: proxy.thetaStar,
+        tolerance: 0.05 * d,
+      });
+      fraction *= 10;
+      proxy.recenter(fit.thetaStar);
+      passes++;
+      lp = logPost();
+      continue;
+    }
+    const from = Float64Array.from(proxy.thetaStar);
+    let t = 1;
+    for (let tries = 0; tries < 20 && passes < 2 * o.maxNewtonSteps; tries++) {
+      for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
+      proxy.recenter(cand);
+      passes++;
+      const next = logPost();
+      if (next >= lp) {
+        lp = next;
+        break;
+      }
+      t /= 2;
+    }
+  }
+  return passes;
+}
+
+/** What {@link initialCentring} returns. */
+export interface InitialCentring {
+  /** The chain's control variates, centred at θ*. */
+  proxy: ControlVariateProxy;
+  /** θ* (a copy). */
+  thetaStar: Float64Array;
+  /** The Laplace precision at θ* (subset fit, or the full-data P). */
+  precision: Float64Array;
+  /** Inflation of the pilot draws' spread (√(n/ñ) for a subset θ*, else 1). */
+  scale: number;
+  /** Newton re-centring passes made. */
+  numNewtonSteps: number;
+}
+
+/**
+ * θ* and the chain's control variates before its first step (§6.3): a given
+ * θ* or the MAP of a `subsetFraction` subset (Newton from `position`), the
+ * proxy centred there, then Newton centring towards the full-data MAP.
+ *
+ * @param model The model.
+ * @param rng The chain's generator.
+ * @param options The resolved options and the chain's initial position.
+ * @returns The proxy (owned by the caller), θ*, the precision and the pilot scale.
+ */
+export function initialCentring(
+  model: DataModel,
+  rng: Rng,
+  options: { o: ResolvedHmcEcsOptions; position: Float64Array },
+): InitialCentring {
+  const { o, position } = options;
+  let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
+  if (o.thetaStar !== undefined) {
+    thetaStar = Float64Array.from(o.thetaStar);
+  } else {
+    const fit = subsetFit(model, rng, { fraction: o.subsetFraction, initialPosition: position });
+    thetaStar = fit.thetaStar;
+    precision = fit.precision;
+    scale = Math.sqrt(model.numRows / fit.numSubsetRows);
+  }
+  const proxy = createProxy(model, thetaStar, o.order);
+  let numNewtonSteps = 0;
+  try {
+    if (o.maxNewtonSteps > 0) {
+      numNewtonSteps = newtonToMap(proxy, model, rng, o);
+      thetaStar = Float64Array.from(proxy.thetaStar);
+      precision = null; // the full-data Hessian at the new θ*, below
+    }
+    if (precision === null) {
+      precision = precisionAtCenter(proxy, model);
+      scale = 1;
+    }
+  } catch (e) {
+    proxy.dispose();
+    throw e;
+  }
+  return { proxy, thetaStar, precision, scale, numNewtonSteps };
+}
+
+/**
+ * Choose m (perturbed) or (λ, a) (signed) at the proxy's current θ* and
+ * return the chain's subsample for `variant`: the current one when its size
+ * is still right (a signed one gets the new a), else a fresh one (the old one
+ * is disposed).
+ *
+ * @param proxy The chain's control variates.
+ * @param options The current subsample (or null), the variant wanted, the
+ *   precision and scale of the pilot draws, the generator, the resolved options.
+ * @returns The chain's subsample estimator.
+ */
+export function retune(
+  proxy: ControlVariateProxy,
+  options: {
+    current: SubsampleEstimator | null;
+    variant: HmcEcsVariant;
+    precision: Float64Array;
+    scale: number;
+    rng: Rng;
+    o: ResolvedHmcEcsOptions;
+  },
+): SubsampleEstimator {
+  const { variant, precision, scale, rng, o } = options;
+  let current = options.current;
+  if (current !== null && current.variant !== variant) {
+    current.dispose();
+    current = null;
+  }
+  const needPilot = variant === "perturbed"
+    ? o.subsampleSize === undefined
+    : o.numProducts === undefined || o.lowerBound === undefined;
+  let pilot = null;
+  if (needPilot) {
+    const thetas = laplaceDraws(proxy.thetaStar, {
+      precision,
+      count: o.numPilotDraws,
+      rng,
+      scale,
+    });
+    pilot = proxy.pilotDifferences(thetas, rng, o.pilotSize);
+  }
+  if (variant === "perturbed") {
+    const m = o.subsampleSize ??
+      chooseSubsampleSize(pilot!, {
+        targetVariance: o.targetVariance,
+        minSize: o.minSubsampleSize,
+        maxSize: o.maxSubsampleSize,
+      });
+    const cur = current?.variant === "perturbed" ? current : null;
+    if (cur !== null && Math.abs(cur.subsampleSize - m) <= 0.1 * cur.subsampleSize) return cur;
+    cur?.dispose();
+    return proxy.blockSubsample(rng, { subsampleSize: m, numBlocks: o.numBlocks });
+  }
+  // Batch size: given, or the smallest m_b ≤ 30 whose batch estimate d̂ has
+  // sd ≤ 1, so that nearly exact control variates do not pay for 30-row batches.
+  const mb = o.batchSize ??
+    (pilot === null
+      ? 30
+      : chooseSubsampleSize(pilot, { targetVariance: 1, minSize: 2, maxSize: 30 }));
+  const t = pilot === null ? null : blockPoissonTuning(pilot, {
+    batchSize: mb,
+    minProducts: o.productRange[0],
+    maxProducts: o.productRange[1],
+  });
+  const lam = o.numProducts ?? t!.numProducts;
+  const a = o.lowerBound ?? (t !== null ? t.differenceSum - lam : -lam);
+  const cur = current?.variant === "signed" ? current : null;
+  if (cur !== null && cur.numProducts === lam && cur.batchSize === mb) {
+    cur.lowerBound = a;
+    return cur;
+  }
+  cur?.dispose();
+  return proxy.poissonSubsample(rng, {
+    batchSize: mb,
+    numProducts: lam,
+    numRefreshed: Math.min(o.numRefreshed, lam),
+    lowerBound: a,
+  });
+}

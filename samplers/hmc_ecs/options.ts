@@ -1,0 +1,274 @@
+/**
+ * The options of HMC-ECS, their defaults and their checks.
+ *
+ * References: Dang et al. (2019), §6.3 (εL = 1.2, target acceptance 0.8,
+ * θ* and M updated every 200 warmup iterations, 1 % subset MAP).
+ *
+ * @module
+ */
+import type { TaylorOrder } from "../../subsampling/control_variates.ts";
+import type { Metric } from "../metric.ts";
+
+/** Which likelihood estimator HMC-ECS uses. */
+export type HmcEcsVariant = "perturbed" | "signed";
+
+/** Options of HMC-ECS (`hmcEcsDescription`, `runHmcEcs`). */
+export interface HmcEcsOptions {
+  /** `"perturbed"` (eq. 12, default) or `"signed"` (eq. 15). */
+  variant?: HmcEcsVariant;
+  /** Taylor order of the control variates (default 2). */
+  order?: TaylorOrder;
+  /** Warmup iterations the tuning is planned for (default 1000). */
+  numWarmup?: number;
+  /** εL (default 1.2, §6.3). Give this or `numIntegrationSteps`. */
+  trajectoryLength?: number;
+  /** Fixed L instead of εL. */
+  numIntegrationSteps?: number;
+  /** Cap on L (default 1000). */
+  maxNumIntegrationSteps?: number;
+  /** Initial ε (default: Hoffman & Gelman's heuristic at θ*). */
+  stepSize?: number;
+  /** Adapt ε by dual averaging in warmup (default true). */
+  adaptStepSize?: boolean;
+  /** Dual-averaging target (default 0.8). */
+  targetAcceptanceRate?: number;
+  /** Re-centre θ* and recompute M every this many warmup iterations (default 200; 0 = never). */
+  updateEvery?: number;
+  /**
+   * Skip a scheduled re-centring when the window's mean θ̄ is still close to
+   * θ*: re-centre only if δᵀPδ/d ≥ this, with δ = θ̄ − θ* and P the posterior
+   * precision at θ* (the squared offset per dimension in posterior sds).
+   * Second-order control variates lose accuracy like (1 + δᵀPδ/d)³, so the
+   * default 0.1 skips passes that would buy less than a third in Var ℓ̂.
+   * 0 re-centres at every check, the paper's §6.3 schedule. The first
+   * re-centring after a signed chain's training is never skipped.
+   */
+  recenterTolerance?: number;
+  /**
+   * Before sampling, move θ* by damped Newton steps to the full-data MAP,
+   * each step one re-centring pass whose ∑∇ℓₖ and ∑Hₖ the control variates
+   * compute anyway, until the Newton decrement gᵀP⁻¹g/d falls below
+   * `recenterTolerance` (at most this many steps; default 10, 0 = off, the
+   * paper's §6.3, where θ* is learned only from the chain's warmup draws).
+   * A subset θ* is ≈ √(n/n_sub) posterior sds off; from there the paper's
+   * scheme needs a large m until the first re-centring, while one or two
+   * Newton passes land within a fraction of a posterior sd.
+   */
+  maxNewtonSteps?: number;
+  /** Use this θ* instead of fitting one on a subset. */
+  thetaStar?: Float64Array;
+  /** Subset fraction for the initial θ* (default 0.01). */
+  subsetFraction?: number;
+  /** Start chains at θ* (default true) instead of the driver's initial position. */
+  startAtThetaStar?: boolean;
+  /**
+   * Initial metric: `"laplace"` (default: the subset fit's Laplace covariance;
+   * with a given `thetaStar`, the full-data Hessian at θ*), `"identity"` (the
+   * paper's M = I), or a fixed {@link Metric} (also disables M updates).
+   */
+  initialMetric?: "laplace" | "identity" | Metric;
+  /** Perturbed: fixed subsample size m (default: chosen by `targetVariance`). */
+  subsampleSize?: number;
+  /** Perturbed: target Var ℓ̂ₘ at θ* (default 1). */
+  targetVariance?: number;
+  /** Perturbed: smallest m considered (default 100). */
+  minSubsampleSize?: number;
+  /** Perturbed: largest m considered (default n/10). */
+  maxSubsampleSize?: number;
+  /** Perturbed: number of blocks G (default 100). */
+  numBlocks?: number;
+  /**
+   * Signed: mini-batch size m of each d̂⁽ʰ'ˡ⁾ (default: the smallest m in
+   * [2, 30] whose pilot-predicted Var d̂ = n²s̄²/m is ≤ 1, re-chosen with λ).
+   */
+  batchSize?: number;
+  /** Signed: fixed λ (default: minimum predicted CT). */
+  numProducts?: number;
+  /** Signed: fixed a (default D̃ − λ). */
+  lowerBound?: number;
+  /** Signed: products refreshed per iteration κ (default 1). */
+  numRefreshed?: number;
+  /**
+   * Signed: run the perturbed estimator until the first θ* re-centring and
+   * only then tune (λ, a) and switch to the block-Poisson estimator, as
+   * §6.6 tunes λ at the improved θ* (default true when θ* comes from the
+   * subset fit, Newton centring is off and a re-centring is scheduled).
+   */
+  signedTraining?: boolean;
+  /**
+   * Signed: bounds of the λ search (default 50 and 2000). The lower bound is
+   * a safeguard the CT formula does not see: for a fixed u, L̂(θ) has zeros
+   * where some d̂(θ) = a, i.e. where |d̂ − D̃| reaches λ, and beyond them |L̂|
+   * grows polynomially; with second-order control variates the Gaussian
+   * factor exp(Σq) keeps that region's mass ≲ e^(−λ), which λ ≥ 50 makes
+   * negligible. (With first-order control variates exp(Σq) does not confine
+   * and the signed target is dominated by that region: use order 2.)
+   */
+  productRange?: [number, number];
+  /** Pilot rows (default min(1000, n)) and θ draws (default 10) for tuning m, λ, a. */
+  pilotSize?: number;
+  /** Number of pilot θ draws (default 10). */
+  numPilotDraws?: number;
+  /** ΔH above this is a divergence (default 1000). */
+  divergenceThreshold?: number;
+}
+
+/** {@link HmcEcsOptions} with defaults filled in and values checked. */
+export interface ResolvedHmcEcsOptions {
+  /** See {@link HmcEcsOptions.variant}. */
+  variant: HmcEcsVariant;
+  /** See {@link HmcEcsOptions.order}. */
+  order: TaylorOrder;
+  /** See {@link HmcEcsOptions.numWarmup}. */
+  numWarmup: number;
+  /** See {@link HmcEcsOptions.trajectoryLength}. */
+  trajectoryLength: number;
+  /** See {@link HmcEcsOptions.numIntegrationSteps}. */
+  numIntegrationSteps: number | undefined;
+  /** See {@link HmcEcsOptions.maxNumIntegrationSteps}. */
+  maxNumIntegrationSteps: number | undefined;
+  /** See {@link HmcEcsOptions.adaptStepSize}. */
+  adaptStepSize: boolean;
+  /** See {@link HmcEcsOptions.targetAcceptanceRate}. */
+  targetAcceptanceRate: number | undefined;
+  /** See {@link HmcEcsOptions.updateEvery}. */
+  updateEvery: number;
+  /** See {@link HmcEcsOptions.recenterTolerance}. */
+  recenterTolerance: number;
+  /** See {@link HmcEcsOptions.maxNewtonSteps}. */
+  maxNewtonSteps: number;
+  /** See {@link HmcEcsOptions.subsetFraction}. */
+  subsetFraction: number;
+  /** See {@link HmcEcsOptions.startAtThetaStar}. */
+  startAtThetaStar: boolean;
+  /** See {@link HmcEcsOptions.initialMetric}. */
+  initialMetric: "laplace" | "identity" | Metric;
+  /** See {@link HmcEcsOptions.targetVariance}. */
+  targetVariance: number;
+  /** See {@link HmcEcsOptions.minSubsampleSize}. */
+  minSubsampleSize: number;
+  /** See {@link HmcEcsOptions.maxSubsampleSize}. */
+  maxSubsampleSize: number;
+  /** See {@link HmcEcsOptions.numBlocks}. */
+  numBlocks: number;
+  /** See {@link HmcEcsOptions.batchSize}. */
+  batchSize: number | undefined;
+  /** See {@link HmcEcsOptions.numRefreshed}. */
+  numRefreshed: number;
+  /** See {@link HmcEcsOptions.productRange}. */
+  productRange: [number, number];
+  /** See {@link HmcEcsOptions.pilotSize}. */
+  pilotSize: number | undefined;
+  /** See {@link HmcEcsOptions.numPilotDraws}. */
+  numPilotDraws: number;
+  /** See {@link HmcEcsOptions.divergenceThreshold}. */
+  divergenceThreshold: number | undefined;
+  /** Given m (else chosen from a pilot). */
+  subsampleSize: number | undefined;
+  /** Given λ (else chosen from a pilot). */
+  numProducts: number | undefined;
+  /** Given a (else D̃ − λ from a pilot). */
+  lowerBound: number | undefined;
+  /** Given signed-training switch (else decided from the other options). */
+  signedTraining: boolean | undefined;
+  /** Given θ* (else a subset MAP). */
+  thetaStar: Float64Array | undefined;
+  /** Given initial ε (else Hoffman & Gelman's heuristic). */
+  stepSize: number | undefined;
+}
+
+/**
+ * Fill in the defaults of {@link HmcEcsOptions} and check them.
+ *
+ * @param model The posterior (its `numRows` and `dim` set defaults and checks).
+ * @param options The options given.
+ * @returns The resolved options.
+ * @throws {RangeError} On a value out of range, naming it and the value received.
+ * @throws {TypeError} On an unknown variant or conflicting options.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveHmcEcsOptions } from "./options.ts";
+ * const o = resolveHmcEcsOptions({ numRows: 10000, dim: 3 }, { variant: "signed" });
+ * assert.equal(o.maxSubsampleSize, 1000);
+ * assert.throws(() => resolveHmcEcsOptions({ numRows: 10, dim: 1 }, { updateEvery: -1 }), RangeError);
+ * ```
+ * References: Dang et al. (2019), §6.3 (defaults).
+ */
+export function resolveHmcEcsOptions(
+  model: { readonly numRows: number; readonly dim: number },
+  options: HmcEcsOptions,
+): ResolvedHmcEcsOptions {
+  const variant = options.variant ?? "perturbed";
+  if (variant !== "perturbed" && variant !== "signed") {
+    throw new TypeError(`variant must be "perturbed" or "signed", got ${JSON.stringify(variant)}`);
+  }
+  const n = model.numRows;
+  const numWarmup = options.numWarmup ?? 1000;
+  if (!Number.isInteger(numWarmup) || numWarmup < 0) {
+    throw new RangeError(`numWarmup must be a non-negative integer, got ${numWarmup}`);
+  }
+  if (options.numIntegrationSteps !== undefined && options.trajectoryLength !== undefined) {
+    throw new TypeError(
+      `give numIntegrationSteps or trajectoryLength, not both (got ${options.numIntegrationSteps} and ${options.trajectoryLength})`,
+    );
+  }
+  const updateEvery = options.updateEvery ?? 200;
+  if (!Number.isInteger(updateEvery) || updateEvery < 0) {
+    throw new RangeError(`updateEvery must be a non-negative integer, got ${updateEvery}`);
+  }
+  const recenterTolerance = options.recenterTolerance ?? 0.1;
+  if (!(recenterTolerance >= 0) || !Number.isFinite(recenterTolerance)) {
+    throw new RangeError(
+      `recenterTolerance must be a finite number ≥ 0, got ${options.recenterTolerance}`,
+    );
+  }
+  const maxNewtonSteps = options.maxNewtonSteps ?? 10;
+  if (!Number.isInteger(maxNewtonSteps) || maxNewtonSteps < 0) {
+    throw new RangeError(
+      `maxNewtonSteps must be a non-negative integer, got ${options.maxNewtonSteps}`,
+    );
+  }
+  if (options.thetaStar !== undefined && options.thetaStar.length !== model.dim) {
+    throw new RangeError(
+      `thetaStar must have length ${model.dim}, got ${options.thetaStar.length}`,
+    );
+  }
+  const m = options.subsampleSize;
+  if (m !== undefined && (!Number.isInteger(m) || m < 2 || m > 1e9)) {
+    throw new RangeError(`subsampleSize must be an integer ≥ 2, got ${m}`);
+  }
+  const range = options.productRange ?? [50, 2000];
+  return {
+    variant,
+    order: options.order ?? 2,
+    numWarmup,
+    trajectoryLength: options.trajectoryLength ?? 1.2,
+    numIntegrationSteps: options.numIntegrationSteps,
+    maxNumIntegrationSteps: options.maxNumIntegrationSteps,
+    adaptStepSize: options.adaptStepSize ?? true,
+    targetAcceptanceRate: options.targetAcceptanceRate,
+    updateEvery,
+    recenterTolerance,
+    maxNewtonSteps,
+    subsetFraction: options.subsetFraction ?? 0.01,
+    startAtThetaStar: options.startAtThetaStar ?? true,
+    initialMetric: options.initialMetric ?? "laplace",
+    targetVariance: options.targetVariance ?? 1,
+    minSubsampleSize: Math.min(options.minSubsampleSize ?? 100, n),
+    maxSubsampleSize: options.maxSubsampleSize ?? Math.max(2, Math.ceil(n / 10)),
+    numBlocks: options.numBlocks ?? 100,
+    batchSize: options.batchSize,
+    numRefreshed: options.numRefreshed ?? 1,
+    productRange: range,
+    pilotSize: options.pilotSize,
+    numPilotDraws: options.numPilotDraws ?? 10,
+    divergenceThreshold: options.divergenceThreshold,
+    subsampleSize: options.subsampleSize,
+    numProducts: options.numProducts,
+    lowerBound: options.lowerBound,
+    signedTraining: options.signedTraining,
+    thetaStar: options.thetaStar,
+    stepSize: options.stepSize,
+  };
+}

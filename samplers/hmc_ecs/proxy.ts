@@ -1,0 +1,235 @@
+/**
+ * The proxy of HMC-ECS: Taylor control variates qₖ around θ* and the chain's
+ * subsample estimator of the likelihood built on them — the interface the
+ * u-update, the θ-update and the warmup use, with one fast WebAssembly
+ * implementation for GLMs and one TypeScript implementation for any model
+ * with per-row Hessians.
+ *
+ * ```
+ *  ControlVariateProxy   θ*, S = Σℓₖ(θ*), A = Σ∇ℓₖ(θ*), B = ΣHₖ(θ*); recenter(θ*)
+ *   (one per chain)      (one full-data pass); pilot statistics of dₖ = ℓₖ − qₖ;
+ *                        creates the chain's subsample estimators
+ *  SubsampleEstimator    u and log L̂(θ; u): perturbed (difference estimator on
+ *                        G blocks, eq. 12) or signed (block-Poisson, eq. 15);
+ *                        propose / score / accept a refresh of u (eq. 5)
+ *
+ *  createProxy(model)    GlmModel            → proxy_glm.ts  (per-row cache η*, ℓ*, a, b in WASM)
+ *                        PerRowHessianModel  → proxy_rows.ts (per-row ℓ*, ∇ℓ*, H* in TypeScript)
+ * ```
+ *
+ * Every proxy and estimator is owned by one chain: creating or disposing one
+ * never touches another's memory.
+ *
+ * References: Dang et al. (2019), eqs. 5, 8–15, §6.3.
+ *
+ * @module
+ */
+import { GlmModel } from "../../models/glm.ts";
+import { type DataModel, hasPerRowHessians, type Model } from "../../models/model.ts";
+import type { Rng } from "../../random/rng.ts";
+import type { TaylorOrder } from "../../subsampling/control_variates.ts";
+import type {
+  PilotDifferences,
+  SubsetMapOptions,
+  SubsetMapResult,
+} from "../../subsampling/tuning.ts";
+import { glmProxy, glmSubsetMap } from "./proxy_glm.ts";
+import { rowsProxy, rowsSubsetMap } from "./proxy_rows.ts";
+
+/** log L̂(θ; u) and what comes with it. */
+export interface LikelihoodEstimate {
+  /** log L̂(θ; u) (perturbed) or log|L̂(θ; u)| (signed). */
+  readonly value: number;
+  /** σ̂²ₘ (perturbed) or the estimated Var log|L̂| = var(d̂)/λ (signed). */
+  readonly variance: number;
+  /** sign(L̂) (always 1 for perturbed). */
+  readonly sign: number;
+}
+
+/** The u-side of a chain: the subsample u and the estimator of log L̂(θ; u). */
+export interface SubsampleEstimatorBase<P> {
+  /**
+   * log L̂(θ; u) for the current u and, with `grad`, its gradient (written,
+   * not accumulated). Remembers the per-row / per-slot values for
+   * {@link snapshot}.
+   */
+  evaluate(theta: Float64Array, grad?: Float64Array): LikelihoodEstimate;
+  /** A copy of the per-row dₖ (perturbed) or per-slot d̂ (signed) of the latest evaluate. */
+  snapshot(): Float64Array;
+  /** Draw a refresh u' of one block / κ products (gathers its rows; u is unchanged). */
+  propose(rng: Rng): P;
+  /**
+   * log L̂(θ; u') evaluating only the proposal's rows, given the snapshot
+   * taken at the same θ for the current u.
+   */
+  proposalLogEstimate(theta: Float64Array, proposal: P, snapshot: Float64Array): number;
+  /** Make the proposal current. */
+  accept(proposal: P): void;
+  /** Rows per estimator evaluation: m (perturbed) or S·m (signed). */
+  readonly numRowsPerEvaluation: number;
+  /** Rows evaluated so far by `evaluate` and `proposalLogEstimate` (cumulative). */
+  readonly numRowsEvaluated: number;
+  /** Free the subsample's memory. */
+  dispose(): void;
+}
+
+/** The perturbed variant's subsample: m rows in G blocks, difference estimator (eq. 12). */
+export interface PerturbedEstimator extends SubsampleEstimatorBase<unknown> {
+  /** Discriminator. */
+  readonly variant: "perturbed";
+  /** m. */
+  readonly subsampleSize: number;
+  /** G. */
+  readonly numBlocks: number;
+}
+
+/** The signed variant's subsample: λ products of χₗ ~ Pois(1) mini-batches (eq. 15). */
+export interface SignedEstimator extends SubsampleEstimatorBase<unknown> {
+  /** Discriminator. */
+  readonly variant: "signed";
+  /** Mini-batch size m. */
+  readonly batchSize: number;
+  /** λ. */
+  readonly numProducts: number;
+  /** κ. */
+  readonly numRefreshed: number;
+  /** The lower bound a (changed by warmup tuning only). */
+  lowerBound: number;
+}
+
+/** A chain's subsample estimator. */
+export type SubsampleEstimator = PerturbedEstimator | SignedEstimator;
+
+/** Settings of a perturbed subsample. */
+export interface BlockSubsampleSettings {
+  /** m. */
+  subsampleSize: number;
+  /** G. */
+  numBlocks: number;
+}
+
+/** Settings of a signed subsample. */
+export interface PoissonSubsampleSettings {
+  /** Mini-batch size m. */
+  batchSize: number;
+  /** λ. */
+  numProducts: number;
+  /** κ. */
+  numRefreshed: number;
+  /** a. */
+  lowerBound: number;
+}
+
+/**
+ * Control variates of one chain around its θ*, and the factory of its
+ * subsample estimators.
+ */
+export interface ControlVariateProxy {
+  /** Taylor order. */
+  readonly order: TaylorOrder;
+  /** d. */
+  readonly dim: number;
+  /** n. */
+  readonly numRows: number;
+  /** The current θ* (do not mutate). */
+  readonly thetaStar: Float64Array;
+  /** S = Σₖ ℓₖ(θ*). */
+  readonly llStarSum: number;
+  /** A = Σₖ ∇ℓₖ(θ*). */
+  readonly gradSum: Float64Array;
+  /** B = Σₖ Hₖ(θ*) (always computed: it gives the metric and the Newton steps). */
+  readonly hessSum: Float64Array;
+  /** Incremented at every centring. */
+  readonly version: number;
+  /** Move θ* and recompute the per-row cache and S, A, B (one full-data pass, counted). */
+  recenter(thetaStar: Float64Array): void;
+  /** Mean and variance of dₖ(θ) over a random pilot sample of rows, per θ (counted). */
+  pilotDifferences(
+    thetas: readonly Float64Array[],
+    rng: Rng,
+    pilotSize: number | undefined,
+  ): PilotDifferences;
+  /** A perturbed subsample drawn with `rng`. */
+  blockSubsample(rng: Rng, settings: BlockSubsampleSettings): PerturbedEstimator;
+  /** A signed subsample drawn with `rng`. */
+  poissonSubsample(rng: Rng, settings: PoissonSubsampleSettings): SignedEstimator;
+  /** Free the per-row cache (estimators are disposed separately). */
+  dispose(): void;
+}
+
+/** A model HMC-ECS can run on: a GLM, or a DataModel with per-row Hessians. */
+export type HmcEcsModel = DataModel;
+
+/**
+ * Check that HMC-ECS can build control variates for `model`.
+ *
+ * @param model Any model.
+ * @returns The model as a DataModel.
+ * @throws {TypeError} If it is neither a GlmModel nor a PerRowHessianModel.
+ */
+export function assertControlVariateModel(model: Model): HmcEcsModel {
+  if (model instanceof GlmModel || hasPerRowHessians(model)) return model as DataModel;
+  throw new TypeError(
+    `HMC-ECS needs a GlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), got ${
+      (model as object)?.constructor?.name ?? typeof model
+    }`,
+  );
+}
+
+/**
+ * The control variates of one chain centred at θ* (one full-data pass):
+ * the GLM's WebAssembly path or the generic per-row path.
+ *
+ * @param model A GlmModel or a PerRowHessianModel.
+ * @param thetaStar The expansion point.
+ * @param order Taylor order 0, 1 or 2.
+ * @returns The chain's proxy; dispose it when the chain ends.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { createProxy } from "./proxy.ts";
+ * const model = new NormalGammaModel(Float64Array.from({ length: 50 }, (_, i) => Math.sin(i)));
+ * const proxy = createProxy(model, new Float64Array([0, 2]), 2);
+ * assert.ok(Math.abs(proxy.llStarSum - model.logLikelihood(new Float64Array([0, 2]))) < 1e-9);
+ * proxy.dispose();
+ * ```
+ * References: Dang et al. (2019), eqs. 11, 14.
+ */
+export function createProxy(
+  model: Model,
+  thetaStar: Float64Array,
+  order: TaylorOrder,
+): ControlVariateProxy {
+  const m = assertControlVariateModel(model);
+  if (m instanceof GlmModel) return glmProxy(m, thetaStar, order);
+  if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
+  return rowsProxy(m, thetaStar, order);
+}
+
+/**
+ * θ* as the MAP of the prior plus the n/ñ-scaled likelihood of a random
+ * subset, with its Laplace precision (§6.3), for either kind of model.
+ *
+ * @param model A GlmModel or a PerRowHessianModel.
+ * @param rng Generator for the subset.
+ * @param options Subset fraction, Newton settings and starting point.
+ * @returns θ*, the precision and the subset size.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { Rng } from "../../random/rng.ts";
+ * import { subsetFit } from "./proxy.ts";
+ * const model = new NormalGammaModel(Float64Array.from({ length: 400 }, (_, i) => Math.sin(i)));
+ * const fit = subsetFit(model, new Rng(1), { fraction: 1, initialPosition: new Float64Array([0, 1]) });
+ * assert.ok(Math.abs(fit.thetaStar[0] - model.posterior.muN) < 1e-3);
+ * ```
+ * References: Dang et al. (2019), §6.3.
+ */
+export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): SubsetMapResult {
+  const m = assertControlVariateModel(model);
+  if (m instanceof GlmModel) return glmSubsetMap(m, rng, options);
+  if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
+  return rowsSubsetMap(m, rng, options);
+}

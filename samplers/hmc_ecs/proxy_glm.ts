@@ -1,0 +1,176 @@
+/**
+ * The GLM proxy: HMC-ECS's control variates and subsample estimators on the
+ * WebAssembly core, as thin adapters over `subsampling/` (the compact per-row
+ * cache η*, ℓ*, a, b of {@link ControlVariates}; gathered subsamples
+ * {@link BlockSubsample} and {@link PoissonSubsample}; the
+ * {@link DifferenceEstimator} and {@link BlockPoissonEstimator}).
+ *
+ * Each call creates objects owned by one chain; nothing is shared between
+ * chains but the model's read-only data.
+ *
+ * References: Dang et al. (2019), eqs. 8–15; Quiroz et al. (2019, 2018b).
+ *
+ * @module
+ */
+import type { GlmModel } from "../../models/glm.ts";
+import type { Rng } from "../../random/rng.ts";
+import { BlockPoissonEstimator } from "../../subsampling/block_poisson.ts";
+import { ControlVariates, type TaylorOrder } from "../../subsampling/control_variates.ts";
+import { DifferenceEstimator } from "../../subsampling/difference_estimator.ts";
+import {
+  type BlockProposal,
+  BlockSubsample,
+  PoissonSubsample,
+  type ProductProposal,
+} from "../../subsampling/subsample_state.ts";
+import {
+  pilotDifferences,
+  subsetMap,
+  type SubsetMapOptions,
+  type SubsetMapResult,
+} from "../../subsampling/tuning.ts";
+import type {
+  BlockSubsampleSettings,
+  ControlVariateProxy,
+  LikelihoodEstimate,
+  PerturbedEstimator,
+  PoissonSubsampleSettings,
+  SignedEstimator,
+} from "./proxy.ts";
+
+/**
+ * A chain's control variates for a GLM, centred at θ* (one full-data pass;
+ * B = ΣHₖ(θ*) is computed at every centring for the metric and Newton steps).
+ *
+ * @param model The GLM.
+ * @param thetaStar The expansion point.
+ * @param order Taylor order.
+ * @returns The proxy.
+ */
+export function glmProxy(
+  model: GlmModel,
+  thetaStar: Float64Array,
+  order: TaylorOrder,
+): ControlVariateProxy {
+  const cv = new ControlVariates(model, thetaStar, { order, computeHessian: true });
+  return {
+    order: cv.order,
+    dim: cv.dim,
+    numRows: cv.numRows,
+    thetaStar: cv.thetaStar,
+    get llStarSum() {
+      return cv.llStarSum;
+    },
+    gradSum: cv.gradSum,
+    hessSum: cv.hessSum,
+    get version() {
+      return cv.version;
+    },
+    recenter: (t) => cv.recenter(t),
+    pilotDifferences: (thetas, rng, pilotSize) => pilotDifferences(cv, { thetas, rng, pilotSize }),
+    blockSubsample: (rng, s) => _perturbed(cv, rng, s),
+    poissonSubsample: (rng, s) => _signed(cv, rng, s),
+    dispose: () => cv.dispose(),
+  };
+}
+
+/**
+ * The subset MAP of a GLM ({@link subsetMap}).
+ *
+ * @param model The GLM.
+ * @param rng Generator.
+ * @param options Subset and Newton settings.
+ * @returns The fit.
+ */
+export function glmSubsetMap(
+  model: GlmModel,
+  rng: Rng,
+  options: SubsetMapOptions,
+): SubsetMapResult {
+  return subsetMap(model, rng, options);
+}
+
+function _perturbed(
+  cv: ControlVariates,
+  rng: Rng,
+  settings: BlockSubsampleSettings,
+): PerturbedEstimator {
+  const u = new BlockSubsample(cv, rng, settings);
+  const est = new DifferenceEstimator(u);
+  let rows = 0;
+  return {
+    variant: "perturbed",
+    subsampleSize: u.subsampleSize,
+    numBlocks: u.numBlocks,
+    numRowsPerEvaluation: u.subsampleSize,
+    get numRowsEvaluated() {
+      return rows;
+    },
+    evaluate(theta, grad): LikelihoodEstimate {
+      const e = est.evaluate(theta, { grad });
+      rows += u.subsampleSize;
+      return { value: e.value, variance: e.variance, sign: 1 };
+    },
+    snapshot: () => est.lastDiffs.slice(),
+    propose: (r) => u.propose(r),
+    proposalLogEstimate(theta, proposal, snapshot) {
+      const p = proposal as BlockProposal;
+      rows += p.end - p.start;
+      return est.evaluateProposal(theta, { proposal: p, currentDiffs: snapshot }).estimate.value;
+    },
+    accept: (proposal) => u.accept(proposal as BlockProposal),
+    dispose: () => u.dispose(),
+  };
+}
+
+function _signed(
+  cv: ControlVariates,
+  rng: Rng,
+  settings: PoissonSubsampleSettings,
+): SignedEstimator {
+  const u = new PoissonSubsample(cv, rng, settings);
+  const est = new BlockPoissonEstimator(u, { lowerBound: settings.lowerBound });
+  let rows = 0;
+  return {
+    variant: "signed",
+    batchSize: u.batchSize,
+    numProducts: u.numProducts,
+    numRefreshed: u.numRefreshed,
+    get lowerBound() {
+      return est.lowerBound;
+    },
+    set lowerBound(a: number) {
+      est.lowerBound = a;
+    },
+    get numRowsPerEvaluation() {
+      return u.numSlots * u.batchSize;
+    },
+    get numRowsEvaluated() {
+      return rows;
+    },
+    evaluate(theta, grad): LikelihoodEstimate {
+      const e = est.evaluate(theta, { grad });
+      rows += u.numSlots * u.batchSize;
+      const S = u.numSlots, b = est.lastBatchEstimates;
+      let mean = 0;
+      for (let s = 0; s < S; s++) mean += b[s];
+      mean /= Math.max(1, S);
+      let ss = 0;
+      for (let s = 0; s < S; s++) ss += (b[s] - mean) ** 2;
+      const variance = S > 1 ? ss / (S - 1) / u.numProducts : 0;
+      return { value: e.logAbs, variance, sign: e.sign };
+    },
+    snapshot: () => est.lastBatchEstimates.slice(0, u.numSlots),
+    propose: (r) => u.propose(r),
+    proposalLogEstimate(theta, proposal, snapshot) {
+      const p = proposal as ProductProposal;
+      rows += p.numSlots * u.batchSize;
+      return est.evaluateProposal(theta, { proposal: p, currentBatchEstimates: snapshot })
+        .estimate.logAbs;
+    },
+    accept: (proposal) => {
+      u.accept(proposal as ProductProposal);
+    },
+    dispose: () => u.dispose(),
+  };
+}

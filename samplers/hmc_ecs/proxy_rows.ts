@@ -1,0 +1,540 @@
+/**
+ * The generic proxy: HMC-ECS's control variates and subsample estimators for
+ * any {@link PerRowHessianModel}, in TypeScript.
+ *
+ * One full-data pass at θ* stores, per row, ℓₖ(θ*), ∇ℓₖ(θ*) and (order 2)
+ * Hₖ(θ*) — O(n d²) memory, fine for small d — and the sums S, A, B. Then
+ *
+ * ```
+ *  qₖ(θ) = ℓₖ* + ∇ℓₖ*ᵀδ + ½ δᵀHₖ*δ,   ∇qₖ(θ) = ∇ℓₖ* + Hₖ*δ,   δ = θ − θ*   (eq. 11)
+ *  Σₖ qₖ(θ) = S + Aᵀδ + ½ δᵀBδ                                              (eq. 14)
+ *  dₖ = ℓₖ(θ) − qₖ(θ),  ∇dₖ = ∇ℓₖ(θ) − ∇qₖ(θ)
+ * ```
+ *
+ * and the estimators are those of the GLM path (difference estimator eq. 12
+ * on G blocks; block-Poisson eq. 15 on λ products) over row indices instead of
+ * gathered WebAssembly rows. Rows are evaluated through the model's
+ * `logLikelihoodRows` and `perRowGradients`, so the model's cost counter sees
+ * every row.
+ *
+ * References: Dang et al. (2019), eqs. 8–15, §6.3; Bardenet et al. (2017).
+ *
+ * @module
+ */
+import { cholesky, choleskySolve } from "../../math/linalg.ts";
+import type { PerRowHessianModel } from "../../models/model.ts";
+import type { Rng } from "../../random/rng.ts";
+import { blockPoissonEstimate } from "../../subsampling/block_poisson.ts";
+import type { TaylorOrder } from "../../subsampling/control_variates.ts";
+import { differenceEstimate } from "../../subsampling/difference_estimator.ts";
+import type {
+  PilotDifferences,
+  SubsetMapOptions,
+  SubsetMapResult,
+} from "../../subsampling/tuning.ts";
+import type {
+  BlockSubsampleSettings,
+  ControlVariateProxy,
+  LikelihoodEstimate,
+  PerturbedEstimator,
+  PoissonSubsampleSettings,
+  SignedEstimator,
+} from "./proxy.ts";
+
+/**
+ * A chain's control variates for a model with per-row Hessians, centred at θ*.
+ *
+ * @param model The model.
+ * @param thetaStar The expansion point.
+ * @param order Taylor order.
+ * @returns The proxy.
+ */
+export function rowsProxy(
+  model: PerRowHessianModel,
+  thetaStar: Float64Array,
+  order: TaylorOrder,
+): ControlVariateProxy {
+  if (order !== 0 && order !== 1 && order !== 2) {
+    throw new RangeError(`order must be 0, 1 or 2, got ${order}`);
+  }
+  const cache = new _RowCache(model, order);
+  cache.recenter(thetaStar);
+  return {
+    order,
+    dim: cache.dim,
+    numRows: cache.numRows,
+    thetaStar: cache.thetaStar,
+    get llStarSum() {
+      return cache.llStarSum;
+    },
+    gradSum: cache.gradSum,
+    hessSum: cache.hessSum,
+    get version() {
+      return cache.version;
+    },
+    recenter: (t) => cache.recenter(t),
+    pilotDifferences: (thetas, rng, pilotSize) => _pilot(cache, thetas, rng, pilotSize),
+    blockSubsample: (rng, s) => _perturbed(cache, rng, s),
+    poissonSubsample: (rng, s) => _signed(cache, rng, s),
+    dispose: () => cache.dispose(),
+  };
+}
+
+/**
+ * θ* as the MAP of log p(θ) + (n/ñ) Σ_{k ∈ subset} ℓₖ(θ) by damped Newton,
+ * with the Laplace precision (the generic counterpart of `subsetMap`).
+ *
+ * @param model The model.
+ * @param rng Generator for the subset.
+ * @param options Subset fraction, Newton settings, starting point (must have a finite density).
+ * @returns The fit.
+ */
+export function rowsSubsetMap(
+  model: PerRowHessianModel,
+  rng: Rng,
+  options: SubsetMapOptions,
+): SubsetMapResult {
+  const n = model.numRows, d = model.dim;
+  const fraction = options.fraction ?? 0.01;
+  if (!(fraction > 0 && fraction <= 1)) {
+    throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
+  }
+  const maxIt = options.maxIterations ?? 50, tol = options.tolerance ?? 1e-10;
+  const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
+  const scale = n / sub;
+  const rows = rng.sampleWithoutReplacement(n, sub);
+  const gLik = new Float64Array(d), gPrior = new Float64Array(d);
+  const hRows = new Float64Array(sub * d * d), hPrior = new Float64Array(d * d);
+  const evalF = (theta: Float64Array, g: Float64Array | null): number => {
+    const ll = model.logLikelihoodRows(theta, rows, g ? { grad: gLik } : {});
+    const lp = model.logPrior(theta, gPrior);
+    if (g) { for (let j = 0; j < d; j++) g[j] = gPrior[j] + scale * gLik[j]; }
+    return lp + scale * ll;
+  };
+  const negHess = (theta: Float64Array, out: Float64Array): void => {
+    model.perRowHessians(theta, rows, hRows);
+    model.logPriorHessian(theta, hPrior);
+    for (let i = 0; i < d * d; i++) {
+      let s = 0;
+      for (let k = 0; k < sub; k++) s += hRows[k * d * d + i];
+      out[i] = -(hPrior[i] + scale * s);
+    }
+  };
+  let theta = options.initialPosition
+    ? Float64Array.from(options.initialPosition)
+    : new Float64Array(d);
+  const g = new Float64Array(d), prec = new Float64Array(d * d), trial = new Float64Array(d);
+  let f = evalF(theta, g);
+  if (!Number.isFinite(f)) {
+    throw new RangeError(
+      `the subset fit needs a starting point with a finite log density, got ${f} at [${
+        Array.from(theta).join(", ")
+      }]; give an initial position inside the support`,
+    );
+  }
+  let it = 0;
+  for (; it < maxIt; it++) {
+    negHess(theta, prec);
+    const step = choleskySolve(_levenbergCholesky(prec), g);
+    let dec = 0;
+    for (let j = 0; j < d; j++) dec += g[j] * step[j];
+    if (!(dec / 2 >= tol)) break;
+    let t = 1;
+    for (let k = 0; k < 60; k++) {
+      for (let j = 0; j < d; j++) trial[j] = theta[j] + t * step[j];
+      const fNew = evalF(trial, null);
+      if (fNew >= f + 1e-4 * t * dec) break;
+      t /= 2;
+    }
+    theta = Float64Array.from(trial);
+    f = evalF(theta, g);
+  }
+  negHess(theta, prec);
+  return { thetaStar: theta, precision: prec, numSubsetRows: sub, numIterations: it };
+}
+
+/**
+ * Cholesky factor of P + τI with the smallest τ in {0, 10⁻⁸s, 10⁻⁷s, …} (s =
+ * the largest |Pᵢᵢ|) that makes it positive definite: far from the mode a
+ * non-GLM log posterior need not be concave, and (P + τI)⁻¹g is still an
+ * ascent direction (Levenberg–Marquardt).
+ */
+function _levenbergCholesky(prec: Float64Array): Float64Array {
+  const d = Math.round(Math.sqrt(prec.length));
+  let s = 0;
+  for (let i = 0; i < d; i++) s = Math.max(s, Math.abs(prec[i * d + i]));
+  for (let tau = 0, k = 0; k < 40; k++, tau = tau === 0 ? 1e-8 * s : 10 * tau) {
+    try {
+      return cholesky(prec, { name: "subset precision", jitter: tau });
+    } catch (e) {
+      if (!(e instanceof RangeError) || k === 39) throw e;
+    }
+  }
+  throw new RangeError("unreachable");
+}
+
+/** Per-row ℓₖ*, ∇ℓₖ*, Hₖ* at θ* and their sums; dₖ and ∇dₖ at any θ. */
+class _RowCache {
+  readonly model: PerRowHessianModel;
+  readonly order: TaylorOrder;
+  readonly dim: number;
+  readonly numRows: number;
+  readonly thetaStar: Float64Array;
+  llStarSum = 0;
+  readonly gradSum: Float64Array;
+  readonly hessSum: Float64Array;
+  version = 0;
+  llStar: Float64Array;
+  gradStar: Float64Array;
+  hessStar: Float64Array;
+  readonly #all: Int32Array;
+  readonly #delta: Float64Array;
+
+  constructor(model: PerRowHessianModel, order: TaylorOrder) {
+    const n = model.numRows, d = model.dim;
+    this.model = model;
+    this.order = order;
+    this.dim = d;
+    this.numRows = n;
+    this.thetaStar = new Float64Array(d);
+    this.gradSum = new Float64Array(d);
+    this.hessSum = new Float64Array(d * d);
+    this.llStar = new Float64Array(n);
+    this.gradStar = new Float64Array(n * d);
+    this.hessStar = new Float64Array(n * d * d);
+    this.#all = Int32Array.from({ length: n }, (_, i) => i);
+    this.#delta = new Float64Array(d);
+  }
+
+  /** One full-data pass at θ* (n ℓ rows, n gradient rows and n Hessian rows counted). */
+  recenter(thetaStar: Float64Array): void {
+    const d = this.dim, n = this.numRows, m = this.model;
+    if (!(thetaStar instanceof Float64Array) || thetaStar.length !== d) {
+      throw new RangeError(`thetaStar must be a Float64Array of length ${d}`);
+    }
+    for (let j = 0; j < d; j++) {
+      if (!Number.isFinite(thetaStar[j])) {
+        throw new RangeError(`thetaStar must be finite, got ${thetaStar[j]} at index ${j}`);
+      }
+    }
+    this.thetaStar.set(thetaStar);
+    this.llStarSum = m.logLikelihoodRows(thetaStar, this.#all, { perRow: this.llStar });
+    m.perRowGradients(thetaStar, this.#all, this.gradStar);
+    m.perRowHessians(thetaStar, this.#all, this.hessStar);
+    this.gradSum.fill(0);
+    this.hessSum.fill(0);
+    for (let k = 0; k < n; k++) {
+      for (let j = 0; j < d; j++) this.gradSum[j] += this.gradStar[k * d + j];
+      for (let i = 0; i < d * d; i++) this.hessSum[i] += this.hessStar[k * d * d + i];
+    }
+    this.version++;
+  }
+
+  /** Σₖ qₖ(θ) and, with `grad`, its gradient A + Bδ (orders 1, 2), as in ControlVariates. */
+  sumAndGradient(theta: Float64Array, grad?: Float64Array): number {
+    const d = this.dim, delta = this.#delta, A = this.gradSum, B = this.hessSum;
+    for (let j = 0; j < d; j++) delta[j] = theta[j] - this.thetaStar[j];
+    let v = this.llStarSum;
+    if (grad) grad.fill(0, 0, d);
+    if (this.order === 0) return v;
+    for (let j = 0; j < d; j++) v += A[j] * delta[j];
+    if (grad) grad.set(A);
+    if (this.order === 1) return v;
+    let quad = 0;
+    for (let i = 0; i < d; i++) {
+      let bi = 0;
+      for (let j = 0; j < d; j++) bi += B[i * d + j] * delta[j];
+      quad += delta[i] * bi;
+      if (grad) grad[i] += bi;
+    }
+    return v + 0.5 * quad;
+  }
+
+  /**
+   * dₖ(θ) of the listed rows into `out`; with `gradOut` (rows.length × d),
+   * ∇dₖ(θ) too. Counts the rows as ℓ rows (and gradient rows).
+   */
+  differences(
+    theta: Float64Array,
+    rows: Int32Array,
+    out: Float64Array,
+    gradOut?: Float64Array,
+  ): void {
+    const d = this.dim, delta = this.#delta, o = this.order, k = rows.length;
+    for (let j = 0; j < d; j++) delta[j] = theta[j] - this.thetaStar[j];
+    this.model.logLikelihoodRows(theta, rows, { perRow: out });
+    if (gradOut) this.model.perRowGradients(theta, rows, gradOut);
+    for (let i = 0; i < k; i++) {
+      const r = rows[i];
+      let q = this.llStar[r];
+      if (o >= 1) {
+        const g0 = r * d;
+        for (let j = 0; j < d; j++) {
+          q += this.gradStar[g0 + j] * delta[j];
+          if (gradOut) gradOut[i * d + j] -= this.gradStar[g0 + j];
+        }
+      }
+      if (o === 2) {
+        const h0 = r * d * d;
+        let quad = 0;
+        for (let a = 0; a < d; a++) {
+          let ha = 0;
+          for (let b = 0; b < d; b++) ha += this.hessStar[h0 + a * d + b] * delta[b];
+          quad += delta[a] * ha;
+          if (gradOut) gradOut[i * d + a] -= ha;
+        }
+        q += 0.5 * quad;
+      }
+      out[i] -= q;
+    }
+  }
+
+  dispose(): void {
+    this.llStar = this.gradStar = this.hessStar = new Float64Array(0);
+  }
+}
+
+function _pilot(
+  cache: _RowCache,
+  thetas: readonly Float64Array[],
+  rng: Rng,
+  pilotSize: number | undefined,
+): PilotDifferences {
+  const n = cache.numRows, size = pilotSize ?? Math.min(1000, n);
+  if (!Number.isInteger(size) || size < 2) {
+    throw new RangeError(`pilotSize must be an integer ≥ 2, got ${size}`);
+  }
+  const rows = rng.sampleWithReplacement(n, size), dv = new Float64Array(size);
+  const K = thetas.length, mean = new Float64Array(K), variance = new Float64Array(K);
+  for (let k = 0; k < K; k++) {
+    cache.differences(thetas[k], rows, dv);
+    let s = 0;
+    for (let i = 0; i < size; i++) s += dv[i];
+    const mu = s / size;
+    let ss = 0;
+    for (let i = 0; i < size; i++) ss += (dv[i] - mu) ** 2;
+    mean[k] = mu;
+    variance[k] = ss / (size - 1);
+  }
+  return { numRows: n, pilotSize: size, mean, variance };
+}
+
+/** Σᵢ wᵢ ∇dᵢ over the first k rows of a (k × d) per-row gradient array, added to `out`. */
+function _addWeighted(
+  rowGrads: Float64Array,
+  weights: ArrayLike<number>,
+  k: number,
+  out: Float64Array,
+): void {
+  const d = out.length;
+  for (let i = 0; i < k; i++) {
+    const w = weights[i];
+    for (let j = 0; j < d; j++) out[j] += w * rowGrads[i * d + j];
+  }
+}
+
+interface _BlockProposal {
+  block: number;
+  indices: Int32Array;
+}
+
+function _perturbed(
+  cache: _RowCache,
+  rng: Rng,
+  settings: BlockSubsampleSettings,
+): PerturbedEstimator {
+  const m = settings.subsampleSize, n = cache.numRows, d = cache.dim;
+  if (!Number.isInteger(m) || m < 2) {
+    throw new RangeError(`subsampleSize must be an integer ≥ 2, got ${m}`);
+  }
+  if (!Number.isInteger(settings.numBlocks) || settings.numBlocks < 1) {
+    throw new RangeError(`numBlocks must be a positive integer, got ${settings.numBlocks}`);
+  }
+  const G = Math.min(settings.numBlocks, m);
+  const blockStart = Int32Array.from({ length: G + 1 }, (_, g) => Math.round((g * m) / G));
+  const indices = rng.sampleWithReplacement(n, m);
+  const lastDiffs = new Float64Array(m), rowGrads = new Float64Array(m * d);
+  const qGrad = new Float64Array(d), weights = new Float64Array(m);
+  let numRowsEvaluated = 0;
+  return {
+    variant: "perturbed",
+    subsampleSize: m,
+    numBlocks: G,
+    numRowsPerEvaluation: m,
+    get numRowsEvaluated() {
+      return numRowsEvaluated;
+    },
+    evaluate(theta, grad): LikelihoodEstimate {
+      numRowsEvaluated += m;
+      const sumQ = cache.sumAndGradient(theta, grad ? qGrad : undefined);
+      cache.differences(theta, indices, lastDiffs, grad ? rowGrads : undefined);
+      const e = differenceEstimate(lastDiffs, { numRows: n, sumControlVariates: sumQ });
+      if (grad) {
+        const nm = n / m, nm2 = nm * nm;
+        let mean = 0;
+        for (let i = 0; i < m; i++) mean += lastDiffs[i];
+        mean /= m;
+        for (let i = 0; i < m; i++) weights[i] = nm - nm2 * (lastDiffs[i] - mean);
+        grad.set(qGrad);
+        _addWeighted(rowGrads, weights, m, grad);
+      }
+      return { value: e.value, variance: e.variance, sign: 1 };
+    },
+    snapshot: () => lastDiffs.slice(),
+    propose(r): _BlockProposal {
+      const block = r.int(G);
+      return {
+        block,
+        indices: r.sampleWithReplacement(n, blockStart[block + 1] - blockStart[block]),
+      };
+    },
+    proposalLogEstimate(theta, proposal, snapshot) {
+      const p = proposal as _BlockProposal;
+      numRowsEvaluated += p.indices.length;
+      const fresh = new Float64Array(p.indices.length);
+      cache.differences(theta, p.indices, fresh);
+      const diffs = Float64Array.from(snapshot);
+      diffs.set(fresh, blockStart[p.block]);
+      return differenceEstimate(diffs, {
+        numRows: n,
+        sumControlVariates: cache.sumAndGradient(theta),
+      })
+        .value;
+    },
+    accept(proposal) {
+      const p = proposal as _BlockProposal;
+      indices.set(p.indices, blockStart[p.block]);
+    },
+    dispose() {},
+  };
+}
+
+interface _ProductProposal {
+  products: Int32Array;
+  chi: Int32Array;
+  rows: Int32Array;
+  slotProduct: Int32Array;
+}
+
+function _signed(cache: _RowCache, rng: Rng, settings: PoissonSubsampleSettings): SignedEstimator {
+  const { batchSize: m, numProducts: lam, numRefreshed: kappa } = settings;
+  const n = cache.numRows, d = cache.dim;
+  if (!Number.isInteger(m) || m < 1) {
+    throw new RangeError(`batchSize must be a positive integer, got ${m}`);
+  }
+  if (!Number.isInteger(lam) || lam < 1) {
+    throw new RangeError(`numProducts must be a positive integer, got ${lam}`);
+  }
+  if (!Number.isInteger(kappa) || kappa < 1 || kappa > lam) {
+    throw new RangeError(`numRefreshed must be an integer in [1, ${lam}], got ${kappa}`);
+  }
+  const chi = new Int32Array(lam);
+  let S = 0;
+  for (let l = 0; l < lam; l++) S += chi[l] = rng.poisson(1);
+  let slotProduct = new Int32Array(S);
+  for (let l = 0, s = 0; l < lam; l++) for (let h = 0; h < chi[l]; h++) slotProduct[s++] = l;
+  let rows = S > 0 ? rng.sampleWithReplacement(n, S * m) : new Int32Array(0);
+  let batch = new Float64Array(S);
+  const qGrad = new Float64Array(d);
+  let numRowsEvaluated = 0;
+  const self: SignedEstimator = {
+    variant: "signed",
+    batchSize: m,
+    numProducts: lam,
+    numRefreshed: kappa,
+    lowerBound: settings.lowerBound,
+    get numRowsPerEvaluation() {
+      return slotProduct.length * m;
+    },
+    get numRowsEvaluated() {
+      return numRowsEvaluated;
+    },
+    evaluate(theta, grad): LikelihoodEstimate {
+      const S = slotProduct.length, a = self.lowerBound, nm = n / m;
+      numRowsEvaluated += S * m;
+      const sumQ = cache.sumAndGradient(theta, grad ? qGrad : undefined);
+      const dv = new Float64Array(S * m), rowGrads = grad ? new Float64Array(S * m * d) : undefined;
+      if (S > 0) cache.differences(theta, rows, dv, rowGrads);
+      batch = new Float64Array(S);
+      for (let s = 0; s < S; s++) {
+        let t = 0;
+        for (let i = s * m; i < (s + 1) * m; i++) t += dv[i];
+        batch[s] = nm * t;
+      }
+      const e = blockPoissonEstimate(batch, {
+        numProducts: lam,
+        lowerBound: a,
+        sumControlVariates: sumQ,
+      });
+      if (grad) {
+        grad.set(qGrad);
+        const w = new Float64Array(S * m);
+        for (let s = 0; s < S; s++) w.fill(nm / (batch[s] - a), s * m, (s + 1) * m);
+        _addWeighted(rowGrads!, w, S * m, grad);
+      }
+      let mean = 0;
+      for (let s = 0; s < S; s++) mean += batch[s];
+      mean /= Math.max(1, S);
+      let ss = 0;
+      for (let s = 0; s < S; s++) ss += (batch[s] - mean) ** 2;
+      return { value: e.logAbs, variance: S > 1 ? ss / (S - 1) / lam : 0, sign: e.sign };
+    },
+    snapshot: () => batch.slice(),
+    propose(r): _ProductProposal {
+      const products = kappa === lam
+        ? Int32Array.from({ length: lam }, (_, i) => i)
+        : r.sampleWithoutReplacement(lam, kappa);
+      const newChi = new Int32Array(products.length);
+      let P = 0;
+      for (let i = 0; i < products.length; i++) P += newChi[i] = r.poisson(1);
+      const sp = new Int32Array(P);
+      for (let i = 0, s = 0; i < products.length; i++) {
+        for (let h = 0; h < newChi[i]; h++) sp[s++] = products[i];
+      }
+      const newRows = P > 0 ? r.sampleWithReplacement(n, P * m) : new Int32Array(0);
+      return { products, chi: newChi, rows: newRows, slotProduct: sp };
+    },
+    proposalLogEstimate(theta, proposal, snapshot) {
+      const p = proposal as _ProductProposal, P = p.slotProduct.length, nm = n / m;
+      numRowsEvaluated += P * m;
+      const dv = new Float64Array(P * m);
+      if (P > 0) cache.differences(theta, p.rows, dv);
+      const removed = new Uint8Array(lam);
+      for (const l of p.products) removed[l] = 1;
+      const all: number[] = [];
+      for (let s = 0; s < slotProduct.length; s++) {
+        if (!removed[slotProduct[s]]) all.push(snapshot[s]);
+      }
+      for (let s = 0; s < P; s++) {
+        let t = 0;
+        for (let i = s * m; i < (s + 1) * m; i++) t += dv[i];
+        all.push(nm * t);
+      }
+      return blockPoissonEstimate(all, {
+        numProducts: lam,
+        lowerBound: self.lowerBound,
+        sumControlVariates: cache.sumAndGradient(theta),
+      }).logAbs;
+    },
+    accept(proposal) {
+      const p = proposal as _ProductProposal;
+      const removed = new Uint8Array(lam);
+      for (const l of p.products) removed[l] = 1;
+      const keptSlots: number[] = [];
+      for (let s = 0; s < slotProduct.length; s++) if (!removed[slotProduct[s]]) keptSlots.push(s);
+      const K = keptSlots.length, P = p.slotProduct.length;
+      const nextRows = new Int32Array((K + P) * m), nextProduct = new Int32Array(K + P);
+      keptSlots.forEach((s, i) => {
+        nextRows.set(rows.subarray(s * m, (s + 1) * m), i * m);
+        nextProduct[i] = slotProduct[s];
+      });
+      nextRows.set(p.rows, K * m);
+      nextProduct.set(p.slotProduct, K);
+      for (let i = 0; i < p.products.length; i++) chi[p.products[i]] = p.chi[i];
+      rows = nextRows;
+      slotProduct = nextProduct;
+    },
+    dispose() {},
+  };
+  return self;
+}
