@@ -621,13 +621,15 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
  *   `intercept` is true.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { loadCsvToArena } from "./csv.ts";
  * const path = await Deno.makeTempFile({ suffix: ".csv" });
  * await Deno.writeTextFile(path, "y,a\n3,0.5\n0,-1\n");
  * const arena = loadCore({ backend: "reference" });
  * const data = await loadCsvToArena(arena, path, { response: "y", family: "poisson" });
- * console.log(data.numRows, arena.readF64(data.y, 2)); // 2 Float64Array(2) [ 3, 0 ]
+ * assert.equal(data.numRows, 2);
+ * assert.deepEqual(Array.from(arena.readF64(data.y, 2)), [3, 0]);
  * await Deno.remove(path);
  * ```
  */

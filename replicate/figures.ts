@@ -44,9 +44,10 @@ export interface ParameterDraws {
  * @returns A Vega-Lite spec with inline data.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { traceSpec } from "./figures.ts";
  * const spec = traceSpec([{ name: "a", chains: [[0, 1, 0.5], [1, 0, 0.2]] }]);
- * console.log(Array.isArray((spec.data as { values: unknown[] }).values)); // true
+ * assert.ok(Array.isArray((spec.data as { values: unknown[] }).values));
  * ```
  */
 export function traceSpec(
@@ -148,11 +149,12 @@ export interface DensitySpecOptions {
  * @returns A Vega-Lite spec with inline data.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { densitySpec } from "./figures.ts";
  * const spec = densitySpec([{ name: "a", chains: [[0, 1, 0.5, 0.7], [1, 0, 0.2, 0.4]] }], {
  *   references: [{ parameter: "a", label: "true value", value: 0.5 }],
  * });
- * console.log(typeof spec.facet); // "object"
+ * assert.equal(typeof spec.facet, "object");
  * ```
  */
 export function densitySpec(

@@ -35,12 +35,13 @@ export const NAN_TEXT = "—";
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { formatNumber } from "./format.ts";
- * console.log(formatNumber(3.14159265)); // "3.142"
- * console.log(formatNumber(-0.00001234)); // "-1.234e-5"
- * console.log(formatNumber(-1e-20, { digits: 2 })); // "-1e-20"
- * console.log(formatNumber(NaN)); // "—"
- * console.log(formatNumber(100000)); // "100000"
+ * assert.equal(formatNumber(3.14159265), "3.142");
+ * assert.equal(formatNumber(-0.00001234), "-1.234e-5");
+ * assert.equal(formatNumber(-1e-20, { digits: 2 }), "-1e-20");
+ * assert.equal(formatNumber(NaN), "—");
+ * assert.equal(formatNumber(100000), "100000");
  * ```
  */
 export function formatNumber(x: number, options: FormatNumberOptions = {}): string {
@@ -96,8 +97,9 @@ export function formatShort(x: number, digits = 3): string {
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { formatCell } from "./format.ts";
- * console.log(formatCell(null) === "" && formatCell("ok") === "ok"); // true
+ * assert.ok(formatCell(null) === "" && formatCell("ok") === "ok");
  * ```
  */
 export function formatCell(cell: Cell, options: FormatNumberOptions = {}): string {
@@ -117,8 +119,9 @@ export function formatCell(cell: Cell, options: FormatNumberOptions = {}): strin
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { formatCsvCell } from "./format.ts";
- * console.log(formatCsvCell(0.1 + 0.2)); // "0.30000000000000004"
+ * assert.equal(formatCsvCell(0.1 + 0.2), "0.30000000000000004");
  * ```
  */
 export function formatCsvCell(cell: Cell): string {
@@ -144,8 +147,9 @@ export function formatCsvCell(cell: Cell): string {
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { csvField } from "./format.ts";
- * console.log(csvField('say "hi", then go')); // "\"say \"\"hi\"\", then go\""
+ * assert.equal(csvField('say "hi", then go'), "\"say \"\"hi\"\", then go\"");
  * ```
  */
 export function csvField(text: string): string {
@@ -161,8 +165,9 @@ export function csvField(text: string): string {
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { toCsv } from "./format.ts";
- * console.log(toCsv(["a", "b"], [[1, "x,y"]])); // "a,b\r\n1,\"x,y\"\r\n"
+ * assert.equal(toCsv(["a", "b"], [[1, "x,y"]]), "a,b\r\n1,\"x,y\"\r\n");
  * ```
  */
 export function toCsv(columns: readonly string[], rows: readonly (readonly Cell[])[]): string {
@@ -186,8 +191,9 @@ export function toCsv(columns: readonly string[], rows: readonly (readonly Cell[
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { formatDuration } from "./format.ts";
- * console.log(formatDuration(125)); // "2 min 05 s"
+ * assert.equal(formatDuration(125), "2 min 05 s");
  * ```
  */
 export function formatDuration(seconds: number): string {

@@ -101,9 +101,12 @@ export function replicateUsage(
  * @throws UsageError for an unknown option, a missing value or a bad seed.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { parseReplicateArgs } from "./main.ts";
  * const a = parseReplicateArgs(["--quick", "--seed", "7", "r0"]);
- * console.log(a.quick, a.seed, a.names); // true 7 [ "r0" ]
+ * assert.ok(a.quick);
+ * assert.equal(a.seed, 7);
+ * assert.deepEqual(Array.from(a.names), ["r0"]);
  * ```
  */
 export function parseReplicateArgs(args: readonly string[]): ReplicateArgs {

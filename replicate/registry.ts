@@ -48,8 +48,9 @@ export const EXPERIMENTS: readonly Experiment[] = [
  * @throws RangeError naming the unknown name and listing the valid ones.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { EXPERIMENTS, selectExperiments } from "./registry.ts";
- * console.log(selectExperiments([]).length === EXPERIMENTS.length); // true
+ * assert.ok(selectExperiments([]).length === EXPERIMENTS.length);
  * ```
  */
 export function selectExperiments(

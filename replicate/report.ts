@@ -110,8 +110,9 @@ const _SAFE_NAME = /^[A-Za-z0-9_-]+$/;
  * @returns Cores, OS, architecture and runtime versions.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { machineInfo } from "./report.ts";
- * console.log(machineInfo().cores >= 1); // true
+ * assert.ok(machineInfo().cores >= 1);
  * ```
  */
 export function machineInfo(): MachineInfo {
