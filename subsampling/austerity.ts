@@ -31,6 +31,8 @@
  *
  * @module
  */
+// Pinned npm specifier (not an import-map name) so that URL imports of mod.ts resolve it.
+// deno-lint-ignore no-import-prefix
 import studentTCdf from "npm:@stdlib/stats-base-dists-t-cdf@0.2.3";
 import type { DataModel } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
