@@ -319,8 +319,11 @@ export interface ApproxMhOptions {
   epsilon?: number;
   /** Test mini-batch size m (default min(N, 500)). */
   batchSize?: number;
-  /** Report agreement with the exact test (uncounted extra work; default false). */
-  checkExact?: boolean;
+  /**
+   * Report agreement with the exact test (uncounted extra work): `true` for
+   * every step, a number k for the first k sampling iterations only (default false).
+   */
+  checkExact?: boolean | number;
   /** Random walk: initial scale s (default 2.38/√d). */
   scale?: number;
   /** Random walk: proposal covariance shape Σ (d×d); proposals N(θ, s²Σ). Default I. */
@@ -355,7 +358,11 @@ function _common(model: Model, options: ApproxMhOptions) {
   if (!Number.isInteger(batchSize) || batchSize < 2) {
     throw new RangeError(`batchSize must be an integer ≥ 2, got ${batchSize}`);
   }
-  return { dataModel, epsilon, batchSize, checkExact: options.checkExact ?? false };
+  const check = options.checkExact ?? false;
+  if (typeof check === "number" && !(Number.isInteger(check) && check >= 0)) {
+    throw new RangeError(`checkExact must be a boolean or a non-negative integer, got ${check}`);
+  }
+  return { dataModel, epsilon, batchSize, checkExact: check };
 }
 
 function _chainSampler(
@@ -367,13 +374,15 @@ function _chainSampler(
   const { dataModel: model, epsilon, batchSize, checkExact } = common;
   return {
     init: (position) => ({ kernel: init(position, model), scale: scale0, adaptation }),
-    step(rng, state) {
+    step(rng, state, phase, iteration) {
       const r = step(rng, state.kernel, {
         model,
         proposalFn: proposalFor(state.scale),
         epsilon,
         batchSize,
-        checkExact,
+        checkExact: typeof checkExact === "number"
+          ? phase === "sampling" && iteration < checkExact
+          : checkExact,
       });
       return { state: { ...state, kernel: r.state }, info: r.info };
     },

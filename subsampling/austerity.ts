@@ -219,7 +219,9 @@ export function approxMhTest(rng: Rng, options: ApproxMhTestOptions): ApproxMhTe
   let n = 0, mean = 0, m2 = 0, sum = 0;
   while (n < bigN) {
     const b = Math.min(m, bigN - n);
-    for (let k = n; k < n + b; k++) {
+    // ε = 0 cannot stop before the data run out, so the order of the rows does
+    // not matter: skip the shuffle (and its N random draws).
+    for (let k = n; eps > 0 && k < n + b; k++) {
       const j = k + rng.int(bigN - k);
       const tmp = order[k];
       order[k] = order[j];
