@@ -61,6 +61,8 @@ export class L1RegressionModel implements DataModel {
   readonly #logNorm: number;
 
   /**
+   * Copy the data and check the settings.
+   *
    * @param x Predictors, row-major N × d (copied).
    * @param y Targets, length N (copied).
    * @param options λ, λ₀, d.

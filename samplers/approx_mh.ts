@@ -74,8 +74,10 @@ export interface ApproxMhState {
   readonly rowOrder: Int32Array;
 }
 
-/** Diagnostics of one step. */
-export interface ApproxMhInfo extends StepInfo {
+/** Diagnostics of one step (a {@link StepInfo}). */
+export interface ApproxMhInfo {
+  /** θ' or its density was non-finite (NaN/+∞): rejected, reported, never thrown. */
+  isDivergent: boolean;
   /** Whether θ' was accepted. */
   isAccepted: boolean;
   /** Fraction of the N rows the test used. */
