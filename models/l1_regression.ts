@@ -37,8 +37,8 @@ export interface L1RegressionOptions {
  * const m = new L1RegressionModel([1, -1, 0.5], [0.6, -0.4, 0.2], { noisePrecision: 3, priorRate: 1 });
  * const g = new Float64Array(1);
  * m.logDensityAndGradient(new Float64Array([0.5]), g);
- * // ∇ = λ Σ xᵢ(yᵢ − θxᵢ) − λ₀ = 3 · (0.1 + 0.1 − 0.025) − 1
- * if (Math.abs(g[0] - (3 * 0.175 - 1)) > 1e-12) throw new Error();
+ * // ∇ = λ Σ xᵢ(yᵢ − θxᵢ) − λ₀ sign θ = 3 · (0.1 − 0.1 − 0.025) − 1
+ * if (Math.abs(g[0] - (3 * -0.025 - 1)) > 1e-12) throw new Error();
  * ```
  *
  * References: Korattikara et al. (2014), §5.4.
