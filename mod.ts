@@ -48,6 +48,7 @@ export {
 export { type GlmFamily, GlmModel, type GlmOptions } from "./models/glm.ts";
 export * from "./models/gaussian_target.ts";
 export * from "./models/normal_gamma.ts";
+export * from "./models/l1_regression.ts";
 
 // subsampling/
 export * from "./subsampling/mod.ts";

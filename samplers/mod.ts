@@ -24,6 +24,20 @@ export * as sgld from "./sgld.ts";
 export * as sghmc from "./sghmc.ts";
 export * as sgnht from "./sgnht.ts";
 export * as ccadl from "./ccadl.ts";
+// The registry entries (austerityRwmhDescription, austeritySgldDescription) are
+// imported from ./approx_mh.ts by the sampler registry, not re-exported here.
+export {
+  type ApproxMhInfo,
+  type ApproxMhOptions,
+  type ApproxMhParams,
+  type ApproxMhState,
+  langevinProposal,
+  type ProposalDraw,
+  type ProposalFn,
+  randomWalkProposal,
+  runApproxMh,
+  type RunApproxMhOptions,
+} from "./approx_mh.ts";
 export {
   checkPositive,
   checkSgParams,
