@@ -4,7 +4,7 @@
  * encoded, into `core/wasm_bytes.generated.ts`.
  *
  * ```
- *  core/as/kernels.ts ─asc --target simd────► bytes ─┐
+ *  core/as/kernels.ts (entry; imports core/as/*.ts) ─asc --target simd────► bytes ─┐
  *  core/as/vmath.ts   ─asc --target relaxed─► bytes ─┴─► core/wasm_bytes.generated.ts
  * ```
  *

@@ -436,6 +436,46 @@ for (const backend of BACKENDS) {
   });
 
   Deno.test(
+    `cvPrepareRangeF32(), xtwRangeF32() and gatherF32AsF64() equal the f64 kernels on widened rows [${backend}]`,
+    { ignore },
+    async (t) => {
+      const { arena, core, ref } = _setup(backend);
+      for (const fam of FAMILIES) {
+        for (const [n, d] of SHAPES) {
+          await t.step(`${fam.name} n=${n} d=${d}`, () => {
+            const D = _data(arena, fam.code, n, d, 19 * n + d);
+            // the f32 rows widened to f64: the f32 kernels must match these bit for bit
+            const wide = arena.allocF64(n * d);
+            arena.writeF64(wide, arena.readF32(D.x32, n * d));
+            const start = n > 2 ? 1 : 0, m = n - start;
+            for (const k of [core, ref]) {
+              const [ca, cb] = _pair(arena, 4 * m, 0, true);
+              k.cvPrepareRangeF32(fam.code, fam.param, D.x32, D.y, d, start, n, D.thetaStar, ca);
+              k.cvPrepareRange(fam.code, fam.param, wide, D.y, d, start, n, D.thetaStar, cb);
+              assert.deepEqual(arena.readF64(ca, 4 * m), arena.readF64(cb, 4 * m));
+              const w = arena.allocF64(m);
+              arena.writeF64(w, Array.from({ length: m }, (_, i) => Math.sin(i + 0.5)));
+              const [xa, xb] = _pair(arena, d, 6);
+              k.xtwRangeF32(D.x32, d, start, n, w, xa);
+              k.xtwRange(wide, d, start, n, w, xb);
+              assert.deepEqual(arena.readF64(xa, d), arena.readF64(xb, d));
+              const idx = _indices(arena, n, 7, n + d);
+              const [ga, gb] = _pair(arena, 7 * d, 0, true);
+              k.gatherF32AsF64(D.x32, d, idx, 7, ga);
+              k.gatherF64(wide, d, idx, 7, gb);
+              assert.deepEqual(arena.readF64(ga, 7 * d), arena.readF64(gb, 7 * d));
+            }
+            const [ra, rb] = _pair(arena, 4 * m, 0, true);
+            core.cvPrepareRangeF32(fam.code, fam.param, D.x32, D.y, d, start, n, D.thetaStar, ra);
+            ref.cvPrepareRangeF32(fam.code, fam.param, D.x32, D.y, d, start, n, D.thetaStar, rb);
+            _close(arena.readF64(ra, 4 * m), arena.readF64(rb, 4 * m), "cv f32");
+          });
+        }
+      }
+    },
+  );
+
+  Deno.test(
     `axpy(), dot(), matvec() and mulElem() match the reference [${backend}]`,
     { ignore },
     async (t) => {
