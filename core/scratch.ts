@@ -16,73 +16,57 @@
 import type { Arena } from "./arena.ts";
 import { pointerOf, setPointer } from "./_handles.ts";
 
-abstract class _Scratch<A extends Float64Array | Int32Array> {
-  /** The arena the buffer lives in. */
-  readonly arena: Arena;
-  #capacity = 0;
+/** Element width and view constructor of a scratch kind. */
+interface _Kind<A> {
+  bytes: 4 | 8;
+  alloc(arena: Arena, n: number): number;
+  view(arena: Arena, ptr: number, n: number): A;
+}
 
-  constructor(arena: Arena, capacity: number) {
-    this.arena = arena;
-    setPointer(this, 0);
-    if (capacity > 0) this.ensure(capacity);
+const _F64: _Kind<Float64Array> = {
+  bytes: 8,
+  alloc: (arena, n) => arena.allocF64(n),
+  view: (arena, ptr, n) => (n === 0 ? new Float64Array(0) : arena.f64(ptr, n)),
+};
+const _I32: _Kind<Int32Array> = {
+  bytes: 4,
+  alloc: (arena, n) => arena.allocI32(n),
+  view: (arena, ptr, n) => (n === 0 ? new Int32Array(0) : arena.i32(ptr, n)),
+};
+
+/** Shared state and logic of both scratch classes (module-private). */
+class _Block<A> {
+  capacity = 0;
+  constructor(readonly owner: object, readonly arena: Arena, readonly kind: _Kind<A>) {
+    setPointer(owner, 0);
   }
 
-  /** Number of elements the buffer holds. */
-  get capacity(): number {
-    return this.#capacity;
-  }
-
-  /**
-   * Make room for at least `capacity` elements; a larger block replaces the old
-   * one (contents are not kept; the new block is zeroed).
-   *
-   * @param capacity Elements wanted.
-   * @returns Nothing.
-   */
   ensure(capacity: number): void {
     if (!Number.isInteger(capacity) || capacity < 0) {
       throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
     }
-    if (capacity <= this.#capacity) return;
-    const grown = Math.max(capacity, 2 * this.#capacity);
-    this.#release();
-    setPointer(this, this.alloc(grown));
-    this.#capacity = grown;
+    if (capacity <= this.capacity) return;
+    const grown = Math.max(capacity, 2 * this.capacity);
+    this.release();
+    setPointer(this.owner, this.kind.alloc(this.arena, grown));
+    this.capacity = grown;
   }
 
-  /**
-   * A fresh view of elements [start, end), valid until the memory next grows.
-   *
-   * @param start First element (default 0).
-   * @param end One past the last element (default: the capacity).
-   * @returns A view backed by the arena's memory.
-   */
-  view(start = 0, end: number = this.#capacity): A {
+  view(start: number, end: number): A {
     if (!(Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end)) {
       throw new RangeError(`view range [${start}, ${end}) is not a valid range`);
     }
-    if (end > this.#capacity) {
-      throw new RangeError(`view range [${start}, ${end}) exceeds the capacity ${this.#capacity}`);
+    if (end > this.capacity) {
+      throw new RangeError(`view range [${start}, ${end}) exceeds the capacity ${this.capacity}`);
     }
-    return this.make(this.#capacity === 0 ? 0 : pointerOf(this), start, end - start);
+    const base = this.capacity === 0 ? 0 : pointerOf(this.owner);
+    return this.kind.view(this.arena, base + this.kind.bytes * start, end - start);
   }
 
-  /**
-   * Release the block. The buffer can be re-used after {@link ensure}.
-   *
-   * @returns Nothing.
-   */
-  dispose(): void {
-    this.#release();
-    this.#capacity = 0;
-  }
-
-  protected abstract alloc(n: number): number;
-  protected abstract make(ptr: number, start: number, n: number): A;
-
-  #release(): void {
-    if (this.#capacity > 0) this.arena.free(pointerOf(this));
-    setPointer(this, 0);
+  release(): void {
+    if (this.capacity > 0) this.arena.free(pointerOf(this.owner));
+    setPointer(this.owner, 0);
+    this.capacity = 0;
   }
 }
 
@@ -101,23 +85,57 @@ abstract class _Scratch<A extends Float64Array | Int32Array> {
  * s.dispose();
  * ```
  */
-export class ScratchF64 extends _Scratch<Float64Array> {
+export class ScratchF64 {
+  /** The arena the buffer lives in. */
+  readonly arena: Arena;
+  readonly #block: _Block<Float64Array>;
+
   /**
    * Allocate `capacity` zeroed f64.
    *
    * @param arena The arena to allocate in.
-   * @param capacity Elements (default 0: allocate on the first {@link ensure}).
+   * @param capacity Elements (default 0: allocate on the first {@link ScratchF64.ensure}).
    */
   constructor(arena: Arena, capacity = 0) {
-    super(arena, capacity);
+    this.arena = arena;
+    this.#block = new _Block(this, arena, _F64);
+    if (capacity > 0) this.ensure(capacity);
   }
 
-  protected alloc(n: number): number {
-    return this.arena.allocF64(n);
+  /** Number of elements the buffer holds. */
+  get capacity(): number {
+    return this.#block.capacity;
   }
 
-  protected make(ptr: number, start: number, n: number): Float64Array {
-    return n === 0 ? new Float64Array(0) : this.arena.f64(ptr + 8 * start, n);
+  /**
+   * Make room for at least `capacity` elements; a larger block replaces the old
+   * one (contents are not kept; the new block is zeroed).
+   *
+   * @param capacity Elements wanted.
+   * @returns Nothing.
+   */
+  ensure(capacity: number): void {
+    this.#block.ensure(capacity);
+  }
+
+  /**
+   * A fresh view of elements [start, end), valid until the memory next grows.
+   *
+   * @param start First element (default 0).
+   * @param end One past the last element (default: the capacity).
+   * @returns A view backed by the arena's memory.
+   */
+  view(start = 0, end: number = this.#block.capacity): Float64Array {
+    return this.#block.view(start, end);
+  }
+
+  /**
+   * Release the block; {@link ScratchF64.ensure} allocates a new one.
+   *
+   * @returns Nothing.
+   */
+  dispose(): void {
+    this.#block.release();
   }
 }
 
@@ -133,22 +151,56 @@ export class ScratchF64 extends _Scratch<Float64Array> {
  * if (s.view(1)[0] !== 7) throw new Error();
  * ```
  */
-export class ScratchI32 extends _Scratch<Int32Array> {
+export class ScratchI32 {
+  /** The arena the buffer lives in. */
+  readonly arena: Arena;
+  readonly #block: _Block<Int32Array>;
+
   /**
    * Allocate `capacity` zeroed i32.
    *
    * @param arena The arena to allocate in.
-   * @param capacity Elements (default 0: allocate on the first {@link ensure}).
+   * @param capacity Elements (default 0: allocate on the first {@link ScratchI32.ensure}).
    */
   constructor(arena: Arena, capacity = 0) {
-    super(arena, capacity);
+    this.arena = arena;
+    this.#block = new _Block(this, arena, _I32);
+    if (capacity > 0) this.ensure(capacity);
   }
 
-  protected alloc(n: number): number {
-    return this.arena.allocI32(n);
+  /** Number of elements the buffer holds. */
+  get capacity(): number {
+    return this.#block.capacity;
   }
 
-  protected make(ptr: number, start: number, n: number): Int32Array {
-    return n === 0 ? new Int32Array(0) : this.arena.i32(ptr + 4 * start, n);
+  /**
+   * Make room for at least `capacity` elements; a larger block replaces the old
+   * one (contents are not kept; the new block is zeroed).
+   *
+   * @param capacity Elements wanted.
+   * @returns Nothing.
+   */
+  ensure(capacity: number): void {
+    this.#block.ensure(capacity);
+  }
+
+  /**
+   * A fresh view of elements [start, end), valid until the memory next grows.
+   *
+   * @param start First element (default 0).
+   * @param end One past the last element (default: the capacity).
+   * @returns A view backed by the arena's memory.
+   */
+  view(start = 0, end: number = this.#block.capacity): Int32Array {
+    return this.#block.view(start, end);
+  }
+
+  /**
+   * Release the block; {@link ScratchI32.ensure} allocates a new one.
+   *
+   * @returns Nothing.
+   */
+  dispose(): void {
+    this.#block.release();
   }
 }
