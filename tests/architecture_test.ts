@@ -10,8 +10,13 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 const SKIP_DIRS = new Set([".git", "node_modules", "out", "report", "core"]);
-/** The raw ABI's own oracle test and benchmark: they exercise the ABI itself. */
-const ABI_CLIENTS = new Set(["tests/core_test.ts", "bench/core_bench.ts"]);
+/** The raw ABI's own oracle tests, their fixtures and benchmark: they exercise the ABI itself. */
+const ABI_CLIENTS = new Set([
+  "tests/core_test.ts",
+  "tests/core_numerics_test.ts",
+  "tests/_core_fixtures.ts",
+  "bench/core_bench.ts",
+]);
 /** This file names the patterns it looks for. */
 const SELF = "tests/architecture_test.ts";
 /** Vector kernels whose names are common words elsewhere (`.exports` catches their use). */
