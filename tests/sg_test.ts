@@ -194,26 +194,23 @@ for (const backend of availableBackends()) {
     model.logPrior(theta, prior);
 
     for (const kind of [undefined, "diagonal", "full"] as const) {
-      await t.step(
-        `gradient and ${kind ?? "no"} covariance (gathered rows + gradientMoments)`,
-        () => {
-          const est = minibatchGradient(model, { batchSize: m });
-          const before = model.cost.numGradRows;
-          const e = est.estimate(theta, rng, { covariance: kind });
-          assert.equal(model.cost.numGradRows - before, m, "counts n gradient rows");
-          model.perRowGradients(theta, e.rows, per);
-          const sum = new Float64Array(d);
-          for (let k = 0; k < m; k++) for (let j = 0; j < d; j++) sum[j] += per[k * d + j];
-          assertClose(e.grad, sum.map((s, j) => prior[j] + (N / m) * s), 1e-12, "gradient");
-          if (kind === undefined) assert.equal(e.covariance, null);
-          else {assertClose(
-              e.covariance as Float64Array,
-              bruteCovariance(per, m, d, kind === "full"),
-              1e-10,
-              kind,
-            );}
-        },
-      );
+      await t.step(`gradient and ${kind ?? "no"} covariance (gradientMoments)`, () => {
+        const est = minibatchGradient(model, { batchSize: m });
+        const before = model.cost.numGradRows;
+        const e = est.estimate(theta, rng, { covariance: kind });
+        assert.equal(model.cost.numGradRows - before, m, "counts n gradient rows");
+        model.perRowGradients(theta, e.rows, per);
+        const sum = new Float64Array(d);
+        for (let k = 0; k < m; k++) for (let j = 0; j < d; j++) sum[j] += per[k * d + j];
+        assertClose(e.grad, sum.map((s, j) => prior[j] + (N / m) * s), 1e-12, "gradient");
+        if (kind === undefined) assert.equal(e.covariance, null);
+        else {assertClose(
+            e.covariance as Float64Array,
+            bruteCovariance(per, m, d, kind === "full"),
+            1e-10,
+            kind,
+          );}
+      });
     }
 
     await t.step("control-variate differences' covariance (order 2, diagonal and full)", () => {
