@@ -50,6 +50,34 @@ export interface StoredGlmData {
 }
 
 /**
+ * Fresh views of a stored data set's X (f64 or f32, as stored, row-major
+ * n × d) and y (f64), valid until the memory next grows. For reading the data
+ * in TypeScript (analytic posteriors, predictions) without byte offsets.
+ *
+ * @param data The data set.
+ * @returns The two views.
+ * @example
+ * ```ts
+ * import { Arena } from "./arena.ts";
+ * import { dataViews } from "./row_buffer.ts";
+ * const arena = new Arena();
+ * const x = arena.allocF32(4), y = arena.allocF64(2);
+ * arena.writeF32(x, [1, 2, 3, 4]);
+ * const v = dataViews({ arena, x, y, numRows: 2, numCols: 2, storage: "f32" });
+ * if (!(v.x instanceof Float32Array) || v.x[3] !== 4 || v.y.length !== 2) throw new Error();
+ * ```
+ */
+export function dataViews(
+  data: StoredGlmData,
+): { x: Float64Array | Float32Array; y: Float64Array } {
+  const cells = data.numRows * data.numCols, a = data.arena;
+  return {
+    x: data.storage === "f64" ? a.f64(data.x, cells) : a.f32(data.x, cells),
+    y: a.f64(data.y, data.numRows),
+  };
+}
+
+/**
  * The per-row control-variate cache of a data set: (η*ᵢ, ℓᵢ*, aᵢ, bᵢ) for every
  * row i, filled by {@link GlmKernels.prepareControlVariates}.
  *

@@ -47,6 +47,7 @@ import {
   thinEvenly,
   timingRows,
 } from "./rct_common.ts";
+import { dataViews } from "../core/row_buffer.ts";
 
 interface _Settings {
   n: number;
@@ -231,8 +232,9 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   await _yield();
   const tRoc = performance.now();
   const test = gen.test!;
-  const xTest = arena.f32(test.x, s.numTest * d);
-  const yTest = Float64Array.from(arena.f64(test.y, s.numTest));
+  const testViews = dataViews(test);
+  const xTest = testViews.x;
+  const yTest = Float64Array.from(testViews.y);
   const roc = (o: MethodOutcome) => {
     const scores = predictiveMean(xTest, o.result.draws[0], s.predictiveDraws);
     return { curve: rocCurve(scores, yTest), auc: rocAuc(scores, yTest) };

@@ -48,6 +48,7 @@ import {
   thinEvenly,
   timingRows,
 } from "./rct_common.ts";
+import { dataViews } from "../core/row_buffer.ts";
 
 interface _Settings {
   n: number;
@@ -309,7 +310,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const d = gen.data.numCols;
   const modelOptions = _MODEL_OPTIONS;
   const model = new GlmModel(gen.data, modelOptions);
-  const events = arena.f64(gen.data.y, s.n).reduce((a, b) => a + b, 0);
+  const events = dataViews(gen.data).y.reduce((a, b) => a + b, 0);
   let out: ComparisonOutcome;
   let fig6: { empirical: { x: number[]; y: number[] }; bands: { method: string; band: _Band }[] };
   let fig6Seconds: number;
@@ -325,7 +326,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     const numCov = gen.covariateNames.length;
     const cov = new Float64Array(s.n);
     for (let i = 0; i < s.n; i++) cov[i] = gen.covariates[i * numCov + _FIG6_COVARIATE];
-    const y = Float64Array.from(arena.f64(gen.data.y, s.n));
+    const y = Float64Array.from(dataViews(gen.data).y);
     const bins = equalCountBins(cov, y, 100);
     const rows = new Rng(`${seed}/fig6`).sampleWithoutReplacement(s.n, Math.min(s.fig6Rows, s.n));
     const group = new Int32Array(rows.length);
@@ -339,7 +340,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       }
       group[k] = lo;
     });
-    const x = arena.f32(gen.data.x, s.n * d);
+    const x = dataViews(gen.data).x;
     const band = (o: MethodOutcome) =>
       _predictedBand(x, d, rows, group, bins.x.length, o.result.draws[0], s.fig6Draws);
     fig6 = {

@@ -24,6 +24,7 @@ import type { Experiment, ExperimentContext, ExperimentResult } from "./experime
 import { formatNumber } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { summarizeEcsRun, yieldToEventLoop } from "./r1_ecs_common.ts";
+import { dataViews } from "../core/row_buffer.ts";
 
 interface _Settings {
   maxH: number;
@@ -42,7 +43,7 @@ const _f = (x: number, digits = 3) => formatNumber(x, { digits });
 function _posterior(model: GlmModel): { precision: Float64Array; mean: Float64Array } {
   const { data } = model;
   const n = data.numRows, d = data.numCols;
-  const x = data.arena.f64(data.x, n * d), y = data.arena.f64(data.y, n);
+  const { x, y } = dataViews(data);
   const p = new Float64Array(d * d), b = new Float64Array(d);
   for (let i = 0; i < n; i++) {
     const base = i * d;
