@@ -35,6 +35,12 @@ export function gatherF32AsF64(src: usize, stride: i32, idx: usize, m: i32, dst:
     const p = src + <usize>load<i32>(idx + (<usize>k << 2)) * inBytes;
     const q = dst + <usize>k * outBytes;
     let j = 0;
+    for (; j + 4 <= stride; j += 4) {
+      // four f32 in one load: the low pair promoted, then the high pair moved down and promoted
+      const v = v128.load(p + (<usize>j << 2));
+      v128.store(q + (<usize>j << 3), f64x2.promote_low_f32x4(v));
+      v128.store(q + (<usize>j << 3), f64x2.promote_low_f32x4(f64x2.shuffle(v, v, 1, 1)), 16);
+    }
     for (; j + 2 <= stride; j += 2) {
       v128.store(q + (<usize>j << 3), f64x2.promote_low_f32x4(v128.load64_zero(p + (<usize>j << 2))));
     }
