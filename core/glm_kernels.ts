@@ -244,18 +244,18 @@ export class GlmKernels {
     rows: Int32Array,
     out: Float64Array,
   ): Float64Array {
-    const m = rows.length, d = this.dim;
+    const m = rows.length, d = this.dim, core = this.#core;
     if (out.length < m * d) {
       throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
     }
-    const a = new Float64Array(m);
-    this.logLikelihood(data, theta, { rows, derivative: a });
-    // the rows, widened to f64 by the gather kernel, then scaled by ℓ'(ηᵢ)
-    const xs = this.#rowScratch(this.#rows, m * d);
-    const core = this.#core, src = this.#source(data);
-    const fn = src.f32 ? core.gatherF32AsF64 : core.gatherF64;
-    fn(src.x, d, pointerOf(this.#idx), m, xs);
-    const xv = this.#rows.view(0, m * d);
+    const t = this.#writeTheta(theta), src = this.#source(data);
+    const idx = this.#writeRows(rows, src.numRows);
+    // ℓ'(ηᵢ) per row, then the rows widened to f64 by the gather kernel, scaled in place
+    const dl = this.#rowScratch(this.#rows2, m), xs = this.#rowScratch(this.#rows, m * d);
+    const ll = src.f32 ? core.llIdxF32 : core.llIdx;
+    ll(this.#code, this.familyParam, src.x, src.y, d, idx, m, t, 0, 0, dl, 0);
+    (src.f32 ? core.gatherF32AsF64 : core.gatherF64)(src.x, d, idx, m, xs);
+    const a = this.#rows2.view(0, m), xv = this.#rows.view(0, m * d);
     for (let k = 0; k < m; k++) {
       const ak = a[k];
       for (let j = 0; j < d; j++) out[k * d + j] = ak * xv[k * d + j];
