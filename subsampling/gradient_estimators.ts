@@ -21,8 +21,8 @@
  * model's typed kernels: a plain gradient is one log-likelihood pass over the
  * listed rows; when a covariance is wanted the rows are gathered into a
  * contiguous buffer and one `gradientMoments` pass yields Σgₖ, Σgₖ⊙gₖ and
- * (full) Σgₖgₖᵀ. For any other
- * {@link DataModel} the model's `perRowGradients` are summed in TypeScript.
+ * (full) Σgₖgₖᵀ. For any other {@link DataModel} the model's `perRowGradients`
+ * are summed in TypeScript.
  *
  * Cost: each call adds n per-row gradient evaluations to `model.cost.numGradRows`
  * (the control-variate estimator evaluates the same n rows, the Taylor
@@ -280,11 +280,6 @@ abstract class _SubsampleEstimator implements GradientEstimator {
     }
     return { grad, rows, covariance };
   }
-}
-
-function _copyInto(dst: Float64Array, src: Float64Array): Float64Array {
-  dst.set(src);
-  return dst;
 }
 
 function _checkCovarianceRequest(kind: CovarianceKind | undefined, batchSize: number): void {
