@@ -204,23 +204,24 @@ export class GlmKernels {
   }
 
   /**
-   * Σᵢ ∇²ℓᵢ(θ) = Σᵢ ℓ''(ηᵢ)xᵢxᵢᵀ over a range of rows into `out` (d × d, overwritten).
+   * Σᵢ ∇²ℓᵢ(θ) = Σᵢ ℓ''(ηᵢ)xᵢxᵢᵀ (XᵀWX) over a range of rows into `out`.
    *
    * @param source The full data set or a row buffer.
    * @param theta θ (length d).
-   * @param out Output (d × d row-major).
-   * @param range Rows [start, end) (default all).
+   * @param options `out` (d × d row-major, overwritten) and the `range` of rows (default all).
    * @returns `out`.
    */
   hessian(
     source: StoredGlmData | RowBuffer,
     theta: Float64Array,
-    out: Float64Array,
-    range?: { start?: number; end?: number },
+    options: { out: Float64Array; range?: { start?: number; end?: number } },
   ): Float64Array {
-    const d = this.dim, core = this.#core, t = this.#writeTheta(theta);
+    const d = this.dim, core = this.#core, t = this.#writeTheta(theta), out = options.out;
+    if (out.length < d * d) {
+      throw new RangeError(`out must hold ${d * d} values, got ${out.length}`);
+    }
     const src = this.#source(source);
-    const { start, end } = _range(range, src.numRows);
+    const { start, end } = _range(options.range, src.numRows);
     this.#mat.view(0, d * d).fill(0);
     const fn = src.f32 ? core.hessRangeF32 : core.hessRange;
     fn(this.#code, this.familyParam, src.x, src.y, d, start, end, t, pointerOf(this.#mat));
@@ -234,16 +235,15 @@ export class GlmKernels {
    *
    * @param data The full data set.
    * @param theta θ (length d).
-   * @param rows Data-row indices.
-   * @param out Output (at least m × d).
+   * @param options `rows` (data-row indices) and `out` (at least m × d).
    * @returns `out`.
    */
   rowGradients(
     data: StoredGlmData,
     theta: Float64Array,
-    rows: Int32Array,
-    out: Float64Array,
+    options: { rows: Int32Array; out: Float64Array },
   ): Float64Array {
+    const { rows, out } = options;
     const m = rows.length, d = this.dim, core = this.#core;
     if (out.length < m * d) {
       throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
@@ -372,17 +372,15 @@ export class GlmKernels {
    *
    * @param rows The gathered rows.
    * @param theta θ (length d), or "derivatives".
-   * @param out Outputs (overwritten).
-   * @param range Range of positions.
+   * @param options Outputs `sum`, `sq`, `outer` (overwritten) and the range of positions.
    * @returns Nothing.
    */
   gradientMoments(
     rows: RowBuffer,
     theta: Float64Array | "derivatives",
-    out: MomentsOutput,
-    range: PositionRange = {},
+    options: MomentsOutput & PositionRange,
   ): void {
-    const { start, end } = _positions(range, rows.capacity), d = this.dim;
+    const out = options, { start, end } = _positions(options, rows.capacity), d = this.dim;
     const b = rowBufferBlocks(rows), core = this.#core;
     const sum = pointerOf(this.#vec);
     this.#vec.view(0, d).fill(0);

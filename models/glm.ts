@@ -163,14 +163,14 @@ export class GlmModel implements DataModel {
       throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
     }
     assertPosition(theta, d);
-    this.kernels.rowGradients(this.data, theta, rows, out);
+    this.kernels.rowGradients(this.data, theta, { rows, out });
     this.cost.numGradRows += m;
   }
 
   /** Σᵢ ∇²ℓᵢ(θ) over all rows (one full data pass) into `out`. */
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
     assertPosition(theta, this.dim);
-    this.kernels.hessian(this.data, theta, out);
+    this.kernels.hessian(this.data, theta, { out });
     this.cost.numGradRows += this.numRows;
   }
 

@@ -254,10 +254,7 @@ abstract class _SubsampleEstimator implements GradientEstimator {
     const glm = this.glm as GlmModel, g = this.gathered as GatheredRows;
     const sq = kind === "diagonal" ? this.sq : undefined;
     const outer = kind === "full" ? this.fullScratch() : undefined;
-    glm.kernels.gradientMoments(g, theta, { sum: this.sum, sq, outer }, {
-      start: 0,
-      end: this.batchSize,
-    });
+    glm.kernels.gradientMoments(g, theta, { sum: this.sum, sq, outer, end: this.batchSize });
     return sq ?? outer ?? null;
   }
 

@@ -133,7 +133,7 @@ export function subsetMap(
     return lp + scale * ll;
   };
   const negHess = (theta: Float64Array, out: Float64Array): void => {
-    kernels.hessian(rows, theta, hv, all);
+    kernels.hessian(rows, theta, { out: hv, range: all });
     model.cost.numGradRows += sub;
     model.logPriorHessian(theta, priorHess);
     for (let i = 0; i < d * d; i++) out[i] = -(priorHess[i] + scale * hv[i]);

@@ -60,8 +60,8 @@ function _everything(
   ];
   const mid = { start: 1, end: n - 1 };
   out.llRange = [kernels.logLikelihood(data, p.theta, { range: mid })];
-  out.hess = [...kernels.hessian(data, p.theta, new Float64Array(d * d), mid)];
-  out.rowGrads = [...kernels.rowGradients(data, p.theta, rows, new Float64Array(9 * d))];
+  out.hess = [...kernels.hessian(data, p.theta, { out: new Float64Array(d * d), range: mid })];
+  out.rowGrads = [...kernels.rowGradients(data, p.theta, { rows, out: new Float64Array(9 * d) })];
   const cache = new ControlVariateCache(arena, n), gradSum = new Float64Array(d);
   out.S = [kernels.prepareControlVariates(data, p.thetaStar, { cache, gradSum, chunkRows: 5 })];
   out.A = [...gradSum];
@@ -81,7 +81,7 @@ function _everything(
     out.moments = [...sum, ...sq, ...outer];
     kernels.gradientMoments(buf, "derivatives", { sum, sq });
     out.rMoments = [...sum, ...sq];
-    kernels.gradientMoments(buf, "derivatives", { sum }, { start: 2, end: 8 });
+    kernels.gradientMoments(buf, "derivatives", { sum, start: 2, end: 8 });
     out.rSum = [...sum];
     buf.dispose();
   }
@@ -176,7 +176,10 @@ Deno.test("GlmKernels names bad arguments", () => {
     /either rows or range/,
   );
   assert.throws(() => k.logLikelihood(data, new Float64Array(3)), /theta must be .* length 3/);
-  assert.throws(() => k.hessian(data, p.theta, new Float64Array(4), { end: 5 }), /\[0, 5\)/);
+  assert.throws(
+    () => k.hessian(data, p.theta, { out: new Float64Array(4), range: { end: 5 } }),
+    /\[0, 5\)/,
+  );
   k.dispose();
 });
 
