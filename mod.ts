@@ -19,13 +19,17 @@
 // core/: the only layer that touches WebAssembly.
 export { Arena, type ArenaOptions } from "./core/arena.ts";
 export { availableBackends, loadCore, type LoadCoreOptions } from "./core/load.ts";
+export { type CoreBackend } from "./core/load.ts";
 export {
-  type CoreBackend,
-  type CoreExports,
-  FAMILY_GAUSSIAN,
-  FAMILY_LOGISTIC,
-  FAMILY_POISSON,
-} from "./core/exports.ts";
+  type GlmFamilyName,
+  GlmKernels,
+  type LogLikelihoodOptions,
+  type MomentsOutput,
+  type PositionRange,
+  type RowSelection,
+} from "./core/glm_kernels.ts";
+export { ControlVariateCache, RowBuffer, type StoredGlmData } from "./core/row_buffer.ts";
+export { ScratchF64, ScratchI32 } from "./core/scratch.ts";
 
 // random/
 export { Rng } from "./random/rng.ts";

@@ -194,7 +194,7 @@ for (const backend of availableBackends()) {
     model.logPrior(theta, prior);
 
     for (const kind of [undefined, "diagonal", "full"] as const) {
-      await t.step(`gradient and ${kind ?? "no"} covariance (gatherF64 + gradMomentsRange)`, () => {
+      await t.step(`gradient and ${kind ?? "no"} covariance (gradientMoments)`, () => {
         const est = minibatchGradient(model, { batchSize: m });
         const before = model.cost.numGradRows;
         const e = est.estimate(theta, rng, { covariance: kind });
