@@ -107,7 +107,7 @@ for (const n of sizes) {
       group: `iteration-${variant}`,
       baseline: n === sizes[0],
       fn() {
-        state = sampler.step(state, rng, "sampling", i++).state;
+        state = sampler.step(rng, state, "sampling", i++).state;
       },
     });
   }

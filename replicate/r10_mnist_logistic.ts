@@ -28,7 +28,8 @@ import { mnist79 } from "../data/mnist.ts";
 import { covarianceEllipse } from "../diagnostics/ellipse.ts";
 import { GlmModel } from "../models/glm.ts";
 import * as ccadl from "../samplers/ccadl.ts";
-import { sampleChains, type SamplerDescription } from "../samplers/driver.ts";
+import { sampleChains } from "../samplers/driver.ts";
+import type { ChainSampler, StepInfo } from "../samplers/sampler.ts";
 import { cholesky, choleskySolve } from "../math/linalg.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
@@ -46,14 +47,14 @@ const _PAIR: [number, number] = [1, 4];
 function _sampler(
   method: _Method,
   p: { estimator: GradientEstimator; h: number; a: number },
-): SamplerDescription<unknown, object> {
+): ChainSampler<unknown, StepInfo> {
   const base = { estimator: p.estimator, stepSize: p.h, friction: p.a };
   const s = method === "SGHMC"
     ? sghmc.sampler({ ...base, resampleMomentum: false, numIntegrationSteps: 1 })
     : method === "SGNHT"
     ? sgnht.sampler(base)
     : ccadl.sampler({ ...base, covariance: "full" });
-  return s as unknown as SamplerDescription<unknown, object>;
+  return s as unknown as ChainSampler<unknown, StepInfo>;
 }
 
 /** MAP by Newton's method from 0 and the log-posterior Hessian there (Laplace approximation). */

@@ -21,7 +21,8 @@ import { integratedAutocorrelationTime } from "../diagnostics/acf_time.ts";
 import { NormalGammaModel } from "../models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import * as ccadl from "../samplers/ccadl.ts";
-import { sampleChains, type SamplerDescription } from "../samplers/driver.ts";
+import { sampleChains } from "../samplers/driver.ts";
+import type { ChainSampler, StepInfo } from "../samplers/sampler.ts";
 import * as sghmc from "../samplers/sghmc.ts";
 import * as sgnht from "../samplers/sgnht.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
@@ -118,7 +119,7 @@ function _sampler(
     a: number;
     model: NormalGammaModel;
   },
-): SamplerDescription<unknown, object> {
+): ChainSampler<unknown, StepInfo> {
   const base = {
     estimator: params.estimator,
     stepSize: params.h,
@@ -130,7 +131,7 @@ function _sampler(
     : method === "SGNHT"
     ? sgnht.sampler(base)
     : ccadl.sampler({ ...base, covariance: "full" });
-  return s as unknown as SamplerDescription<unknown, object>;
+  return s as unknown as ChainSampler<unknown, StepInfo>;
 }
 
 /** Run R9. */

@@ -61,13 +61,8 @@ import {
 } from "../subsampling/tuning.ts";
 import { cholesky, choleskySolve, matVec } from "../math/linalg.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
-import {
-  type Phase,
-  sampleChains,
-  type SampleChainsOptions,
-  type SamplerDescription,
-  type SamplingResult,
-} from "./driver.ts";
+import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
+import type { ChainSampler, Phase } from "./sampler.ts";
 import * as hmc from "./hmc.ts";
 import {
   hmcWarmupFinal,
@@ -280,7 +275,7 @@ export interface HmcEcsEngine {
 export function hmcEcsSampler(
   model: GlmModel,
   options: HmcEcsOptions = {},
-): SamplerDescription<HmcEcsState, HmcEcsInfo> & { dispose(): void } {
+): ChainSampler<HmcEcsState, HmcEcsInfo> & { dispose(): void } {
   const o = _resolve(model, options);
   const d = model.dim;
   let cv: ControlVariates | null = null;
@@ -458,7 +453,7 @@ export function hmcEcsSampler(
     return out;
   };
 
-  const description: SamplerDescription<HmcEcsState, HmcEcsInfo> & { dispose(): void } = {
+  const description: ChainSampler<HmcEcsState, HmcEcsInfo> & { dispose(): void } = {
     init(position, rng) {
       if (position.length !== d) {
         throw new RangeError(`position must have length ${d}, got ${position.length}`);
@@ -547,7 +542,7 @@ export function hmcEcsSampler(
       return { ...again, stepSize, metric, warmup, engine };
     },
 
-    step(state, rng, _phase: Phase, _iteration: number) {
+    step(rng, state, _phase: Phase, _iteration: number) {
       const engine = state.engine;
       const theta = state.hmc.position;
       // 1. u-step (eq. 5): propose fresh rows for one block / κ products.

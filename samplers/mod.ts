@@ -41,6 +41,7 @@ export * from "../math/linalg.ts";
 export * from "./mass_matrix_adaptation.ts";
 export * from "./hmc_warmup.ts";
 export * from "./scale_adaptation.ts";
+export * from "./sampler.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";
 export * from "./run_rwmh.ts";

@@ -13,13 +13,8 @@
  */
 import type { DataModel, Model } from "../models/model.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
-import {
-  type Phase,
-  sampleChains,
-  type SampleChainsOptions,
-  type SamplerDescription,
-  type SamplingResult,
-} from "./driver.ts";
+import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
+import type { ChainSampler, Phase } from "./sampler.ts";
 import * as hmc from "./hmc.ts";
 import {
   hmcWarmupFinal,
@@ -100,7 +95,7 @@ export type RunHmcOptions =
  *
  * @param model The target (its `logDensityAndGradient` is the kernel's target).
  * @param options Step size, trajectory, metric and adaptation settings.
- * @returns A description for {@link sampleChains}.
+ * @returns A chain sampler for {@link sampleChains}.
  * @throws {TypeError} For `"hessian"` on a model without a Hessian and no `hessianFn`.
  *
  * @example
@@ -119,7 +114,7 @@ export type RunHmcOptions =
 export function hmcSampler(
   model: Model,
   options: HmcSamplerOptions = {},
-): SamplerDescription<AdaptiveHmcState, hmc.HmcInfo> {
+): ChainSampler<AdaptiveHmcState, hmc.HmcInfo> {
   const dim = model.dim;
   const fn: LogDensityGradientFn = (theta, grad) => model.logDensityAndGradient(theta, grad);
   if (
@@ -205,7 +200,7 @@ export function hmcSampler(
         });
       return { hmc: state, stepSize, metric: initialMetric, warmup: null };
     },
-    step(state, rng, _phase: Phase, _iteration) {
+    step(rng, state, _phase: Phase, _iteration) {
       const r = hmc.step(rng, state.hmc, params(state));
       return { state: { ...state, hmc: r.state }, info: r.info };
     },

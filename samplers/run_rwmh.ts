@@ -7,13 +7,8 @@
  * @module
  */
 import type { Model } from "../models/model.ts";
-import {
-  type Phase,
-  sampleChains,
-  type SampleChainsOptions,
-  type SamplerDescription,
-  type SamplingResult,
-} from "./driver.ts";
+import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
+import type { ChainSampler, Phase } from "./sampler.ts";
 import { cholesky } from "../math/linalg.ts";
 import * as rwmh from "./rwmh.ts";
 import {
@@ -54,7 +49,7 @@ export type RunRwmhOptions =
  *
  * @param model The target (its `logDensity` is used).
  * @param options Scale, proposal covariance and adaptation settings.
- * @returns A description for {@link sampleChains}.
+ * @returns A chain sampler for {@link sampleChains}.
  * @throws {RangeError} If `proposalCovariance` is not positive definite or `scale` not positive.
  *
  * @example
@@ -70,7 +65,7 @@ export type RunRwmhOptions =
 export function rwmhSampler(
   model: Model,
   options: RwmhSamplerOptions = {},
-): SamplerDescription<AdaptiveRwmhState, rwmh.RwmhInfo> {
+): ChainSampler<AdaptiveRwmhState, rwmh.RwmhInfo> {
   const dim = model.dim;
   const scale0 = options.scale ?? 2.38 / Math.sqrt(dim);
   if (!(scale0 > 0) || !Number.isFinite(scale0)) {
@@ -99,7 +94,7 @@ export function rwmhSampler(
           : null,
       };
     },
-    step(state, rng, _phase: Phase, _iteration) {
+    step(rng, state, _phase: Phase, _iteration) {
       const r = rwmh.step(rng, state.rwmh, { logDensityFn, scale: state.scale, proposalCholesky });
       return { state: { ...state, rwmh: r.state }, info: r.info };
     },
