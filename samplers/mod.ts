@@ -27,6 +27,8 @@ export * as ccadl from "./ccadl.ts";
 export {
   checkPositive,
   checkSgParams,
+  divergenceReason,
+  isExploded,
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
@@ -42,6 +44,10 @@ export * from "./mass_matrix_adaptation.ts";
 export * from "./hmc_warmup.ts";
 export * from "./scale_adaptation.ts";
 export * from "./sampler.ts";
+export { getSampler, registerSampler, samplerNames } from "./registry.ts";
+export { sample, type SampleOptions } from "./sample.ts";
+export * from "./sg_samplers.ts";
+export { hmcEcsDescription } from "./hmc_ecs_entry.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";
 export * from "./run_rwmh.ts";

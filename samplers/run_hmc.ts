@@ -14,7 +14,7 @@
 import type { DataModel, Model } from "../models/model.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
 import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
-import type { ChainSampler, Phase } from "./sampler.ts";
+import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
 import * as hmc from "./hmc.ts";
 import {
   hmcWarmupFinal,
@@ -245,6 +245,58 @@ export function hmcSampler(
     },
   };
 }
+
+/**
+ * The registry entry `"hmc"`: full-data HMC with dual averaging and a
+ * windowed metric in warmup ({@link hmcSampler}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hmcDescription } from "./run_hmc.ts";
+ * assert.equal(hmcDescription.name, "hmc");
+ * assert.equal(hmcDescription.isExact, true);
+ * ```
+ */
+export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
+  name: "hmc",
+  summary: "full-data HMC, static trajectory εL = 1.2, dual averaging and windowed metric",
+  references: "Neal (2011) §5.3.2; Hoffman & Gelman (2014) Algorithms 4–5; Dang et al. (2019) §6.3",
+  requires: "log-density",
+  isExact: true,
+  options: [
+    {
+      name: "metric",
+      flag: "metric",
+      type: "choice",
+      choices: ["identity", "diagonal", "dense", "hessian"],
+      default: "diagonal",
+      help: "metric (mass matrix) adaptation",
+    },
+    {
+      name: "stepSize",
+      flag: "step-size",
+      type: "number",
+      default: "Hoffman & Gelman's heuristic, then dual averaging in warmup",
+      help: "initial step size ε",
+    },
+    {
+      name: "trajectoryLength",
+      flag: "trajectory-length",
+      type: "number",
+      default: "1.2 (Dang et al. §6.3)",
+      help: "trajectory length εL",
+    },
+    {
+      name: "targetAcceptanceRate",
+      flag: "target-acceptance",
+      type: "number",
+      default: "0.8",
+      help: "dual-averaging target acceptance rate",
+    },
+  ],
+  build: (model, options) => hmcSampler(model, options),
+};
 
 /**
  * Run full-data HMC: {@link hmcSampler} driven by {@link sampleChains}.

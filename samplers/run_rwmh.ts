@@ -8,7 +8,7 @@
  */
 import type { Model } from "../models/model.ts";
 import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
-import type { ChainSampler, Phase } from "./sampler.ts";
+import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
 import { cholesky } from "../math/linalg.ts";
 import * as rwmh from "./rwmh.ts";
 import {
@@ -110,6 +110,42 @@ export function rwmhSampler(
     tuning: (state) => ({ scale: state.scale }),
   };
 }
+
+/**
+ * The registry entry `"rwmh"`: random-walk Metropolis–Hastings with
+ * Robbins–Monro scale adaptation in warmup ({@link rwmhSampler}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { rwmhDescription } from "./run_rwmh.ts";
+ * assert.equal(rwmhDescription.name, "rwmh");
+ * ```
+ */
+export const rwmhDescription: SamplerDescription<RwmhSamplerOptions> = {
+  name: "rwmh",
+  summary: "random-walk Metropolis–Hastings, scale adapted to acceptance 0.234 in warmup",
+  references: "Metropolis et al. (1953); Roberts, Gelman & Gilks (1997); Andrieu & Thoms (2008)",
+  requires: "log-density",
+  isExact: true,
+  options: [
+    {
+      name: "scale",
+      flag: "scale",
+      type: "number",
+      default: "2.38/√d, adapted in warmup",
+      help: "initial proposal scale s",
+    },
+    {
+      name: "targetAcceptanceRate",
+      flag: "target-acceptance",
+      type: "number",
+      default: "0.234",
+      help: "target acceptance rate of the scale adaptation",
+    },
+  ],
+  build: (model, options) => rwmhSampler(model, options),
+};
 
 /**
  * Run random-walk Metropolis–Hastings with warmup scale adaptation.

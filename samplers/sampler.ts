@@ -167,14 +167,26 @@ export interface SamplerDescription<O extends object = Record<string, unknown>> 
    *
    * @param model The target.
    * @param options The sampler's own options.
+   * @param plan The run's seed and sizes, for samplers whose set-up depends
+   *   on them (a θ* fit, a tuning schedule planned for `numWarmup`).
    */
-  build(model: Model, options: O): ChainSampler<unknown, StepInfo>;
+  build(model: Model, options: O, plan?: RunPlan): ChainSampler<unknown, StepInfo>;
   /**
    * The options a user can set, for `--help`, flag parsing and the web
    * page (in the order to show them). Options not listed here can still be
    * passed through the API.
    */
   readonly options?: readonly SamplerOption[];
+}
+
+/** The run a chain sampler is built for (see {@link SamplerDescription.build}). */
+export interface RunPlan {
+  /** The run's seed. */
+  readonly seed: number | string;
+  /** Warmup iterations per chain. */
+  readonly numWarmup: number;
+  /** Sampling iterations per chain. */
+  readonly numSamples: number;
 }
 
 /**
@@ -188,7 +200,8 @@ export interface SamplerOption {
   readonly flag: string;
   /**
    * Value type: `"number"` (positive, finite), `"integer"` (≥ `min`),
-   * `"boolean"` (a switch) or `"choice"` (one of `choices`).
+   * `"boolean"` (`yes` or `no` on the command line) or `"choice"` (one of
+   * `choices`; a choice of digits is passed as a number).
    */
   readonly type: "number" | "integer" | "boolean" | "choice";
   /** Allowed values of a `"choice"` option. */
