@@ -21,7 +21,6 @@ import type { ChainSampler, StepInfo } from "./sampler.ts";
 import {
   checkSgParams,
   DEFAULT_EXPLOSION_BOUND,
-  divergenceReason,
   isExploded,
   reflectIntoBounds,
   type SgBaseParams,
