@@ -37,8 +37,10 @@ export interface RwmhInfo extends StepInfo {
   /** The proposal scale s used. */
   scale: number;
   /**
-   * The proposal's log density was NaN or +∞ (−∞ is outside the support, an
-   * ordinary rejection). The proposal is rejected.
+   * The proposal's log density was not finite (NaN, ±∞): the proposal is
+   * rejected and the step reported. On a target with a bounded support a
+   * proposal outside it (log density −∞) counts too: a high count then
+   * says the scale overshoots the support.
    */
   isDivergent: boolean;
 }
@@ -139,7 +141,7 @@ export function step(
   const acceptanceRate = Number.isFinite(logDensity) ? Math.min(1, Math.exp(logRatio)) : 0;
   const u = rng.uniform();
   const isAccepted = u < acceptanceRate;
-  const isDivergent = Number.isNaN(logDensity) || logDensity === Infinity;
+  const isDivergent = !Number.isFinite(logDensity);
   const info: RwmhInfo = { acceptanceRate, isAccepted, scale, isDivergent };
   return isAccepted ? { state: { position: proposal, logDensity }, info } : { state, info };
 }
