@@ -402,6 +402,10 @@ function _report(result: SamplingResult, description: SamplerDescription): numbe
       }%) sampling transitions ended with a divergence` +
         (warmupDivergent > 0 ? ` (and ${warmupDivergent} in warmup)` : ""),
     );
+  } else if (warmupDivergent > 0) {
+    console.error(
+      `tallmc: note: ${warmupDivergent} warmup transitions ended with a divergence, none after warmup`,
+    );
   }
   let code = 0;
   for (const c of result.chains) {
