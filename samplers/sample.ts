@@ -1,7 +1,7 @@
 /**
  * The top-level entry: run any registered sampler by name.
  *
- * ```ts
+ * ```ts ignore
  * const result = sample(model, { sampler: "hmc", seed: 1, numChains: 4, metric: "dense" });
  * ```
  *
