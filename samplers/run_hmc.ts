@@ -322,7 +322,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  * References: Neal (2011), §5.3.2; Hoffman & Gelman (2014), Algorithm 5; Dang et al. (2019), §6.3.
  */
 export function runHmc(model: Model, options: RunHmcOptions): SamplingResult {
-  return sampleChains({ ...options, sampler: hmcSampler(model, options), model });
+  return sampleChains({ ...options, sampler: hmcDescription.build(model, options), model });
 }
 
 function _modelHessianFn(model: Model): HessianFn {

@@ -166,5 +166,5 @@ export const rwmhDescription: SamplerDescription<RwmhSamplerOptions> = {
  * References: Roberts, Gelman & Gilks (1997); Andrieu & Thoms (2008).
  */
 export function runRwmh(model: Model, options: RunRwmhOptions): SamplingResult {
-  return sampleChains({ ...options, sampler: rwmhSampler(model, options), model });
+  return sampleChains({ ...options, sampler: rwmhDescription.build(model, options), model });
 }
