@@ -130,7 +130,9 @@ export function sampleHelp(): string {
         : o.type === "integer"
         ? "N"
         : "X";
-      lines.push(`  --${o.flag} ${arg}`.padEnd(22) + `${o.help} (default ${o.default})`);
+      const flag = `  --${o.flag} ${arg}`, indent = " ".repeat(22);
+      lines.push(flag.length < 22 ? flag.padEnd(22) + o.help : `${flag}\n${indent}${o.help}`);
+      lines.push(`${indent}default: ${o.default}`);
     }
   }
   lines.push(

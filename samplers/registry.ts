@@ -4,6 +4,10 @@
  * it; a new sampler joins them all with one {@link registerSampler} call.
  *
  * Built in: `hmc`, `rwmh`, `sgld`, `sghmc`, `sgnht`, `ccadl`, `hmc-ecs`.
+ * `hmc-ecs` is, for now, a thin adapter (`hmc_ecs_entry.ts`) around the
+ * closure-based `hmcEcsSampler`; the restructured HMC-ECS replaces it by
+ * swapping that one entry in the list at the bottom of this file (or by
+ * `registerSampler(description, { replace: true })`).
  *
  * References: Cabezas et al. (2024), BlackJAX (one top-level API over
  * named samplers).
