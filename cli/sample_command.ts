@@ -309,6 +309,9 @@ export async function sampleCommand(args: string[]): Promise<number> {
   if (family === "gaussian" && sigma === undefined) {
     throw new CliUsageError("--family gaussian needs --sigma (the known residual sd)");
   }
+  if (family !== "gaussian" && sigma !== undefined) {
+    throw new CliUsageError(`--sigma applies to --family gaussian only, got --family ${family}`);
+  }
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: 1 }, values, false);
   const outPath = values.out === undefined ? undefined : resolveUserPath(values.out as string);
   if (outPath !== undefined) checkWritable(outPath, "--out");
@@ -337,7 +340,10 @@ export async function sampleCommand(args: string[]): Promise<number> {
     });
     model = new GlmModel(data, { family: family as GlmFamily, sigma, priorScale });
   } catch (e) {
-    throw new CliUsageError(`--data ${dataPath}: ${_userMessage((e as Error).message, null)}`);
+    const msg = _userMessage((e as Error).message, null);
+    throw new CliUsageError(
+      msg.includes(dataPath) ? `--data: ${msg}` : `--data ${dataPath}: ${msg}`,
+    );
   }
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
   let sampler;
