@@ -30,10 +30,19 @@ async function _cli(args: string[], options: { cwd?: string; task?: boolean } = 
     cwd: options.cwd,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    // Without the INIT_CWD of an enclosing `deno task test`: deno task keeps
+    // an INIT_CWD it inherits, and the test must see the one its own task sets.
+    clearEnv: true,
+    env: { ..._envWithout("INIT_CWD"), NO_COLOR: "1" },
   }).output();
   const dec = new TextDecoder();
   return { code: r.code, out: dec.decode(r.stdout), err: dec.decode(r.stderr) };
+}
+
+function _envWithout(name: string): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env[name];
+  return env;
 }
 
 function _assertNoStackTrace(r: _Run): void {
