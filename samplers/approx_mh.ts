@@ -26,12 +26,7 @@ import { cholesky, squareDim } from "../math/linalg.ts";
 import type { DataModel, Model } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
 import { approxMhTest, dataModelDifferences, newRowOrder } from "../subsampling/austerity.ts";
-import {
-  sampleChains,
-  type SampleChainsOptions,
-  type SamplerDescription as DriverSamplerDescription,
-  type SamplingResult,
-} from "./driver.ts";
+import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
 import type { ChainSampler, SamplerDescription, StepInfo } from "./sampler.ts";
 import {
   scaleAdaptationInit,
@@ -480,23 +475,6 @@ export const austeritySgldDescription: SamplerDescription<ApproxMhOptions> = {
   },
 };
 
-// ---------------------------------------------------------------------------
-// LOCAL ADAPTER (temporary): the current driver.ts still takes the old
-// description {init(position, rng), step(state, rng, phase, iteration), …}.
-// Remove once the driver runs ChainSampler directly.
-function _toDriverDescription<S, I extends StepInfo>(
-  chain: ChainSampler<S, I>,
-): DriverSamplerDescription<S, I> {
-  return {
-    init: (position, rng) => chain.init(position, rng),
-    step: (state, rng, phase, iteration) => chain.step(rng, state, phase, iteration),
-    position: (state) => chain.position(state),
-    adapt: chain.adapt,
-    tuning: chain.tuning?.bind(chain),
-  };
-}
-// ---------------------------------------------------------------------------
-
 /** Options of {@link runApproxMh}. */
 export type RunApproxMhOptions =
   & ApproxMhOptions
@@ -533,5 +511,5 @@ export function runApproxMh(model: Model, options: RunApproxMhOptions): Sampling
     ? austeritySgldDescription
     : austerityRwmhDescription;
   const chain = description.build(model, options) as ChainSampler<unknown, ApproxMhInfo>;
-  return sampleChains({ ...options, sampler: _toDriverDescription(chain), model });
+  return sampleChains({ ...options, sampler: chain, model });
 }

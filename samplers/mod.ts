@@ -41,6 +41,8 @@ export {
 export {
   checkPositive,
   checkSgParams,
+  divergenceReason,
+  isExploded,
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
@@ -55,6 +57,10 @@ export * from "../math/linalg.ts";
 export * from "./mass_matrix_adaptation.ts";
 export * from "./hmc_warmup.ts";
 export * from "./scale_adaptation.ts";
+export * from "./sampler.ts";
+export { getSampler, registerSampler, samplerNames } from "./registry.ts";
+export { sample, type SampleOptions } from "./sample.ts";
+export * from "./sg_samplers.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";
 export * from "./run_rwmh.ts";
