@@ -112,6 +112,16 @@ Deno.test("lbfgs() two-loop product equals the dense BFGS product for the same p
     const dense = denseBfgs(d, { initial: sy / yy }).update(pairs).approximation;
     compare(lbfgs(d, { memory: 7 }).update(pairs).approximation, dense, "latest γ");
   });
+  await t.step("dense scaleBeforeFirstUpdate = dense from (sᵀy/yᵀy) I of the first pair", () => {
+    const { s, y } = pairs[0];
+    let sy = 0, yy = 0;
+    for (let i = 0; i < d; i++) sy += s[i] * y[i], yy += y[i] * y[i];
+    compare(
+      denseBfgs(d, { scaleBeforeFirstUpdate: true }).update(pairs).approximation,
+      denseBfgs(d, { initial: sy / yy }).update(pairs).approximation,
+      "first-pair scaling",
+    );
+  });
   await t.step("memory m keeps the m newest pairs", () => {
     const more = quadraticPairs(a, d, 10, 4);
     const limited = lbfgs(d, { memory: 7, scaling: "fixed" }).update(more.slice(0, 4))

@@ -53,8 +53,12 @@ export interface QnhmcOptions {
   approximation?: "bfgs" | "lbfgs";
   /** L-BFGS memory m (default 7, §5.2). */
   memory?: number;
-  /** γ of C₀ = γI (default 1: Algorithm 2 starts from B = I). */
-  initialScale?: number;
+  /**
+   * C₀ = γI with γ = `initialScale` (default 1: Algorithm 2 starts from
+   * B = I), or `"first-pair"`: γ = sᵀy / yᵀy of the first accepted pair
+   * (Nocedal & Wright eq. 6.20; for L-BFGS the same as `lbfgsScaling: "latest"`).
+   */
+  initialScale?: number | "first-pair";
   /** L-BFGS scaling of C₀ once it holds pairs (default `"latest"`, N&W eq. 7.20). */
   lbfgsScaling?: "latest" | "fixed";
   /** Relative curvature tolerance: pairs with sᵀy ≤ tol‖s‖‖y‖ are skipped (default 1e-8). */
@@ -124,14 +128,29 @@ function _settings(dim: number, options: QnhmcOptions): _Settings {
     throw new RangeError(`metric must have the model's dimension ${dim}, got ${metric.dim}`);
   }
   const common = { curvatureTolerance: options.curvatureTolerance };
+  const firstPair = options.initialScale === "first-pair";
+  if (
+    !firstPair && options.initialScale !== undefined && typeof options.initialScale !== "number"
+  ) {
+    throw new TypeError(
+      `initialScale must be a positive number or "first-pair", got ${
+        JSON.stringify(options.initialScale)
+      }`,
+    );
+  }
   const newInverseHessian = approximation === "bfgs"
-    ? () => denseBfgs(dim, { ...common, initial: options.initialScale })
+    ? () =>
+      denseBfgs(dim, {
+        ...common,
+        initial: firstPair ? 1 : options.initialScale as number | undefined,
+        scaleBeforeFirstUpdate: firstPair,
+      })
     : () =>
       lbfgs(dim, {
         ...common,
         memory: options.memory,
-        initialScale: options.initialScale,
-        scaling: options.lbfgsScaling,
+        initialScale: firstPair ? 1 : options.initialScale as number | undefined,
+        scaling: firstPair ? "latest" : options.lbfgsScaling,
       });
   newInverseHessian(); // validate the approximation's options now, not in the first chain
   if (options.targetAcceptanceRate !== undefined) dualAveraging.init(1, options);
