@@ -350,6 +350,12 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     `fast where the posterior is wide (prior-dominated pixels), slow where the data pin it down, the opposite of ` +
     `HMC; which wins depends on the spread of the Hessian's eigenvalues, which our rescaled, smaller data set ` +
     `does not share with the paper's.`,
+    `C frozen after warmup (tallmc's default): median ESS/s ${
+      results.get("QNHMC (L-BFGS, C frozen after warmup)")!.essPerSecond.toPrecision(3)
+    }. With m = 7 a frozen L-BFGS C is γI plus a rank-7 correction, γ from the last warmup pair; most ` +
+    `directions then move with that one scale for the whole sampling phase, while continuous adaptation keeps ` +
+    `changing which directions are corrected. For L-BFGS at this d, freezing costs mixing; a dense C (4× the ` +
+    `cost per iteration here, see bench/qnhmc_bench.ts) or a longer memory would be the remedy.`,
     `Our data are a sixth of the paper's and rescaled (see the summary), so only orderings are comparable, not seconds.`,
   ];
   return {

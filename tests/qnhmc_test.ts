@@ -302,6 +302,16 @@ Deno.test("qnhmcDescription builds a sampler and validates its options", async (
     const typed = s as { kernel: { inverseHessian: InverseHessian } };
     assert.equal(typed.kernel.inverseHessian.numPairs, 0);
   });
+  await t.step("continuous mode adapts C while sampling", () => {
+    const sampler = qnhmcDescription.build(model, { stepSize: 0.3, adaptation: "continuous" });
+    const rng = new Rng(1);
+    let s = sampler.init(new Float64Array([1, 1]), rng);
+    for (let i = 0; i < 20; i++) {
+      s = sampler.step(rng, s, "sampling", i).state;
+    }
+    const typed = s as { kernel: { inverseHessian: InverseHessian } };
+    assert.ok(typed.kernel.inverseHessian.numPairs > 0);
+  });
   await t.step("dual averaging in warmup", () => {
     const r = runQnhmc(model, {
       seed: 3,
