@@ -16,6 +16,7 @@
 import { austerityRwmhDescription, austeritySgldDescription } from "./approx_mh.ts";
 import { hmcEcsDescription } from "./hmc_ecs/sampler.ts";
 import { NAIVE_SAMPLERS } from "./naive/descriptions.ts";
+import { qnhmcDescription } from "./qnhmc/description.ts";
 import { hmcDescription } from "./run_hmc.ts";
 import { rwmhDescription } from "./run_rwmh.ts";
 import type { SamplerDescription } from "./sampler.ts";
@@ -118,6 +119,7 @@ for (
     sgnhtDescription,
     ccadlDescription,
     hmcEcsDescription,
+    qnhmcDescription,
     austerityRwmhDescription,
     austeritySgldDescription,
     ...NAIVE_SAMPLERS,

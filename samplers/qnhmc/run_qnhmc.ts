@@ -1,26 +1,12 @@
 /**
- * Run QNHMC chains with the current run driver.
- *
- * TEMPORARY ADAPTER: `sampleChains` in `samplers/driver.ts` still takes the
- * old description shape (`step(state, rng, phase, iteration)`), while QNHMC
- * is written to the new {@link ChainSampler} shape of `samplers/sampler.ts`
- * (`step(rng, state, phase, iteration)`). {@link _toDriverSampler} swaps the
- * arguments and nothing else; when the new driver (which runs a
- * `ChainSampler` directly) lands, delete it and call the driver with
- * `qnhmcDescription.build(model, options)`.
+ * Run QNHMC chains with the run driver.
  *
  * References: Fu, Luo & Zhang (2016), Algorithm 2.
  *
  * @module
  */
 import type { Model } from "../../models/model.ts";
-import {
-  sampleChains,
-  type SampleChainsOptions,
-  type SamplerDescription as DriverSamplerDescription,
-  type SamplingResult,
-} from "../driver.ts";
-import type { ChainSampler, StepInfo } from "../sampler.ts";
+import { sampleChains, type SampleChainsOptions, type SamplingResult } from "../driver.ts";
 import { qnhmcChainSampler, type QnhmcChainState, type QnhmcOptions } from "./description.ts";
 import type { QnhmcInfo } from "./kernel.ts";
 
@@ -30,26 +16,7 @@ export type RunQnhmcOptions =
   & Omit<SampleChainsOptions<QnhmcChainState, QnhmcInfo>, "sampler" | "model">;
 
 /**
- * ADAPTER (drop with the new driver): a {@link ChainSampler} as the current
- * driver's description.
- *
- * @param sampler A chain sampler.
- * @returns The same sampler with `step(state, rng, phase, iteration)`.
- */
-export function _toDriverSampler<S, I extends StepInfo>(
-  sampler: ChainSampler<S, I>,
-): DriverSamplerDescription<S, I> {
-  return {
-    init: (position, rng) => sampler.init(position, rng),
-    step: (state, rng, phase, iteration) => sampler.step(rng, state, phase, iteration),
-    position: (state) => sampler.position(state),
-    adapt: sampler.adapt,
-    tuning: sampler.tuning === undefined ? undefined : (state) => sampler.tuning!(state),
-  };
-}
-
-/**
- * Run QNHMC chains on `model` with the current driver.
+ * Run QNHMC chains on `model` with the run driver.
  *
  * @param model The target.
  * @param options QNHMC options ({@link QnhmcOptions}) and the driver's
@@ -98,5 +65,5 @@ export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult
     metric,
     divergenceThreshold,
   });
-  return sampleChains({ ...driverOptions, sampler: _toDriverSampler(sampler), model });
+  return sampleChains({ ...driverOptions, sampler, model });
 }
