@@ -64,7 +64,12 @@ export class GlmModel implements DataModel {
   readonly arena: Arena;
   /** The family. */
   readonly family: GlmFamily;
-  /** The core's kernels for this family, bound to the data's arena. */
+  /**
+   * The core's kernels for this family, bound to the data's arena (used by
+   * the subsampling layer).
+   *
+   * @internal
+   */
   readonly kernels: GlmKernels;
   /** The family parameter passed to kernels (σ for Gaussian, else 0). */
   readonly familyParam: number;

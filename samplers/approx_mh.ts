@@ -26,7 +26,7 @@ import { cholesky, squareDim } from "../math/linalg.ts";
 import type { DataModel, Model } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
 import { approxMhTest, dataModelDifferences, newRowOrder } from "../subsampling/austerity.ts";
-import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import type { ChainSampler, SamplerDescription, StepInfo } from "./sampler.ts";
 import {
   scaleAdaptationInit,
@@ -479,7 +479,7 @@ export const austeritySgldDescription: SamplerDescription<ApproxMhOptions> = {
 export type RunApproxMhOptions =
   & ApproxMhOptions
   & { proposal?: "random-walk" | "langevin" }
-  & Omit<SampleChainsOptions<unknown, ApproxMhInfo>, "sampler" | "model">;
+  & RunOptions;
 
 /**
  * Run approximate MH chains with the driver: `proposal: "random-walk"`

@@ -89,6 +89,13 @@ export interface SampleChainsOptions<S, I extends StepInfo> {
   onDraw?: (chain: number, draw: number, position: Float64Array, info: StepInfo) => void;
 }
 
+/**
+ * The driver's options without the sampler and model: what every typed
+ * runner (`runHmc`, `runHmcEcs`, …) and {@link import("./sample.ts").sample}
+ * accept besides their sampler's own options.
+ */
+export type RunOptions = Omit<SampleChainsOptions<unknown, StepInfo>, "sampler" | "model">;
+
 /** Per-iteration info of one phase: field name → one value per iteration (booleans as 0/1). */
 export type InfoTable = Record<string, Float64Array>;
 

@@ -13,7 +13,7 @@
  */
 import type { DataModel, Model } from "../models/model.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
-import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
 import * as hmc from "./hmc.ts";
 import {
@@ -87,7 +87,7 @@ export interface AdaptiveHmcState {
 /** Options of {@link runHmc}: the sampler's options and the driver's. */
 export type RunHmcOptions =
   & HmcSamplerOptions
-  & Omit<SampleChainsOptions<AdaptiveHmcState, hmc.HmcInfo>, "sampler" | "model">;
+  & RunOptions;
 
 /**
  * The HMC sampler description for the driver: {@link hmc.step} plus dual

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Model } from "../models/model.ts";
-import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
 import { cholesky } from "../math/linalg.ts";
 import * as rwmh from "./rwmh.ts";
@@ -42,7 +42,7 @@ export interface AdaptiveRwmhState {
 /** Options of {@link runRwmh}. */
 export type RunRwmhOptions =
   & RwmhSamplerOptions
-  & Omit<SampleChainsOptions<AdaptiveRwmhState, rwmh.RwmhInfo>, "sampler" | "model">;
+  & RunOptions;
 
 /**
  * The RWMH sampler description for the driver.

@@ -14,14 +14,13 @@
  * @module
  */
 import type { Model } from "../models/model.ts";
-import { sampleChains, type SampleChainsOptions, type SamplingResult } from "./driver.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import { getSampler } from "./registry.ts";
-import type { StepInfo } from "./sampler.ts";
 import { isDataModel } from "./sg_samplers.ts";
 
 /** Options of {@link sample}: the sampler's name, the driver's options and the sampler's own. */
 export type SampleOptions =
-  & Omit<SampleChainsOptions<unknown, StepInfo>, "sampler" | "model">
+  & RunOptions
   & {
     /** A registered sampler name (see `samplerNames()`). */
     sampler: string;
@@ -84,7 +83,7 @@ export function sample(model: Model, options: SampleOptions): SamplingResult {
     if ((_DRIVER_KEYS as readonly string[]).includes(key)) driver[key] = value;
     else own[key] = value;
   }
-  const d = driver as Omit<SampleChainsOptions<unknown, StepInfo>, "sampler" | "model">;
+  const d = driver as RunOptions;
   const sampler = description.build(model, own, {
     seed: d.seed,
     numWarmup: d.numWarmup ?? 1000,

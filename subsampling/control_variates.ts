@@ -106,6 +106,8 @@ export class ControlVariates {
   /**
    * The per-row cache (η*ₖ, ℓₖ*, aₖ, bₖ) in the arena; pass it to
    * {@link GatheredRows.gather} and {@link GatheredRows.regatherCache}.
+   *
+   * @internal
    */
   readonly cache: ControlVariateCache;
   /** Number of full-data passes made so far (centrings). */
@@ -219,6 +221,7 @@ export class ControlVariates {
    * @param theta Position (length d).
    * @param options Range of positions and whether to write rₖ.
    * @returns Σₖ dₖ over the range.
+   * @internal
    */
   differences(
     rows: GatheredRows,
@@ -255,6 +258,7 @@ export class ControlVariates {
    * @param out Output (length d, overwritten).
    * @param range Range of positions.
    * @returns `out`.
+   * @internal
    */
   weightedRowSum(rows: GatheredRows, out: Float64Array, range: RowRange = {}): Float64Array {
     return this.#kernels.weightedRowSum(rows, out, range);

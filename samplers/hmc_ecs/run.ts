@@ -6,16 +6,14 @@
  */
 import type { Model } from "../../models/model.ts";
 import { signCorrectedMean } from "../../diagnostics/sign_corrected.ts";
-import { sampleChains, type SampleChainsOptions, type SamplingResult } from "../driver.ts";
-import type { HmcEcsInfo } from "./kernel.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
 import type { HmcEcsOptions } from "./options.ts";
 import { hmcEcsChainSampler } from "./sampler.ts";
-import type { HmcEcsState } from "./state.ts";
 
 /** Options of {@link runHmcEcs}: the sampler's and the driver's. */
 export type RunHmcEcsOptions =
   & HmcEcsOptions
-  & Omit<SampleChainsOptions<HmcEcsState, HmcEcsInfo>, "sampler" | "model">;
+  & RunOptions;
 
 /**
  * Run HMC-ECS with the common driver (default 4 chains, 1000 warmup + 1000

@@ -6,14 +6,13 @@
  * @module
  */
 import type { Model } from "../../models/model.ts";
-import { sampleChains, type SampleChainsOptions, type SamplingResult } from "../driver.ts";
-import { qnhmcChainSampler, type QnhmcChainState, type QnhmcOptions } from "./description.ts";
-import type { QnhmcInfo } from "./kernel.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
+import { qnhmcChainSampler, type QnhmcOptions } from "./description.ts";
 
 /** Options of {@link runQnhmc}: the sampler's options and the driver's. */
 export type RunQnhmcOptions =
   & QnhmcOptions
-  & Omit<SampleChainsOptions<QnhmcChainState, QnhmcInfo>, "sampler" | "model">;
+  & RunOptions;
 
 /**
  * Run QNHMC chains on `model` with the run driver.
