@@ -47,6 +47,7 @@ export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult
     adaptation,
     adaptStepSize,
     targetAcceptanceRate,
+    stepSizeJitter,
     metric,
     divergenceThreshold,
     ...driverOptions
@@ -62,6 +63,7 @@ export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult
     adaptation,
     adaptStepSize,
     targetAcceptanceRate,
+    stepSizeJitter,
     metric,
     divergenceThreshold,
   });
