@@ -27,6 +27,8 @@ import type { DataModel, Model } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
 import { approxMhTest, dataModelDifferences, newRowOrder } from "../subsampling/austerity.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
+import { findReasonableStepSize } from "./dual_averaging.ts";
+import { identityMetric } from "./metric.ts";
 import type { ChainSampler, SamplerDescription, StepInfo } from "./sampler.ts";
 import {
   scaleAdaptationInit,
@@ -327,10 +329,26 @@ export interface ApproxMhOptions {
   proposalCovariance?: Float64Array;
   /** Random walk: adapt s in warmup towards `targetAcceptanceRate` (default true). */
   adaptScale?: boolean;
-  /** Random walk: target acceptance rate of the adaptation (default 0.234). */
+  /**
+   * Target acceptance rate of the adaptation (default 0.234 for the random
+   * walk, Roberts, Gelman & Gilks 1997; 0.574 for Langevin, Roberts &
+   * Rosenthal 1998).
+   */
   targetAcceptanceRate?: number;
-  /** Langevin: step size α (required for the SGLD proposal). */
+  /**
+   * Langevin: step size α. Default: α₀ = h² with h from Hoffman & Gelman's
+   * heuristic (Algorithm 4) on the full data at the initial position — one
+   * leapfrog step of size h from a fresh momentum is a Langevin step with
+   * α = h² — then √α adapted in warmup like the random walk's scale.
+   * Given, α stays fixed unless `adaptStepSize` is true.
+   */
   stepSize?: number;
+  /**
+   * Langevin: adapt √α in warmup by Robbins–Monro on the accept indicator
+   * towards `targetAcceptanceRate` (default: true when `stepSize` is not
+   * given, false when it is).
+   */
+  adaptStepSize?: boolean;
   /** Langevin: minibatch size n of the proposal's gradient (default `batchSize`). */
   gradientBatchSize?: number;
 }
@@ -365,12 +383,15 @@ function _common(model: Model, options: ApproxMhOptions) {
 function _chainSampler(
   common: ReturnType<typeof _common>,
   proposalFor: (scale: number) => ProposalFn,
-  scale0: number,
-  adaptation: ScaleAdaptationState | null,
+  start: (position: Float64Array, rng: Rng) => {
+    scale: number;
+    adaptation: ScaleAdaptationState | null;
+  },
+  reportScale: (scale: number) => Record<string, number>,
 ): ChainSampler<ApproxMhChainState, ApproxMhInfo> {
   const { dataModel: model, epsilon, batchSize, checkExact } = common;
   return {
-    init: (position) => ({ kernel: init(position, model), scale: scale0, adaptation }),
+    init: (position, rng) => ({ kernel: init(position, model), ...start(position, rng) }),
     step(rng, state, phase, iteration) {
       const r = step(rng, state.kernel, {
         model,
@@ -392,11 +413,7 @@ function _chainSampler(
       },
       finish: (state) => ({ ...state, adaptation: null }),
     },
-    tuning: (state) => ({
-      epsilon,
-      batchSize,
-      ...(Number.isNaN(state.scale) ? {} : { scale: state.scale }),
-    }),
+    tuning: (state) => ({ epsilon, batchSize, ...reportScale(state.scale) }),
   };
 }
 
@@ -434,15 +451,16 @@ export const austerityRwmhDescription: SamplerDescription<ApproxMhOptions> = {
     return _chainSampler(
       common,
       (scale) => randomWalkProposal({ scale, proposalCholesky }),
-      scale0,
-      adaptation,
+      () => ({ scale: scale0, adaptation }),
+      (scale) => ({ scale }),
     ) as ChainSampler<unknown, StepInfo>;
   },
 };
 
 /**
  * Registry entry: the SGLD proposal (eq. 13) corrected by the approximate
- * test with its proposal ratio (eq. 14). No warmup adaptation. Not exact for
+ * test with its proposal ratio (eq. 14). Without a given α, warmup finds and
+ * adapts it (see {@link ApproxMhOptions.stepSize}). Not exact for
  * ε > 0.
  *
  * @example
@@ -461,17 +479,45 @@ export const austeritySgldDescription: SamplerDescription<ApproxMhOptions> = {
   isExact: false,
   build(model: Model, options: ApproxMhOptions): ChainSampler<unknown, StepInfo> {
     const common = _common(model, options);
-    if (options.stepSize === undefined) {
-      throw new RangeError("stepSize (the Langevin step α) is required, got undefined");
+    const given = options.stepSize;
+    if (given !== undefined && (!(given > 0) || !Number.isFinite(given))) {
+      throw new RangeError(`stepSize must be positive and finite, got ${given}`);
     }
-    const proposalFn = langevinProposal(common.dataModel, {
-      stepSize: options.stepSize,
-      batchSize: options.gradientBatchSize ?? common.batchSize,
-    });
-    return _chainSampler(common, () => proposalFn, NaN, null) as ChainSampler<
-      unknown,
-      StepInfo
-    >;
+    const gradientBatchSize = options.gradientBatchSize ?? common.batchSize;
+    const adaptStepSize = options.adaptStepSize ?? given === undefined;
+    const target = options.targetAcceptanceRate ?? 0.574;
+    if (adaptStepSize) scaleAdaptationInit(1, { targetAcceptanceRate: target }); // validate now
+    // The adapted quantity is the proposal's noise sd s = √α, on the log scale.
+    const proposalFor = (s: number) =>
+      langevinProposal(common.dataModel, { stepSize: s * s, batchSize: gradientBatchSize });
+    const fixed = given === undefined || adaptStepSize ? null : langevinProposal(
+      common.dataModel,
+      { stepSize: given, batchSize: gradientBatchSize },
+    );
+    const fullFn = (x: Float64Array, g: Float64Array) => model.logDensityAndGradient(x, g);
+    return _chainSampler(
+      common,
+      (s) => fixed ?? proposalFor(s),
+      (position, rng) => {
+        let s = given === undefined ? NaN : Math.sqrt(given);
+        if (given === undefined) {
+          // One leapfrog step of size h from a fresh momentum is a Langevin step with α = h².
+          const gradient = new Float64Array(model.dim);
+          const logDensity = fullFn(position, gradient);
+          s = findReasonableStepSize({ position, logDensity, gradient }, rng, {
+            logDensityAndGradientFn: fullFn,
+            metric: identityMetric(model.dim),
+          });
+        }
+        return {
+          scale: s,
+          adaptation: adaptStepSize
+            ? scaleAdaptationInit(s, { targetAcceptanceRate: target })
+            : null,
+        };
+      },
+      (s) => ({ stepSize: fixed !== null ? given as number : s * s }),
+    ) as ChainSampler<unknown, StepInfo>;
   },
 };
 
@@ -483,7 +529,7 @@ export type RunApproxMhOptions =
 
 /**
  * Run approximate MH chains with the driver: `proposal: "random-walk"`
- * (default) or `"langevin"` (needs `stepSize`). Per-iteration info has
+ * (default) or `"langevin"`. Per-iteration info has
  * `fractionOfData`, `numBatches`, `isAccepted`, `isDivergent` (and
  * `agreesWithExact` with `checkExact`); the chains' cost counts every row used.
  *

@@ -161,6 +161,13 @@ export interface SamplerDescription<O extends object = Record<string, unknown>> 
    */
   readonly isExact: boolean;
   /**
+   * Set on samplers kept to show a failure mode; not for inference (e.g.
+   * naive subsampled HMC, whose trajectories follow the wrong Hamiltonian).
+   * Conformance tests check what such a sampler is for (the diagnostic it
+   * reports, that a run completes) instead of its accuracy.
+   */
+  readonly isDiagnostic?: true;
+  /**
    * Build the per-run chain sampler. Validates `options` (a RangeError or
    * TypeError naming the option and the value received) and allocates
    * nothing per chain: chain-owned memory is allocated in `init`.

@@ -6,6 +6,7 @@ import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import {
   austerityRwmhDescription,
+  austeritySgldDescription,
   init,
   langevinProposal,
   runApproxMh,
@@ -453,4 +454,31 @@ Deno.test("runApproxMh() with the Langevin proposal and ε = 0 samples the exact
   assertMeanWithinMcse(chains, mean, { what: "θ mean" });
   assertSdWithinMcse(chains, sd, { what: "θ sd" });
   assert.ok(r.chains.every((c) => c.info.sampling.isDivergent.every((v) => v === 0)));
+});
+
+Deno.test("austeritySgldDescription defaults: α found and adapted in warmup; a given α stays fixed", async (t) => {
+  const model = _logistic(400, 2, 7);
+  const run = (options: Record<string, unknown>) =>
+    runApproxMh(model, {
+      proposal: "langevin",
+      seed: 9,
+      numWarmup: 300,
+      numSamples: 300,
+      numChains: 1,
+      ...options,
+    }).chains[0];
+  await t.step("no stepSize: acceptance near the MALA target 0.574", () => {
+    const c = run({});
+    const alpha = Number(c.tuning.stepSize);
+    assert.ok(alpha > 0 && Number.isFinite(alpha), `α = ${alpha}`);
+    const acc = c.info.sampling.isAccepted.reduce((a, v) => a + v, 0) / 300;
+    // 300 indicators: sd of the mean ≤ 0.03 (more with autocorrelation); ±0.25 is wide.
+    assert.ok(Math.abs(acc - 0.574) < 0.25, `acceptance ${acc}`);
+  });
+  await t.step("given stepSize: reported unchanged", () => {
+    assert.equal(run({ stepSize: 1e-3 }).tuning.stepSize, 1e-3);
+  });
+  await t.step("errors name the option and the value", () => {
+    assert.throws(() => austeritySgldDescription.build(model, { stepSize: -1 }), /stepSize.*-1/);
+  });
 });

@@ -182,6 +182,43 @@ Deno.test("naive samplers claims", async (t) => {
       TypeError,
     );
   });
+  await t.step("isDiagnostic on the three uncorrected ones and naive-between-mh", () => {
+    assert.deepEqual(
+      NAIVE_SAMPLERS.filter((d) => d.isDiagnostic).map((d) => d.name),
+      ["naive-between", "naive-within", "naive-symmetric", "naive-between-mh"],
+    );
+  });
+  await t.step("defaults: J = 25 batches, ε found and dual-averaged, L = 2J", () => {
+    const r = runNaive(model1, {
+      variant: "within",
+      isCorrected: true,
+      seed: 8,
+      numWarmup: 200,
+      numSamples: 200,
+      initialPosition: model1.posteriorMean,
+    });
+    const tuning = r.chains[0].tuning as { stepSize: number; batchSize: number };
+    assert.equal(tuning.batchSize, model1.numRows / 25);
+    const info = r.chains[0].info.sampling;
+    assert.ok(info.stepSize.every((e) => e === tuning.stepSize), "ε is frozen after warmup");
+    assert.ok(info.numIntegrationSteps.every((l) => l === 50));
+    const acc = info.fullDataAcceptanceRate.reduce((a, x) => a + x, 0) / info.stepSize.length;
+    assert.ok(acc > 0.5, `dual averaging targets 0.8, got a mean of ${acc}`);
+  });
+  await t.step("a given ε stays fixed, with the paper's τ ~ U(0, 2π)", () => {
+    const r = runNaive(model1, {
+      variant: "within",
+      seed: 8,
+      numWarmup: 20,
+      numSamples: 20,
+      batchSize: 20,
+      stepSize: 0.01,
+      initialPosition: model1.posteriorMean,
+    });
+    const info = r.chains[0].info;
+    assert.ok([...info.warmup.stepSize, ...info.sampling.stepSize].every((e) => e === 0.01));
+    assert.ok(new Set(info.sampling.numIntegrationSteps).size > 1, "τ is random");
+  });
   await t.step("divergence is reported, not thrown; the state is kept", () => {
     const cs = naiveChainSampler(model1, {
       variant: "between",

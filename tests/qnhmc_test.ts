@@ -324,8 +324,21 @@ Deno.test("qnhmcDescription builds a sampler and validates its options", async (
     const eps = (r.chains[0].tuning as { stepSize: number }).stepSize;
     assert.ok(eps < 5 && eps > 0.01, `ε should shrink from 5, got ${eps}`);
   });
+  await t.step("defaults: ε found and adapted, jittered; a given ε stays fixed", () => {
+    const run = (options: Record<string, unknown>) =>
+      runQnhmc(model, { seed: 3, numWarmup: 200, numSamples: 10, numChains: 1, ...options })
+        .chains[0].tuning as { stepSize: number; stepSizeJitter: number };
+    const adapted = run({});
+    assert.ok(adapted.stepSize > 0 && Number.isFinite(adapted.stepSize));
+    assert.notEqual(adapted.stepSize, 0.1);
+    assert.equal(adapted.stepSizeJitter, 0.2);
+    const fixed = run({ stepSize: 0.1 });
+    assert.equal(fixed.stepSize, 0.1);
+    assert.equal(fixed.stepSizeJitter, 0);
+  });
   await t.step("errors name the option and the value", () => {
     assert.throws(() => qnhmcDescription.build(model, { stepSize: -1 }), /stepSize.*-1/);
+    assert.throws(() => qnhmcDescription.build(model, { stepSizeJitter: 1 }), /stepSizeJitter.*1/);
     assert.throws(
       () => qnhmcDescription.build(model, { adaptation: "always" as never }),
       /adaptation.*"always"/,

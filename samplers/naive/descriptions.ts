@@ -7,9 +7,18 @@
  * | `naive-between`       | one batch j per trajectory, J·V_j   | no                   | no    |
  * | `naive-within`        | a fresh batch every leapfrog step   | no                   | no    |
  * | `naive-symmetric`     | all batches, forward then reverse   | no                   | no    |
- * | `naive-between-mh`    | as `naive-between`                  | yes                  | yes   |
+ * | `naive-between-mh`    | as `naive-between`                  | yes                  | yes*  |
  * | `naive-within-mh`     | as `naive-within`                   | yes                  | yes   |
  * | `naive-symmetric-mh`  | as `naive-symmetric`                | yes                  | yes   |
+ *
+ * (*) exact, but marked `isDiagnostic` like the uncorrected three: it cannot
+ * move at any useful acceptance (see {@link naiveBetweenMh}).
+ *
+ * Defaults (no `stepSize` given): ε from Hoffman & Gelman's heuristic on the
+ * full-data Hamiltonian, then dual averaging in warmup on the full-data
+ * acceptance min(1, exp(−ΔH)) (the acceptance the `-mh` variants apply; the
+ * accuracy surrogate of the others), L = 2J fixed, B with J = 25 batches.
+ * With `stepSize` given nothing adapts and τ ~ U(0, 2π), as in the paper.
  *
  * These are DIAGNOSTICS that reproduce Betancourt (2015), not inference
  * methods. Do not use the uncorrected ones for inference: the subsampled
@@ -28,6 +37,7 @@
  */
 import { type BatchedPotential, contiguousBatches } from "../../models/batch_potential.ts";
 import type { DataModel, Model } from "../../models/model.ts";
+import * as dualAveraging from "../dual_averaging.ts";
 import { diagonalMetric, identityMetric } from "../metric.ts";
 import type { ChainSampler, SamplerDescription } from "../sampler.ts";
 import * as between from "./between.ts";
@@ -41,13 +51,43 @@ export type NaiveVariant = "between" | "within" | "symmetric";
 
 /** Options of the naive samplers. */
 export interface NaiveOptions {
-  /** Rows per batch B (must divide N). */
-  batchSize: number;
-  /** ε > 0 (fixed: these samplers do not adapt). */
-  stepSize: number;
-  /** L; give this or `trajectoryLength`. */
+  /**
+   * Rows per batch B (must divide N). Default: the smallest divisor of N
+   * that is at least ⌈N/25⌉, i.e. J = 25 batches when 25 divides N
+   * (Betancourt 2015, §4: J = 25), else the nearest split into fewer.
+   */
+  batchSize?: number;
+  /**
+   * Initial ε > 0. Default: Hoffman & Gelman's heuristic (Algorithm 4) on
+   * the FULL-data Hamiltonian at the initial position, then dual averaging
+   * in warmup (see `adaptStepSize`). Given, ε stays fixed unless
+   * `adaptStepSize` is true (the paper fixes ε).
+   */
+  stepSize?: number;
+  /**
+   * Dual-average ε in warmup on the full-data acceptance probability
+   * min(1, exp(−ΔH)) that every step reports — the acceptance applied by the
+   * `-mh` variants, the paper's accuracy surrogate for the uncorrected ones.
+   * Default: true when `stepSize` is not given, false when it is.
+   */
+  adaptStepSize?: boolean;
+  /** Dual-averaging target δ (default 0.8). */
+  targetAcceptanceRate?: number;
+  /**
+   * L; give this or `trajectoryLength`. Default, when ε is adapted (no
+   * `stepSize` given): L = 2J for every variant — one symmetric sweep
+   * (J batches forward, J back), and for between and within the same cost,
+   * 2J batch gradients (two full-data gradients' worth) per trajectory. A
+   * fixed L, not a fixed τ, because the subsampling error of the between
+   * and within trajectories grows with the integration time τ, not with ε:
+   * dual averaging with τ fixed would buy its acceptance by shrinking ε and
+   * paying ever more steps (L = τ/ε) for an ever shorter move.
+   */
   numIntegrationSteps?: number;
-  /** τ; default 2π with `isTrajectoryLengthRandom` true (the paper's τ ~ U(0, 2π)). */
+  /**
+   * τ. Default, when `stepSize` is given: 2π with `isTrajectoryLengthRandom`
+   * (the paper's τ ~ U(0, 2π), for a posterior of unit scale).
+   */
   trajectoryLength?: number;
   /** τ ~ U(0, trajectoryLength) per trajectory (default true when `trajectoryLength` is defaulted). */
   isTrajectoryLengthRandom?: boolean;
@@ -59,6 +99,16 @@ export interface NaiveOptions {
   divergenceThreshold?: number;
 }
 
+/** Per-chain state of the naive {@link ChainSampler}s. Treat as immutable. */
+export interface NaiveChainState {
+  /** Kernel state: θ and the full-data log π(θ). */
+  readonly kernel: NaiveState;
+  /** ε used by the next step. */
+  readonly stepSize: number;
+  /** Dual-averaging state (null when ε is fixed or after warmup). */
+  readonly dualAveraging: dualAveraging.DualAveragingState | null;
+}
+
 const _STEPS = { between: between.step, within: within.step, symmetric: symmetric.step };
 
 /**
@@ -68,7 +118,8 @@ const _STEPS = { between: between.step, within: within.step, symmetric: symmetri
  *   {@link import("../../models/gaussian_mean.ts").GaussianMeanModel}) its
  *   closed-form batches are used, else {@link contiguousBatches}.
  * @param options The variant, the correction and {@link NaiveOptions}.
- * @returns The chain sampler (state: position and full-data log π).
+ * @returns The chain sampler (state: the kernel's position and full-data log π, ε and
+ *   the dual-averaging state).
  * @throws {TypeError} If the model is not a DataModel or options are missing.
  * @throws {RangeError} On bad option values.
  *
@@ -91,7 +142,7 @@ const _STEPS = { between: between.step, within: within.step, symmetric: symmetri
 export function naiveChainSampler(
   model: Model,
   options: NaiveOptions & { variant: NaiveVariant; isCorrected: boolean },
-): ChainSampler<NaiveState, NaiveInfo> {
+): ChainSampler<NaiveChainState, NaiveInfo> {
   const dataModel = _asDataModel(model);
   const { variant, isCorrected } = options;
   const stepFn = _STEPS[variant];
@@ -100,10 +151,13 @@ export function naiveChainSampler(
       `variant must be "between", "within" or "symmetric", got ${JSON.stringify(variant)}`,
     );
   }
-  if (!(options.stepSize > 0) || !Number.isFinite(options.stepSize)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${options.stepSize}`);
+  const given = options.stepSize;
+  if (given !== undefined && (!(given > 0) || !Number.isFinite(given))) {
+    throw new RangeError(`stepSize must be positive and finite, got ${given}`);
   }
-  const batches = _batches(dataModel, options.batchSize);
+  const adaptStepSize = options.adaptStepSize ?? given === undefined;
+  if (options.targetAcceptanceRate !== undefined) dualAveraging.init(1, options);
+  const batches = _batches(dataModel, options.batchSize ?? defaultBatchSize(dataModel.numRows));
   const candidateBatches = options.candidateBatches === undefined
     ? undefined
     : Int32Array.from(options.candidateBatches);
@@ -112,6 +166,8 @@ export function naiveChainSampler(
     : identityMetric(model.dim);
   const isDefaultTime = options.numIntegrationSteps === undefined &&
     options.trajectoryLength === undefined;
+  // With ε adapted, L is fixed by default (see NaiveOptions.numIntegrationSteps).
+  const defaultSteps = isDefaultTime && adaptStepSize ? 2 * batches.numBatches : undefined;
   const fullLogDensityFn = isCorrected
     ? (x: Float64Array) => model.logDensity(x)
     : (x: Float64Array) => _uncounted(model, () => model.logDensity(x));
@@ -119,35 +175,113 @@ export function naiveChainSampler(
     batches,
     fullLogDensityFn,
     metric,
-    stepSize: options.stepSize,
-    numIntegrationSteps: options.numIntegrationSteps,
-    trajectoryLength: isDefaultTime ? 2 * Math.PI : options.trajectoryLength,
-    isTrajectoryLengthRandom: options.isTrajectoryLengthRandom ?? isDefaultTime,
+    stepSize: NaN, // the chain's ε, set per step
+    numIntegrationSteps: options.numIntegrationSteps ?? defaultSteps,
+    trajectoryLength: isDefaultTime && defaultSteps === undefined
+      ? 2 * Math.PI
+      : options.trajectoryLength,
+    isTrajectoryLengthRandom: options.isTrajectoryLengthRandom ??
+      (isDefaultTime && defaultSteps === undefined),
     isCorrected,
     candidateBatches,
     divergenceThreshold: options.divergenceThreshold,
   };
+  // Finding ε uses full-data gradients: real tuning work, counted (as warmup) for every variant.
+  const fullFn = (x: Float64Array, g: Float64Array) => model.logDensityAndGradient(x, g);
   return {
-    init: (position) => init(position, fullLogDensityFn),
-    step: (rng, state) => stepFn(rng, state, params),
-    position: (state) => state.position,
-    tuning: () => ({
+    init(position, rng) {
+      const kernel = init(position, fullLogDensityFn);
+      let stepSize = given;
+      if (stepSize === undefined) {
+        const gradient = new Float64Array(model.dim);
+        const logDensity = fullFn(kernel.position, gradient);
+        stepSize = dualAveraging.findReasonableStepSize(
+          { position: kernel.position, logDensity, gradient },
+          rng,
+          { logDensityAndGradientFn: fullFn, metric },
+        );
+      }
+      return {
+        kernel,
+        stepSize,
+        dualAveraging: adaptStepSize ? dualAveraging.init(stepSize, options) : null,
+      };
+    },
+    step(rng, state) {
+      const r = stepFn(rng, state.kernel, { ...params, stepSize: state.stepSize });
+      return {
+        state: r.state === state.kernel ? state : { ...state, kernel: r.state },
+        info: r.info,
+      };
+    },
+    position: (state) => state.kernel.position,
+    adapt: {
+      update(state, context) {
+        if (state.dualAveraging === null) return state;
+        const da = dualAveraging.update(state.dualAveraging, context.info.fullDataAcceptanceRate);
+        return { ...state, dualAveraging: da, stepSize: da.stepSize };
+      },
+      finish(state) {
+        if (state.dualAveraging === null) return state;
+        return {
+          ...state,
+          stepSize: dualAveraging.final(state.dualAveraging),
+          dualAveraging: null,
+        };
+      },
+    },
+    tuning: (state) => ({
       variant,
       isCorrected,
-      stepSize: options.stepSize,
+      stepSize: state.stepSize,
       batchSize: batches.batchSize,
       numBatches: batches.numBatches,
     }),
   };
 }
 
+const _OPTIONS: SamplerDescription["options"] = [
+  {
+    name: "batchSize",
+    flag: "batch-size",
+    type: "integer",
+    default: "smallest divisor of N ≥ ⌈N/25⌉ (J = 25 batches, Betancourt 2015 §4)",
+    help: "rows per batch B (must divide N)",
+  },
+  {
+    name: "stepSize",
+    flag: "step-size",
+    type: "number",
+    default: "Hoffman & Gelman's heuristic on the full data, then dual averaging on the " +
+      "full-data acceptance in warmup (given: fixed)",
+    help: "initial step size ε",
+  },
+  {
+    name: "numIntegrationSteps",
+    flag: "num-integration-steps",
+    type: "integer",
+    default: "2J when ε is adapted; else τ ~ U(0, 2π)",
+    help: "leapfrog steps L per trajectory",
+  },
+  {
+    name: "targetAcceptanceRate",
+    flag: "target-acceptance",
+    type: "number",
+    default: "0.8",
+    help: "dual-averaging target for the full-data acceptance",
+  },
+];
+
 function _description(
   variant: NaiveVariant,
   isCorrected: boolean,
   summary: string,
   references: string,
+  isDiagnostic: boolean,
 ): SamplerDescription<NaiveOptions> {
   return {
+    ...(isDiagnostic ? { isDiagnostic: true as const } : {}),
+    options: _OPTIONS,
     name: `naive-${variant}${isCorrected ? "-mh" : ""}`,
     summary: `${summary}${
       isCorrected
@@ -173,6 +307,7 @@ export const naiveBetween: SamplerDescription<NaiveOptions> = _description(
   false,
   "Naive subsampled HMC, one batch per trajectory",
   `${_REF}, §3.1, eq. (1), Figs. 2–3`,
+  true,
 );
 /** `naive-within`: a fresh batch every leapfrog step, no correction (naive SGHMC; biased; §3.2). */
 export const naiveWithin: SamplerDescription<NaiveOptions> = _description(
@@ -180,6 +315,7 @@ export const naiveWithin: SamplerDescription<NaiveOptions> = _description(
   false,
   "Naive subsampled HMC, a fresh batch every leapfrog step",
   `${_REF}, §3.2, Figs. 3, 5; Chen et al. (2014), §3.1`,
+  true,
 );
 /** `naive-symmetric`: the symmetric composition (a split-HMC integrator), no correction. */
 export const naiveSymmetric: SamplerDescription<NaiveOptions> = _description(
@@ -187,13 +323,23 @@ export const naiveSymmetric: SamplerDescription<NaiveOptions> = _description(
   false,
   "Symmetric composition over all batches (split-HMC integrator)",
   `${_REF}, §3.2, Fig. 4; Shahbaba et al. (2014)`,
+  true,
 );
-/** `naive-between-mh`: as `naive-between` with the full-data Metropolis correction (exact). */
+/**
+ * `naive-between-mh`: as `naive-between` with the full-data Metropolis
+ * correction. Exact, but also a diagnostic (`isDiagnostic`): the between
+ * trajectory's full-data energy error grows with τ·‖J∇V_j − ∇V‖, so keeping
+ * any acceptance means trajectories too short to move. On the conformance
+ * regression (N = 200, J = 25, posterior sds 0.07–0.2) the adapted chain
+ * reaches 0.8 acceptance at τ = 2Jε ≈ 0.005 and an ESS below 20 from
+ * 24 000 draws (Betancourt 2015, Fig. 3: the acceptance collapse).
+ */
 export const naiveBetweenMh: SamplerDescription<NaiveOptions> = _description(
   "between",
   true,
   "Naive subsampled HMC, one batch per trajectory",
   `${_REF}, §3.1, Fig. 3`,
+  true,
 );
 /** `naive-within-mh`: as `naive-within` with the full-data Metropolis correction (exact). */
 export const naiveWithinMh: SamplerDescription<NaiveOptions> = _description(
@@ -201,6 +347,7 @@ export const naiveWithinMh: SamplerDescription<NaiveOptions> = _description(
   true,
   "Naive subsampled HMC, a fresh batch every leapfrog step",
   `${_REF}, §3.2, Fig. 3`,
+  false,
 );
 /** `naive-symmetric-mh`: the symmetric composition with the full-data correction (exact). */
 export const naiveSymmetricMh: SamplerDescription<NaiveOptions> = _description(
@@ -208,6 +355,7 @@ export const naiveSymmetricMh: SamplerDescription<NaiveOptions> = _description(
   true,
   "Symmetric composition over all batches (split-HMC integrator)",
   `${_REF}, §3.2, Fig. 4`,
+  false,
 );
 
 /** Every naive description, for the sampler registry to register. */
@@ -233,8 +381,34 @@ function _asDataModel(model: Model): DataModel {
   return model as DataModel;
 }
 
+/**
+ * The default batch size for N rows: the smallest divisor of N that is at
+ * least ⌈N/25⌉, so J = N/B = 25 batches when 25 divides N (Betancourt 2015,
+ * §4) and otherwise the nearest split into fewer batches (B = N, one batch,
+ * for a prime N).
+ *
+ * @param numRows N ≥ 1.
+ * @returns B.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defaultBatchSize } from "./descriptions.ts";
+ * assert.equal(defaultBatchSize(500), 20);
+ * assert.equal(defaultBatchSize(200), 8);
+ * assert.equal(defaultBatchSize(101), 101);
+ * ```
+ *
+ * References: Betancourt (2015), §4 (J = 25 batches).
+ */
+export function defaultBatchSize(numRows: number): number {
+  for (let b = Math.max(1, Math.ceil(numRows / 25)); b < numRows; b++) {
+    if (numRows % b === 0) return b;
+  }
+  return numRows;
+}
+
 function _batches(model: DataModel, batchSize: number): BatchedPotential {
-  if (batchSize === undefined) throw new TypeError("batchSize is required, got undefined");
   const own = (model as { batches?: (b: number) => BatchedPotential }).batches;
   return typeof own === "function"
     ? own.call(model, batchSize)

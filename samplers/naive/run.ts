@@ -23,7 +23,7 @@ export interface RunNaiveOptions extends NaiveOptions {
   isCorrected?: boolean;
   /** Seed; chain c uses `new Rng(seed).stream(c)`. */
   seed: number | string;
-  /** Warmup iterations (default 100; nothing adapts, the chain just moves). */
+  /** Warmup iterations (default 100; ε adapts only when `stepSize` is not given). */
   numWarmup?: number;
   /** Sampling iterations (default 1000). */
   numSamples?: number;

@@ -42,7 +42,13 @@ import { lbfgs } from "./lbfgs.ts";
 
 /** Options of {@link qnhmcDescription}. */
 export interface QnhmcOptions {
-  /** ε > 0 (default 0.1; the paper uses 0.01 in §5.1 and 0.1 in §5.2). */
+  /**
+   * Initial ε > 0. Default: Hoffman & Gelman's heuristic
+   * ({@link dualAveraging.findReasonableStepSize}) at the initial position
+   * (C₀ = I there, so a QNHMC step is a plain leapfrog step), then dual
+   * averaging in warmup. Given, ε stays fixed unless `adaptStepSize` is true
+   * (the paper fixes ε: 0.01 in §5.1, 0.1 in §5.2).
+   */
   stepSize?: number;
   /** L (default 10, the paper's §5.1). */
   numIntegrationSteps?: number;
@@ -71,10 +77,21 @@ export interface QnhmcOptions {
   curvatureTolerance?: number;
   /** When C may change: `"warmup"` (default) or `"continuous"` (Algorithm 2). */
   adaptation?: "warmup" | "continuous";
-  /** Adapt ε by dual averaging during warmup (default false: ε fixed, as in the paper). */
+  /**
+   * Adapt ε by dual averaging during warmup (default: true when `stepSize` is
+   * not given, false when it is — a given ε is kept, as in the paper).
+   */
   adaptStepSize?: boolean;
   /** Dual-averaging target δ (default 0.8). */
   targetAcceptanceRate?: number;
+  /**
+   * j ∈ [0, 1): each transition draws its step size uniformly from
+   * ε·[1 − j, 1 + j] (Neal 2011, §5.4.2.2), which breaks the resonance of a
+   * fixed trajectory εL with a period of the dynamics. Default 0.2 when
+   * `stepSize` is not given, 0 when it is (the paper's fixed ε). With j > 0
+   * one uniform is drawn before the kernel's own draws.
+   */
+  stepSizeJitter?: number;
   /** The metric M of the kinetic energy (default identity, as in the paper). */
   metric?: Metric;
   /** ΔH above this is a divergence (default 1000). */
@@ -94,21 +111,25 @@ export interface QnhmcChainState {
 }
 
 interface _Settings {
-  stepSize: number;
+  /** The given ε, or undefined: found at the initial position. */
+  stepSize: number | undefined;
   numIntegrationSteps: number;
   approximation: "bfgs" | "lbfgs";
   adaptation: "warmup" | "continuous";
   adaptStepSize: boolean;
+  stepSizeJitter: number;
   metric: Metric;
   newInverseHessian: () => InverseHessian;
+  /** γ of C₀ = γI. */
+  initialGamma: number;
 }
 
 function _settings(dim: number, options: QnhmcOptions): _Settings {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`options must be an object, got ${options}`);
   }
-  const stepSize = options.stepSize ?? 0.1;
-  if (!(stepSize > 0) || !Number.isFinite(stepSize)) {
+  const stepSize = options.stepSize;
+  if (stepSize !== undefined && (!(stepSize > 0) || !Number.isFinite(stepSize))) {
     throw new RangeError(`stepSize must be positive and finite, got ${stepSize}`);
   }
   const numIntegrationSteps = options.numIntegrationSteps ?? 10;
@@ -160,14 +181,20 @@ function _settings(dim: number, options: QnhmcOptions): _Settings {
       });
   newInverseHessian(); // validate the approximation's options now, not in the first chain
   if (options.targetAcceptanceRate !== undefined) dualAveraging.init(1, options);
+  const stepSizeJitter = options.stepSizeJitter ?? (stepSize === undefined ? 0.2 : 0);
+  if (!(stepSizeJitter >= 0 && stepSizeJitter < 1)) {
+    throw new RangeError(`stepSizeJitter must be in [0, 1), got ${stepSizeJitter}`);
+  }
   return {
     stepSize,
     numIntegrationSteps,
     approximation,
     adaptation,
-    adaptStepSize: options.adaptStepSize ?? false,
+    adaptStepSize: options.adaptStepSize ?? stepSize === undefined,
+    stepSizeJitter,
     metric,
     newInverseHessian,
+    initialGamma: typeof options.initialScale === "number" ? options.initialScale : 1,
   };
 }
 
@@ -207,9 +234,12 @@ export function qnhmcChainSampler(
   const dim = model.dim;
   const settings = _settings(dim, options);
   const fn: LogDensityGradientFn = (theta, grad) => model.logDensityAndGradient(theta, grad);
-  const params = (state: QnhmcChainState, collectPairs: boolean): kernel.QnhmcParams => ({
+  const params = (
+    stepSize: number,
+    collectPairs: boolean,
+  ): kernel.QnhmcParams => ({
     logDensityAndGradientFn: fn,
-    stepSize: state.stepSize,
+    stepSize,
     numIntegrationSteps: settings.numIntegrationSteps,
     metric: settings.metric,
     divergenceThreshold: options.divergenceThreshold,
@@ -222,19 +252,25 @@ export function qnhmcChainSampler(
       : { ...state, kernel: r.state, numSkippedPairs: state.numSkippedPairs + r.numSkipped };
   };
   return {
-    init(position: Float64Array, _rng: Rng): QnhmcChainState {
+    init(position: Float64Array, rng: Rng): QnhmcChainState {
       if (position.length !== dim) {
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
+      const state = kernel.init(position, {
+        logDensityAndGradientFn: fn,
+        inverseHessian: settings.newInverseHessian(),
+      });
+      // C₀ = γI: a QNHMC step is then a leapfrog step with M⁻¹ scaled by γ² (θ̇ = γM⁻¹p,
+      // ṗ = −γ∇U), i.e. plain leapfrog with step γε; the heuristic's ε is divided by γ.
+      const stepSize = settings.stepSize ??
+        dualAveraging.findReasonableStepSize(state, rng, {
+            logDensityAndGradientFn: fn,
+            metric: settings.metric,
+          }) / settings.initialGamma;
       return {
-        kernel: kernel.init(position, {
-          logDensityAndGradientFn: fn,
-          inverseHessian: settings.newInverseHessian(),
-        }),
-        stepSize: settings.stepSize,
-        dualAveraging: settings.adaptStepSize
-          ? dualAveraging.init(settings.stepSize, options)
-          : null,
+        kernel: state,
+        stepSize,
+        dualAveraging: settings.adaptStepSize ? dualAveraging.init(stepSize, options) : null,
         numSkippedPairs: 0,
       };
     },
@@ -245,7 +281,11 @@ export function qnhmcChainSampler(
       _iteration: number,
     ): StepResult<QnhmcChainState, kernel.QnhmcInfo> {
       const continuous = settings.adaptation === "continuous";
-      const r = kernel.step(rng, state.kernel, params(state, phase === "warmup" || continuous));
+      const j = settings.stepSizeJitter;
+      const stepSize = j === 0
+        ? state.stepSize
+        : state.stepSize * (1 + j * (2 * rng.uniform() - 1));
+      const r = kernel.step(rng, state.kernel, params(stepSize, phase === "warmup" || continuous));
       let next: QnhmcChainState = { ...state, kernel: r.state };
       // Warmup adoption happens in adapt.update; only "continuous" adapts while sampling.
       if (phase === "sampling" && continuous) next = adopt(next);
@@ -270,6 +310,7 @@ export function qnhmcChainSampler(
     },
     tuning: (state: QnhmcChainState): Record<string, unknown> => ({
       stepSize: state.stepSize,
+      stepSizeJitter: settings.stepSizeJitter,
       numIntegrationSteps: settings.numIntegrationSteps,
       approximation: settings.approximation,
       adaptation: settings.adaptation,
@@ -306,6 +347,44 @@ export const qnhmcDescription: SamplerDescription<QnhmcOptions> = {
   references: "Fu, Luo & Zhang (2016), eq. (1), (7), Algorithm 2",
   requires: "log-density",
   isExact: true,
+  options: [
+    {
+      name: "stepSize",
+      flag: "step-size",
+      type: "number",
+      default: "Hoffman & Gelman's heuristic, then dual averaging in warmup (given: fixed)",
+      help: "initial step size ε",
+    },
+    {
+      name: "numIntegrationSteps",
+      flag: "num-integration-steps",
+      type: "integer",
+      default: "10 (the paper's §5.1)",
+      help: "leapfrog steps L per trajectory",
+    },
+    {
+      name: "stepSizeJitter",
+      flag: "step-size-jitter",
+      type: "number",
+      default: "0.2 if ε is adapted, else 0 (Neal 2011 §5.4.2.2)",
+      help: "ε drawn from ε·[1 − j, 1 + j] each transition",
+    },
+    {
+      name: "approximation",
+      flag: "approximation",
+      type: "choice",
+      choices: ["bfgs", "lbfgs"],
+      default: "bfgs for d ≤ 200, else lbfgs (§3.5)",
+      help: "inverse-Hessian approximation C",
+    },
+    {
+      name: "targetAcceptanceRate",
+      flag: "target-acceptance",
+      type: "number",
+      default: "0.8",
+      help: "dual-averaging target acceptance rate",
+    },
+  ],
   build: (model: Model, options: QnhmcOptions): ChainSampler<QnhmcChainState, kernel.QnhmcInfo> =>
     qnhmcChainSampler(model, options),
 };

@@ -46,6 +46,7 @@ export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult
     adaptation,
     adaptStepSize,
     targetAcceptanceRate,
+    stepSizeJitter,
     metric,
     divergenceThreshold,
     ...driverOptions
@@ -61,6 +62,7 @@ export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult
     adaptation,
     adaptStepSize,
     targetAcceptanceRate,
+    stepSizeJitter,
     metric,
     divergenceThreshold,
   });
