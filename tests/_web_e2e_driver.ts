@@ -51,7 +51,13 @@ if (import.meta.main) {
     });
     const runMs = performance.now() - t1;
     const state = await page.getAttribute("body", "data-state");
-    await page.waitForTimeout(300); // let Vega finish the last render
+    // Plot updates are coalesced (every 400 ms): wait for the last one.
+    const expected = 4 * E2E_RUN.numChains * E2E_RUN.numSamples;
+    await page.waitForFunction(
+      `(globalThis.tallmcViews ?? []).every((v) => v.data('draws').length >= ${expected})`,
+      null,
+      { timeout: 5_000 },
+    ).catch(() => {}); // the test reports the counts it finds
     const plotted = await page.evaluate(
       "(globalThis.tallmcViews ?? []).map((v) => v.data('draws').length)",
     ) as number[];

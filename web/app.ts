@@ -136,11 +136,18 @@ function _densitySpec(numParams: number, width: number): vegaLite.TopLevelSpec {
   } as vegaLite.TopLevelSpec;
 }
 
+/**
+ * Plot rows of the plotted parameters, keeping every `_plotStride()`-th
+ * draw: at most 500 points per chain, enough for a trace plot and a density,
+ * few enough for the page to redraw them while the sampler streams.
+ */
 function _plotRows(rows: number[][]): _PlotRow[] {
   const out: _PlotRow[] = [];
+  const stride = _plotStride();
   for (const name of plotted) {
     const j = run.names.indexOf(name);
     for (const r of rows) {
+      if (r[1] % stride !== 0) continue;
       out.push({
         chain: String(r[0] + 1),
         iteration: r[1],
@@ -151,6 +158,10 @@ function _plotRows(rows: number[][]): _PlotRow[] {
     }
   }
   return out;
+}
+
+function _plotStride(): number {
+  return Math.max(1, Math.ceil((_lastRequest?.numSamples ?? 0) / 500));
 }
 
 async function _buildPlots(): Promise<void> {
@@ -164,7 +175,9 @@ async function _buildPlots(): Promise<void> {
     ["trace", _traceSpec(plotted.length, width("trace"))],
     ["density", _densitySpec(plotted.length, width("density"))],
   ];
-  const numInserted = run.rows.length;
+  const numInserted = run.rows.length; // later draws arrive through the queues
+  _queues = [[], []];
+  _lastUpdate = [0, 0];
   const built: vega.View[] = [];
   for (const [id, spec] of specs) {
     const container = _$(id);
@@ -172,7 +185,7 @@ async function _buildPlots(): Promise<void> {
     const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), {
       renderer: "canvas",
       container,
-      hover: true,
+      hover: false,
     });
     view.insert("draws", _plotRows(run.rows.slice(0, numInserted)));
     await view.runAsync();
@@ -180,14 +193,52 @@ async function _buildPlots(): Promise<void> {
   }
   views = built;
   (globalThis as Record<string, unknown>).tallmcViews = views; // for debugging in the console
-  _addToPlots(run.rows.slice(numInserted)); // draws that arrived while building
+  if (!_rendering) _renderQueued(); // draws that arrived while building
+  const stride = _plotStride();
+  _$("thinning").textContent = stride > 1 ? `(every ${stride}th draw plotted)` : "";
 }
 
+/**
+ * Plot updates: draws wait in one queue per view and are inserted by a single
+ * loop, at most one Vega run in flight. Traces update every _TRACE_MS,
+ * densities (every KDE recomputed, the costlier redraw) every _DENSITY_MS,
+ * and both at once when the run ends, so a long run never floods the page's
+ * thread with renders.
+ */
+const _TRACE_MS = 400;
+const _DENSITY_MS = 1500;
+let _queues: number[][][] = [[], []];
+let _lastUpdate = [0, 0];
+let _flushAll = false;
+let _rendering = false;
+
 function _addToPlots(rows: number[][]): void {
-  if (rows.length === 0 || views.length === 0) return;
-  const data = _plotRows(rows);
-  for (const v of views) {
-    v.change("draws", vega.changeset().insert(data)).resize().runAsync();
+  for (const q of _queues) for (const r of rows) q.push(r);
+  if (!_rendering) _renderQueued();
+}
+
+async function _renderQueued(): Promise<void> {
+  _rendering = true;
+  try {
+    while (views.length > 0 && _queues.some((q) => q.length > 0)) {
+      await new Promise((resolve) => setTimeout(resolve, _TRACE_MS));
+      const current = views;
+      for (let i = 0; i < current.length; i++) {
+        const now = performance.now();
+        const interval = i === 0 ? _TRACE_MS : _DENSITY_MS;
+        if (_queues[i].length === 0 || (!_flushAll && now - _lastUpdate[i] < interval)) continue;
+        const data = _plotRows(_queues[i]);
+        _queues[i] = [];
+        _lastUpdate[i] = now;
+        const v = current[i];
+        // An empty facet has no rows yet: the first data need a new layout.
+        const first = v.data("draws").length === 0;
+        const changed = v.change("draws", vega.changeset().insert(data));
+        await (first ? changed.resize() : changed).runAsync();
+      }
+    }
+  } finally {
+    _rendering = false;
   }
 }
 
@@ -255,6 +306,8 @@ function _onMessage(m: WorkerMessage): void {
     _renderCost(m.cost);
     _renderSummary(m.summary, m.summaryScope);
   } else if (m.type === "done") {
+    _flushAll = true;
+    if (!_rendering) _renderQueued();
     _renderSummary(
       m.summary,
       `${m.chains.length} chain${m.chains.length > 1 ? "s" : ""} × ${
@@ -333,6 +386,8 @@ function _start(): void {
   _$("bar").style.width = "0";
   _$("progress-text").textContent = "building the data in WebAssembly memory…";
   _renderSummary(null, "");
+  _queues = [[], []];
+  _flushAll = false;
   worker ??= _newWorker();
   _setState("running");
   worker.postMessage(request);
