@@ -5,7 +5,9 @@
  * permissions and only this driver gets them.
  *
  * Usage: `deno run -A tests/_web_e2e_driver.ts ORIGIN SCREENSHOT_PATH SETTINGS_JSON`
- * (`{chromium, n, dataSeed, numChains, numWarmup, numSamples}`).
+ * (`{chromium, n, dataSeed, numChains, numWarmup, numSamples, exampleOrigin}`);
+ * `exampleOrigin` serves the README's bundle page, whose output is reported
+ * as `exampleText`.
  * Drives Debian's Chromium through the page (HMC-ECS on HIGGS-shaped data)
  * and prints one JSON object: load time, final state, page errors, the
  * backend line, plotted row counts, the summary table and the CSV download.
@@ -76,6 +78,18 @@ if (import.meta.main) {
       csvLines = (await Deno.readTextFile(await download.path())).trim().split("\n");
     }
     await page.screenshot({ path: screenshot, fullPage: true });
+
+    const example = await browser.newPage();
+    example.on("pageerror", (e) => errors.push(`README page: ${e.message}`));
+    await example.goto(`${E2E_RUN.exampleOrigin}/`);
+    await example.waitForFunction(
+      "document.getElementById('means').textContent !== 'sampling…'",
+      null,
+      {
+        timeout: 30_000,
+      },
+    ).catch(() => {}); // the test reports the text it finds
+    const exampleText = await example.textContent("#means");
     console.log(JSON.stringify({
       loadMs,
       runMs,
@@ -86,6 +100,7 @@ if (import.meta.main) {
       rows,
       csvHeader: csvLines[0] ?? "",
       csvLineCount: csvLines.length,
+      exampleText,
     }));
   } finally {
     await browser.close();

@@ -4,15 +4,18 @@
  * `_web_e2e_driver.ts`) loads it, runs HMC-ECS on the built-in HIGGS-shaped
  * data set, and the summary table's posterior means are checked against the
  * coefficients that generated the data. The screenshot is saved to
- * out/web_e2e.png.
+ * out/web_e2e.png. The README's "In a web page" example (page + worker +
+ * dist/tallmc.js) runs in the same browser and shows the means the source
+ * computes.
  *
  * Skipped, saying why, when /usr/bin/chromium is missing (`.ci/run`
  * installs it from Debian).
  */
 import assert from "node:assert/strict";
-import { higgsShaped, loadCore } from "../mod.ts";
-import { bundleWeb } from "../web/build.ts";
-import { REPO_ROOT, serveDirectory } from "./_serve.ts";
+import { join } from "node:path";
+import { GlmModel, higgsShaped, loadCore, runHmcEcs, summarize } from "../mod.ts";
+import { bundleLibrary, bundleWeb } from "../web/build.ts";
+import { readmeBlock, REPO_ROOT, serveDirectory } from "./_serve.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 /** The run the driver makes in the page. */
@@ -42,14 +45,26 @@ interface _DriverReport {
   rows: { name: string; mean: number; sd: number }[];
   csvHeader: string;
   csvLineCount: number;
+  exampleText: string;
 }
 
 Deno.test({
   name: "web/ in Chromium: HMC-ECS on HIGGS-shaped data recovers the generating coefficients",
   ignore: !hasChromium,
   async fn() {
-    await bundleWeb();
+    const exampleDir = await Deno.makeTempDir({ prefix: "tallmc_readme_page_" });
+    await Promise.all([
+      bundleWeb(),
+      bundleLibrary(join(exampleDir, "tallmc.js")),
+      readmeBlock("bundle-example").then((js) =>
+        Deno.writeTextFile(join(exampleDir, "sampler_worker.js"), js)
+      ),
+      readmeBlock("bundle-page-example").then((html) =>
+        Deno.writeTextFile(join(exampleDir, "index.html"), html)
+      ),
+    ]);
     const server = serveDirectory(`${REPO_ROOT}/web`);
+    const exampleServer = serveDirectory(exampleDir);
     let report: _DriverReport;
     try {
       await Deno.mkdir(`${REPO_ROOT}/out`, { recursive: true });
@@ -61,7 +76,7 @@ Deno.test({
           `${REPO_ROOT}/tests/_web_e2e_driver.ts`,
           server.origin,
           `${REPO_ROOT}/out/web_e2e.png`,
-          JSON.stringify({ chromium: CHROMIUM, ...E2E_RUN }),
+          JSON.stringify({ chromium: CHROMIUM, exampleOrigin: exampleServer.origin, ...E2E_RUN }),
         ],
         stdout: "piped",
         stderr: "piped",
@@ -72,6 +87,8 @@ Deno.test({
       report = JSON.parse(new TextDecoder().decode(stdout));
     } finally {
       await server.close();
+      await exampleServer.close();
+      await Deno.remove(exampleDir, { recursive: true });
     }
     const { numChains, numSamples, n, dataSeed } = E2E_RUN;
     console.log(
@@ -107,5 +124,13 @@ Deno.test({
       `chain,iteration,${report.rows.map((r) => r.name).join(",")}`,
     );
     assert.equal(report.csvLineCount, 1 + numChains * numSamples);
+
+    // The README page: the bundle in Chromium gives the source's means.
+    const arena = loadCore();
+    const { data } = higgsShaped(arena, { n: 20_000, seed: 1 });
+    const model = new GlmModel(data, { family: "logistic", priorScale: 10 });
+    const run = runHmcEcs(model, { numWarmup: 200, numSamples: 200, numChains: 1, seed: 1 });
+    const means = summarize(run.draws).map((row) => row.mean.toFixed(3)).join(" ");
+    assert.equal(report.exampleText, `relaxed-simd: ${means}`);
   },
 });
