@@ -117,7 +117,13 @@ function _densitySpec(numParams: number, width: number): vegaLite.TopLevelSpec {
           transform: [{ density: "value", groupby: ["chain"], steps: 80 }],
           mark: { type: "area", opacity: 0.35, line: { strokeWidth: 1 } },
           encoding: {
-            x: { field: "value", type: "quantitative", title: null, scale: { zero: false } },
+            x: {
+              field: "value",
+              type: "quantitative",
+              title: null,
+              scale: { zero: false },
+              axis: { tickCount: 5 },
+            },
             y: { field: "density", type: "quantitative", title: null, stack: null },
             color: { field: "chain", type: "nominal", title: "chain" },
           },
@@ -192,7 +198,8 @@ async function _buildPlots(): Promise<void> {
     built.push(view);
   }
   views = built;
-  (globalThis as Record<string, unknown>).tallmcViews = views; // for debugging in the console
+  // The views, for the browser console and the end-to-end test (which counts the plotted rows).
+  (globalThis as Record<string, unknown>).tallmcViews = views;
   if (!_rendering) _renderQueued(); // draws that arrived while building
   const stride = _plotStride();
   _$("thinning").textContent = stride > 1 ? `(every ${stride}th draw plotted)` : "";
