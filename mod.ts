@@ -1,56 +1,289 @@
 /**
  * tallmc — scalable Bayesian MCMC for tall data, with a WebAssembly SIMD core.
  *
- * Load the core, put data in it, build a model, run a sampler, diagnose:
+ * Load the core, put data in it, build a model, run any registered sampler by
+ * name, diagnose:
  *
  * ```ts
- * import { GlmModel, higgsShaped, loadCore, runHmc, summarize } from "./mod.ts";
+ * import { strict as assert } from "node:assert";
+ * import { GlmModel, higgsShaped, loadCore, sample, summarize } from "./mod.ts";
  * const arena = loadCore(); // picks relaxed-SIMD, SIMD or the TypeScript reference
  * const { data } = higgsShaped(arena, { n: 2_000, seed: 1 });
  * const model = new GlmModel(data, { family: "logistic", priorScale: 10 });
- * const run = runHmc(model, { numWarmup: 200, numSamples: 200, numChains: 1, seed: 1 });
+ * const run = sample(model, { sampler: "hmc", numWarmup: 200, numSamples: 200, numChains: 1, seed: 1 });
  * const rows = summarize(run.draws, model.parameterNames);
- * if (rows.length !== 30) throw new Error();
+ * assert.equal(rows.length, 30);
+ * assert.equal(run.chains[0].stop, null); // the chain ran to the end
  * ```
+ *
+ * What is here, by layer (imports point down only):
+ *
+ * - **Running samplers.** {@link sample} runs any sampler of the registry by
+ *   name (`samplerNames()` lists them: `hmc`, `rwmh`, `hmc-ecs`, `sgld`,
+ *   `sghmc`, `sgnht`, `ccadl`, `qnhmc`, `austerity-rwmh`, `austerity-sgld`
+ *   and the `naive-*` diagnostics) through one driver
+ *   ({@link sampleChains}); `run*` helpers give each family its typed
+ *   options. Every sampler has one shape ({@link ChainSampler}, kernels
+ *   `init` / `step(rng, state, params)`), exported as namespaces (`hmc`,
+ *   `rwmh`, `sgld`, …) for users who compose their own.
+ * - **Models.** {@link GlmModel} (logistic, Gaussian, Poisson on the WASM
+ *   core) and the {@link Model} / {@link DataModel} interfaces a user's own
+ *   likelihood implements.
+ * - **Data.** CSV into WASM memory, seeded synthetic data shaped like the
+ *   papers', projections and B-spline bases, draws CSV in and out. MNIST 7 vs 9
+ *   has its own entry point, `data/mnist.ts`.
+ * - **Subsampling.** Gradient estimators (plain and control-variate) for the
+ *   SG kernels, the austerity sequential test. The HMC-ECS building blocks
+ *   (control variates, difference and block-Poisson estimators) are used
+ *   through `hmc-ecs` and importable from `subsampling/` for research.
+ * - **Diagnostics.** Bulk/tail ESS, R̂, MCSE (as R's `posterior`), the papers'
+ *   IF / CT / RCT, sign-corrected summaries of signed HMC-ECS draws.
+ * - **Core.** {@link loadCore}, which picks the fastest WASM build the host
+ *   validates; the typed kernel layer stays inside `core/`.
  *
  * @module
  */
 
-// core/: the only layer that touches WebAssembly.
-export { Arena, type ArenaOptions } from "./core/arena.ts";
-export { availableBackends, loadCore, type LoadCoreOptions } from "./core/load.ts";
+// ── Running samplers ─────────────────────────────────────────────────────────
+export { sample, type SampleOptions } from "./samplers/sample.ts";
+export { getSampler, registerSampler, samplerNames } from "./samplers/registry.ts";
+export type {
+  AdaptContext,
+  ChainSampler,
+  ModelRequirement,
+  Phase,
+  RunPlan,
+  SamplerDescription,
+  SamplerOption,
+  StepInfo,
+  StepResult,
+  WarmupAdaptation,
+  WarmupEndContext,
+} from "./samplers/sampler.ts";
 export {
-  type CoreBackend,
-  type CoreExports,
-  FAMILY_GAUSSIAN,
-  FAMILY_LOGISTIC,
-  FAMILY_POISSON,
-} from "./core/exports.ts";
+  type ChainOutput,
+  type ChainStop,
+  infoAcrossChains,
+  type InfoTable,
+  parameterDraws,
+  type PhaseCost,
+  type RunOptions,
+  sampleChains,
+  type SampleChainsOptions,
+  type SamplingResult,
+  throwIfStopped,
+  totalCost,
+} from "./samplers/driver.ts";
 
-// random/
-export { Rng } from "./random/rng.ts";
-
-// data/
-export * from "./data/mod.ts";
-export { type DrawsTable, formatDrawsCsv, parseDrawsCsv } from "./data/draws_csv.ts";
-
-// diagnostics/
-export * from "./diagnostics/mod.ts";
-
-// models/
+// Typed runners, one per family of samplers.
+export { type HmcSamplerOptions, runHmc, type RunHmcOptions } from "./samplers/run_hmc.ts";
+export type { HessianFn } from "./samplers/mass_matrix_adaptation.ts";
+export { runRwmh, type RunRwmhOptions, type RwmhSamplerOptions } from "./samplers/run_rwmh.ts";
 export {
-  assertPosition,
+  type HmcEcsOptions,
+  type HmcEcsVariant,
+  runHmcEcs,
+  type RunHmcEcsOptions,
+} from "./samplers/hmc_ecs/mod.ts";
+export type { SgSamplerOptions } from "./samplers/sg_samplers.ts";
+export { type QnhmcOptions, runQnhmc, type RunQnhmcOptions } from "./samplers/qnhmc/mod.ts";
+export {
+  type ApproxMhOptions,
+  langevinProposal,
+  type ProposalDraw,
+  type ProposalFn,
+  randomWalkProposal,
+  runApproxMh,
+  type RunApproxMhOptions,
+} from "./samplers/approx_mh.ts";
+export {
+  type NaiveOptions,
+  type NaiveVariant,
+  runNaive,
+  type RunNaiveOptions,
+} from "./samplers/naive/mod.ts";
+
+// Kernels (init / step) as namespaces, for composing samplers.
+export * as hmc from "./samplers/hmc.ts";
+export * as rwmh from "./samplers/rwmh.ts";
+export * as sgld from "./samplers/sgld.ts";
+export * as sghmc from "./samplers/sghmc.ts";
+export * as sgnht from "./samplers/sgnht.ts";
+export * as ccadl from "./samplers/ccadl.ts";
+export * as hmcEcs from "./samplers/hmc_ecs/kernel.ts";
+export * as qnhmc from "./samplers/qnhmc/kernel.ts";
+export * as approxMh from "./samplers/approx_mh.ts";
+export * as naive from "./samplers/naive/mod.ts";
+export * as dualAveraging from "./samplers/dual_averaging.ts";
+
+// Building blocks every kernel shares.
+export {
+  type IntegratorState,
+  leapfrog,
+  type LeapfrogOptions,
+  type LeapfrogResult,
+  type LogDensityGradientFn,
+} from "./samplers/integrators.ts";
+export {
+  denseMetric,
+  diagonalMetric,
+  identityMetric,
+  type Metric,
+  metricFromNegativeHessian,
+  type MetricKind,
+} from "./samplers/metric.ts";
+
+// ── Models ───────────────────────────────────────────────────────────────────
+export {
   type CostCounter,
   type DataModel,
   type Model,
   newCostCounter,
+  type PerRowHessianModel,
 } from "./models/model.ts";
 export { type GlmFamily, GlmModel, type GlmOptions } from "./models/glm.ts";
-export * from "./models/gaussian_target.ts";
-export * from "./models/normal_gamma.ts";
+export {
+  type GaussianTarget,
+  gaussianTarget,
+  type GaussianTargetOptions,
+} from "./models/gaussian_target.ts";
+export {
+  type Bounds,
+  NormalGammaModel,
+  type NormalGammaPosterior,
+  type NormalGammaPrior,
+} from "./models/normal_gamma.ts";
+export {
+  type GaussianMeanBatches,
+  type GaussianMeanData,
+  gaussianMeanData,
+  type GaussianMeanDataOptions,
+  GaussianMeanModel,
+  type GaussianMeanOptions,
+} from "./models/gaussian_mean.ts";
+export { L1RegressionModel, type L1RegressionOptions } from "./models/l1_regression.ts";
+export type { BatchedPotential } from "./models/batch_potential.ts";
 
-// subsampling/
-export * from "./subsampling/mod.ts";
+// ── Data ─────────────────────────────────────────────────────────────────────
+export {
+  bankruptcyShaped,
+  type BankruptcyShapedOptions,
+  type CsvOptions,
+  type CsvTable,
+  freeGlmData,
+  gaussianLinearRegression,
+  type GaussianLinearRegressionOptions,
+  type GlmData,
+  glmDataFromArrays,
+  higgsShaped,
+  type HiggsShapedOptions,
+  type LoadCsvOptions,
+  loadCsvToArena,
+  parseCsvText,
+  type Storage,
+  type SyntheticBankruptcy,
+  type SyntheticGaussian,
+  type SyntheticGlm,
+} from "./data/mod.ts";
+export {
+  applyProjection,
+  bsplineBasis,
+  type BsplineBasisOptions,
+  type PcaOptions,
+  pcaProjection,
+  type Projection,
+  quantileKnots,
+  type QuantileKnotsOptions,
+  randomProjection,
+  type RandomProjectionOptions,
+  standardize,
+  type Standardized,
+  type StandardizeOptions,
+} from "./data/mod.ts";
+export { type DrawsTable, formatDrawsCsv, parseDrawsCsv } from "./data/draws_csv.ts";
 
-// samplers/
-export * from "./samplers/mod.ts";
+// ── Subsampling ──────────────────────────────────────────────────────────────
+export {
+  controlVariateGradient,
+  type ControlVariateGradientOptions,
+  type EstimateOptions,
+  type GradientEstimate,
+  type GradientEstimator,
+  minibatchGradient,
+  type MinibatchOptions,
+} from "./subsampling/gradient_estimators.ts";
+export type { ControlVariates, TaylorOrder } from "./subsampling/control_variates.ts";
+export type { CovarianceKind } from "./subsampling/gradient_covariance.ts";
+export { subsetMap, type SubsetMapOptions, type SubsetMapResult } from "./subsampling/tuning.ts";
+export {
+  approxMhTest,
+  type ApproxMhTestOptions,
+  type ApproxMhTestResult,
+  cltCheck,
+  type CltCheckOptions,
+  type CltCheckResult,
+  type RowDifferencesFn,
+} from "./subsampling/austerity.ts";
+
+// ── Diagnostics ──────────────────────────────────────────────────────────────
+export {
+  autocorrelation,
+  type AutocorrelationTimeOptions,
+  autocovariance,
+  type AutocovarianceOptions,
+  computationalTime,
+  type ComputationalTimeOptions,
+  type CovarianceEllipse,
+  covarianceEllipse,
+  effectiveSizeAr,
+  type EllipseOptions,
+  essBasic,
+  type EssBasicOptions,
+  essBulk,
+  essMean,
+  essQuantile,
+  essSd,
+  essTail,
+  type FormatSummaryOptions,
+  formatSummaryTable,
+  inefficiencyFactor,
+  integratedAutocorrelationTime,
+  kde,
+  type KdeOptions,
+  type KdeResult,
+  mcseMean,
+  mcseQuantile,
+  mcseSd,
+  quantile,
+  quantiles,
+  type RctSummary,
+  relativeComputationalTime,
+  relativeComputationalTimeSummary,
+  rhat,
+  rhatBasic,
+  type RhatBasicOptions,
+  rocAuc,
+  type RocCurve,
+  rocCurve,
+  type SamplerCost,
+  signCorrectedMean,
+  type SignCorrectedSummary,
+  signCorrectedSummary,
+  signCorrectedVariance,
+  summarize,
+  type SummarizeOptions,
+  type SummaryDiagnostic,
+  type SummaryNaReason,
+  type SummaryRow,
+  summaryToCsv,
+} from "./diagnostics/mod.ts";
+
+// ── Core and randomness ──────────────────────────────────────────────────────
+export { type Arena } from "./core/arena.ts";
+export {
+  availableBackends,
+  type CoreBackend,
+  loadCore,
+  type LoadCoreOptions,
+} from "./core/load.ts";
+export { Rng } from "./random/rng.ts";

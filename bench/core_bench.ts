@@ -1,6 +1,8 @@
 /**
  * Benchmarks of the compute core: fused logistic ℓ + ∇ℓ over rows for each
- * backend, contiguous vs gathered rows, f32 vs f64 storage, and the Hessian.
+ * backend, contiguous vs gathered rows, f32 vs f64 storage, the Hessian, the
+ * typed layer's overhead over the raw ABI, and control-variate centring of f32
+ * data in place vs widened in TypeScript first.
  *
  * d = 30 = 29 features + an intercept column. All backends read the same data
  * in one memory (the reference and the simd build are bound to the memory of
@@ -12,7 +14,9 @@
 
 import type { CoreBackend, CoreExports } from "../core/exports.ts";
 import { FAMILY_LOGISTIC } from "../core/exports.ts";
+import { GlmKernels } from "../core/glm_kernels.ts";
 import { availableBackends, bindCore, loadCore } from "../core/load.ts";
+import { ControlVariateCache } from "../core/row_buffer.ts";
 
 const D = 30;
 const N = 1_000_000;
@@ -136,3 +140,66 @@ for (const b of BACKENDS) {
     },
   });
 }
+
+// ─── the typed layer (core/glm_kernels.ts) over the same memory ─────────────
+
+const kernels = new GlmKernels(arena, { family: "logistic", dim: D });
+const data64 = { arena, x, y, numRows: N, numCols: D, storage: "f64" as const };
+const data32 = { ...data64, x: x32, storage: "f32" as const };
+const thetaArr = arena.readF64(theta, D), gradArr = new Float64Array(D);
+const MT = 1000;
+
+Deno.bench({
+  name: `raw llRange ll+grad m=${MT}`,
+  group: `typed vs raw m=${MT}`,
+  baseline: true,
+  fn: () => {
+    arena.f64(theta, D).set(thetaArr);
+    arena.f64(grad, D).fill(0);
+    arena.exports.llRange(FAMILY_LOGISTIC, 0, x, y, D, 0, MT, theta, grad, 0, 0, 0);
+    gradArr.set(arena.f64(grad, D));
+  },
+});
+Deno.bench({
+  name: `GlmKernels.logLikelihood ll+grad m=${MT}`,
+  group: `typed vs raw m=${MT}`,
+  fn: () => {
+    kernels.logLikelihood(data64, thetaArr, { range: { end: MT }, grad: gradArr });
+  },
+});
+
+const NC = 100_000, CHUNK = 65536;
+const cacheNC = new ControlVariateCache(arena, NC);
+const cvOld = arena.allocF64(NC * 4), wide = arena.allocF64(CHUNK * D);
+const wts = arena.allocF64(CHUNK), vec = arena.allocF64(D);
+Deno.bench({
+  name: `control-variate centring f32 widened in TS n=${NC}`,
+  group: `control-variate centring f32 n=${NC}`,
+  baseline: true,
+  fn: () => {
+    // ControlVariates.recenter before the f32 kernels: widen each chunk, then the f64 kernels
+    const core = arena.exports;
+    arena.f64(vec, D).fill(0);
+    let s = 0;
+    for (let start = 0; start < NC; start += CHUNK) {
+      const end = Math.min(NC, start + CHUNK), k = end - start, cvp = cvOld + start * 32;
+      arena.f64(wide, k * D).set(arena.f32(x32 + start * D * 4, k * D));
+      core.cvPrepareRange(FAMILY_LOGISTIC, 0, wide, y + start * 8, D, 0, k, theta, cvp);
+      const c = arena.f64(cvp, 4 * k), w = arena.f64(wts, k);
+      for (let i = 0; i < k; i++) {
+        s += c[4 * i + 1];
+        w[i] = c[4 * i + 2];
+      }
+      core.xtwRange(wide, D, 0, k, wts, vec);
+    }
+    if (!Number.isFinite(s)) throw new Error("non-finite S");
+  },
+});
+Deno.bench({
+  name: `GlmKernels.prepareControlVariates f32 in place n=${NC}`,
+  group: `control-variate centring f32 n=${NC}`,
+  fn: () => {
+    const data = { ...data32, numRows: NC };
+    kernels.prepareControlVariates(data, thetaArr, { cache: cacheNC, gradSum: gradArr });
+  },
+});

@@ -4,7 +4,7 @@
  * logistic regression with minibatch n = 500, at d = 100 (the CCAdL paper's
  * MNIST projection) and d = 785 (raw MNIST pixels + intercept), beside the
  * gradient estimate alone (the baseline) and the gradient with per-row
- * moments (Σgᵢ⊙gᵢ or Σgᵢgᵢᵀ, the core's gradMomentsRange over gathered rows),
+ * moments (Σgᵢ⊙gᵢ or Σgᵢgᵢᵀ, the core's typed gradientMoments over gathered rows),
  * so that CCAdL's covariance-update overhead can be read as a ratio.
  *
  * Run: deno bench --allow-read bench/sg_bench.ts

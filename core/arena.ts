@@ -39,7 +39,7 @@ export const RESERVED_BYTES = 65536;
 export interface ArenaOptions {
   /** Which implementation `bindFn` returns (default "reference"). */
   backend?: CoreBackend;
-  /** Binds kernels to the arena's memory (default: the TS reference). */
+  /** @internal Binds raw kernels to the memory (default: the TS reference); see loadCore. */
   bindFn?: (memory: WebAssembly.Memory) => CoreExports;
   /** Initial memory size in bytes, rounded up to pages (default 1 MiB). */
   initialBytes?: number;
@@ -75,7 +75,7 @@ function _alignUp(v: number, a: number): number {
 export class Arena {
   /** The linear memory every kernel reads. Do not make views of it elsewhere. */
   readonly memory: WebAssembly.Memory;
-  /** The kernels, bound to {@link Arena.memory}. */
+  /** @internal The raw kernels, bound to {@link Arena.memory} (used inside `core/` only). */
   readonly exports: CoreExports;
   /** Which implementation {@link Arena.exports} is. */
   readonly backend: CoreBackend;

@@ -4,8 +4,9 @@
  * encoded, into `core/wasm_bytes.generated.ts`.
  *
  * ```
- *  core/as/kernels.ts ─asc --target simd────► bytes ─┐
- *  core/as/vmath.ts   ─asc --target relaxed─► bytes ─┴─► core/wasm_bytes.generated.ts
+ *  core/as/kernels.ts (entry) ─asc --target simd────► bytes ─┐
+ *  + family, rows, likelihood, ─asc --target relaxed─► bytes ─┴─► core/wasm_bytes.generated.ts
+ *    cv_kernels, moments, vector, vmath
  * ```
  *
  * Usage: `deno task build` (write) or `deno task build --check` (exit 1 if the

@@ -1,5 +1,10 @@
 /**
- * The numeric ABI of the tallmc compute core.
+ * The numeric ABI of the tallmc compute core — the inside of `core/`.
+ *
+ * Nothing outside `core/` imports this module: other layers call the typed
+ * operations of `glm_kernels.ts` (data views, row buffers, control-variate
+ * caches, scratch), which translate to these calls. `tests/architecture_test.ts`
+ * enforces it.
  *
  * Every kernel takes byte offsets ("pointers") into one linear memory and plain
  * numbers, and returns a number. The same interface is implemented three times:
@@ -158,6 +163,18 @@ export interface CoreExports {
     thetaStar: number,
     cv: number,
   ): void;
+  /** f32-storage variant of {@link CoreExports.cvPrepareRange} (same operation order). */
+  cvPrepareRangeF32(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    thetaStar: number,
+    cv: number,
+  ): void;
   /**
    * Differences dᵢ = ℓᵢ(θ) − qᵢ(θ) for rows [start, end) where qᵢ is the Taylor
    * expansion of order `order` (0, 1, 2) in η around η*ᵢ (cv indexed from
@@ -181,6 +198,8 @@ export interface CoreExports {
 
   /** out += Σ_{i∈[start,end)} w[i−start] xᵢ (weighted column sums, i.e. Xᵀw). */
   xtwRange(x: number, d: number, start: number, end: number, w: number, out: number): void;
+  /** f32-storage variant of {@link CoreExports.xtwRange} (same operation order). */
+  xtwRangeF32(x: number, d: number, start: number, end: number, w: number, out: number): void;
   /**
    * Per-row gradients gᵢ = ℓ'(ηᵢ) xᵢ over rows [start, end): grad += Σgᵢ,
    * sq += Σgᵢ⊙gᵢ (if sq ≠ 0), outer += Σgᵢgᵢᵀ (if outer ≠ 0, full d × d).
@@ -203,6 +222,8 @@ export interface CoreExports {
   gatherF64(src: number, stride: number, idx: number, m: number, dst: number): void;
   /** Copy m rows of `stride` f32 each. */
   gatherF32(src: number, stride: number, idx: number, m: number, dst: number): void;
+  /** Copy m rows of `stride` f32 each into rows of `stride` f64 (exact widening). */
+  gatherF32AsF64(src: number, stride: number, idx: number, m: number, dst: number): void;
 
   /** y += a·x over n f64. */
   axpy(n: number, a: number, x: number, y: number): void;

@@ -17,6 +17,8 @@
 
 import { Arena, RESERVED_BYTES } from "./arena.ts";
 import type { CoreBackend, CoreExports } from "./exports.ts";
+
+export type { CoreBackend };
 import { createReferenceExports, invalidArgumentError } from "./reference.ts";
 import { decodeWasmBase64, RELAXED_WASM_BASE64, SIMD_WASM_BASE64 } from "./wasm_bytes.generated.ts";
 
@@ -40,11 +42,14 @@ const _EXPORT_NAMES: readonly (keyof CoreExports)[] = [
   "hessRange",
   "hessRangeF32",
   "cvPrepareRange",
+  "cvPrepareRangeF32",
   "cvDiffRange",
   "xtwRange",
+  "xtwRangeF32",
   "gradMomentsRange",
   "gatherF64",
   "gatherF32",
+  "gatherF32AsF64",
   "axpy",
   "dot",
   "matvec",

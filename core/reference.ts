@@ -209,6 +209,50 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
     }
   }
 
+  /** Shared body of cvPrepareRange and its f32 variant. */
+  function cvPrepare(
+    w: number,
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    thetaStar: number,
+    cv: number,
+  ): void {
+    _checkFamily(family, famParam);
+    const v = _views(memory);
+    const t = thetaStar / 8, c = cv / 8;
+    for (let i = start; i < end; i++) {
+      const e = eta(v, w, x, d, i, t);
+      _familyRow(family, famParam, e, v.f64[y / 8 + i], fam);
+      const o = c + 4 * (i - start);
+      v.f64[o] = e;
+      v.f64[o + 1] = fam[0];
+      v.f64[o + 2] = fam[1];
+      v.f64[o + 3] = fam[2];
+    }
+  }
+
+  /** Shared body of xtwRange and its f32 variant. */
+  function xtw(
+    width: number,
+    x: number,
+    d: number,
+    start: number,
+    end: number,
+    w: number,
+    out: number,
+  ): void {
+    const v = _views(memory);
+    for (let i = start; i < end; i++) {
+      const wi = v.f64[w / 8 + i - start];
+      for (let j = 0; j < d; j++) v.f64[out / 8 + j] += wi * xij(v, width, x, d, i, j);
+    }
+  }
+
   const range = (start: number) => (_v: ReturnType<typeof _views>, k: number) => start + k;
   const listed = (idx: number) => (v: ReturnType<typeof _views>, k: number) => v.i32[idx / 4 + k];
 
@@ -257,20 +301,10 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
     hessRangeF32: (family, famParam, x, y, d, start, end, theta, h) =>
       hess(4, family, famParam, x, y, d, start, end, theta, h),
 
-    cvPrepareRange(family, famParam, x, y, d, start, end, thetaStar, cv) {
-      _checkFamily(family, famParam);
-      const v = _views(memory);
-      const t = thetaStar / 8, c = cv / 8;
-      for (let i = start; i < end; i++) {
-        const e = eta(v, 8, x, d, i, t);
-        _familyRow(family, famParam, e, v.f64[y / 8 + i], fam);
-        const o = c + 4 * (i - start);
-        v.f64[o] = e;
-        v.f64[o + 1] = fam[0];
-        v.f64[o + 2] = fam[1];
-        v.f64[o + 3] = fam[2];
-      }
-    },
+    cvPrepareRange: (family, famParam, x, y, d, start, end, thetaStar, cv) =>
+      cvPrepare(8, family, famParam, x, y, d, start, end, thetaStar, cv),
+    cvPrepareRangeF32: (family, famParam, x, y, d, start, end, thetaStar, cv) =>
+      cvPrepare(4, family, famParam, x, y, d, start, end, thetaStar, cv),
 
     cvDiffRange(family, famParam, x, y, cv, d, start, end, theta, order, diffOut, rOut) {
       _checkFamily(family, famParam);
@@ -302,13 +336,8 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
       return sum;
     },
 
-    xtwRange(x, d, start, end, w, out) {
-      const v = _views(memory);
-      for (let i = start; i < end; i++) {
-        const wi = v.f64[w / 8 + i - start];
-        for (let j = 0; j < d; j++) v.f64[out / 8 + j] += wi * v.f64[x / 8 + i * d + j];
-      }
-    },
+    xtwRange: (x, d, start, end, w, out) => xtw(8, x, d, start, end, w, out),
+    xtwRangeF32: (x, d, start, end, w, out) => xtw(4, x, d, start, end, w, out),
 
     gradMomentsRange(family, famParam, x, y, d, start, end, theta, grad, sq, outer) {
       _checkFamily(family, famParam);
@@ -345,6 +374,16 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
         const i = v.i32[idx / 4 + k];
         for (let j = 0; j < stride; j++) {
           v.f32[dst / 4 + k * stride + j] = v.f32[src / 4 + i * stride + j];
+        }
+      }
+    },
+
+    gatherF32AsF64(src, stride, idx, m, dst) {
+      const v = _views(memory);
+      for (let k = 0; k < m; k++) {
+        const i = v.i32[idx / 4 + k];
+        for (let j = 0; j < stride; j++) {
+          v.f64[dst / 8 + k * stride + j] = v.f32[src / 4 + i * stride + j];
         }
       }
     },

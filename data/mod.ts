@@ -20,7 +20,7 @@
  */
 // Re-exported so that the data API's signatures are documented in full.
 export type { Arena } from "../core/arena.ts";
-export type { CoreBackend, CoreExports } from "../core/exports.ts";
+export type { CoreBackend } from "../core/load.ts";
 export {
   bytesPerCell,
   freeGlmData,

@@ -62,6 +62,7 @@ export {
   type FormatSummaryOptions,
   formatSummaryTable,
   summarize,
+  type SummarizeOptions,
   type SummaryDiagnostic,
   type SummaryNaReason,
   type SummaryRow,

@@ -41,6 +41,7 @@
  * @module
  */
 
+import { signCorrectedSummary } from "./sign_corrected.ts";
 import { _describe, _integer, _mean, _pool, _variance } from "./_util.ts";
 import { _fold, _indicator, _splitChains, _zScale } from "./_chains.ts";
 import { _ess, _MIN_SPLIT_DRAWS } from "./ess.ts";
@@ -167,10 +168,23 @@ const COLUMNS: readonly [_ColumnKey, string][] = [
  * assert.equal(row.naReasons?.rhat, "constant");
  * assert.match(row.warnings![0], /corr\[1,1\]/);
  * ```
+ *
+ * @example Signed HMC-ECS draws: sign-corrected mean and sd (eq. 17)
+ * ```ts
+ * import { summarize } from "./summary.ts";
+ * import { strict as assert } from "node:assert";
+ *
+ * const x = Array.from({ length: 40 }, (_, i) => i % 4);
+ * const signs = x.map((v) => (v === 3 ? -1 : 1)); // a draw at 3 counts negatively
+ * const [row] = summarize([[x]], ["θ"], { signs: [signs] });
+ * // Σθs / Σs = (0 + 1 + 2 − 3) / (1 + 1 + 1 − 1) = 0
+ * assert.equal(row.mean, 0);
+ * ```
  */
 export function summarize(
   draws: readonly (readonly ArrayLike<number>[])[],
   names?: readonly string[],
+  options: SummarizeOptions = {},
 ): SummaryRow[] {
   if (!Array.isArray(draws)) {
     throw new TypeError(`draws must be an array of chains, got ${_describe(draws)}`);
@@ -206,12 +220,56 @@ export function summarize(
       );
     }
   }
+  const signs = options.signs === undefined ? undefined : _pooledSigns(options.signs, draws);
   const rows: SummaryRow[] = [];
   for (let j = 0; j < numParams; j++) {
     const name = names === undefined ? `theta[${j}]` : String(names[j]);
-    rows.push(_summaryRow(_parameterChains(draws, j, name), name));
+    const chains = _parameterChains(draws, j, name);
+    const row = _summaryRow(chains, name);
+    if (signs !== undefined) {
+      const pooled = new Float64Array(signs.length);
+      let k = 0;
+      for (const c of chains) pooled.set(c, k), k += c.length;
+      const corrected = signCorrectedSummary(pooled, signs);
+      row.mean = corrected.mean;
+      row.sd = corrected.sd;
+    }
+    rows.push(row);
   }
   return rows;
+}
+
+/** Options of {@link summarize}. */
+export interface SummarizeOptions {
+  /**
+   * The sign (±1) of every draw, one array per chain, for draws of signed
+   * HMC-ECS (info field `sign`). Then `mean` and `sd` are the sign-corrected
+   * estimates of eq. 17 (Dang et al. 2019); the other columns describe the
+   * draws as they are.
+   */
+  signs?: readonly ArrayLike<number>[];
+}
+
+function _pooledSigns(
+  signs: readonly ArrayLike<number>[],
+  draws: readonly (readonly ArrayLike<number>[])[],
+): Float64Array {
+  if (!Array.isArray(signs) || signs.length !== draws.length) {
+    throw new RangeError(
+      `signs must have one array per chain (${draws.length}), got ${_describe(signs)}`,
+    );
+  }
+  const total = signs.reduce((n, s, c) => {
+    const len = draws[c][0]?.length ?? 0;
+    if (s.length !== len) {
+      throw new RangeError(`signs of chain ${c} must have ${len} values, got ${s.length}`);
+    }
+    return n + len;
+  }, 0);
+  const out = new Float64Array(total);
+  let k = 0;
+  for (const s of signs) for (let i = 0; i < s.length; i++) out[k++] = s[i];
+  return out;
 }
 
 /** Copies one parameter's chains, allowing NaN and ±Infinity. */

@@ -3,8 +3,9 @@
  * (Bernoulli-logit), Gaussian with known σ, and Poisson with log link, with
  * independent Gaussian priors per coefficient.
  *
- * The data stay in the arena; θ and the gradient are copied into small scratch
- * buffers there for each evaluation (d numbers, negligible next to n rows).
+ * The data stay in the arena; every evaluation runs through the core's typed
+ * {@link GlmKernels} (which copy θ and the gradient through d-sized scratch
+ * buffers, negligible next to n rows).
  *
  * ```
  *  log π(θ) = Σⱼ log N(θⱼ | μⱼ, sⱼ²) + Σᵢ ℓ(xᵢᵀθ, yᵢ)
@@ -13,8 +14,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "../core/exports.ts";
-import type { CoreExports } from "../core/exports.ts";
+import { GlmKernels } from "../core/glm_kernels.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { assertPosition, type CostCounter, type DataModel, newCostCounter } from "./model.ts";
 
@@ -40,12 +40,6 @@ export interface GlmOptions {
   interceptPriorScale?: number;
 }
 
-const _FAMILY_CODES: Record<GlmFamily, number> = {
-  logistic: FAMILY_LOGISTIC,
-  gaussian: FAMILY_GAUSSIAN,
-  poisson: FAMILY_POISSON,
-};
-
 /**
  * A GLM posterior over data in WebAssembly memory, implementing
  * {@link DataModel}.
@@ -70,8 +64,13 @@ export class GlmModel implements DataModel {
   readonly arena: Arena;
   /** The family. */
   readonly family: GlmFamily;
-  /** The family's code in the core ABI. */
-  readonly familyCode: number;
+  /**
+   * The core's kernels for this family, bound to the data's arena (used by
+   * the subsampling layer).
+   *
+   * @internal
+   */
+  readonly kernels: GlmKernels;
   /** The family parameter passed to kernels (σ for Gaussian, else 0). */
   readonly familyParam: number;
   /** Dimension d = number of columns. */
@@ -86,84 +85,34 @@ export class GlmModel implements DataModel {
   readonly priorMean: Float64Array;
   /** Prior precisions 1/s² (length d; 0 means flat). */
   readonly priorPrecision: Float64Array;
-  #thetaPtr: number;
-  #gradPtr: number;
-  #hessPtr: number;
-  #idxPtr = 0;
-  #idxCap = 0;
-  #rowPtr = 0;
-  #rowCap = 0;
   #logPriorConst: number;
   #priorGrad: Float64Array;
 
   /**
-   * Build the model; allocates three small scratch buffers in the data's arena.
+   * Build the model; allocates small scratch buffers in the data's arena.
    *
    * @param data The data set (from `data/`).
    * @param options Family, σ and prior.
    */
   constructor(data: GlmData, options: GlmOptions) {
-    const code = _FAMILY_CODES[options.family];
-    if (code === undefined) {
-      throw new TypeError(
-        `family must be "logistic", "gaussian" or "poisson", got ${JSON.stringify(options.family)}`,
-      );
-    }
+    const d = data.numCols;
+    const prior = _prior(options, d);
+    this.kernels = new GlmKernels(data.arena, {
+      family: options.family,
+      dim: d,
+      sigma: options.sigma,
+    });
     this.data = data;
     this.arena = data.arena;
     this.family = options.family;
-    this.familyCode = code;
-    if (options.family === "gaussian") {
-      const s = options.sigma;
-      if (s === undefined || !(s > 0) || !Number.isFinite(s)) {
-        throw new RangeError(
-          `sigma must be a positive finite number for the gaussian family, got ${s}`,
-        );
-      }
-      this.familyParam = s;
-    } else this.familyParam = 0;
-    this.dim = data.numCols;
+    this.familyParam = this.kernels.familyParam;
+    this.dim = d;
     this.numRows = data.numRows;
     this.parameterNames = data.columnNames;
-    const d = this.dim;
-    this.priorMean = _perCoefficient(options.priorMean ?? 0, d, "priorMean", false);
-    const scale = _perCoefficient(options.priorScale ?? 10, d, "priorScale", true);
-    if (options.interceptColumn !== undefined) {
-      const j = options.interceptColumn;
-      if (!Number.isInteger(j) || j < 0 || j >= d) {
-        throw new RangeError(`interceptColumn must be an integer in [0, ${d - 1}], got ${j}`);
-      }
-      const s = options.interceptPriorScale ?? scale[j];
-      if (!(s > 0)) throw new RangeError(`interceptPriorScale must be positive, got ${s}`);
-      scale[j] = s;
-    }
-    this.priorPrecision = scale.map((s) => (Number.isFinite(s) ? 1 / (s * s) : 0));
-    let c = 0;
-    for (let j = 0; j < d; j++) {
-      if (this.priorPrecision[j] > 0) c += -0.5 * Math.log(2 * Math.PI) - Math.log(scale[j]);
-    }
-    this.#logPriorConst = c;
+    this.priorMean = prior.mean;
+    this.priorPrecision = prior.precision;
+    this.#logPriorConst = prior.logConst;
     this.#priorGrad = new Float64Array(d);
-    this.#thetaPtr = this.arena.allocF64(d);
-    this.#gradPtr = this.arena.allocF64(d);
-    this.#hessPtr = this.arena.allocF64(d * d);
-  }
-
-  /** The core's kernels. */
-  get core(): CoreExports {
-    return this.arena.exports;
-  }
-
-  /**
-   * Copy θ into the model's scratch buffer in the arena.
-   *
-   * @param theta Position (length d).
-   * @returns The byte offset of the copy.
-   */
-  writeTheta(theta: Float64Array): number {
-    assertPosition(theta, this.dim);
-    this.arena.f64(this.#thetaPtr, this.dim).set(theta);
-    return this.#thetaPtr;
   }
 
   /** log p(θ) and optionally its gradient. */
@@ -187,29 +136,10 @@ export class GlmModel implements DataModel {
 
   /** Σᵢ ℓᵢ(θ) over all rows and optionally its gradient. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
-    const t = this.writeTheta(theta), d = this.dim, n = this.numRows, core = this.core;
-    const g = grad ? this.#gradPtr : 0;
-    if (grad) this.arena.f64(g, d).fill(0);
-    const fn = this.data.storage === "f64" ? core.llRange : core.llRangeF32;
-    const ll = fn(
-      this.familyCode,
-      this.familyParam,
-      this.data.x,
-      this.data.y,
-      d,
-      0,
-      n,
-      t,
-      g,
-      0,
-      0,
-      0,
-    );
-    this.cost.numLogLikRows += n;
-    if (grad) {
-      grad.set(this.arena.f64(g, d));
-      this.cost.numGradRows += n;
-    }
+    assertPosition(theta, this.dim);
+    const ll = this.kernels.logLikelihood(this.data, theta, { grad });
+    this.cost.numLogLikRows += this.numRows;
+    if (grad) this.cost.numGradRows += this.numRows;
     return ll;
   }
 
@@ -219,67 +149,34 @@ export class GlmModel implements DataModel {
     rows: Int32Array,
     options: { grad?: Float64Array; perRow?: Float64Array } = {},
   ): number {
-    const m = rows.length, d = this.dim, core = this.core;
-    const t = this.writeTheta(theta);
-    const idx = this.#writeRows(rows);
-    const g = options.grad ? this.#gradPtr : 0;
-    if (g) this.arena.f64(g, d).fill(0);
-    const out = options.perRow ? this.#rowScratch(m) : 0;
-    const fn = this.data.storage === "f64" ? core.llIdx : core.llIdxF32;
-    const ll = fn(
-      this.familyCode,
-      this.familyParam,
-      this.data.x,
-      this.data.y,
-      d,
-      idx,
-      m,
-      t,
-      g,
-      out,
-      0,
-      0,
-    );
+    assertPosition(theta, this.dim);
+    const m = rows.length;
+    const ll = this.kernels.logLikelihood(this.data, theta, {
+      rows,
+      grad: options.grad,
+      perRow: options.perRow,
+    });
     this.cost.numLogLikRows += m;
-    if (options.grad) {
-      options.grad.set(this.arena.f64(g, d));
-      this.cost.numGradRows += m;
-    }
-    if (options.perRow) options.perRow.set(this.arena.f64(out, m));
+    if (options.grad) this.cost.numGradRows += m;
     return ll;
   }
 
   /** Per-row gradients ∇ℓᵢ(θ) = ℓ'(ηᵢ)xᵢ of the listed rows into `out` (m × d). */
   perRowGradients(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
-    const m = rows.length, d = this.dim, core = this.core;
+    const m = rows.length, d = this.dim;
     if (out.length < m * d) {
       throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
     }
-    const t = this.writeTheta(theta);
-    const idx = this.#writeRows(rows);
-    const dl = this.#rowScratch(m);
-    const fn = this.data.storage === "f64" ? core.llIdx : core.llIdxF32;
-    fn(this.familyCode, this.familyParam, this.data.x, this.data.y, d, idx, m, t, 0, 0, dl, 0);
-    const a = this.arena.f64(dl, m);
-    const xs = this.data.storage === "f64"
-      ? this.arena.f64(this.data.x, this.numRows * d)
-      : this.arena.f32(this.data.x, this.numRows * d);
-    for (let k = 0; k < m; k++) {
-      const base = rows[k] * d, ak = a[k];
-      for (let j = 0; j < d; j++) out[k * d + j] = ak * xs[base + j];
-    }
+    assertPosition(theta, d);
+    this.kernels.rowGradients(this.data, theta, { rows, out });
     this.cost.numGradRows += m;
   }
 
   /** Σᵢ ∇²ℓᵢ(θ) over all rows (one full data pass) into `out`. */
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
-    const d = this.dim, n = this.numRows, core = this.core;
-    const t = this.writeTheta(theta);
-    this.arena.f64(this.#hessPtr, d * d).fill(0);
-    const fn = this.data.storage === "f64" ? core.hessRange : core.hessRangeF32;
-    fn(this.familyCode, this.familyParam, this.data.x, this.data.y, d, 0, n, t, this.#hessPtr);
-    out.set(this.arena.f64(this.#hessPtr, d * d));
-    this.cost.numGradRows += n;
+    assertPosition(theta, this.dim);
+    this.kernels.hessian(this.data, theta, { out });
+    this.cost.numGradRows += this.numRows;
   }
 
   /** log π(θ) up to a constant. */
@@ -298,41 +195,31 @@ export class GlmModel implements DataModel {
 
   /** Release scratch buffers (the data set itself is not freed). */
   dispose(): void {
-    for (const p of [this.#thetaPtr, this.#gradPtr, this.#hessPtr, this.#idxPtr, this.#rowPtr]) {
-      if (p) this.arena.free(p);
-    }
-    this.#idxPtr =
-      this.#rowPtr =
-      this.#idxCap =
-      this.#rowCap =
-        0;
+    this.kernels.dispose();
   }
+}
 
-  #writeRows(rows: Int32Array): number {
-    const m = rows.length, n = this.numRows;
-    for (let k = 0; k < m; k++) {
-      const r = rows[k];
-      if (r < 0 || r >= n) {
-        throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
-      }
+function _prior(
+  options: GlmOptions,
+  d: number,
+): { mean: Float64Array; precision: Float64Array; logConst: number } {
+  const mean = _perCoefficient(options.priorMean ?? 0, d, "priorMean", false);
+  const scale = _perCoefficient(options.priorScale ?? 10, d, "priorScale", true);
+  if (options.interceptColumn !== undefined) {
+    const j = options.interceptColumn;
+    if (!Number.isInteger(j) || j < 0 || j >= d) {
+      throw new RangeError(`interceptColumn must be an integer in [0, ${d - 1}], got ${j}`);
     }
-    if (m > this.#idxCap) {
-      if (this.#idxPtr) this.arena.free(this.#idxPtr);
-      this.#idxCap = Math.max(m, 2 * this.#idxCap);
-      this.#idxPtr = this.arena.allocI32(this.#idxCap);
-    }
-    this.arena.i32(this.#idxPtr, m).set(rows);
-    return this.#idxPtr;
+    const s = options.interceptPriorScale ?? scale[j];
+    if (!(s > 0)) throw new RangeError(`interceptPriorScale must be positive, got ${s}`);
+    scale[j] = s;
   }
-
-  #rowScratch(m: number): number {
-    if (m > this.#rowCap) {
-      if (this.#rowPtr) this.arena.free(this.#rowPtr);
-      this.#rowCap = Math.max(m, 2 * this.#rowCap);
-      this.#rowPtr = this.arena.allocF64(this.#rowCap);
-    }
-    return this.#rowPtr;
+  const precision = scale.map((s) => (Number.isFinite(s) ? 1 / (s * s) : 0));
+  let c = 0;
+  for (let j = 0; j < d; j++) {
+    if (precision[j] > 0) c += -0.5 * Math.log(2 * Math.PI) - Math.log(scale[j]);
   }
+  return { mean, precision, logConst: c };
 }
 
 function _perCoefficient(

@@ -11,7 +11,7 @@
  * @module
  */
 import * as ccadl from "../samplers/ccadl.ts";
-import type { SamplerDescription } from "../samplers/driver.ts";
+import type { ChainSampler, StepInfo } from "../samplers/sampler.ts";
 import * as sghmc from "../samplers/sghmc.ts";
 import * as sgnht from "../samplers/sgnht.ts";
 import type { SgnhtParams } from "../samplers/sgnht.ts";
@@ -28,16 +28,16 @@ export type CcadlMethod = typeof CCADL_METHODS[number];
  *
  * @param method Which of the three.
  * @param base The parameters the three share.
- * @returns The sampler description for the driver.
+ * @returns The chain sampler for the driver.
  */
 export function ccadlComparisonSampler(
   method: CcadlMethod,
   base: SgnhtParams,
-): SamplerDescription<unknown, object> {
+): ChainSampler<unknown, StepInfo> {
   const s = method === "SGHMC"
     ? sghmc.sampler({ ...base, resampleMomentum: false, numIntegrationSteps: 1 })
     : method === "SGNHT"
     ? sgnht.sampler(base)
     : ccadl.sampler({ ...base, covariance: "full" });
-  return s as unknown as SamplerDescription<unknown, object>;
+  return s as unknown as ChainSampler<unknown, StepInfo>;
 }

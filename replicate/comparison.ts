@@ -343,22 +343,22 @@ export async function runComparison(
         stepSize.toExponential(2)
       }, m = ${m}, ${sizes.iterations} iterations thinned by ${thin}`
       : `ε = ${stepSize}, L = ${numSteps}, m = ${m}, C = I, M = −∇²log π(θ*)`;
-    let result: SamplingResult;
-    try {
-      result = sampleChains({
-        sampler: sampler as Parameters<typeof sampleChains>[0]["sampler"],
-        model,
-        seed: sizes.seed,
-        numChains: 1,
-        numWarmup: sizes.burnIn,
-        numSamples: sizes.iterations,
-        thin,
-        initialPosition: sgStart,
-        recordWarmupInfo: false,
-      });
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-      // Diverged: a non-finite position was rejected by the estimator.
+    let result: SamplingResult = sampleChains({
+      sampler: sampler as Parameters<typeof sampleChains>[0]["sampler"],
+      model,
+      seed: sizes.seed,
+      numChains: 1,
+      numWarmup: sizes.burnIn,
+      numSamples: sizes.iterations,
+      thin,
+      initialPosition: sgStart,
+      recordWarmupInfo: false,
+    });
+    const stop = result.chains[0].stop;
+    if (stop?.kind === "error") throw stop.error;
+    if (stop !== null) {
+      // Diverged (the sampler reported it and stopped the chain): marked
+      // unstable through NaN draws, as the step-size grid expects.
       const empty = Array.from({ length: d }, () => new Float64Array(4).fill(NaN));
       result = {
         parameterNames: [...model.parameterNames],
@@ -369,7 +369,11 @@ export async function runComparison(
         numDraws: 4,
         draws: [empty],
         chains: [{
+          chainId: 0,
           draws: empty,
+          numDraws: 4,
+          numDivergent: result.chains[0].numDivergent,
+          stop: result.chains[0].stop,
           info: { warmup: {}, sampling: {} },
           cost: {
             warmup: { numLogLikRows: 0, numGradRows: 0 },

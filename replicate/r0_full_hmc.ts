@@ -42,6 +42,7 @@ import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } fro
 import { densitySpec, traceSpec } from "./figures.ts";
 import { formatShort } from "./format.ts";
 import { yieldToEventLoop } from "./progress.ts";
+import { dataViews } from "../core/row_buffer.ts";
 
 /** Sizes of one R0 run. */
 interface _Settings {
@@ -87,8 +88,7 @@ const _HMC_TUNING = {
 function _analyticPosterior(model: GlmModel): { mean: Float64Array; cov: Float64Array } {
   const { data, familyParam: sigma, priorMean, priorPrecision } = model;
   const n = data.numRows, d = data.numCols;
-  const xs = data.storage === "f64" ? data.arena.f64(data.x, n * d) : data.arena.f32(data.x, n * d);
-  const ys = data.arena.f64(data.y, n);
+  const { x: xs, y: ys } = dataViews(data);
   const precision = new Float64Array(d * d); // XᵀX/σ² + P
   const rhs = new Float64Array(d); // Xᵀy/σ² + Pμ₀
   const w = 1 / (sigma * sigma);

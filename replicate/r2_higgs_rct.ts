@@ -39,6 +39,7 @@ import {
   stepSizeGridTable,
   timingTable,
 } from "./rct_tables.ts";
+import { dataViews } from "../core/row_buffer.ts";
 
 interface _Settings {
   n: number;
@@ -209,8 +210,9 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   await yieldToEventLoop();
   const tRoc = performance.now();
   const test = gen.test!;
-  const xTest = arena.f32(test.x, s.numTest * d);
-  const yTest = Float64Array.from(arena.f64(test.y, s.numTest));
+  const testViews = dataViews(test);
+  const xTest = testViews.x;
+  const yTest = Float64Array.from(testViews.y);
   const roc = (o: MethodOutcome) => {
     const scores = predictiveMean(xTest, o.result.draws[0], s.predictiveDraws);
     return { curve: rocCurve(scores, yTest), auc: rocAuc(scores, yTest) };

@@ -39,6 +39,7 @@ import {
   stepSizeGridTable,
   timingTable,
 } from "./rct_tables.ts";
+import { dataViews } from "../core/row_buffer.ts";
 
 interface _Settings {
   n: number;
@@ -244,7 +245,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const d = gen.data.numCols;
   const modelOptions = _MODEL_OPTIONS;
   const model = new GlmModel(gen.data, modelOptions);
-  const events = arena.f64(gen.data.y, s.n).reduce((a, b) => a + b, 0);
+  const events = dataViews(gen.data).y.reduce((a, b) => a + b, 0);
   let out: ComparisonOutcome;
   let fig6: {
     empirical: { x: number[]; y: number[] };
@@ -263,7 +264,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     const numCov = gen.covariateNames.length;
     const cov = new Float64Array(s.n);
     for (let i = 0; i < s.n; i++) cov[i] = gen.covariates[i * numCov + _FIG6_COVARIATE];
-    const y = Float64Array.from(arena.f64(gen.data.y, s.n));
+    const y = Float64Array.from(dataViews(gen.data).y);
     const bins = equalCountBins(cov, y, 100);
     const rows = new Rng(`${seed}/fig6`).sampleWithoutReplacement(s.n, Math.min(s.fig6Rows, s.n));
     const group = new Int32Array(rows.length);
@@ -277,7 +278,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       }
       group[k] = lo;
     });
-    const x = arena.f32(gen.data.x, s.n * d);
+    const x = dataViews(gen.data).x;
     const band = (o: MethodOutcome) =>
       predictedBand(x, { rows, group, numGroups: bins.x.length }, {
         draws: o.result.draws[0],

@@ -25,6 +25,7 @@ import { formatShort } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { summarizeEcsRun } from "./r1_ecs_common.ts";
 import { yieldToEventLoop } from "./progress.ts";
+import { dataViews } from "../core/row_buffer.ts";
 
 interface _Settings {
   maxH: number;
@@ -41,7 +42,7 @@ const N = 10_000, SIGMA = 1, PRIOR_SD = 5;
 function _posterior(model: GlmModel): { precision: Float64Array; mean: Float64Array } {
   const { data } = model;
   const n = data.numRows, d = data.numCols;
-  const x = data.arena.f64(data.x, n * d), y = data.arena.f64(data.y, n);
+  const { x, y } = dataViews(data);
   const p = new Float64Array(d * d), b = new Float64Array(d);
   for (let i = 0; i < n; i++) {
     const base = i * d;

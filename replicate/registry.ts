@@ -16,8 +16,12 @@ import { r3CostRatio } from "./r3_cost_ratio.ts";
 import { r4BankruptcyRct } from "./r4_bankruptcy_rct.ts";
 import { r5Scaling } from "./r5_scaling.ts";
 import { r6ControlVariates } from "./r6_control_variates.ts";
+import { r7QnhmcGaussian } from "./r7_qnhmc_gaussian.ts";
+import { r8QnhmcMnist } from "./r8_qnhmc_mnist.ts";
 import { r9NormalGamma } from "./r9_normal_gamma.ts";
 import { r10MnistLogistic } from "./r10_mnist_logistic.ts";
+import { r11AusterityMnist } from "./r11_austerity_mnist.ts";
+import { r12AusterityL1 } from "./r12_austerity_l1.ts";
 import { r13NaiveAcceptance } from "./r13_naive_acceptance.ts";
 import { r14NaivePhaseSpace } from "./r14_naive_phase_space.ts";
 
@@ -31,9 +35,15 @@ export const EXPERIMENTS: readonly Experiment[] = [
   r4BankruptcyRct,
   r5Scaling,
   r6ControlVariates,
+  // Quasi-Newton HMC (qnhmc_fu-2016.md).
+  r7QnhmcGaussian,
+  r8QnhmcMnist,
   // Stochastic-gradient samplers (CCAdL, HMC-ECS §6.2).
   r9NormalGamma,
   r10MnistLogistic,
+  // Approximate MH (austerity-mh_korattikara-2014.md).
+  r11AusterityMnist,
+  r12AusterityL1,
   // Naive subsampled HMC (naive-subsampling-hmc_betancourt-2015.md).
   r13NaiveAcceptance,
   r14NaivePhaseSpace,

@@ -27,7 +27,7 @@
  */
 import { assertPosition } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
-import type { SamplerDescription } from "./driver.ts";
+import type { ChainSampler, StepInfo } from "./sampler.ts";
 import {
   applyCovariance,
   type CovarianceEstimate,
@@ -38,9 +38,12 @@ import {
 import {
   checkPositive,
   checkSgParams,
+  DEFAULT_EXPLOSION_BOUND,
+  isExploded,
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
+  sgChainSampler,
   thermostatConstants,
 } from "./sg_common.ts";
 
@@ -57,7 +60,7 @@ export interface CcadlState {
 }
 
 /** Diagnostics of one CCAdL step. */
-export interface CcadlInfo {
+export interface CcadlInfo extends StepInfo {
   /** Per-row gradient evaluations this step (n). */
   numGradRows: number;
   /** pₜᵀpₜ/N_d (target 1). */
@@ -163,10 +166,24 @@ export function step(
     );
   }
   const before = est.cost.numGradRows;
+  const bound = params.explosionBound ?? DEFAULT_EXPLOSION_BOUND;
+  const diverged = (): { state: CcadlState; info: CcadlInfo } => ({
+    state,
+    info: {
+      numGradRows: est.cost.numGradRows - before,
+      kineticTemperature: kineticTemperature(state.momentum),
+      thermostat: state.thermostat,
+      numReflections: 0,
+      meanNoiseVariance: NaN,
+      isDivergent: true,
+    },
+  });
   const pos = Float64Array.from(state.position), p = Float64Array.from(state.momentum);
   for (let j = 0; j < d; j++) pos[j] += h * p[j];
+  if (isExploded(pos, bound)) return diverged();
   const numReflections = reflectIntoBounds(pos, { bounds: params.bounds, momentum: p });
   const e = est.estimate(pos, rng, { covariance: kind });
+  if (isExploded(e.grad, Infinity)) return diverged();
   const t = state.covariance.numUpdates + 1;
   const weight = params.covarianceWeightFn ? params.covarianceWeightFn(t) : 1 / t;
   const cov = updateCovarianceEstimate(state.covariance, {
@@ -185,6 +202,7 @@ export function step(
     pp += pj * pj;
   }
   const thermostat = xi + ((pp - d) * h) / mu;
+  if (isExploded(p, bound) || !Number.isFinite(thermostat)) return diverged();
   let tr = 0;
   const c = cov.value;
   for (let j = 0; j < d; j++) tr += kind === "full" ? c[j * d + j] : c[j];
@@ -196,20 +214,22 @@ export function step(
       thermostat,
       numReflections,
       meanNoiseVariance: (scale * tr) / d,
+      isDivergent: false,
     },
   };
 }
 
 /**
- * The kernel as a {@link SamplerDescription} for the run driver
+ * The kernel as a {@link ChainSampler} for the run driver
  * (`sampleChains`): warmup is plain burn-in (no adaptation). p₀ ~ N(0, I), ξ₀ = A, Î₀ = 0; Îₜ is
  * updated in place (the driver never reuses a previous state) unless
  * `isInPlace: false` is given.
  *
  * @param params The kernel parameters.
- * @returns The description.
+ * @returns The chain sampler; a divergent step ends the chain, keeping the draws made before it.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
  * import { sampleChains } from "./driver.ts";
@@ -220,17 +240,17 @@ export function step(
  *   sampler: sampler({ estimator, stepSize: 0.01, bounds: model.bounds, covariance: "diagonal" }),
  *   model, seed: 1, numWarmup: 50, numSamples: 100, numChains: 1, initialPosition: new Float64Array([0, 1]),
  * });
- * console.log(run.draws[0][1].length, run.chains[0].cost.sampling.numGradRows); // 100 200
+ * assert.equal(run.draws[0][1].length, 100);
+ * assert.equal(run.chains[0].cost.sampling.numGradRows, 200);
  * ```
  *
  * References: see {@link step}.
  */
-export function sampler(params: CcadlParams): SamplerDescription<CcadlState, CcadlInfo> {
-  const inPlace = { ...params, isInPlace: params.isInPlace ?? true };
-  return {
-    init: (position: Float64Array, rng: Rng): CcadlState =>
+export function sampler(params: CcadlParams): ChainSampler<CcadlState, CcadlInfo> {
+  return sgChainSampler("CCAdL", {
+    init: (position, rng) =>
       init(position, { rng, friction: params.friction, covariance: params.covariance }),
-    step: (state: CcadlState, rng: Rng) => step(rng, state, inPlace),
-    position: (state: CcadlState): Float64Array => state.position,
-  };
+    step,
+    params: { ...params, isInPlace: params.isInPlace ?? true },
+  });
 }

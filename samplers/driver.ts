@@ -1,114 +1,50 @@
 /**
  * The run driver every sampler uses: warmup and sampling for several chains,
- * draws in Float64Arrays, per-iteration info, cost counters and wall times.
+ * draws in Float64Arrays, per-iteration info, divergence counts, cost
+ * counters and wall times.
  *
- * A sampler plugs in through a {@link SamplerDescription}: `init`, a kernel
- * `step`, `position`, and optional warmup-only `adapt` hooks. The driver
- * owns nothing sampler-specific: it records every numeric or boolean field of
- * the info objects a sampler returns (HMC's `acceptanceRate`, `energyError`,
- * …; HMC-ECS's extra fields), and attributes cost the papers' way by reading
- * the model's {@link CostCounter} before and after each phase of each chain.
+ * A sampler plugs in as a {@link ChainSampler} (see `sampler.ts`): `init`, a
+ * `step`, `position`, optional warmup-only `adapt` hooks and `dispose`. The
+ * driver owns nothing sampler-specific: it records every numeric or boolean
+ * field of the info objects a sampler returns (HMC's `acceptanceRate`,
+ * `energyError`, …), counts `isDivergent` per chain and phase (Stan's
+ * "divergent transitions"), and attributes cost the papers' way by reading the
+ * model's {@link CostCounter} before and after each phase of each chain.
  * Chains run one after another in this thread, so counters of a shared model
  * are attributable to the chain and phase that incurred them.
  *
- * Chain c draws all its randomness from `new Rng(seed).stream(c)`: the same
- * seed gives bit-identical draws.
+ * Chain c draws all its randomness from `new Rng(seed).stream(c)`, so chain c
+ * of a 4-chain run equals chain c run alone (`chainIds: [c]`).
  *
- * References: Stan Reference Manual, "MCMC sampling" (warmup, thinning);
- * Dang et al. (2019), §6.1 (cost as per-row likelihood and gradient evaluations).
+ * How a chain ends early (its {@link ChainStop}; the draws before it are kept,
+ * never a NaN, and `dispose` runs however the chain ends):
+ *
+ * - `"non-finite"`: a step returned a state whose position is not finite;
+ * - `"sampler"`: the sampler asked to stop (`StepResult.stop`, e.g. an SG
+ *   sampler whose dynamics diverged at its step size);
+ * - `"error"`: a step or warmup hook threw. The exception is kept in the stop
+ *   (`error`) rather than rethrown, so a failure late in a long run does not
+ *   lose the draws made; callers that want it thrown use
+ *   {@link throwIfStopped}. Errors thrown by `init` (before any draw) are
+ *   rethrown.
+ *
+ * A divergence that the sampler recovers from (HMC's rejected divergent
+ * trajectory) does not stop the chain: it is counted in `numDivergent`.
+ *
+ * References: Stan Reference Manual, "MCMC sampling" (warmup, thinning,
+ * divergent transitions); Dang et al. (2019), §6.1 (cost as per-row
+ * likelihood and gradient evaluations).
  *
  * @module
  */
 import type { CostCounter, Model } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
-
-/** The two phases of a run. */
-export type Phase = "warmup" | "sampling";
-
-/** What a kernel step returns. */
-export interface StepResult<S, I> {
-  /** The next state. */
-  state: S;
-  /** Diagnostics of the step; its numeric and boolean fields are recorded. */
-  info: I;
-}
-
-/** What the warmup `adapt.update` hook receives besides the state. */
-export interface AdaptContext<I> {
-  /** Info of the step just made. */
-  info: I;
-  /** 0-based warmup iteration of that step. */
-  iteration: number;
-  /** Total number of warmup iterations. */
-  numWarmup: number;
-  /** The chain's generator (the same stream the kernel uses). */
-  rng: Rng;
-  /** Chain index. */
-  chain: number;
-}
-
-/** What the warmup `adapt.finish` hook receives besides the state. */
-export interface WarmupEndContext {
-  /** Total number of warmup iterations. */
-  numWarmup: number;
-  /** The chain's generator. */
-  rng: Rng;
-  /** Chain index. */
-  chain: number;
-}
-
-/** Warmup-only hooks: adaptation never runs during sampling. */
-export interface WarmupAdaptation<S, I> {
-  /**
-   * Called after every warmup step; returns the state with updated tuning
-   * (step size, metric, …).
-   */
-  update(state: S, context: AdaptContext<I>): S;
-  /** Called once after the last warmup step; returns the state to sample with. */
-  finish?(state: S, context: WarmupEndContext): S;
-}
-
-/**
- * A sampler as the driver sees it. The description itself holds no per-chain
- * state: whatever changes (position, tuning, subsample, …) lives in `S`.
- */
-export interface SamplerDescription<S, I extends object = object> {
-  /**
-   * The initial state at `position` (may evaluate the model; counted as warmup).
-   *
-   * @param position θ₀ (length d; do not keep a reference).
-   * @param rng The chain's generator.
-   */
-  init(position: Float64Array, rng: Rng): S;
-  /**
-   * One kernel step.
-   *
-   * @param state The current state.
-   * @param rng The chain's generator.
-   * @param phase `"warmup"` or `"sampling"`.
-   * @param iteration 0-based iteration within the phase.
-   */
-  step(state: S, rng: Rng, phase: Phase, iteration: number): StepResult<S, I>;
-  /**
-   * The parameter vector θ of a state (read, not kept).
-   *
-   * @param state A state.
-   */
-  position(state: S): Float64Array;
-  /** Warmup adaptation hooks. */
-  adapt?: WarmupAdaptation<S, I>;
-  /**
-   * The tuning to report for a chain after warmup (e.g. step size, metric).
-   *
-   * @param state The state after warmup.
-   */
-  tuning?(state: S): Record<string, unknown>;
-}
+import type { ChainSampler, Phase, StepInfo } from "./sampler.ts";
 
 /** Options of {@link sampleChains}. */
-export interface SampleChainsOptions<S, I extends object> {
-  /** The sampler. */
-  sampler: SamplerDescription<S, I>;
+export interface SampleChainsOptions<S, I extends StepInfo> {
+  /** The chain sampler (one per run; see {@link ChainSampler}). */
+  sampler: ChainSampler<S, I>;
   /** The model (only `dim`, `parameterNames` and `cost` are read). */
   model: Pick<Model, "dim" | "cost"> & { readonly parameterNames?: readonly string[] };
   /** Seed of the run; chain c uses `new Rng(seed).stream(c)`. */
@@ -117,11 +53,16 @@ export interface SampleChainsOptions<S, I extends object> {
   numWarmup?: number;
   /** Sampling iterations per chain (default 1000). */
   numSamples?: number;
-  /** Number of chains (default 4). */
+  /** Number of chains, ids 0 … numChains − 1 (default 4; ignored when `chainIds` is given). */
   numChains?: number;
+  /**
+   * Run exactly these chain ids (distinct non-negative integers), e.g. `[2]`
+   * to rerun chain 2 of a 4-chain run alone: its draws are bit-identical.
+   */
+  chainIds?: readonly number[];
   /** Keep every `thin`-th sampling iteration (default 1). */
   thin?: number;
-  /** One initial position per chain (copied). */
+  /** One initial position per chain run (copied), in the order of the chains. */
   initialPositions?: readonly Float64Array[];
   /** A common initial position (default zeros) to which `jitter` is added. */
   initialPosition?: Float64Array;
@@ -132,12 +73,28 @@ export interface SampleChainsOptions<S, I extends object> {
   /**
    * Called after every iteration.
    *
-   * @param chain The chain index.
+   * @param chain The chain id.
    * @param iteration Iterations completed in this chain (warmup + sampling).
    * @param total numWarmup + numSamples.
    */
   onProgress?: (chain: number, iteration: number, total: number) => void;
+  /**
+   * Called with every kept draw as it is made (to stream draws to a file).
+   *
+   * @param chain The chain id.
+   * @param draw 0-based index of the kept draw in its chain.
+   * @param position θ (read it now; the array may be reused).
+   * @param info The info of the step that made the draw.
+   */
+  onDraw?: (chain: number, draw: number, position: Float64Array, info: StepInfo) => void;
 }
+
+/**
+ * The driver's options without the sampler and model: what every typed
+ * runner (`runHmc`, `runHmcEcs`, …) and {@link import("./sample.ts").sample}
+ * accept besides their sampler's own options.
+ */
+export type RunOptions = Omit<SampleChainsOptions<unknown, StepInfo>, "sampler" | "model">;
 
 /** Per-iteration info of one phase: field name → one value per iteration (booleans as 0/1). */
 export type InfoTable = Record<string, Float64Array>;
@@ -150,12 +107,34 @@ export interface PhaseCost {
   sampling: CostCounter;
 }
 
+/** Why and where a chain ended before its last iteration. */
+export interface ChainStop {
+  /** `"non-finite"` position, the `"sampler"` asked to stop, or a step threw (`"error"`). */
+  kind: "non-finite" | "sampler" | "error";
+  /** Phase of the step that stopped the chain. */
+  phase: Phase;
+  /** 0-based iteration of that step within its phase (its draw is not kept). */
+  iteration: number;
+  /** A sentence saying why. */
+  reason: string;
+  /** The exception, for `kind: "error"`. */
+  error?: unknown;
+}
+
 /** Output of one chain. */
 export interface ChainOutput {
-  /** The kept draws per parameter: `draws[param][k]`. */
+  /** The chain id (its random stream). */
+  chainId: number;
+  /** The kept draws per parameter: `draws[param][k]`, k < `numDraws`. */
   draws: Float64Array[];
-  /** Per-iteration info per phase (warmup is empty if not recorded). */
+  /** Draws kept (fewer than planned if the chain stopped early). */
+  numDraws: number;
+  /** Per-iteration info per phase, one entry per iteration made (warmup empty if not recorded). */
   info: { warmup: InfoTable; sampling: InfoTable };
+  /** Steps whose info had `isDivergent` set, per phase (Stan counts the sampling ones). */
+  numDivergent: { warmup: number; sampling: number };
+  /** Why the chain ended early, or null if it ran to the end. */
+  stop: ChainStop | null;
   /** Row evaluations attributed to each phase. */
   cost: PhaseCost;
   /** Wall time per phase in milliseconds (warmup includes `init`). */
@@ -170,7 +149,7 @@ export interface ChainOutput {
 export interface SamplingResult {
   /** Names of the parameters. */
   parameterNames: string[];
-  /** Number of chains. */
+  /** Number of chains run. */
   numChains: number;
   /** Warmup iterations per chain. */
   numWarmup: number;
@@ -178,7 +157,7 @@ export interface SamplingResult {
   numSamples: number;
   /** Thinning. */
   thin: number;
-  /** Draws kept per chain: ⌈numSamples / thin⌉. */
+  /** Draws planned per chain, ⌈numSamples / thin⌉; a stopped chain holds `chains[c].numDraws`. */
   numDraws: number;
   /** `draws[chain][param]`: the kept draws (the same arrays as in `chains`). */
   draws: Float64Array[][];
@@ -191,37 +170,46 @@ export interface SamplingResult {
  *
  * Per chain c: draw the initial position (jitter from the chain's stream),
  * `init`, `numWarmup` × (`step` then `adapt.update`), `adapt.finish`, then
- * `numSamples` × `step`, keeping every `thin`-th position. Cost counters are
- * read from `model.cost` around each phase.
+ * `numSamples` × `step`, keeping every `thin`-th position; `dispose` at the
+ * end. A chain may end early (see the module notes and {@link ChainStop}).
  *
- * @param options The sampler, model, seed, sizes, initial positions, thinning and progress callback.
- * @returns Draws, info, costs, wall times and tuning per chain.
- * @throws {RangeError} On bad sizes, a bad seed or initial positions of the wrong length.
+ * @param options The sampler, model, seed, sizes, chain ids, initial positions, thinning and callbacks.
+ * @returns Draws, info, divergence counts, stops, costs, wall times and tuning per chain.
+ * @throws {RangeError} On bad sizes, a bad seed or initial positions of the wrong length;
+ *   rethrows an error from a chain's `init`.
  *
  * @example
  * ```ts
- * import { sampleChains, type SamplerDescription } from "./driver.ts";
+ * import assert from "node:assert/strict";
+ * import { sampleChains } from "./driver.ts";
+ * import type { ChainSampler } from "./sampler.ts";
  * import { newCostCounter } from "../models/model.ts";
- * // An independence sampler from N(0, 1) as a toy description.
- * const toy: SamplerDescription<Float64Array, { z: number }> = {
+ * // An independence sampler from N(0, 1) as a toy chain sampler.
+ * const toy: ChainSampler<Float64Array, { z: number; isDivergent: boolean }> = {
  *   init: (p) => Float64Array.from(p),
- *   step: (_s, rng) => { const z = rng.normal(); return { state: new Float64Array([z]), info: { z } }; },
+ *   step: (rng) => {
+ *     const z = rng.normal();
+ *     return { state: new Float64Array([z]), info: { z, isDivergent: z > 3 } };
+ *   },
  *   position: (s) => s,
  * };
  * const r = sampleChains({ sampler: toy, model: { dim: 1, cost: newCostCounter() }, seed: 1,
  *   numWarmup: 10, numSamples: 100, numChains: 2 });
- * if (r.draws[1][0].length !== 100 || r.chains[0].info.sampling.z.length !== 100) throw new Error();
+ * assert.equal(r.draws[1][0].length, 100);
+ * assert.equal(r.chains[0].info.sampling.z.length, 100);
+ * const alone = sampleChains({ sampler: toy, model: { dim: 1, cost: newCostCounter() }, seed: 1,
+ *   numWarmup: 10, numSamples: 100, chainIds: [1] });
+ * assert.deepEqual(alone.draws[0][0], r.draws[1][0]);
  * ```
  *
  * References: Stan Reference Manual, "MCMC sampling"; Dang et al. (2019), §6.1.
  */
-export function sampleChains<S, I extends object>(
+export function sampleChains<S, I extends StepInfo>(
   options: SampleChainsOptions<S, I>,
 ): SamplingResult {
   const { sampler, model } = options;
   const numWarmup = options.numWarmup ?? 1000;
   const numSamples = options.numSamples ?? 1000;
-  const numChains = options.numChains ?? 4;
   const thin = options.thin ?? 1;
   const jitter = options.jitter ?? 0;
   if (!Number.isInteger(numWarmup) || numWarmup < 0) {
@@ -230,9 +218,8 @@ export function sampleChains<S, I extends object>(
   if (!Number.isInteger(numSamples) || numSamples < 1) {
     throw new RangeError(`numSamples must be a positive integer, got ${numSamples}`);
   }
-  if (!Number.isInteger(numChains) || numChains < 1) {
-    throw new RangeError(`numChains must be a positive integer, got ${numChains}`);
-  }
+  const chainIds = _chainIds(options);
+  const numChains = chainIds.length;
   if (!Number.isInteger(thin) || thin < 1) {
     throw new RangeError(`thin must be a positive integer, got ${thin}`);
   }
@@ -259,63 +246,19 @@ export function sampleChains<S, I extends object>(
     ? Array.from(model.parameterNames)
     : Array.from({ length: dim }, (_, i) => `theta[${i}]`);
   const numDraws = Math.ceil(numSamples / thin);
-  const total = numWarmup + numSamples;
-  const recordWarmup = options.recordWarmupInfo ?? true;
-  const chains: ChainOutput[] = [];
-
-  for (let chain = 0; chain < numChains; chain++) {
-    const rng = base.stream(chain);
-    const start = options.initialPositions !== undefined
-      ? Float64Array.from(options.initialPositions[chain])
-      : Float64Array.from(options.initialPosition ?? new Float64Array(dim));
-    if (jitter > 0 && options.initialPositions === undefined) {
-      for (let k = 0; k < dim; k++) start[k] += jitter * (2 * rng.uniform() - 1);
-    }
-    const cost0 = _snapshot(model.cost);
-    const t0 = performance.now();
-    let state = sampler.init(start, rng);
-    const warmupInfo = new _InfoRecorder(recordWarmup ? numWarmup : 0);
-    for (let i = 0; i < numWarmup; i++) {
-      const r = sampler.step(state, rng, "warmup", i);
-      state = r.state;
-      if (recordWarmup) warmupInfo.record(i, r.info);
-      if (sampler.adapt !== undefined) {
-        state = sampler.adapt.update(state, { info: r.info, iteration: i, numWarmup, rng, chain });
-      }
-      options.onProgress?.(chain, i + 1, total);
-    }
-    if (sampler.adapt?.finish !== undefined) {
-      state = sampler.adapt.finish(state, { numWarmup, rng, chain });
-    }
-    const cost1 = _snapshot(model.cost);
-    const t1 = performance.now();
-    const draws = Array.from({ length: dim }, () => new Float64Array(numDraws));
-    const samplingInfo = new _InfoRecorder(numSamples);
-    for (let i = 0, k = 0; i < numSamples; i++) {
-      const r = sampler.step(state, rng, "sampling", i);
-      state = r.state;
-      samplingInfo.record(i, r.info);
-      if (i % thin === 0) {
-        const pos = sampler.position(state);
-        if (pos.length !== dim) {
-          throw new RangeError(`sampler position must have length ${dim}, got ${pos.length}`);
-        }
-        for (let j = 0; j < dim; j++) draws[j][k] = pos[j];
-        k++;
-      }
-      options.onProgress?.(chain, numWarmup + i + 1, total);
-    }
-    const cost2 = _snapshot(model.cost);
-    const t2 = performance.now();
-    chains.push({
-      draws,
-      info: { warmup: warmupInfo.table, sampling: samplingInfo.table },
-      cost: { warmup: _diff(cost1, cost0), sampling: _diff(cost2, cost1) },
-      wallTimeMs: { warmup: t1 - t0, sampling: t2 - t1 },
-      tuning: sampler.tuning?.(state) ?? {},
-      initialPosition: start,
-    });
-  }
+  const chains = chainIds.map((chainId, c) =>
+    _runChain(sampler, options, {
+      chainId,
+      rng: base.stream(chainId),
+      start: options.initialPositions?.[c],
+      numWarmup,
+      numSamples,
+      numDraws,
+      thin,
+      jitter,
+      dim,
+    })
+  );
   return {
     parameterNames: names,
     numChains,
@@ -325,6 +268,202 @@ export function sampleChains<S, I extends object>(
     numDraws,
     draws: chains.map((c) => c.draws),
     chains,
+  };
+}
+
+/**
+ * Throw if any chain of a run stopped early: rethrow a chain's exception
+ * (`kind: "error"`), or a RangeError naming the chain, phase, iteration and
+ * reason. For callers (tests, scripts) that want a failed run to fail loudly.
+ *
+ * @param result A run's result.
+ * @returns Nothing.
+ * @throws The first stopped chain's error, or a RangeError describing its stop.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sampleChains, throwIfStopped } from "./driver.ts";
+ * import { newCostCounter } from "../models/model.ts";
+ * const r = sampleChains({
+ *   sampler: {
+ *     init: (p: Float64Array) => p,
+ *     step: (_rng, s: Float64Array) => ({ state: s, info: { isDivergent: true }, stop: "boom" }),
+ *     position: (s: Float64Array) => s,
+ *   },
+ *   model: { dim: 1, cost: newCostCounter() }, seed: 1, numWarmup: 0, numSamples: 5, numChains: 1,
+ * });
+ * assert.equal(r.chains[0].numDraws, 0);
+ * assert.throws(() => throwIfStopped(r), /chain 0 stopped at sampling iteration 0: boom/);
+ * ```
+ *
+ * References: Stan Reference Manual, "MCMC sampling".
+ */
+export function throwIfStopped(result: SamplingResult): void {
+  for (const c of result.chains) {
+    const s = c.stop;
+    if (s === null) continue;
+    if (s.kind === "error") throw s.error;
+    throw new RangeError(
+      `chain ${c.chainId} stopped at ${s.phase} iteration ${s.iteration}: ${s.reason}`,
+    );
+  }
+}
+
+function _chainIds(options: { numChains?: number; chainIds?: readonly number[] }): number[] {
+  if (options.chainIds !== undefined) {
+    const ids = Array.from(options.chainIds);
+    if (ids.length === 0) throw new RangeError("chainIds must not be empty");
+    for (const id of ids) {
+      if (!Number.isInteger(id) || id < 0) {
+        throw new RangeError(`chainIds must be non-negative integers, got ${id}`);
+      }
+    }
+    if (new Set(ids).size !== ids.length) {
+      throw new RangeError(`chainIds must be distinct, got ${ids.join(", ")}`);
+    }
+    return ids;
+  }
+  const numChains = options.numChains ?? 4;
+  if (!Number.isInteger(numChains) || numChains < 1) {
+    throw new RangeError(`numChains must be a positive integer, got ${numChains}`);
+  }
+  return Array.from({ length: numChains }, (_, c) => c);
+}
+
+interface _ChainPlan {
+  chainId: number;
+  rng: Rng;
+  start: Float64Array | undefined;
+  numWarmup: number;
+  numSamples: number;
+  numDraws: number;
+  thin: number;
+  jitter: number;
+  dim: number;
+}
+
+function _runChain<S, I extends StepInfo>(
+  sampler: ChainSampler<S, I>,
+  options: SampleChainsOptions<S, I>,
+  plan: _ChainPlan,
+): ChainOutput {
+  const { chainId: chain, rng, numWarmup, numSamples, thin, dim } = plan;
+  const { model } = options;
+  const total = numWarmup + numSamples;
+  const start = plan.start !== undefined
+    ? Float64Array.from(plan.start)
+    : Float64Array.from(options.initialPosition ?? new Float64Array(dim));
+  if (plan.jitter > 0 && plan.start === undefined) {
+    for (let k = 0; k < dim; k++) start[k] += plan.jitter * (2 * rng.uniform() - 1);
+  }
+  const recordWarmup = options.recordWarmupInfo ?? true;
+  const warmupInfo = new _InfoRecorder(recordWarmup ? numWarmup : 0);
+  const samplingInfo = new _InfoRecorder(numSamples);
+  const draws = Array.from({ length: dim }, () => new Float64Array(plan.numDraws));
+  const numDivergent = { warmup: 0, sampling: 0 };
+  let stop: ChainStop | null = null;
+  let kept = 0, warmupDone = 0, samplingDone = 0;
+  let tuning: Record<string, unknown> = {};
+  const cost0 = _snapshot(model.cost);
+  const t0 = performance.now();
+  let cost1 = cost0, t1 = t0;
+  let state = sampler.init(start, rng);
+  // A step's outcome: its position if usable, or the stop it caused.
+  const check = (phase: Phase, i: number, r: { state: S; stop?: string }): ChainStop | null => {
+    if (r.stop !== undefined) return { kind: "sampler", phase, iteration: i, reason: r.stop };
+    const pos = sampler.position(r.state);
+    if (pos.length !== dim) {
+      throw new RangeError(`sampler position must have length ${dim}, got ${pos.length}`);
+    }
+    for (let j = 0; j < dim; j++) {
+      if (!Number.isFinite(pos[j])) {
+        return {
+          kind: "non-finite",
+          phase,
+          iteration: i,
+          reason: `the position became non-finite (${pos[j]} in coordinate ${j})`,
+        };
+      }
+    }
+    return null;
+  };
+  let phase: Phase = "warmup", iteration = 0;
+  try {
+    for (; iteration < numWarmup; iteration++) {
+      const r = sampler.step(rng, state, "warmup", iteration);
+      if (recordWarmup) warmupInfo.record(iteration, r.info);
+      if (r.info.isDivergent) numDivergent.warmup++;
+      stop = check("warmup", iteration, r);
+      if (stop !== null) break;
+      state = r.state;
+      if (sampler.adapt !== undefined) {
+        state = sampler.adapt.update(state, { info: r.info, iteration, numWarmup, rng, chain });
+      }
+      warmupDone = iteration + 1;
+      options.onProgress?.(chain, iteration + 1, total);
+    }
+    if (stop === null && sampler.adapt?.finish !== undefined) {
+      state = sampler.adapt.finish(state, { numWarmup, rng, chain });
+    }
+    cost1 = _snapshot(model.cost);
+    t1 = performance.now();
+    if (stop === null) {
+      tuning = sampler.tuning?.(state) ?? {};
+      phase = "sampling";
+      iteration = 0;
+    }
+    for (; phase === "sampling" && iteration < numSamples; iteration++) {
+      const r = sampler.step(rng, state, "sampling", iteration);
+      samplingInfo.record(iteration, r.info);
+      if (r.info.isDivergent) numDivergent.sampling++;
+      stop = check("sampling", iteration, r);
+      if (stop !== null) break;
+      state = r.state;
+      samplingDone = iteration + 1;
+      if (iteration % thin === 0) {
+        const pos = sampler.position(state);
+        for (let j = 0; j < dim; j++) draws[j][kept] = pos[j];
+        options.onDraw?.(chain, kept, pos, r.info);
+        kept++;
+      }
+      options.onProgress?.(chain, numWarmup + iteration + 1, total);
+    }
+  } catch (error) {
+    stop = {
+      kind: "error",
+      phase,
+      iteration,
+      reason: error instanceof Error ? error.message : String(error),
+      error,
+    };
+  } finally {
+    sampler.dispose?.(state);
+  }
+  if (phase === "warmup") {
+    cost1 = _snapshot(model.cost);
+    t1 = performance.now();
+  }
+  const cost2 = _snapshot(model.cost);
+  const t2 = performance.now();
+  // Info of the stopping step is kept (it says why); its draw is not.
+  const warmupLen = recordWarmup
+    ? Math.min(numWarmup, warmupDone + (phase === "warmup" ? 1 : 0))
+    : 0;
+  const samplingLen = phase === "sampling"
+    ? Math.min(numSamples, samplingDone + (stop ? 1 : 0))
+    : 0;
+  return {
+    chainId: chain,
+    draws: kept === plan.numDraws ? draws : draws.map((d) => d.slice(0, kept)),
+    numDraws: kept,
+    info: { warmup: warmupInfo.truncate(warmupLen), sampling: samplingInfo.truncate(samplingLen) },
+    numDivergent,
+    stop,
+    cost: { warmup: _diff(cost1, cost0), sampling: _diff(cost2, cost1) },
+    wallTimeMs: { warmup: t1 - t0, sampling: t2 - t1 },
+    tuning,
+    initialPosition: start,
   };
 }
 
@@ -445,6 +584,13 @@ class _InfoRecorder {
   readonly #length: number;
   constructor(length: number) {
     this.#length = length;
+  }
+  /** The table cut to the first `length` iterations (the same arrays if complete). */
+  truncate(length: number): InfoTable {
+    if (length === this.#length) return this.table;
+    const out: InfoTable = {};
+    for (const key in this.table) out[key] = this.table[key].slice(0, length);
+    return out;
   }
   record(i: number, info: object): void {
     const rec = info as Record<string, unknown>;

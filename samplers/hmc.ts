@@ -19,6 +19,7 @@
 import type { Rng } from "../random/rng.ts";
 import { leapfrog, type LogDensityGradientFn } from "./integrators.ts";
 import type { Metric } from "./metric.ts";
+import type { StepInfo } from "./sampler.ts";
 
 /** What the next HMC step needs. Treat as immutable. */
 export interface HmcState {
@@ -31,7 +32,7 @@ export interface HmcState {
 }
 
 /** Diagnostics of one HMC step. */
-export interface HmcInfo {
+export interface HmcInfo extends StepInfo {
   /** min(1, exp(−ΔH)) (0 if ΔH is not finite). */
   acceptanceRate: number;
   /** Whether the proposal was accepted. */

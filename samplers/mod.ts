@@ -24,9 +24,25 @@ export * as sgld from "./sgld.ts";
 export * as sghmc from "./sghmc.ts";
 export * as sgnht from "./sgnht.ts";
 export * as ccadl from "./ccadl.ts";
+// The registry entries (austerityRwmhDescription, austeritySgldDescription) are
+// imported from ./approx_mh.ts by the sampler registry, not re-exported here.
+export {
+  type ApproxMhInfo,
+  type ApproxMhOptions,
+  type ApproxMhParams,
+  type ApproxMhState,
+  langevinProposal,
+  type ProposalDraw,
+  type ProposalFn,
+  randomWalkProposal,
+  runApproxMh,
+  type RunApproxMhOptions,
+} from "./approx_mh.ts";
 export {
   checkPositive,
   checkSgParams,
+  divergenceReason,
+  isExploded,
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
@@ -41,6 +57,10 @@ export * from "../math/linalg.ts";
 export * from "./mass_matrix_adaptation.ts";
 export * from "./hmc_warmup.ts";
 export * from "./scale_adaptation.ts";
+export * from "./sampler.ts";
+export { getSampler, registerSampler, samplerNames } from "./registry.ts";
+export { sample, type SampleOptions } from "./sample.ts";
+export * from "./sg_samplers.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";
 export * from "./run_rwmh.ts";

@@ -13,13 +13,8 @@
  */
 import type { DataModel, Model } from "../models/model.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
-import {
-  type Phase,
-  sampleChains,
-  type SampleChainsOptions,
-  type SamplerDescription,
-  type SamplingResult,
-} from "./driver.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
+import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
 import * as hmc from "./hmc.ts";
 import {
   hmcWarmupFinal,
@@ -92,7 +87,7 @@ export interface AdaptiveHmcState {
 /** Options of {@link runHmc}: the sampler's options and the driver's. */
 export type RunHmcOptions =
   & HmcSamplerOptions
-  & Omit<SampleChainsOptions<AdaptiveHmcState, hmc.HmcInfo>, "sampler" | "model">;
+  & RunOptions;
 
 /**
  * The HMC sampler description for the driver: {@link hmc.step} plus dual
@@ -100,7 +95,7 @@ export type RunHmcOptions =
  *
  * @param model The target (its `logDensityAndGradient` is the kernel's target).
  * @param options Step size, trajectory, metric and adaptation settings.
- * @returns A description for {@link sampleChains}.
+ * @returns A chain sampler for {@link sampleChains}.
  * @throws {TypeError} For `"hessian"` on a model without a Hessian and no `hessianFn`.
  *
  * @example
@@ -119,7 +114,7 @@ export type RunHmcOptions =
 export function hmcSampler(
   model: Model,
   options: HmcSamplerOptions = {},
-): SamplerDescription<AdaptiveHmcState, hmc.HmcInfo> {
+): ChainSampler<AdaptiveHmcState, hmc.HmcInfo> {
   const dim = model.dim;
   const fn: LogDensityGradientFn = (theta, grad) => model.logDensityAndGradient(theta, grad);
   if (
@@ -205,7 +200,7 @@ export function hmcSampler(
         });
       return { hmc: state, stepSize, metric: initialMetric, warmup: null };
     },
-    step(state, rng, _phase: Phase, _iteration) {
+    step(rng, state, _phase: Phase, _iteration) {
       const r = hmc.step(rng, state.hmc, params(state));
       return { state: { ...state, hmc: r.state }, info: r.info };
     },
@@ -252,6 +247,58 @@ export function hmcSampler(
 }
 
 /**
+ * The registry entry `"hmc"`: full-data HMC with dual averaging and a
+ * windowed metric in warmup ({@link hmcSampler}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hmcDescription } from "./run_hmc.ts";
+ * assert.equal(hmcDescription.name, "hmc");
+ * assert.equal(hmcDescription.isExact, true);
+ * ```
+ */
+export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
+  name: "hmc",
+  summary: "full-data HMC, static trajectory εL = 1.2, dual averaging and windowed metric",
+  references: "Neal (2011) §5.3.2; Hoffman & Gelman (2014) Algorithms 4–5; Dang et al. (2019) §6.3",
+  requires: "log-density",
+  isExact: true,
+  options: [
+    {
+      name: "metric",
+      flag: "metric",
+      type: "choice",
+      choices: ["identity", "diagonal", "dense", "hessian"],
+      default: "diagonal",
+      help: "metric (mass matrix) adaptation",
+    },
+    {
+      name: "stepSize",
+      flag: "step-size",
+      type: "number",
+      default: "Hoffman & Gelman's heuristic, then dual averaging in warmup",
+      help: "initial step size ε",
+    },
+    {
+      name: "trajectoryLength",
+      flag: "trajectory-length",
+      type: "number",
+      default: "1.2 (Dang et al. §6.3)",
+      help: "trajectory length εL",
+    },
+    {
+      name: "targetAcceptanceRate",
+      flag: "target-acceptance",
+      type: "number",
+      default: "0.8",
+      help: "dual-averaging target acceptance rate",
+    },
+  ],
+  build: (model, options) => hmcSampler(model, options),
+};
+
+/**
  * Run full-data HMC: {@link hmcSampler} driven by {@link sampleChains}.
  *
  * Defaults: 4 chains, 1000 warmup + 1000 sampling iterations, εL = 1.2,
@@ -275,7 +322,7 @@ export function hmcSampler(
  * References: Neal (2011), §5.3.2; Hoffman & Gelman (2014), Algorithm 5; Dang et al. (2019), §6.3.
  */
 export function runHmc(model: Model, options: RunHmcOptions): SamplingResult {
-  return sampleChains({ ...options, sampler: hmcSampler(model, options), model });
+  return sampleChains({ ...options, sampler: hmcDescription.build(model, options), model });
 }
 
 function _modelHessianFn(model: Model): HessianFn {

@@ -7,13 +7,8 @@
  * @module
  */
 import type { Model } from "../models/model.ts";
-import {
-  type Phase,
-  sampleChains,
-  type SampleChainsOptions,
-  type SamplerDescription,
-  type SamplingResult,
-} from "./driver.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
+import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
 import { cholesky } from "../math/linalg.ts";
 import * as rwmh from "./rwmh.ts";
 import {
@@ -47,14 +42,14 @@ export interface AdaptiveRwmhState {
 /** Options of {@link runRwmh}. */
 export type RunRwmhOptions =
   & RwmhSamplerOptions
-  & Omit<SampleChainsOptions<AdaptiveRwmhState, rwmh.RwmhInfo>, "sampler" | "model">;
+  & RunOptions;
 
 /**
  * The RWMH sampler description for the driver.
  *
  * @param model The target (its `logDensity` is used).
  * @param options Scale, proposal covariance and adaptation settings.
- * @returns A description for {@link sampleChains}.
+ * @returns A chain sampler for {@link sampleChains}.
  * @throws {RangeError} If `proposalCovariance` is not positive definite or `scale` not positive.
  *
  * @example
@@ -70,7 +65,7 @@ export type RunRwmhOptions =
 export function rwmhSampler(
   model: Model,
   options: RwmhSamplerOptions = {},
-): SamplerDescription<AdaptiveRwmhState, rwmh.RwmhInfo> {
+): ChainSampler<AdaptiveRwmhState, rwmh.RwmhInfo> {
   const dim = model.dim;
   const scale0 = options.scale ?? 2.38 / Math.sqrt(dim);
   if (!(scale0 > 0) || !Number.isFinite(scale0)) {
@@ -99,7 +94,7 @@ export function rwmhSampler(
           : null,
       };
     },
-    step(state, rng, _phase: Phase, _iteration) {
+    step(rng, state, _phase: Phase, _iteration) {
       const r = rwmh.step(rng, state.rwmh, { logDensityFn, scale: state.scale, proposalCholesky });
       return { state: { ...state, rwmh: r.state }, info: r.info };
     },
@@ -115,6 +110,42 @@ export function rwmhSampler(
     tuning: (state) => ({ scale: state.scale }),
   };
 }
+
+/**
+ * The registry entry `"rwmh"`: random-walk Metropolis–Hastings with
+ * Robbins–Monro scale adaptation in warmup ({@link rwmhSampler}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { rwmhDescription } from "./run_rwmh.ts";
+ * assert.equal(rwmhDescription.name, "rwmh");
+ * ```
+ */
+export const rwmhDescription: SamplerDescription<RwmhSamplerOptions> = {
+  name: "rwmh",
+  summary: "random-walk Metropolis–Hastings, scale adapted to acceptance 0.234 in warmup",
+  references: "Metropolis et al. (1953); Roberts, Gelman & Gilks (1997); Andrieu & Thoms (2008)",
+  requires: "log-density",
+  isExact: true,
+  options: [
+    {
+      name: "scale",
+      flag: "scale",
+      type: "number",
+      default: "2.38/√d, adapted in warmup",
+      help: "initial proposal scale s",
+    },
+    {
+      name: "targetAcceptanceRate",
+      flag: "target-acceptance",
+      type: "number",
+      default: "0.234",
+      help: "target acceptance rate of the scale adaptation",
+    },
+  ],
+  build: (model, options) => rwmhSampler(model, options),
+};
 
 /**
  * Run random-walk Metropolis–Hastings with warmup scale adaptation.
@@ -135,5 +166,5 @@ export function rwmhSampler(
  * References: Roberts, Gelman & Gilks (1997); Andrieu & Thoms (2008).
  */
 export function runRwmh(model: Model, options: RunRwmhOptions): SamplingResult {
-  return sampleChains({ ...options, sampler: rwmhSampler(model, options), model });
+  return sampleChains({ ...options, sampler: rwmhDescription.build(model, options), model });
 }

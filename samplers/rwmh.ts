@@ -15,6 +15,7 @@
  */
 import type { Rng } from "../random/rng.ts";
 import { squareDim } from "../math/linalg.ts";
+import type { StepInfo } from "./sampler.ts";
 
 /** A log density (up to a constant). Non-finite values are outside the support. */
 export type LogDensityFn = (position: Float64Array) => number;
@@ -28,13 +29,20 @@ export interface RwmhState {
 }
 
 /** Diagnostics of one RWMH step. */
-export interface RwmhInfo {
+export interface RwmhInfo extends StepInfo {
   /** min(1, π(θ')/π(θ)) (0 if π(θ') is not finite). */
   acceptanceRate: number;
   /** Whether the proposal was accepted. */
   isAccepted: boolean;
   /** The proposal scale s used. */
   scale: number;
+  /**
+   * The proposal's log density was not finite (NaN, ±∞): the proposal is
+   * rejected and the step reported. On a target with a bounded support a
+   * proposal outside it (log density −∞) counts too: a high count then
+   * says the scale overshoots the support.
+   */
+  isDivergent: boolean;
 }
 
 /** Parameters of {@link step}. */
@@ -133,6 +141,7 @@ export function step(
   const acceptanceRate = Number.isFinite(logDensity) ? Math.min(1, Math.exp(logRatio)) : 0;
   const u = rng.uniform();
   const isAccepted = u < acceptanceRate;
-  const info: RwmhInfo = { acceptanceRate, isAccepted, scale };
+  const isDivergent = !Number.isFinite(logDensity);
+  const info: RwmhInfo = { acceptanceRate, isAccepted, scale, isDivergent };
   return isAccepted ? { state: { position: proposal, logDensity }, info } : { state, info };
 }

@@ -46,6 +46,13 @@ export interface StepResult<S, I> {
   state: S;
   /** Diagnostics of the step; its numeric and boolean fields are recorded. */
   info: I;
+  /**
+   * Set by a {@link ChainSampler} when the chain cannot go on (e.g. an SG
+   * sampler whose dynamics diverged at this step size): a sentence saying
+   * why, naming the setting to change. The driver ends the chain there and
+   * keeps the draws made before this step. Kernels never set it.
+   */
+  stop?: string;
 }
 
 /** What the warmup `adapt.update` hook receives besides the state. */
@@ -160,6 +167,49 @@ export interface SamplerDescription<O extends object = Record<string, unknown>> 
    *
    * @param model The target.
    * @param options The sampler's own options.
+   * @param plan The run's seed and sizes, for samplers whose set-up depends
+   *   on them (a θ* fit, a tuning schedule planned for `numWarmup`).
    */
-  build(model: Model, options: O): ChainSampler<unknown, StepInfo>;
+  build(model: Model, options: O, plan?: RunPlan): ChainSampler<unknown, StepInfo>;
+  /**
+   * The options a user can set, for `--help`, flag parsing and the web
+   * page (in the order to show them). Options not listed here can still be
+   * passed through the API.
+   */
+  readonly options?: readonly SamplerOption[];
+}
+
+/** The run a chain sampler is built for (see {@link SamplerDescription.build}). */
+export interface RunPlan {
+  /** The run's seed. */
+  readonly seed: number | string;
+  /** Warmup iterations per chain. */
+  readonly numWarmup: number;
+  /** Sampling iterations per chain. */
+  readonly numSamples: number;
+}
+
+/**
+ * One user-settable option of a sampler: its API name, the command-line
+ * flag, its type and the default as users should read it.
+ */
+export interface SamplerOption {
+  /** Key in the options object of {@link SamplerDescription.build} (`"stepSize"`). */
+  readonly name: string;
+  /** Command-line flag without the dashes (`"step-size"`). */
+  readonly flag: string;
+  /**
+   * Value type: `"number"` (positive, finite), `"integer"` (≥ `min`),
+   * `"boolean"` (`yes` or `no` on the command line) or `"choice"` (one of
+   * `choices`; a choice of digits is passed as a number).
+   */
+  readonly type: "number" | "integer" | "boolean" | "choice";
+  /** Allowed values of a `"choice"` option. */
+  readonly choices?: readonly string[];
+  /** Smallest allowed value of an `"integer"` option (default 1). */
+  readonly min?: number;
+  /** The default, as a user should read it (`"1e-4·(1000/n)"`, `"diagonal"`). */
+  readonly default: string;
+  /** One line for `--help`. */
+  readonly help: string;
 }

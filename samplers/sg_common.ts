@@ -16,6 +16,8 @@
  * @module
  */
 import type { Bounds } from "../models/normal_gamma.ts";
+import type { Rng } from "../random/rng.ts";
+import type { ChainSampler, StepInfo } from "./sampler.ts";
 import type { GradientEstimator } from "../subsampling/gradient_estimators.ts";
 
 export type { Bounds };
@@ -28,6 +30,13 @@ export interface SgBaseParams {
   stepSize: number;
   /** Box constraints on θ, enforced by reflection (e.g. a model's `bounds`). */
   bounds?: Bounds;
+  /**
+   * A step whose position or momentum has a coordinate above this in
+   * absolute value (or a non-finite one, or a non-finite gradient) is
+   * divergent: the kernel reports `isDivergent` and returns the previous
+   * state (default 1e8).
+   */
+  explosionBound?: number;
 }
 
 /**
@@ -61,6 +70,10 @@ export function checkSgParams(params: SgBaseParams, dim: number): void {
   }
   if (est.dim !== dim) {
     throw new RangeError(`estimator dimension ${est.dim} does not match the position's ${dim}`);
+  }
+  const e = params.explosionBound;
+  if (e !== undefined && !(e > 0)) {
+    throw new RangeError(`explosionBound must be positive, got ${e}`);
   }
   const b = params.bounds;
   if (b !== undefined && (b.lower.length !== dim || b.upper.length !== dim)) {
@@ -177,4 +190,103 @@ export function kineticTemperature(momentum: Float64Array): number {
   let s = 0;
   for (let j = 0; j < momentum.length; j++) s += momentum[j] * momentum[j];
   return s / momentum.length;
+}
+
+/**
+ * Whether a vector has a non-finite coordinate or one above `bound` in
+ * absolute value: the SG samplers' divergence test.
+ *
+ * @param values θ, p or a gradient.
+ * @param bound The explosion bound (`Infinity` tests finiteness only).
+ * @returns True if the step that produced `values` diverged.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isExploded } from "./sg_common.ts";
+ * assert.equal(isExploded(new Float64Array([1, NaN]), Infinity), true);
+ * assert.equal(isExploded(new Float64Array([1, -2e9]), 1e8), true);
+ * assert.equal(isExploded(new Float64Array([1, -2]), 1e8), false);
+ * ```
+ *
+ * References: Stan Reference Manual, "Divergent transitions" (the idea: a
+ * numerically unstable step is data, not an exception).
+ */
+export function isExploded(values: Float64Array, bound: number): boolean {
+  for (let j = 0; j < values.length; j++) {
+    if (!(Math.abs(values[j]) <= bound)) return true;
+  }
+  return false;
+}
+
+/** Default {@link SgBaseParams.explosionBound}. */
+export const DEFAULT_EXPLOSION_BOUND = 1e8;
+
+/**
+ * The reason a chain of an SG sampler stops after a divergent step, naming
+ * the step size to change.
+ *
+ * @param name The sampler's name (`"SGLD"`).
+ * @param stepSize The step size used.
+ * @returns A sentence.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { divergenceReason } from "./sg_common.ts";
+ * assert.match(divergenceReason("SGLD", 10), /stepSize = 10/);
+ * ```
+ *
+ * References: Dang et al. (2019), §6.4 (SG samplers are unstable above a
+ * step size that must be found by trial).
+ */
+export function divergenceReason(name: string, stepSize: number): string {
+  return `${name} diverged (a non-finite or exploding position, momentum or gradient) at stepSize = ${stepSize}; use a smaller stepSize`;
+}
+
+/**
+ * A kernel with fixed parameters as a {@link ChainSampler}: warmup is plain
+ * burn-in (no adaptation) and a divergent step ends the chain with
+ * {@link divergenceReason} (an SG sampler has no Metropolis correction to
+ * recover from unstable dynamics; the draws before it are kept).
+ *
+ * @param name The sampler's name for the stop reason.
+ * @param kernel `init(position, rng)`, `step(rng, state, params)` and the fixed `params`.
+ * @returns The chain sampler.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sgChainSampler } from "./sg_common.ts";
+ * import { Rng } from "../random/rng.ts";
+ * const s = sgChainSampler("toy", {
+ *   init: (p: Float64Array) => ({ position: p }),
+ *   step: (_rng: Rng, st: { position: Float64Array }) => ({ state: st, info: { isDivergent: true } }),
+ *   params: { stepSize: 2 },
+ * });
+ * const r = s.step(new Rng(1), s.init(new Float64Array(1), new Rng(1)), "warmup", 0);
+ * assert.match(r.stop ?? "", /stepSize = 2/);
+ * ```
+ *
+ * References: Dang et al. (2019), §6.2 and §6.4.
+ */
+export function sgChainSampler<
+  S extends { readonly position: Float64Array },
+  I extends StepInfo,
+  P extends { stepSize: number },
+>(
+  name: string,
+  kernel: {
+    init: (position: Float64Array, rng: Rng) => S;
+    step: (rng: Rng, state: S, params: P) => { state: S; info: I };
+    params: P;
+  },
+): ChainSampler<S, I> {
+  const { params } = kernel;
+  return {
+    init: (position, rng) => kernel.init(position, rng),
+    step(rng, state) {
+      const r = kernel.step(rng, state, params);
+      return r.info.isDivergent ? { ...r, stop: divergenceReason(name, params.stepSize) } : r;
+    },
+    position: (state) => state.position,
+    tuning: () => ({ stepSize: params.stepSize }),
+  };
 }

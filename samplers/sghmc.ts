@@ -28,9 +28,17 @@
  */
 import { assertPosition } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
-import type { SamplerDescription } from "./driver.ts";
+import type { ChainSampler, StepInfo } from "./sampler.ts";
 import { identityMetric, type Metric } from "./metric.ts";
-import { checkPositive, checkSgParams, reflectIntoBounds, type SgBaseParams } from "./sg_common.ts";
+import {
+  checkPositive,
+  checkSgParams,
+  DEFAULT_EXPLOSION_BOUND,
+  isExploded,
+  reflectIntoBounds,
+  type SgBaseParams,
+  sgChainSampler,
+} from "./sg_common.ts";
 
 /** What the next SG-HMC iteration needs. Treat as immutable. */
 export interface SghmcState {
@@ -41,7 +49,7 @@ export interface SghmcState {
 }
 
 /** Diagnostics of one SG-HMC iteration. */
-export interface SghmcInfo {
+export interface SghmcInfo extends StepInfo {
   /** Per-row gradient evaluations this iteration (L·n). */
   numGradRows: number;
   /** Steps L taken. */
@@ -136,13 +144,30 @@ export function step(
   const v = new Float64Array(d);
   const damp = eps * c, sd = Math.sqrt(2 * c * eps);
   let numReflections = 0;
+  const bound = params.explosionBound ?? DEFAULT_EXPLOSION_BOUND;
   for (let l = 0; l < L; l++) {
     metric.velocity(p, v); // M⁻¹pₗ₋₁, used for the position and the friction
     for (let j = 0; j < d; j++) pos[j] += eps * v[j];
-    numReflections += reflectIntoBounds(pos, { bounds: params.bounds, momentum: p });
-    if (numReflections > 0) metric.velocity(p, v);
-    const g = est.estimate(pos, rng).grad;
-    for (let j = 0; j < d; j++) p[j] += eps * g[j] - damp * v[j] + sd * rng.normal();
+    let diverged = isExploded(pos, bound);
+    if (!diverged) {
+      numReflections += reflectIntoBounds(pos, { bounds: params.bounds, momentum: p });
+      if (numReflections > 0) metric.velocity(p, v);
+      const g = est.estimate(pos, rng).grad;
+      for (let j = 0; j < d; j++) p[j] += eps * g[j] - damp * v[j] + sd * rng.normal();
+      diverged = isExploded(g, Infinity) || isExploded(p, bound);
+    }
+    if (diverged) {
+      return {
+        state,
+        info: {
+          numGradRows: est.cost.numGradRows - before,
+          numIntegrationSteps: l + 1,
+          kineticEnergy: metric.kineticEnergy(state.momentum),
+          numReflections,
+          isDivergent: true,
+        },
+      };
+    }
   }
   return {
     state: { position: pos, momentum: p },
@@ -151,18 +176,20 @@ export function step(
       numIntegrationSteps: L,
       kineticEnergy: metric.kineticEnergy(p),
       numReflections,
+      isDivergent: false,
     },
   };
 }
 
 /**
- * The kernel as a {@link SamplerDescription} for the run driver
+ * The kernel as a {@link ChainSampler} for the run driver
  * (`sampleChains`): warmup is plain burn-in (no adaptation). The initial momentum is drawn from N(0, M).
  *
  * @param params The kernel parameters.
- * @returns The description.
+ * @returns The chain sampler; a divergent step ends the chain, keeping the draws made before it.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
  * import { sampleChains } from "./driver.ts";
@@ -173,16 +200,16 @@ export function step(
  *   sampler: sampler({ estimator, stepSize: 0.01, bounds: model.bounds }),
  *   model, seed: 1, numWarmup: 50, numSamples: 100, numChains: 1, initialPosition: new Float64Array([0, 1]),
  * });
- * console.log(run.draws[0][1].length, run.chains[0].cost.sampling.numGradRows); // 100 200
+ * assert.equal(run.draws[0][1].length, 100);
+ * assert.equal(run.chains[0].cost.sampling.numGradRows, 200);
  * ```
  *
  * References: see {@link step}.
  */
-export function sampler(params: SghmcParams): SamplerDescription<SghmcState, SghmcInfo> {
-  return {
-    init: (position: Float64Array, rng: Rng): SghmcState =>
-      init(position, { rng, metric: params.metric }),
-    step: (state: SghmcState, rng: Rng) => step(rng, state, params),
-    position: (state: SghmcState): Float64Array => state.position,
-  };
+export function sampler(params: SghmcParams): ChainSampler<SghmcState, SghmcInfo> {
+  return sgChainSampler("SG-HMC", {
+    init: (position, rng) => init(position, { rng, metric: params.metric }),
+    step,
+    params,
+  });
 }

@@ -17,8 +17,15 @@
  */
 import { assertPosition } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
-import type { SamplerDescription } from "./driver.ts";
-import { checkSgParams, reflectIntoBounds, type SgBaseParams } from "./sg_common.ts";
+import type { ChainSampler, StepInfo } from "./sampler.ts";
+import {
+  checkSgParams,
+  DEFAULT_EXPLOSION_BOUND,
+  isExploded,
+  reflectIntoBounds,
+  type SgBaseParams,
+  sgChainSampler,
+} from "./sg_common.ts";
 
 /** What the next SGLD step needs. Treat as immutable. */
 export interface SgldState {
@@ -27,7 +34,7 @@ export interface SgldState {
 }
 
 /** Diagnostics of one SGLD step. */
-export interface SgldInfo {
+export interface SgldInfo extends StepInfo {
   /** Per-row gradient evaluations this step (n). */
   numGradRows: number;
   /** Coordinates reflected at the bounds this step. */
@@ -87,25 +94,34 @@ export function step(
   checkSgParams(params, d);
   const eps = params.stepSize, est = params.estimator;
   const before = est.cost.numGradRows;
+  const bound = params.explosionBound ?? DEFAULT_EXPLOSION_BOUND;
   const g = est.estimate(state.position, rng).grad;
   const half = 0.5 * eps, sd = Math.sqrt(eps);
   const pos = new Float64Array(d);
   for (let j = 0; j < d; j++) pos[j] = state.position[j] + half * g[j] + sd * rng.normal();
+  if (isExploded(g, Infinity) || isExploded(pos, bound)) {
+    return {
+      state,
+      info: { numGradRows: est.cost.numGradRows - before, numReflections: 0, isDivergent: true },
+    };
+  }
   const numReflections = reflectIntoBounds(pos, { bounds: params.bounds });
   return {
     state: { position: pos },
-    info: { numGradRows: est.cost.numGradRows - before, numReflections },
+    info: { numGradRows: est.cost.numGradRows - before, numReflections, isDivergent: false },
   };
 }
 
 /**
- * The kernel as a {@link SamplerDescription} for the run driver
- * (`sampleChains`): warmup is plain burn-in (no adaptation).
+ * The kernel with fixed parameters as a {@link ChainSampler} for the run
+ * driver (`sampleChains`): warmup is plain burn-in (no adaptation); a
+ * divergent step ends the chain, keeping the draws made before it.
  *
  * @param params The kernel parameters.
- * @returns The description.
+ * @returns The chain sampler.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
  * import { sampleChains } from "./driver.ts";
@@ -116,15 +132,12 @@ export function step(
  *   sampler: sampler({ estimator, stepSize: 0.01, bounds: model.bounds }),
  *   model, seed: 1, numWarmup: 50, numSamples: 100, numChains: 1, initialPosition: new Float64Array([0, 1]),
  * });
- * console.log(run.draws[0][1].length, run.chains[0].cost.sampling.numGradRows); // 100 200
+ * assert.equal(run.draws[0][1].length, 100);
+ * assert.equal(run.chains[0].cost.sampling.numGradRows, 200);
  * ```
  *
  * References: see {@link step}.
  */
-export function sampler(params: SgldParams): SamplerDescription<SgldState, SgldInfo> {
-  return {
-    init: (position: Float64Array, _rng: Rng): SgldState => init(position),
-    step: (state: SgldState, rng: Rng) => step(rng, state, params),
-    position: (state: SgldState): Float64Array => state.position,
-  };
+export function sampler(params: SgldParams): ChainSampler<SgldState, SgldInfo> {
+  return sgChainSampler("SGLD", { init: (position) => init(position), step, params });
 }

@@ -24,13 +24,16 @@
  */
 import { assertPosition } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
-import type { SamplerDescription } from "./driver.ts";
+import type { ChainSampler, StepInfo } from "./sampler.ts";
 import {
   checkPositive,
   checkSgParams,
+  DEFAULT_EXPLOSION_BOUND,
+  isExploded,
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
+  sgChainSampler,
   thermostatConstants,
 } from "./sg_common.ts";
 
@@ -45,7 +48,7 @@ export interface SgnhtState {
 }
 
 /** Diagnostics of one SGNHT step. */
-export interface SgnhtInfo {
+export interface SgnhtInfo extends StepInfo {
   /** Per-row gradient evaluations this step (n). */
   numGradRows: number;
   /** pₜᵀpₜ/N_d (target 1). */
@@ -122,10 +125,23 @@ export function step(
   const h = params.stepSize, est = params.estimator;
   const { friction: a, thermalMass: mu } = thermostatConstants(params, d);
   const before = est.cost.numGradRows;
+  const bound = params.explosionBound ?? DEFAULT_EXPLOSION_BOUND;
+  const diverged = (): { state: SgnhtState; info: SgnhtInfo } => ({
+    state,
+    info: {
+      numGradRows: est.cost.numGradRows - before,
+      kineticTemperature: kineticTemperature(state.momentum),
+      thermostat: state.thermostat,
+      numReflections: 0,
+      isDivergent: true,
+    },
+  });
   const pos = Float64Array.from(state.position), p = Float64Array.from(state.momentum);
   for (let j = 0; j < d; j++) pos[j] += h * p[j];
+  if (isExploded(pos, bound)) return diverged();
   const numReflections = reflectIntoBounds(pos, { bounds: params.bounds, momentum: p });
   const g = est.estimate(pos, rng).grad;
+  if (isExploded(g, Infinity)) return diverged();
   const xi = state.thermostat, sd = Math.sqrt(2 * a * h);
   let pp = 0;
   for (let j = 0; j < d; j++) {
@@ -134,6 +150,7 @@ export function step(
     pp += pj * pj;
   }
   const thermostat = xi + ((pp - d) * h) / mu;
+  if (isExploded(p, bound) || !Number.isFinite(thermostat)) return diverged();
   return {
     state: { position: pos, momentum: p, thermostat },
     info: {
@@ -141,18 +158,20 @@ export function step(
       kineticTemperature: kineticTemperature(p),
       thermostat,
       numReflections,
+      isDivergent: false,
     },
   };
 }
 
 /**
- * The kernel as a {@link SamplerDescription} for the run driver
+ * The kernel as a {@link ChainSampler} for the run driver
  * (`sampleChains`): warmup is plain burn-in (no adaptation). p₀ ~ N(0, I), ξ₀ = A.
  *
  * @param params The kernel parameters.
- * @returns The description.
+ * @returns The chain sampler; a divergent step ends the chain, keeping the draws made before it.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
  * import { sampleChains } from "./driver.ts";
@@ -163,16 +182,16 @@ export function step(
  *   sampler: sampler({ estimator, stepSize: 0.01, bounds: model.bounds }),
  *   model, seed: 1, numWarmup: 50, numSamples: 100, numChains: 1, initialPosition: new Float64Array([0, 1]),
  * });
- * console.log(run.draws[0][1].length, run.chains[0].cost.sampling.numGradRows); // 100 200
+ * assert.equal(run.draws[0][1].length, 100);
+ * assert.equal(run.chains[0].cost.sampling.numGradRows, 200);
  * ```
  *
  * References: see {@link step}.
  */
-export function sampler(params: SgnhtParams): SamplerDescription<SgnhtState, SgnhtInfo> {
-  return {
-    init: (position: Float64Array, rng: Rng): SgnhtState =>
-      init(position, { rng, friction: params.friction }),
-    step: (state: SgnhtState, rng: Rng) => step(rng, state, params),
-    position: (state: SgnhtState): Float64Array => state.position,
-  };
+export function sampler(params: SgnhtParams): ChainSampler<SgnhtState, SgnhtInfo> {
+  return sgChainSampler("SGNHT", {
+    init: (position, rng) => init(position, { rng, friction: params.friction }),
+    step,
+    params,
+  });
 }

@@ -142,7 +142,7 @@ export class BlockPoissonEstimator {
     const est = this.lastBatchEstimates;
     if (S > 0) {
       cv.differences(u.rows, theta, { start: 0, end: S * m, derivative: grad !== undefined });
-      const d = cv.model.arena.f64(u.rows.diff, S * m);
+      const d = u.rows.diffs(0, S * m);
       const nm = n / m;
       for (let s = 0; s < S; s++) {
         let t = 0;
@@ -158,8 +158,8 @@ export class BlockPoissonEstimator {
     if (grad) {
       grad.set(this.#qGrad);
       if (S > 0) {
-        const a = cv.model.arena, nm = n / m;
-        const r = a.f64(u.rows.r, S * m), w = a.f64(u.rows.w, S * m);
+        const nm = n / m;
+        const r = u.rows.derivatives(0, S * m), w = u.rows.weights(0, S * m);
         for (let s = 0; s < S; s++) {
           const c = nm / (est[s] - this.lowerBound);
           for (let i = s * m; i < (s + 1) * m; i++) w[i] = c * r[i];
@@ -198,7 +198,7 @@ export class BlockPoissonEstimator {
         end: proposal.start + P * m,
         derivative: false,
       });
-      const d = cv.model.arena.f64(u.rows.diff + proposal.start * 8, P * m);
+      const d = u.rows.diffs(proposal.start, proposal.start + P * m);
       for (let s = 0; s < P; s++) {
         let t = 0;
         for (let i = s * m; i < (s + 1) * m; i++) t += d[i];

@@ -19,7 +19,8 @@
  *
  * cost O(d²), independent of n. Per-row differences dₖ = ℓₖ − qₖ and
  * rₖ = ∂dₖ/∂ηₖ (so ∇dₖ = rₖxₖ) are computed over a contiguous
- * {@link GatheredRows} buffer by the core's `cvDiffRange` kernel.
+ * {@link GatheredRows} buffer by the core's typed
+ * {@link GlmKernels.controlVariateDifferences}.
  *
  * Cost accounting (added to `model.cost`): a (re)centring pass counts n
  * log-likelihood rows and n gradient rows, plus n gradient rows for B; every
@@ -30,10 +31,12 @@
  *
  * @module
  */
+import type { GlmKernels } from "../core/glm_kernels.ts";
+import { ControlVariateCache } from "../core/row_buffer.ts";
 import type { GlmModel } from "../models/glm.ts";
-import { CV_STRIDE, GatheredRows } from "./gathered_rows.ts";
+import { GatheredRows } from "./gathered_rows.ts";
 
-export { CV_STRIDE, GatheredRows };
+export { ControlVariateCache, GatheredRows };
 
 /** Order of the Taylor expansion used as control variate. */
 export type TaylorOrder = 0 | 1 | 2;
@@ -100,16 +103,18 @@ export class ControlVariates {
   readonly gradSum: Float64Array;
   /** B = Σₖ Hₖ(θ*) (d × d row-major; zeros unless {@link computesHessian}). */
   readonly hessSum: Float64Array;
-  /** Byte offset of the n × 4 per-row cache (η*ₖ, ℓₖ*, aₖ, bₖ) in the arena. */
-  readonly cache: number;
+  /**
+   * The per-row cache (η*ₖ, ℓₖ*, aₖ, bₖ) in the arena; pass it to
+   * {@link GatheredRows.gather} and {@link GatheredRows.regatherCache}.
+   *
+   * @internal
+   */
+  readonly cache: ControlVariateCache;
   /** Number of full-data passes made so far (centrings). */
   numCenterings = 0;
   /** Incremented at every centring, so that gathered cache rows can be refreshed. */
   version = 0;
   readonly #chunk: number;
-  #scratch = 0;
-  #scratchCap = 0;
-  #vecPtr: number;
   readonly #delta: Float64Array;
 
   /**
@@ -138,8 +143,7 @@ export class ControlVariates {
     this.gradSum = new Float64Array(this.dim);
     this.hessSum = new Float64Array(this.dim * this.dim);
     this.#delta = new Float64Array(this.dim);
-    this.cache = model.arena.allocF64(this.numRows * CV_STRIDE);
-    this.#vecPtr = model.arena.allocF64(this.dim);
+    this.cache = new ControlVariateCache(model.arena, this.numRows);
     this.recenter(thetaStar);
   }
 
@@ -152,38 +156,14 @@ export class ControlVariates {
    * @returns Nothing.
    */
   recenter(thetaStar: Float64Array): void {
-    const d = this.dim, n = this.numRows, m = this.model, a = m.arena, core = m.core;
+    const d = this.dim, n = this.numRows, m = this.model;
     _checkTheta(thetaStar, d, "thetaStar", true);
     this.thetaStar.set(thetaStar);
-    const data = m.data;
-    const chunk = Math.min(this.#chunk, n);
-    const f32 = data.storage === "f32";
-    this.#ensureScratch(chunk * (f32 ? d + 1 : 1));
-    const vec = this.#vecPtr;
-    a.f64(vec, d).fill(0);
-    let s = 0;
-    for (let start = 0; start < n; start += chunk) {
-      const end = Math.min(n, start + chunk), k = end - start;
-      const t = m.writeTheta(thetaStar);
-      const w = this.#scratch;
-      const cvp = this.cache + start * CV_STRIDE * 8;
-      if (f32) {
-        const xs = this.#scratch + k * 8;
-        a.f64(xs, k * d).set(a.f32(data.x + start * d * 4, k * d));
-        core.cvPrepareRange(m.familyCode, m.familyParam, xs, data.y + start * 8, d, 0, k, t, cvp);
-      } else {
-        core.cvPrepareRange(m.familyCode, m.familyParam, data.x, data.y, d, start, end, t, cvp);
-      }
-      const c = a.f64(cvp, k * CV_STRIDE), wv = a.f64(w, k);
-      for (let i = 0; i < k; i++) {
-        s += c[i * CV_STRIDE + 1];
-        wv[i] = c[i * CV_STRIDE + 2];
-      }
-      if (f32) core.xtwRange(this.#scratch + k * 8, d, 0, k, w, vec);
-      else core.xtwRange(data.x, d, start, end, w, vec);
-    }
-    this.llStarSum = s;
-    this.gradSum.set(a.f64(vec, d));
+    this.llStarSum = this.#kernels.prepareControlVariates(m.data, thetaStar, {
+      cache: this.cache,
+      gradSum: this.gradSum,
+      chunkRows: this.#chunk,
+    });
     m.cost.numLogLikRows += n;
     m.cost.numGradRows += n;
     if (this.computesHessian) m.logLikelihoodHessian(thetaStar, this.hessSum);
@@ -233,14 +213,15 @@ export class ControlVariates {
 
   /**
    * Per-row differences dₖ = ℓₖ(θ) − qₖ(θ) over positions [start, end) of a
-   * gathered buffer, written to `rows.diff`; with `derivative` (default true)
-   * also rₖ = ∂dₖ/∂ηₖ to `rows.r`, so that ∇dₖ(θ) = rₖ xₖ. The buffer's cache
+   * gathered buffer, written to `rows.diffs()`; with `derivative` (default true)
+   * also rₖ = ∂dₖ/∂ηₖ to `rows.derivatives()`, so that ∇dₖ(θ) = rₖ xₖ. The buffer's cache
    * rows must have been gathered from {@link cache} at the current centring.
    *
    * @param rows The gathered rows.
    * @param theta Position (length d).
    * @param options Range of positions and whether to write rₖ.
    * @returns Σₖ dₖ over the range.
+   * @internal
    */
   differences(
     rows: GatheredRows,
@@ -256,21 +237,13 @@ export class ControlVariates {
     const k = end - start;
     if (k === 0) return 0;
     const m = this.model, wantR = options.derivative ?? true;
-    const t = m.writeTheta(theta);
-    const s = m.core.cvDiffRange(
-      m.familyCode,
-      m.familyParam,
-      rows.x,
-      rows.y,
-      rows.cv + start * CV_STRIDE * 8,
-      this.dim,
+    _checkTheta(theta, this.dim, "theta");
+    const s = this.#kernels.controlVariateDifferences(rows, theta, {
+      order: this.order,
       start,
       end,
-      t,
-      this.order,
-      rows.diff + start * 8,
-      wantR ? rows.r + start * 8 : 0,
-    );
+      derivative: wantR,
+    });
     m.cost.numLogLikRows += k;
     if (wantR) m.cost.numGradRows += k;
     return s;
@@ -278,43 +251,30 @@ export class ControlVariates {
 
   /**
    * out = Σₖ wₖ xₖ over positions [start, end) of a gathered buffer, with the
-   * weights wₖ already written to `rows.w` (positions as in the buffer). With
+   * weights wₖ already written to `rows.weights()` (positions as in the buffer). With
    * wₖ = c·rₖ this is the gradient of c·Σdₖ. Costs no new row evaluations.
    *
    * @param rows The gathered rows.
    * @param out Output (length d, overwritten).
    * @param range Range of positions.
    * @returns `out`.
+   * @internal
    */
   weightedRowSum(rows: GatheredRows, out: Float64Array, range: RowRange = {}): Float64Array {
-    const start = range.start ?? 0, end = range.end ?? rows.capacity, d = this.dim;
-    const a = this.model.arena;
-    a.f64(this.#vecPtr, d).fill(0);
-    if (end > start) {
-      a.exports.xtwRange(rows.x, d, start, end, rows.w + start * 8, this.#vecPtr);
-    }
-    out.set(a.f64(this.#vecPtr, d));
-    return out;
+    return this.#kernels.weightedRowSum(rows, out, range);
   }
 
   /**
-   * Release the per-row cache and scratch (the model is not disposed).
+   * Release the per-row cache (the model is not disposed).
    *
    * @returns Nothing.
    */
   dispose(): void {
-    const a = this.model.arena;
-    a.free(this.cache);
-    a.free(this.#vecPtr);
-    if (this.#scratch) a.free(this.#scratch);
-    this.#scratch = this.#scratchCap = 0;
+    this.cache.dispose();
   }
 
-  #ensureScratch(count: number): void {
-    if (count <= this.#scratchCap) return;
-    if (this.#scratch) this.model.arena.free(this.#scratch);
-    this.#scratch = this.model.arena.allocF64(count);
-    this.#scratchCap = count;
+  get #kernels(): GlmKernels {
+    return this.model.kernels;
   }
 }
 

@@ -144,8 +144,7 @@ export class DifferenceEstimator {
     const grad = options.grad;
     const sumQ = cv.sumAndGradient(theta, grad ? this.#qGrad : undefined);
     cv.differences(rows, theta, { start: 0, end: m, derivative: grad !== undefined });
-    const arena = cv.model.arena;
-    this.lastDiffs.set(arena.f64(rows.diff, m));
+    this.lastDiffs.set(rows.diffs(0, m));
     const est = differenceEstimate(this.lastDiffs, { numRows: n, sumControlVariates: sumQ });
     if (grad) {
       const d = this.lastDiffs,
@@ -155,7 +154,7 @@ export class DifferenceEstimator {
       let mean = 0;
       for (let i = 0; i < m; i++) mean += d[i];
       mean /= m;
-      const r = arena.f64(rows.r, m), w = arena.f64(rows.w, m);
+      const r = rows.derivatives(0, m), w = rows.weights(0, m);
       for (let i = 0; i < m; i++) w[i] = r[i] * (corrected ? nm - nm2 * (d[i] - mean) : nm);
       cv.weightedRowSum(rows, this.#rowGrad, { start: 0, end: m });
       for (let j = 0; j < grad.length; j++) grad[j] = this.#qGrad[j] + this.#rowGrad[j];
@@ -186,10 +185,7 @@ export class DifferenceEstimator {
     const diffs = this.#work.slice();
     diffs.set(currentDiffs);
     const { start } = u.blockRange(proposal.block);
-    diffs.set(
-      cv.model.arena.f64(u.rows.diff + proposal.start * 8, proposal.end - proposal.start),
-      start,
-    );
+    diffs.set(u.rows.diffs(proposal.start, proposal.end), start);
     const sumQ = cv.sum(theta);
     return {
       estimate: differenceEstimate(diffs, { numRows: cv.numRows, sumControlVariates: sumQ }),

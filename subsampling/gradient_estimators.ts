@@ -17,11 +17,12 @@
  * control-variate differences ∇ℓ_{uₖ}(θ) − ∇q_{uₖ}(θ) — so that the noise
  * covariance is Σ(θ) ≈ N²V/n.
  *
- * For GLMs ({@link GlmModel}) the work runs in the WebAssembly core: a plain
- * gradient is one `llIdx` pass over the listed rows; when a covariance is
- * wanted the rows are gathered into a contiguous buffer (`gatherF64`) and one
- * `gradMomentsRange` pass yields Σgₖ, Σgₖ⊙gₖ and (full) Σgₖgₖᵀ. For any other
- * {@link DataModel} the model's `perRowGradients` are summed in TypeScript.
+ * For GLMs ({@link GlmModel}) the work runs in the WebAssembly core through the
+ * model's typed kernels: a plain gradient is one log-likelihood pass over the
+ * listed rows; when a covariance is wanted the rows are gathered into a
+ * contiguous buffer and one `gradientMoments` pass yields Σgₖ, Σgₖ⊙gₖ and
+ * (full) Σgₖgₖᵀ. For any other {@link DataModel} the model's `perRowGradients`
+ * are summed in TypeScript.
  *
  * Cost: each call adds n per-row gradient evaluations to `model.cost.numGradRows`
  * (the control-variate estimator evaluates the same n rows, the Taylor
@@ -33,8 +34,6 @@
  *
  * @module
  */
-import type { Arena } from "../core/arena.ts";
-import { FAMILY_GAUSSIAN } from "../core/exports.ts";
 import { GlmModel } from "../models/glm.ts";
 import { assertPosition, type CostCounter, type DataModel } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
@@ -149,13 +148,8 @@ abstract class _SubsampleEstimator implements GradientEstimator {
   protected fullCov: Float64Array | null = null;
   protected readonly rowsBuf: Int32Array;
   protected perm: Int32Array | null = null;
-  // GLM buffers in the arena (allocated once; views re-derived on use).
+  // GLM: the gathered-rows buffer in the arena (allocated once).
   protected gathered: GatheredRows | null = null;
-  protected thetaPtr = 0;
-  protected sumPtr = 0;
-  protected sqPtr = 0;
-  protected outerPtr = 0;
-  protected zeroPtr = 0;
   // Non-GLM per-row gradient scratch.
   protected perRow: Float64Array | null = null;
 
@@ -177,12 +171,7 @@ abstract class _SubsampleEstimator implements GradientEstimator {
     this.cov = new Float64Array(d);
     this.rowsBuf = new Int32Array(this.batchSize);
     if (this.glm) {
-      const a = this.glm.arena;
       this.gathered = new GatheredRows(this.glm.data, this.batchSize);
-      this.thetaPtr = a.allocF64(d);
-      this.sumPtr = a.allocF64(d);
-      this.sqPtr = a.allocF64(d);
-      this.zeroPtr = a.allocF64(d);
     } else {
       this.perRow = new Float64Array(this.batchSize * d);
     }
@@ -192,18 +181,8 @@ abstract class _SubsampleEstimator implements GradientEstimator {
 
   dispose(): void {
     if (this.glm === null || this.gathered === null) return;
-    const a = this.arena;
     this.gathered.dispose();
     this.gathered = null;
-    for (const p of [this.thetaPtr, this.sumPtr, this.sqPtr, this.zeroPtr, this.outerPtr]) {
-      if (p) a.free(p);
-    }
-    this.thetaPtr =
-      this.sumPtr =
-      this.sqPtr =
-      this.zeroPtr =
-      this.outerPtr =
-        0;
   }
 
   /**
@@ -247,15 +226,6 @@ abstract class _SubsampleEstimator implements GradientEstimator {
     return { kind, grad, rows: this.drawRows(rng) };
   }
 
-  protected get arena(): Arena {
-    return (this.glm as GlmModel).arena;
-  }
-
-  protected outer(): number {
-    if (this.outerPtr === 0) this.outerPtr = this.arena.allocF64(this.dim * this.dim);
-    return this.outerPtr;
-  }
-
   protected fullScratch(): Float64Array {
     if (this.full === null) this.full = new Float64Array(this.dim * this.dim);
     return this.full;
@@ -272,63 +242,20 @@ abstract class _SubsampleEstimator implements GradientEstimator {
   }
 
   /**
-   * For GLMs: moments of the gathered rows' per-row terms in the core. With
-   * `weightsPtr` = 0 the terms are gₖ = ℓ'(ηₖ)xₖ at θ (family kernel); with a
-   * weight vector rₖ they are rₖxₖ (Gaussian-family kernel with σ = 1, θ = 0,
-   * y = r, whose ℓ'(η) = y − η = r). Writes Σ into `this.sum` and returns the
-   * second moments (d or d²) when `kind` is set.
+   * For GLMs: moments of the gathered rows' per-row terms in the core: gₖ =
+   * ℓ'(ηₖ)xₖ at θ, or gₖ = rₖxₖ with the rows' control-variate derivatives rₖ.
+   * Writes Σ into `this.sum` and returns the second moments (d or d²) when
+   * `kind` is set.
    */
   protected glmMoments(
-    thetaPtr: number,
-    weightsPtr: number,
+    theta: Float64Array | "derivatives",
     kind: CovarianceKind | undefined,
   ): Float64Array | null {
-    const glm = this.glm as GlmModel, a = glm.arena, core = a.exports, d = this.dim;
-    const g = this.gathered as GatheredRows, m = this.batchSize;
-    a.f64(this.sumPtr, d).fill(0);
-    let sq = 0, outer = 0;
-    if (kind === "diagonal") {
-      sq = this.sqPtr;
-      a.f64(sq, d).fill(0);
-    } else if (kind === "full") {
-      outer = this.outer();
-      a.f64(outer, d * d).fill(0);
-    }
-    if (weightsPtr !== 0 && kind === undefined) {
-      core.xtwRange(g.x, d, 0, m, weightsPtr, this.sumPtr);
-    } else if (weightsPtr === 0) {
-      core.gradMomentsRange(
-        glm.familyCode,
-        glm.familyParam,
-        g.x,
-        g.y,
-        d,
-        0,
-        m,
-        thetaPtr,
-        this.sumPtr,
-        sq,
-        outer,
-      );
-    } else {
-      core.gradMomentsRange(
-        FAMILY_GAUSSIAN,
-        1,
-        g.x,
-        weightsPtr,
-        d,
-        0,
-        m,
-        this.zeroPtr,
-        this.sumPtr,
-        sq,
-        outer,
-      );
-    }
-    this.sum.set(a.f64(this.sumPtr, d));
-    if (kind === "diagonal") return _copyInto(this.sq, a.f64(sq, d));
-    if (kind === "full") return _copyInto(this.fullScratch(), a.f64(outer, d * d));
-    return null;
+    const glm = this.glm as GlmModel, g = this.gathered as GatheredRows;
+    const sq = kind === "diagonal" ? this.sq : undefined;
+    const outer = kind === "full" ? this.fullScratch() : undefined;
+    glm.kernels.gradientMoments(g, theta, { sum: this.sum, sq, outer, end: this.batchSize });
+    return sq ?? outer ?? null;
   }
 
   /** Non-GLM: per-row gradients at θ into `this.perRow`. */
@@ -352,11 +279,6 @@ abstract class _SubsampleEstimator implements GradientEstimator {
   }
 }
 
-function _copyInto(dst: Float64Array, src: Float64Array): Float64Array {
-  dst.set(src);
-  return dst;
-}
-
 function _checkCovarianceRequest(kind: CovarianceKind | undefined, batchSize: number): void {
   if (kind === undefined) return;
   if (kind !== "diagonal" && kind !== "full") {
@@ -375,32 +297,11 @@ class _MinibatchEstimator extends _SubsampleEstimator {
     const d = this.dim, m = this.batchSize, scale = this.numRows / m;
     let moments: GradientMoments | null = null;
     if (this.glm !== null) {
-      const glm = this.glm, a = glm.arena, core = a.exports;
-      const t = this.thetaPtr;
-      a.f64(t, d).set(theta);
       if (kind === undefined) {
-        const gr = this.gathered as GatheredRows;
-        a.i32(gr.idx, m).set(rows);
-        a.f64(this.sumPtr, d).fill(0);
-        const fn = glm.data.storage === "f64" ? core.llIdx : core.llIdxF32;
-        fn(
-          glm.familyCode,
-          glm.familyParam,
-          glm.data.x,
-          glm.data.y,
-          d,
-          gr.idx,
-          m,
-          t,
-          this.sumPtr,
-          0,
-          0,
-          0,
-        );
-        this.sum.set(a.f64(this.sumPtr, d));
+        this.glm.kernels.logLikelihood(this.glm.data, theta, { rows, grad: this.sum });
       } else {
         (this.gathered as GatheredRows).gather(rows, 0);
-        const second = this.glmMoments(this.thetaPtr, 0, kind) as Float64Array;
+        const second = this.glmMoments(theta, kind) as Float64Array;
         moments = { kind, count: m, sum: this.sum, second };
       }
     } else {
@@ -475,7 +376,7 @@ class _ControlVariateEstimator extends _SubsampleEstimator {
     let moments: GradientMoments | null = null;
     const cvGrad = this.#cvGrad;
     if (this.#cv !== null) {
-      const cv = this.#cv, a = this.arena, g = this.gathered as GatheredRows;
+      const cv = this.#cv, g = this.gathered as GatheredRows;
       g.gather(rows, 0, cv.cache);
       // rₖ = ℓ'(ηₖ) − q'ₖ(ηₖ), so that ∇ℓₖ(θ) − ∇qₖ(θ) = rₖxₖ (counts m gradient rows).
       // The kernel also returns dₖ = ℓₖ − qₖ, but a gradient estimator does not use
@@ -483,8 +384,7 @@ class _ControlVariateEstimator extends _SubsampleEstimator {
       const ll = this.cost.numLogLikRows;
       cv.differences(g, theta, { start: 0, end: m });
       this.cost.numLogLikRows = ll;
-      a.f64(this.thetaPtr, d).set(theta);
-      const second = this.glmMoments(this.thetaPtr, g.r, kind);
+      const second = this.glmMoments("derivatives", kind);
       if (kind !== undefined) {
         moments = { kind, count: m, sum: this.sum, second: second as Float64Array };
       }

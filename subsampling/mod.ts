@@ -16,3 +16,4 @@ export * from "./subsample_state.ts";
 export * from "./tuning.ts";
 export * from "./gradient_estimators.ts";
 export * from "./gradient_covariance.ts";
+export * from "./austerity.ts";

@@ -119,42 +119,23 @@ export function subsetMap(
   const scale = n / sub;
   const rows = new GatheredRows(model.data, sub);
   rows.gather(rng.sampleWithoutReplacement(n, sub), 0);
-  const arena = model.arena, core = model.core;
-  const gPtr = arena.allocF64(d), hPtr = arena.allocF64(d * d), tPtr = arena.allocF64(d);
+  const kernels = model.kernels, all = { start: 0, end: sub };
   const priorGrad = new Float64Array(d), priorHess = new Float64Array(d * d);
+  const gv = new Float64Array(d), hv = new Float64Array(d * d);
   const evalF = (theta: Float64Array, wantGrad: boolean, g: Float64Array): number => {
-    arena.f64(tPtr, d).set(theta);
-    arena.f64(gPtr, d).fill(0);
-    const ll = core.llRange(
-      model.familyCode,
-      model.familyParam,
-      rows.x,
-      rows.y,
-      d,
-      0,
-      sub,
-      tPtr,
-      wantGrad ? gPtr : 0,
-      0,
-      0,
-      0,
-    );
+    const ll = kernels.logLikelihood(rows, theta, { range: all, grad: wantGrad ? gv : undefined });
     model.cost.numLogLikRows += sub;
     const lp = model.logPrior(theta, priorGrad);
     if (wantGrad) {
       model.cost.numGradRows += sub;
-      const gv = arena.f64(gPtr, d);
       for (let j = 0; j < d; j++) g[j] = priorGrad[j] + scale * gv[j];
     }
     return lp + scale * ll;
   };
   const negHess = (theta: Float64Array, out: Float64Array): void => {
-    arena.f64(tPtr, d).set(theta);
-    arena.f64(hPtr, d * d).fill(0);
-    core.hessRange(model.familyCode, model.familyParam, rows.x, rows.y, d, 0, sub, tPtr, hPtr);
+    kernels.hessian(rows, theta, { out: hv, range: all });
     model.cost.numGradRows += sub;
     model.logPriorHessian(theta, priorHess);
-    const hv = arena.f64(hPtr, d * d);
     for (let i = 0; i < d * d; i++) out[i] = -(priorHess[i] + scale * hv[i]);
   };
   let theta = options.initialPosition
@@ -182,9 +163,6 @@ export function subsetMap(
     }
     negHess(theta, prec);
   } finally {
-    arena.free(gPtr);
-    arena.free(hPtr);
-    arena.free(tPtr);
     rows.dispose();
   }
   return { thetaStar: theta, precision: prec, numSubsetRows: sub, numIterations: it };
@@ -277,7 +255,7 @@ export function pilotDifferences(
     rows.gather(options.rng.sampleWithReplacement(n, size), 0, cv.cache);
     for (let k = 0; k < K; k++) {
       cv.differences(rows, options.thetas[k], { start: 0, end: size, derivative: false });
-      const dv = cv.model.arena.f64(rows.diff, size);
+      const dv = rows.diffs(0, size);
       let s = 0;
       for (let i = 0; i < size; i++) s += dv[i];
       const mu = s / size;

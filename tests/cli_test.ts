@@ -132,7 +132,7 @@ Deno.test("main() reports bad input as one line with a non-zero exit", async (t)
     ],
     ["negative value without =", ["sample", "--samples", "-3"], 2, /write --samples=VALUE/],
     [
-      "sgld without a step size",
+      "sgld with a non-positive step size",
       [
         "sample",
         "--family",
@@ -143,9 +143,10 @@ Deno.test("main() reports bad input as one line with a non-zero exit", async (t)
         "y",
         "--sampler",
         "sgld",
+        "--step-size=0",
       ],
-      1,
-      /needs a positive step size/,
+      2,
+      /--step-size must be a positive number, got "0"/,
     ],
     [
       "bad cv order",
@@ -163,7 +164,7 @@ Deno.test("main() reports bad input as one line with a non-zero exit", async (t)
         "3",
       ],
       2,
-      /--cv-order must be 0, 1, 2 or none, got "3"/,
+      /--cv-order must be one of 0, 1, 2, got "3"/,
     ],
     ["unknown flag", ["sample", "--frobnicate"], 2, /frobnicate/],
     [
@@ -175,18 +176,18 @@ Deno.test("main() reports bad input as one line with a non-zero exit", async (t)
     [
       "missing file",
       ["sample", "--family", "logistic", "--data", `${dir}/nope.csv`, "--response", "y"],
-      1,
-      /nope\.csv/,
+      2,
+      /--data .*nope\.csv/,
     ],
     [
       "non-numeric cell",
       ["sample", "--family", "logistic", "--data", bad, "--response", "y", "--quiet"],
-      1,
+      2,
       /abc/,
     ],
-    ["summary of a missing file", ["summary", `${dir}/nope.csv`], 1, /cannot read/],
+    ["summary of a missing file", ["summary", `${dir}/nope.csv`], 2, /cannot read/],
     // A data CSV reads as a plain draws CSV; its bad cell is what gets named.
-    ["summary of a non-draws file", ["summary", bad], 1, /line 3, column "x".*"abc"/],
+    ["summary of a non-draws file", ["summary", bad], 2, /line 3, column "x".*"abc"/],
   ];
   for (const [name, args, code, pattern] of cases) {
     await t.step(name, async () => {

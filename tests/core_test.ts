@@ -1,142 +1,28 @@
 /**
  * One suite, run against every backend of the compute core (relaxed-simd,
  * simd, reference): each kernel against the TypeScript reference reading the
- * same memory, memory growth, numerical stability and hand-computed values.
+ * same memory (numerics: tests/core_numerics_test.ts), the arena and the loader.
  *
  * Run: deno test --allow-read tests/core_test.ts
  */
 
 import assert from "node:assert/strict";
 import { Arena, MAX_BYTES, RESERVED_BYTES } from "../core/arena.ts";
-import type { CoreBackend, CoreExports } from "../core/exports.ts";
-import { FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "../core/exports.ts";
-import { availableBackends, loadCore } from "../core/load.ts";
-import { createReferenceExports } from "../core/reference.ts";
-
-const BACKENDS: CoreBackend[] = ["relaxed-simd", "simd", "reference"];
-const AVAILABLE = availableBackends();
-const FAMILIES = [
-  { name: "logistic", code: FAMILY_LOGISTIC, param: 0 },
-  { name: "Gaussian", code: FAMILY_GAUSSIAN, param: 1.7 },
-  { name: "Poisson", code: FAMILY_POISSON, param: 0 },
-] as const;
-/** (n, d) shapes: odd and even rows and features, tails of every kind. */
-const SHAPES = [[1, 1], [2, 2], [7, 3], [10, 4], [33, 5], [64, 29], [41, 30]] as const;
-const TOL = 1e-12;
-
-// ─── helpers ────────────────────────────────────────────────────────────────
-
-/** mulberry32: a tiny seeded PRNG, uniform on [0, 1). */
-function _rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function _normal(u: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
-}
-
-/**
- * |a − e| ≤ TOL·(|e| + scale) elementwise; scale defaults to max |e|
- * (normwise-relative). Pass the size of the terms that cancel when e is a
- * difference (control-variate dᵢ).
- */
-function _close(
-  actual: ArrayLike<number> | number,
-  expected: ArrayLike<number> | number,
-  what: string,
-  scale?: number,
-) {
-  const a = typeof actual === "number" ? [actual] : Array.from(actual);
-  const e = typeof expected === "number" ? [expected] : Array.from(expected);
-  assert.equal(a.length, e.length, `${what}: length`);
-  scale ??= e.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-  for (let i = 0; i < e.length; i++) {
-    assert.ok(Number.isFinite(a[i]), `${what}[${i}] not finite: ${a[i]}`);
-    const tol = TOL * (Math.abs(e[i]) + scale);
-    assert.ok(
-      Math.abs(a[i] - e[i]) <= tol,
-      `${what}[${i}]: got ${a[i]}, reference ${e[i]} (diff ${Math.abs(a[i] - e[i])} > ${tol})`,
-    );
-  }
-}
-
-interface _Data {
-  n: number;
-  d: number;
-  x: number;
-  x32: number;
-  y: number;
-  theta: number;
-  thetaStar: number;
-}
-
-/** Random GLM data for `family` in the arena: X ~ N(0, 1/d), y from the family at θ. */
-function _data(arena: Arena, family: number, n: number, d: number, seed: number): _Data {
-  const u = _rng(seed);
-  const xs = Array.from({ length: n * d }, () => _normal(u) / Math.sqrt(d));
-  const th = Array.from({ length: d }, () => _normal(u) * (family === FAMILY_POISSON ? 0.7 : 1.5));
-  const thStar = th.map((v) => v + 0.1 * _normal(u));
-  const ys: number[] = [];
-  for (let i = 0; i < n; i++) {
-    let eta = 0;
-    for (let j = 0; j < d; j++) eta += xs[i * d + j] * th[j];
-    if (family === FAMILY_LOGISTIC) ys.push(u() < 1 / (1 + Math.exp(-eta)) ? 1 : 0);
-    else if (family === FAMILY_GAUSSIAN) ys.push(eta + 1.7 * _normal(u));
-    else {
-      const lim = Math.exp(-Math.exp(eta));
-      let k = 0, p = u();
-      while (p > lim) {
-        k++;
-        p *= u();
-      }
-      ys.push(k);
-    }
-  }
-  const D = {
-    n,
-    d,
-    x: arena.allocF64(n * d),
-    x32: arena.allocF32(n * d),
-    y: arena.allocF64(n),
-    theta: arena.allocF64(d),
-    thetaStar: arena.allocF64(d),
-  };
-  arena.writeF64(D.x, xs);
-  arena.writeF32(D.x32, xs);
-  arena.writeF64(D.y, ys);
-  arena.writeF64(D.theta, th);
-  arena.writeF64(D.thetaStar, thStar);
-  return D;
-}
-
-/** Two output buffers with identical random initial contents (accumulate-into tests). */
-function _pair(arena: Arena, len: number, seed: number, zero = false): [number, number] {
-  const u = _rng(seed);
-  const init = Array.from({ length: len }, () => (zero ? 0 : _normal(u)));
-  const a = arena.allocF64(len), b = arena.allocF64(len);
-  arena.writeF64(a, init);
-  arena.writeF64(b, init);
-  return [a, b];
-}
-
-function _indices(arena: Arena, n: number, m: number, seed: number): number {
-  const u = _rng(seed);
-  const p = arena.allocI32(m);
-  arena.writeI32(p, Array.from({ length: m }, () => Math.floor(u() * n)));
-  return p;
-}
-
-function _setup(backend: CoreBackend): { arena: Arena; core: CoreExports; ref: CoreExports } {
-  const arena = loadCore({ backend, initialBytes: 1 << 16 });
-  return { arena, core: arena.exports, ref: createReferenceExports(arena.memory) };
-}
+import { FAMILY_LOGISTIC } from "../core/exports.ts";
+import { type CoreBackend, loadCore } from "../core/load.ts";
+import {
+  _close,
+  _data,
+  _indices,
+  _normal,
+  _pair,
+  _rng,
+  _setup,
+  AVAILABLE,
+  BACKENDS,
+  FAMILIES,
+  SHAPES,
+} from "./_core_fixtures.ts";
 
 // ─── the suite, once per backend ────────────────────────────────────────────
 
@@ -436,6 +322,46 @@ for (const backend of BACKENDS) {
   });
 
   Deno.test(
+    `cvPrepareRangeF32(), xtwRangeF32() and gatherF32AsF64() equal the f64 kernels on widened rows [${backend}]`,
+    { ignore },
+    async (t) => {
+      const { arena, core, ref } = _setup(backend);
+      for (const fam of FAMILIES) {
+        for (const [n, d] of SHAPES) {
+          await t.step(`${fam.name} n=${n} d=${d}`, () => {
+            const D = _data(arena, fam.code, n, d, 19 * n + d);
+            // the f32 rows widened to f64: the f32 kernels must match these bit for bit
+            const wide = arena.allocF64(n * d);
+            arena.writeF64(wide, arena.readF32(D.x32, n * d));
+            const start = n > 2 ? 1 : 0, m = n - start;
+            for (const k of [core, ref]) {
+              const [ca, cb] = _pair(arena, 4 * m, 0, true);
+              k.cvPrepareRangeF32(fam.code, fam.param, D.x32, D.y, d, start, n, D.thetaStar, ca);
+              k.cvPrepareRange(fam.code, fam.param, wide, D.y, d, start, n, D.thetaStar, cb);
+              assert.deepEqual(arena.readF64(ca, 4 * m), arena.readF64(cb, 4 * m));
+              const w = arena.allocF64(m);
+              arena.writeF64(w, Array.from({ length: m }, (_, i) => Math.sin(i + 0.5)));
+              const [xa, xb] = _pair(arena, d, 6);
+              k.xtwRangeF32(D.x32, d, start, n, w, xa);
+              k.xtwRange(wide, d, start, n, w, xb);
+              assert.deepEqual(arena.readF64(xa, d), arena.readF64(xb, d));
+              const idx = _indices(arena, n, 7, n + d);
+              const [ga, gb] = _pair(arena, 7 * d, 0, true);
+              k.gatherF32AsF64(D.x32, d, idx, 7, ga);
+              k.gatherF64(wide, d, idx, 7, gb);
+              assert.deepEqual(arena.readF64(ga, 7 * d), arena.readF64(gb, 7 * d));
+            }
+            const [ra, rb] = _pair(arena, 4 * m, 0, true);
+            core.cvPrepareRangeF32(fam.code, fam.param, D.x32, D.y, d, start, n, D.thetaStar, ra);
+            ref.cvPrepareRangeF32(fam.code, fam.param, D.x32, D.y, d, start, n, D.thetaStar, rb);
+            _close(arena.readF64(ra, 4 * m), arena.readF64(rb, 4 * m), "cv f32");
+          });
+        }
+      }
+    },
+  );
+
+  Deno.test(
     `axpy(), dot(), matvec() and mulElem() match the reference [${backend}]`,
     { ignore },
     async (t) => {
@@ -464,165 +390,6 @@ for (const backend of BACKENDS) {
       }
     },
   );
-
-  Deno.test(
-    `llRange() gives identical results after memory growth [${backend}]`,
-    { ignore },
-    () => {
-      const arena = loadCore({ backend, initialBytes: 1 << 16 });
-      const D = _data(arena, FAMILY_LOGISTIC, 101, 29, 5);
-      const g = arena.allocF64(29), ll = arena.allocF64(101);
-      const s1 = arena.exports.llRange(0, 0, D.x, D.y, 29, 0, 101, D.theta, g, ll, 0, 0);
-      const g1 = arena.readF64(g, 29), l1 = arena.readF64(ll, 101);
-      const stale = arena.f64(g, 29);
-      const before = arena.byteLength;
-      arena.grow(16);
-      const big = arena.allocF64(1 << 18); // 2 MiB more: grows again
-      assert.ok(arena.byteLength > before + 16 * 65536, "alloc grew the memory again");
-      assert.equal(stale.length, 0, "a view made before growth is detached");
-      arena.f64(g, 29).fill(0);
-      const s2 = arena.exports.llRange(0, 0, D.x, D.y, 29, 0, 101, D.theta, g, ll, 0, 0);
-      assert.equal(s2, s1);
-      assert.deepEqual(arena.readF64(g, 29), g1);
-      assert.deepEqual(arena.readF64(ll, 101), l1);
-      // data written above the old end is read by the kernels too
-      const x2 = arena.allocF64(101 * 29);
-      arena.writeF64(x2, arena.readF64(D.x, 101 * 29));
-      assert.equal(arena.exports.llRange(0, 0, x2, D.y, 29, 0, 101, D.theta, 0, 0, 0, 0), s1);
-      arena.free(big);
-    },
-  );
-
-  Deno.test(`llRange() per-row values match the reference along an η grid [${backend}]`, {
-    ignore,
-  }, () => {
-    // elementwise relative 1e-12 (no normwise slack): checks exp, log1p, log Γ
-    const { arena, core, ref } = _setup(backend);
-    const n = 4001;
-    const x = arena.allocF64(n), y = arena.allocF64(n), th = arena.allocF64(1);
-    arena.writeF64(th, [1]);
-    const outs = Array.from({ length: 6 }, () => arena.allocF64(n));
-    const grids: [number, (i: number) => number, (i: number) => number][] = [
-      [FAMILY_LOGISTIC, (i) => -40 + (80 * i) / (n - 1), (i) => i % 2],
-      [FAMILY_POISSON, (i) => -30 + (60 * i) / (n - 1), (i) => i % 57],
-    ];
-    for (const [fam, eta, yy] of grids) {
-      arena.writeF64(x, Array.from({ length: n }, (_, i) => eta(i)));
-      arena.writeF64(y, Array.from({ length: n }, (_, i) => yy(i)));
-      core.llRange(fam, 0, x, y, 1, 0, n, th, 0, outs[0], outs[1], outs[2]);
-      ref.llRange(fam, 0, x, y, 1, 0, n, th, 0, outs[3], outs[4], outs[5]);
-      for (let o = 0; o < 3; o++) {
-        const a = arena.readF64(outs[o], n), b = arena.readF64(outs[o + 3], n);
-        for (let i = 0; i < n; i++) {
-          const tol = TOL * Math.abs(b[i]) + 1e-300;
-          assert.ok(
-            Math.abs(a[i] - b[i]) <= tol,
-            `family ${fam} output ${o} at η = ${eta(i)}, y = ${yy(i)}: ${a[i]} vs ${b[i]}`,
-          );
-        }
-      }
-    }
-  });
-
-  Deno.test(`llRange() stays finite at extreme η [${backend}]`, { ignore }, () => {
-    const arena = loadCore({ backend });
-    const x = arena.allocF64(4), y = arena.allocF64(4), th = arena.allocF64(1);
-    const ll = arena.allocF64(4), d1 = arena.allocF64(4), d2 = arena.allocF64(4);
-    arena.writeF64(x, [1e4, 1e4, -1e4, -1e4]);
-    arena.writeF64(y, [0, 1, 0, 1]);
-    arena.writeF64(th, [1]);
-    const s = arena.exports.llRange(FAMILY_LOGISTIC, 0, x, y, 1, 0, 4, th, 0, ll, d1, d2);
-    assert.ok(Number.isFinite(s));
-    for (const v of arena.readF64(ll, 4)) assert.ok(Number.isFinite(v) && v <= 0);
-    assert.equal(arena.readF64(ll, 4)[0], -1e4);
-    assert.equal(arena.readF64(ll, 4)[3], -1e4);
-    assert.ok(Math.abs(arena.readF64(ll, 4)[1]) < 1e-300);
-    assert.ok(Math.abs(arena.readF64(ll, 4)[2]) < 1e-300);
-    assert.deepEqual(Array.from(arena.readF64(d1, 4)), [-1, 0, 0, 1]);
-    for (const v of arena.readF64(d2, 4)) assert.ok(Number.isFinite(v) && v <= 0);
-    // Poisson at η = ±700 (e^η overflows only past ≈ 709.78)
-    arena.writeF64(x, [700, -700, 700, -700]);
-    arena.writeF64(y, [3, 3, 0, 0]);
-    const sp = arena.exports.llRange(FAMILY_POISSON, 0, x, y, 1, 0, 4, th, 0, ll, d1, d2);
-    assert.ok(Number.isFinite(sp));
-    for (const p of [ll, d1, d2]) {
-      for (const v of arena.readF64(p, 4)) assert.ok(Number.isFinite(v));
-    }
-    _close(arena.readF64(ll, 4)[1], -2100 - Math.exp(-700) - Math.log(6), "Poisson ℓ(−700)");
-  });
-
-  Deno.test(`llRange() reproduces hand-computed ℓ, dℓ/dη, d²ℓ/dη² [${backend}]`, { ignore }, () => {
-    const arena = loadCore({ backend });
-    const x = arena.allocF64(2), y = arena.allocF64(2), th = arena.allocF64(1);
-    const ll = arena.allocF64(2), d1 = arena.allocF64(2), d2 = arena.allocF64(2);
-    arena.writeF64(th, [1]);
-    const cases: [
-      number,
-      number,
-      [number, number],
-      [number, number],
-      number[],
-      number[],
-      number[],
-    ][] = [
-      // family, σ, η, y, ℓ, dℓ/dη, d²ℓ/dη²
-      [FAMILY_LOGISTIC, 0, [0, 2], [1, 0], [-Math.LN2, -2.1269280110429727], [
-        0.5,
-        -0.8807970779778823,
-      ], [
-        -0.25,
-        -0.10499358540350649,
-      ]],
-      [FAMILY_GAUSSIAN, 2, [1, 3], [3, 3], [-2.112085713764618, -0.5 * Math.log(8 * Math.PI)], [
-        0.5,
-        0,
-      ], [
-        -0.25,
-        -0.25,
-      ]],
-      [FAMILY_POISSON, 0, [Math.log(3), 0], [2, 5], [-1.4959226032237258, -5.787491742782046], [
-        -1,
-        4,
-      ], [-3, -1]],
-    ];
-    for (const [fam, sigma, eta, ys, l, a, b] of cases) {
-      arena.writeF64(x, eta);
-      arena.writeF64(y, ys);
-      const s = arena.exports.llRange(fam, sigma, x, y, 1, 0, 2, th, 0, ll, d1, d2);
-      _close(s, l[0] + l[1], `Σℓ family ${fam}`);
-      _close(arena.readF64(ll, 2), l, `ℓ family ${fam}`);
-      _close(arena.readF64(d1, 2), a, `dℓ/dη family ${fam}`);
-      _close(arena.readF64(d2, 2), b, `d²ℓ/dη² family ${fam}`);
-    }
-    // log 10! through the Lanczos log Γ
-    arena.writeF64(x, [Math.log(2.5), 0]);
-    arena.writeF64(y, [10, 0]);
-    arena.exports.llRange(FAMILY_POISSON, 0, x, y, 1, 0, 1, th, 0, ll, 0, 0);
-    _close(
-      arena.readF64(ll, 1)[0],
-      10 * Math.log(2.5) - 2.5 - 15.104412573075514,
-      "Poisson y = 10",
-    );
-  });
-
-  Deno.test(`kernels throw RangeError on a bad family, order or σ [${backend}]`, { ignore }, () => {
-    const arena = loadCore({ backend });
-    const p = arena.allocF64(8);
-    const core = arena.exports;
-    assert.throws(() => core.llRange(3, 0, p, p, 1, 0, 1, p, 0, 0, 0, 0), {
-      name: "RangeError",
-      message: /family must be .* got 3/,
-    });
-    assert.throws(() => core.hessRange(-1, 0, p, p, 1, 0, 1, p, p), /got -1/);
-    assert.throws(() => core.llIdx(FAMILY_GAUSSIAN, 0, p, p, 1, p, 1, p, 0, 0, 0, 0), {
-      name: "RangeError",
-      message: /σ .* got 0/,
-    });
-    assert.throws(() => core.cvDiffRange(0, 0, p, p, p, 1, 0, 1, p, 3, 0, 0), {
-      name: "RangeError",
-      message: /order must be 0, 1 or 2, got 3/,
-    });
-  });
 }
 
 // ─── arena and loader ───────────────────────────────────────────────────────

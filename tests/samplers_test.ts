@@ -554,9 +554,15 @@ Deno.test("sampleChains() is reproducible and attributes cost", async (t) => {
     const r = sampleChains({
       sampler: {
         init: (p) => p,
-        step: (s) => ({
+        step: (_rng, s) => ({
           state: s,
-          info: { alphaU: 0.5, sign: k++ % 2 === 0, label: "x", extra: k > 5 ? 1 : undefined },
+          info: {
+            alphaU: 0.5,
+            sign: k++ % 2 === 0,
+            label: "x",
+            extra: k > 5 ? 1 : undefined,
+            isDivergent: false,
+          },
         }),
         position: (s) => s,
       },
@@ -567,7 +573,7 @@ Deno.test("sampleChains() is reproducible and attributes cost", async (t) => {
       numChains: 1,
     });
     const info = r.chains[0].info.sampling;
-    assert.deepEqual(Object.keys(info).sort(), ["alphaU", "extra", "sign"]);
+    assert.deepEqual(Object.keys(info).sort(), ["alphaU", "extra", "isDivergent", "sign"]);
     assert.deepEqual(Array.from(info.sign), [1, 0, 1, 0, 1, 0, 1, 0]);
     assert.deepEqual(Array.from(info.extra).map((x) => Number.isNaN(x) ? "nan" : x), [
       "nan",

@@ -16,6 +16,7 @@ import { NormalGammaModel } from "../models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import * as ccadl from "../samplers/ccadl.ts";
 import { sampleChains } from "../samplers/driver.ts";
+import { sample } from "../samplers/sample.ts";
 import { kineticTemperature, reflectIntoBounds } from "../samplers/sg_common.ts";
 import * as sghmc from "../samplers/sghmc.ts";
 import * as sgld from "../samplers/sgld.ts";
@@ -194,7 +195,7 @@ for (const backend of availableBackends()) {
     model.logPrior(theta, prior);
 
     for (const kind of [undefined, "diagonal", "full"] as const) {
-      await t.step(`gradient and ${kind ?? "no"} covariance (gatherF64 + gradMomentsRange)`, () => {
+      await t.step(`gradient and ${kind ?? "no"} covariance (gradientMoments)`, () => {
         const est = minibatchGradient(model, { batchSize: m });
         const before = model.cost.numGradRows;
         const e = est.estimate(theta, rng, { covariance: kind });
@@ -679,5 +680,50 @@ Deno.test("gradient estimators count m gradient rows and no likelihood rows per 
     assert.equal(model.cost.numGradRows - before.numGradRows, 40);
     assert.equal(model.cost.numLogLikRows - before.numLogLikRows, 0);
     est.dispose();
+  }
+});
+
+Deno.test("registry SG samplers at their defaults: the gradient matters", async (t) => {
+  // Two data sets that differ only in the response (y and y + 2): the
+  // posterior of the intercept moves by ≈ 2 (about 28 posterior sds). Both
+  // runs start at the same θ* = 0 (also the control variates' centre), so
+  // only the gradients can tell them apart: a sampler whose output did not
+  // depend on the gradient (SG-HMC with L = 1 and fresh momenta, the old
+  // default) would give the same draws for both.
+  const arena = loadCore();
+  const rng = new Rng("gradient-matters");
+  const n = 200, x = new Float64Array(2 * n), y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x[2 * i] = 1;
+    x[2 * i + 1] = rng.normal();
+    y[i] = 0.5 + x[2 * i + 1] + rng.normal();
+  }
+  const make = (shift: number) =>
+    new GlmModel(glmDataFromArrays(arena, x, y.map((v) => v + shift), { numCols: 2 }), {
+      family: "gaussian",
+      sigma: 1,
+    });
+  const a = make(0), b = make(2);
+  const sd = 1 / Math.sqrt(n); // posterior sd of the intercept (σ = 1, centred covariate)
+  for (const name of ["sgld", "sghmc", "sgnht", "ccadl"]) {
+    await t.step(name, () => {
+      const mean = (model: GlmModel) => {
+        const r = sample(model, {
+          sampler: name,
+          seed: 4,
+          numChains: 1,
+          numWarmup: 1000,
+          numSamples: 1000,
+          thetaStar: new Float64Array(2),
+        });
+        assert.equal(r.chains[0].stop, null);
+        const d = r.draws[0][0];
+        return d.reduce((s, v) => s + v, 0) / d.length;
+      };
+      const diff = mean(b) - mean(a);
+      // The true difference is 2; allow 10 posterior sds for the SG bias and
+      // Monte Carlo error of 1,000 autocorrelated draws.
+      assert.ok(Math.abs(diff - 2) < 10 * sd, `${name}: means differ by ${diff}`);
+    });
   }
 });

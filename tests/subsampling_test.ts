@@ -113,7 +113,7 @@ Deno.test("ControlVariates claim: Σqₖ, ∇Σqₖ and per-row dₖ, ∂dₖ/�
           const rows = new GatheredRows(model.data, 50);
           rows.gather(idx, 0, cv.cache);
           const sumD = cv.differences(rows, theta);
-          const dk = arena.f64(rows.diff, 50), rk = arena.readF64(rows.r, 50);
+          const dk = rows.diffs(0, 50), rk = rows.derivatives(0, 50).slice();
           let want = 0;
           for (let k = 0; k < 50; k++) {
             const dd = ll[idx[k]] - q[idx[k]];
@@ -122,7 +122,7 @@ Deno.test("ControlVariates claim: Σqₖ, ∇Σqₖ and per-row dₖ, ∂dₖ/�
           }
           assert.ok(Math.abs(sumD - want) < 1e-6 * (1 + Math.abs(want)));
           // ∇dₖ = rₖxₖ: check Σ rₖxₖ against central differences of Σdₖ.
-          arena.f64(rows.w, 50).set(rk);
+          rows.weights(0, 50).set(rk);
           const gd = cv.weightedRowSum(rows, new Float64Array(d), { start: 0, end: 50 });
           for (let j = 0; j < d; j++) {
             const e = 1e-5;
@@ -411,7 +411,7 @@ Deno.test("blockPoissonTuning() claim: Var log|L̂| ≈ σ²/λ and P(factor < 0
   const all = new GatheredRows(model.data, 4000);
   all.gather(Int32Array.from({ length: 4000 }, (_, i) => i), 0, cv.cache);
   const D = cv.differences(all, theta, { derivative: false });
-  const dk = arena.readF64(all.diff, 4000);
+  const dk = all.diffs(0, 4000).slice();
   const mu = D / 4000;
   let m2 = 0, m3 = 0;
   for (const v of dk) {

@@ -15,7 +15,7 @@
 import * as vega from "npm:vega@6.4.0";
 import * as vegaLite from "npm:vega-lite@6.5.0";
 import type { SummaryRow } from "../diagnostics/summary.ts";
-import type { Family, RunRequest, WorkerMessage } from "./protocol.ts";
+import type { Family, RunRequest, SamplerEntry, WorkerMessage } from "./protocol.ts";
 
 const _$ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -283,8 +283,33 @@ function _renderCost(cost: { numLogLikRows: number; numGradRows: number }): void
 
 // ---- messages --------------------------------------------------------------
 
+let _samplers: SamplerEntry[] = [];
+
+function _fillSamplers(samplers: SamplerEntry[]): void {
+  _samplers = samplers;
+  const select = _$<HTMLSelectElement>("sampler");
+  const previous = select.value || "hmc-ecs";
+  select.innerHTML = samplers.map((s) =>
+    `<option value="${s.name}" title="${s.summary.replaceAll('"', "&quot;")}">${s.name}${
+      s.isExact ? "" : " (approximate)"
+    }</option>`
+  ).join("");
+  select.value = samplers.some((s) => s.name === previous) ? previous : samplers[0].name;
+  _describeSampler();
+}
+
+function _describeSampler(): void {
+  const entry = _samplers.find((s) => s.name === _$<HTMLSelectElement>("sampler").value);
+  _$("sampler-summary").textContent = entry === undefined
+    ? ""
+    : `${entry.summary}. ${entry.references}.`;
+}
+
 function _onMessage(m: WorkerMessage): void {
-  if (m.type === "start") {
+  if (m.type === "samplers") {
+    _fillSamplers(m.samplers);
+    if (document.body.dataset.state === "loading") _setState("idle");
+  } else if (m.type === "start") {
     run.names = m.names;
     run.truth = m.truth;
     run.numRows = m.numRows;
@@ -329,6 +354,7 @@ function _onMessage(m: WorkerMessage): void {
     _$("chains").innerHTML = `<h2>Per chain</h2><table><thead><tr><th>chain</th>` +
       `<th>warmup rows (ℓ / ∇ℓ)</th><th>sampling rows (ℓ / ∇ℓ)</th>` +
       `<th>sampling rows per draw</th><th>step size ε</th><th>acceptance</th>` +
+      `<th>divergent</th>` +
       `<th>time (warmup + sampling)</th></tr></thead><tbody>` +
       m.chains.map((c, i) =>
         `<tr><td>${i + 1}</td><td>${_int(c.warmup.numLogLikRows)} / ${
@@ -337,10 +363,13 @@ function _onMessage(m: WorkerMessage): void {
         `<td>${_int(c.sampling.numLogLikRows)} / ${_int(c.sampling.numGradRows)}</td>` +
         `<td>${_int(c.sampling.numGradRows / _lastRequest!.numSamples)}</td>` +
         `<td>${_fmt(c.stepSize, 4)}</td><td>${_fmt(c.acceptanceRate, 2)}</td>` +
+        `<td>${c.numDivergent}</td>` +
         `<td>${(c.wallTimeMs.warmup / 1000).toFixed(2)} + ${
           (c.wallTimeMs.sampling / 1000).toFixed(2)
         } s</td></tr>`
       ).join("") + `</tbody></table>`;
+    const stops = m.chains.flatMap((c, i) => c.stop === null ? [] : [`chain ${i + 1}: ${c.stop}`]);
+    if (stops.length > 0) _$("warnings").textContent = stops.join(" ");
     _setState("done");
   } else {
     _fail(m.message);
@@ -378,8 +407,8 @@ function _start(): void {
     response: dataset === "csv" ? _$<HTMLSelectElement>("response").value : undefined,
     family: _$<HTMLSelectElement>("family").value as Family,
     priorScale: _num("priorScale"),
-    sampler: _$<HTMLSelectElement>("sampler").value as RunRequest["sampler"],
-    variant: "perturbed",
+    sampler: _$<HTMLSelectElement>("sampler").value,
+    stepSize: _$<HTMLInputElement>("stepSize").value === "" ? undefined : _num("stepSize"),
     numChains: _num("numChains"),
     numWarmup: _num("numWarmup"),
     numSamples: _num("numSamples"),
@@ -423,7 +452,7 @@ function _init(): void {
   });
   _$("stop").addEventListener("click", () => {
     worker?.terminate();
-    worker = null;
+    worker = _newWorker();
     _$("progress-text").textContent = "stopped";
     _setState("idle");
   });
@@ -451,8 +480,9 @@ function _init(): void {
     const f = e.dataTransfer?.files[0];
     if (f) _loadFile(f);
   });
+  _$("sampler").addEventListener("change", _describeSampler);
   _syncControls();
-  _setState("idle");
+  worker = _newWorker(); // the page is ready when it lists the registry's samplers
 }
 
 _init();

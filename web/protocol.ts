@@ -4,6 +4,7 @@
  * and numbers.
  *
  * ```
+ *  page ◄── SamplersMessage     the registry's samplers, once, on load
  *  page ── RunRequest ──► worker
  *  page ◄── StartMessage        names, truth, n, backend
  *  page ◄── ProgressMessage*    new draws since the last one, cost, summary (every ~250 ms)
@@ -17,9 +18,6 @@ import type { SummaryRow } from "../diagnostics/summary.ts";
 
 /** The data sets the page offers. */
 export type DatasetKind = "higgs" | "gaussian" | "csv";
-
-/** The samplers the page offers. */
-export type SamplerName = "hmc" | "hmc-ecs";
 
 /** GLM families. */
 export type Family = "logistic" | "gaussian" | "poisson";
@@ -44,10 +42,10 @@ export interface RunRequest {
   family: Family;
   /** Prior sd of every coefficient. */
   priorScale: number;
-  /** Sampler. */
-  sampler: SamplerName;
-  /** HMC-ECS estimator. */
-  variant: "perturbed" | "signed";
+  /** A registered sampler's name. */
+  sampler: string;
+  /** Step size, for samplers that need one (otherwise the sampler's default). */
+  stepSize?: number;
   /** Chains (run one after another). */
   numChains: number;
   /** Warmup iterations per chain. */
@@ -114,8 +112,32 @@ export interface ChainReport {
   wallTimeMs: { warmup: number; sampling: number };
   /** Step size after warmup. */
   stepSize: number;
-  /** Mean acceptance rate while sampling. */
+  /** Mean acceptance rate while sampling (NaN if the sampler reports none). */
   acceptanceRate: number;
+  /** Divergent transitions while sampling. */
+  numDivergent: number;
+  /** Why the chain stopped early, or null. */
+  stop: string | null;
+}
+
+/** One registered sampler, as the page lists it. */
+export interface SamplerEntry {
+  /** The registry name. */
+  name: string;
+  /** One line. */
+  summary: string;
+  /** Papers. */
+  references: string;
+  /** Exact (Metropolis-corrected) or biased. */
+  isExact: boolean;
+}
+
+/** Sent once when the worker has loaded. */
+export interface SamplersMessage {
+  /** Always "samplers". */
+  type: "samplers";
+  /** Every registered sampler. */
+  samplers: SamplerEntry[];
 }
 
 /** Sent at the end. */
@@ -141,4 +163,9 @@ export interface ErrorMessage {
 }
 
 /** Anything the worker sends. */
-export type WorkerMessage = StartMessage | ProgressMessage | DoneMessage | ErrorMessage;
+export type WorkerMessage =
+  | SamplersMessage
+  | StartMessage
+  | ProgressMessage
+  | DoneMessage
+  | ErrorMessage;

@@ -5,29 +5,27 @@
  * draws, the cost and a summary to the page every ~250 ms, so the page
  * never waits on sampling.
  *
- * Streaming wraps the sampler description's `step`: every sampling step's
- * position is buffered and flushed with `postMessage` (which does not wait
- * for the page). HMC-ECS's chain sampler comes from its module path
- * (`samplers/hmc_ecs/sampler.ts`, not yet re-exported by mod.ts) and is
- * adapted to today's driver as `runHmcEcs` does.
+ * Any registered sampler runs (`sample()` by name, the registry's defaults
+ * plus an optional step size); the driver's `onDraw` hands over each draw
+ * as it is made, and they are flushed with `postMessage` (which does not
+ * wait for the page). On load the worker sends the registry's list.
  *
  * @module
  */
 import {
   formatDrawsCsv,
   gaussianLinearRegression,
+  getSampler,
   glmDataFromArrays,
   GlmModel,
   higgsShaped,
-  hmcSampler,
   loadCore,
   parseCsvText,
-  sampleChains,
-  type SamplerDescription,
+  sample,
+  samplerNames,
   summarize,
   type SummaryRow,
 } from "../mod.ts";
-import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import type { ChainReport, Cost, RunRequest, WorkerMessage } from "./protocol.ts";
 
 const _FLUSH_MS = 250;
@@ -132,38 +130,10 @@ function _run(request: RunRequest): void {
     warnings,
   });
 
-  // deno-lint-ignore no-explicit-any
-  let sampler: SamplerDescription<any, any>;
-  let dispose = () => {};
-  if (request.sampler === "hmc") {
-    sampler = hmcSampler(model, { metric: "diagonal" });
-  } else {
-    const chain = hmcEcsChainSampler(model, {
-      variant: request.variant,
-      numWarmup: request.numWarmup,
-    });
-    const started: unknown[] = [];
-    dispose = () => {
-      for (const s of started.splice(0)) chain.dispose?.(s as never);
-    };
-    sampler = {
-      init(position, rng) {
-        dispose();
-        const s = chain.init(position, rng);
-        started.push(s);
-        return s;
-      },
-      step: (state, rng, phase, iteration) => chain.step(rng, state, phase, iteration),
-      position: (state) => chain.position(state),
-      adapt: chain.adapt,
-      tuning: chain.tuning === undefined ? undefined : (state) => chain.tuning!(state),
-    };
-  }
-
-  // Streaming: buffer each sampling draw, flush every _FLUSH_MS.
+  // Streaming: onDraw buffers each draw, flushed every _FLUSH_MS.
   const all: number[][][] = []; // all[chain][param] = draws so far
   let pending: number[][] = [];
-  let chain = -1, iteration = 0;
+  let chain = 0, iteration = 0;
   const total = request.numWarmup + request.numSamples;
   let last = 0;
   const cost = (): Cost => ({
@@ -199,66 +169,59 @@ function _run(request: RunRequest): void {
     });
     pending = [];
   };
-  const streaming: typeof sampler = {
-    ...sampler,
-    init(position, rng) {
-      chain++;
-      all.push(Array.from({ length: d }, () => []));
-      return sampler.init(position, rng);
-    },
-    step(state, rng, phase, i) {
-      const r = sampler.step(state, rng, phase, i);
-      if (phase === "sampling") {
-        const pos = sampler.position(r.state);
-        const row = [chain, i];
-        for (let j = 0; j < d; j++) {
-          all[chain][j].push(pos[j]);
-          row.push(pos[j]);
-        }
-        pending.push(row);
-      }
-      return r;
-    },
-  };
 
-  try {
-    const result = sampleChains({
-      sampler: streaming,
-      model,
-      seed: request.seed,
-      numChains: request.numChains,
-      numWarmup: request.numWarmup,
-      numSamples: request.numSamples,
-      onProgress(c, it) {
-        chain = c;
-        iteration = it;
-        flush(false);
-      },
-    });
-    chain = request.numChains;
-    flush(true);
-    const chains: ChainReport[] = result.chains.map((c) => {
-      const acc = c.info.sampling.acceptanceRate;
-      let meanAcc = NaN;
-      if (acc !== undefined) meanAcc = acc.reduce((s, a) => s + a, 0) / acc.length;
-      return {
-        warmup: { ...c.cost.warmup },
-        sampling: { ...c.cost.sampling },
-        wallTimeMs: c.wallTimeMs,
-        stepSize: Number(c.tuning.stepSize),
-        acceptanceRate: meanAcc,
-      };
-    });
-    _post({
-      type: "done",
-      summary: summarize(result.draws, names),
-      chains,
-      cost: cost(),
-      csv: formatDrawsCsv({ parameterNames: names, draws: result.draws, extra: {} }),
-    });
-  } finally {
-    dispose();
-  }
+  const own: Record<string, unknown> = {};
+  if (request.stepSize !== undefined) own.stepSize = request.stepSize;
+  const result = sample(model, {
+    ...own,
+    sampler: request.sampler,
+    seed: request.seed,
+    numChains: request.numChains,
+    numWarmup: request.numWarmup,
+    numSamples: request.numSamples,
+    onDraw(c, k, position) {
+      while (all.length <= c) all.push(Array.from({ length: d }, () => []));
+      const row = [c, k];
+      for (let j = 0; j < d; j++) {
+        all[c][j].push(position[j]);
+        row.push(position[j]);
+      }
+      pending.push(row);
+    },
+    onProgress(c, it) {
+      chain = c;
+      iteration = it;
+      flush(false);
+    },
+  });
+  chain = request.numChains;
+  flush(true);
+  const chains: ChainReport[] = result.chains.map((c) => {
+    const acc = c.info.sampling.acceptanceRate ?? c.info.sampling.isAccepted;
+    let meanAcc = NaN;
+    if (acc !== undefined && acc.length > 0) {
+      meanAcc = acc.reduce((s, a) => s + a, 0) / acc.length;
+    }
+    return {
+      warmup: { ...c.cost.warmup },
+      sampling: { ...c.cost.sampling },
+      wallTimeMs: c.wallTimeMs,
+      stepSize: Number(c.tuning.stepSize),
+      acceptanceRate: meanAcc,
+      numDivergent: c.numDivergent.sampling,
+      stop: c.stop?.reason ?? null,
+    };
+  });
+  // A chain that stopped early has fewer draws: summarise the common length.
+  const numDraws = Math.min(...result.chains.map((c) => c.numDraws));
+  const draws = result.draws.map((c) => c.map((p) => p.subarray(0, numDraws)));
+  _post({
+    type: "done",
+    summary: numDraws >= 4 ? summarize(draws, names) : [],
+    chains,
+    cost: cost(),
+    csv: formatDrawsCsv({ parameterNames: names, draws, extra: {} }),
+  });
 }
 
 self.onmessage = (event: MessageEvent<RunRequest>) => {
@@ -268,3 +231,11 @@ self.onmessage = (event: MessageEvent<RunRequest>) => {
     _post({ type: "error", message: e instanceof Error ? e.message : String(e) });
   }
 };
+
+_post({
+  type: "samplers",
+  samplers: samplerNames().map((name) => {
+    const d = getSampler(name);
+    return { name, summary: d.summary, references: d.references, isExact: d.isExact };
+  }),
+});

@@ -1,27 +1,19 @@
 /**
- * `runHmcEcs`: HMC-ECS through today's run driver, and the sign-corrected
+ * `runHmcEcs`: HMC-ECS through the run driver, and the sign-corrected
  * posterior means of a signed run.
  *
  * @module
  */
 import type { Model } from "../../models/model.ts";
-import { signCorrectedMean } from "../../subsampling/block_poisson.ts";
-import {
-  sampleChains,
-  type SampleChainsOptions,
-  type SamplerDescription as DriverSamplerDescription,
-  type SamplingResult,
-} from "../driver.ts";
-import type { ChainSampler } from "../sampler.ts";
-import type { HmcEcsInfo } from "./kernel.ts";
+import { signCorrectedMean } from "../../diagnostics/sign_corrected.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
 import type { HmcEcsOptions } from "./options.ts";
 import { hmcEcsChainSampler } from "./sampler.ts";
-import type { HmcEcsState } from "./state.ts";
 
 /** Options of {@link runHmcEcs}: the sampler's and the driver's. */
 export type RunHmcEcsOptions =
   & HmcEcsOptions
-  & Omit<SampleChainsOptions<HmcEcsState, HmcEcsInfo>, "sampler" | "model">;
+  & RunOptions;
 
 /**
  * Run HMC-ECS with the common driver (default 4 chains, 1000 warmup + 1000
@@ -50,45 +42,9 @@ export type RunHmcEcsOptions =
  */
 export function runHmcEcs(model: Model, options: RunHmcEcsOptions): SamplingResult {
   const numWarmup = options.numWarmup ?? 1000;
-  const chains = _driverAdapter(hmcEcsChainSampler(model, { ...options, numWarmup }));
-  try {
-    return sampleChains({ ...options, numWarmup, sampler: chains.sampler, model });
-  } finally {
-    chains.dispose();
-  }
-}
-
-/**
- * ADAPTER — delete after merging the driver that runs ChainSampler (branch
- * `shape`): today's `sampleChains` takes the old description shape
- * (`step(state, rng, …)`, no `dispose`). This wraps a ChainSampler in it and
- * frees each chain's memory (the engine a chain's states share is reachable
- * from its initial state): today's driver runs chains one after another, so
- * a chain is finished when the next one starts and is disposed then, which
- * keeps one chain's control variates in memory at a time; the last chain is
- * disposed when the run ends.
- */
-function _driverAdapter<S, I extends object>(
-  chain: ChainSampler<S, I & { isDivergent: boolean }>,
-): { sampler: DriverSamplerDescription<S, I>; dispose(): void } {
-  const started: S[] = [];
-  return {
-    sampler: {
-      init(position, rng) {
-        for (const s of started.splice(0)) chain.dispose?.(s);
-        const s = chain.init(position, rng);
-        started.push(s);
-        return s;
-      },
-      step: (state, rng, phase, iteration) => chain.step(rng, state, phase, iteration),
-      position: (state) => chain.position(state),
-      adapt: chain.adapt,
-      tuning: chain.tuning === undefined ? undefined : (state) => chain.tuning!(state),
-    },
-    dispose() {
-      for (const s of started.splice(0)) chain.dispose?.(s);
-    },
-  };
+  const sampler = hmcEcsChainSampler(model, { ...options, numWarmup });
+  // The driver disposes every chain's engine when that chain ends.
+  return sampleChains({ ...options, numWarmup, sampler, model });
 }
 
 /**

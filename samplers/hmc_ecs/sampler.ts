@@ -211,6 +211,27 @@ export const hmcEcsDescription: SamplerDescription<HmcEcsOptions> = {
   // O(1/(n m²)) of the exact one (eq. 13); the signed variant is exact only
   // through the sign-corrected estimator (eq. 17).
   isExact: false,
-  build: (model, options) =>
-    hmcEcsChainSampler(model, options) as unknown as ChainSampler<unknown, StepInfo>,
+  options: [
+    {
+      name: "variant",
+      flag: "variant",
+      type: "choice",
+      choices: ["perturbed", "signed"],
+      default: "perturbed",
+      help: "likelihood estimator: perturbed (eq. 12) or signed block-Poisson (eq. 15)",
+    },
+    {
+      name: "order",
+      flag: "cv-order",
+      type: "choice",
+      choices: ["0", "1", "2"],
+      default: "2",
+      help: "Taylor order of the control variates",
+    },
+  ],
+  build: (model, options, plan) =>
+    hmcEcsChainSampler(model, {
+      ...options,
+      numWarmup: options.numWarmup ?? plan?.numWarmup,
+    }) as unknown as ChainSampler<unknown, StepInfo>,
 };

@@ -12,12 +12,7 @@
  * @module
  */
 import type { Model } from "../../models/model.ts";
-import {
-  sampleChains,
-  type SamplerDescription as LegacySamplerDescription,
-  type SamplingResult,
-} from "../driver.ts";
-import type { ChainSampler, StepInfo } from "../sampler.ts";
+import { sampleChains, type SamplingResult } from "../driver.ts";
 import { naiveChainSampler, type NaiveOptions, type NaiveVariant } from "./descriptions.ts";
 
 /** Options of {@link runNaive}. */
@@ -65,7 +60,7 @@ export function runNaive(model: Model, options: RunNaiveOptions): SamplingResult
   const { variant, isCorrected = false, seed, ...rest } = options;
   const sampler = naiveChainSampler(model, { ...rest, variant, isCorrected });
   return sampleChains({
-    sampler: _toLegacySampler(sampler),
+    sampler,
     model,
     seed,
     numWarmup: options.numWarmup ?? 100,
@@ -74,20 +69,4 @@ export function runNaive(model: Model, options: RunNaiveOptions): SamplingResult
     initialPosition: options.initialPosition,
     initialPositions: options.initialPositions,
   });
-}
-
-/**
- * LEGACY ADAPTER (remove with the old driver): a ChainSampler as the old
- * driver's description (argument order (state, rng) instead of (rng, state)).
- */
-function _toLegacySampler<S, I extends StepInfo>(
-  sampler: ChainSampler<S, I>,
-): LegacySamplerDescription<S, I> {
-  return {
-    init: (position, rng) => sampler.init(position, rng),
-    step: (state, rng, phase, iteration) => sampler.step(rng, state, phase, iteration),
-    position: (state) => sampler.position(state),
-    adapt: sampler.adapt,
-    tuning: sampler.tuning ? (state) => sampler.tuning!(state) : undefined,
-  };
 }

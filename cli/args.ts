@@ -1,0 +1,208 @@
+/**
+ * Command-line argument handling shared by the `tallmc` commands: the usage
+ * error (exit code 2), flag parsing with messages that name the flag the user
+ * typed, number checks, and path resolution against the caller's directory.
+ *
+ * @module
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { isAbsolute, resolve } from "node:path";
+
+/** An error in what the user gave (flags, files, data): exit code 2. */
+export class CliUsageError extends Error {
+  override name = "CliUsageError";
+}
+
+/** Flag specifications as `node:util` `parseArgs` takes them. */
+export type FlagSpec = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * Parse `args` against `flags`, with clean messages for an unknown flag, a
+ * missing value and extra positional arguments.
+ *
+ * @param command The command name, for messages (`"sample"`).
+ * @param args The arguments after the command.
+ * @param options `flags` and `maxPositionals` (default 0).
+ * @returns Flag values and positionals.
+ * @throws {CliUsageError} Naming the flag or argument.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseFlags } from "./args.ts";
+ * const flags = { seed: { type: "string" as const } };
+ * assert.equal(parseFlags("sample", ["--seed", "3"], { flags }).values.seed, "3");
+ * assert.throws(() => parseFlags("sample", ["--sed", "3"], { flags }), /unknown flag --sed/);
+ * assert.throws(() => parseFlags("sample", ["x.csv"], { flags }), /unexpected argument "x.csv"/);
+ * ```
+ */
+export function parseFlags(
+  command: string,
+  args: string[],
+  options: { flags: FlagSpec; maxPositionals?: number },
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: options.flags, allowPositionals: true, strict: true });
+  } catch (e) {
+    const msg = (e as Error).message;
+    const unknown = /^Unknown option '([^']+)'/.exec(msg);
+    if (unknown) {
+      const flag = unknown[1];
+      const near = _closest(flag.replace(/^-+/, ""), Object.keys(options.flags));
+      throw new CliUsageError(
+        `unknown flag ${flag} for "${command}"${
+          near ? `; did you mean --${near}?` : ""
+        } (see tallmc ${command} --help)`,
+      );
+    }
+    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(msg);
+    if (ambiguous) {
+      throw new CliUsageError(
+        `${ambiguous[1]} was given a value starting with "-"; write ${ambiguous[1]}=VALUE`,
+      );
+    }
+    const missing = /^Option '(?:-\w, )?(--[\w-]+) <value>' argument missing/.exec(msg);
+    if (missing) throw new CliUsageError(`${missing[1]} needs a value`);
+    const noValue = /^Option '(--[\w-]+)' does not take an argument/.exec(msg);
+    if (noValue) throw new CliUsageError(`${noValue[1]} is a switch and takes no value`);
+    throw new CliUsageError(msg.split("\n")[0]);
+  }
+  const max = options.maxPositionals ?? 0;
+  if (parsed.positionals.length > max) {
+    throw new CliUsageError(
+      `unexpected argument ${JSON.stringify(parsed.positionals[max])} for "${command}"${
+        max === 0 ? "; every value follows its --flag" : ""
+      } (see tallmc ${command} --help)`,
+    );
+  }
+  return {
+    values: parsed.values as Record<string, string | boolean | undefined>,
+    positionals: parsed.positionals,
+  };
+}
+
+function _closest(name: string, candidates: string[]): string | undefined {
+  let best: string | undefined, bestD = Infinity;
+  for (const c of candidates) {
+    const d = _editDistance(name, c);
+    if (d < bestD) (bestD = d, best = c);
+  }
+  return bestD <= Math.max(1, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+function _editDistance(a: string, b: string): number {
+  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = dp[0];
+    dp[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = dp[j];
+      dp[j] = Math.min(dp[j] + 1, dp[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return dp[b.length];
+}
+
+/**
+ * An integer flag value (or its default).
+ *
+ * @param value The text typed, or undefined.
+ * @param options `flag` (without dashes), `default`, `min`, `max` (default 2^53 − 1).
+ * @returns The integer.
+ * @throws {CliUsageError} Naming the flag and the value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { intFlag } from "./args.ts";
+ * assert.equal(intFlag("1e3", { flag: "samples", default: 1, min: 1 }), 1000);
+ * assert.throws(() => intFlag("-2", { flag: "chains", default: 4, min: 1 }), /--chains must be an integer ≥ 1, got "-2"/);
+ * ```
+ */
+export function intFlag(
+  value: string | boolean | undefined,
+  options: { flag: string; default: number; min: number; max?: number },
+): number {
+  if (value === undefined) return options.default;
+  const max = options.max ?? Number.MAX_SAFE_INTEGER;
+  const v = typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  if (!Number.isInteger(v) || v < options.min || v > max) {
+    throw new CliUsageError(
+      `--${options.flag} must be an integer ≥ ${options.min}${
+        options.max !== undefined ? ` and ≤ ${options.max}` : ""
+      }, got ${JSON.stringify(value)}`,
+    );
+  }
+  return v;
+}
+
+/**
+ * A positive finite number flag value (undefined if not given).
+ *
+ * @param value The text typed, or undefined.
+ * @param flag The flag without dashes.
+ * @returns The number, or undefined.
+ * @throws {CliUsageError} Naming the flag and the value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { positiveFlag } from "./args.ts";
+ * assert.equal(positiveFlag("0.5", "sigma"), 0.5);
+ * assert.throws(() => positiveFlag("abc", "sigma"), /--sigma must be a positive number, got "abc"/);
+ * ```
+ */
+export function positiveFlag(
+  value: string | boolean | undefined,
+  flag: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const v = typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  if (!Number.isFinite(v) || v <= 0) {
+    throw new CliUsageError(`--${flag} must be a positive number, got ${JSON.stringify(value)}`);
+  }
+  return v;
+}
+
+/**
+ * The directory relative paths are resolved against: the caller's working
+ * directory. `deno task` runs tasks in the directory of `deno.json` and sets
+ * `INIT_CWD` to the directory the task was started from; it is used when set
+ * (and readable), otherwise the process's working directory.
+ *
+ * @returns An absolute directory.
+ *
+ * @example
+ * ```ts ignore
+ * import { callerDirectory } from "./args.ts";
+ * callerDirectory(); // e.g. "/home/me/project"
+ * ```
+ */
+export function callerDirectory(): string {
+  try {
+    const init = Deno.env.get("INIT_CWD");
+    if (init !== undefined && init !== "" && isAbsolute(init)) return init;
+  } catch {
+    // No --allow-env: fall back to the working directory.
+  }
+  return Deno.cwd();
+}
+
+/**
+ * Resolve a path the user typed against {@link callerDirectory}.
+ *
+ * @param path As typed.
+ * @returns An absolute path.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveUserPath } from "./args.ts";
+ * assert.equal(resolveUserPath("/tmp/x.csv"), "/tmp/x.csv");
+ * ```
+ */
+export function resolveUserPath(path: string): string {
+  return isAbsolute(path) ? path : resolve(callerDirectory(), path);
+}

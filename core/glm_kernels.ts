@@ -1,0 +1,501 @@
+/**
+ * Typed GLM kernels: the only way layers above `core/` run the compute core.
+ *
+ * Each operation takes a row source — a {@link StoredGlmData} (the full data
+ * set, f64 or f32 X) or a {@link RowBuffer} (gathered rows, f64) — θ as a
+ * `Float64Array`, and a named options object, and writes plain `Float64Array`
+ * outputs. Family codes, byte offsets, the control-variate cache layout and the
+ * choice between the f64 and f32 kernels stay here; θ, gradients and Hessians
+ * pass through scratch buffers this object owns.
+ *
+ * ```
+ *  logLikelihood   Σℓᵢ(θ), ∇ = Σℓ'(ηᵢ)xᵢ, per-row ℓᵢ, ℓ'(ηᵢ)   over a range or a row list
+ *  hessian         Σ ℓ''(ηᵢ) xᵢxᵢᵀ (XᵀWX)                        over a range
+ *  rowGradients    ∇ℓᵢ(θ) = ℓ'(ηᵢ)xᵢ per listed row                 (m × d)
+ *  prepareControlVariates   cache (η*, ℓ*, a, b) per row, S = Σℓ*, A = Σaᵢxᵢ
+ *  controlVariateDifferences  dₖ = ℓₖ − qₖ and rₖ = ∂dₖ/∂ηₖ over gathered rows
+ *  weightedRowSum  Σ wₖxₖ (Xᵀw) over gathered rows
+ *  gradientMoments Σgₖ, Σgₖ⊙gₖ, Σgₖgₖᵀ of gₖ = ℓ'(ηₖ)xₖ (or rₖxₖ) over gathered rows
+ * ```
+ *
+ * References: Dang et al. (2019) eqs. 8, 11, 14; Shang et al. (2015) eq. 19.
+ *
+ * @module
+ */
+import type { Arena } from "./arena.ts";
+import { type CoreExports, FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "./exports.ts";
+import { pointerOf } from "./_handles.ts";
+import {
+  type ControlVariateCache,
+  CV_STRIDE,
+  RowBuffer,
+  rowBufferBlocks,
+  type StoredGlmData,
+} from "./row_buffer.ts";
+import { ScratchF64, ScratchI32 } from "./scratch.ts";
+
+/** The GLM families the core implements. */
+export type GlmFamilyName = "logistic" | "gaussian" | "poisson";
+
+/** Rows to run over: a contiguous range of a source, or a list of data rows. */
+export interface RowSelection {
+  /** Rows [start, end) (default: all rows of the source). Not with `rows`. */
+  range?: { start?: number; end?: number };
+  /** Data-row indices (full data sets only). Not with `range`. */
+  rows?: Int32Array;
+}
+
+/** Options of {@link GlmKernels.logLikelihood}. */
+export interface LogLikelihoodOptions extends RowSelection {
+  /** Write ∇Σℓᵢ(θ) here (length d, overwritten). */
+  grad?: Float64Array;
+  /** Write ℓᵢ(θ) per selected row here. */
+  perRow?: Float64Array;
+  /** Write dℓ/dη(ηᵢ) per selected row here. */
+  derivative?: Float64Array;
+}
+
+/** Outputs of {@link GlmKernels.gradientMoments} (overwritten). */
+export interface MomentsOutput {
+  /** Σₖ gₖ (length d). */
+  sum: Float64Array;
+  /** Σₖ gₖ⊙gₖ (length d), if wanted. */
+  sq?: Float64Array;
+  /** Σₖ gₖgₖᵀ (d × d), if wanted. */
+  outer?: Float64Array;
+}
+
+/** A range of positions in a {@link RowBuffer}. */
+export interface PositionRange {
+  /** First position (default 0). */
+  start?: number;
+  /** One past the last position (default: the buffer's capacity). */
+  end?: number;
+}
+
+const _CODES: Record<GlmFamilyName, number> = {
+  logistic: FAMILY_LOGISTIC,
+  gaussian: FAMILY_GAUSSIAN,
+  poisson: FAMILY_POISSON,
+};
+
+/**
+ * The GLM kernels of one family over data in one arena, with their scratch.
+ *
+ * @example
+ * ```ts
+ * import { loadCore } from "./load.ts";
+ * import { GlmKernels } from "./glm_kernels.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * const x = arena.allocF64(4), y = arena.allocF64(2);
+ * arena.writeF64(x, [1, 0.5, 1, -1]);
+ * arena.writeF64(y, [1, 0]);
+ * const data = { arena, x, y, numRows: 2, numCols: 2, storage: "f64" as const };
+ * const k = new GlmKernels(arena, { family: "logistic", dim: 2 });
+ * const grad = new Float64Array(2);
+ * const ll = k.logLikelihood(data, new Float64Array([0, 0]), { grad });
+ * if (Math.abs(ll - 2 * Math.log(0.5)) > 1e-15 || grad[0] !== 0) throw new Error();
+ * k.dispose();
+ * ```
+ */
+export class GlmKernels {
+  /** The arena whose data the kernels read. */
+  readonly arena: Arena;
+  /** The family. */
+  readonly family: GlmFamilyName;
+  /** σ for the Gaussian family, else 0. */
+  readonly familyParam: number;
+  /** Dimension d of θ. */
+  readonly dim: number;
+  readonly #code: number;
+  readonly #theta: ScratchF64;
+  readonly #vec: ScratchF64;
+  readonly #sq: ScratchF64;
+  readonly #mat: ScratchF64;
+  readonly #zero: ScratchF64;
+  readonly #rows: ScratchF64;
+  readonly #rows2: ScratchF64;
+  readonly #idx: ScratchI32;
+
+  /**
+   * Bind the kernels of `family` to an arena for θ of dimension `dim`.
+   *
+   * @param arena The arena holding the data.
+   * @param options `family`, `dim`, and `sigma` (Gaussian family, > 0).
+   */
+  constructor(arena: Arena, options: { family: GlmFamilyName; dim: number; sigma?: number }) {
+    const code = _CODES[options.family];
+    if (code === undefined) {
+      throw new TypeError(
+        `family must be "logistic", "gaussian" or "poisson", got ${JSON.stringify(options.family)}`,
+      );
+    }
+    const d = options.dim;
+    if (!Number.isInteger(d) || d < 1) {
+      throw new RangeError(`dim must be a positive integer, got ${d}`);
+    }
+    if (options.family === "gaussian") {
+      const s = options.sigma;
+      if (s === undefined || !(s > 0) || !Number.isFinite(s)) {
+        throw new RangeError(
+          `sigma must be a positive finite number for the gaussian family, got ${s}`,
+        );
+      }
+      this.familyParam = s;
+    } else this.familyParam = 0;
+    this.arena = arena;
+    this.family = options.family;
+    this.dim = d;
+    this.#code = code;
+    this.#theta = new ScratchF64(arena, d);
+    this.#vec = new ScratchF64(arena, d);
+    this.#sq = new ScratchF64(arena, d);
+    this.#mat = new ScratchF64(arena, d * d);
+    this.#zero = new ScratchF64(arena, d);
+    this.#rows = new ScratchF64(arena);
+    this.#rows2 = new ScratchF64(arena);
+    this.#idx = new ScratchI32(arena);
+  }
+
+  /**
+   * Σᵢ ℓᵢ(θ) over the selected rows, with the gradient and per-row values on
+   * request. Counts nothing (callers keep their own cost counters).
+   *
+   * @param source The full data set or a row buffer (ranges only).
+   * @param theta θ (length d).
+   * @param options Row selection and outputs.
+   * @returns The sum.
+   */
+  logLikelihood(
+    source: StoredGlmData | RowBuffer,
+    theta: Float64Array,
+    options: LogLikelihoodOptions = {},
+  ): number {
+    const d = this.dim, core = this.#core, t = this.#writeTheta(theta);
+    const src = this.#source(source);
+    const g = options.grad ? pointerOf(this.#vec) : 0;
+    if (options.grad) this.#vec.view(0, d).fill(0);
+    let ll: number, m: number;
+    const perRow = options.perRow !== undefined, deriv = options.derivative !== undefined;
+    if (options.rows !== undefined) {
+      if (options.range !== undefined) throw new TypeError("give either rows or range, not both");
+      if (source instanceof RowBuffer) {
+        throw new TypeError("a row list needs the full data set; a RowBuffer takes a range");
+      }
+      const rows = options.rows;
+      m = rows.length;
+      const idx = this.#writeRows(rows, src.numRows);
+      const lo = perRow ? this.#rowScratch(this.#rows, m) : 0;
+      const dl = deriv ? this.#rowScratch(this.#rows2, m) : 0;
+      const fn = src.f32 ? core.llIdxF32 : core.llIdx;
+      ll = fn(this.#code, this.familyParam, src.x, src.y, d, idx, m, t, g, lo, dl, 0);
+    } else {
+      const { start, end } = _range(options.range, src.numRows);
+      m = end - start;
+      const lo = perRow ? this.#rowScratch(this.#rows, m) : 0;
+      const dl = deriv ? this.#rowScratch(this.#rows2, m) : 0;
+      const fn = src.f32 ? core.llRangeF32 : core.llRange;
+      ll = fn(this.#code, this.familyParam, src.x, src.y, d, start, end, t, g, lo, dl, 0);
+    }
+    if (options.grad) options.grad.set(this.#vec.view(0, d));
+    if (options.perRow) options.perRow.set(this.#rows.view(0, m));
+    if (options.derivative) options.derivative.set(this.#rows2.view(0, m));
+    return ll;
+  }
+
+  /**
+   * Σᵢ ∇²ℓᵢ(θ) = Σᵢ ℓ''(ηᵢ)xᵢxᵢᵀ (XᵀWX) over a range of rows into `out`.
+   *
+   * @param source The full data set or a row buffer.
+   * @param theta θ (length d).
+   * @param options `out` (d × d row-major, overwritten) and the `range` of rows (default all).
+   * @returns `out`.
+   */
+  hessian(
+    source: StoredGlmData | RowBuffer,
+    theta: Float64Array,
+    options: { out: Float64Array; range?: { start?: number; end?: number } },
+  ): Float64Array {
+    const d = this.dim, core = this.#core, t = this.#writeTheta(theta), out = options.out;
+    if (out.length < d * d) {
+      throw new RangeError(`out must hold ${d * d} values, got ${out.length}`);
+    }
+    const src = this.#source(source);
+    const { start, end } = _range(options.range, src.numRows);
+    this.#mat.view(0, d * d).fill(0);
+    const fn = src.f32 ? core.hessRangeF32 : core.hessRange;
+    fn(this.#code, this.familyParam, src.x, src.y, d, start, end, t, pointerOf(this.#mat));
+    out.set(this.#mat.view(0, d * d));
+    return out;
+  }
+
+  /**
+   * Per-row gradients ∇ℓᵢ(θ) = ℓ'(ηᵢ)xᵢ of the listed data rows into `out`
+   * (m × d row-major).
+   *
+   * @param data The full data set.
+   * @param theta θ (length d).
+   * @param options `rows` (data-row indices) and `out` (at least m × d).
+   * @returns `out`.
+   */
+  rowGradients(
+    data: StoredGlmData,
+    theta: Float64Array,
+    options: { rows: Int32Array; out: Float64Array },
+  ): Float64Array {
+    const { rows, out } = options;
+    const m = rows.length, d = this.dim, core = this.#core;
+    if (out.length < m * d) {
+      throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
+    }
+    const t = this.#writeTheta(theta), src = this.#source(data);
+    const idx = this.#writeRows(rows, src.numRows);
+    // ℓ'(ηᵢ) per row, then the rows widened to f64 by the gather kernel, scaled in place
+    const dl = this.#rowScratch(this.#rows2, m), xs = this.#rowScratch(this.#rows, m * d);
+    const ll = src.f32 ? core.llIdxF32 : core.llIdx;
+    ll(this.#code, this.familyParam, src.x, src.y, d, idx, m, t, 0, 0, dl, 0);
+    (src.f32 ? core.gatherF32AsF64 : core.gatherF64)(src.x, d, idx, m, xs);
+    const a = this.#rows2.view(0, m), xv = this.#rows.view(0, m * d);
+    for (let k = 0; k < m; k++) {
+      const ak = a[k];
+      for (let j = 0; j < d; j++) out[k * d + j] = ak * xv[k * d + j];
+    }
+    return out;
+  }
+
+  /**
+   * Fill `cache` at θ* in one full-data pass (in chunks of `chunkRows` rows) and
+   * return S = Σℓᵢ(θ*), writing A = Σᵢ ℓ'(η*ᵢ)xᵢ into `gradSum`.
+   *
+   * @param data The full data set (f64 or f32 X, read in place).
+   * @param thetaStar θ* (length d).
+   * @param options `cache` to fill, `gradSum` output (length d), `chunkRows`.
+   * @returns S.
+   */
+  prepareControlVariates(
+    data: StoredGlmData,
+    thetaStar: Float64Array,
+    options: { cache: ControlVariateCache; gradSum: Float64Array; chunkRows?: number },
+  ): number {
+    const d = this.dim, n = data.numRows, core = this.#core, a = this.arena;
+    if (options.cache.numRows !== n) {
+      throw new RangeError(`the cache has ${options.cache.numRows} rows, the data ${n}`);
+    }
+    const chunk = Math.min(options.chunkRows ?? 65536, n);
+    const src = this.#source(data), cache = pointerOf(options.cache);
+    const w = this.#rowScratch(this.#rows, chunk);
+    const vec = pointerOf(this.#vec);
+    this.#vec.view(0, d).fill(0);
+    const prep = src.f32 ? core.cvPrepareRangeF32 : core.cvPrepareRange;
+    const xtw = src.f32 ? core.xtwRangeF32 : core.xtwRange;
+    let s = 0;
+    for (let start = 0; start < n; start += chunk) {
+      const end = Math.min(n, start + chunk), k = end - start;
+      const t = this.#writeTheta(thetaStar);
+      const cvp = cache + start * CV_STRIDE * 8;
+      prep(this.#code, this.familyParam, src.x, src.y, d, start, end, t, cvp);
+      const c = a.f64(cvp, k * CV_STRIDE), wv = a.f64(w, k);
+      for (let i = 0; i < k; i++) {
+        s += c[i * CV_STRIDE + 1];
+        wv[i] = c[i * CV_STRIDE + 2];
+      }
+      xtw(src.x, d, start, end, w, vec);
+    }
+    options.gradSum.set(this.#vec.view(0, d));
+    return s;
+  }
+
+  /**
+   * Per-row differences dₖ = ℓₖ(θ) − qₖ(θ) (Taylor order 0, 1 or 2 around the
+   * gathered cache rows) over positions [start, end) of a row buffer, written to
+   * {@link RowBuffer.diffs}; with `derivative` (default true) also rₖ = ∂dₖ/∂ηₖ
+   * to {@link RowBuffer.derivatives}.
+   *
+   * @param rows The gathered rows (with their cache rows).
+   * @param theta θ (length d).
+   * @param options Taylor `order`, range of positions, `derivative`.
+   * @returns Σₖ dₖ over the range.
+   */
+  controlVariateDifferences(
+    rows: RowBuffer,
+    theta: Float64Array,
+    options: PositionRange & { order: 0 | 1 | 2; derivative?: boolean },
+  ): number {
+    const { start, end } = _positions(options, rows.capacity);
+    if (end === start) return 0;
+    const t = this.#writeTheta(theta), b = rowBufferBlocks(rows);
+    const wantR = options.derivative ?? true;
+    return this.#core.cvDiffRange(
+      this.#code,
+      this.familyParam,
+      b.x,
+      b.y,
+      b.cv + start * CV_STRIDE * 8,
+      this.dim,
+      start,
+      end,
+      t,
+      options.order,
+      b.diff + start * 8,
+      wantR ? b.r + start * 8 : 0,
+    );
+  }
+
+  /**
+   * out = Σₖ wₖxₖ over positions [start, end) of a row buffer, the weights
+   * being {@link RowBuffer.weights} (default) or {@link RowBuffer.derivatives}.
+   *
+   * @param rows The gathered rows.
+   * @param out Output (length d, overwritten).
+   * @param options Range of positions and which per-row array weighs the rows.
+   * @returns `out`.
+   */
+  weightedRowSum(
+    rows: RowBuffer,
+    out: Float64Array,
+    options: PositionRange & { weights?: "weights" | "derivatives" } = {},
+  ): Float64Array {
+    const { start, end } = _positions(options, rows.capacity), d = this.dim;
+    const b = rowBufferBlocks(rows), vec = pointerOf(this.#vec);
+    this.#vec.view(0, d).fill(0);
+    const w = options.weights === "derivatives" ? b.r : b.w;
+    if (end > start) this.#core.xtwRange(b.x, d, start, end, w + start * 8, vec);
+    out.set(this.#vec.view(0, d));
+    return out;
+  }
+
+  /**
+   * Moments of per-row terms over positions [start, end) of a row buffer:
+   * gₖ = ℓ'(ηₖ)xₖ at θ, or gₖ = rₖxₖ with rₖ the buffer's
+   * {@link RowBuffer.derivatives} when `theta` is "derivatives". Writes Σgₖ,
+   * and Σgₖ⊙gₖ / Σgₖgₖᵀ when `out.sq` / `out.outer` are given.
+   *
+   * @param rows The gathered rows.
+   * @param theta θ (length d), or "derivatives".
+   * @param options Outputs `sum`, `sq`, `outer` (overwritten) and the range of positions.
+   * @returns Nothing.
+   */
+  gradientMoments(
+    rows: RowBuffer,
+    theta: Float64Array | "derivatives",
+    options: MomentsOutput & PositionRange,
+  ): void {
+    const out = options, { start, end } = _positions(options, rows.capacity), d = this.dim;
+    const b = rowBufferBlocks(rows), core = this.#core;
+    const sum = pointerOf(this.#vec);
+    this.#vec.view(0, d).fill(0);
+    if (theta === "derivatives" && out.sq === undefined && out.outer === undefined) {
+      if (end > start) core.xtwRange(b.x, d, start, end, b.r + start * 8, sum);
+      out.sum.set(this.#vec.view(0, d));
+      return;
+    }
+    const sq = out.sq ? pointerOf(this.#sq) : 0, outer = out.outer ? pointerOf(this.#mat) : 0;
+    if (out.sq) this.#sq.view(0, d).fill(0);
+    if (out.outer) this.#mat.view(0, d * d).fill(0);
+    if (theta === "derivatives") {
+      // the Gaussian kernel with σ = 1, θ = 0 and y = r has ℓ'(η) = y − η = r
+      const z = pointerOf(this.#zero);
+      core.gradMomentsRange(FAMILY_GAUSSIAN, 1, b.x, b.r, d, start, end, z, sum, sq, outer);
+    } else {
+      const t = this.#writeTheta(theta);
+      core.gradMomentsRange(
+        this.#code,
+        this.familyParam,
+        b.x,
+        b.y,
+        d,
+        start,
+        end,
+        t,
+        sum,
+        sq,
+        outer,
+      );
+    }
+    out.sum.set(this.#vec.view(0, d));
+    if (out.sq) out.sq.set(this.#sq.view(0, d));
+    if (out.outer) out.outer.set(this.#mat.view(0, d * d));
+  }
+
+  /**
+   * Release the scratch buffers (the data are not freed).
+   *
+   * @returns Nothing.
+   */
+  dispose(): void {
+    for (const s of [this.#theta, this.#vec, this.#sq, this.#mat, this.#zero, this.#rows]) {
+      s.dispose();
+    }
+    this.#rows2.dispose();
+    this.#idx.dispose();
+  }
+
+  get #core(): CoreExports {
+    return this.arena.exports;
+  }
+
+  #writeTheta(theta: Float64Array): number {
+    const d = this.dim;
+    if (!(theta instanceof Float64Array) || theta.length !== d) {
+      throw new RangeError(
+        `theta must be a Float64Array of length ${d}, got ${
+          theta instanceof Float64Array ? `length ${theta.length}` : typeof theta
+        }`,
+      );
+    }
+    this.#theta.view(0, d).set(theta);
+    return pointerOf(this.#theta);
+  }
+
+  #source(s: StoredGlmData | RowBuffer): { x: number; y: number; numRows: number; f32: boolean } {
+    if (s.arena !== this.arena) throw new RangeError("the rows live in a different arena");
+    const cols = s instanceof RowBuffer ? s.dim : s.numCols;
+    if (cols !== this.dim) throw new RangeError(`the rows have ${cols} columns, θ has ${this.dim}`);
+    if (s instanceof RowBuffer) {
+      const b = rowBufferBlocks(s);
+      return { x: b.x, y: b.y, numRows: s.capacity, f32: false };
+    }
+    return { x: s.x, y: s.y, numRows: s.numRows, f32: s.storage === "f32" };
+  }
+
+  #writeRows(rows: Int32Array, n: number): number {
+    const m = rows.length;
+    for (let k = 0; k < m; k++) {
+      const r = rows[k];
+      if (r < 0 || r >= n) {
+        throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
+      }
+    }
+    this.#idx.ensure(Math.max(1, m));
+    this.#idx.view(0, m).set(rows);
+    return pointerOf(this.#idx);
+  }
+
+  #rowScratch(s: ScratchF64, m: number): number {
+    s.ensure(Math.max(1, m));
+    return pointerOf(s);
+  }
+}
+
+function _range(
+  range: { start?: number; end?: number } | undefined,
+  n: number,
+): { start: number; end: number } {
+  const start = range?.start ?? 0, end = range?.end ?? n;
+  if (
+    !(Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end && end <= n)
+  ) {
+    throw new RangeError(`row range [${start}, ${end}) is not inside [0, ${n})`);
+  }
+  return { start, end };
+}
+
+function _positions(range: PositionRange, capacity: number): { start: number; end: number } {
+  const start = range.start ?? 0, end = range.end ?? capacity;
+  if (!(start >= 0 && end <= capacity && start <= end)) {
+    throw new RangeError(
+      `row range [${start}, ${end}) is not inside the buffer of capacity ${capacity}`,
+    );
+  }
+  return { start, end };
+}

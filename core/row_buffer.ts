@@ -1,0 +1,418 @@
+/**
+ * Typed data views for GLM kernels: a data set in linear memory, the
+ * per-row control-variate cache, and a contiguous buffer of gathered rows.
+ *
+ * ```
+ *  StoredGlmData        x : n × d row-major, f64 or f32      y : n f64
+ *  ControlVariateCache  n × CV_STRIDE f64: (η*ᵢ, ℓᵢ(η*ᵢ), aᵢ = dℓ/dη(η*ᵢ), bᵢ = d²ℓ/dη²(η*ᵢ))
+ *  RowBuffer            position k = 0 … capacity−1 (data row indices[k]):
+ *    x    : capacity × d f64 (f32 rows are widened exactly by the gather kernel)
+ *    y    : capacity f64
+ *    cv   : capacity × CV_STRIDE f64 cache rows gathered from a ControlVariateCache
+ *    diff : capacity f64  dₖ = ℓₖ − qₖ      (written by the difference kernel)
+ *    r    : capacity f64  ∂dₖ/∂ηₖ           (written by the difference kernel)
+ *    w    : capacity f64  weights of Σ wₖ xₖ (written by callers)
+ *    idx  : capacity i32  gather scratch
+ * ```
+ *
+ * Byte offsets stay inside `core/`: callers see the per-row arrays through
+ * {@link RowBuffer.diffs}, {@link RowBuffer.derivatives} and
+ * {@link RowBuffer.weights}, fresh views re-derived on every call.
+ *
+ * References: Dang et al. (2019) §3.3 (block updates of u keep most rows);
+ * DESIGN.md "Subsampling: what makes it fast".
+ *
+ * @module
+ */
+import type { Arena } from "./arena.ts";
+import { pointerOf, setPointer } from "./_handles.ts";
+
+/** f64 per control-variate cache row (η*, ℓ*, a, b). Core-internal layout. */
+export const CV_STRIDE = 4;
+
+/**
+ * A GLM data set in an arena, as `data/` produces it (`GlmData`): the design
+ * matrix and responses at byte offsets that only `core/` reads.
+ */
+export interface StoredGlmData {
+  /** The arena whose memory holds the data. */
+  readonly arena: Arena;
+  /** Where X starts (core-internal). */
+  readonly x: number;
+  /** Where y starts (core-internal). */
+  readonly y: number;
+  /** Number of rows n. */
+  readonly numRows: number;
+  /** Number of columns d. */
+  readonly numCols: number;
+  /** Storage type of X ("f64" or "f32"); y is f64. */
+  readonly storage: "f64" | "f32";
+}
+
+/**
+ * Fresh views of a stored data set's X (f64 or f32, as stored, row-major
+ * n × d) and y (f64), valid until the memory next grows. For reading the data
+ * in TypeScript (analytic posteriors, predictions) without byte offsets.
+ *
+ * @param data The data set.
+ * @returns The two views.
+ * @example
+ * ```ts
+ * import { Arena } from "./arena.ts";
+ * import { dataViews } from "./row_buffer.ts";
+ * const arena = new Arena();
+ * const x = arena.allocF32(4), y = arena.allocF64(2);
+ * arena.writeF32(x, [1, 2, 3, 4]);
+ * const v = dataViews({ arena, x, y, numRows: 2, numCols: 2, storage: "f32" });
+ * if (!(v.x instanceof Float32Array) || v.x[3] !== 4 || v.y.length !== 2) throw new Error();
+ * ```
+ */
+export function dataViews(
+  data: StoredGlmData,
+): { x: Float64Array | Float32Array; y: Float64Array } {
+  const cells = data.numRows * data.numCols, a = data.arena;
+  return {
+    x: data.storage === "f64" ? a.f64(data.x, cells) : a.f32(data.x, cells),
+    y: a.f64(data.y, data.numRows),
+  };
+}
+
+/**
+ * The per-row control-variate cache of a data set: (η*ᵢ, ℓᵢ*, aᵢ, bᵢ) for every
+ * row i, filled by {@link GlmKernels.prepareControlVariates}.
+ *
+ * @example
+ * ```ts
+ * import { Arena } from "./arena.ts";
+ * import { ControlVariateCache } from "./row_buffer.ts";
+ * const cache = new ControlVariateCache(new Arena(), 10);
+ * if (cache.numRows !== 10) throw new Error();
+ * cache.dispose();
+ * ```
+ */
+export class ControlVariateCache {
+  /** The arena holding the cache. */
+  readonly arena: Arena;
+  /** Number of data rows n. */
+  readonly numRows: number;
+
+  /**
+   * Allocate the cache (zeroed) for `numRows` rows.
+   *
+   * @param arena The data's arena.
+   * @param numRows n.
+   */
+  constructor(arena: Arena, numRows: number) {
+    if (!Number.isInteger(numRows) || numRows < 1) {
+      throw new RangeError(`numRows must be a positive integer, got ${numRows}`);
+    }
+    this.arena = arena;
+    this.numRows = numRows;
+    setPointer(this, arena.allocF64(numRows * CV_STRIDE));
+  }
+
+  /**
+   * The cached (η*, ℓ*, dℓ/dη, d²ℓ/dη²) of data row `i` (a copy).
+   *
+   * @param i Row index in [0, n).
+   * @returns Four numbers.
+   */
+  row(i: number): Float64Array {
+    if (!(Number.isInteger(i) && i >= 0 && i < this.numRows)) {
+      throw new RangeError(`row index must be an integer in [0, ${this.numRows - 1}], got ${i}`);
+    }
+    return this.arena.readF64(pointerOf(this) + i * CV_STRIDE * 8, CV_STRIDE);
+  }
+
+  /**
+   * Release the cache.
+   *
+   * @returns Nothing.
+   */
+  dispose(): void {
+    this.arena.free(pointerOf(this));
+    setPointer(this, 0);
+  }
+}
+
+/** Byte offsets of a {@link RowBuffer}'s blocks (core-internal). */
+export interface RowBufferBlocks {
+  x: number;
+  y: number;
+  cv: number;
+  diff: number;
+  r: number;
+  w: number;
+  idx: number;
+}
+
+const _blocks = new WeakMap<RowBuffer, RowBufferBlocks>();
+
+/**
+ * The blocks of a row buffer, for the kernels in `core/` (never exported from
+ * `core/`'s public modules).
+ *
+ * @param rows The buffer.
+ * @returns Its byte offsets.
+ */
+export function rowBufferBlocks(rows: RowBuffer): RowBufferBlocks {
+  const b = _blocks.get(rows);
+  if (b === undefined) throw new RangeError("the RowBuffer has been disposed");
+  return b;
+}
+
+/**
+ * A contiguous, growable buffer of rows gathered from a data set, with the
+ * per-row scratch the subsampling estimators need.
+ *
+ * @example
+ * ```ts
+ * import { Arena } from "./arena.ts";
+ * import { RowBuffer } from "./row_buffer.ts";
+ * const arena = new Arena();
+ * const x = arena.allocF64(6), y = arena.allocF64(3);
+ * arena.writeF64(x, [1, 2, 3, 4, 5, 6]);
+ * const data = { arena, x, y, numRows: 3, numCols: 2, storage: "f64" as const };
+ * const rows = new RowBuffer(data, 4);
+ * rows.gather(new Int32Array([2, 0]), 0);
+ * console.log(Array.from(rows.rowValues(0, 2))); // [5, 6, 1, 2]
+ * rows.dispose();
+ * ```
+ */
+export class RowBuffer {
+  /** The data set rows are copied from. */
+  readonly data: StoredGlmData;
+  /** The arena holding data and buffer. */
+  readonly arena: Arena;
+  /** Number of columns d. */
+  readonly dim: number;
+  /** Rows the buffer can hold. */
+  capacity = 0;
+  /** Data-row index held at each position (length capacity; −1 = empty). */
+  indices: Int32Array = new Int32Array(0);
+
+  /**
+   * Allocate an empty buffer for `capacity` rows of `data`.
+   *
+   * @param data The data set to gather from (f64 or f32 storage).
+   * @param capacity Initial number of rows.
+   */
+  constructor(data: StoredGlmData, capacity: number) {
+    this.data = data;
+    this.arena = data.arena;
+    this.dim = data.numCols;
+    this.ensureCapacity(Math.max(1, capacity));
+  }
+
+  /**
+   * Grow the buffers to hold at least `capacity` rows, keeping the contents.
+   * Views taken before may detach.
+   *
+   * @param capacity Rows wanted.
+   * @returns Nothing.
+   */
+  ensureCapacity(capacity: number): void {
+    if (!Number.isInteger(capacity) || capacity < 0) {
+      throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
+    }
+    if (capacity <= this.capacity) return;
+    const old = this.capacity, d = this.dim, a = this.arena;
+    const cap = Math.max(capacity, Math.ceil(old * 1.5));
+    const nb: RowBufferBlocks = {
+      x: a.allocF64(cap * d),
+      y: a.allocF64(cap),
+      cv: a.allocF64(cap * CV_STRIDE),
+      diff: a.allocF64(cap),
+      r: a.allocF64(cap),
+      w: a.allocF64(cap),
+      idx: a.allocI32(cap),
+    };
+    const ob = _blocks.get(this);
+    if (old > 0 && ob !== undefined) {
+      a.f64(nb.x, old * d).set(a.f64(ob.x, old * d));
+      a.f64(nb.y, old).set(a.f64(ob.y, old));
+      a.f64(nb.cv, old * CV_STRIDE).set(a.f64(ob.cv, old * CV_STRIDE));
+      _free(a, ob);
+    }
+    _blocks.set(this, nb);
+    const ind = new Int32Array(cap).fill(-1);
+    ind.set(this.indices.subarray(0, old));
+    this.indices = ind;
+    this.capacity = cap;
+  }
+
+  /**
+   * Copy data rows `rows` (and their control-variate cache rows, if `cache` is
+   * given) into positions `[offset, offset + rows.length)`.
+   *
+   * @param rows Data-row indices in [0, n).
+   * @param offset First position written.
+   * @param cache The data set's control-variate cache, to gather too.
+   * @returns Nothing.
+   */
+  gather(rows: Int32Array, offset: number, cache?: ControlVariateCache): void {
+    const k = rows.length, n = this.data.numRows, d = this.dim, a = this.arena;
+    if (!Number.isInteger(offset) || offset < 0 || offset + k > this.capacity) {
+      throw new RangeError(
+        `gather of ${k} rows at offset ${offset} exceeds the capacity ${this.capacity}`,
+      );
+    }
+    for (let i = 0; i < k; i++) {
+      const r = rows[i];
+      if (!(r >= 0 && r < n)) {
+        throw new RangeError(`row index ${r} at position ${i} is outside [0, ${n - 1}]`);
+      }
+    }
+    if (k === 0) return;
+    const b = rowBufferBlocks(this), core = a.exports, data = this.data;
+    a.i32(b.idx, k).set(rows);
+    if (data.storage === "f64") core.gatherF64(data.x, d, b.idx, k, b.x + offset * d * 8);
+    else core.gatherF32AsF64(data.x, d, b.idx, k, b.x + offset * d * 8);
+    core.gatherF64(data.y, 1, b.idx, k, b.y + offset * 8);
+    if (cache !== undefined) {
+      _checkCache(cache, n);
+      core.gatherF64(pointerOf(cache), CV_STRIDE, b.idx, k, b.cv + offset * CV_STRIDE * 8);
+    }
+    this.indices.set(rows, offset);
+  }
+
+  /**
+   * Re-gather the control-variate cache rows of positions `[start, end)` (after
+   * the cache was recomputed at a new θ*).
+   *
+   * @param cache The data set's control-variate cache.
+   * @param range `start` (default 0) and `end` (default capacity) positions.
+   * @returns Nothing.
+   */
+  regatherCache(cache: ControlVariateCache, range: { start?: number; end?: number } = {}): void {
+    const start = range.start ?? 0, end = range.end ?? this.capacity;
+    const k = end - start;
+    if (k <= 0) return;
+    _checkCache(cache, this.data.numRows);
+    const ind = this.indices.subarray(start, end);
+    for (let i = 0; i < k; i++) {
+      if (ind[i] < 0) {
+        throw new RangeError(`position ${start + i} holds no row; gather it before its cache`);
+      }
+    }
+    const b = rowBufferBlocks(this);
+    this.arena.i32(b.idx, k).set(ind);
+    this.arena.exports.gatherF64(
+      pointerOf(cache),
+      CV_STRIDE,
+      b.idx,
+      k,
+      b.cv + start * CV_STRIDE * 8,
+    );
+  }
+
+  /**
+   * Move `count` gathered rows (x, y, cv and index) from position `from` to
+   * position `to` inside the buffer (ranges may overlap).
+   *
+   * @param from First source position.
+   * @param to First destination position.
+   * @param count Number of rows.
+   * @returns Nothing.
+   */
+  moveRows(from: number, to: number, count: number): void {
+    if (count <= 0 || from === to) return;
+    if (from < 0 || to < 0 || from + count > this.capacity || to + count > this.capacity) {
+      throw new RangeError(
+        `moveRows(${from}, ${to}, ${count}) exceeds the capacity ${this.capacity}`,
+      );
+    }
+    const a = this.arena, d = this.dim, b = rowBufferBlocks(this), cap = this.capacity;
+    a.f64(b.x, cap * d).copyWithin(to * d, from * d, (from + count) * d);
+    a.f64(b.y, cap).copyWithin(to, from, from + count);
+    const s = CV_STRIDE;
+    a.f64(b.cv, cap * s).copyWithin(to * s, from * s, (from + count) * s);
+    this.indices.copyWithin(to, from, from + count);
+  }
+
+  /**
+   * The per-row differences dₖ of positions [start, end) (a fresh view).
+   *
+   * @param start First position (default 0).
+   * @param end One past the last (default capacity).
+   * @returns A view backed by the arena's memory.
+   */
+  diffs(start = 0, end: number = this.capacity): Float64Array {
+    return this.#view("diff", start, end);
+  }
+
+  /**
+   * The per-row derivatives rₖ = ∂dₖ/∂ηₖ of positions [start, end) (a fresh view).
+   *
+   * @param start First position (default 0).
+   * @param end One past the last (default capacity).
+   * @returns A view backed by the arena's memory.
+   */
+  derivatives(start = 0, end: number = this.capacity): Float64Array {
+    return this.#view("r", start, end);
+  }
+
+  /**
+   * The per-row weights wₖ of positions [start, end) (a fresh view; write them
+   * before {@link GlmKernels.weightedRowSum}).
+   *
+   * @param start First position (default 0).
+   * @param end One past the last (default capacity).
+   * @returns A view backed by the arena's memory.
+   */
+  weights(start = 0, end: number = this.capacity): Float64Array {
+    return this.#view("w", start, end);
+  }
+
+  /**
+   * The gathered X rows of positions [start, end), row-major f64 (a fresh view).
+   *
+   * @param start First position (default 0).
+   * @param end One past the last (default capacity).
+   * @returns A view of (end − start) × d values.
+   */
+  rowValues(start = 0, end: number = this.capacity): Float64Array {
+    this.#checkRange(start, end);
+    return this.arena.f64(rowBufferBlocks(this).x + start * this.dim * 8, (end - start) * this.dim);
+  }
+
+  /**
+   * Release the buffers.
+   *
+   * @returns Nothing.
+   */
+  dispose(): void {
+    if (this.capacity === 0) return;
+    const b = _blocks.get(this);
+    if (b !== undefined) _free(this.arena, b);
+    _blocks.delete(this);
+    this.capacity = 0;
+    this.indices = new Int32Array(0);
+  }
+
+  #view(which: "diff" | "r" | "w", start: number, end: number): Float64Array {
+    this.#checkRange(start, end);
+    return this.arena.f64(rowBufferBlocks(this)[which] + start * 8, end - start);
+  }
+
+  #checkRange(start: number, end: number): void {
+    if (!(Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end)) {
+      throw new RangeError(`row range [${start}, ${end}) is not a valid range`);
+    }
+    if (end > this.capacity) {
+      throw new RangeError(
+        `row range [${start}, ${end}) is not inside the buffer of capacity ${this.capacity}`,
+      );
+    }
+  }
+}
+
+function _free(a: Arena, b: RowBufferBlocks): void {
+  for (const p of [b.x, b.y, b.cv, b.diff, b.r, b.w, b.idx]) a.free(p);
+}
+
+function _checkCache(cache: ControlVariateCache, n: number): void {
+  if (cache.numRows !== n) {
+    throw new RangeError(`the control-variate cache has ${cache.numRows} rows, the data ${n}`);
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Dense BFGS approximation of the inverse Hessian (QNHMC for small d).
+ *
+ * Memory layout: C is one d×d row-major Float64Array, kept exactly
+ * symmetric (each update computes the upper triangle and mirrors it).
+ * C·v costs d² multiply-adds; folding in one pair costs 2d².
+ *
+ * An update computes, with h = C y and ρ = 1/sᵀy,
+ * C⁺ = C − ρ (s hᵀ + h sᵀ) + (ρ² yᵀh + ρ) s sᵀ,
+ * which is eq. (1) expanded for a symmetric C.
+ *
+ * References: Fu, Luo & Zhang (2016), eq. (1), §3.5; Nocedal & Wright
+ * (2006), eq. (6.17).
+ *
+ * @module
+ */
+import {
+  _checkCommon,
+  _checkPairs,
+  curvature,
+  type CurvatureOptions,
+  type CurvaturePair,
+  type InverseHessian,
+  type InverseHessianUpdate,
+} from "./inverse_hessian.ts";
+
+/** Options of {@link denseBfgs}. */
+export interface DenseBfgsOptions extends CurvatureOptions {
+  /** C₀: γ > 0 for γI (the default, γ = 1, is Algorithm 2's B = I), or a d×d SPD matrix (copied). */
+  initial?: number | Float64Array;
+  /**
+   * Replace C₀ by (sᵀy / yᵀy) I of the first accepted pair just before the
+   * first update (Nocedal & Wright eq. 6.20; default false, Algorithm 2 keeps
+   * C₀). Puts C on the target's scale in every direction at once, instead of
+   * only in the directions the trajectories have probed.
+   */
+  scaleBeforeFirstUpdate?: boolean;
+}
+
+/**
+ * A dense BFGS inverse-Hessian approximation, starting at C₀ = γI or a given matrix.
+ *
+ * @param dim Dimension d.
+ * @param options C₀ and the curvature tolerance.
+ * @returns The approximation.
+ * @throws {RangeError} On a bad d, γ, tolerance or matrix size.
+ *
+ * @example
+ * ```ts
+ * import { denseBfgs } from "./bfgs.ts";
+ * // One pair on the quadratic U = θ²/2·4: y = 4s, so the secant equation C y = s holds after it.
+ * const c = denseBfgs(1).update([{ s: new Float64Array([1]), y: new Float64Array([4]) }]).approximation;
+ * const out = c.multiply(new Float64Array([4]), new Float64Array(1));
+ * if (Math.abs(out[0] - 1) > 1e-15) throw new Error();
+ * ```
+ *
+ * References: Fu, Luo & Zhang (2016), eq. (1); Nocedal & Wright (2006), eq. (6.17).
+ */
+export function denseBfgs(dim: number, options: DenseBfgsOptions = {}): InverseHessian {
+  const tol = _checkCommon(dim, options);
+  const initial = options.initial ?? 1;
+  let h: Float64Array;
+  if (typeof initial === "number") {
+    if (!(initial > 0) || !Number.isFinite(initial)) {
+      throw new RangeError(`initial scale must be positive and finite, got ${initial}`);
+    }
+    h = new Float64Array(dim * dim);
+    for (let i = 0; i < dim; i++) h[i * dim + i] = initial;
+  } else {
+    if (initial.length !== dim * dim) {
+      throw new RangeError(`initial matrix must have length ${dim * dim}, got ${initial.length}`);
+    }
+    h = Float64Array.from(initial);
+  }
+  return _dense(dim, h, 0, { tol, scaleFirst: options.scaleBeforeFirstUpdate ?? false });
+}
+
+function _dense(
+  dim: number,
+  h: Float64Array,
+  numPairs: number,
+  config: { tol: number; scaleFirst: boolean },
+): InverseHessian {
+  const tol = config.tol;
+  const self: InverseHessian = {
+    kind: "bfgs",
+    dim,
+    numPairs,
+    multiply: (v: Float64Array, out: Float64Array): Float64Array => _matVec(h, dim, v, out),
+    update(pairs: readonly CurvaturePair[]): InverseHessianUpdate {
+      _checkPairs(pairs, dim);
+      const next = Float64Array.from(h);
+      const hy = new Float64Array(dim);
+      let used = 0;
+      for (const pair of pairs) {
+        const sy = curvature(pair, tol);
+        if (Number.isNaN(sy)) continue;
+        if (config.scaleFirst && numPairs + used === 0) {
+          let yy = 0;
+          for (let i = 0; i < dim; i++) yy += pair.y[i] * pair.y[i];
+          next.fill(0);
+          for (let i = 0; i < dim; i++) next[i * dim + i] = sy / yy;
+        }
+        _bfgsInPlace(next, dim, pair.s, pair.y, sy, hy);
+        used++;
+      }
+      return {
+        approximation: used === 0 ? self : _dense(dim, next, numPairs + used, config),
+        numSkipped: pairs.length - used,
+      };
+    },
+    toDense: () => Float64Array.from(h),
+  };
+  return self;
+}
+
+/**
+ * out = A v for a d×d row-major A, four accumulators per row (about twice
+ * as fast as one in V8 at d = 100).
+ */
+function _matVec(a: Float64Array, dim: number, v: Float64Array, out: Float64Array): Float64Array {
+  const d4 = dim - (dim % 4);
+  for (let i = 0; i < dim; i++) {
+    const row = i * dim;
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, j = 0;
+    for (; j < d4; j += 4) {
+      a0 += a[row + j] * v[j];
+      a1 += a[row + j + 1] * v[j + 1];
+      a2 += a[row + j + 2] * v[j + 2];
+      a3 += a[row + j + 3] * v[j + 3];
+    }
+    for (; j < dim; j++) a0 += a[row + j] * v[j];
+    out[i] = (a0 + a1) + (a2 + a3);
+  }
+  return out;
+}
+
+/**
+ * C ← C − ρ(s hᵀ + h sᵀ) + (ρ² yᵀh + ρ) s sᵀ with h = C y. Entry (i, j) and
+ * (j, i) are computed from the same products in commuted order, so an
+ * exactly symmetric C stays exactly symmetric.
+ */
+function _bfgsInPlace(
+  c: Float64Array,
+  dim: number,
+  s: Float64Array,
+  y: Float64Array,
+  sy: number,
+  hy: Float64Array,
+): void {
+  const rho = 1 / sy;
+  _matVec(c, dim, y, hy);
+  let yhy = 0;
+  for (let i = 0; i < dim; i++) yhy += y[i] * hy[i];
+  const coef = rho * rho * yhy + rho;
+  for (let i = 0; i < dim; i++) {
+    const row = i * dim, si = s[i], hi = hy[i];
+    for (let j = 0; j < dim; j++) {
+      c[row + j] += coef * (si * s[j]) - rho * (si * hy[j] + hi * s[j]);
+    }
+  }
+}

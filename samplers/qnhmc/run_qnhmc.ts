@@ -1,0 +1,68 @@
+/**
+ * Run QNHMC chains with the run driver.
+ *
+ * References: Fu, Luo & Zhang (2016), Algorithm 2.
+ *
+ * @module
+ */
+import type { Model } from "../../models/model.ts";
+import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
+import { qnhmcChainSampler, type QnhmcOptions } from "./description.ts";
+
+/** Options of {@link runQnhmc}: the sampler's options and the driver's. */
+export type RunQnhmcOptions =
+  & QnhmcOptions
+  & RunOptions;
+
+/**
+ * Run QNHMC chains on `model` with the run driver.
+ *
+ * @param model The target.
+ * @param options QNHMC options ({@link QnhmcOptions}) and the driver's
+ *   (seed, numWarmup, numSamples, numChains, initial positions, …).
+ * @returns The driver's result: draws, per-iteration info, cost, tuning.
+ *
+ * @example
+ * ```ts
+ * import { runQnhmc } from "./run_qnhmc.ts";
+ * import { gaussianTarget } from "../../models/gaussian_target.ts";
+ * const model = gaussianTarget(new Float64Array(2), new Float64Array([1, 4]));
+ * const r = runQnhmc(model, { seed: 1, numWarmup: 50, numSamples: 100, numChains: 2,
+ *   stepSize: 0.3, numIntegrationSteps: 5 });
+ * if (r.draws.length !== 2 || r.draws[0][1].length !== 100) throw new Error();
+ * ```
+ *
+ * References: Fu, Luo & Zhang (2016), Algorithm 2.
+ */
+export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult {
+  const {
+    stepSize,
+    numIntegrationSteps,
+    approximation,
+    memory,
+    initialScale,
+    lbfgsScaling,
+    curvatureTolerance,
+    adaptation,
+    adaptStepSize,
+    targetAcceptanceRate,
+    metric,
+    divergenceThreshold,
+    ...driverOptions
+  } = options;
+  const sampler = qnhmcChainSampler(model, {
+    stepSize,
+    numIntegrationSteps,
+    approximation,
+    memory,
+    initialScale,
+    lbfgsScaling,
+    curvatureTolerance,
+    adaptation,
+    adaptStepSize,
+    targetAcceptanceRate,
+    metric,
+    divergenceThreshold,
+  });
+  return sampleChains({ ...driverOptions, sampler, model });
+}
