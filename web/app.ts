@@ -58,6 +58,7 @@ function _setState(state: "idle" | "running" | "done" | "error"): void {
 
 function _fail(message: string): void {
   _$("warnings").textContent = message;
+  _$("progress-text").textContent = "failed";
   _setState("error");
 }
 
@@ -298,11 +299,45 @@ function _fillSamplers(samplers: SamplerEntry[]): void {
   _describeSampler();
 }
 
+function _escape(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
+}
+
+/** The chosen sampler's summary, and one input per option it publishes (blank = its default). */
 function _describeSampler(): void {
   const entry = _samplers.find((s) => s.name === _$<HTMLSelectElement>("sampler").value);
   _$("sampler-summary").textContent = entry === undefined
     ? ""
     : `${entry.summary}. ${entry.references}.`;
+  _$("sampler-options").innerHTML = (entry?.options ?? []).map((o) => {
+    const id = `opt-${o.name}`;
+    const title = `title="${_escape(o.help)}"`;
+    const input = o.type === "choice" || o.type === "boolean"
+      ? `<select id="${id}" data-option="${o.name}" data-type="${o.type}" ${title}>` +
+        `<option value="">default (${_escape(o.default)})</option>` +
+        (o.choices ?? ["true", "false"]).map((c) => `<option>${_escape(c)}</option>`).join("") +
+        `</select>`
+      : `<input id="${id}" data-option="${o.name}" data-type="${o.type}" type="number" ` +
+        `step="${o.type === "integer" ? 1 : "any"}"${
+          o.min === undefined ? "" : ` min="${o.min}"`
+        } ` +
+        `placeholder="${_escape(o.default)}" ${title}>`;
+    return `<label>${_escape(o.name)} ${input}</label>`;
+  }).join("");
+}
+
+/** The options the user set, typed as the sampler expects. */
+function _samplerOptions(): Record<string, number | string | boolean> {
+  const out: Record<string, number | string | boolean> = {};
+  for (const el of _$("sampler-options").querySelectorAll<HTMLInputElement>("[data-option]")) {
+    if (el.value === "") continue;
+    const name = el.dataset.option!;
+    if (el.dataset.type === "boolean") out[name] = el.value === "true";
+    else if (el.dataset.type === "choice") {
+      out[name] = /^-?\d+(\.\d+)?$/.test(el.value) ? Number(el.value) : el.value;
+    } else out[name] = Number(el.value);
+  }
+  return out;
 }
 
 function _onMessage(m: WorkerMessage): void {
@@ -408,7 +443,7 @@ function _start(): void {
     family: _$<HTMLSelectElement>("family").value as Family,
     priorScale: _num("priorScale"),
     sampler: _$<HTMLSelectElement>("sampler").value,
-    stepSize: _$<HTMLInputElement>("stepSize").value === "" ? undefined : _num("stepSize"),
+    options: _samplerOptions(),
     numChains: _num("numChains"),
     numWarmup: _num("numWarmup"),
     numSamples: _num("numSamples"),

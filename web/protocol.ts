@@ -44,8 +44,8 @@ export interface RunRequest {
   priorScale: number;
   /** A registered sampler's name. */
   sampler: string;
-  /** Step size, for samplers that need one (otherwise the sampler's default). */
-  stepSize?: number;
+  /** The sampler's own options the user set (the others take its defaults). */
+  options: Record<string, number | string | boolean>;
   /** Chains (run one after another). */
   numChains: number;
   /** Warmup iterations per chain. */
@@ -130,6 +130,15 @@ export interface SamplerEntry {
   references: string;
   /** Exact (Metropolis-corrected) or biased. */
   isExact: boolean;
+  /** Its options, from the registry's metadata (empty when it publishes none). */
+  options: {
+    name: string;
+    type: "number" | "integer" | "boolean" | "choice";
+    choices?: readonly string[];
+    min?: number;
+    default: string;
+    help: string;
+  }[];
 }
 
 /** Sent once when the worker has loaded. */

@@ -5,8 +5,8 @@
  * draws, the cost and a summary to the page every ~250 ms, so the page
  * never waits on sampling.
  *
- * Any registered sampler runs (`sample()` by name, the registry's defaults
- * plus an optional step size); the driver's `onDraw` hands over each draw
+ * Any registered sampler runs (`sample()` by name, with the options the
+ * user set and the registry's defaults for the rest); the driver's `onDraw` hands over each draw
  * as it is made, and they are flushed with `postMessage` (which does not
  * wait for the page). On load the worker sends the registry's list.
  *
@@ -170,10 +170,8 @@ function _run(request: RunRequest): void {
     pending = [];
   };
 
-  const own: Record<string, unknown> = {};
-  if (request.stepSize !== undefined) own.stepSize = request.stepSize;
   const result = sample(model, {
-    ...own,
+    ...request.options,
     sampler: request.sampler,
     seed: request.seed,
     numChains: request.numChains,
@@ -215,9 +213,14 @@ function _run(request: RunRequest): void {
   // A chain that stopped early has fewer draws: summarise the common length.
   const numDraws = Math.min(...result.chains.map((c) => c.numDraws));
   const draws = result.draws.map((c) => c.map((p) => p.subarray(0, numDraws)));
+  // Signed HMC-ECS: sign-corrected means and sds (eq. 17). Thinning is 1, so
+  // draw k is sampling iteration k.
+  const signs = result.chains.every((c) => c.info.sampling.sign !== undefined)
+    ? result.chains.map((c) => c.info.sampling.sign.subarray(0, numDraws))
+    : undefined;
   _post({
     type: "done",
-    summary: numDraws >= 4 ? summarize(draws, names) : [],
+    summary: numDraws >= 4 ? summarize(draws, names, { signs }) : [],
     chains,
     cost: cost(),
     csv: formatDrawsCsv({ parameterNames: names, draws, extra: {} }),
@@ -236,6 +239,19 @@ _post({
   type: "samplers",
   samplers: samplerNames().map((name) => {
     const d = getSampler(name);
-    return { name, summary: d.summary, references: d.references, isExact: d.isExact };
+    return {
+      name,
+      summary: d.summary,
+      references: d.references,
+      isExact: d.isExact,
+      options: (d.options ?? []).map((o) => ({
+        name: o.name,
+        type: o.type,
+        choices: o.choices,
+        min: o.min,
+        default: o.default,
+        help: o.help,
+      })),
+    };
   }),
 });
