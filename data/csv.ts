@@ -55,7 +55,7 @@
  *
  * @module
  */
-import Papa from "papaparse";
+import Papa from "npm:papaparse@5.7.1";
 import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 

@@ -16,8 +16,8 @@
  * @module
  */
 
-import * as vega from "vega";
-import * as vegaLite from "vega-lite";
+import * as vega from "npm:vega@6.4.0";
+import * as vegaLite from "npm:vega-lite@6.5.0";
 
 /** Options of {@link renderSvg}. */
 export interface RenderSvgOptions {
