@@ -62,12 +62,13 @@ function _alignUp(v: number, a: number): number {
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { Arena } from "./arena.ts";
  * const arena = new Arena(); // reference backend
  * const x = arena.allocF64(3), y = arena.allocF64(3);
  * arena.writeF64(x, [1, 2, 3]);
  * arena.writeF64(y, [4, 5, 6]);
- * console.log(arena.exports.dot(3, x, y)); // 32
+ * assert.equal(arena.exports.dot(3, x, y), 32);
  * arena.free(x);
  * arena.free(y);
  * ```
@@ -139,10 +140,11 @@ export class Arena {
    * @returns The unsigned byte offset of the block (never 0).
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena();
    * const p = arena.alloc(1000, 16);
-   * console.log(p % 16); // 0
+   * assert.equal(p % 16, 0);
    * ```
    */
   alloc(bytes: number, align = 8): number {
@@ -190,10 +192,11 @@ export class Arena {
    * @returns Byte offset.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena();
    * const theta = arena.allocF64(30);
-   * console.log(arena.f64(theta, 30).length); // 30
+   * assert.equal(arena.f64(theta, 30).length, 30);
    * ```
    */
   allocF64(n: number): number {
@@ -207,9 +210,10 @@ export class Arena {
    * @returns Byte offset.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const p = new Arena().allocF32(5);
-   * console.log(p > 0); // true
+   * assert.ok(p > 0);
    * ```
    */
   allocF32(n: number): number {
@@ -223,9 +227,10 @@ export class Arena {
    * @returns Byte offset.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const p = new Arena().allocI32(5);
-   * console.log(p > 0); // true
+   * assert.ok(p > 0);
    * ```
    */
   allocI32(n: number): number {
@@ -239,10 +244,11 @@ export class Arena {
    * @returns Nothing.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena();
    * arena.free(arena.allocF64(10));
-   * console.log(arena.bytesInUse); // 0
+   * assert.equal(arena.bytesInUse, 0);
    * ```
    */
   free(ptr: number): void {
@@ -268,9 +274,10 @@ export class Arena {
    * @returns The previous size in pages.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena({ initialBytes: 65536 });
-   * console.log(arena.grow(1)); // 1
+   * assert.equal(arena.grow(1), 1);
    * ```
    */
   grow(pages: number): number {
@@ -300,11 +307,12 @@ export class Arena {
    * @returns A view (writes go to the memory).
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena();
    * const p = arena.allocF64(2);
    * arena.f64(p, 2)[1] = 7;
-   * console.log(arena.readF64(p, 2)); // Float64Array [0, 7]
+   * assert.deepEqual(Array.from(arena.readF64(p, 2)), [0, 7]);
    * ```
    */
   f64(ptr: number, n: number): Float64Array {
@@ -320,9 +328,10 @@ export class Arena {
    * @returns A view.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena();
-   * console.log(arena.f32(arena.allocF32(3), 3).length); // 3
+   * assert.equal(arena.f32(arena.allocF32(3), 3).length, 3);
    * ```
    */
   f32(ptr: number, n: number): Float32Array {
@@ -338,9 +347,10 @@ export class Arena {
    * @returns A view.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena();
-   * console.log(arena.i32(arena.allocI32(3), 3).length); // 3
+   * assert.equal(arena.i32(arena.allocI32(3), 3).length, 3);
    * ```
    */
   i32(ptr: number, n: number): Int32Array {
@@ -408,9 +418,10 @@ export class Arena {
    * @returns A new Float64Array not backed by the memory.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena();
-   * console.log(arena.readF64(arena.allocF64(2), 2)); // Float64Array [0, 0]
+   * assert.deepEqual(Array.from(arena.readF64(arena.allocF64(2), 2)), [0, 0]);
    * ```
    */
   readF64(ptr: number, n: number): Float64Array {
@@ -425,9 +436,10 @@ export class Arena {
    * @returns A new Float32Array not backed by the memory.
    * @example
    * ```ts
+   * import { strict as assert } from "node:assert";
    * import { Arena } from "./arena.ts";
    * const arena = new Arena();
-   * console.log(arena.readF32(arena.allocF32(1), 1)); // Float32Array [0]
+   * assert.deepEqual(Array.from(arena.readF32(arena.allocF32(1), 1)), [0]);
    * ```
    */
   readF32(ptr: number, n: number): Float32Array {

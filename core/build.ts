@@ -40,7 +40,7 @@ const _LINE = 96; // base64 characters per line of the generated file
  * ```ts ignore
  * import { compileTarget } from "./build.ts";
  * const bytes = await compileTarget("simd");
- * console.log(WebAssembly.validate(bytes));
+ * if (!WebAssembly.validate(bytes)) throw new Error("invalid module");
  * ```
  */
 export async function compileTarget(target: BuildTarget): Promise<Uint8Array> {

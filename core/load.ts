@@ -153,8 +153,9 @@ function _validates(backend: "simd" | "relaxed-simd"): boolean {
  * @returns The available backends.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { availableBackends } from "./load.ts";
- * console.log(availableBackends().includes("reference")); // true
+ * assert.ok(availableBackends().includes("reference"));
  * ```
  */
 export function availableBackends(): CoreBackend[] {
@@ -213,11 +214,12 @@ function _bind(
  * @returns Kernels reading and writing `memory`; allocate only through the owning arena.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { bindCore, loadCore } from "./load.ts";
  * const arena = loadCore({ backend: "reference" });
  * const x = arena.allocF64(2);
  * arena.writeF64(x, [1, 2]);
- * console.log(bindCore(arena.memory).dot(2, x, x)); // 5, with the fastest backend
+ * assert.equal(bindCore(arena.memory).dot(2, x, x), 5); // with the fastest backend
  * ```
  */
 export function bindCore(
@@ -255,11 +257,12 @@ function _choose(wanted: CoreBackend | "auto"): CoreBackend {
  * @returns An {@link Arena} whose `exports` are the chosen kernels.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "./load.ts";
  * const arena = loadCore();
  * const x = arena.allocF64(2);
  * arena.writeF64(x, [3, 4]);
- * console.log(arena.exports.dot(2, x, x)); // 25
+ * assert.equal(arena.exports.dot(2, x, x), 25);
  * ```
  */
 export function loadCore(options: LoadCoreOptions = {}): Arena {

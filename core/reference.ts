@@ -37,8 +37,9 @@ const _LOG_2PI = 1.8378770664093453; // log(2π)
  * @returns A RangeError naming the value.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { invalidArgumentError } from "./reference.ts";
- * console.log(invalidArgumentError(1, 3).message); // "order must be 0, 1 or 2, got 3"
+ * assert.equal(invalidArgumentError(1, 3).message, "order must be 0, 1 or 2, got 3");
  * ```
  */
 export function invalidArgumentError(what: number, value: number): RangeError {
@@ -109,11 +110,12 @@ function _views(memory: WebAssembly.Memory): {
  * @returns Kernels implemented with plain loops over typed arrays.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { createReferenceExports } from "./reference.ts";
  * const memory = new WebAssembly.Memory({ initial: 1 });
  * const core = createReferenceExports(memory);
  * new Float64Array(memory.buffer).set([1, 2, 3, 4], 2); // x at 16, y at 32
- * console.log(core.dot(2, 16, 32)); // 1·3 + 2·4 = 11
+ * assert.equal(core.dot(2, 16, 32), 11); // 1·3 + 2·4
  * ```
  */
 export function createReferenceExports(memory: WebAssembly.Memory): CoreExports {

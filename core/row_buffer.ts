@@ -167,6 +167,7 @@ export function rowBufferBlocks(rows: RowBuffer): RowBufferBlocks {
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { Arena } from "./arena.ts";
  * import { RowBuffer } from "./row_buffer.ts";
  * const arena = new Arena();
@@ -175,7 +176,7 @@ export function rowBufferBlocks(rows: RowBuffer): RowBufferBlocks {
  * const data = { arena, x, y, numRows: 3, numCols: 2, storage: "f64" as const };
  * const rows = new RowBuffer(data, 4);
  * rows.gather(new Int32Array([2, 0]), 0);
- * console.log(Array.from(rows.rowValues(0, 2))); // [5, 6, 1, 2]
+ * assert.deepEqual(Array.from(rows.rowValues(0, 2)), [5, 6, 1, 2]);
  * rows.dispose();
  * ```
  */

@@ -99,9 +99,11 @@ export interface CcadlParams extends SgBaseParams {
  * @returns The state.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { init } from "./ccadl.ts";
  * const s = init(new Float64Array([0, 0]), { covariance: "full" });
- * console.log(s.covariance.value.length, s.thermostat); // 4 1
+ * assert.equal(s.covariance.value.length, 4);
+ * assert.equal(s.thermostat, 1);
  * ```
  *
  * References: Shang et al. (2015), Algorithm 1 line 2.
@@ -131,6 +133,7 @@ export function init(
  * @returns The new state and its info.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
@@ -140,7 +143,7 @@ export function init(
  * const rng = new Rng(4);
  * let s = init(new Float64Array([0, 1]), { rng });
  * for (let i = 0; i < 5; i++) s = step(rng, s, params).state;
- * console.log(s.covariance.numUpdates); // 5
+ * assert.equal(s.covariance.numUpdates, 5);
  * ```
  *
  * References: Shang et al. (2015), Algorithm 1, eqs. 17–19.

@@ -47,11 +47,12 @@ export interface SgBaseParams {
  * @returns Nothing; throws a RangeError/TypeError naming the bad value.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { checkSgParams } from "./sg_common.ts";
  * try {
  *   checkSgParams({ stepSize: -0.1 } as never, 2);
  * } catch (e) {
- *   console.log((e as Error).message); // stepSize must be positive and finite, got -0.1
+ *   assert.equal((e as Error).message, "stepSize must be positive and finite, got -0.1");
  * }
  * ```
  *
@@ -91,8 +92,9 @@ export function checkSgParams(params: SgBaseParams, dim: number): void {
  * @returns The value.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { checkPositive } from "./sg_common.ts";
- * console.log(checkPositive(1, "friction")); // 1
+ * assert.equal(checkPositive(1, "friction"), 1);
  * ```
  *
  * References: STYLE.md (errors name the bad value).
@@ -113,8 +115,9 @@ export function checkPositive(value: number, name: string): number {
  * @returns `{ friction, thermalMass }`.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { thermostatConstants } from "./sg_common.ts";
- * console.log(thermostatConstants({}, 3)); // { friction: 1, thermalMass: 3 }
+ * assert.deepEqual(thermostatConstants({}, 3), { friction: 1, thermalMass: 3 });
  * ```
  *
  * References: Shang et al. (2015), eq. 8 and Algorithm 1.
@@ -139,10 +142,13 @@ export function thermostatConstants(
  * @returns The number of coordinates reflected.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { reflectIntoBounds } from "./sg_common.ts";
  * const theta = new Float64Array([0.3, -0.2]), p = new Float64Array([1, -2]);
  * const bounds = { lower: new Float64Array([-Infinity, 0]), upper: new Float64Array([Infinity, Infinity]) };
- * console.log(reflectIntoBounds(theta, { bounds, momentum: p }), theta[1], p[1]); // 1 0.2 2
+ * assert.equal(reflectIntoBounds(theta, { bounds, momentum: p }), 1);
+ * assert.equal(theta[1], 0.2);
+ * assert.equal(p[1], 2);
  * ```
  *
  * References: Neal (2011), §5.5.1.5.
@@ -180,8 +186,9 @@ export function reflectIntoBounds(
  * @returns pᵀp / d.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { kineticTemperature } from "./sg_common.ts";
- * console.log(kineticTemperature(new Float64Array([1, 3]))); // 5
+ * assert.equal(kineticTemperature(new Float64Array([1, 3])), 5);
  * ```
  *
  * References: Shang et al. (2015), eq. 9.

@@ -81,9 +81,10 @@ export interface SghmcParams extends SgBaseParams {
  * @returns The state.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { init } from "./sghmc.ts";
  * import { Rng } from "../random/rng.ts";
- * console.log(init(new Float64Array([0, 0]), { rng: new Rng(1) }).momentum.length); // 2
+ * assert.equal(init(new Float64Array([0, 0]), { rng: new Rng(1) }).momentum.length, 2);
  * ```
  *
  * References: Chen et al. (2014), Algorithm 2.
@@ -107,6 +108,7 @@ export function init(
  * @returns The new state and its info.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
@@ -116,7 +118,7 @@ export function init(
  * const rng = new Rng(2);
  * let s = init(new Float64Array([0, 1]), { rng });
  * const r = step(rng, s, { estimator: est, stepSize: 0.01, numIntegrationSteps: 5, bounds: model.bounds });
- * console.log(r.info.numGradRows); // 10
+ * assert.equal(r.info.numGradRows, 10);
  * ```
  *
  * References: Dang et al. (2019), §6.2; Chen et al. (2014), eq. 15; Shang et al. (2015), eq. 14.

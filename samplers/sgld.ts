@@ -51,8 +51,9 @@ export type SgldParams = SgBaseParams;
  * @returns The state.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { init } from "./sgld.ts";
- * console.log(init(new Float64Array([1, 2])).position.length); // 2
+ * assert.equal(init(new Float64Array([1, 2])).position.length, 2);
  * ```
  *
  * References: Welling & Teh (2011).
@@ -71,6 +72,7 @@ export function init(position: Float64Array): SgldState {
  * @returns The new state and its info.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
@@ -80,7 +82,7 @@ export function init(position: Float64Array): SgldState {
  * let state = init(new Float64Array([0, 1]));
  * const rng = new Rng(1);
  * for (let i = 0; i < 10; i++) state = step(rng, state, params).state;
- * console.log(state.position[1] > 0); // true
+ * assert.ok(state.position[1] > 0);
  * ```
  *
  * References: Dang et al. (2019), §6.2; Welling & Teh (2011), eq. 4.

@@ -75,8 +75,9 @@ export interface SgnhtParams extends SgBaseParams {
  * @returns The state.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { init } from "./sgnht.ts";
- * console.log(init(new Float64Array([0]), { friction: 10 }).thermostat); // 10
+ * assert.equal(init(new Float64Array([0]), { friction: 10 }).thermostat, 10);
  * ```
  *
  * References: Shang et al. (2015), Algorithm 1 line 2.
@@ -101,6 +102,7 @@ export function init(
  * @returns The new state and its info.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
@@ -110,7 +112,7 @@ export function init(
  * const rng = new Rng(3);
  * let s = init(new Float64Array([0, 1]), { rng });
  * for (let i = 0; i < 5; i++) s = step(rng, s, params).state;
- * console.log(Number.isFinite(s.thermostat)); // true
+ * assert.ok(Number.isFinite(s.thermostat));
  * ```
  *
  * References: Shang et al. (2015), eq. 8 and Algorithm 1 (without line 5).

@@ -42,10 +42,12 @@ export interface BlockPoissonEstimate {
  * @returns The estimate.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { blockPoissonEstimate } from "./block_poisson.ts";
  * // No mini-batches at all: L̂ = exp(Σq + a + λ).
  * const e = blockPoissonEstimate([], { numProducts: 4, lowerBound: -4, sumControlVariates: -10 });
- * console.log(e.logAbs, e.sign); // -10 1
+ * assert.equal(e.logAbs, -10);
+ * assert.equal(e.sign, 1);
  * ```
  * References: Dang et al. (2019) eq. 15.
  */
@@ -77,6 +79,7 @@ export { signCorrectedMean } from "../diagnostics/sign_corrected.ts";
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GlmModel } from "../models/glm.ts";
@@ -93,7 +96,7 @@ export { signCorrectedMean } from "../diagnostics/sign_corrected.ts";
  * const est = new BlockPoissonEstimator(u, { lowerBound: -20 });
  * const grad = new Float64Array(2);
  * const e = est.evaluate(new Float64Array([-0.6, 0.1]), { grad });
- * console.log(e.sign); // 1
+ * assert.equal(e.sign, 1);
  * ```
  */
 export class BlockPoissonEstimator {

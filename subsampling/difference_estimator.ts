@@ -42,9 +42,11 @@ export interface DifferenceEstimate {
  * @returns The estimate.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { differenceEstimate } from "./difference_estimator.ts";
  * const e = differenceEstimate([0.1, -0.1], { numRows: 10, sumControlVariates: -5 });
- * console.log(e.logLikelihood, e.variance); // -5 2 (σ̂² = (10/2)²·(0.01 + 0.01))
+ * assert.equal(e.logLikelihood, -5);
+ * assert.ok(Math.abs(e.variance - 0.5) < 1e-12); // σ̂² = (n/m)²·Σ(d − d̄)² = 5²·(0.01 + 0.01)
  * ```
  * References: Dang et al. (2019) eqs. 8–10, 12.
  */
@@ -85,6 +87,7 @@ export interface DifferenceEvaluateOptions {
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GlmModel } from "../models/glm.ts";
@@ -101,7 +104,7 @@ export interface DifferenceEvaluateOptions {
  * const grad = new Float64Array(2);
  * const e = est.evaluate(new Float64Array([-0.6, 0.1]), { grad });
  * const exact = model.logLikelihood(new Float64Array([-0.6, 0.1]));
- * console.log(Math.abs(e.logLikelihood - exact) < 0.1); // true: 2nd-order CVs are accurate
+ * assert.ok(Math.abs(e.logLikelihood - exact) < 0.1); // 2nd-order CVs are accurate
  * ```
  */
 export class DifferenceEstimator {

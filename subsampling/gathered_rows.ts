@@ -25,6 +25,7 @@ import type { GlmData } from "../data/dataset.ts";
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GatheredRows } from "./gathered_rows.ts";
@@ -32,7 +33,7 @@ import type { GlmData } from "../data/dataset.ts";
  * const data = glmDataFromArrays(arena, [1, 2, 3, 4, 5, 6], [0, 1, 0], { numCols: 2 });
  * const rows = new GatheredRows(data, 4);
  * rows.gather(new Int32Array([2, 0]), 0);
- * console.log(Array.from(rows.rowValues(0, 2))); // [5, 6, 1, 2]
+ * assert.deepEqual(Array.from(rows.rowValues(0, 2)), [5, 6, 1, 2]);
  * rows.dispose();
  * ```
  */

@@ -67,12 +67,13 @@ function _secondLength(kind: CovarianceKind, d: number): number {
  * @returns V: d variances or the d × d matrix (row-major).
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { empiricalCovariance } from "./gradient_covariance.ts";
  * // rows g = 1, 3 (d = 1): mean 2, variance ((1−2)² + (3−2)²)/1 = 2
  * const v = empiricalCovariance({
  *   kind: "diagonal", count: 2, sum: new Float64Array([4]), second: new Float64Array([10]),
  * });
- * console.log(v[0]); // 2
+ * assert.equal(v[0], 2);
  * ```
  *
  * References: Shang et al. (2015), eq. 19.
@@ -114,9 +115,11 @@ export function empiricalCovariance(moments: GradientMoments, out?: Float64Array
  * @returns The moments Σgₖ and Σgₖ⊙gₖ or Σgₖgₖᵀ.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { perRowGradientMoments } from "./gradient_covariance.ts";
  * const m = perRowGradientMoments(new Float64Array([1, 2, 3, 4]), { dim: 2, kind: "full" });
- * console.log(Array.from(m.sum), Array.from(m.second)); // [4, 6] [10, 14, 14, 20]
+ * assert.deepEqual(Array.from(m.sum), [4, 6]);
+ * assert.deepEqual(Array.from(m.second), [10, 14, 14, 20]);
  * ```
  *
  * References: Shang et al. (2015), eq. 19.
@@ -170,8 +173,9 @@ export function perRowGradientMoments(
  * @returns The estimate with `numUpdates` 0.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { initCovarianceEstimate } from "./gradient_covariance.ts";
- * console.log(initCovarianceEstimate(3, "full").value.length); // 9
+ * assert.equal(initCovarianceEstimate(3, "full").value.length, 9);
  * ```
  *
  * References: Shang et al. (2015), Algorithm 1 (initialisation of I₀).
@@ -199,11 +203,12 @@ export function initCovarianceEstimate(
  * @returns Îₜ with `numUpdates` t.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { initCovarianceEstimate, updateCovarianceEstimate } from "./gradient_covariance.ts";
  * let est = initCovarianceEstimate(1);
  * est = updateCovarianceEstimate(est, { covariance: new Float64Array([2]) });
  * est = updateCovarianceEstimate(est, { covariance: new Float64Array([4]) });
- * console.log(est.value[0]); // 3 (the mean of 2 and 4)
+ * assert.equal(est.value[0], 3); // the mean of 2 and 4
  * ```
  *
  * References: Shang et al. (2015), eq. 18.
@@ -238,9 +243,10 @@ export function updateCovarianceEstimate(
  * @returns `out` (allocated if omitted).
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { applyCovariance } from "./gradient_covariance.ts";
  * const est = { kind: "full" as const, dim: 2, numUpdates: 1, value: new Float64Array([2, 1, 1, 3]) };
- * console.log(Array.from(applyCovariance(est, { vector: new Float64Array([1, 1]), scale: 2 }))); // [6, 8]
+ * assert.deepEqual(Array.from(applyCovariance(est, { vector: new Float64Array([1, 1]), scale: 2 })), [6, 8]);
  * ```
  *
  * References: Shang et al. (2015), Algorithm 1 line 6, Σ(θ) = N²I/n (eq. 17).

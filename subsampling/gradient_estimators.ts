@@ -467,6 +467,7 @@ class _FullEstimator implements GradientEstimator {
  * @returns The estimator.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GlmModel } from "../models/glm.ts";
@@ -477,7 +478,9 @@ class _FullEstimator implements GradientEstimator {
  * const model = new GlmModel(data, { family: "logistic" });
  * const est = minibatchGradient(model, { batchSize: 2 });
  * const { grad, covariance } = est.estimate(new Float64Array([0, 0]), new Rng(1), { covariance: "diagonal" });
- * console.log(grad.length, covariance?.length, model.cost.numGradRows); // 2 2 2
+ * assert.equal(grad.length, 2);
+ * assert.equal(covariance?.length, 2);
+ * assert.equal(model.cost.numGradRows, 2);
  * ```
  *
  * References: Shang et al. (2015), eqs. 4–5 and 16–19; Welling & Teh (2011).
@@ -499,6 +502,7 @@ export function minibatchGradient(model: DataModel, options: MinibatchOptions): 
  * @returns The estimator.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { controlVariateGradient } from "./gradient_estimators.ts";
@@ -507,7 +511,7 @@ export function minibatchGradient(model: DataModel, options: MinibatchOptions): 
  * const g = est.estimate(new Float64Array([0.2, 1]), new Rng(3)).grad;
  * const exact = new Float64Array(2);
  * model.logDensityAndGradient(new Float64Array([0.2, 1]), exact);
- * console.log(Math.abs(g[0] - exact[0]) < 1e-12); // true: no noise at θ*
+ * assert.ok(Math.abs(g[0] - exact[0]) < 1e-12); // no noise at θ*
  * ```
  *
  * References: Dang et al. (2019), eq. 14 and §6.2; Baker et al. (2017).
@@ -527,11 +531,12 @@ export function controlVariateGradient(
  * @returns The estimator (batchSize = N).
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { normalGammaModel } from "../models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { fullGradient } from "./gradient_estimators.ts";
  * const model = normalGammaModel(new Float64Array([0.5, -0.5]));
- * console.log(fullGradient(model).estimate(new Float64Array([0, 1]), new Rng(1)).grad[0]); // 0
+ * assert.equal(fullGradient(model).estimate(new Float64Array([0, 1]), new Rng(1)).grad[0], 0);
  * ```
  *
  * References: Shang et al. (2015), eq. 2.
@@ -548,8 +553,9 @@ export function fullGradient(model: DataModel): GradientEstimator {
  * @returns numGradRows / N.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { passesOverData } from "./gradient_estimators.ts";
- * console.log(passesOverData({ numLogLikRows: 0, numGradRows: 500 }, 100)); // 5
+ * assert.equal(passesOverData({ numLogLikRows: 0, numGradRows: 500 }, 100), 5);
  * ```
  *
  * References: Shang et al. (2015), Fig. 2 (x axis).

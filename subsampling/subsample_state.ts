@@ -57,6 +57,7 @@ export interface BlockProposal {
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GlmModel } from "../models/glm.ts";
@@ -71,7 +72,7 @@ export interface BlockProposal {
  * const u = new BlockSubsample(cv, new Rng(1), { subsampleSize: 20, numBlocks: 4 });
  * const p = u.propose(new Rng(2));
  * u.accept(p); // block p.block now holds p.indices
- * console.log(u.blockRange(p.block).end - u.blockRange(p.block).start); // 5
+ * assert.equal(u.blockRange(p.block).end - u.blockRange(p.block).start, 5);
  * ```
  */
 export class BlockSubsample {
@@ -230,6 +231,7 @@ export interface ProductProposal {
  *
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GlmModel } from "../models/glm.ts";
@@ -244,7 +246,7 @@ export interface ProductProposal {
  * const u = new PoissonSubsample(cv, new Rng(1), { batchSize: 5, numProducts: 10 });
  * let total = 0;
  * for (const c of u.chi) total += c;
- * console.log(total === u.numSlots); // true
+ * assert.ok(total === u.numSlots);
  * ```
  */
 export class PoissonSubsample {

@@ -90,6 +90,7 @@ export interface SubsetMapResult {
  * @returns θ*, the Laplace precision and the subset size.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GlmModel } from "../models/glm.ts";
@@ -100,7 +101,8 @@ export interface SubsetMapResult {
  * const y = Array.from({ length: 200 }, (_, i) => (Math.sin(2 * i + 1) > 0.3 ? 1 : 0));
  * const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: 2 }), { family: "logistic" });
  * const r = subsetMap(model, new Rng(1), { fraction: 1 });
- * console.log(r.numSubsetRows, r.thetaStar.length); // 200 2
+ * assert.equal(r.numSubsetRows, 200);
+ * assert.equal(r.thetaStar.length, 2);
  * ```
  * References: Dang et al. (2019) §6.3 ("MAP on 1 % of the data"); Quiroz et al. (2019) §4.
  */
@@ -177,10 +179,11 @@ export function subsetMap(
  * @returns `count` draws.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { Rng } from "../random/rng.ts";
  * import { laplaceDraws } from "./tuning.ts";
  * const t = laplaceDraws(new Float64Array([1]), { precision: new Float64Array([4]), count: 2, rng: new Rng(1) });
- * console.log(t.length); // 2
+ * assert.equal(t.length, 2);
  * ```
  * References: Dang et al. (2019) §6.3 (Σ(θ*) = −H⁻¹).
  */
@@ -224,6 +227,7 @@ export interface PilotDifferences {
  * @returns The pilot statistics.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GlmModel } from "../models/glm.ts";
@@ -236,7 +240,7 @@ export interface PilotDifferences {
  * const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: 2 }), { family: "logistic" });
  * const cv = new ControlVariates(model, new Float64Array(2));
  * const p = pilotDifferences(cv, { thetas: [new Float64Array(2)], rng: new Rng(1) });
- * console.log(p.variance[0]); // 0: d ≡ 0 at θ = θ*
+ * assert.equal(p.variance[0], 0); // d ≡ 0 at θ = θ*
  * ```
  * References: Dang et al. (2019) §4.1; Quiroz et al. (2019) §3.
  */
@@ -281,9 +285,10 @@ export function pilotDifferences(
  * @returns m.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { chooseSubsampleSize } from "./tuning.ts";
- * const pilot = { numRows: 1e6, pilotSize: 1000, mean: new Float64Array(1), variance: new Float64Array([1e-9]) };
- * console.log(chooseSubsampleSize(pilot, { targetVariance: 1 })); // 1000 = 10¹²·10⁻⁹
+ * const pilot = { numRows: 2048, pilotSize: 100, mean: new Float64Array(1), variance: new Float64Array([2 ** -13]) };
+ * assert.equal(chooseSubsampleSize(pilot, { targetVariance: 1 }), 512); // n²s̄² = 2²²·2⁻¹³
  * ```
  * References: Dang et al. (2019) §3.1 and §6.3; Pitt et al. (2012); Quiroz et al. (2019).
  */
@@ -333,12 +338,14 @@ export interface BlockPoissonTuning {
  * @returns λ, a and the predicted quantities.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { blockPoissonTuning } from "./tuning.ts";
  * // σ = n s/√m = 1e6 · 3e-5 · … chosen so that σ ≈ 15.
  * const pilot = { numRows: 1e6, pilotSize: 1000, mean: new Float64Array([1e-7]),
  *   variance: new Float64Array([(15 / 1e6) ** 2 * 30]) };
  * const t = blockPoissonTuning(pilot, { batchSize: 30 });
- * console.log(t.numProducts > 50 && t.numProducts < 150, t.probPositive > 0.99); // true true
+ * assert.ok(t.numProducts > 50 && t.numProducts < 150);
+ * assert.ok(t.probPositive > 0.99);
  * ```
  * References: Dang et al. (2019) §5.1, eq. 18; Quiroz et al. (2018b); Pitt et al. (2012).
  */
@@ -393,8 +400,9 @@ export function blockPoissonTuning(
  * @returns The predicted relative cost.
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { predictedBlockPoissonCost } from "./tuning.ts";
- * console.log(predictedBlockPoissonCost(0, 5)); // 5: no noise, IF = 1, τ = 1
+ * assert.equal(predictedBlockPoissonCost(0, 5), 5); // no noise, IF = 1, τ = 1
  * ```
  * References: Dang et al. (2019) eq. 18; Pitt et al. (2012).
  */
@@ -420,8 +428,9 @@ export function predictedBlockPoissonCost(
  * @returns Φ(z).
  * @example
  * ```ts
+ * import { strict as assert } from "node:assert";
  * import { normalCdf } from "./tuning.ts";
- * console.log(normalCdf(0)); // 0.5
+ * assert.equal(normalCdf(0), 0.5);
  * ```
  * References: Press et al., Numerical Recipes (2007), §6.2 (erfc).
  */
