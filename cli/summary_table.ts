@@ -156,8 +156,8 @@ export function summaryWarnings(
       out.push(
         `${label}: rhat = ${
           Number.isFinite(row.rhat) ? row.rhat.toFixed(3) : row.rhat
-        } > 1.01: the chains have not mixed; run longer, or check the data warnings ` +
-          `(standardise extreme columns)`,
+        } > 1.01: the chains have not mixed (run longer; standardise any column ` +
+          `with extreme values)`,
       );
     }
     const low = (["essBulk", "essTail"] as const).filter((k) => row[k] < minEss);
