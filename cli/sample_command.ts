@@ -299,6 +299,13 @@ export async function sampleCommand(args: string[]): Promise<number> {
     }
     samplerOptions[own.name] = _optionValue(own ?? option, raw);
   }
+  for (const o of description.options ?? []) {
+    if (o.default === "required" && values[o.flag] === undefined) {
+      throw new CliUsageError(
+        `--sampler ${samplerName} needs --${o.flag} (${o.help}; see tallmc sample --help)`,
+      );
+    }
+  }
   const numSamples = intFlag(values.samples, { flag: "samples", default: 1000, min: 1 });
   const numWarmup = intFlag(values.warmup, { flag: "warmup", default: 1000, min: 0 });
   const numChains = intFlag(values.chains, { flag: "chains", default: 4, min: 1, max: 10_000 });

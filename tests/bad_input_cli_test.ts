@@ -161,6 +161,11 @@ Deno.test("cli sample: usage errors exit 2 naming the flag, without a stack trac
       /--out .*nope\/d\.csv is not writable/,
     ],
     ["--out is a directory", [...base, ...small, "--out", dir], /--out .* is a directory/],
+    [
+      "a sampler whose step size has no default",
+      [...base, "--sampler", "naive-between"],
+      /--sampler naive-between needs --step-size \(leapfrog step size ε/,
+    ],
   ];
   const runs = await _pool(cases, ([, args]) => _cli(args));
   for (const [k, [name, , pattern]] of cases.entries()) {
