@@ -18,12 +18,10 @@
  *
  * @module
  */
-import { parseDrawsCsv } from "./data/draws_csv.ts";
-import { summarize, summaryToCsv } from "./diagnostics/summary.ts";
 import { runReplicate } from "./replicate/main.ts";
-import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./cli/args.ts";
+import { CliUsageError } from "./cli/args.ts";
 import { sampleCommand } from "./cli/sample_command.ts";
-import { formatSummary } from "./cli/summary_table.ts";
+import { summaryCommand } from "./cli/summary_command.ts";
 
 export { CliUsageError };
 
@@ -33,62 +31,11 @@ Usage: tallmc <command> [options]
 
 Commands:
   sample      draw from a GLM posterior given a CSV data file
-  summary     summarise a draws CSV (mean, sd, quantiles, ESS bulk/tail, R-hat, MCSE)
+  summary     summarise draws CSVs: tallmc's, plain or CmdStan's (mean, sd, quantiles,
+              ESS bulk/tail, R-hat, MCSE; --basic for the classic ESS and R-hat)
   replicate   regenerate the papers' tables and figures (same as deno task replicate)
 
 Run "tallmc <command> --help" for a command's options.`;
-
-const _SUMMARY_HELP = `Usage: tallmc summary DRAWS.csv [--csv] [--digits N]
-
-Summarise a draws file written by "tallmc sample": per parameter the mean, sd,
-5/50/95 % quantiles, bulk and tail ESS, rank-normalised split R-hat and the
-MCSE of the mean. A "sign" column (signed HMC-ECS) is reported separately.
-
-Options:
-  --csv        print the table as CSV
-  --digits N   significant digits, as R and CmdStan's stansummary (default 3)
-  -h, --help   this help`;
-
-async function _summary(args: string[]): Promise<number> {
-  const { values, positionals } = parseFlags("summary", args, {
-    flags: {
-      csv: { type: "boolean" },
-      digits: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    maxPositionals: 1,
-  });
-  if (values.help) {
-    console.log(_SUMMARY_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    throw new CliUsageError(`summary needs exactly one draws file, got ${positionals.length}`);
-  }
-  const digits = intFlag(values.digits, { flag: "digits", default: 3, min: 1, max: 17 });
-  const path = resolveUserPath(positionals[0]);
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    throw new CliUsageError(`cannot read ${path}: ${(e as Error).message}`);
-  }
-  let table;
-  try {
-    table = parseDrawsCsv(text);
-  } catch (e) {
-    throw new CliUsageError(`${path}: ${(e as Error).message}`);
-  }
-  const rows = summarize(table.draws, table.parameterNames);
-  console.log(values.csv ? summaryToCsv(rows) : formatSummary(rows, digits));
-  const signs = table.extra.sign;
-  if (signs) {
-    let pos = 0, all = 0;
-    for (const s of signs) for (const v of s) (all++, pos += v > 0 ? 1 : 0);
-    console.log(`sign: ${pos} of ${all} draws positive (τ̂ = ${(pos / all).toFixed(4)})`);
-  }
-  return 0;
-}
 
 /**
  * Run the command line.
@@ -109,7 +56,7 @@ export async function main(args: string[]): Promise<number> {
       case "sample":
         return await sampleCommand(rest);
       case "summary":
-        return await _summary(rest);
+        return await summaryCommand(rest);
       case "replicate":
         return await runReplicate(rest);
       default:

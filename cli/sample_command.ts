@@ -30,7 +30,7 @@ import {
   resolveUserPath,
 } from "./args.ts";
 import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
-import { formatSummary } from "./summary_table.ts";
+import { formatSummary, summaryWarnings } from "./summary_table.ts";
 
 /** Memory the per-run arrays may take before a run is refused (2 GiB). */
 export const MAX_RUN_BYTES = 2 ** 31;
@@ -299,6 +299,13 @@ export async function sampleCommand(args: string[]): Promise<number> {
     }
     samplerOptions[own.name] = _optionValue(own ?? option, raw);
   }
+  for (const o of description.options ?? []) {
+    if (o.default === "required" && values[o.flag] === undefined) {
+      throw new CliUsageError(
+        `--sampler ${samplerName} needs --${o.flag} (${o.help}; see tallmc sample --help)`,
+      );
+    }
+  }
   const numSamples = intFlag(values.samples, { flag: "samples", default: 1000, min: 1 });
   const numWarmup = intFlag(values.warmup, { flag: "warmup", default: 1000, min: 0 });
   const numChains = intFlag(values.chains, { flag: "chains", default: 4, min: 1, max: 10_000 });
@@ -328,6 +335,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
 
   const arena = loadCore();
   let model: GlmModel;
+  let dataWarnings: readonly string[] = [];
   try {
     const data = await loadCsvToArena(arena, dataPath, {
       response: values.response as string,
@@ -338,6 +346,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
         : undefined,
       storage: values.f32 ? "f32" : "f64",
     });
+    dataWarnings = data.warnings ?? [];
     model = new GlmModel(data, { family: family as GlmFamily, sigma, priorScale });
   } catch (e) {
     const msg = _userMessage((e as Error).message, null);
@@ -345,6 +354,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       msg.includes(dataPath) ? `--data: ${msg}` : `--data ${dataPath}: ${msg}`,
     );
   }
+  for (const w of dataWarnings) console.error(`tallmc: warning: --data: ${w}`);
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
   let sampler;
   try {
@@ -382,6 +392,15 @@ export async function sampleCommand(args: string[]): Promise<number> {
         writer.write(chain, k, pos, extra);
       },
     });
+  } catch (e) {
+    // A chain could not start (e.g. a non-finite log density at θ₀): say
+    // which columns the loader found extreme, the likely cause.
+    if (!(e instanceof RangeError || e instanceof TypeError)) throw e;
+    throw new CliUsageError(
+      `--sampler ${samplerName} cannot start: ${_userMessage(e.message, description)}${
+        _extremeColumnsHint(dataWarnings)
+      }`,
+    );
   } finally {
     writer?.close();
     bar.done();
@@ -390,13 +409,32 @@ export async function sampleCommand(args: string[]): Promise<number> {
     `${samplerName}: ${numChains} chain(s) × ${result.numDraws} draws, n = ${model.numRows}, d = ${model.dim}, backend ${arena.backend}`,
   );
   if (writer !== null) console.log(`draws written to ${outPath} (${writer.numRows} rows)`);
-  const code = _report(result, description);
+  const code = _report(result, description, dataWarnings);
   _printSummary(result);
   return code;
 }
 
+/** "; column "x" has extreme values: standardise it" from the loader's warnings, or "". */
+function _extremeColumnsHint(dataWarnings: readonly string[]): string {
+  const columns = dataWarnings.flatMap((w) => {
+    const m = /column ("[^"]*") has values up to/.exec(w) ??
+      /the response ("[^"]*") reaches/.exec(w);
+    return m === null ? [] : [m[1]];
+  });
+  if (columns.length === 0) return "";
+  return `; ${columns.length === 1 ? "column" : "columns"} ${columns.join(", ")} ${
+    columns.length === 1 ? "has" : "have"
+  } extreme values (see the --data warnings): standardise or rescale ${
+    columns.length === 1 ? "it" : "them"
+  }`;
+}
+
 /** Divergences (as Stan reports them) and early stops on stderr; the exit code. */
-function _report(result: SamplingResult, description: SamplerDescription): number {
+function _report(
+  result: SamplingResult,
+  description: SamplerDescription,
+  dataWarnings: readonly string[],
+): number {
   let divergent = 0, warmupDivergent = 0, iterations = 0;
   for (const c of result.chains) {
     divergent += c.numDivergent.sampling;
@@ -408,7 +446,12 @@ function _report(result: SamplingResult, description: SamplerDescription): numbe
       `tallmc: warning: ${divergent} of ${iterations} (${
         (100 * divergent / Math.max(1, iterations)).toFixed(1)
       }%) sampling transitions ended with a divergence` +
-        (warmupDivergent > 0 ? ` (and ${warmupDivergent} in warmup)` : ""),
+        (warmupDivergent > 0 ? ` (and ${warmupDivergent} in warmup)` : "") +
+        (divergent === iterations
+          ? `: the chains never moved and the draws are not a posterior${
+            _extremeColumnsHint(dataWarnings) || "; try a smaller step size or --warmup"
+          }`
+          : ""),
     );
   } else if (warmupDivergent > 0) {
     console.error(
@@ -438,7 +481,11 @@ function _printSummary(result: SamplingResult): void {
   }
   try {
     const draws = chains.map((c) => c.draws.map((d) => d.subarray(0, len)));
-    console.log(formatSummary(summarize(draws, result.parameterNames), 3));
+    const rows = summarize(draws, result.parameterNames);
+    console.log(formatSummary(rows, 3));
+    for (const w of summaryWarnings(rows, { numChains: chains.length })) {
+      console.error(`tallmc: warning: ${w}`);
+    }
   } catch (e) {
     console.error(`tallmc: warning: no summary: ${(e as Error).message}`);
   }

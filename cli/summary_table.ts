@@ -21,6 +21,25 @@ const _COLUMNS: readonly [keyof SummaryRow, string][] = [
   ["mcseMean", "mcse_mean"],
 ];
 
+/** The `--basic` columns of one parameter. */
+export interface BasicColumns {
+  /** Classic split-chain ESS (no rank normalisation). */
+  essBasic: number;
+  /** Classic split-chain R̂ (no rank normalisation, no folding). */
+  rhatBasic: number;
+  /** MCSE of the 5 % quantile. */
+  mcseQ5: number;
+  /** MCSE of the 95 % quantile. */
+  mcseQ95: number;
+}
+
+const _BASIC_COLUMNS: readonly [keyof BasicColumns, string][] = [
+  ["essBasic", "ess_basic"],
+  ["rhatBasic", "rhat_basic"],
+  ["mcseQ5", "mcse_q5"],
+  ["mcseQ95", "mcse_q95"],
+];
+
 /**
  * A number with `digits` significant digits (no exponent for magnitudes in
  * [1e-4, 1e15), as R prints them).
@@ -53,6 +72,7 @@ export function formatSignificant(value: number, digits: number): string {
  *
  * @param rows From `summarize`.
  * @param digits Significant digits (1–17).
+ * @param options `basic`: the `--basic` columns of every row, appended.
  * @returns The table text.
  *
  * @example
@@ -65,25 +85,91 @@ export function formatSignificant(value: number, digits: number): string {
  * assert.match(t, / 812 +700 +1\.00/);
  * ```
  */
-export function formatSummary(rows: readonly SummaryRow[], digits: number): string {
-  const cell = (row: SummaryRow, key: keyof SummaryRow): string => {
-    const v = row[key];
+export function formatSummary(
+  rows: readonly SummaryRow[],
+  digits: number,
+  options: { basic?: readonly BasicColumns[] } = {},
+): string {
+  const basic = options.basic;
+  const cell = (
+    row: SummaryRow | BasicColumns,
+    key: keyof SummaryRow | keyof BasicColumns,
+  ): string => {
+    const v = (row as unknown as Record<string, unknown>)[key];
     if (typeof v === "string") return v;
     if (typeof v !== "number") return "";
     if (!Number.isFinite(v)) return Number.isNaN(v) ? "NA" : String(v);
-    if (key === "essBulk" || key === "essTail") return Math.round(v).toString();
-    if (key === "rhat") return v.toFixed(Math.max(2, digits - 1));
+    if (key === "essBulk" || key === "essTail" || key === "essBasic") {
+      return Math.round(v).toString();
+    }
+    if (key === "rhat" || key === "rhatBasic") return v.toFixed(Math.max(2, digits - 1));
     return formatSignificant(v, digits);
   };
+  const extra = basic === undefined ? [] : _BASIC_COLUMNS;
   const cells = [
-    _COLUMNS.map(([, header]) => header),
-    ...rows.map((row) => _COLUMNS.map(([key]) => cell(row, key))),
+    [..._COLUMNS.map(([, header]) => header), ...extra.map(([, header]) => header)],
+    ...rows.map((row, i) => [
+      ..._COLUMNS.map(([key]) => cell(row, key)),
+      ...extra.map(([key]) => cell(basic![i], key)),
+    ]),
   ];
-  const widths = _COLUMNS.map((_, k) => Math.max(...cells.map((line) => line[k].length)));
+  const widths = cells[0].map((_, k) => Math.max(...cells.map((line) => line[k].length)));
   return cells
     .map((line) =>
       line.map((c, k) => (k === 0 ? c.padEnd(widths[k]) : c.padStart(widths[k]))).join("  ")
         .trimEnd()
     )
     .join("\n");
+}
+
+/**
+ * The warnings a summary calls for, one sentence each, as Stan and R's
+ * `posterior` give them: each row's own warnings (NA diagnostics and their
+ * reasons, constant or stuck chains), R̂ above 1.01, and bulk or tail ESS
+ * below 100 per chain (Vehtari et al. 2021, §4–5).
+ *
+ * @param rows From `summarize`.
+ * @param options `numChains`, for the ESS threshold.
+ * @returns The sentences (empty when nothing calls for one).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { summaryWarnings } from "./summary_table.ts";
+ * const w = summaryWarnings([{ name: "a", mean: 0, sd: 1, q5: -2, q50: 0, q95: 2,
+ *   essBulk: 50, essTail: 900, rhat: 1.2, mcseMean: 0.1 }], { numChains: 4 });
+ * assert.match(w[0], /parameter "a": rhat = 1\.200 > 1\.01/);
+ * assert.match(w[1], /ess_bulk = 50 < 400/);
+ * ```
+ * References: Vehtari, Gelman, Simpson, Carpenter & Bürkner (2021), §4–5.
+ */
+export function summaryWarnings(
+  rows: readonly SummaryRow[],
+  options: { numChains: number },
+): string[] {
+  const out: string[] = [];
+  const minEss = 100 * options.numChains;
+  for (const row of rows) {
+    const label = `parameter ${JSON.stringify(row.name)}`;
+    for (const w of row.warnings ?? []) out.push(w);
+    if (row.rhat > 1.01) {
+      out.push(
+        `${label}: rhat = ${
+          Number.isFinite(row.rhat) ? row.rhat.toFixed(3) : row.rhat
+        } > 1.01: the chains have not mixed (run longer; standardise any column ` +
+          `with extreme values)`,
+      );
+    }
+    const low = (["essBulk", "essTail"] as const).filter((k) => row[k] < minEss);
+    if (low.length > 0) {
+      out.push(
+        `${label}: ${
+          low.map((k) => `${k === "essBulk" ? "ess_bulk" : "ess_tail"} = ${Math.round(row[k])}`)
+            .join(" and ")
+        } < ${minEss} (100 per chain): too few effective draws for reliable estimates; ` +
+          `run longer`,
+      );
+    }
+  }
+  return out;
 }

@@ -477,6 +477,15 @@ export const austeritySgldDescription: SamplerDescription<ApproxMhOptions> = {
   references: "Korattikara, Chen & Welling (2014), Algorithm 1, eqs. 13–14, §5.4",
   requires: "data-model",
   isExact: false,
+  options: [
+    {
+      name: "stepSize",
+      flag: "step-size",
+      type: "number",
+      default: "required",
+      help: "Langevin step α of the proposal, eq. 13",
+    },
+  ],
   build(model: Model, options: ApproxMhOptions): ChainSampler<unknown, StepInfo> {
     const common = _common(model, options);
     const given = options.stepSize;

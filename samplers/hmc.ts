@@ -72,15 +72,21 @@ export interface HmcParams {
  *
  * @param position θ₀ (copied).
  * @param logDensityAndGradientFn The target.
+ * @param options `parameterNames` to name a non-finite coordinate in the error.
  * @returns The state.
- * @throws {RangeError} If the log density at θ₀ is not finite.
+ * @throws {RangeError} If the log density or its gradient at θ₀ is not
+ *   finite, naming the parameter (or θ₀'s values) received.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { init } from "./hmc.ts";
  * const fn = (x: Float64Array, g: Float64Array) => { g[0] = -x[0]; return -0.5 * x[0] ** 2; };
  * const s = init(new Float64Array([2]), fn);
- * if (s.logDensity !== -2 || s.gradient[0] !== -2) throw new Error();
+ * assert.equal(s.logDensity, -2);
+ * assert.equal(s.gradient[0], -2);
+ * const bad = (_x: Float64Array, g: Float64Array) => { g[0] = Infinity; return 0; };
+ * assert.throws(() => init(new Float64Array([0]), bad, { parameterNames: ["b"] }), /parameter "b"/);
  * ```
  *
  * References: Neal (2011), §5.3.2.
@@ -88,6 +94,7 @@ export interface HmcParams {
 export function init(
   position: Float64Array,
   logDensityAndGradientFn: LogDensityGradientFn,
+  options: { parameterNames?: readonly string[] } = {},
 ): HmcState {
   if (!(position instanceof Float64Array)) {
     throw new TypeError(
@@ -97,11 +104,23 @@ export function init(
   const pos = Float64Array.from(position);
   const gradient = new Float64Array(pos.length);
   const logDensity = logDensityAndGradientFn(pos, gradient);
+  const names = options.parameterNames;
+  const at = Array.from(pos.slice(0, 5), (v, j) => names ? `${names[j]} = ${v}` : `${v}`)
+    .join(", ") + (pos.length > 5 ? ", …" : "");
+  const j = gradient.findIndex((g) => !Number.isFinite(g));
+  const which = j < 0 ? "" : names ? `parameter ${JSON.stringify(names[j])}` : `coordinate ${j}`;
   if (!Number.isFinite(logDensity)) {
     throw new RangeError(
-      `log density at the initial position must be finite, got ${logDensity} at [${
-        Array.from(pos.slice(0, 5)).join(", ")
-      }${pos.length > 5 ? ", …" : ""}]`,
+      `log density at the initial position must be finite, got ${logDensity} at ${
+        names ? at : `[${at}]`
+      }${j < 0 ? "" : ` (its gradient is ${gradient[j]} for ${which})`}`,
+    );
+  }
+  if (j >= 0) {
+    throw new RangeError(
+      `the gradient of the log density at the initial position must be finite, got ${
+        gradient[j]
+      } for ${which} at ${names ? at : `[${at}]`}`,
     );
   }
   return { position: pos, logDensity, gradient };

@@ -192,7 +192,7 @@ export function hmcSampler(
       if (position.length !== dim) {
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
-      const state = hmc.init(position, fn);
+      const state = hmc.init(position, fn, { parameterNames: model.parameterNames });
       const stepSize = options.stepSize ??
         findReasonableStepSize(state, rng, {
           logDensityAndGradientFn: fn,

@@ -15,6 +15,9 @@ import { loadCore } from "../core/load.ts";
 import { freeGlmData, type GlmData, loadCsvToArena, parseCsvText } from "../data/mod.ts";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { summarize } from "../diagnostics/mod.ts";
+import { GlmModel } from "../models/glm.ts";
+import { runHmc } from "../samplers/run_hmc.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 
 const arena = loadCore({ backend: "reference" });
 const LOGISTIC = { response: "y", family: "logistic" } as const;
@@ -425,6 +428,46 @@ function checkOutcome(what: string, run: () => { x: ArrayLike<number>; y: ArrayL
   }
   assert.ok(performance.now() - start < 2000, `${what}: took too long`);
 }
+
+Deno.test("samplers on data that breaks their assumptions refuse, naming the parameter or the fix", async (t) => {
+  const rows = ["x1,x2,y"];
+  for (let i = 0; i < 40; i++) {
+    rows.push(`${Math.sin(i)},${Math.cos(3 * i)},${i % 3 === 0 ? 1 : 0}`);
+  }
+  const text = rows.join("\n") + "\n";
+  await t.step("a non-finite log density at the start names the parameters", async () => {
+    const data = await withFile(
+      text,
+      (path) => loadCsvToArena(arena, path, { response: "x2", family: "gaussian" }),
+    );
+    try {
+      const model = new GlmModel(data, { family: "gaussian", sigma: 1e-200 });
+      await refuses(
+        () => runHmc(model, { seed: 1, numWarmup: 5, numSamples: 5, numChains: 1 }),
+        RangeError,
+        /initial position must be finite.*\(Intercept\) = 0, x1 = 0, y = 0/,
+      );
+    } finally {
+      freeGlmData(data);
+    }
+  });
+  await t.step(
+    "HMC-ECS on 40 rows (m = 4 < 2(d + 1)) refuses and names --sampler hmc",
+    async () => {
+      const data = await withFile(text, (path) => loadCsvToArena(arena, path, LOGISTIC));
+      try {
+        const model = new GlmModel(data, { family: "logistic" });
+        await refuses(
+          () => hmcEcsChainSampler(model, {}),
+          RangeError,
+          /n = 40 rows for d = 3 parameters.*--sampler hmc/,
+        );
+      } finally {
+        freeGlmData(data);
+      }
+    },
+  );
+});
 
 Deno.test("parseCsvText() on 300 random malformed inputs: finite data or a RangeError/TypeError", () => {
   const rand = mulberry32(20261124);

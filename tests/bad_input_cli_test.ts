@@ -3,8 +3,13 @@
  * subprocess. Each case asserts the exit code (0 ok, 2 bad input), that the
  * message names the flag or path the user typed, that no stack trace is
  * printed, and — for runs that sampled — that the draws file exists, is
- * complete CSV and holds every draw made before a stop. A bounded fuzz test
- * of random flag combinations closes the file.
+ * complete CSV and holds every draw made before a stop. Cases: usage errors,
+ * impossible sizes, a diverging SG run, HMC-ECS on too few rows, awkward and
+ * extreme data files (empty, header only, one row, an all-zero response,
+ * cells of 1e300 and 1e10, CRLF, BOM and quoted header, a bad cell at row
+ * 1,000,000, a non-finite log density at the start), `summary` on CmdStan's,
+ * plain and signed draws, and a bounded fuzz test of random flag
+ * combinations. Subprocesses run three at a time.
  *
  * Needs `--allow-run` (to start the CLI) besides the usual test permissions.
  */
@@ -48,6 +53,29 @@ function _envWithout(name: string): Record<string, string> {
 function _assertNoStackTrace(r: _Run): void {
   assert.ok(!/^\s+at /m.test(r.err), `stack trace printed:\n${r.err}`);
   assert.ok(!/^\s+at /m.test(r.out), `stack trace printed:\n${r.out}`);
+}
+
+/** Run `fn` over `items` with at most `width` subprocesses at once, results in order. */
+async function _pool<T, R>(items: readonly T[], fn: (x: T) => Promise<R>, width = 3): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return out;
+}
+
+function _exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -133,10 +161,16 @@ Deno.test("cli sample: usage errors exit 2 naming the flag, without a stack trac
       /--out .*nope\/d\.csv is not writable/,
     ],
     ["--out is a directory", [...base, ...small, "--out", dir], /--out .* is a directory/],
+    [
+      "a sampler whose step size has no default",
+      [...base, "--sampler", "naive-between"],
+      /--sampler naive-between needs --step-size \(leapfrog step size ε/,
+    ],
   ];
-  for (const [name, args, pattern] of cases) {
-    await t.step(name, async () => {
-      const r = await _cli(args);
+  const runs = await _pool(cases, ([, args]) => _cli(args));
+  for (const [k, [name, , pattern]] of cases.entries()) {
+    await t.step(name, () => {
+      const r = runs[k];
       assert.equal(r.code, 2, `${name}: exit ${r.code}\n${r.err}`);
       assert.match(r.err, pattern);
       assert.match(r.err, /^tallmc: error: /);
@@ -255,7 +289,8 @@ Deno.test("cli sample: fuzzed flag combinations exit 0 or 2, never a stack trace
     "--columns": ["x1", "x1,x2", "x3", ""],
   };
   const flags = Object.keys(values);
-  const numCases = 60;
+  const numCases = 30;
+  const cases: { out: string; args: string[] }[] = [];
   for (let k = 0; k < numCases; k++) {
     const out = `${dir}/fuzz_${k}.csv`;
     const args = ["sample", "--data", csv, "--response", "y", "--quiet", "--out", out];
@@ -263,18 +298,174 @@ Deno.test("cli sample: fuzzed flag combinations exit 0 or 2, never a stack trace
     for (let i = 0, m = rng.int(5); i < m; i++) chosen.add(pick(flags));
     for (const f of chosen) args.push(`${f}=${pick(values[f])}`);
     if (rng.uniform() < 0.1) args.push(pick(["--bogus", "stray", "--no-intercept", "--f32"]));
-    const r = await _cli(args);
+    cases.push({ out, args });
+  }
+  const runs = await _pool(cases, (c) => _cli(c.args));
+  for (const [k, { out, args }] of cases.entries()) {
+    const r = runs[k];
     const label = `case ${k}: ${args.slice(7).join(" ")}\n${r.err}`;
     assert.ok(r.code === 0 || r.code === 2, `exit ${r.code} for ${label}`);
     _assertNoStackTrace(r);
     if (r.code !== 0) assert.match(r.err, /^tallmc: error: /m, label);
-    let exists = true;
-    try {
-      Deno.statSync(out);
-    } catch {
-      exists = false;
-    }
+    const exists = _exists(out);
     if (r.code === 0) assert.ok(exists, `no draws file for ${label}`);
     if (exists) _readDraws(out);
   }
+});
+
+Deno.test("cli sample: HMC-ECS on data too small for subsampling refuses, naming --sampler hmc", async () => {
+  // Before: coefficients of ±10²–10³ on 30–50 rows (or a crash in essTail).
+  const rows = Deno.readTextFileSync(csv).split("\n").slice(0, 31);
+  const tiny = `${dir}/tiny.csv`, out = `${dir}/tiny_draws.csv`;
+  Deno.writeTextFileSync(tiny, rows.join("\n") + "\n");
+  const [refused, signed] = await _pool([
+    ["sample", "--family", "logistic", "--data", tiny, "--response", "y", "--quiet", ...small]
+      .concat(["--sampler", "hmc-ecs", "--out", out]),
+    [...base, ...small, "--sampler", "hmc-ecs", "--variant", "signed", "--out", `${dir}/s.csv`],
+  ], (args) => _cli(args));
+  assert.equal(refused.code, 2, refused.err);
+  assert.match(refused.err, /HMC-ECS cannot subsample n = 30 rows .*--sampler hmc/);
+  _assertNoStackTrace(refused);
+  assert.ok(!_exists(out), "a refused run writes no draws file");
+  // Signed HMC-ECS writes each draw's sign, and summary corrects for it (eq. 17).
+  assert.equal(signed.code, 0, signed.err);
+  const { header, rowsPerChain } = _readDraws(`${dir}/s.csv`);
+  assert.equal(header.at(-1), "sign");
+  assert.deepEqual([...rowsPerChain.values()], [30, 30]);
+  const summary = await _cli(["summary", `${dir}/s.csv`]);
+  assert.equal(summary.code, 0, summary.err);
+  assert.match(summary.out, /mean and sd are sign-corrected \(Dang et al\. 2019, eq\. 17\)/);
+});
+
+Deno.test("cli sample: awkward and extreme data files", async (t) => {
+  const lines = Deno.readTextFileSync(csv).trimEnd().split("\n");
+  const data = (name: string, text: string) => {
+    Deno.writeTextFileSync(`${dir}/${name}.csv`, text);
+    return `${dir}/${name}.csv`;
+  };
+  const withCell = (cell: string) =>
+    [lines[0], `${cell},${lines[1].split(",").slice(1).join(",")}`, ...lines.slice(2)].join("\n");
+  // A non-numeric cell at data row 1,000,000.
+  const million = `${dir}/million.csv`;
+  {
+    const f = Deno.openSync(million, { write: true, create: true, truncate: true });
+    const enc = new TextEncoder(), chunk: string[] = ["x1,x2,y"];
+    for (let i = 1; i <= 1_000_000; i++) {
+      chunk.push(i === 1_000_000 ? "0.5,abc,1" : `${(i % 7) / 7},${(i % 5) / 5},${i % 2}`);
+      if (chunk.length === 100_000) f.writeSync(enc.encode(chunk.splice(0).join("\n") + "\n"));
+    }
+    f.writeSync(enc.encode(chunk.join("\n") + "\n"));
+    f.close();
+  }
+  // [name, data file, extra flags, exit code, stderr patterns]
+  const cases: [string, string, string[], number, RegExp[]][] = [
+    ["empty file", data("empty", ""), [], 2, [/--data: .*empty\.csv: the file is empty/]],
+    ["header only", data("header", "x1,x2,y\n"), [], 2, [/no data rows/]],
+    ["a single row", data("one", `${lines[0]}\n${lines[1]}\n`), [], 0, [/only 1 data row/]],
+    [
+      "a response of all zeros",
+      data("zeros", lines.map((l, i) => (i === 0 ? l : l.replace(/,[01]$/, ",0"))).join("\n")),
+      [],
+      0,
+      [/response "y" is 0 in every one of the 300 rows/],
+    ],
+    ["a cell of 1e300", data("e300", withCell("1e300")), [], 2, [/column "x1".*"1e300"/]],
+    [
+      "a cell of 1e10: loads with a warning to standardise",
+      data("e10", withCell("1e10")),
+      [],
+      0,
+      [/warning: --data: .*column "x1" has values up to 10000000000.*standardise/],
+    ],
+    ["Windows line endings", data("crlf", lines.join("\r\n") + "\r\n"), [], 0, []],
+    [
+      "a UTF-8 BOM and a quoted header",
+      data("bom", "\uFEFF" + ['"x1","x2","y"', ...lines.slice(1)].join("\n")),
+      [],
+      0,
+      [],
+    ],
+    [
+      "a non-finite log density at the start names the parameter",
+      csv,
+      ["--family", "gaussian", "--sigma", "1e-200", "--response", "x2"],
+      2,
+      [/cannot start: log density at the initial position .*parameter "\(Intercept\)"/],
+    ],
+    ["a non-numeric cell at row 1,000,000", million, [], 2, [/line 1000001.*"x2".*"abc"/]],
+  ];
+  const runs = await _pool(cases, ([name, path, extra]) => {
+    const flags = ["--family", "logistic", "--response", "y"];
+    for (let i = 0; i < extra.length; i += 2) {
+      const k = flags.indexOf(extra[i]);
+      if (k >= 0) flags[k + 1] = extra[i + 1];
+      else flags.push(extra[i], extra[i + 1]);
+    }
+    const out = `${dir}/awkward_${name.replace(/\W+/g, "_")}.csv`;
+    return _cli(["sample", "--data", path, ...flags, "--quiet", ...small, "--out", out]);
+  });
+  for (const [k, [name, , , code, patterns]] of cases.entries()) {
+    await t.step(name, () => {
+      const r = runs[k];
+      assert.equal(r.code, code, `${name}: exit ${r.code}\n${r.err}`);
+      for (const p of patterns) assert.match(r.err, p);
+      if (code === 2) assert.match(r.err, /^tallmc: error: /m);
+      _assertNoStackTrace(r);
+      const out = `${dir}/awkward_${name.replace(/\W+/g, "_")}.csv`;
+      if (code === 0) {
+        const { header, rowsPerChain } = _readDraws(out);
+        assert.deepEqual(header.slice(2), ["(Intercept)", "x1", "x2"]);
+        assert.deepEqual([...rowsPerChain.values()], [30, 30]); // every draw made
+      }
+    });
+  }
+});
+
+Deno.test("cli summary: several files, CmdStan's and plain CSV, --basic, warnings", async (t) => {
+  const stan = (k: number) => {
+    const rows = [
+      "# model = m",
+      "lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,mu",
+    ];
+    for (let i = 0; i < 50; i++) {
+      rows.push(`-1,0.9,0.5,2,3,${k === 0 && i < 3 ? 1 : 0},2,${Math.sin(3.1 * i + k)}`);
+    }
+    return rows.join("\n") + "\n";
+  };
+  Deno.writeTextFileSync(`${dir}/out_1.csv`, stan(0));
+  Deno.writeTextFileSync(`${dir}/out_2.csv`, stan(1));
+  const plain = ["a,b,chain"];
+  for (let i = 0; i < 40; i++) plain.push(`${Math.cos(i)},${i % 2 === 0 ? "NaN" : 1},${i % 2}`);
+  Deno.writeTextFileSync(`${dir}/plain.csv`, plain.join("\n") + "\n");
+  const [cmdstan, plainRun, noFile, empty] = await _pool([
+    ["summary", `${dir}/out_1.csv`, `${dir}/out_2.csv`, "--basic"],
+    ["summary", `${dir}/plain.csv`],
+    ["summary"],
+    ["summary", `${dir}/empty.csv`],
+  ], (args) => _cli(args));
+  await t.step(
+    "CmdStan's one file per chain: parameters only, divergent__ counted, --basic",
+    () => {
+      assert.equal(cmdstan.code, 0, cmdstan.err);
+      assert.match(cmdstan.out, /ess_basic +rhat_basic +mcse_q5 +mcse_q95/);
+      assert.match(cmdstan.out, /^mu /m);
+      assert.doesNotMatch(cmdstan.out, /lp__|divergent__ /);
+      assert.match(cmdstan.err, /3 of 100 \(3\.0%\) transitions ended with a divergence/);
+      _assertNoStackTrace(cmdstan);
+    },
+  );
+  await t.step("a plain draws CSV with NaN draws: NA diagnostics with the reason", () => {
+    assert.equal(plainRun.code, 0, plainRun.err);
+    assert.match(plainRun.out, /^a /m);
+    assert.match(plainRun.err, /parameter "b": .*NaN because some draws are NaN/);
+    _assertNoStackTrace(plainRun);
+  });
+  await t.step("no file, an empty file: exit 2 naming what is missing", () => {
+    assert.equal(noFile.code, 2);
+    assert.match(noFile.err, /summary needs at least one draws file/);
+    assert.equal(empty.code, 2);
+    assert.match(empty.err, /empty\.csv/);
+    _assertNoStackTrace(noFile);
+    _assertNoStackTrace(empty);
+  });
 });

@@ -107,9 +107,14 @@ Deno.test("hmcEcsChainSampler() claim: each chain owns its memory — interleave
 Deno.test("hmcEcsDescription claim: a registry entry that builds the chain sampler and rejects models without control variates", () => {
   assert.equal(hmcEcsDescription.name, "hmc-ecs");
   assert.equal(hmcEcsDescription.requires, "data-model");
-  const ng = new NormalGammaModel(new Float64Array([0.1, 0.5, -0.3]));
+  const ng = new NormalGammaModel(Float64Array.from({ length: 12 }, (_, i) => Math.sin(i)));
   const chain = hmcEcsDescription.build(ng, { variant: "signed" });
   assert.equal(typeof chain.init, "function");
+  // Too few rows for subsampling: refused, naming the fix.
+  assert.throws(
+    () => hmcEcsDescription.build(new NormalGammaModel(new Float64Array([0.1, 0.5, -0.3])), {}),
+    /at least 2\(d \+ 1\) = 6 data rows .* got n = 3; .*--sampler hmc/,
+  );
   const plain = { dim: 1, parameterNames: ["x"], cost: ng.cost, logDensity: () => 0 };
   assert.throws(
     () => hmcEcsDescription.build({ ...plain, logDensityAndGradient: () => 0 }, {}),

@@ -10,6 +10,7 @@ import { NormalGammaModel } from "../models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws, totalCost } from "../samplers/driver.ts";
 import { runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import { laplaceDraws, subsetMap } from "../subsampling/tuning.ts";
 
 const N = 5000, D = 3, SIGMA = 1, PRIOR_SD = 5;
@@ -396,4 +397,68 @@ Deno.test("runHmcEcs() claim: a divergent trajectory is data — flagged in info
   assert.equal(r.draws[0][0].length, 50);
   assert.ok(info.isDivergent.every((v) => v === 1), "every step should diverge at ε = 50");
   assert.ok(r.draws[0].every((p) => p.every(Number.isFinite)));
+});
+
+/** A small logistic regression (d = 3) of `n` rows. */
+function smallLogistic(n: number, seed: number): GlmModel {
+  const arena = loadCore();
+  const rng = new Rng(seed);
+  const x = new Float64Array(n * D), y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const a = rng.normal(), b = rng.normal();
+    x.set([1, a, b], i * D);
+    y[i] = rng.uniform() < 1 / (1 + Math.exp(-(0.5 + a - b))) ? 1 : 0;
+  }
+  return new GlmModel(glmDataFromArrays(arena, x, y, { numCols: D }), { family: "logistic" });
+}
+
+Deno.test("hmcEcsChainSampler() claim: on data too small for subsampling it refuses, naming the fix, or stops a chain that runs off", async (t) => {
+  await t.step("n = 30, 50, 60 rows (m = n/10 < 2(d + 1)): refused before sampling", () => {
+    // Before: coefficients of ±10²–10³ (posterior sd 0.5) reported as a result.
+    for (const n of [30, 50, 60]) {
+      assert.throws(
+        () => hmcEcsChainSampler(smallLogistic(n, n), {}),
+        (e: Error) =>
+          e instanceof RangeError &&
+          new RegExp(`n = ${n} rows for d = 3 .* at least 2\\(d \\+ 1\\) = 8 .*--sampler hmc`)
+            .test(e.message),
+      );
+    }
+  });
+  await t.step("m ≥ n, a batch as large as the data, fewer rows than 2(d + 1): refused", () => {
+    const model = smallLogistic(200, 1);
+    assert.throws(
+      () => hmcEcsChainSampler(model, { subsampleSize: 200 }),
+      /subsampleSize must be < n = 200, got 200/,
+    );
+    assert.throws(
+      () => hmcEcsChainSampler(model, { variant: "signed", batchSize: 500 }),
+      /batchSize must be < n = 200, got 500/,
+    );
+    assert.throws(
+      () => hmcEcsChainSampler(smallLogistic(5, 1), { variant: "signed" }),
+      /got n = 5/,
+    );
+  });
+  await t.step("n = 200: runs and agrees with full-data HMC's scale (|θ| < 5)", () => {
+    const r = runHmcEcs(smallLogistic(200, 2), {
+      seed: 1,
+      numWarmup: 200,
+      numSamples: 100,
+      numChains: 1,
+    });
+    assert.equal(r.chains[0].stop, null);
+    assert.ok(r.chains[0].draws.every((d) => d.every((v) => Math.abs(v) < 5)));
+  });
+  await t.step("a step that leaves θ far from θ* stops the chain, saying why", () => {
+    const sampler = hmcEcsChainSampler(smallLogistic(200, 3), { numWarmup: 0 });
+    const rng = new Rng(1);
+    const s = sampler.init(new Float64Array(D), rng);
+    assert.equal(sampler.step(rng, s, "sampling", 0).stop, undefined);
+    // Put θ 10³ posterior sds away, as a chain on an improper estimate drifts.
+    s.kernel.hmc.position.set([300, -300, 300]);
+    const r = sampler.step(rng, s, "sampling", 1);
+    assert.match(r.stop ?? "", /ran off to \d+ posterior sds .*--sampler hmc/);
+    sampler.dispose(s);
+  });
 });

@@ -26,6 +26,7 @@ import { findReasonableStepSize } from "../dual_averaging.ts";
 import * as hmc from "../hmc.ts";
 import { identityMetric, type Metric, metricFromNegativeHessian } from "../metric.ts";
 import type { ChainSampler, SamplerDescription, StepInfo } from "../sampler.ts";
+import { checkHmcEcsAssumptions, guardHmcEcsChain } from "./assumptions.ts";
 import { initialCentring, retune } from "./centring.ts";
 import * as kernel from "./kernel.ts";
 import { type HmcEcsOptions, resolveHmcEcsOptions } from "./options.ts";
@@ -68,6 +69,7 @@ export function hmcEcsChainSampler(
 ): HmcEcsChainSampler {
   const m = assertControlVariateModel(model);
   const o = resolveHmcEcsOptions(m, options);
+  checkHmcEcsAssumptions(m, o);
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
   const paramsOf = (state: HmcEcsState): kernel.HmcEcsParams => ({
@@ -81,7 +83,7 @@ export function hmcEcsChainSampler(
   });
   const adaptMetric = typeof o.initialMetric !== "object" && o.updateEvery > 0;
 
-  return {
+  return guardHmcEcsChain({
     init(position, rng) {
       if (position.length !== d) {
         throw new RangeError(`position must have length ${d}, got ${position.length}`);
@@ -187,7 +189,7 @@ export function hmcEcsChainSampler(
       state.engine.estimator.dispose();
       state.engine.proxy.dispose();
     },
-  };
+  }, m);
 }
 
 /**
