@@ -482,7 +482,8 @@ export const austeritySgldDescription: SamplerDescription<ApproxMhOptions> = {
       name: "stepSize",
       flag: "step-size",
       type: "number",
-      default: "required",
+      default: "α = h², h from Hoffman & Gelman's heuristic, √α adapted in warmup " +
+        "towards acceptance 0.574 (given: fixed)",
       help: "Langevin step α of the proposal, eq. 13",
     },
   ],

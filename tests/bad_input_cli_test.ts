@@ -162,9 +162,9 @@ Deno.test("cli sample: usage errors exit 2 naming the flag, without a stack trac
     ],
     ["--out is a directory", [...base, ...small, "--out", dir], /--out .* is a directory/],
     [
-      "a sampler whose step size has no default",
-      [...base, "--sampler", "naive-between"],
-      /--sampler naive-between needs --step-size \(leapfrog step size ε/,
+      "a non-positive step size for a registry sampler",
+      [...base, "--sampler", "naive-between", "--step-size=-1"],
+      /--step-size must be a positive number, got "-1"/,
     ],
   ];
   const runs = await _pool(cases, ([, args]) => _cli(args));

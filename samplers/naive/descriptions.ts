@@ -291,23 +291,6 @@ function _description(
     references,
     requires: "data-model",
     isExact: isCorrected,
-    // Both are required: the paper's experiments fix them by hand (§3.1).
-    options: [
-      {
-        name: "stepSize",
-        flag: "step-size",
-        type: "number",
-        default: "required",
-        help: "leapfrog step size ε",
-      },
-      {
-        name: "batchSize",
-        flag: "batch-size",
-        type: "integer",
-        default: "required",
-        help: "rows per batch (the data split into n/m contiguous batches)",
-      },
-    ],
     build: (model, options) =>
       naiveChainSampler(model, { ...options, variant, isCorrected }) as ChainSampler<
         unknown,
