@@ -28,7 +28,9 @@ import type { HmcEcsVariant, ResolvedHmcEcsOptions } from "./options.ts";
 import {
   type ControlVariateProxy,
   createProxy,
+  type RecenterOptions,
   type SubsampleEstimator,
+  subsampleHessian,
   subsetFit,
 } from "./proxy.ts";
 
@@ -70,24 +72,59 @@ export function recenterDistance(
 }
 
 /**
+ * B for a centring at θ: undefined (the proxy's exact full-data Hessian pass)
+ * when `hessianFraction` is 1, else the subsample estimate
+ * (n/ñ)Σ_{k∈S}Hₖ(θ) on ⌈hessianFraction·n⌉ rows (ñ added to `counter`).
+ *
+ * @param model The model.
+ * @param rng Generator for the subset.
+ * @param options θ, the resolved options and the Hessian-row counter to add to.
+ * @returns The recentre options for {@link ControlVariateProxy.recenter}.
+ */
+export function centringHessian(
+  model: DataModel,
+  rng: Rng,
+  options: {
+    theta: Float64Array;
+    o: Pick<ResolvedHmcEcsOptions, "hessianFraction">;
+    counter: { numHessianRows: number };
+  },
+): RecenterOptions {
+  if (options.o.hessianFraction >= 1) return {};
+  const r = subsampleHessian(model, rng, {
+    theta: options.theta,
+    fraction: options.o.hessianFraction,
+  });
+  options.counter.numHessianRows += r.numSubsetRows;
+  return { hessian: r.hessian };
+}
+
+/**
  * Damped Newton on log π from the proxy's centre: each step solves P s = g
  * with g = A + ∇log p(θ*), P from the current centring, and re-centres at
  * θ* + t·s (halving t while log π drops; S = Σℓₖ(θ*) comes with the pass).
- * Stops when gᵀP⁻¹g/d < the re-centring tolerance. From more than ~5 sds per
- * dimension away, first re-centres at the MAP of a 10× larger subset.
+ * Stops when gᵀP⁻¹g/d < the re-centring tolerance. With the exact full-data
+ * Hessian (`hessianFraction` 1), from more than ~5 sds per dimension away it
+ * first re-centres at the MAP of a 10× larger subset; with a subsample
+ * Hessian it steps straight from there (the gradient A is exact, so the step
+ * lands within ‖I − P̂⁻¹P‖ of the MAP).
  *
  * @param proxy The chain's control variates (re-centred in place).
  * @param model The model.
- * @param rng Generator for the subset fits.
- * @param o `maxNewtonSteps` and `recenterTolerance`.
+ * @param rng Generator for the subset fits and subsample Hessians.
+ * @param o `maxNewtonSteps`, `recenterTolerance`, `hessianFraction`, and the
+ *   Hessian-row counter to add to.
  * @returns The number of re-centring passes made.
  */
 export function newtonToMap(
   proxy: ControlVariateProxy,
   model: DataModel,
   rng: Rng,
-  o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance">,
+  o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
+    counter?: { numHessianRows: number };
+  },
 ): number {
+  const counter = o.counter ?? { numHessianRows: 0 };
   const d = proxy.dim;
   const gPrior = new Float64Array(d), g = new Float64Array(d), cand = new Float64Array(d);
   const tol = Math.max(o.recenterTolerance, 1e-6);
@@ -105,7 +142,7 @@ export function newtonToMap(
     let dec = 0;
     for (let i = 0; i < d; i++) dec += g[i] * step[i];
     if (!(dec / d >= tol)) break;
-    if (dec / d > 25 && fraction < 0.5) {
+    if (dec / d > 25 && fraction < 0.5 && o.hessianFraction >= 1) {
       // A small subset's θ*: full-data Newton overshoots where fitted
       // probabilities are ≈ 0 or 1, so take a 10× larger subset's MAP first.
       const fit = subsetFit(model, rng, {
@@ -114,6 +151,7 @@ export function newtonToMap(
         tolerance: 0.05 * d,
       });
       fraction *= 10;
+      counter.numHessianRows += fit.numHessianRows;
       proxy.recenter(fit.thetaStar);
       passes++;
       lp = logPost();
@@ -123,7 +161,7 @@ export function newtonToMap(
     let t = 1;
     for (let tries = 0; tries < 20 && passes < 2 * o.maxNewtonSteps; tries++) {
       for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
-      proxy.recenter(cand);
+      proxy.recenter(cand, centringHessian(model, rng, { theta: cand, o, counter }));
       passes++;
       const next = logPost();
       if (next >= lp) {
@@ -148,6 +186,8 @@ export interface InitialCentring {
   scale: number;
   /** Newton re-centring passes made. */
   numNewtonSteps: number;
+  /** Rows whose Hessian contribution was evaluated (subset fits, subsample and full Hessians). */
+  numHessianRows: number;
 }
 
 /**
@@ -166,20 +206,37 @@ export function initialCentring(
   options: { o: ResolvedHmcEcsOptions; position: Float64Array },
 ): InitialCentring {
   const { o, position } = options;
+  const counter = { numHessianRows: 0 };
   let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
+  let hessian: RecenterOptions = {};
   if (o.thetaStar !== undefined) {
     thetaStar = Float64Array.from(o.thetaStar);
+    hessian = centringHessian(model, rng, { theta: thetaStar, o, counter });
   } else {
-    const fit = subsetFit(model, rng, { fraction: o.subsetFraction, initialPosition: position });
+    // With Newton centring to follow, the subset MAP is only a starting
+    // point ≈ √(n/ñ) posterior sds from the full-data MAP: stop its Newton
+    // iterations once they move it by less than ~1 subset sd per dimension.
+    const fit = subsetFit(model, rng, {
+      fraction: o.subsetFraction,
+      initialPosition: position,
+      tolerance: o.hessianFraction < 1 && o.maxNewtonSteps > 0 ? 0.5 * model.dim : undefined,
+    });
+    counter.numHessianRows += fit.numHessianRows;
     thetaStar = fit.thetaStar;
     precision = fit.precision;
     scale = Math.sqrt(model.numRows / fit.numSubsetRows);
+    if (o.hessianFraction < 1) {
+      // The subset fit's Hessian at θ* is already a subsample estimate of B.
+      const priorHess = new Float64Array(precision.length);
+      model.logPriorHessian(thetaStar, priorHess);
+      hessian = { hessian: precision.map((v, i) => -v - priorHess[i]) };
+    }
   }
-  const proxy = createProxy(model, thetaStar, o.order);
+  const proxy = createProxy(model, thetaStar, o.order, hessian);
   let numNewtonSteps = 0;
   try {
     if (o.maxNewtonSteps > 0) {
-      numNewtonSteps = newtonToMap(proxy, model, rng, o);
+      numNewtonSteps = newtonToMap(proxy, model, rng, { ...o, counter });
       thetaStar = Float64Array.from(proxy.thetaStar);
       precision = null; // the full-data Hessian at the new θ*, below
     }
@@ -191,7 +248,14 @@ export function initialCentring(
     proxy.dispose();
     throw e;
   }
-  return { proxy, thetaStar, precision, scale, numNewtonSteps };
+  return {
+    proxy,
+    thetaStar,
+    precision,
+    scale,
+    numNewtonSteps,
+    numHessianRows: counter.numHessianRows,
+  };
 }
 
 /**

@@ -22,7 +22,7 @@ import type { DataModel } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import * as dualAveraging from "../dual_averaging.ts";
 import { type Metric, metricFromNegativeHessian } from "../metric.ts";
-import { precisionAtCenter, recenterDistance, retune } from "./centring.ts";
+import { centringHessian, precisionAtCenter, recenterDistance, retune } from "./centring.ts";
 import * as kernel from "./kernel.ts";
 import type { ResolvedHmcEcsOptions } from "./options.ts";
 import type { HmcEcsState } from "./state.ts";
@@ -129,7 +129,7 @@ export function warmupUpdate(
         engine.numSkippedCenterings++;
       } else {
         // One full-data pass: θ* = θ̄, and B = ΣHₖ(θ*) from the same pass for M.
-        proxy.recenter(center);
+        proxy.recenter(center, centringHessian(model, rng, { theta: center, o, counter: engine }));
         engine.numCenterings++;
         engine.training = false;
         metric = metricFromNegativeHessian(precisionAtCenter(proxy, model).map((v) => -v));
