@@ -165,14 +165,17 @@ export function subsetMap(
     : new Float64Array(d);
   const g = new Float64Array(d), prec = new Float64Array(d * d), trial = new Float64Array(d);
   let f = evalF(theta, true, g);
-  let it = 0, numHessianRows = 0;
+  let it = 0, numHessianRows = 0, converged = false;
   try {
     for (; it < maxIt; it++) {
       negHess(theta, prec);
       const step = _choleskySolve(_cholesky(prec), g); // (−H)⁻¹ g: an ascent direction
       let dec = 0;
       for (let j = 0; j < d; j++) dec += g[j] * step[j];
-      if (dec / 2 < tol) break;
+      if (dec / 2 < tol) {
+        converged = true; // prec is already the precision at θ
+        break;
+      }
       let t = 1, fNew = -Infinity;
       for (let k = 0; k < 60; k++) {
         for (let j = 0; j < d; j++) trial[j] = theta[j] + t * step[j];
@@ -183,7 +186,7 @@ export function subsetMap(
       theta = Float64Array.from(trial);
       f = evalF(theta, true, g);
     }
-    negHess(theta, prec);
+    if (!converged) negHess(theta, prec);
   } finally {
     arena.free(gPtr);
     arena.free(hPtr);

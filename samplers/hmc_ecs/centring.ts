@@ -72,9 +72,28 @@ export function recenterDistance(
 }
 
 /**
+ * The fraction of rows behind a subsample B̂: `hessianFraction`, but at least
+ * 2000·d rows. B̂'s error tilts the sampled posterior (see
+ * `HmcEcsOptions.hessianFraction`); measured at n = 10⁵, d = 10 with θ*
+ * within ≈ 1 sd² per dimension of the MAP, the means moved by ≈ 0.08 sd with
+ * 5000 rows and ≈ 0.045 sd with 10⁴; 2000·d rows keeps that shift ≲ 0.03 sd.
+ *
+ * @param model n and d.
+ * @param hessianFraction The option.
+ * @returns The fraction to draw (≤ 1).
+ */
+export function hessianSampleFraction(
+  model: { readonly numRows: number; readonly dim: number },
+  hessianFraction: number,
+): number {
+  return Math.min(1, Math.max(hessianFraction, (2000 * model.dim) / model.numRows));
+}
+
+/**
  * B for a centring at θ: undefined (the proxy's exact full-data Hessian pass)
  * when `hessianFraction` is 1, else the subsample estimate
- * (n/ñ)Σ_{k∈S}Hₖ(θ) on ⌈hessianFraction·n⌉ rows (ñ added to `counter`).
+ * (n/ñ)Σ_{k∈S}Hₖ(θ) on {@link hessianSampleFraction} of the rows (ñ added to
+ * `counter`).
  *
  * @param model The model.
  * @param rng Generator for the subset.
@@ -93,7 +112,7 @@ export function centringHessian(
   if (options.o.hessianFraction >= 1) return {};
   const r = subsampleHessian(model, rng, {
     theta: options.theta,
-    fraction: options.o.hessianFraction,
+    fraction: hessianSampleFraction(model, options.o.hessianFraction),
   });
   options.counter.numHessianRows += r.numSubsetRows;
   return { hessian: r.hessian };
@@ -122,9 +141,12 @@ export function newtonToMap(
   rng: Rng,
   o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
     counter?: { numHessianRows: number };
+    hessianRows?: number;
   },
 ): number {
   const counter = o.counter ?? { numHessianRows: 0 };
+  // Rows behind the current B (n when exact).
+  let hessianRows = o.hessianRows ?? proxy.numRows;
   const d = proxy.dim;
   const gPrior = new Float64Array(d), g = new Float64Array(d), cand = new Float64Array(d);
   const tol = Math.max(o.recenterTolerance, 1e-6);
@@ -142,6 +164,21 @@ export function newtonToMap(
     let dec = 0;
     for (let i = 0; i < d; i++) dec += g[i] * step[i];
     if (!(dec / d >= tol)) break;
+    if (o.hessianFraction < 1 && 2 * dec / hessianRows >= tol && hessianRows < proxy.numRows) {
+      // A B̂ on ñ rows has relative error ≈ √(2d/ñ) per direction, so the step
+      // lands ≈ q·2d/ñ sd² per dimension from the MAP: below the tolerance
+      // only with ñ ≥ 2dq/tol rows — draw that many here (doubled for margin).
+      const rows = Math.min(proxy.numRows, Math.ceil((4 * dec) / tol));
+      const r = subsampleHessian(model, rng, {
+        theta: proxy.thetaStar,
+        fraction: rows / proxy.numRows,
+      });
+      counter.numHessianRows += r.numSubsetRows;
+      hessianRows = r.numSubsetRows;
+      proxy.hessSum.set(r.hessian);
+      k--; // the same step, with the better B̂
+      continue;
+    }
     if (dec / d > 25 && fraction < 0.5 && o.hessianFraction >= 1) {
       // A small subset's θ*: full-data Newton overshoots where fitted
       // probabilities are ≈ 0 or 1, so take a 10× larger subset's MAP first.
@@ -161,7 +198,9 @@ export function newtonToMap(
     let t = 1;
     for (let tries = 0; tries < 20 && passes < 2 * o.maxNewtonSteps; tries++) {
       for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
+      const before = counter.numHessianRows;
       proxy.recenter(cand, centringHessian(model, rng, { theta: cand, o, counter }));
+      hessianRows = o.hessianFraction < 1 ? counter.numHessianRows - before : proxy.numRows;
       passes++;
       const next = logPost();
       if (next >= lp) {
@@ -208,7 +247,7 @@ export function initialCentring(
   const { o, position } = options;
   const counter = { numHessianRows: 0 };
   let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
-  let hessian: RecenterOptions = {};
+  let hessian: RecenterOptions = {}, fitRows = 0;
   if (o.thetaStar !== undefined) {
     thetaStar = Float64Array.from(o.thetaStar);
     hessian = centringHessian(model, rng, { theta: thetaStar, o, counter });
@@ -216,12 +255,27 @@ export function initialCentring(
     // With Newton centring to follow, the subset MAP is only a starting
     // point ≈ √(n/ñ) posterior sds from the full-data MAP: stop its Newton
     // iterations once they move it by less than ~1 subset sd per dimension.
+    const quick = o.hessianFraction < 1 && o.maxNewtonSteps > 0;
+    const tolerance = quick ? 0.5 * model.dim : undefined;
+    let start = position;
+    if (quick && o.subsetFraction * model.numRows >= 10000) {
+      // Newton on a 10× smaller subset first: most iterations then cost a
+      // tenth, and the full subset's fit needs one or two.
+      const pre = subsetFit(model, rng, {
+        fraction: o.subsetFraction / 10,
+        initialPosition: position,
+        tolerance,
+      });
+      counter.numHessianRows += pre.numHessianRows;
+      start = pre.thetaStar;
+    }
     const fit = subsetFit(model, rng, {
       fraction: o.subsetFraction,
-      initialPosition: position,
-      tolerance: o.hessianFraction < 1 && o.maxNewtonSteps > 0 ? 0.5 * model.dim : undefined,
+      initialPosition: start,
+      tolerance,
     });
     counter.numHessianRows += fit.numHessianRows;
+    fitRows = fit.numSubsetRows;
     thetaStar = fit.thetaStar;
     precision = fit.precision;
     scale = Math.sqrt(model.numRows / fit.numSubsetRows);
@@ -236,7 +290,11 @@ export function initialCentring(
   let numNewtonSteps = 0;
   try {
     if (o.maxNewtonSteps > 0) {
-      numNewtonSteps = newtonToMap(proxy, model, rng, { ...o, counter });
+      numNewtonSteps = newtonToMap(proxy, model, rng, {
+        ...o,
+        counter,
+        hessianRows: hessian.hessian !== undefined && fitRows > 0 ? fitRows : undefined,
+      });
       thetaStar = Float64Array.from(proxy.thetaStar);
       precision = null; // the full-data Hessian at the new θ*, below
     }

@@ -137,13 +137,16 @@ export function rowsSubsetMap(
       }]; give an initial position inside the support`,
     );
   }
-  let it = 0;
+  let it = 0, converged = false;
   for (; it < maxIt; it++) {
     negHess(theta, prec);
     const step = choleskySolve(_levenbergCholesky(prec), g);
     let dec = 0;
     for (let j = 0; j < d; j++) dec += g[j] * step[j];
-    if (!(dec / 2 >= tol)) break;
+    if (!(dec / 2 >= tol)) {
+      converged = true; // prec is already the precision at θ
+      break;
+    }
     let t = 1;
     for (let k = 0; k < 60; k++) {
       for (let j = 0; j < d; j++) trial[j] = theta[j] + t * step[j];
@@ -154,7 +157,7 @@ export function rowsSubsetMap(
     theta = Float64Array.from(trial);
     f = evalF(theta, g);
   }
-  negHess(theta, prec);
+  if (!converged) negHess(theta, prec);
   return {
     thetaStar: theta,
     precision: prec,

@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { GlmModel } from "../../models/glm.ts";
 import type { Model } from "../../models/model.ts";
 import { findReasonableStepSize } from "../dual_averaging.ts";
 import * as hmc from "../hmc.ts";
@@ -68,6 +69,8 @@ export function hmcEcsChainSampler(
 ): HmcEcsChainSampler {
   const m = assertControlVariateModel(model);
   const o = resolveHmcEcsOptions(m, options);
+  // The generic per-row proxy computes every Hₖ for its cache: B is exact there.
+  if (!(m instanceof GlmModel)) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
   const paramsOf = (state: HmcEcsState): kernel.HmcEcsParams => ({
