@@ -51,6 +51,7 @@ export type {
   LikelihoodEstimate,
   PerturbedEstimator,
   PoissonSubsampleSettings,
+  RecenterOptions,
   SignedEstimator,
   SubsampleEstimator,
   SubsampleEstimatorBase,
