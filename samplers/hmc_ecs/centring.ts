@@ -4,10 +4,13 @@
  * initialisation — never called by the kernel:
  *
  * ```
- *  initialCentring    θ* from a 1 % subset MAP (or given), the proxy centred there,
+ *  initialCentring    θ* from a 1 % subset MAP (Newton on 0.1 % first; or given),
+ *                     the proxy centred there (B from the subset fit's Hessian),
  *                     then damped Newton steps towards the full-data MAP
- *  newtonToMap        each Newton step is one re-centring pass whose A and B the
- *                     control variates compute anyway
+ *  newtonToMap        each Newton step is one re-centring pass (ℓ, ∇ℓ) whose exact
+ *                     A the control variates compute anyway; B is a subsample
+ *                     estimate (centringHessian) unless hessianFraction is 1
+ *  centringHessian    B̂ = (n/ñ)Σ_{k∈S}Hₖ(θ*) on max(hessianFraction·n, 2000·d) rows
  *  precisionAtCenter  P = −∇²log π(θ*) = −(B + ∇²log p(θ*)): the metric and the
  *                     pilot draws' precision
  *  recenterDistance   δᵀPδ/d, δ = θ̄ − θ*: is a scheduled re-centring worth a pass?

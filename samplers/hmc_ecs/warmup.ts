@@ -6,8 +6,10 @@
  *  every warmup step     dual averaging of ε towards the target acceptance
  *  every `updateEvery`   θ̄ = mean of the window's draws; unless θ̄ is within
  *                        `recenterTolerance` of θ* (centring.recenterDistance):
- *                          re-centre the proxy at θ̄ (one full-data pass),
- *                          M⁻¹ = P⁻¹ from that pass's B (centring.precisionAtCenter),
+ *                          re-centre the proxy at θ̄ (one full-data pass of ℓ, ∇ℓ),
+ *                          B from a subsample (centring.centringHessian) or,
+ *                          with hessianFraction 1, a full-data Hessian pass,
+ *                          M⁻¹ = P⁻¹ from that B (centring.precisionAtCenter),
  *                          m or (λ, a) from a pilot (centring.retune),
  *                          the state re-evaluated under the new control variates,
  *                          dual averaging restarted from the current ε
