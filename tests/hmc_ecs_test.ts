@@ -358,7 +358,7 @@ Deno.test("runHmcEcs() claim: warm-up costs at most 3 full-data pass-equivalents
     priorScale: 10,
   });
   const w = measureHessianCostRatio(model, { repeats: 7 });
-  const ecs = runHmcEcs(model, { seed: 5, numChains: 1, numWarmup: 100, numSamples: 2000 });
+  const ecs = runHmcEcs(model, { seed: 5, numChains: 1, numWarmup: 100, numSamples: 6000 });
   const tuning = ecs.chains[0].tuning;
   const passes = passEquivalents(ecs.chains[0].cost.warmup, {
     numRows: n,
