@@ -12,6 +12,14 @@
  *    measured once at load time and printed as a line per variant
  *    (TALLMC_BENCH_ECS_WHOLE=0 skips it).
  *
+ * 3. Warm-up cost in full-data pass-equivalents (samplers/hmc_ecs/passes.ts:
+ *    gradient passes of ℓ and ∇ℓ rows plus Hessian rows weighted by the
+ *    measured Hessian/gradient pass time w) at each size, perturbed, 1000
+ *    warmup iterations, for the default warm-up and for the former one
+ *    (`hessianFraction: 1, recenterTolerance: 0.1`: exact full-data Hessians
+ *    at every Newton centring), printed once per size at load time
+ *    (TALLMC_BENCH_ECS_WARMUP=0 skips it).
+ *
  * Set TALLMC_BENCH_ECS_SIZES (comma-separated, default "1e5,1e6,1e7") to
  * choose the sizes; 10⁷ rows of f32 take 1.2 GB and ~30 s to set up.
  *
@@ -24,7 +32,13 @@ import { essBulk } from "../diagnostics/ess.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws } from "../samplers/driver.ts";
-import { type HmcEcsState, runHmcEcs } from "../samplers/hmc_ecs.ts";
+import {
+  type HmcEcsOptions,
+  type HmcEcsState,
+  measureHessianCostRatio,
+  passEquivalents,
+  runHmcEcs,
+} from "../samplers/hmc_ecs.ts";
 import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 
@@ -72,6 +86,37 @@ function _higgsLike(arena: Arena, n: number, seed: number): { data: GlmData; bet
   };
 }
 
+/** Print the warm-up's pass-equivalents, default and former, at this model's n. */
+function _warmupPasses(model: GlmModel): void {
+  const n = model.numRows, w = measureHessianCostRatio(model, { repeats: 7 });
+  const line = (label: string, options: HmcEcsOptions) => {
+    const t0 = performance.now();
+    const r = runHmcEcs(model, {
+      seed: 1,
+      numChains: 1,
+      numWarmup: 1000,
+      numSamples: 1,
+      ...options,
+    });
+    const secs = (performance.now() - t0) / 1000;
+    const c = r.chains[0].cost.warmup, t = r.chains[0].tuning;
+    const p = passEquivalents(c, {
+      numRows: n,
+      numHessianRows: t.numHessianRows as number,
+      hessianCostRatio: w,
+    });
+    console.log(
+      `warm-up at n = ${n.toExponential(0)}, ${label}: ${p.total.toFixed(2)} pass-equivalents ` +
+        `(${p.gradientPasses.toFixed(2)} ℓ/∇ℓ + ${p.hessianPasses.toFixed(2)} Hessian at w = ${
+          w.toFixed(2)
+        }; ${((c.numLogLikRows + c.numGradRows) / n).toFixed(2)} (ℓ + ∇ℓ rows)/n), ` +
+        `${t.numCenterings} centrings, m = ${t.subsampleSize}, ${secs.toFixed(2)} s`,
+    );
+  };
+  line("default", {});
+  line("former (exact Hessians, tolerance 0.1)", { hessianFraction: 1, recenterTolerance: 0.1 });
+}
+
 const sizes = (Deno.env.get("TALLMC_BENCH_ECS_SIZES") ?? "1e5,1e6,1e7")
   .split(",").map((s) => Math.round(Number(s)));
 
@@ -81,6 +126,7 @@ for (const n of sizes) {
   });
   const { data, beta } = _higgsLike(arena, n, 7);
   const model = new GlmModel(data, { family: "logistic", priorScale: 10 });
+  if (Deno.env.get("TALLMC_BENCH_ECS_WARMUP") !== "0") _warmupPasses(model);
   const h = new Float64Array(D * D), hp = new Float64Array(D * D);
   model.logLikelihoodHessian(beta, h);
   model.logPriorHessian(beta, hp);

@@ -78,6 +78,8 @@ export interface SubsetMapResult {
   numSubsetRows: number;
   /** Newton iterations made. */
   numIterations: number;
+  /** Rows whose Hessian contribution Hₖ was evaluated (ñ per Hessian; for pass accounting). */
+  numHessianRows: number;
 }
 
 /**
@@ -137,6 +139,7 @@ export function subsetMap(
   const negHess = (theta: Float64Array, out: Float64Array): void => {
     kernels.hessian(rows, theta, { out: hv, range: all });
     model.cost.numGradRows += sub;
+    numHessianRows += sub;
     model.logPriorHessian(theta, priorHess);
     for (let i = 0; i < d * d; i++) out[i] = -(priorHess[i] + scale * hv[i]);
   };
@@ -145,14 +148,17 @@ export function subsetMap(
     : new Float64Array(d);
   const g = new Float64Array(d), prec = new Float64Array(d * d), trial = new Float64Array(d);
   let f = evalF(theta, true, g);
-  let it = 0;
+  let it = 0, numHessianRows = 0, converged = false;
   try {
     for (; it < maxIt; it++) {
       negHess(theta, prec);
       const step = _choleskySolve(_cholesky(prec), g); // (−H)⁻¹ g: an ascent direction
       let dec = 0;
       for (let j = 0; j < d; j++) dec += g[j] * step[j];
-      if (dec / 2 < tol) break;
+      if (dec / 2 < tol) {
+        converged = true; // prec is already the precision at θ
+        break;
+      }
       let t = 1, fNew = -Infinity;
       for (let k = 0; k < 60; k++) {
         for (let j = 0; j < d; j++) trial[j] = theta[j] + t * step[j];
@@ -163,11 +169,88 @@ export function subsetMap(
       theta = Float64Array.from(trial);
       f = evalF(theta, true, g);
     }
-    negHess(theta, prec);
+    if (!converged) negHess(theta, prec);
   } finally {
     rows.dispose();
   }
-  return { thetaStar: theta, precision: prec, numSubsetRows: sub, numIterations: it };
+  return {
+    thetaStar: theta,
+    precision: prec,
+    numSubsetRows: sub,
+    numIterations: it,
+    numHessianRows,
+  };
+}
+
+/** Result of {@link subsetHessian}. */
+export interface SubsetHessianResult {
+  /** (n/ñ) Σ_{k ∈ S} Hₖ(θ): the likelihood part only, d × d row-major. */
+  hessian: Float64Array;
+  /** Subset size ñ (rows whose Hₖ was evaluated). */
+  numSubsetRows: number;
+}
+
+/**
+ * An unbiased subsample estimate (n/ñ) Σ_{k ∈ S} Hₖ(θ) of the full-data
+ * log-likelihood Hessian B = Σₖ Hₖ(θ) from a random ñ-row subset S (counted
+ * in `model.cost` as ñ gradient rows, as the full-data Hessian is).
+ *
+ * @param model A GLM posterior.
+ * @param rng Generator for the subset.
+ * @param options θ, the fraction f (ñ = ⌈f·n⌉, at least `minRows`, default 1000).
+ * @returns The scaled Hessian and ñ.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "../data/dataset.ts";
+ * import { GlmModel } from "../models/glm.ts";
+ * import { Rng } from "../random/rng.ts";
+ * import { subsetHessian } from "./tuning.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * const x = Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? 1 : Math.sin(i)));
+ * const y = Array.from({ length: 200 }, (_, i) => i % 2);
+ * const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: 2 }), { family: "logistic" });
+ * const theta = new Float64Array([0.1, 0.2]), full = new Float64Array(4);
+ * model.logLikelihoodHessian(theta, full);
+ * const est = subsetHessian(model, new Rng(1), { theta, fraction: 1 });
+ * assert.ok(Math.abs(est.hessian[0] - full[0]) < 1e-9);
+ * ```
+ * References: Dang et al. (2019) §6.3 (M from the Hessian at θ*).
+ */
+export function subsetHessian(
+  model: GlmModel,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number; minRows?: number },
+): SubsetHessianResult {
+  const n = model.numRows, d = model.dim, fraction = options.fraction;
+  if (!(fraction > 0 && fraction <= 1)) {
+    throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
+  }
+  const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
+  const rows = new GatheredRows(model.data, sub);
+  const arena = model.arena, core = model.core;
+  const hPtr = arena.allocF64(d * d), tPtr = arena.allocF64(d);
+  const hessian = new Float64Array(d * d);
+  try {
+    rows.gather(
+      sub === n
+        ? Int32Array.from({ length: n }, (_, i) => i)
+        : rng.sampleWithoutReplacement(n, sub),
+      0,
+    );
+    arena.f64(tPtr, d).set(options.theta);
+    arena.f64(hPtr, d * d).fill(0);
+    core.hessRange(model.familyCode, model.familyParam, rows.x, rows.y, d, 0, sub, tPtr, hPtr);
+    model.cost.numGradRows += sub;
+    const hv = arena.f64(hPtr, d * d), scale = n / sub;
+    for (let i = 0; i < d * d; i++) hessian[i] = scale * hv[i];
+  } finally {
+    arena.free(hPtr);
+    arena.free(tPtr);
+    rows.dispose();
+  }
+  return { hessian, numSubsetRows: sub };
 }
 
 /**

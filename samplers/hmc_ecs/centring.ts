@@ -4,10 +4,13 @@
  * initialisation — never called by the kernel:
  *
  * ```
- *  initialCentring    θ* from a 1 % subset MAP (or given), the proxy centred there,
+ *  initialCentring    θ* from a 1 % subset MAP (Newton on 0.1 % first; or given),
+ *                     the proxy centred there (B from the subset fit's Hessian),
  *                     then damped Newton steps towards the full-data MAP
- *  newtonToMap        each Newton step is one re-centring pass whose A and B the
- *                     control variates compute anyway
+ *  newtonToMap        each Newton step is one re-centring pass (ℓ, ∇ℓ) whose exact
+ *                     A the control variates compute anyway; B is a subsample
+ *                     estimate (centringHessian) unless hessianFraction is 1
+ *  centringHessian    B̂ = (n/ñ)Σ_{k∈S}Hₖ(θ*) on max(hessianFraction·n, 2000·d) rows
  *  precisionAtCenter  P = −∇²log π(θ*) = −(B + ∇²log p(θ*)): the metric and the
  *                     pilot draws' precision
  *  recenterDistance   δᵀPδ/d, δ = θ̄ − θ*: is a scheduled re-centring worth a pass?
@@ -28,7 +31,9 @@ import type { HmcEcsVariant, ResolvedHmcEcsOptions } from "./options.ts";
 import {
   type ControlVariateProxy,
   createProxy,
+  type RecenterOptions,
   type SubsampleEstimator,
+  subsampleHessian,
   subsetFit,
 } from "./proxy.ts";
 
@@ -70,24 +75,81 @@ export function recenterDistance(
 }
 
 /**
+ * The fraction of rows behind a subsample B̂: `hessianFraction`, but at least
+ * 2000·d rows. B̂'s error tilts the sampled posterior (see
+ * `HmcEcsOptions.hessianFraction`); measured at n = 10⁵, d = 10 with θ*
+ * within ≈ 1 sd² per dimension of the MAP, the means moved by ≈ 0.08 sd with
+ * 5000 rows and ≈ 0.045 sd with 10⁴; 2000·d rows keeps that shift ≲ 0.03 sd.
+ *
+ * @param model n and d.
+ * @param hessianFraction The option.
+ * @returns The fraction to draw (≤ 1).
+ */
+export function hessianSampleFraction(
+  model: { readonly numRows: number; readonly dim: number },
+  hessianFraction: number,
+): number {
+  return Math.min(1, Math.max(hessianFraction, (2000 * model.dim) / model.numRows));
+}
+
+/**
+ * B for a centring at θ: undefined (the proxy's exact full-data Hessian pass)
+ * when `hessianFraction` is 1, else the subsample estimate
+ * (n/ñ)Σ_{k∈S}Hₖ(θ) on {@link hessianSampleFraction} of the rows (ñ added to
+ * `counter`).
+ *
+ * @param model The model.
+ * @param rng Generator for the subset.
+ * @param options θ, the resolved options and the Hessian-row counter to add to.
+ * @returns The recentre options for {@link ControlVariateProxy.recenter}.
+ */
+export function centringHessian(
+  model: DataModel,
+  rng: Rng,
+  options: {
+    theta: Float64Array;
+    o: Pick<ResolvedHmcEcsOptions, "hessianFraction">;
+    counter: { numHessianRows: number };
+  },
+): RecenterOptions {
+  if (options.o.hessianFraction >= 1) return {};
+  const r = subsampleHessian(model, rng, {
+    theta: options.theta,
+    fraction: hessianSampleFraction(model, options.o.hessianFraction),
+  });
+  options.counter.numHessianRows += r.numSubsetRows;
+  return { hessian: r.hessian };
+}
+
+/**
  * Damped Newton on log π from the proxy's centre: each step solves P s = g
  * with g = A + ∇log p(θ*), P from the current centring, and re-centres at
  * θ* + t·s (halving t while log π drops; S = Σℓₖ(θ*) comes with the pass).
- * Stops when gᵀP⁻¹g/d < the re-centring tolerance. From more than ~5 sds per
- * dimension away, first re-centres at the MAP of a 10× larger subset.
+ * Stops when gᵀP⁻¹g/d < the re-centring tolerance. With the exact full-data
+ * Hessian (`hessianFraction` 1), from more than ~5 sds per dimension away it
+ * first re-centres at the MAP of a 10× larger subset; with a subsample
+ * Hessian it steps straight from there (the gradient A is exact, so the step
+ * lands within ‖I − P̂⁻¹P‖ of the MAP).
  *
  * @param proxy The chain's control variates (re-centred in place).
  * @param model The model.
- * @param rng Generator for the subset fits.
- * @param o `maxNewtonSteps` and `recenterTolerance`.
+ * @param rng Generator for the subset fits and subsample Hessians.
+ * @param o `maxNewtonSteps`, `recenterTolerance`, `hessianFraction`, and the
+ *   Hessian-row counter to add to.
  * @returns The number of re-centring passes made.
  */
 export function newtonToMap(
   proxy: ControlVariateProxy,
   model: DataModel,
   rng: Rng,
-  o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance">,
+  o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
+    counter?: { numHessianRows: number };
+    hessianRows?: number;
+  },
 ): number {
+  const counter = o.counter ?? { numHessianRows: 0 };
+  // Rows behind the current B (n when exact).
+  let hessianRows = o.hessianRows ?? proxy.numRows;
   const d = proxy.dim;
   const gPrior = new Float64Array(d), g = new Float64Array(d), cand = new Float64Array(d);
   const tol = Math.max(o.recenterTolerance, 1e-6);
@@ -105,7 +167,22 @@ export function newtonToMap(
     let dec = 0;
     for (let i = 0; i < d; i++) dec += g[i] * step[i];
     if (!(dec / d >= tol)) break;
-    if (dec / d > 25 && fraction < 0.5) {
+    if (o.hessianFraction < 1 && 2 * dec / hessianRows >= tol && hessianRows < proxy.numRows) {
+      // A B̂ on ñ rows has relative error ≈ √(2d/ñ) per direction, so the step
+      // lands ≈ q·2d/ñ sd² per dimension from the MAP: below the tolerance
+      // only with ñ ≥ 2dq/tol rows — draw that many here (doubled for margin).
+      const rows = Math.min(proxy.numRows, Math.ceil((4 * dec) / tol));
+      const r = subsampleHessian(model, rng, {
+        theta: proxy.thetaStar,
+        fraction: rows / proxy.numRows,
+      });
+      counter.numHessianRows += r.numSubsetRows;
+      hessianRows = r.numSubsetRows;
+      proxy.hessSum.set(r.hessian);
+      k--; // the same step, with the better B̂
+      continue;
+    }
+    if (dec / d > 25 && fraction < 0.5 && o.hessianFraction >= 1) {
       // A small subset's θ*: full-data Newton overshoots where fitted
       // probabilities are ≈ 0 or 1, so take a 10× larger subset's MAP first.
       const fit = subsetFit(model, rng, {
@@ -114,6 +191,7 @@ export function newtonToMap(
         tolerance: 0.05 * d,
       });
       fraction *= 10;
+      counter.numHessianRows += fit.numHessianRows;
       proxy.recenter(fit.thetaStar);
       passes++;
       lp = logPost();
@@ -123,7 +201,9 @@ export function newtonToMap(
     let t = 1;
     for (let tries = 0; tries < 20 && passes < 2 * o.maxNewtonSteps; tries++) {
       for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
-      proxy.recenter(cand);
+      const before = counter.numHessianRows;
+      proxy.recenter(cand, centringHessian(model, rng, { theta: cand, o, counter }));
+      hessianRows = o.hessianFraction < 1 ? counter.numHessianRows - before : proxy.numRows;
       passes++;
       const next = logPost();
       if (next >= lp) {
@@ -148,6 +228,8 @@ export interface InitialCentring {
   scale: number;
   /** Newton re-centring passes made. */
   numNewtonSteps: number;
+  /** Rows whose Hessian contribution was evaluated (subset fits, subsample and full Hessians). */
+  numHessianRows: number;
 }
 
 /**
@@ -166,20 +248,56 @@ export function initialCentring(
   options: { o: ResolvedHmcEcsOptions; position: Float64Array },
 ): InitialCentring {
   const { o, position } = options;
+  const counter = { numHessianRows: 0 };
   let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
+  let hessian: RecenterOptions = {}, fitRows = 0;
   if (o.thetaStar !== undefined) {
     thetaStar = Float64Array.from(o.thetaStar);
+    hessian = centringHessian(model, rng, { theta: thetaStar, o, counter });
   } else {
-    const fit = subsetFit(model, rng, { fraction: o.subsetFraction, initialPosition: position });
+    // With Newton centring to follow, the subset MAP is only a starting
+    // point ≈ √(n/ñ) posterior sds from the full-data MAP: stop its Newton
+    // iterations once they move it by less than ~1 subset sd per dimension.
+    const quick = o.hessianFraction < 1 && o.maxNewtonSteps > 0;
+    const tolerance = quick ? 0.5 * model.dim : undefined;
+    let start = position;
+    if (quick && o.subsetFraction * model.numRows >= 10000) {
+      // Newton on a 10× smaller subset first: most iterations then cost a
+      // tenth, and the full subset's fit needs one or two.
+      const pre = subsetFit(model, rng, {
+        fraction: o.subsetFraction / 10,
+        initialPosition: position,
+        tolerance,
+      });
+      counter.numHessianRows += pre.numHessianRows;
+      start = pre.thetaStar;
+    }
+    const fit = subsetFit(model, rng, {
+      fraction: o.subsetFraction,
+      initialPosition: start,
+      tolerance,
+    });
+    counter.numHessianRows += fit.numHessianRows;
+    fitRows = fit.numSubsetRows;
     thetaStar = fit.thetaStar;
     precision = fit.precision;
     scale = Math.sqrt(model.numRows / fit.numSubsetRows);
+    if (o.hessianFraction < 1) {
+      // The subset fit's Hessian at θ* is already a subsample estimate of B.
+      const priorHess = new Float64Array(precision.length);
+      model.logPriorHessian(thetaStar, priorHess);
+      hessian = { hessian: precision.map((v, i) => -v - priorHess[i]) };
+    }
   }
-  const proxy = createProxy(model, thetaStar, o.order);
+  const proxy = createProxy(model, thetaStar, o.order, hessian);
   let numNewtonSteps = 0;
   try {
     if (o.maxNewtonSteps > 0) {
-      numNewtonSteps = newtonToMap(proxy, model, rng, o);
+      numNewtonSteps = newtonToMap(proxy, model, rng, {
+        ...o,
+        counter,
+        hessianRows: hessian.hessian !== undefined && fitRows > 0 ? fitRows : undefined,
+      });
       thetaStar = Float64Array.from(proxy.thetaStar);
       precision = null; // the full-data Hessian at the new θ*, below
     }
@@ -191,7 +309,14 @@ export function initialCentring(
     proxy.dispose();
     throw e;
   }
-  return { proxy, thetaStar, precision, scale, numNewtonSteps };
+  return {
+    proxy,
+    thetaStar,
+    precision,
+    scale,
+    numNewtonSteps,
+    numHessianRows: counter.numHessianRows,
+  };
 }
 
 /**

@@ -51,6 +51,7 @@ export type {
   LikelihoodEstimate,
   PerturbedEstimator,
   PoissonSubsampleSettings,
+  RecenterOptions,
   SignedEstimator,
   SubsampleEstimator,
   SubsampleEstimatorBase,
@@ -63,3 +64,4 @@ export type { HmcEcsEngine, HmcEcsState } from "./state.ts";
 // samplers/sampler.ts's ChainSampler and SamplerDescription are public
 // (branch `shape`); until then import them from "./sampler.ts".
 export { runHmcEcs, type RunHmcEcsOptions, signCorrectedMeans } from "./run.ts";
+export { measureHessianCostRatio, type PassEquivalents, passEquivalents } from "./passes.ts";

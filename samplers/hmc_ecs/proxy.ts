@@ -33,8 +33,8 @@ import type {
   SubsetMapOptions,
   SubsetMapResult,
 } from "../../subsampling/tuning.ts";
-import { glmProxy, glmSubsetMap } from "./proxy_glm.ts";
-import { rowsProxy, rowsSubsetMap } from "./proxy_rows.ts";
+import { glmProxy, glmSubsetHessian, glmSubsetMap } from "./proxy_glm.ts";
+import { rowsProxy, rowsSubsetHessian, rowsSubsetMap } from "./proxy_rows.ts";
 
 /** log L̂(θ; u) and what comes with it. */
 export interface LikelihoodEstimate {
@@ -141,8 +141,17 @@ export interface ControlVariateProxy {
   readonly hessSum: Float64Array;
   /** Incremented at every centring. */
   readonly version: number;
-  /** Move θ* and recompute the per-row cache and S, A, B (one full-data pass, counted). */
-  recenter(thetaStar: Float64Array): void;
+  /**
+   * Move θ* and recompute the per-row cache and S, A (one full-data pass of
+   * ℓ and ∇ℓ, counted) and B: with `hessian`, B is set to that estimate of
+   * ΣHₖ(θ*) (e.g. {@link subsampleHessian}'s) and no full-data Hessian pass is
+   * made; without it, B is the exact full-data sum (one Hessian pass). The
+   * generic per-row proxy computes every Hₖ for its cache anyway and always
+   * uses the exact B.
+   */
+  recenter(thetaStar: Float64Array, options?: RecenterOptions): void;
+  /** Rows whose Hessian contribution Hₖ was evaluated by centrings (cumulative). */
+  readonly numHessianRows: number;
   /** Mean and variance of dₖ(θ) over a random pilot sample of rows, per θ (counted). */
   pilotDifferences(
     thetas: readonly Float64Array[],
@@ -155,6 +164,12 @@ export interface ControlVariateProxy {
   poissonSubsample(rng: Rng, settings: PoissonSubsampleSettings): SignedEstimator;
   /** Free the per-row cache (estimators are disposed separately). */
   dispose(): void;
+}
+
+/** Options of {@link ControlVariateProxy.recenter} and {@link createProxy}. */
+export interface RecenterOptions {
+  /** An estimate of B = ΣHₖ(θ*) to use instead of a full-data Hessian pass (d × d). */
+  hessian?: Float64Array;
 }
 
 /** A model HMC-ECS can run on: a GLM, or a DataModel with per-row Hessians. */
@@ -183,6 +198,7 @@ export function assertControlVariateModel(model: Model): HmcEcsModel {
  * @param model A GlmModel or a PerRowHessianModel.
  * @param thetaStar The expansion point.
  * @param order Taylor order 0, 1 or 2.
+ * @param options An estimate of B to use instead of a full-data Hessian pass.
  * @returns The chain's proxy; dispose it when the chain ends.
  * @example
  * ```ts
@@ -200,9 +216,10 @@ export function createProxy(
   model: Model,
   thetaStar: Float64Array,
   order: TaylorOrder,
+  options: RecenterOptions = {},
 ): ControlVariateProxy {
   const m = assertControlVariateModel(model);
-  if (m instanceof GlmModel) return glmProxy(m, thetaStar, order);
+  if (m instanceof GlmModel) return glmProxy(m, thetaStar, order, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsProxy(m, thetaStar, order);
 }
@@ -232,4 +249,37 @@ export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): Su
   if (m instanceof GlmModel) return glmSubsetMap(m, rng, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetMap(m, rng, options);
+}
+
+/**
+ * An unbiased estimate (n/ñ) Σ_{k ∈ S} Hₖ(θ) of the full-data log-likelihood
+ * Hessian from a random subset S of ⌈f·n⌉ rows (at least 1000), for either
+ * kind of model: the metric's and the control variates' B without a
+ * full-data Hessian pass.
+ *
+ * @param model A GlmModel or a PerRowHessianModel.
+ * @param rng Generator for the subset.
+ * @param options θ and the fraction f.
+ * @returns The estimate and ñ (the Hessian rows evaluated).
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { Rng } from "../../random/rng.ts";
+ * import { subsampleHessian } from "./proxy.ts";
+ * const model = new NormalGammaModel(Float64Array.from({ length: 400 }, (_, i) => Math.sin(i)));
+ * const r = subsampleHessian(model, new Rng(1), { theta: new Float64Array([0, 1]), fraction: 0.5 });
+ * assert.equal(r.numSubsetRows, 400); // at least 1000 rows, capped at n
+ * ```
+ * References: Dang et al. (2019), §6.3 (M from the Hessian at θ*).
+ */
+export function subsampleHessian(
+  model: Model,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number },
+): { hessian: Float64Array; numSubsetRows: number } {
+  const m = assertControlVariateModel(model);
+  if (m instanceof GlmModel) return glmSubsetHessian(m, rng, options);
+  if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
+  return rowsSubsetHessian(m, rng, options);
 }

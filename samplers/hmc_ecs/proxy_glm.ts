@@ -25,6 +25,8 @@ import {
 } from "../../subsampling/subsample_state.ts";
 import {
   pilotDifferences,
+  subsetHessian,
+  type SubsetHessianResult,
   subsetMap,
   type SubsetMapOptions,
   type SubsetMapResult,
@@ -35,24 +37,47 @@ import type {
   LikelihoodEstimate,
   PerturbedEstimator,
   PoissonSubsampleSettings,
+  RecenterOptions,
   SignedEstimator,
 } from "./proxy.ts";
 
 /**
- * A chain's control variates for a GLM, centred at θ* (one full-data pass;
- * B = ΣHₖ(θ*) is computed at every centring for the metric and Newton steps).
+ * A chain's control variates for a GLM, centred at θ* (one full-data pass of
+ * ℓ and ∇ℓ; B = ΣHₖ(θ*) at every centring, for the metric and Newton steps,
+ * from a full-data Hessian pass or the estimate given).
  *
  * @param model The GLM.
  * @param thetaStar The expansion point.
  * @param order Taylor order.
+ * @param options An estimate of B instead of the full-data Hessian pass.
  * @returns The proxy.
  */
 export function glmProxy(
   model: GlmModel,
   thetaStar: Float64Array,
   order: TaylorOrder,
+  options: RecenterOptions = {},
 ): ControlVariateProxy {
-  const cv = new ControlVariates(model, thetaStar, { order, computeHessian: true });
+  // B is set here rather than by ControlVariates: the exact full-data sum
+  // (one Hessian pass, d(d+1)/2 multiply-adds per row, ≈ 4–5 gradient passes
+  // at d = 30) or an estimate the caller gives (a subsample's), so that the
+  // warmup can centre with one pass of ℓ and ∇ℓ only.
+  const cv = new ControlVariates(model, thetaStar, { order, computeHessian: false });
+  let numHessianRows = 0;
+  const setHessian = (o: RecenterOptions) => {
+    if (o.hessian !== undefined) {
+      if (o.hessian.length !== cv.dim * cv.dim) {
+        throw new RangeError(
+          `hessian must have ${cv.dim * cv.dim} entries, got ${o.hessian.length}`,
+        );
+      }
+      cv.hessSum.set(o.hessian);
+    } else {
+      model.logLikelihoodHessian(cv.thetaStar, cv.hessSum);
+      numHessianRows += cv.numRows;
+    }
+  };
+  setHessian(options);
   return {
     order: cv.order,
     dim: cv.dim,
@@ -66,7 +91,13 @@ export function glmProxy(
     get version() {
       return cv.version;
     },
-    recenter: (t) => cv.recenter(t),
+    get numHessianRows() {
+      return numHessianRows;
+    },
+    recenter(t, o = {}) {
+      cv.recenter(t);
+      setHessian(o);
+    },
     pilotDifferences: (thetas, rng, pilotSize) => pilotDifferences(cv, { thetas, rng, pilotSize }),
     blockSubsample: (rng, s) => _perturbed(cv, rng, s),
     poissonSubsample: (rng, s) => _signed(cv, rng, s),
@@ -88,6 +119,22 @@ export function glmSubsetMap(
   options: SubsetMapOptions,
 ): SubsetMapResult {
   return subsetMap(model, rng, options);
+}
+
+/**
+ * The subsample Hessian estimate of a GLM ({@link subsetHessian}).
+ *
+ * @param model The GLM.
+ * @param rng Generator.
+ * @param options θ and the subset fraction.
+ * @returns The estimate.
+ */
+export function glmSubsetHessian(
+  model: GlmModel,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number },
+): SubsetHessianResult {
+  return subsetHessian(model, rng, options);
 }
 
 function _perturbed(

@@ -72,6 +72,9 @@ export function rowsProxy(
     get version() {
       return cache.version;
     },
+    get numHessianRows() {
+      return cache.numHessianRows;
+    },
     recenter: (t) => cache.recenter(t),
     pilotDifferences: (thetas, rng, pilotSize) => _pilot(cache, thetas, rng, pilotSize),
     blockSubsample: (rng, s) => _perturbed(cache, rng, s),
@@ -111,8 +114,10 @@ export function rowsSubsetMap(
     if (g) { for (let j = 0; j < d; j++) g[j] = gPrior[j] + scale * gLik[j]; }
     return lp + scale * ll;
   };
+  let numHessianRows = 0;
   const negHess = (theta: Float64Array, out: Float64Array): void => {
     model.perRowHessians(theta, rows, hRows);
+    numHessianRows += sub;
     model.logPriorHessian(theta, hPrior);
     for (let i = 0; i < d * d; i++) {
       let s = 0;
@@ -132,13 +137,16 @@ export function rowsSubsetMap(
       }]; give an initial position inside the support`,
     );
   }
-  let it = 0;
+  let it = 0, converged = false;
   for (; it < maxIt; it++) {
     negHess(theta, prec);
     const step = choleskySolve(_levenbergCholesky(prec), g);
     let dec = 0;
     for (let j = 0; j < d; j++) dec += g[j] * step[j];
-    if (!(dec / 2 >= tol)) break;
+    if (!(dec / 2 >= tol)) {
+      converged = true; // prec is already the precision at θ
+      break;
+    }
     let t = 1;
     for (let k = 0; k < 60; k++) {
       for (let j = 0; j < d; j++) trial[j] = theta[j] + t * step[j];
@@ -149,8 +157,42 @@ export function rowsSubsetMap(
     theta = Float64Array.from(trial);
     f = evalF(theta, g);
   }
-  negHess(theta, prec);
-  return { thetaStar: theta, precision: prec, numSubsetRows: sub, numIterations: it };
+  if (!converged) negHess(theta, prec);
+  return {
+    thetaStar: theta,
+    precision: prec,
+    numSubsetRows: sub,
+    numIterations: it,
+    numHessianRows,
+  };
+}
+
+/**
+ * (n/ñ) Σ_{k ∈ S} Hₖ(θ) over a random subset S of ⌈f·n⌉ rows (at least 1000).
+ *
+ * @param model The model.
+ * @param rng Generator for the subset.
+ * @param options θ and the fraction f.
+ * @returns The estimate and ñ.
+ */
+export function rowsSubsetHessian(
+  model: PerRowHessianModel,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number },
+): { hessian: Float64Array; numSubsetRows: number } {
+  const n = model.numRows, d = model.dim, f = options.fraction;
+  if (!(f > 0 && f <= 1)) throw new RangeError(`fraction must be in (0, 1], got ${f}`);
+  const sub = Math.min(n, Math.max(1000, Math.ceil(f * n)));
+  const rows = sub === n
+    ? Int32Array.from({ length: n }, (_, i) => i)
+    : rng.sampleWithoutReplacement(n, sub);
+  const h = new Float64Array(sub * d * d), hessian = new Float64Array(d * d);
+  model.perRowHessians(options.theta, rows, h);
+  for (let k = 0; k < sub; k++) {
+    for (let i = 0; i < d * d; i++) hessian[i] += h[k * d * d + i];
+  }
+  for (let i = 0; i < d * d; i++) hessian[i] *= n / sub;
+  return { hessian, numSubsetRows: sub };
 }
 
 /**
@@ -184,6 +226,7 @@ class _RowCache {
   readonly gradSum: Float64Array;
   readonly hessSum: Float64Array;
   version = 0;
+  numHessianRows = 0;
   llStar: Float64Array;
   gradStar: Float64Array;
   hessStar: Float64Array;
@@ -221,6 +264,7 @@ class _RowCache {
     this.llStarSum = m.logLikelihoodRows(thetaStar, this.#all, { perRow: this.llStar });
     m.perRowGradients(thetaStar, this.#all, this.gradStar);
     m.perRowHessians(thetaStar, this.#all, this.hessStar);
+    this.numHessianRows += n;
     this.gradSum.fill(0);
     this.hessSum.fill(0);
     for (let k = 0; k < n; k++) {

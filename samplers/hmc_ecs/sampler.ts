@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { GlmModel } from "../../models/glm.ts";
 import type { Model } from "../../models/model.ts";
 import { findReasonableStepSize } from "../dual_averaging.ts";
 import * as hmc from "../hmc.ts";
@@ -70,6 +71,8 @@ export function hmcEcsChainSampler(
   const m = assertControlVariateModel(model);
   const o = resolveHmcEcsOptions(m, options);
   checkHmcEcsAssumptions(m, o);
+  // The generic per-row proxy computes every Hₖ for its cache: B is exact there.
+  if (!(m instanceof GlmModel)) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
   const paramsOf = (state: HmcEcsState): kernel.HmcEcsParams => ({
@@ -110,6 +113,7 @@ export function hmcEcsChainSampler(
           numCenterings: 1 + c.numNewtonSteps,
           numNewtonSteps: c.numNewtonSteps,
           numSkippedCenterings: 0,
+          numHessianRows: c.numHessianRows,
         };
         const start = o.startAtThetaStar ? c.thetaStar : position;
         const fresh = kernel.init(start, estimator, logPriorFn);
@@ -176,6 +180,7 @@ export function hmcEcsChainSampler(
         numCenterings: e.numCenterings,
         numSkippedCenterings: e.numSkippedCenterings,
         numNewtonSteps: e.numNewtonSteps,
+        numHessianRows: e.numHessianRows + e.proxy.numHessianRows,
         subsampleSize: u.variant === "perturbed" ? u.subsampleSize : null,
         numBlocks: u.variant === "perturbed" ? u.numBlocks : null,
         batchSize: u.variant === "signed" ? u.batchSize : null,

@@ -6,8 +6,10 @@
  *  every warmup step     dual averaging of ε towards the target acceptance
  *  every `updateEvery`   θ̄ = mean of the window's draws; unless θ̄ is within
  *                        `recenterTolerance` of θ* (centring.recenterDistance):
- *                          re-centre the proxy at θ̄ (one full-data pass),
- *                          M⁻¹ = P⁻¹ from that pass's B (centring.precisionAtCenter),
+ *                          re-centre the proxy at θ̄ (one full-data pass of ℓ, ∇ℓ),
+ *                          B from a subsample (centring.centringHessian) or,
+ *                          with hessianFraction 1, a full-data Hessian pass,
+ *                          M⁻¹ = P⁻¹ from that B (centring.precisionAtCenter),
  *                          m or (λ, a) from a pilot (centring.retune),
  *                          the state re-evaluated under the new control variates,
  *                          dual averaging restarted from the current ε
@@ -22,7 +24,7 @@ import type { DataModel } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import * as dualAveraging from "../dual_averaging.ts";
 import { type Metric, metricFromNegativeHessian } from "../metric.ts";
-import { precisionAtCenter, recenterDistance, retune } from "./centring.ts";
+import { centringHessian, precisionAtCenter, recenterDistance, retune } from "./centring.ts";
 import * as kernel from "./kernel.ts";
 import type { ResolvedHmcEcsOptions } from "./options.ts";
 import type { HmcEcsState } from "./state.ts";
@@ -129,7 +131,7 @@ export function warmupUpdate(
         engine.numSkippedCenterings++;
       } else {
         // One full-data pass: θ* = θ̄, and B = ΣHₖ(θ*) from the same pass for M.
-        proxy.recenter(center);
+        proxy.recenter(center, centringHessian(model, rng, { theta: center, o, counter: engine }));
         engine.numCenterings++;
         engine.training = false;
         metric = metricFromNegativeHessian(precisionAtCenter(proxy, model).map((v) => -v));
