@@ -229,8 +229,7 @@ export function subsetHessian(
   }
   const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
   const rows = new GatheredRows(model.data, sub);
-  const arena = model.arena, core = model.core;
-  const hPtr = arena.allocF64(d * d), tPtr = arena.allocF64(d);
+  const hv = new Float64Array(d * d);
   const hessian = new Float64Array(d * d);
   try {
     rows.gather(
@@ -239,15 +238,11 @@ export function subsetHessian(
         : rng.sampleWithoutReplacement(n, sub),
       0,
     );
-    arena.f64(tPtr, d).set(options.theta);
-    arena.f64(hPtr, d * d).fill(0);
-    core.hessRange(model.familyCode, model.familyParam, rows.x, rows.y, d, 0, sub, tPtr, hPtr);
+    model.kernels.hessian(rows, options.theta, { out: hv, range: { start: 0, end: sub } });
     model.cost.numGradRows += sub;
-    const hv = arena.f64(hPtr, d * d), scale = n / sub;
+    const scale = n / sub;
     for (let i = 0; i < d * d; i++) hessian[i] = scale * hv[i];
   } finally {
-    arena.free(hPtr);
-    arena.free(tPtr);
     rows.dispose();
   }
   return { hessian, numSubsetRows: sub };
