@@ -163,6 +163,24 @@ export {
 } from "./models/gaussian_mean.ts";
 export { L1RegressionModel, type L1RegressionOptions } from "./models/l1_regression.ts";
 export type { BatchedPotential } from "./models/batch_potential.ts";
+export {
+  buildPrior,
+  checkPrior,
+  type CoefficientPrior,
+  type DefaultPriorOptions,
+  defaultPriorSpec,
+  formatPrior,
+  type ParameterKind,
+  parsePriorText,
+  Prior,
+  type PriorInput,
+  type PriorLayoutOptions,
+  type PriorSpec,
+  type ResolvedPrior,
+  type ScalePrior,
+  type WithPrior,
+  withPrior,
+} from "./models/priors.ts";
 
 // ── Data ─────────────────────────────────────────────────────────────────────
 export {
@@ -184,6 +202,20 @@ export {
   type SyntheticBankruptcy,
   type SyntheticGaussian,
   type SyntheticGlm,
+} from "./data/mod.ts";
+export {
+  buildDesign,
+  type ColumnTable,
+  type Design,
+  type DesignInfo,
+  type DesignOptions,
+  type Formula,
+  type FormulaCsvOptions,
+  type FormulaData,
+  loadCsvWithFormula,
+  parseColumnTable,
+  parseCsvWithFormula,
+  parseFormula,
 } from "./data/mod.ts";
 export {
   applyProjection,

@@ -136,6 +136,8 @@ export class Prior {
   #terms: _Term[];
 
   /**
+   * Build the prior from resolved per-parameter priors (usually through {@link buildPrior}).
+   *
    * @param parameters One resolved prior per parameter (checked).
    */
   constructor(parameters: readonly ResolvedPrior[]) {
@@ -175,7 +177,11 @@ export class Prior {
     for (let j = 0; j < d; j++) out[j * d + j] = this.#terms[j].hessian(theta[j]);
   }
 
-  /** @returns One line per parameter, `name ~ prior`, as the CLI prints them. */
+  /**
+   * The prior in words.
+   *
+   * @returns One line per parameter, `name ~ prior`, as the CLI prints them.
+   */
   describe(): string[] {
     return this.parameters.map((p) => `${p.name} ~ ${formatPrior(p.prior)}`);
   }
