@@ -13,7 +13,9 @@
  * R's for ASCII names in the C locale), and the **first level is the
  * reference**. A column that mixes numbers and text is refused with the
  * first offending cell named (numeric codes meant as categories must be
- * written as text, e.g. `r1`, `r2`). Empty cells in a column the formula uses
+ * written as text, e.g. `r1`, `r2`). A text column with more than
+ * {@link MAX_LEVELS} levels and more than half as many levels as rows is
+ * refused as an identifier or free text. Empty cells in a column the formula uses
  * are refused; columns the formula does not name are never read.
  *
  * **Coding** (R's `model.matrix` rule): in a term, a categorical column is
@@ -47,6 +49,12 @@ import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";
 import { type Formula, parseFormula } from "./formula.ts";
 
 const INTERCEPT_NAME = CSV_INTERCEPT_NAME;
+
+/**
+ * A categorical column with more levels than this, and more than half as
+ * many levels as rows, is refused as an identifier or free text.
+ */
+export const MAX_LEVELS = 50;
 
 /** A CSV file's cells by column, as text. */
 export interface ColumnTable {
@@ -217,6 +225,13 @@ function _readColumn(table: ColumnTable, name: string, formula: Formula): _Colum
       `column ${JSON.stringify(name)} is categorical with one level (${
         JSON.stringify(levels[0])
       }): a categorical column needs at least two levels; drop it from the formula`,
+    );
+  }
+  if (levels.length > MAX_LEVELS && levels.length > n / 2) {
+    throw new RangeError(
+      `column ${JSON.stringify(name)} is categorical with ${levels.length} levels in ${n} rows ` +
+        `(e.g. ${JSON.stringify(levels[0])}): it looks like an identifier or free text, not a ` +
+        `category; drop it from the formula`,
     );
   }
   const index = new Map(levels.map((l, k) => [l, k]));
@@ -463,4 +478,51 @@ export async function loadCsvWithFormula(
   });
   const { x: _x, y: _y, numRows: _n, numCols: _p, ...design } = d;
   return { ...data, warnings: d.warnings, design };
+}
+
+/**
+ * Column means and sample sds of a data set in the arena (one pass over X
+ * and y), for the default priors of data loaded without a formula.
+ *
+ * @param data The data set.
+ * @returns Per-column mean and sd (0 for a constant column), and y's mean and sd.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "./dataset.ts";
+ * import { columnMoments } from "./design.ts";
+ * const data = glmDataFromArrays(loadCore(), [1, 1, 1, 3], [0, 2], { numCols: 2 });
+ * const m = columnMoments(data);
+ * assert.deepEqual(Array.from(m.columnSd), [0, Math.SQRT2]);
+ * assert.equal(m.responseMean, 1);
+ * ```
+ */
+export function columnMoments(data: GlmData): {
+  columnMean: Float64Array;
+  columnSd: Float64Array;
+  responseMean: number;
+  responseSd: number;
+} {
+  const n = data.numRows, p = data.numCols;
+  const x = data.storage === "f64" ? data.arena.f64(data.x, n * p) : data.arena.f32(data.x, n * p);
+  const y = data.arena.f64(data.y, n);
+  const columnMean = new Float64Array(p), columnSd = new Float64Array(p);
+  for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) columnMean[j] += x[i * p + j];
+  for (let j = 0; j < p; j++) columnMean[j] /= n;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < p; j++) columnSd[j] += (x[i * p + j] - columnMean[j]) ** 2;
+  }
+  for (let j = 0; j < p; j++) columnSd[j] = n > 1 ? Math.sqrt(columnSd[j] / (n - 1)) : 0;
+  let ym = 0, yss = 0;
+  for (let i = 0; i < n; i++) ym += y[i];
+  ym /= n;
+  for (let i = 0; i < n; i++) yss += (y[i] - ym) ** 2;
+  return {
+    columnMean,
+    columnSd,
+    responseMean: ym,
+    responseSd: n > 1 ? Math.sqrt(yss / (n - 1)) : 0,
+  };
 }
