@@ -39,6 +39,7 @@ export {
 export { type Formula, parseFormula } from "./formula.ts";
 export {
   buildDesign,
+  columnMoments,
   type ColumnTable,
   type Design,
   type DesignInfo,

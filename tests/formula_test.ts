@@ -180,8 +180,9 @@ Deno.test("loadCsvWithFormula() gives the posterior of the same model with hand-
     assert.equal(r1.chains[0].stop, null);
     const d1 = r1.chains[0].draws, d2 = r2.chains[0].draws;
     let maxDiff = 0;
-    for (let k = 0; k < d1.length; k++) {
-      for (let j = 0; j < 6; j++) maxDiff = Math.max(maxDiff, Math.abs(d1[k][j] - d2[k][j]));
+    assert.equal(d1.length, 6);
+    for (let j = 0; j < 6; j++) { // draws[param][k]
+      for (let k = 0; k < 300; k++) maxDiff = Math.max(maxDiff, Math.abs(d1[j][k] - d2[j][k]));
     }
     // Same X (the dummies are exact 0/1; x1·x2 is the same product), same
     // arithmetic, same seed: the same draws.

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
-import { buildPrior, type ParameterKind, parsePriorText, withPrior } from "../models/priors.ts";
+import { hasPerRowHessians } from "../models/model.ts";
+import { NormalGammaModel } from "../models/normal_gamma.ts";
+import {
+  buildPrior,
+  defaultPriorSpec,
+  type ParameterKind,
+  parsePriorText,
+  withPrior,
+} from "../models/priors.ts";
 import { Rng } from "../random/rng.ts";
 import { sample } from "../samplers/sample.ts";
 
@@ -131,11 +139,36 @@ Deno.test("withPrior() keeps the model and replaces its prior", async (t) => {
       const r1 = sample(base, opts), r2 = sample(wrapped, opts);
       const d1 = r1.chains[0].draws, d2 = r2.chains[0].draws;
       let maxDiff = 0;
-      for (let k = 0; k < d1.length; k++) {
-        for (let j = 0; j < 2; j++) maxDiff = Math.max(maxDiff, Math.abs(d1[k][j] - d2[k][j]));
+      assert.equal(d1[0].length, 100);
+      for (let j = 0; j < 2; j++) { // draws[param][k]
+        for (let k = 0; k < 100; k++) maxDiff = Math.max(maxDiff, Math.abs(d1[j][k] - d2[j][k]));
       }
       assert.ok(maxDiff < 1e-8, `${sampler}: max |Δ draw| = ${maxDiff}`);
     }
+  });
+  await t.step("a model class with private fields, through HMC-ECS's generic path", () => {
+    const xs = Array.from({ length: 300 }, (_, i) => 1 + Math.sin(i));
+    const m = new NormalGammaModel(xs);
+    const prior = buildPrior(m.parameterNames, {
+      coefficients: "normal(0, 10)",
+      scales: { gamma: "exponential(1)" },
+    }, { kinds: { gamma: "scale" } });
+    const w = withPrior(m, prior);
+    assert.ok(hasPerRowHessians(w));
+    const r = sample(w, {
+      sampler: "hmc-ecs",
+      seed: 2,
+      numWarmup: 200,
+      numSamples: 200,
+      numChains: 1,
+      initialPosition: new Float64Array([1, 1]),
+    });
+    assert.equal(r.chains[0].stop, null);
+    let mean = 0;
+    const mu = r.chains[0].draws[0]; // draws[param][k]
+    for (const v of mu) mean += v / mu.length;
+    assert.ok(Math.abs(mean - 1) < 0.2, `mean of mu ${mean}`);
+    assert.equal(w.logPrior(new Float64Array([0, -1])), -Infinity);
   });
   await t.step("the wrapper counts cost on the model's counter and is a GlmModel", () => {
     const m = new GlmModel(data, { family: "logistic" });
@@ -146,4 +179,30 @@ Deno.test("withPrior() keeps the model and replaces its prior", async (t) => {
     assert.equal(w.dim, 2);
     assert.deepEqual(w.parameterNames, ["(Intercept)", "x"]);
   });
+});
+
+Deno.test("defaultPriorSpec() is rstanarm's autoscaled default", () => {
+  const names = ["(Intercept)", "x", "g[b]"];
+  const logistic = buildPrior(names, {}, {
+    defaults: defaultPriorSpec(names, { family: "logistic", columnSd: { x: 2, "g[b]": 0.5 } }),
+  });
+  assert.deepEqual(logistic.describe(), [
+    "(Intercept) ~ normal(0, 10)",
+    "x ~ normal(0, 1.25)",
+    "g[b] ~ normal(0, 5)",
+  ]);
+  const gaussian = buildPrior([...names, "log(sigma)"], { coefficients: "normal(0, 1)" }, {
+    defaults: defaultPriorSpec(names, {
+      family: "gaussian",
+      columnSd: { x: 2 },
+      responseMean: 3,
+      responseSd: 4,
+    }),
+  });
+  assert.deepEqual(gaussian.describe(), [
+    "(Intercept) ~ normal(3, 40)",
+    "x ~ normal(0, 1)", // stated priors are used as given
+    "g[b] ~ normal(0, 1)",
+    "log(sigma) ~ exponential(0.25)",
+  ]);
 });
