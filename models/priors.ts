@@ -435,6 +435,12 @@ export function buildPrior(
   const interceptName = options.interceptName ?? "(Intercept)";
   const defaults = options.defaults ?? defaultPriorSpec(names);
   const asPrior = (v: PriorInput, what: string) => {
+    if (typeof v !== "string" && (typeof v !== "object" || v === null || Array.isArray(v))) {
+      throw new RangeError(
+        `prior of ${what}: expected text such as "normal(0, 2.5)" or an object such as ` +
+          `{ family: "normal", location: 0, scale: 2.5 }, got ${JSON.stringify(v)}`,
+      );
+    }
     const p = typeof v === "string" ? parsePriorText(v, what) : v;
     checkPrior(p, what);
     return p;

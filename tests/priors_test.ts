@@ -110,6 +110,10 @@ Deno.test("buildPrior() errors name the parameter and the bad value", async (t) 
       /a coefficient needs normal/,
     );
     assert.throws(() => buildPrior(["x"], { terms: { z: "flat" } }), /names no parameter: z/);
+    assert.throws(
+      () => buildPrior(["x"], { coefficients: 5 as unknown as string }),
+      /prior of "x": expected text such as "normal\(0, 2.5\)".*got 5/,
+    );
   });
 });
 
