@@ -223,6 +223,15 @@ export async function modelFromFlags(
       responseSd: d.responseSd,
     });
     data = fd;
+    if (d.standardized && !values.quiet) {
+      const g = (v: number) => Number(v.toPrecision(4));
+      const parts = d.columnNames.flatMap((n, j) =>
+        d.scale[j] !== 1 || d.center[j] !== 0
+          ? [`${n} = (${n} − ${g(d.center[j])}) / ${g(d.scale[j])}`]
+          : []
+      );
+      console.log(`standardized (coefficients are per sd): ${parts.join(", ")}`);
+    }
   } else {
     data = await loadCsvToArena(arena, dataPath, {
       response: values.response as string,

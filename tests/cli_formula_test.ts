@@ -47,6 +47,25 @@ Deno.test("sample --formula, --standardize and priors", async (t) => {
     assert.deepEqual(parseDrawsCsv(await Deno.readTextFile(draws)).parameterNames, names);
     for (const n of names) assert.ok(r.out.includes(n), `summary names ${n}`);
   });
+  await t.step("--standardize says what it did", async () => {
+    const r = await _run([
+      ...base,
+      "20",
+      "--samples",
+      "20",
+      "--chains",
+      "1",
+      "--formula",
+      "y ~ x1",
+      "--standardize",
+    ]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.out,
+      /standardized \(coefficients are per sd\): x1 = \(x1 − [-0-9.e]+\) \/ 0\.70/,
+    );
+    assert.match(r.out, /prior: x1 ~ normal\(0, 2\.5\)/);
+  });
   await t.step("--prior-file and the priors printed", async () => {
     await Deno.writeTextFile(
       priorFile,
