@@ -28,8 +28,11 @@
  *   `rwmh`, `sgld`, …) for users who compose their own.
  * - **Models.** {@link GlmModel} (logistic, Gaussian, Poisson on the WASM
  *   core) and the {@link Model} / {@link DataModel} interfaces a user's own
- *   likelihood implements.
- * - **Data.** CSV into WASM memory, seeded synthetic data shaped like the
+ *   likelihood implements; priors users state ({@link buildPrior},
+ *   {@link withPrior}: normal, Student-t, Cauchy, Laplace, flat; half-normal,
+ *   half-t, half-Cauchy, exponential for scales) on any DataModel.
+ * - **Data.** CSV into WASM memory, formulas over CSV files with text
+ *   columns ({@link loadCsvWithFormula}: `y ~ x1 * region`), seeded synthetic data shaped like the
  *   papers', projections and B-spline bases, draws CSV in and out. MNIST 7 vs 9
  *   has its own entry point, `data/mnist.ts`.
  * - **Subsampling.** Gradient estimators (plain and control-variate) for the
@@ -163,6 +166,24 @@ export {
 } from "./models/gaussian_mean.ts";
 export { L1RegressionModel, type L1RegressionOptions } from "./models/l1_regression.ts";
 export type { BatchedPotential } from "./models/batch_potential.ts";
+export {
+  buildPrior,
+  checkPrior,
+  type CoefficientPrior,
+  type DefaultPriorOptions,
+  defaultPriorSpec,
+  formatPrior,
+  type ParameterKind,
+  parsePriorText,
+  Prior,
+  type PriorInput,
+  type PriorLayoutOptions,
+  type PriorSpec,
+  type ResolvedPrior,
+  type ScalePrior,
+  type WithPrior,
+  withPrior,
+} from "./models/priors.ts";
 
 // ── Data ─────────────────────────────────────────────────────────────────────
 export {
@@ -184,6 +205,21 @@ export {
   type SyntheticBankruptcy,
   type SyntheticGaussian,
   type SyntheticGlm,
+} from "./data/mod.ts";
+export {
+  buildDesign,
+  columnMoments,
+  type ColumnTable,
+  type Design,
+  type DesignInfo,
+  type DesignOptions,
+  type Formula,
+  type FormulaCsvOptions,
+  type FormulaData,
+  loadCsvWithFormula,
+  parseColumnTable,
+  parseCsvWithFormula,
+  parseFormula,
 } from "./data/mod.ts";
 export {
   applyProjection,

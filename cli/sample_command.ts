@@ -31,6 +31,13 @@ import {
 } from "./args.ts";
 import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
 import { formatSummary, summaryWarnings } from "./summary_table.ts";
+import {
+  checkModelFlags,
+  hasModelFlags,
+  MODEL_FLAGS,
+  modelFlagsHelp,
+  modelFromFlags,
+} from "./model_options.ts";
 
 /** Memory the per-run arrays may take before a run is refused (2 GiB). */
 export const MAX_RUN_BYTES = 2 ** 31;
@@ -117,6 +124,7 @@ export function sampleHelp(): string {
     "  --thin N            keep every N-th draw (default 1)",
     "  --quiet             no progress bar",
     "  -h, --help          this help",
+    ...modelFlagsHelp(),
   ];
   for (const name of samplerNames()) {
     const d = getSampler(name);
@@ -260,14 +268,15 @@ function _progress(label: string, quiet: boolean) {
  */
 export async function sampleCommand(args: string[]): Promise<number> {
   const samplerFlags = _samplerFlags();
-  const flags: FlagSpec = { ..._COMMON_FLAGS };
+  const flags: FlagSpec = { ..._COMMON_FLAGS, ...MODEL_FLAGS };
   for (const flag of samplerFlags.keys()) flags[flag] = { type: "string" };
   const { values } = parseFlags("sample", args, { flags });
   if (values.help) {
     console.log(sampleHelp());
     return 0;
   }
-  for (const req of ["family", "data", "response"] as const) {
+  checkModelFlags(values);
+  for (const req of ["family", "data", ...(values.formula === undefined ? ["response"] : [])]) {
     if (values[req] === undefined) {
       throw new CliUsageError(`sample needs --${req} (see tallmc sample --help)`);
     }
@@ -337,18 +346,31 @@ export async function sampleCommand(args: string[]): Promise<number> {
   let model: GlmModel;
   let dataWarnings: readonly string[] = [];
   try {
-    const data = await loadCsvToArena(arena, dataPath, {
-      response: values.response as string,
-      family: family as GlmFamily,
-      intercept: !values["no-intercept"],
-      columns: values.columns
-        ? (values.columns as string).split(",").map((s) => s.trim())
-        : undefined,
-      storage: values.f32 ? "f32" : "f64",
-    });
-    dataWarnings = data.warnings ?? [];
-    model = new GlmModel(data, { family: family as GlmFamily, sigma, priorScale });
+    if (hasModelFlags(values)) {
+      const withFlags = await modelFromFlags(arena, dataPath, values, {
+        family: family as GlmFamily,
+        sigma,
+        storage: values.f32 ? "f32" : "f64",
+      });
+      if (!values.quiet) {
+        for (const line of withFlags.prior.describe()) console.log(`prior: ${line}`);
+      }
+      model = withFlags;
+    } else {
+      const data = await loadCsvToArena(arena, dataPath, {
+        response: values.response as string,
+        family: family as GlmFamily,
+        intercept: !values["no-intercept"],
+        columns: values.columns
+          ? (values.columns as string).split(",").map((s) => s.trim())
+          : undefined,
+        storage: values.f32 ? "f32" : "f64",
+      });
+      dataWarnings = data.warnings ?? [];
+      model = new GlmModel(data, { family: family as GlmFamily, sigma, priorScale });
+    }
   } catch (e) {
+    if (e instanceof CliUsageError) throw e;
     const msg = _userMessage((e as Error).message, null);
     throw new CliUsageError(
       msg.includes(dataPath) ? `--data: ${msg}` : `--data ${dataPath}: ${msg}`,

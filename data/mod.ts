@@ -36,6 +36,20 @@ export {
   loadCsvToArena,
   parseCsvText,
 } from "./csv.ts";
+export { type Formula, parseFormula } from "./formula.ts";
+export {
+  buildDesign,
+  columnMoments,
+  type ColumnTable,
+  type Design,
+  type DesignInfo,
+  type DesignOptions,
+  type FormulaCsvOptions,
+  type FormulaData,
+  loadCsvWithFormula,
+  parseColumnTable,
+  parseCsvWithFormula,
+} from "./design.ts";
 export {
   bankruptcyShaped,
   type BankruptcyShapedOptions,

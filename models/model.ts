@@ -12,6 +12,52 @@
  * Gradients are written into caller-owned arrays (`grad` is overwritten, never
  * accumulated into) so that samplers allocate nothing per leapfrog step.
  *
+ * ## Bringing your own likelihood
+ *
+ * Implement the interface that the samplers you want need (the README has a
+ * complete Poisson regression, run by the test suite):
+ *
+ * ```
+ *  interface            methods                                   samplers
+ *  Model                dim, parameterNames, cost, logDensity,    hmc, rwmh, qnhmc
+ *                       logDensityAndGradient
+ *  DataModel            + numRows, logPrior, logLikelihood,       + sgld, sghmc, sgnht, ccadl,
+ *                       logLikelihoodRows, perRowGradients,         austerity-*, naive-*
+ *                       logLikelihoodHessian, logPriorHessian       (SG with control variates:
+ *                                                                   give thetaStar)
+ *  PerRowHessianModel   + perRowHessians                          + hmc-ecs (control variates
+ *                                                                   in TypeScript, O(n d²) memory)
+ * ```
+ *
+ * Rules every implementation keeps:
+ *
+ * - **Per-row terms.** The log posterior is log p(θ) + Σᵢ ℓᵢ(θ); ℓᵢ is
+ *   row i's log-likelihood. Constants may be dropped (consistently: ℓᵢ
+ *   must be the same function in every method).
+ * - **Outputs are overwritten.** `grad`, `out` and `perRow` are written, not
+ *   added to; `out` of the Hessian methods is d × d row-major (per row for
+ *   `perRowHessians`: rows.length × d × d).
+ * - **Rows may repeat.** `rows` in `logLikelihoodRows` lists row indices,
+ *   repeats counted each time (subsamples with replacement).
+ * - **Count the cost.** Every call that evaluates rows adds to `cost`:
+ *   `numLogLikRows += rows evaluated` for log-likelihoods, `numGradRows +=
+ *   rows` for gradients (and for Hessians). The priors cost nothing.
+ * - **Outside the support** return −∞ (or NaN) from the log density: the
+ *   samplers reject or report a divergence; never throw mid-trajectory.
+ * - **Hessians.** `logLikelihoodHessian` is used to set mass matrices and by
+ *   Newton steps; where the exact Hessian is awkward, minus the Fisher
+ *   information (or a negative-definite approximation) serves for those.
+ *   HMC-ECS's θ-update is exact whatever its control variates are, so
+ *   approximate per-row Hessians cost efficiency (a larger variance of the
+ *   likelihood estimator), not correctness; its signed variant needs
+ *   order-2 control variates to be efficient.
+ *
+ * HMC-ECS on a model without `perRowHessians` is refused with a TypeError:
+ * the generic proxy (`samplers/hmc_ecs/proxy_rows.ts`) stores Hₖ(θ*) per
+ * row and always sums them (B gives the metric and the Newton steps of the
+ * warmup), even for `order: 1` control variates. `withPrior` (in
+ * `priors.ts`) replaces any DataModel's prior and keeps everything else.
+ *
  * @module
  */
 
