@@ -135,7 +135,7 @@ for (const n of sizes) {
     const sampler = hmcEcsChainSampler(model, {
       variant,
       thetaStar: beta,
-      initialMetric: metric,
+      metric,
       numWarmup: 0,
       stepSize: 0.2,
       numIntegrationSteps: 6,

@@ -89,7 +89,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       const r = runHmcEcs(model, {
         order,
         thetaStar: post.mean,
-        initialMetric: denseMetric(post.precision),
+        metric: denseMetric(post.precision),
         seed: `${context.seed}/r5/${d}/${order}`,
         numChains: 1,
         numWarmup: s.numWarmup,

@@ -82,11 +82,18 @@ export interface HmcEcsOptions {
   /** Start chains at θ* (default true) instead of the driver's initial position. */
   startAtThetaStar?: boolean;
   /**
-   * Initial metric: `"laplace"` (default: the subset fit's Laplace covariance;
-   * with a given `thetaStar`, the full-data Hessian at θ*), `"identity"` (the
-   * paper's M = I), or a fixed {@link Metric} (also disables M updates).
+   * The metric warmup starts from, as `initialMetric` means for full-data
+   * HMC: `"laplace"` (default: the subset fit's Laplace covariance; with a
+   * given `thetaStar`, the full-data Hessian at θ*), `"identity"` (the
+   * paper's M = I), or a {@link Metric}. It is then updated during warmup
+   * (every `updateEvery` iterations) unless `metric` fixes it.
    */
   initialMetric?: "laplace" | "identity" | Metric;
+  /**
+   * A fixed metric for the whole run, with no M updates (as `metric: Metric`
+   * means for full-data HMC). Overrides `initialMetric`.
+   */
+  metric?: Metric;
   /** Perturbed: fixed subsample size m (default: chosen by `targetVariance`). */
   subsampleSize?: number;
   /** Perturbed: target Var ℓ̂ₘ at θ* (default 1). */
@@ -165,6 +172,8 @@ export interface ResolvedHmcEcsOptions {
   startAtThetaStar: boolean;
   /** See {@link HmcEcsOptions.initialMetric}. */
   initialMetric: "laplace" | "identity" | Metric;
+  /** See {@link HmcEcsOptions.metric}. */
+  metric: Metric | undefined;
   /** See {@link HmcEcsOptions.targetVariance}. */
   targetVariance: number;
   /** See {@link HmcEcsOptions.minSubsampleSize}. */
@@ -281,6 +290,7 @@ export function resolveHmcEcsOptions(
     hessianFraction,
     startAtThetaStar: options.startAtThetaStar ?? true,
     initialMetric: options.initialMetric ?? "laplace",
+    metric: options.metric,
     targetVariance: options.targetVariance ?? 1,
     minSubsampleSize: Math.min(options.minSubsampleSize ?? 100, n),
     maxSubsampleSize: options.maxSubsampleSize ?? Math.max(2, Math.ceil(n / 10)),

@@ -84,7 +84,7 @@ export function hmcEcsChainSampler(
     divergenceThreshold: o.divergenceThreshold,
     logPriorFn,
   });
-  const adaptMetric = typeof o.initialMetric !== "object" && o.updateEvery > 0;
+  const adaptMetric = o.metric === undefined && o.updateEvery > 0;
 
   return guardHmcEcsChain({
     init(position, rng) {
@@ -118,7 +118,8 @@ export function hmcEcsChainSampler(
         const start = o.startAtThetaStar ? c.thetaStar : position;
         const fresh = kernel.init(start, estimator, logPriorFn);
         let metric: Metric;
-        if (typeof o.initialMetric === "object") metric = o.initialMetric;
+        if (o.metric !== undefined) metric = o.metric;
+        else if (typeof o.initialMetric === "object") metric = o.initialMetric;
         else if (o.initialMetric === "identity") metric = identityMetric(d);
         else metric = metricFromNegativeHessian(c.precision.map((v) => -v));
         const last = { estimate: fresh.subsample.estimate, gradient: fresh.subsample.gradient };
