@@ -42,7 +42,7 @@
  *
  * @module
  */
-import Papa from "papaparse";
+import Papa from "npm:papaparse@5.7.1";
 import type { Arena } from "../core/arena.ts";
 import { CSV_INTERCEPT_NAME } from "./csv.ts";
 import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";
