@@ -334,3 +334,35 @@ export function verdictTableHtml(outcomes: readonly VerdictSource[]): string[] {
   out.push("</tbody>", "</table>", "</section>");
   return out;
 }
+
+/**
+ * The verdict on a relative-computing-time claim ("method X costs k× HMC-ECS
+ * per effective draw"): reproduced when our median RCT is within a factor 3
+ * of the paper's, partly when it is on the same side of 1 (the same method
+ * wins), not reproduced otherwise.
+ *
+ * @param claim The claim ("Table 1: SG-HMC vs perturbed HMC-ECS").
+ * @param ours Our median RCT.
+ * @param paper The paper's median RCT.
+ * @param note What to say beside our number (settings, number of seeds).
+ * @returns The verdict.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { rctVerdict } from "./verdicts.ts";
+ * assert.equal(rctVerdict("c", 2, 9.5, "1 seed").outcome, "partly");
+ * ```
+ */
+export function rctVerdict(claim: string, ours: number, paper: number, note: string): Verdict {
+  return {
+    claim,
+    paper: `median RCT ${paper}`,
+    ours: `${formatShort(ours)} (${note})`,
+    outcome: outcomeOf(
+      outcomeByFactor(ours, paper, { factor: 3 }) === "reproduced",
+      paper > 1 ? ours > 1 : ours < 1,
+    ),
+    reason:
+      "threshold: within a factor 3 of the paper's median (partly: on the same side of 1, so the same method wins); HMC-ECS charged its whole run, SG methods post burn-in, as in the paper",
+  };
+}
