@@ -46,52 +46,65 @@ export function densityGridSpec(
 ): Record<string, unknown> {
   const values: Record<string, string | number>[] = [];
   const names = reference.result.parameterNames;
-  for (const j of params) {
-    const refKde = kde(pooledDraws(reference.result, j), { numPoints: 60 });
-    const push = (method: string, series: string, est: KdeResult) => {
-      for (let i = 0; i < est.x.length; i++) {
-        values.push({ method, parameter: names[j], series, x: est.x[i], density: est.density[i] });
+  for (const o of methods) {
+    if (o.unstable) continue;
+    for (const statistic of ["mean", "variance"] as const) {
+      let lo = Infinity, hi = -Infinity;
+      for (let j = 0; j < names.length; j++) {
+        const hmc = reference.moments[statistic][j], estimate = o.moments[statistic][j];
+        values.push({
+          method: o.label,
+          statistic,
+          kind: "point",
+          parameter: names[j],
+          hmc,
+          estimate,
+        });
+        if (Number.isFinite(hmc) && Number.isFinite(estimate)) {
+          lo = Math.min(lo, hmc, estimate);
+          hi = Math.max(hi, hmc, estimate);
+        }
       }
-    };
-    for (const o of methods) {
-      if (o.unstable) continue;
-      push(o.label, "method", kde(pooledDraws(o.result, j), { numPoints: 60 }));
-      push(o.label, "HMC (full data)", refKde);
+      // The identity line spans [lo, hi] on both axes, so each panel's x and
+      // y scales (independent across panels) get the same domain.
+      if (lo <= hi) {
+        for (const v of [lo, hi]) {
+          values.push({ method: o.label, statistic, kind: "identity", hmc: v, estimate: v });
+        }
+      }
     }
   }
+  const axisScale = { zero: false };
   return {
     $schema: VEGA_LITE_SCHEMA,
     title,
     data: { values },
     facet: {
-      row: {
-        field: "method",
-        type: "nominal",
-        title: null,
-        sort: methods.map((m) => m.label),
-        header: { labelAngle: 0, labelAlign: "left", labelLimit: 200 },
-      },
-      column: {
-        field: "parameter",
-        type: "nominal",
-        title: null,
-        sort: params.map((j) => names[j]),
-      },
+      row: { field: "statistic", type: "nominal", title: null },
+      column: { field: "method", type: "nominal", title: null, sort: methods.map((m) => m.label) },
     },
     spec: {
-      width: 150,
-      height: 70,
-      mark: { type: "line", strokeWidth: 1.3 },
-      encoding: {
-        x: { field: "x", type: "quantitative", title: null, scale: { zero: false } },
-        y: { field: "density", type: "quantitative", title: null, axis: { labels: false } },
-        color: {
-          field: "series",
-          type: "nominal",
-          title: null,
-          scale: { domain: ["method", "HMC (full data)"], range: ["#2ca02c", "#d62728"] },
+      width: 130,
+      height: 130,
+      layer: [
+        {
+          transform: [{ filter: "datum.kind === 'identity'" }],
+          mark: { type: "line", color: "#999", strokeDash: [4, 3], strokeWidth: 1 },
+          encoding: {
+            x: { field: "hmc", type: "quantitative", scale: axisScale },
+            y: { field: "estimate", type: "quantitative", scale: axisScale },
+          },
         },
-      },
+        {
+          transform: [{ filter: "datum.kind === 'point'" }],
+          mark: { type: "point", filled: true, size: 18, color: "#2ca02c" },
+          encoding: {
+            x: { field: "hmc", type: "quantitative", title: "HMC (full data)", scale: axisScale },
+            y: { field: "estimate", type: "quantitative", title: "method", scale: axisScale },
+            tooltip: [{ field: "parameter" }, { field: "hmc" }, { field: "estimate" }],
+          },
+        },
+      ],
     },
     resolve: { scale: { x: "independent", y: "independent" } },
   };
@@ -99,7 +112,8 @@ export function densityGridSpec(
 
 /**
  * Figs. 2/5: posterior mean and variance of every parameter, each method
- * against full-data HMC, with the identity line.
+ * against full-data HMC, with the identity line; in every panel x and y
+ * share one domain (the range of both), so the line is the diagonal.
  *
  * @param methods The methods.
  * @param reference Full-data HMC.

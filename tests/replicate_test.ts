@@ -72,7 +72,9 @@ Deno.test("formatNumber() rounds to significant digits without -0 and shows NaN 
   await t.step("significant digits", () => {
     assert.equal(formatNumber(3.14159265), "3.142");
     assert.equal(formatNumber(3.14159265, { digits: 2 }), "3.1");
-    assert.equal(formatNumber(0.000123456), "0.0001235");
+    assert.equal(formatNumber(0.000123456), "1.235e-4");
+    assert.equal(formatNumber(0.0000058), "5.8e-6");
+    assert.equal(formatNumber(0.0012), "0.0012");
     assert.equal(formatNumber(1234.5678), "1235");
     assert.equal(formatNumber(0.5), "0.5");
   });
