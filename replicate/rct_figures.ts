@@ -46,6 +46,74 @@ export function densityGridSpec(
 ): Record<string, unknown> {
   const values: Record<string, string | number>[] = [];
   const names = reference.result.parameterNames;
+  for (const j of params) {
+    const refKde = kde(pooledDraws(reference.result, j), { numPoints: 60 });
+    const push = (method: string, series: string, est: KdeResult) => {
+      for (let i = 0; i < est.x.length; i++) {
+        values.push({ method, parameter: names[j], series, x: est.x[i], density: est.density[i] });
+      }
+    };
+    for (const o of methods) {
+      if (o.unstable) continue;
+      push(o.label, "method", kde(pooledDraws(o.result, j), { numPoints: 60 }));
+      push(o.label, "HMC (full data)", refKde);
+    }
+  }
+  return {
+    $schema: VEGA_LITE_SCHEMA,
+    title,
+    data: { values },
+    facet: {
+      row: {
+        field: "method",
+        type: "nominal",
+        title: null,
+        sort: methods.map((m) => m.label),
+        header: { labelAngle: 0, labelAlign: "left", labelLimit: 200 },
+      },
+      column: {
+        field: "parameter",
+        type: "nominal",
+        title: null,
+        sort: params.map((j) => names[j]),
+      },
+    },
+    spec: {
+      width: 150,
+      height: 70,
+      mark: { type: "line", strokeWidth: 1.3 },
+      encoding: {
+        x: { field: "x", type: "quantitative", title: null, scale: { zero: false } },
+        y: { field: "density", type: "quantitative", title: null, axis: { labels: false } },
+        color: {
+          field: "series",
+          type: "nominal",
+          title: null,
+          scale: { domain: ["method", "HMC (full data)"], range: ["#2ca02c", "#d62728"] },
+        },
+      },
+    },
+    resolve: { scale: { x: "independent", y: "independent" } },
+  };
+}
+
+/**
+ * Figs. 2/5: posterior mean and variance of every parameter, each method
+ * against full-data HMC, with the identity line; in every panel x and y
+ * share one domain (the range of both), so the line is the diagonal.
+ *
+ * @param methods The methods.
+ * @param reference Full-data HMC.
+ * @param title Figure title.
+ * @returns A Vega-Lite spec.
+ */
+export function momentScatterSpec(
+  methods: readonly MethodOutcome[],
+  reference: MethodOutcome,
+  title: string,
+): Record<string, unknown> {
+  const values: Record<string, string | number>[] = [];
+  const names = reference.result.parameterNames;
   for (const o of methods) {
     if (o.unstable) continue;
     for (const statistic of ["mean", "variance"] as const) {
@@ -101,70 +169,6 @@ export function densityGridSpec(
           encoding: {
             x: { field: "hmc", type: "quantitative", title: "HMC (full data)", scale: axisScale },
             y: { field: "estimate", type: "quantitative", title: "method", scale: axisScale },
-            tooltip: [{ field: "parameter" }, { field: "hmc" }, { field: "estimate" }],
-          },
-        },
-      ],
-    },
-    resolve: { scale: { x: "independent", y: "independent" } },
-  };
-}
-
-/**
- * Figs. 2/5: posterior mean and variance of every parameter, each method
- * against full-data HMC, with the identity line; in every panel x and y
- * share one domain (the range of both), so the line is the diagonal.
- *
- * @param methods The methods.
- * @param reference Full-data HMC.
- * @param title Figure title.
- * @returns A Vega-Lite spec.
- */
-export function momentScatterSpec(
-  methods: readonly MethodOutcome[],
-  reference: MethodOutcome,
-  title: string,
-): Record<string, unknown> {
-  const values: Record<string, string | number>[] = [];
-  const names = reference.result.parameterNames;
-  for (const o of methods) {
-    if (o.unstable) continue;
-    for (let j = 0; j < names.length; j++) {
-      for (const statistic of ["mean", "variance"] as const) {
-        values.push({
-          method: o.label,
-          statistic,
-          parameter: names[j],
-          hmc: reference.moments[statistic][j],
-          estimate: o.moments[statistic][j],
-        });
-      }
-    }
-  }
-  return {
-    $schema: VEGA_LITE_SCHEMA,
-    title,
-    data: { values },
-    facet: {
-      row: { field: "statistic", type: "nominal", title: null },
-      column: { field: "method", type: "nominal", title: null, sort: methods.map((m) => m.label) },
-    },
-    spec: {
-      width: 130,
-      height: 130,
-      layer: [
-        {
-          mark: { type: "line", color: "#999", strokeDash: [4, 3], strokeWidth: 1 },
-          encoding: {
-            x: { field: "hmc", type: "quantitative" },
-            y: { field: "hmc", type: "quantitative" },
-          },
-        },
-        {
-          mark: { type: "point", filled: true, size: 18, color: "#2ca02c" },
-          encoding: {
-            x: { field: "hmc", type: "quantitative", title: "HMC (full data)" },
-            y: { field: "estimate", type: "quantitative", title: "method" },
             tooltip: [{ field: "parameter" }, { field: "hmc" }, { field: "estimate" }],
           },
         },
