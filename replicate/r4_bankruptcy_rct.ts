@@ -28,7 +28,6 @@ import type {
   ResultTable,
   Verdict,
 } from "./experiment.ts";
-import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { formatShort } from "./format.ts";
 import type { ComparisonConfig, ComparisonOutcome, SgVariant } from "./comparison.ts";
 import { runComparison } from "./comparison.ts";
@@ -38,6 +37,7 @@ import { outcomeByFactor, outcomeOf, rctVerdict } from "./verdicts.ts";
 import { medianRct, type MethodOutcome, rctOf } from "./method_outcome.ts";
 import { momentErrors } from "./moment_errors.ts";
 import { equalCountBins, type PredictedBand, predictedBand } from "./predictive.ts";
+import { probabilityBandSpec } from "./r4_fig6.ts";
 import { densityGridSpec, momentScatterSpec, randomParameters } from "./rct_figures.ts";
 import {
   biasTable,
@@ -190,66 +190,6 @@ function _signedAlphaU(out: ComparisonOutcome): number {
   return out.ecsSummary.signed.subsampleAcceptance;
 }
 
-function _fig6Spec(
-  name: string,
-  empirical: { x: number[]; y: number[] },
-  bands: { method: string; band: PredictedBand }[],
-): Record<string, unknown> {
-  const values: Record<string, string | number>[] = [];
-  for (const { method, band } of bands) {
-    for (let g = 0; g < empirical.x.length; g++) {
-      values.push({
-        method,
-        kind: "predicted",
-        x: empirical.x[g],
-        mean: band.mean[g],
-        lo: band.lo[g],
-        hi: band.hi[g],
-      });
-      values.push({ method, kind: "empirical", x: empirical.x[g], y: empirical.y[g] });
-    }
-  }
-  return {
-    $schema: VEGA_LITE_SCHEMA,
-    title: `Fig. 6 — predicted and realised bankruptcy probability vs ${name}`,
-    data: { values },
-    facet: {
-      column: { field: "method", type: "nominal", title: null, sort: bands.map((b) => b.method) },
-    },
-    spec: {
-      width: 280,
-      height: 220,
-      layer: [
-        {
-          transform: [{ filter: "datum.kind === 'predicted'" }],
-          mark: { type: "area", opacity: 0.3, color: "#7f7f7f" },
-          encoding: {
-            x: { field: "x", type: "quantitative", title: `${name} (group mean)` },
-            y: { field: "lo", type: "quantitative", title: "probability of bankruptcy" },
-            y2: { field: "hi" },
-          },
-        },
-        {
-          transform: [{ filter: "datum.kind === 'predicted'" }],
-          mark: { type: "line", color: "#222", strokeWidth: 1.5 },
-          encoding: {
-            x: { field: "x", type: "quantitative" },
-            y: { field: "mean", type: "quantitative" },
-          },
-        },
-        {
-          transform: [{ filter: "datum.kind === 'empirical'" }],
-          mark: { type: "point", filled: true, size: 16, color: "#1f77b4" },
-          encoding: {
-            x: { field: "x", type: "quantitative" },
-            y: { field: "y", type: "quantitative" },
-          },
-        },
-      ],
-    },
-  };
-}
-
 async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const s = context.quick ? _QUICK : _FULL;
   const t0 = performance.now();
@@ -385,7 +325,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
         } random rows; line: posterior mean, band: pointwise 90 % interval over ${s.fig6Draws} draws) from perturbed HMC-ECS (left) and full-data HMC (right). Largest difference of the two mean curves: ${
           formatShort(maxShift, 2)
         } of HMC's band width; mean band-width ratio ${formatShort(widthRatio, 3)}.`,
-      spec: _fig6Spec(covName, fig6.empirical, fig6.bands),
+      spec: probabilityBandSpec(covName, fig6.empirical, fig6.bands),
     },
   ];
 
