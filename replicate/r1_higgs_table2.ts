@@ -362,8 +362,8 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     {
       claim: "Fig. 2: HMC-ECS posterior means match full-data HMC",
       paper: "on the identity line",
-      ours: `max |Δ|/sd = ${formatShort(accuracy.perturbed.maxSd)} / ${
-        formatShort(accuracy.signed.maxSd)
+      ours: `max |Δ|/sd = ${formatShort(accuracy.perturbed.maxSd, 4)} / ${
+        formatShort(accuracy.signed.maxSd, 4)
       }`,
       outcome: outcomeOf(
         accuracy.perturbed.maxSd < 0.1 && accuracy.signed.maxSd < 0.1,
