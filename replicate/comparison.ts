@@ -29,6 +29,7 @@ import {
   type EcsSummary,
   ecsSummary,
   medianInefficiency,
+  medianRct,
   type MethodOutcome,
   methodOutcome,
 } from "./method_outcome.ts";
@@ -83,6 +84,14 @@ export interface ComparisonConfig {
   gridBudgetFraction?: number;
   /** Signed HMC-ECS options passed through (e.g. batch size). */
   signedOptions?: Record<string, unknown>;
+  /**
+   * Seeds of the RCT comparison (default 1). Each further seed re-runs
+   * perturbed HMC-ECS (whole run) and the SG methods at their chosen ε with
+   * new streams, giving per-seed median RCTs (`seedRct`).
+   */
+  numSeeds?: number;
+  /** SG variant keys the further seeds re-run (default all; to bound run time). */
+  seedVariants?: readonly string[];
 }
 
 /** A row of the step-size grid table. */
@@ -142,6 +151,12 @@ export interface ComparisonOutcome {
   lambdaMax: number;
   /** Wall seconds per stage. */
   timings: { stage: string; seconds: number }[];
+  /**
+   * Median RCT against perturbed HMC-ECS under the paper's convention, one
+   * entry per seed (seed 1 = the runs above; each further seed against its
+   * own perturbed run), per SG variant key.
+   */
+  seedRct: Record<string, number[]>;
 }
 
 const _TRAJECTORY = 1.2;
@@ -255,11 +270,11 @@ export async function runComparison(
   const ref = reference.moments;
 
   // 3. HMC-ECS, perturbed and signed (§6.3 tuning, θ* from the subset).
-  const ecs = (variant: "perturbed" | "signed", paperWarmup = false) =>
-    timed(`${variant} HMC-ECS${paperWarmup ? " (§6.3 warmup)" : ""}`, () => {
+  const ecs = (variant: "perturbed" | "signed", paperWarmup = false, seedTag = "") =>
+    timed(`${variant} HMC-ECS${paperWarmup ? " (§6.3 warmup)" : ""}${seedTag}`, () => {
       const r = runHmcEcs(model, {
         variant,
-        seed: `${config.seed}/ecs-${variant}`,
+        seed: `${config.seed}/ecs-${variant}${seedTag}`,
         numChains: 1,
         numWarmup: config.numWarmup,
         numSamples: config.numSamples,
@@ -458,6 +473,25 @@ export async function runComparison(
       }).outcome);
     sg.push(o);
   }
+  // 7. Further seeds: perturbed HMC-ECS and the SG methods again, new streams.
+  const seedRct: Record<string, number[]> = {};
+  config.sgVariants.forEach((v, i) => (seedRct[v.key] = [medianRct(sg[i], perturbed)]));
+  for (let k = 1; k < (config.numSeeds ?? 1); k++) {
+    const tag = ` (seed ${k + 1})`;
+    const pk = await ecs("perturbed", false, tag);
+    for (const v of config.sgVariants) {
+      if (config.seedVariants !== undefined && !config.seedVariants.includes(v.key)) continue;
+      const eps = v.stepSize ?? chosenStepSize[v.stepSizeFrom ?? v.key];
+      const thin = v.kind === "sgld" ? matchedSteps : 1;
+      const o = await timed(`${v.label}${tag}`, () =>
+        runSg(v, eps, {
+          iterations: config.numSamples * thin,
+          burnIn: config.sgBurnIn * thin,
+          seed: `${config.seed}/sg/${v.key}/seed${k + 1}`,
+        }).outcome);
+      seedRct[v.key].push(medianRct(o, pk));
+    }
+  }
   for (const e of Object.values(estimators)) e.dispose();
   cv.dispose();
 
@@ -480,5 +514,6 @@ export async function runComparison(
     matchedSteps,
     lambdaMax,
     timings,
+    seedRct,
   };
 }

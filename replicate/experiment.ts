@@ -56,6 +56,34 @@ export interface ExperimentResult {
    * reproduced, and if not, why we think it is not.
    */
   readonly comparison: readonly string[];
+  /**
+   * The verdicts: one per claim of the paper, each computed from this run's
+   * own numbers against the paper's with the threshold stated in its reason
+   * (see `verdicts.ts` for helpers). They fill the verdict table at the top of
+   * the report; an experiment that returns none (or omits the field) gets a
+   * row saying "no verdict recorded".
+   */
+  readonly verdicts?: readonly Verdict[];
+}
+
+/** How a paper's claim fared in our run. */
+export type VerdictOutcome = "reproduced" | "partly" | "not reproduced";
+
+/**
+ * One claim of the paper, the paper's number, ours, and whether it
+ * reproduced. Outcomes are computed from the run, never written by hand.
+ */
+export interface Verdict {
+  /** The claim, short: "Table 2 α_θ,p, perturbed HMC-ECS". */
+  readonly claim: string;
+  /** The paper's number as text: "0.980", "IF ≈ 1", "2.97 (median)". */
+  readonly paper: string;
+  /** Ours as text, with ± seed-to-seed sd or an interval where there are several seeds. */
+  readonly ours: string;
+  /** Reproduced, partly, or not. */
+  readonly outcome: VerdictOutcome;
+  /** One line: the threshold that decided the outcome and, if not reproduced, why we think so. */
+  readonly reason: string;
 }
 
 /** A registered replication experiment. */

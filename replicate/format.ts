@@ -25,8 +25,8 @@ export const NAN_TEXT = "—";
  * Format a number for display with a fixed number of significant digits.
  *
  * Integers below 1e15 in magnitude are printed in full (counts of rows,
- * iterations). Other values use plain notation when 1e-4 ≤ |x| < 1e6 and
- * exponent notation otherwise; trailing zeros are dropped, "-0" becomes "0",
+ * iterations). Other values use plain notation when 1e-3 ≤ |x| < 1e6 and
+ * exponent notation otherwise (so small values read 5.8e-6, not 0.0000058); trailing zeros are dropped, "-0" becomes "0",
  * NaN becomes "—" and infinities "∞" / "-∞".
  *
  * @param x The number.
@@ -38,6 +38,8 @@ export const NAN_TEXT = "—";
  * import { strict as assert } from "node:assert";
  * import { formatNumber } from "./format.ts";
  * assert.equal(formatNumber(3.14159265), "3.142");
+ * assert.equal(formatNumber(0.0000058), "5.8e-6");
+ * assert.equal(formatNumber(0.00058), "5.8e-4");
  * assert.equal(formatNumber(-0.00001234), "-1.234e-5");
  * assert.equal(formatNumber(-1e-20, { digits: 2 }), "-1e-20");
  * assert.equal(formatNumber(NaN), "—");
@@ -61,7 +63,7 @@ export function formatNumber(x: number, options: FormatNumberOptions = {}): stri
   const rounded = Number(x.toPrecision(digits));
   const ar = Math.abs(rounded);
   let text: string;
-  if (ar >= 1e-4 && ar < 1e6) {
+  if (ar >= 1e-3 && ar < 1e6) {
     text = _stripZeros(rounded.toPrecision(digits));
     if (text.includes("e")) text = _expText(rounded, digits); // toPrecision chose exponent
   } else text = _expText(rounded, digits);

@@ -38,7 +38,14 @@ import {
   type SamplingResult,
   totalCost,
 } from "../samplers/mod.ts";
-import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } from "./experiment.ts";
+import type {
+  Experiment,
+  ExperimentContext,
+  ExperimentResult,
+  ResultTable,
+  Verdict,
+} from "./experiment.ts";
+import { outcomeOf } from "./verdicts.ts";
 import { densitySpec, traceSpec } from "./figures.ts";
 import { formatShort } from "./format.ts";
 import { yieldToEventLoop } from "./progress.ts";
@@ -454,7 +461,28 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     `Both: ${s.numChains} chains, ${s.numWarmup} warmup + ${s.numSamples} sampling iterations, εL = 1.2, dual averaging to acceptance 0.8, mass matrix = negative Hessian of the log posterior refreshed every ${s.updateEvery} warmup iterations starting from M = I (HMC-ECS §6.3 uses 200), L capped at ${s.maxNumIntegrationSteps}. Core backend: \`${arena.backend}\`.`,
   ].join("\n\n");
 
+  const verdicts: Verdict[] = [
+    {
+      claim: "Full-data HMC recovers the analytic linear-regression posterior (means)",
+      paper: "exact (conjugate)",
+      ours: `Σz² = ${formatShort(sumZ2)}, max |z| = ${formatShort(maxAbsZ)} over ${dLin}`,
+      outcome: outcomeOf(sumZ2 <= chiHi(dLin) && maxAbsZ < 4),
+      reason: `threshold: Σz² ≤ χ²_${dLin} 97.5 % point ${
+        formatShort(chiHi(dLin))
+      } and max |z| < 4 (z in MCSE units)`,
+    },
+    {
+      claim: "… and its posterior sds",
+      paper: "exact (conjugate)",
+      ours: `sd ratio ${formatShort(minRatio)}–${formatShort(maxRatio)}, max |z| = ${
+        formatShort(maxAbsZsd)
+      }`,
+      outcome: outcomeOf(maxAbsZsd < sdTol + 1),
+      reason: `threshold: max |z| of the sd in sd-MCSE units < ${formatShort(sdTol + 1)}`,
+    },
+  ];
   return {
+    verdicts,
     summary,
     tables,
     figures: [

@@ -27,7 +27,10 @@ import type {
   ExperimentContext,
   ExperimentResult,
   ResultFigure,
+  Verdict,
 } from "./experiment.ts";
+import { outcomeOf } from "./verdicts.ts";
+import { formatShort } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 
 interface _Point {
@@ -293,7 +296,39 @@ function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     }× when ε halves at the finest grid point (second order: 4) — reproduced; at coarse ε (Jεω ≳ 1) it is worse than the ` +
     `plain leapfrog, since one sweep is a splitting step of size 2Jε.`,
   ];
+  const verdicts: Verdict[] = [
+    {
+      claim: "Fig. 2a: the full-data leapfrog tracks the exact flow",
+      paper: "on the exact orbit",
+      ours: `max distance ${formatShort(num(a2, 7), 2)} (orbit radius 2)`,
+      outcome: outcomeOf(num(a2, 7) < 0.05, num(a2, 7) < 0.2),
+      reason: "threshold: largest phase-space distance over a period < 0.05 (partly < 0.2)",
+    },
+    {
+      claim: "Fig. 2b–c: a small subsample biases the trajectory, a large one much less",
+      paper: "B = 10 far, B = 250 close",
+      ours: `${formatShort(num(b2, 6), 2)} (B = 10) vs ${formatShort(num(c2, 6), 2)} (B = 250)`,
+      outcome: outcomeOf(num(c2, 6) < 0.5 * num(b2, 6), num(c2, 6) < num(b2, 6)),
+      reason:
+        "threshold: B = 250's distance after half a period < half of B = 10's (partly: smaller)",
+    },
+    {
+      claim: "Fig. 5b: subsampling bias does not shrink with ε",
+      paper: "levels off",
+      ours: `over ${factor}× smaller ε: full data ÷${formatShort(shrink(2), 2)}, between ÷${
+        formatShort(shrink(3), 3)
+      }, within ÷${formatShort(shrink(4), 3)}`,
+      outcome: outcomeOf(
+        shrink(2) > factor ** 2 / 2 && Math.max(shrink(3), shrink(4)) < 2,
+        shrink(2) > 10 * Math.max(shrink(3), shrink(4)),
+      ),
+      reason: `threshold: the full-data error falls by > half of ε²'s ${
+        factor ** 2
+      }× while both subsampled errors fall < 2× (partly: full data falls 10× more than subsampled)`,
+    },
+  ];
   return Promise.resolve({
+    verdicts,
     summary:
       `Gaussian-mean posterior of eq. (2): N = 500 draws from N(1, 2²), prior N(0, 1) split evenly over the J = N/B batches ` +
       `(seed ${ctx.seed}); posterior precision P = ${P}, ω = √P = ${w.toFixed(3)}, period 2π/ω = ${

@@ -16,8 +16,9 @@ import { mcseMean } from "../diagnostics/mcse.ts";
 import { GlmModel } from "../models/glm.ts";
 import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
-import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
+import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";
 import { formatShort } from "./format.ts";
+import { outcomeByFactor, outcomeOf } from "./verdicts.ts";
 import { type EcsRunSummary, scatterVsReference, summarizeEcsRun } from "./r1_ecs_common.ts";
 import { runReferenceHmc } from "./reference_hmc.ts";
 import { posteriorMoments } from "./moment_errors.ts";
@@ -60,6 +61,12 @@ const _PAPER = {
   hmc: { acc: 0.98, IF: 2.084 },
 };
 
+/** The paper's reported ε and L (§6.3: "this strategy gives ε = 0.2 and L = 6"). */
+const _PAPER_STEPS = { stepSize: 0.2, numIntegrationSteps: 6 };
+
+/** Verdict thresholds: IF within this factor of the paper's; α_θ within this of the paper's. */
+const _IF_FACTOR = 1.5, _ACC_TOL = 0.03;
+
 async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const s = context.quick ? _QUICK : _FULL;
   const arena = loadCore();
@@ -95,6 +102,47 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   });
   const hmcSummary = summarizeEcsRun(ref.result, { numRows: s.n, seconds: ref.seconds });
   hmcSummary.costWarmup += ref.mapCost;
+
+  // The paper's own settings: fixed ε = 0.2, L = 6 (no dual averaging), with
+  // the same Hessian metric, so α_θ and IF compare like with like.
+  const paperSettings: Record<string, EcsRunSummary> = {};
+  for (const variant of ["perturbed", "signed"] as const) {
+    await yieldToEventLoop();
+    const t0 = performance.now();
+    const result = runHmcEcs(model, {
+      variant,
+      seed: `${context.seed}/r1/${variant}/paper-settings`,
+      numChains: s.numChains,
+      numWarmup: s.numWarmup,
+      numSamples: s.numSamples,
+      updateEvery: s.updateEvery,
+      ..._PAPER_STEPS,
+      adaptStepSize: false,
+      onProgress: progressLogger(
+        context,
+        `HMC-ECS ${variant}, ε = 0.2, L = 6`,
+        s.numWarmup + s.numSamples,
+      ),
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    paperSettings[variant] = summarizeEcsRun(result, { numRows: s.n, seconds });
+  }
+  await yieldToEventLoop();
+  // One chain, a short burn-in (it starts at the MAP and nothing adapts): at
+  // ε = 0.2 a run costs 6 gradient passes per draw, twice the tuned run's.
+  const refPaper = runReferenceHmc(model, {
+    seed: `${context.seed}/r1/hmc/paper-settings`,
+    numChains: 1,
+    numWarmup: Math.min(100, s.hmcWarmup),
+    numSamples: s.hmcSamples,
+    context,
+    label: "full-data HMC, ε = 0.2, L = 6",
+    fixedSteps: _PAPER_STEPS,
+  });
+  paperSettings.hmc = summarizeEcsRun(refPaper.result, {
+    numRows: s.n,
+    seconds: refPaper.seconds,
+  });
 
   // Accuracy vs HMC: |mean − mean_HMC| / sd_HMC, and z with the combined MCSE.
   const refMoments = posteriorMoments(ref.result);
@@ -180,6 +228,23 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     ["row evaluations, sampling", null, P.costSampling, null, S.costSampling, null, H.costSampling],
     ["wall time (s)", null, P.seconds, null, S.seconds, null, H.seconds],
   ];
+  const paperRow = (label: string, key: keyof EcsRunSummary, paper: number[]) => [
+    label,
+    paper[0],
+    paperSettings.perturbed[key],
+    paper[1],
+    paperSettings.signed[key],
+    paper[2],
+    paperSettings.hmc[key],
+  ];
+  const paperSettingsRows = [
+    paperRow("α_θ,p", "acceptance", [0.98, 0.979, 0.98]),
+    paperRow("α_u", "subsampleAcceptance", [1, 0.993, NaN]),
+    paperRow("IF (mean over θ)", "inefficiency", [2.185, 2.192, 2.084]),
+    paperRow("ESS = R/IF", "ess", [927, 922, NaN]),
+    paperRow("τ̂", "tau", [NaN, 1, NaN]),
+    paperRow("wall time (s)", "seconds", [NaN, NaN, NaN]),
+  ].map((row) => row.map((c) => (typeof c === "number" && Number.isNaN(c) ? null : c)));
   const tun = (v: string, key: string) =>
     runs[v].result.chains.map((c) => c.tuning[key]).join(", ");
   const R = s.numChains * s.numSamples;
@@ -188,7 +253,13 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       formatShort(S.acceptance)
     } with ε ≈ ${formatShort(P.stepSize)}, L ≈ ${
       formatShort(P.numSteps, 2)
-    }. Dual averaging to δ = 0.8 (as §6.3 says) picks a larger ε than the paper's reported 0.2, so our acceptance is near 0.8, not 0.98: a consequence of following the stated tuning rule, not a defect of the estimator.`,
+    }. Dual averaging to δ = 0.8 (as §6.3 says) picks a larger ε than the paper's reported 0.2, so our acceptance is near 0.8, not 0.98: a consequence of following the stated tuning rule, not a defect of the estimator. At the paper's own ε = 0.2, L = 6 (table \`table2_paper_settings\`) α_θ,p is ${
+      formatShort(paperSettings.perturbed.acceptance)
+    } / ${formatShort(paperSettings.signed.acceptance)} (HMC ${
+      formatShort(paperSettings.hmc.acceptance)
+    }) and IF ${formatShort(paperSettings.perturbed.inefficiency)} / ${
+      formatShort(paperSettings.signed.inefficiency)
+    } (HMC ${formatShort(paperSettings.hmc.inefficiency)}).`,
     `α_u: paper 1 / 0.993; ours ${formatShort(P.subsampleAcceptance)} / ${
       formatShort(S.subsampleAcceptance)
     } — **reproduced** (correlated block updates, G = 100 / κ = 1).`,
@@ -234,6 +305,73 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       formatShort((H.costWarmup + H.costSampling) / (S.costWarmup + S.costSampling))
     }× fewer), including every tuning pass; see R3 for how the ratio grows with n (paper: 642.8× / 554.1× at n = 10.5 M).`,
   ];
+  const PP = paperSettings.perturbed, PS = paperSettings.signed, PH = paperSettings.hmc;
+  const accOk = (x: number, paper: number) => Math.abs(x - paper) <= _ACC_TOL;
+  const verdicts: Verdict[] = [
+    {
+      claim: "Table 2 α_θ,p at the paper's ε = 0.2, L = 6 (perturbed / signed / HMC)",
+      paper: "0.980 / 0.979 / 0.980",
+      ours: `${formatShort(PP.acceptance)} / ${formatShort(PS.acceptance)} / ${
+        formatShort(PH.acceptance)
+      }`,
+      outcome: outcomeOf(
+        accOk(PP.acceptance, 0.98) && accOk(PS.acceptance, 0.979) && accOk(PH.acceptance, 0.98),
+        accOk(PP.acceptance, 0.98) || accOk(PH.acceptance, 0.98),
+      ),
+      reason:
+        `threshold |ours − paper| ≤ ${_ACC_TOL} for all three (partly: for one); with dual averaging to 0.8 (ε ≈ ${
+          formatShort(P.stepSize, 2)
+        }) α_θ is ${formatShort(P.acceptance)}, as the tuning rule asks`,
+    },
+    {
+      claim: "Table 2 IF at ε = 0.2, L = 6 (perturbed / signed / HMC)",
+      paper: "2.185 / 2.192 / 2.084",
+      ours: `${formatShort(PP.inefficiency)} / ${formatShort(PS.inefficiency)} / ${
+        formatShort(PH.inefficiency)
+      }`,
+      outcome: outcomeOf(
+        [
+          [PP.inefficiency, _PAPER.perturbed.IF],
+          [PS.inefficiency, _PAPER.signed.IF],
+          [PH.inefficiency, _PAPER.hmc.IF],
+        ].every(([x, y]) => outcomeByFactor(x, y, { factor: _IF_FACTOR }) === "reproduced"),
+        Math.max(PP.inefficiency, PS.inefficiency) < _IF_FACTOR * PH.inefficiency,
+      ),
+      reason:
+        `threshold: each IF within a factor ${_IF_FACTOR} of the paper's (partly: HMC-ECS within ${_IF_FACTOR}× our HMC); tuned runs give ${
+          formatShort(P.inefficiency)
+        } / ${formatShort(S.inefficiency)} / ${formatShort(H.inefficiency)}`,
+    },
+    {
+      claim: "Table 2 α_u (perturbed / signed)",
+      paper: "1 / 0.993",
+      ours: `${formatShort(P.subsampleAcceptance)} / ${formatShort(S.subsampleAcceptance)}`,
+      outcome: outcomeOf(
+        accOk(P.subsampleAcceptance, 1) && accOk(S.subsampleAcceptance, 0.993),
+        accOk(P.subsampleAcceptance, 1) || accOk(S.subsampleAcceptance, 0.993),
+      ),
+      reason: `threshold |ours − paper| ≤ ${_ACC_TOL}`,
+    },
+    {
+      claim: "Table 2 τ̂ (signed)",
+      paper: "1",
+      ours: formatShort(S.tau, 4),
+      outcome: outcomeOf(S.tau > 0.99, S.tau > 0.95),
+      reason: "threshold τ̂ > 0.99 (partly > 0.95)",
+    },
+    {
+      claim: "Fig. 2: HMC-ECS posterior means match full-data HMC",
+      paper: "on the identity line",
+      ours: `max |Δ|/sd = ${formatShort(accuracy.perturbed.maxSd, 4)} / ${
+        formatShort(accuracy.signed.maxSd, 4)
+      }`,
+      outcome: outcomeOf(
+        accuracy.perturbed.maxSd < 0.1 && accuracy.signed.maxSd < 0.1,
+        accuracy.perturbed.maxSd < 0.2 && accuracy.signed.maxSd < 0.2,
+      ),
+      reason: "threshold max over coefficients |mean − mean_HMC|/sd_HMC < 0.1 (partly < 0.2)",
+    },
+  ];
   const summary = [
     `HIGGS-shaped synthetic logistic regression (29 standard-normal covariates + intercept, coefficients ~ N(0, 0.25²), prior N(0, 10²I)), n = ${s.n}${
       context.quick ? " (**quick mode**)" : ""
@@ -261,6 +399,23 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
           "ours HMC",
         ],
         rows: tableRows,
+      },
+      {
+        name: "table2_paper_settings",
+        caption:
+          `Table 2 at the paper's own settings: fixed ε = 0.2, L = 6 (no dual averaging; same Hessian metric, θ*, m and λ tuning), n = ${s.n}; HMC-ECS ${s.numChains} chains × (${s.numWarmup} + ${s.numSamples}), full-data HMC 1 chain × (${
+            Math.min(100, s.hmcWarmup)
+          } + ${s.hmcSamples}) from the MAP; compare α_θ and IF like with like.`,
+        columns: [
+          "quantity",
+          "paper perturbed",
+          "ours perturbed",
+          "paper signed",
+          "ours signed",
+          "paper HMC",
+          "ours HMC",
+        ],
+        rows: paperSettingsRows,
       },
       {
         name: "accuracy",
@@ -305,6 +460,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       },
     ],
     comparison,
+    verdicts,
   };
 }
 

@@ -24,7 +24,15 @@ import { sampleChains } from "../samplers/driver.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
 import { CCADL_METHODS, ccadlComparisonSampler, type CcadlMethod } from "./ccadl_methods.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
-import type { Experiment, ExperimentContext, ExperimentResult, ResultTable } from "./experiment.ts";
+import type {
+  Experiment,
+  ExperimentContext,
+  ExperimentResult,
+  ResultTable,
+  Verdict,
+} from "./experiment.ts";
+import { formatShort } from "./format.ts";
+import { exceedsSeedSpread, formatMeanSd, meanSd, outcomeByFactor, outcomeOf } from "./verdicts.ts";
 
 /** The paper's Table 1: (RMSE, autocorrelation time) per method and (h, A). */
 const _PAPER: Record<string, Record<string, [number, number]>> = {
@@ -50,6 +58,8 @@ const _PAPER: Record<string, Record<string, [number, number]>> = {
 
 const _SETTINGS: [number, number][] = [[0.001, 1], [0.001, 10], [0.01, 1], [0.01, 10]];
 const _NUM_BINS = 60;
+/** Bin counts of the sensitivity table (h = 0.01, A = 1). */
+const _BIN_COUNTS = [20, 60, 200];
 
 interface _Grid {
   edges: Float64Array;
@@ -58,12 +68,17 @@ interface _Grid {
 }
 
 /** Bins over mean ± 5 sd with the analytic density averaged over each bin (Simpson, 8 panels). */
-function _grid(mean: number, sd: number, densityFn: (x: number) => number): _Grid {
-  const lo = mean - 5 * sd, w = (10 * sd) / _NUM_BINS;
-  const edges = new Float64Array(_NUM_BINS + 1).map((_, k) => lo + k * w);
-  const centers = new Float64Array(_NUM_BINS).map((_, k) => lo + (k + 0.5) * w);
-  const truth = new Float64Array(_NUM_BINS);
-  for (let k = 0; k < _NUM_BINS; k++) {
+function _grid(
+  mean: number,
+  sd: number,
+  densityFn: (x: number) => number,
+  numBins = _NUM_BINS,
+): _Grid {
+  const lo = mean - 5 * sd, w = (10 * sd) / numBins;
+  const edges = new Float64Array(numBins + 1).map((_, k) => lo + k * w);
+  const centers = new Float64Array(numBins).map((_, k) => lo + (k + 0.5) * w);
+  const truth = new Float64Array(numBins);
+  for (let k = 0; k < numBins; k++) {
     const a = edges[k], s = w / 8;
     let acc = densityFn(a) + densityFn(a + w);
     for (let i = 1; i < 8; i++) acc += (i % 2 === 1 ? 4 : 2) * densityFn(a + i * s);
@@ -73,12 +88,13 @@ function _grid(mean: number, sd: number, densityFn: (x: number) => number): _Gri
 }
 
 function _histogram(x: Float64Array, g: _Grid): Float64Array {
-  const lo = g.edges[0], w = g.edges[1] - g.edges[0], out = new Float64Array(_NUM_BINS);
+  const numBins = g.centers.length;
+  const lo = g.edges[0], w = g.edges[1] - g.edges[0], out = new Float64Array(numBins);
   for (let i = 0; i < x.length; i++) {
     const k = Math.floor((x[i] - lo) / w);
-    if (k >= 0 && k < _NUM_BINS) out[k]++;
+    if (k >= 0 && k < numBins) out[k]++;
   }
-  for (let k = 0; k < _NUM_BINS; k++) out[k] /= x.length * w;
+  for (let k = 0; k < numBins; k++) out[k] /= x.length * w;
   return out;
 }
 
@@ -114,8 +130,11 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
   const x = new Rng(ctx.seed).stream(9).fillNormal(new Float64Array(100));
   const model = new NormalGammaModel(x);
   const mom = model.posteriorMoments();
-  const gMu = _grid(mom.mean[0], Math.sqrt(mom.variance[0]), (v) => model.marginalDensityMu(v));
-  const gGa = _grid(mom.mean[1], Math.sqrt(mom.variance[1]), (v) => model.marginalDensityGamma(v));
+  const muDensity = (v: number) => model.marginalDensityMu(v);
+  const gaDensity = (v: number) => model.marginalDensityGamma(v);
+  const gMu = _grid(mom.mean[0], Math.sqrt(mom.variance[0]), muDensity);
+  const gGa = _grid(mom.mean[1], Math.sqrt(mom.variance[1]), gaDensity);
+  const binRows: (string | number)[][] = [];
   const estimator = minibatchGradient(model, { batchSize: 10 });
   const rows: (string | number | null)[][] = [];
   const figValues: Record<string, string | number>[] = [];
@@ -123,6 +142,22 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     string,
     { rmse: number; tau: number; rmseMu: number; rmseGa: number; floor: number }
   >();
+  const sample = (method: CcadlMethod, h: number, a: number, seedTag: string) =>
+    sampleChains({
+      sampler: ccadlComparisonSampler(method, {
+        estimator,
+        stepSize: h,
+        friction: a,
+        bounds: model.bounds,
+      }),
+      model,
+      seed: `${ctx.seed}/r9/${method}/${h}/${a}${seedTag}`,
+      numWarmup,
+      numSamples,
+      numChains: 1,
+      initialPosition: new Float64Array(mom.mean),
+      recordWarmupInfo: false,
+    });
   for (const [h, a] of _SETTINGS) {
     const setting = `h = ${h}, A = ${a}`;
     for (const [k, g] of [[0, gMu], [1, gGa]] as const) {
@@ -138,22 +173,17 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     }
     for (const method of CCADL_METHODS) {
       const t0 = performance.now();
-      const r = sampleChains({
-        sampler: ccadlComparisonSampler(method, {
-          estimator,
-          stepSize: h,
-          friction: a,
-          bounds: model.bounds,
-        }),
-        model,
-        seed: `${ctx.seed}/r9/${method}/${h}/${a}`,
-        numWarmup,
-        numSamples,
-        numChains: 1,
-        initialPosition: new Float64Array(mom.mean),
-        recordWarmupInfo: false,
-      });
+      const r = sample(method, h, a, "");
       const [mu, ga] = r.draws[0];
+      if (h === 0.01 && a === 1) {
+        for (const numBins of _BIN_COUNTS) {
+          const gm = _grid(mom.mean[0], Math.sqrt(mom.variance[0]), muDensity, numBins);
+          const gg = _grid(mom.mean[1], Math.sqrt(mom.variance[1]), gaDensity, numBins);
+          const rm = 0.5 *
+            (_rmse(_histogram(mu, gm), gm.truth) + _rmse(_histogram(ga, gg), gg.truth));
+          binRows.push([numBins, 10 / numBins, method, rm]);
+        }
+      }
       const hMu = _histogram(mu, gMu), hGa = _histogram(ga, gGa);
       const rmseMu = _rmse(hMu, gMu.truth), rmseGa = _rmse(hGa, gGa.truth);
       const tauMu = integratedAutocorrelationTime(mu), tauGa = integratedAutocorrelationTime(ga);
@@ -194,6 +224,51 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
       await Promise.resolve();
     }
   }
+  // Further seeds (same data, new sampler streams): the seed-to-seed spread
+  // of the RMSE that the verdicts compare differences against.
+  // Two seeds in both modes: a full-run seed is 12 runs of 10⁶ steps, and the
+  // run-time budget (20 min on 2 cores) has no room for a third.
+  const numSeeds = 2;
+  const perSeed = new Map<string, number[]>();
+  for (const [key, v] of results) perSeed.set(key, [v.rmse]);
+  for (let k = 1; k < numSeeds; k++) {
+    for (const [h, a] of _SETTINGS) {
+      for (const method of CCADL_METHODS) {
+        const [mu, ga] = sample(method, h, a, `/seed${k}`).draws[0];
+        const rm = 0.5 *
+          (_rmse(_histogram(mu, gMu), gMu.truth) + _rmse(_histogram(ga, gGa), gGa.truth));
+        perSeed.get(`${method},${h},${a}`)!.push(rm);
+        await Promise.resolve();
+      }
+    }
+    ctx.log(`r9 seed ${k + 1} of ${numSeeds} done`);
+  }
+  const seeds = (m: CcadlMethod, h: number, a: number) => perSeed.get(`${m},${h},${a}`)!;
+  const seedTable: ResultTable = {
+    name: "seeds",
+    caption:
+      `RMSE (mean of μ, γ; ${_NUM_BINS} bins) over ${numSeeds} seeds per cell (same data, independent sampler streams): mean ± sd, and whether CCAdL and SGNHT differ by more than two standard errors of the difference of their means.`,
+    columns: [
+      "h",
+      "A",
+      "method",
+      "RMSE mean",
+      "RMSE sd",
+      "per seed",
+      "CCAdL vs SGNHT beyond spread",
+    ],
+    rows: _SETTINGS.flatMap(([h, a]) =>
+      CCADL_METHODS.map((m) => {
+        const v = seeds(m, h, a), ms = meanSd(v);
+        const gap = m === "CCAdL"
+          ? { true: "yes", false: "no", undefined: "n/a (1 seed)" }[
+            String(exceedsSeedSpread(v, seeds("SGNHT", h, a))) as "true" | "false" | "undefined"
+          ]
+          : "";
+        return [h, a, m, ms.mean, ms.sd, v.map((x) => formatShort(x)).join(", "), gap];
+      })
+    ),
+  };
   const table: ResultTable = {
     name: "table1",
     caption:
@@ -314,6 +389,66 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
       },
     },
   };
+  const orderMatches = _SETTINGS.filter(([h, a]) => {
+    const mean = (m: CcadlMethod) => meanSd(seeds(m, h, a)).mean;
+    const ours = CCADL_METHODS.slice().sort((p, q) => mean(p) - mean(q));
+    const paper = CCADL_METHODS.slice().sort((p, q) =>
+      _PAPER[p][`${h},${a}`][0] - _PAPER[q][`${h},${a}`][0]
+    );
+    return ours[0] === paper[0];
+  }).length;
+  const hs = { c: seeds("CCAdL", 0.01, 1), s: seeds("SGNHT", 0.01, 1), g: seeds("SGHMC", 0.01, 1) };
+  const absMean = meanSd(hs.c).mean, absRatio = absMean / 0.0021;
+  const binSpread = (m: string) => {
+    const v = binRows.filter((r) => r[2] === m).map((r) => r[3] as number);
+    return Math.max(...v) / Math.min(...v);
+  };
+  const verdicts: Verdict[] = [
+    {
+      claim: "Table 1 (h = 0.01, A = 1): RMSE ordering CCAdL < SGNHT ≪ SGHMC",
+      paper: "0.0021 < 0.0044 ≪ 0.0531",
+      ours: `${formatMeanSd(hs.c)} < ${formatMeanSd(hs.s)} < ${formatMeanSd(hs.g)}`,
+      outcome: outcomeOf(
+        meanSd(hs.c).mean < meanSd(hs.s).mean && meanSd(hs.s).mean < meanSd(hs.g).mean &&
+          exceedsSeedSpread(hs.c, hs.s) === true && exceedsSeedSpread(hs.s, hs.g) === true,
+        meanSd(hs.s).mean < meanSd(hs.g).mean && meanSd(hs.c).mean < meanSd(hs.g).mean &&
+          exceedsSeedSpread(hs.s, hs.g) === true,
+      ),
+      reason:
+        `threshold: the ordering of the seed means holds and each gap exceeds two standard errors of the difference over ${numSeeds} seeds (partly: only SGHMC worst beyond the spread); CCAdL vs SGNHT ${
+          exceedsSeedSpread(hs.c, hs.s) ? "exceeds" : "does not exceed"
+        } the seed-to-seed spread`,
+    },
+    {
+      claim: "Table 1: best method per (h, A) setting",
+      paper: "as in its Table 1",
+      ours: `${orderMatches} of ${_SETTINGS.length} settings agree (means over ${numSeeds} seeds)`,
+      outcome: outcomeOf(orderMatches === _SETTINGS.length, orderMatches > 0),
+      reason:
+        "threshold: the method with the smallest RMSE agrees in every setting (partly: in some)",
+    },
+    {
+      claim: "Table 1: absolute RMSE (CCAdL, h = 0.01, A = 1)",
+      paper: "0.0021",
+      ours: `${formatShort(absMean)} (${
+        formatShort(absRatio, 2)
+      }× the paper; mean of ${numSeeds} seeds) at ${_NUM_BINS} bins`,
+      outcome: outcomeByFactor(absMean, 0.0021, { factor: 2, partlyFactor: 20 }),
+      reason:
+        `threshold: within a factor 2 (partly 20). The paper does not define its RMSE; ours is the root mean square over bins of (histogram density − exact bin-averaged density), bins spanning ±5 sd; it changes by a factor ${
+          formatShort(binSpread("CCAdL"), 2)
+        } between ${_BIN_COUNTS[0]} and ${
+          _BIN_COUNTS[_BIN_COUNTS.length - 1]
+        } bins (table \`rmse_bins\`)`,
+    },
+  ];
+  const binTable: ResultTable = {
+    name: "rmse_bins",
+    caption:
+      `Sensitivity of the absolute RMSE to the bin width at h = 0.01, A = 1 (same draws as Table 1): RMSE = √(meanₖ (p̂ₖ − pₖ)²) over K bins spanning ±5 posterior sd, p̂ₖ the histogram density and pₖ the exact density averaged over bin k, mean of μ and γ. With fewer, wider bins each p̂ₖ has less Monte Carlo noise; the orderings, not the absolute values, are comparable with the paper's.`,
+    columns: ["bins K", "bin width (posterior sd)", "method", "RMSE (mean of μ, γ)"],
+    rows: binRows,
+  };
   return {
     summary:
       `Normal-Gamma posterior of (μ, γ) from N = 100 draws of N(0, 1) (seed ${ctx.seed}), prior ` +
@@ -325,9 +460,10 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
       } burn-in steps from the posterior mean. γ is sampled ` +
       `directly (as in the paper) with reflection at γ = 0 (never triggered after burn-in here). SGHMC: eq. 14 ` +
       `form with B̂ = 0; SGNHT: eq. 8; CCAdL: Algorithm 1 with the full covariance estimate; all M = I, μ = N_d.`,
-    tables: [table],
+    tables: [table, seedTable, binTable],
     figures: [figure],
     comparison,
+    verdicts,
   };
 }
 

@@ -99,7 +99,8 @@ export function densityGridSpec(
 
 /**
  * Figs. 2/5: posterior mean and variance of every parameter, each method
- * against full-data HMC, with the identity line.
+ * against full-data HMC, with the identity line; in every panel x and y
+ * share one domain (the range of both), so the line is the diagonal.
  *
  * @param methods The methods.
  * @param reference Full-data HMC.
@@ -115,18 +116,33 @@ export function momentScatterSpec(
   const names = reference.result.parameterNames;
   for (const o of methods) {
     if (o.unstable) continue;
-    for (let j = 0; j < names.length; j++) {
-      for (const statistic of ["mean", "variance"] as const) {
+    for (const statistic of ["mean", "variance"] as const) {
+      let lo = Infinity, hi = -Infinity;
+      for (let j = 0; j < names.length; j++) {
+        const hmc = reference.moments[statistic][j], estimate = o.moments[statistic][j];
         values.push({
           method: o.label,
           statistic,
+          kind: "point",
           parameter: names[j],
-          hmc: reference.moments[statistic][j],
-          estimate: o.moments[statistic][j],
+          hmc,
+          estimate,
         });
+        if (Number.isFinite(hmc) && Number.isFinite(estimate)) {
+          lo = Math.min(lo, hmc, estimate);
+          hi = Math.max(hi, hmc, estimate);
+        }
+      }
+      // The identity line spans [lo, hi] on both axes, so each panel's x and
+      // y scales (independent across panels) get the same domain.
+      if (lo <= hi) {
+        for (const v of [lo, hi]) {
+          values.push({ method: o.label, statistic, kind: "identity", hmc: v, estimate: v });
+        }
       }
     }
   }
+  const axisScale = { zero: false };
   return {
     $schema: VEGA_LITE_SCHEMA,
     title,
@@ -140,17 +156,19 @@ export function momentScatterSpec(
       height: 130,
       layer: [
         {
+          transform: [{ filter: "datum.kind === 'identity'" }],
           mark: { type: "line", color: "#999", strokeDash: [4, 3], strokeWidth: 1 },
           encoding: {
-            x: { field: "hmc", type: "quantitative" },
-            y: { field: "hmc", type: "quantitative" },
+            x: { field: "hmc", type: "quantitative", scale: axisScale },
+            y: { field: "estimate", type: "quantitative", scale: axisScale },
           },
         },
         {
+          transform: [{ filter: "datum.kind === 'point'" }],
           mark: { type: "point", filled: true, size: 18, color: "#2ca02c" },
           encoding: {
-            x: { field: "hmc", type: "quantitative", title: "HMC (full data)" },
-            y: { field: "estimate", type: "quantitative", title: "method" },
+            x: { field: "hmc", type: "quantitative", title: "HMC (full data)", scale: axisScale },
+            y: { field: "estimate", type: "quantitative", title: "method", scale: axisScale },
             tooltip: [{ field: "parameter" }, { field: "hmc" }, { field: "estimate" }],
           },
         },

@@ -307,3 +307,41 @@ export function ecsSettingsTable(
     ],
   };
 }
+
+/**
+ * Median RCT per seed (the paper's convention) for every SG method, with the
+ * mean ± sd over seeds beside the paper's median: the error bars behind the
+ * RCT verdicts.
+ *
+ * @param out The comparison's outcome (`seedRct`).
+ * @param options Table `name`, `title` (caption prefix) and the paper's values.
+ * @returns The table.
+ */
+export function seedRctTable(
+  out: ComparisonOutcome,
+  options: { name: string; title: string; paper: PaperRct },
+): ResultTable {
+  const labels = new Map(out.sg.map((o) => [o.key, o.label]));
+  const rows = Object.entries(out.seedRct).map(([key, values]) => {
+    const finite = values.filter(Number.isFinite);
+    const mean = finite.length ? finite.reduce((a, b) => a + b, 0) / finite.length : NaN;
+    const sd = finite.length > 1
+      ? Math.sqrt(finite.reduce((a, b) => a + (b - mean) ** 2, 0) / (finite.length - 1))
+      : NaN;
+    return [
+      labels.get(key) ?? key,
+      options.paper[key]?.[1] ?? null,
+      mean,
+      sd,
+      values.map((v) => formatShort(v)).join(", "),
+    ];
+  });
+  const numSeeds = Math.max(0, ...Object.values(out.seedRct).map((v) => v.length));
+  return {
+    name: options.name,
+    caption:
+      `${options.title} over seeds: median RCT against perturbed HMC-ECS (HMC-ECS charged its whole run, SG methods post burn-in) for ${numSeeds} seed(s); each further seed re-runs perturbed HMC-ECS and the SG method with new streams at the same ε.`,
+    columns: ["method", "paper median", "ours mean", "ours sd", "per seed"],
+    rows,
+  };
+}

@@ -35,6 +35,11 @@ export interface ReferenceHmcOptions {
   context?: ExperimentContext;
   /** Label for progress lines. */
   label?: string;
+  /**
+   * Fixed ε and L instead of dual averaging to 0.8 with εL = 1.2 (the
+   * settings a paper reports, e.g. ε = 0.2, L = 6 in HMC-ECS Table 2).
+   */
+  fixedSteps?: { stepSize: number; numIntegrationSteps: number };
 }
 
 /**
@@ -66,8 +71,9 @@ export function runReferenceHmc(
     numWarmup: options.numWarmup,
     numSamples: options.numSamples,
     metric,
-    trajectoryLength: 1.2,
-    targetAcceptanceRate: 0.8,
+    ...(options.fixedSteps === undefined
+      ? { trajectoryLength: 1.2, targetAcceptanceRate: 0.8 }
+      : { ...options.fixedSteps, adaptStepSize: false }),
     initialPosition: fit.thetaStar,
     onProgress: options.context === undefined
       ? undefined

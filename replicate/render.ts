@@ -111,6 +111,7 @@ export async function renderSvg(
       `idPrefix may hold only letters, digits, "_" and "-", got ${JSON.stringify(idPrefix)}`,
     );
   }
+  spec = _withSmallNumberLabels(spec);
   const logger = _logger(options.onWarning, vega.Warn);
   const refusals: TypeError[] = [];
   // deno-lint-ignore no-explicit-any
@@ -129,6 +130,23 @@ export async function renderSvg(
   }
   if (refusals.length > 0) throw refusals[0];
   return idPrefix === "" ? svg : _prefixIds(svg, idPrefix);
+}
+
+/**
+ * Quantitative axis labels below 1e-3 in magnitude in scientific notation
+ * ("5.8e-6", not "0.0000058"), as in the report's tables; a spec's own
+ * `config.axisQuantitative` settings win.
+ */
+const _SMALL_LABEL_EXPR =
+  "isNumber(datum.value) && abs(datum.value) > 0 && abs(datum.value) < 1e-3 ? format(datum.value, '.2~e') : datum.label";
+
+function _withSmallNumberLabels(spec: Record<string, unknown>): Record<string, unknown> {
+  const config = (spec.config ?? {}) as Record<string, unknown>;
+  const axisQ = (config.axisQuantitative ?? {}) as Record<string, unknown>;
+  return {
+    ...spec,
+    config: { ...config, axisQuantitative: { labelExpr: _SMALL_LABEL_EXPR, ...axisQ } },
+  };
 }
 
 /** Prefix `id="…"`, `url(#…)` and `href="#…"` in SVG markup. */

@@ -18,7 +18,11 @@
 
 import type { ExperimentResult, ResultFigure, ResultTable } from "./experiment.ts";
 import { type Cell, formatCell, formatDuration, toCsv } from "./format.ts";
+import { blockMarkdown, escapeHtml, inlineMarkdown } from "./markup.ts";
 import { renderSvg } from "./render.ts";
+import { validateVerdicts, verdictTableHtml, verdictTableMarkdown } from "./verdicts.ts";
+
+export { escapeHtml };
 
 /** The outcome of running one experiment, as the report shows it. */
 export interface ExperimentOutcome {
@@ -201,6 +205,7 @@ export function validateResult(result: ExperimentResult, experimentName: string)
       throw new TypeError(`${where}: figure "${figure.name}" spec must be a Vega-Lite object`);
     }
   }
+  validateVerdicts(result.verdicts, where);
   result.comparison.forEach((line, i) => {
     if (typeof line !== "string") {
       throw new TypeError(
@@ -392,6 +397,7 @@ export function renderMarkdown(
 ): string {
   const out: string[] = [];
   out.push(`# ${info.title ?? "tallmc replication report"}`, "");
+  if (outcomes.length > 0) out.push(...verdictTableMarkdown(outcomes), "## Run", "");
   out.push(`- Date: ${info.date.toISOString()}`);
   out.push(`- Command: \`${info.commandLine}\``);
   out.push(`- Mode: ${info.quick ? "quick (reduced sizes)" : "full"}; seed ${info.seed}`);
@@ -442,55 +448,6 @@ export function renderMarkdown(
   return out.join("\n");
 }
 
-/** Escape text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
-
-/**
- * A small Markdown subset → HTML, for summaries, captions and comparison
- * lines: inline `code`, **bold**, *italic*, [links](url); in blocks also
- * paragraphs (blank-line separated) and "- " bullet lists. Everything else is
- * escaped text.
- */
-function _inlineMd(text: string): string {
-  const parts = text.split(/(`[^`]*`)/);
-  return parts.map((p) => {
-    if (p.length >= 2 && p.startsWith("`") && p.endsWith("`")) {
-      return `<code>${escapeHtml(p.slice(1, -1))}</code>`;
-    }
-    let h = escapeHtml(p);
-    h = h.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, t, u) => {
-      const safe = /^(https?:|#|[\w./-]+$)/i.test(u) ? u : "#";
-      return `<a href="${safe}">${t}</a>`;
-    });
-    h = h.replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
-    h = h.replace(/(^|[^*\w])\*([^*\s][^*]*)\*(?!\w)/g, "$1<em>$2</em>");
-    return h;
-  }).join("");
-}
-
-function _blockMd(text: string): string {
-  const blocks = text.trim().split(/\n\s*\n/);
-  return blocks.map((block) => {
-    const lines = block.split("\n");
-    if (lines.every((l) => /^\s*[-*] /.test(l) || /^\s{2,}\S/.test(l))) {
-      const items: string[] = [];
-      for (const l of lines) {
-        if (/^\s*[-*] /.test(l)) items.push(l.replace(/^\s*[-*] /, ""));
-        else items[items.length - 1] += " " + l.trim();
-      }
-      return `<ul>${items.map((i) => `<li>${_inlineMd(i)}</li>`).join("")}</ul>`;
-    }
-    return `<p>${_inlineMd(lines.join(" "))}</p>`;
-  }).join("\n");
-}
-
 const _CSS = `
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f;
   max-width: 64rem; margin: 2rem auto; padding: 0 1rem; }
@@ -507,6 +464,9 @@ figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-style: italic; font-size: 0.9rem; }
 .meta { color: #555; } .failed { color: #a40000; font-weight: 600; }
 .ok { color: #1a6e1a; } ul.comparison li { margin: .2rem 0; }
+table.verdicts { font-size: 0.85rem; } table.verdicts td { vertical-align: top; }
+td.yes { background: #dff0d8; font-weight: 600; } td.partly { background: #fcf3cf; font-weight: 600; }
+td.no { background: #f8d7da; font-weight: 600; } td.none { color: #777; font-style: italic; }
 `;
 
 function _htmlTable(table: ResultTable, csvName: string): string {
@@ -519,7 +479,7 @@ function _htmlTable(table: ResultTable, csvName: string): string {
     }</tr>`
   ).join("\n");
   return `<table>\n<caption>${
-    _inlineMd(table.caption)
+    inlineMarkdown(table.caption)
   } (<a href="${csvName}">CSV</a>)</caption>\n` +
     `<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
 }
@@ -556,6 +516,7 @@ export function renderHtml(
     "</head>",
     "<body>",
     `<h1>${escapeHtml(title)}</h1>`,
+    ...(outcomes.length > 0 ? [...verdictTableHtml(outcomes), "<h2>Run</h2>"] : []),
     '<ul class="meta">',
     `<li>Date: ${escapeHtml(info.date.toISOString())}</li>`,
     `<li>Command: <code>${escapeHtml(info.commandLine)}</code></li>`,
@@ -580,7 +541,7 @@ export function renderHtml(
   }
   for (const o of outcomes) {
     out.push(`<section id="${o.name}">`, `<h2>${escapeHtml(o.title)}</h2>`, '<ul class="meta">');
-    out.push(`<li>Source: ${_inlineMd(o.source)}</li>`);
+    out.push(`<li>Source: ${inlineMarkdown(o.source)}</li>`);
     out.push(`<li>Wall time: ${escapeHtml(formatDuration(o.wallSeconds))}</li>`);
     out.push(
       `<li>Status: <span class="${o.result ? "ok" : "failed"}">${_status(o)}</span></li>`,
@@ -594,7 +555,7 @@ export function renderHtml(
       continue;
     }
     const r = o.result;
-    if (r.summary.trim()) out.push(_blockMd(r.summary));
+    if (r.summary.trim()) out.push(blockMarkdown(r.summary));
     for (const t of r.tables) out.push(_htmlTable(t, `${o.name}_${t.name}.csv`));
     for (const f of r.figures) {
       const s = svgs.get(f);
@@ -609,14 +570,14 @@ export function renderHtml(
       }
       out.push(
         `<figcaption>${
-          _inlineMd(f.caption)
+          inlineMarkdown(f.caption)
         } (<a href="${o.name}_${f.name}.svg">SVG</a>)</figcaption>`,
         "</figure>",
       );
     }
     if (r.comparison.length > 0) {
       out.push("<h3>Comparison with the paper</h3>", '<ul class="comparison">');
-      for (const line of r.comparison) out.push(`<li>${_inlineMd(line)}</li>`);
+      for (const line of r.comparison) out.push(`<li>${inlineMarkdown(line)}</li>`);
       out.push("</ul>");
     }
     out.push("</section>");

@@ -72,7 +72,9 @@ Deno.test("formatNumber() rounds to significant digits without -0 and shows NaN 
   await t.step("significant digits", () => {
     assert.equal(formatNumber(3.14159265), "3.142");
     assert.equal(formatNumber(3.14159265, { digits: 2 }), "3.1");
-    assert.equal(formatNumber(0.000123456), "0.0001235");
+    assert.equal(formatNumber(0.000123456), "1.235e-4");
+    assert.equal(formatNumber(0.0000058), "5.8e-6");
+    assert.equal(formatNumber(0.0012), "0.0012");
     assert.equal(formatNumber(1234.5678), "1235");
     assert.equal(formatNumber(0.5), "0.5");
   });
@@ -418,5 +420,79 @@ Deno.test("traceSpec() and densitySpec() build figures that render", async (t) =
     const svg = await renderSvg(spec);
     assert.match(svg, /true value/);
     assert.match(svg, /class="mark-rule role-mark/);
+  });
+});
+
+Deno.test("writeReport() opens the report with a verdict table: one row per claim, a row for every experiment", async (t) => {
+  const verdict = {
+    claim: "Table 1 | the mean",
+    paper: "1.5",
+    ours: "1.23",
+    outcome: "partly" as const,
+    reason: "threshold: within 10 % (partly 30 %)",
+  };
+  const outcomes: ExperimentOutcome[] = [
+    {
+      name: "fake",
+      title: "F1 — a fake experiment",
+      source: "none.md",
+      result: { ..._fakeResult(), verdicts: [verdict, { ...verdict, outcome: "reproduced" }] },
+      wallSeconds: 1,
+    },
+    {
+      name: "quiet",
+      title: "F3 — no verdicts",
+      source: "none.md",
+      result: _fakeResult(),
+      wallSeconds: 1,
+    },
+    {
+      name: "boom",
+      title: "F2 — fails",
+      source: "none.md",
+      error: "RangeError: x",
+      wallSeconds: 1,
+    },
+  ];
+  const info = {
+    date: new Date(0),
+    commandLine: "deno task replicate",
+    quick: true,
+    seed: 1,
+    machine: machineInfo(),
+  };
+  const outDir = await Deno.makeTempDir();
+  try {
+    const written = await writeReport(outcomes, {
+      outDir,
+      info,
+      renderFn: () => Promise.resolve("<svg></svg>"),
+    });
+    const md = await Deno.readTextFile(written.markdownPath);
+    const html = await Deno.readTextFile(written.htmlPath);
+    await t.step("Markdown: the verdict table comes right after the title", () => {
+      const first = md.split("\n").filter((l) => l.startsWith("## "))[0];
+      assert.equal(first, "## Verdicts");
+      assert.ok(md.includes("| [F1](#fake) | Table 1 \\| the mean | 1.5 | 1.23 | **partly** |"));
+      assert.ok(md.includes("| [F3](#quiet) | — | | | no verdict recorded | |"));
+      assert.ok(md.includes("| [F2](#boom) | — | | | experiment failed | |"));
+      assert.ok(md.includes("Totals: 1 reproduced, 1 partly, 0 not reproduced"));
+    });
+    await t.step("HTML: the verdict section is the first section after the title", () => {
+      const body = html.slice(html.indexOf("<body>"));
+      assert.ok(body.indexOf('<section id="verdicts">') < body.indexOf("<h2>Run</h2>"));
+      assert.ok(body.indexOf('<section id="verdicts">') < body.indexOf('<section id="fake">'));
+      assert.ok(html.includes('<td class="partly">partly</td>'));
+      assert.ok(html.includes("no verdict recorded"));
+    });
+  } finally {
+    await Deno.remove(outDir, { recursive: true });
+  }
+  await t.step("validateResult rejects a verdict with an unknown outcome", () => {
+    const bad = { ..._fakeResult(), verdicts: [{ ...verdict, outcome: "maybe" }] };
+    assert.throws(
+      () => validateResult(bad as unknown as ExperimentResult, "fake"),
+      /outcome must be one of reproduced, partly, not reproduced, got "maybe"/,
+    );
   });
 });
