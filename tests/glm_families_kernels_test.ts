@@ -1,0 +1,236 @@
+/**
+ * The extended families' kernels (codes 3–7: Gaussian and Student-t with
+ * unknown σ, NB2 with unknown φ and an offset, Poisson with an offset,
+ * binomial with trials): every build against the TypeScript reference, the
+ * gradient and Hessian against finite differences of Σℓ, and ℓ against an
+ * independent direct formula.
+ *
+ * Run: deno test --allow-read tests/glm_families_kernels_test.ts
+ */
+import assert from "node:assert/strict";
+import { GlmKernels } from "../core/glm_kernels.ts";
+import type { GlmExtFamilyName } from "../core/glm_kernels_ext.ts";
+import { loadCore } from "../core/load.ts";
+import { glmDataFromArrays } from "../data/dataset.ts";
+import { logGamma } from "../math/special.ts";
+import { _close, _normal, _rng, AVAILABLE, BACKENDS } from "./_core_fixtures.ts";
+
+const FAMILIES: GlmExtFamilyName[] = [
+  "gaussian-scale",
+  "student-t",
+  "negative-binomial",
+  "poisson-offset",
+  "binomial",
+];
+const NU = 3.5;
+
+/** Data for `family`: X ~ N(0, 1/d) with an intercept, y drawn from the family. */
+export function familyProblem(family: GlmExtFamilyName, n: number, d: number, seed: number) {
+  const u = _rng(seed);
+  const x = new Float64Array(n * d), y = new Float64Array(n), aux = new Float64Array(n);
+  const beta = Float64Array.from({ length: d }, (_, j) => (j === 0 ? 0.8 : 0.6 * _normal(u)));
+  const extra = family === "gaussian-scale" || family === "student-t" ||
+    family === "negative-binomial";
+  const tau = family === "negative-binomial" ? Math.log(2.5) : Math.log(0.7);
+  const poisson = (mu: number) => {
+    let k = 0, p = u();
+    const lim = Math.exp(-mu);
+    while (p > lim) {
+      k++;
+      p *= u();
+    }
+    return k;
+  };
+  const gamma = (shape: number) => { // Marsaglia–Tsang (shape ≥ 1) with the boost below 1
+    const a = shape < 1 ? shape + 1 : shape, dd = a - 1 / 3, c = 1 / Math.sqrt(9 * dd);
+    for (;;) {
+      const z = _normal(u), v = (1 + c * z) ** 3;
+      if (v > 0 && Math.log(u()) < 0.5 * z * z + dd - dd * v + dd * Math.log(v)) {
+        return dd * v * (shape < 1 ? u() ** (1 / shape) : 1);
+      }
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    let eta = 0;
+    for (let j = 0; j < d; j++) {
+      const v = j === 0 ? 1 : _normal(u) / Math.sqrt(d);
+      x[i * d + j] = v;
+      eta += v * beta[j];
+    }
+    if (family === "gaussian-scale") y[i] = eta + Math.exp(tau) * _normal(u);
+    else if (family === "student-t") {
+      const chi2 = 2 * gamma(NU / 2);
+      y[i] = eta + Math.exp(tau) * _normal(u) / Math.sqrt(chi2 / NU);
+    } else if (family === "negative-binomial" || family === "poisson-offset") {
+      aux[i] = Math.log(0.5 + 2 * u()); // log exposure
+      const mu = Math.exp(eta + aux[i]);
+      const phi = Math.exp(tau);
+      y[i] = poisson(family === "poisson-offset" ? mu : mu * gamma(phi) / phi);
+    } else {
+      aux[i] = 1 + Math.floor(u() * 12);
+      const p = 1 / (1 + Math.exp(-eta));
+      let k = 0;
+      for (let t = 0; t < aux[i]; t++) if (u() < p) k++;
+      y[i] = k;
+    }
+  }
+  const theta = new Float64Array(d + (extra ? 1 : 0));
+  for (let j = 0; j < d; j++) theta[j] = beta[j] + 0.05 * _normal(u);
+  if (extra) theta[d] = tau + 0.1;
+  return { x, y, aux, theta, beta, tau, extra };
+}
+
+/** ℓ of one row by the textbook formula (independent of the kernels' forms). */
+function _directRow(family: GlmExtFamilyName, eta: number, y: number, a: number, tau: number) {
+  if (family === "gaussian-scale") {
+    const s = Math.exp(tau);
+    return -0.5 * Math.log(2 * Math.PI * s * s) - ((y - eta) ** 2) / (2 * s * s);
+  }
+  if (family === "student-t") {
+    const s = Math.exp(tau), z = (y - eta) / s;
+    return logGamma((NU + 1) / 2) - logGamma(NU / 2) - 0.5 * Math.log(NU * Math.PI) -
+      Math.log(s) - ((NU + 1) / 2) * Math.log(1 + (z * z) / NU);
+  }
+  if (family === "negative-binomial") {
+    const phi = Math.exp(tau), mu = Math.exp(eta + a);
+    return logGamma(y + phi) - logGamma(phi) - logGamma(y + 1) +
+      phi * Math.log(phi / (phi + mu)) + y * Math.log(mu / (phi + mu));
+  }
+  if (family === "poisson-offset") {
+    const mu = Math.exp(eta + a);
+    return y * Math.log(mu) - mu - logGamma(y + 1);
+  }
+  const p = 1 / (1 + Math.exp(-eta));
+  return logGamma(a + 1) - logGamma(y + 1) - logGamma(a - y + 1) + y * Math.log(p) +
+    (a - y) * Math.log(1 - p);
+}
+
+for (const backend of BACKENDS) {
+  const ignore = !AVAILABLE.includes(backend);
+  Deno.test(
+    `GlmKernels extended families match the reference [${backend}]`,
+    { ignore },
+    async (t) => {
+      for (const family of FAMILIES) {
+        for (const [n, d] of [[1, 1], [7, 3], [33, 5], [40, 30]] as const) {
+          await t.step(`${family} n=${n} d=${d}`, () => {
+            const p = familyProblem(family, n, d, 100 * n + d);
+            const aux = family === "gaussian-scale" || family === "student-t" ? undefined : p.aux;
+            const res = ["f64", "f32"].map((storage) =>
+              [backend, "reference"].map((b) => {
+                const arena = loadCore({ backend: b as typeof backend });
+                const data = glmDataFromArrays(arena, p.x, p.y, {
+                  numCols: d,
+                  storage: storage as "f64" | "f32",
+                });
+                const k = new GlmKernels(arena, { family, dim: d, nu: NU, aux });
+                const P = k.numParams, grad = new Float64Array(P), perRow = new Float64Array(n);
+                const ll = k.logLikelihood(data, p.theta, { grad, perRow });
+                const rows = Int32Array.from({ length: n + 1 }, (_, i) => (i * 7) % n);
+                const gl = new Float64Array(P);
+                const llRows = k.logLikelihood(data, p.theta, { rows, grad: gl });
+                const der = k.rowDerivatives(data, p.theta, {
+                  rows,
+                  out: new Float64Array(6 * rows.length),
+                });
+                const hess = k.hessian(data, p.theta, { out: new Float64Array(P * P) });
+                const rg = k.rowGradients(data, p.theta, {
+                  rows,
+                  out: new Float64Array(rows.length * P),
+                });
+                k.dispose();
+                return { ll, grad, perRow, llRows, gl, der, hess, rg };
+              })
+            );
+            for (const [a, b] of res) {
+              _close(a.ll, b.ll, "Σℓ");
+              _close(a.grad, b.grad, "grad");
+              _close(a.perRow, b.perRow, "ℓᵢ");
+              _close(a.llRows, b.llRows, "Σℓ rows");
+              _close(a.gl, b.gl, "grad rows");
+              _close(a.der, b.der, "derivs");
+              _close(a.hess, b.hess, "hess");
+              _close(a.rg, b.rg, "rowGradients");
+            }
+          });
+        }
+      }
+    },
+  );
+}
+
+Deno.test("GlmKernels extended families: ℓ, gradient and Hessian are right", async (t) => {
+  for (const family of FAMILIES) {
+    await t.step(family, () => {
+      const n = 25, d = 3, p = familyProblem(family, n, d, 7);
+      const aux = family === "gaussian-scale" || family === "student-t" ? undefined : p.aux;
+      const arena = loadCore();
+      const data = glmDataFromArrays(arena, p.x, p.y, { numCols: d });
+      const k = new GlmKernels(arena, { family, dim: d, nu: NU, aux });
+      const P = k.numParams, th = p.theta;
+      // ℓ against the direct formula
+      let direct = 0;
+      for (let i = 0; i < n; i++) {
+        let eta = 0;
+        for (let j = 0; j < d; j++) eta += p.x[i * d + j] * th[j];
+        direct += _directRow(family, eta, p.y[i], aux ? p.aux[i] : 0, p.extra ? th[d] : 0);
+      }
+      const grad = new Float64Array(P);
+      const ll = k.logLikelihood(data, th, { grad });
+      assert.ok(Math.abs(ll - direct) < 1e-10 * (1 + Math.abs(direct)), `ℓ ${ll} vs ${direct}`);
+      // gradient and Hessian against central differences
+      const h = 1e-5, hess = k.hessian(data, th, { out: new Float64Array(P * P) });
+      for (let j = 0; j < P; j++) {
+        const tp = th.slice(), tm = th.slice();
+        tp[j] += h;
+        tm[j] -= h;
+        const gp = new Float64Array(P), gm = new Float64Array(P);
+        const fd =
+          (k.logLikelihood(data, tp, { grad: gp }) - k.logLikelihood(data, tm, { grad: gm })) /
+          (2 * h);
+        assert.ok(
+          Math.abs(fd - grad[j]) < 1e-6 * (1 + Math.abs(grad[j])),
+          `∂${j}: ${grad[j]} vs ${fd}`,
+        );
+        for (let l = 0; l < P; l++) {
+          const fdh = (gp[l] - gm[l]) / (2 * h);
+          const hv = hess[j * P + l];
+          assert.ok(
+            Math.abs(fdh - hv) < 1e-5 * (1 + Math.abs(hv)),
+            `H[${j},${l}]: ${hv} vs ${fdh}`,
+          );
+        }
+      }
+      k.dispose();
+    });
+  }
+});
+
+Deno.test("GlmKernels extended families stay finite at extreme η and name bad arguments", () => {
+  const arena = loadCore();
+  const x = [1, 1, 1, 1], y = [0, 3, 250, 1];
+  const data = glmDataFromArrays(arena, x, y, { numCols: 1 });
+  for (const family of FAMILIES) {
+    const aux = [0, 5, 300, 2];
+    const k = new GlmKernels(arena, { family, dim: 1, nu: 2, aux });
+    for (const b of [-600, -30, 0, 30, 600]) {
+      const th = new Float64Array(k.numParams).fill(family === "negative-binomial" ? 0.3 : 0.5);
+      th[0] = family === "poisson-offset" || family === "negative-binomial" ? b / 2 : b;
+      const grad = new Float64Array(k.numParams);
+      const ll = k.logLikelihood(data, th, { grad });
+      const h = k.hessian(data, th, { out: new Float64Array(k.numParams ** 2) });
+      const ok = family === "poisson-offset" && b > 0 ? true : Number.isFinite(ll);
+      assert.ok(
+        ok && grad.every((v) => !Number.isNaN(v)) && h.every((v) => !Number.isNaN(v)),
+        `${family} β=${b}: ${ll}`,
+      );
+    }
+    k.dispose();
+  }
+  assert.throws(() => new GlmKernels(arena, { family: "student-t", dim: 1 }), /nu must be/);
+  assert.throws(() => new GlmKernels(arena, { family: "binomial", dim: 1 }), /trials/);
+  const k = new GlmKernels(arena, { family: "gaussian-scale", dim: 1 });
+  assert.throws(() => k.logLikelihood(data, new Float64Array([0, 800])), /τ = θ\[d\].* got 800/);
+  assert.throws(() => k.logLikelihood(data, new Float64Array([0])), /length 2/);
+  k.dispose();
+});
