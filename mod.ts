@@ -141,7 +141,13 @@ export {
   newCostCounter,
   type PerRowHessianModel,
 } from "./models/model.ts";
-export { type GlmFamily, GlmModel, type GlmOptions } from "./models/glm.ts";
+export {
+  type GlmFamily,
+  GlmModel,
+  type GlmModelFamily,
+  type GlmOptions,
+  type ScalePrior,
+} from "./models/glm.ts";
 export {
   type GaussianTarget,
   gaussianTarget,

@@ -248,7 +248,7 @@ function _setup(
     model.logLikelihoodHessian(thetaStar, lik);
     model.logPriorHessian(thetaStar, prior);
     precision = lik.map((v, i) => -(v + prior[i]));
-  } else if (model instanceof GlmModel) {
+  } else if (model instanceof GlmModel && model.hasCompactCache) {
     const fit = subsetMap(model, new Rng(plan?.seed ?? 0).stream(1_000_000));
     thetaStar = fit.thetaStar;
     precision = fit.precision;
@@ -314,7 +314,7 @@ function _build(
       let cv: ControlVariates | null = null;
       let estimator: GradientEstimator;
       if (!useCv) estimator = minibatchGradient(dm, { batchSize });
-      else if (dm instanceof GlmModel) {
+      else if (dm instanceof GlmModel && dm.hasCompactCache) {
         cv = new ControlVariates(dm, s.thetaStar, { order });
         estimator = controlVariateGradient(dm, { batchSize, controlVariates: cv });
       } else estimator = controlVariateGradient(dm, { batchSize, thetaStar: s.thetaStar });
