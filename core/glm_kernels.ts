@@ -16,7 +16,16 @@
  *  controlVariateDifferences  dₖ = ℓₖ − qₖ and rₖ = ∂dₖ/∂ηₖ over gathered rows
  *  weightedRowSum  Σ wₖxₖ (Xᵀw) over gathered rows
  *  gradientMoments Σgₖ, Σgₖ⊙gₖ, Σgₖgₖᵀ of gₖ = ℓ'(ηₖ)xₖ (or rₖxₖ) over gathered rows
+ *  rowDerivatives  (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ) per listed row   extended families only
+ *  gatherRows      the listed rows of X as f64
  * ```
+ *
+ * The extended families (glm_kernels_ext.ts: Gaussian and Student-t with
+ * unknown σ, NB2, Poisson with offset, binomial with trials) run
+ * logLikelihood, hessian and rowGradients over the full data set with θ of
+ * length {@link GlmKernels.numParams} (β, then τ = log σ or log φ); the
+ * compact control-variate operations and RowBuffer sources refuse them with a
+ * TypeError, since the cache (η*, ℓ*, a, b) expands in η only.
  *
  * References: Dang et al. (2019) eqs. 8, 11, 14; Shang et al. (2015) eq. 19.
  *
@@ -33,12 +42,7 @@ import {
   type StoredGlmData,
 } from "./row_buffer.ts";
 import { ScratchF64, ScratchI32 } from "./scratch.ts";
-import {
-  EXT_CODES,
-  EXT_DERIV_STRIDE,
-  ExtKernels,
-  type GlmExtFamilyName,
-} from "./glm_kernels_ext.ts";
+import { EXT_CODES, ExtKernels, type GlmExtFamilyName } from "./glm_kernels_ext.ts";
 
 /**
  * The GLM families the core implements: the three with the compact
@@ -209,7 +213,7 @@ export class GlmKernels {
         throw new TypeError("give either rows or range, not both");
       }
       const src = this.#source(source);
-      if (options.rows !== undefined) this.#checkRows(options.rows, src.numRows);
+      if (options.rows !== undefined) _checkRows(options.rows, src.numRows);
       const { start, end } = _range(options.range, src.numRows);
       return this.#ext.logLikelihood(this.#core, src, theta, {
         rows: options.rows,
@@ -296,7 +300,11 @@ export class GlmKernels {
     options: { rows: Int32Array; out: Float64Array },
   ): Float64Array {
     const { rows, out } = options;
-    if (this.#ext !== null) return this.#rowGradientsExt(data, theta, rows, out);
+    if (this.#ext !== null) {
+      const src = this.#source(data);
+      _checkRows(rows, src.numRows);
+      return this.#ext.rowGradients(this.#core, src, theta, rows, out);
+    }
     const m = rows.length, d = this.dim, core = this.#core;
     if (out.length < m * d) {
       throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
@@ -513,23 +521,10 @@ export class GlmKernels {
     theta: Float64Array,
     options: { rows: Int32Array; out: Float64Array },
   ): Float64Array {
-    if (this.#ext === null) {
-      throw new TypeError(
-        `rowDerivatives is for the extended families, not ${this.family} (use rowGradients)`,
-      );
-    }
-    const m = options.rows.length;
-    if (options.out.length < m * EXT_DERIV_STRIDE) {
-      throw new RangeError(
-        `out must hold ${m * EXT_DERIV_STRIDE} values, got ${options.out.length}`,
-      );
-    }
+    if (this.#ext === null) throw new TypeError(`rowDerivatives is not for family ${this.family}`);
     const src = this.#source(data);
-    this.#checkRows(options.rows, src.numRows);
-    this.#ext.logLikelihood(this.#core, src, theta, { rows: options.rows, start: 0, end: 0 }, {
-      derivs: options.out,
-    });
-    return options.out;
+    _checkRows(options.rows, src.numRows);
+    return this.#ext.rowDerivatives(this.#core, src, theta, options.rows, options.out);
   }
 
   /**
@@ -551,42 +546,10 @@ export class GlmKernels {
     return out;
   }
 
-  #rowGradientsExt(
-    data: StoredGlmData,
-    theta: Float64Array,
-    rows: Int32Array,
-    out: Float64Array,
-  ): Float64Array {
-    const m = rows.length, d = this.dim, P = this.numParams;
-    if (out.length < m * P) {
-      throw new RangeError(`out must hold ${m * P} values, got ${out.length}`);
-    }
-    const dv = this.rowDerivatives(data, theta, {
-      rows,
-      out: new Float64Array(m * EXT_DERIV_STRIDE),
-    });
-    const xv = this.gatherRows(data, rows, new Float64Array(m * d));
-    for (let k = 0; k < m; k++) {
-      const a = dv[k * EXT_DERIV_STRIDE + 1];
-      for (let j = 0; j < d; j++) out[k * P + j] = a * xv[k * d + j];
-      if (P > d) out[k * P + d] = dv[k * EXT_DERIV_STRIDE + 3];
-    }
-    return out;
-  }
-
   #noCompact(what: string): TypeError {
     return new TypeError(
       `family ${this.family} has no compact per-row control-variate cache, so ${what} cannot be used with it; its models take the per-row (Hessian) path instead`,
     );
-  }
-
-  #checkRows(rows: Int32Array, n: number): void {
-    for (let k = 0; k < rows.length; k++) {
-      const r = rows[k];
-      if (!(r >= 0 && r < n)) {
-        throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
-      }
-    }
   }
 
   get #core(): CoreExports {
@@ -619,12 +582,7 @@ export class GlmKernels {
 
   #writeRows(rows: Int32Array, n: number): number {
     const m = rows.length;
-    for (let k = 0; k < m; k++) {
-      const r = rows[k];
-      if (r < 0 || r >= n) {
-        throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
-      }
-    }
+    _checkRows(rows, n);
     this.#idx.ensure(Math.max(1, m));
     this.#idx.view(0, m).set(rows);
     return pointerOf(this.#idx);
@@ -633,6 +591,15 @@ export class GlmKernels {
   #rowScratch(s: ScratchF64, m: number): number {
     s.ensure(Math.max(1, m));
     return pointerOf(s);
+  }
+}
+
+function _checkRows(rows: Int32Array, n: number): void {
+  for (let k = 0; k < rows.length; k++) {
+    const r = rows[k];
+    if (!(r >= 0 && r < n)) {
+      throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
+    }
   }
 }
 

@@ -196,6 +196,47 @@ export class ExtKernels {
     return ll;
   }
 
+  /** Per-row records (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ) of the listed rows into out (m × 6). */
+  rowDerivatives(
+    core: CoreExports,
+    src: _Src,
+    theta: Float64Array,
+    rows: Int32Array,
+    out: Float64Array,
+  ): Float64Array {
+    const need = rows.length * EXT_DERIV_STRIDE;
+    if (out.length < need) throw new RangeError(`out must hold ${need} values, got ${out.length}`);
+    this.logLikelihood(core, src, theta, { rows, start: 0, end: 0 }, { derivs: out });
+    return out;
+  }
+
+  /** Per-row gradients (ℓ_η xᵢ, ℓ_τ) of the listed rows into out (m × P). */
+  rowGradients(
+    core: CoreExports,
+    src: _Src,
+    theta: Float64Array,
+    rows: Int32Array,
+    out: Float64Array,
+  ): Float64Array {
+    const m = rows.length, d = this.dim, P = this.numParams, S = EXT_DERIV_STRIDE;
+    if (out.length < m * P) {
+      throw new RangeError(`out must hold ${m * P} values, got ${out.length}`);
+    }
+    const dv = new Float64Array(m * S);
+    this.logLikelihood(core, src, theta, { rows, start: 0, end: 0 }, { derivs: dv });
+    // the rows widened to f64 by the gather kernel (idx still holds `rows`)
+    this.#rows.ensure(Math.max(1, m * d));
+    const xs = pointerOf(this.#rows);
+    (src.f32 ? core.gatherF32AsF64 : core.gatherF64)(src.x, d, pointerOf(this.#idx), m, xs);
+    const xv = this.#rows.view(0, m * d);
+    for (let k = 0; k < m; k++) {
+      const a = dv[k * S + 1];
+      for (let j = 0; j < d; j++) out[k * P + j] = a * xv[k * d + j];
+      if (P > d) out[k * P + d] = dv[k * S + 3];
+    }
+    return out;
+  }
+
   /** Σ∇²ℓᵢ over rows [start, end) into out (P × P, overwritten). */
   hessian(
     core: CoreExports,

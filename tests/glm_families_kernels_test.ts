@@ -178,3 +178,52 @@ Deno.test("GlmKernels extended families stay finite at extreme η and name bad a
   assert.throws(() => k.logLikelihood(data, new Float64Array([0])), /length 2/);
   k.dispose();
 });
+
+Deno.test("GlmModel extended families: options are checked and the compact cache refuses them", async () => {
+  const { GlmModel } = await import("../models/glm.ts");
+  const { ControlVariates } = await import("../subsampling/control_variates.ts");
+  const arena = loadCore({ backend: "reference" });
+  const data = glmDataFromArrays(arena, [1, 0.2, 1, -0.4, 1, 1.1], [0, 2, 5], { numCols: 2 });
+  const nb = new GlmModel(data, { family: "negative-binomial", offset: [0, 0.1, -0.2] });
+  assert.deepEqual(nb.parameterNames, [...data.columnNames, "log_phi"]);
+  assert.equal(nb.dim, 3);
+  assert.equal(nb.hasCompactCache, false);
+  assert.throws(
+    () => new ControlVariates(nb, new Float64Array(3)),
+    /η only; family negative-binomial/,
+  );
+  // per-row Hessians sum to the full-data Hessian
+  const th = new Float64Array([0.3, -0.2, 0.5]), rows = new Int32Array([0, 1, 2]);
+  const per = new Float64Array(27), full = new Float64Array(9);
+  nb.perRowHessians(th, rows, per);
+  nb.logLikelihoodHessian(th, full);
+  for (let j = 0; j < 9; j++) {
+    assert.ok(
+      Math.abs(per[j] + per[9 + j] + per[18 + j] - full[j]) < 1e-12 * (1 + Math.abs(full[j])),
+    );
+  }
+  nb.dispose();
+  assert.throws(() => new GlmModel(data, { family: "binomial" }), /needs trials/);
+  assert.throws(
+    () => new GlmModel(data, { family: "binomial", trials: [1, 1, 9] }),
+    /trials ≥ y ≥ 0, got y = 2, trials = 1 at row 1/,
+  );
+  assert.throws(
+    () => new GlmModel(data, { family: "logistic", offset: [0, 0, 0] }),
+    /offset applies/,
+  );
+  assert.throws(() => new GlmModel(data, { family: "poisson", offset: [0, 0] }), /3 values, got 2/);
+  assert.throws(() => new GlmModel(data, { family: "gaussian-scale", nu: 3 }), /nu applies/);
+  assert.throws(() => new GlmModel(data, { family: "student-t" }), /nu must be/);
+  assert.throws(
+    () =>
+      new GlmModel(data, {
+        family: "gaussian-scale",
+        scalePrior: { type: "exponential", rate: 0 },
+      }),
+    /rate must be positive/,
+  );
+  const g = new GlmModel(data, { family: "gaussian-scale" });
+  assert.equal(g.logLikelihood(new Float64Array([0, 0, 800])), -Infinity);
+  g.dispose();
+});
