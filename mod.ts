@@ -148,6 +148,8 @@ export {
   type GlmOptions,
   type ScalePrior,
 } from "./models/glm.ts";
+export { UserGlmModel, type UserGlmOptions } from "./models/user_glm.ts";
+export { EXAMPLE_LOGISTIC_SOURCE } from "./core/user_family.ts";
 export {
   type GaussianTarget,
   gaussianTarget,
