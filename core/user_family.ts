@@ -38,6 +38,11 @@ import { _axpy2, _dot2, _mirrorPost, _mirrorPre, _outer2, _row } from "./rows";
 import { ZERO } from "./vmath";
 export { ZERO };
 
+/** First free byte above the module's static data (checked against its block). */
+export function heapBase(): usize {
+  return __heap_base;
+}
+
 // ─── user source ───
 __USER__
 // ─── end of user source ───
@@ -120,6 +125,7 @@ function d2LogLik(eta: f64, y: f64): f64 {
 }`;
 
 interface _UserExports {
+  heapBase(): number;
   llUser(
     x: number,
     y: number,
@@ -198,6 +204,14 @@ export class UserFamilyKernels {
       },
     });
     this.#ex = instance.exports as unknown as _UserExports;
+    const top = (instance.exports.heapBase as () => number)() >>> 0;
+    if (top > staticBlock + _STATIC_BYTES) {
+      throw new RangeError(
+        `the user family's static data end at ${top}, past its block [${staticBlock}, ${
+          staticBlock + _STATIC_BYTES
+        })`,
+      );
+    }
     this.#vec = new ScratchF64(arena);
     this.#mat = new ScratchF64(arena);
     this.#rows = new ScratchF64(arena);
@@ -390,5 +404,10 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
       `the user family does not compile: ${error?.message ?? "no output"}\n${stderr}`,
     );
   }
-  return new UserFamilyKernels(arena, wasm, block);
+  try {
+    return new UserFamilyKernels(arena, wasm, block);
+  } catch (e) {
+    arena.free(block);
+    throw e;
+  }
 }

@@ -254,7 +254,7 @@ function _setup(
     precision = fit.precision;
   } else {
     throw new TypeError(
-      `${kind} on a DataModel that is not a GlmModel needs thetaStar (its expansion point and start)`,
+      `${kind} on a DataModel other than a logistic, Gaussian or Poisson GlmModel without offset needs thetaStar (its expansion point and start)`,
     );
   }
   const lambdaMax = _largestEigenvalue(precision, d);

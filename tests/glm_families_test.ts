@@ -19,6 +19,8 @@ import { GlmModel, type GlmModelFamily, type GlmOptions } from "../models/glm.ts
 import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
+import { samplerNames } from "../samplers/registry.ts";
+import { sample } from "../samplers/sample.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 import { familyProblem } from "./_family_fixtures.ts";
 
@@ -217,3 +219,31 @@ for (const c of QUAD_CASES) {
     model.dispose();
   });
 }
+
+Deno.test("every registered sampler runs on a negative-binomial GlmModel with an offset", () => {
+  const p = familyProblem("negative-binomial", 600, 2, 5);
+  const arena = loadCore();
+  const model = new GlmModel(glmDataFromArrays(arena, p.x, p.y, { numCols: 2 }), {
+    family: "negative-binomial",
+    offset: p.aux,
+  });
+  for (const name of samplerNames()) {
+    // thetaStar, stepSize and batchSize are required by some samplers and ignored by the others
+    const run = sample(
+      model,
+      {
+        sampler: name,
+        numWarmup: 60,
+        numSamples: 40,
+        numChains: 1,
+        seed: 1,
+        thetaStar: p.theta,
+        stepSize: 0.01,
+        batchSize: 60,
+      } as Parameters<typeof sample>[1],
+    );
+    const draws = parameterDraws(run, "log_phi")[0];
+    assert.ok(draws.length > 0 && draws.every(Number.isFinite), `${name}: ${draws.slice(0, 3)}`);
+  }
+  model.dispose();
+});
