@@ -28,7 +28,10 @@
  *
  * Families: 0 = logistic (Bernoulli-logit, y ∈ {0, 1}), 1 = Gaussian with known
  * σ (`famParam` = σ), 2 = Poisson with log link (y ∈ ℕ). ℓ is the full
- * log-likelihood including constants (−½log 2πσ², −log y!).
+ * log-likelihood including constants (−½log 2πσ², −log y!). Codes 3–7 are
+ * the extended families of `llExt`/`hessExt` (Gaussian and Student-t with
+ * unknown σ, NB2 with unknown φ, Poisson with offset, binomial with trials);
+ * their formulas are stated in core/as/family_ext.ts.
  *
  * Numerics (identical formulas in every backend; results agree to ~1e-15
  * relative, FMA and summation order being the only differences):
@@ -53,6 +56,17 @@ export const FAMILY_LOGISTIC = 0;
 export const FAMILY_GAUSSIAN = 1;
 /** Family code: Poisson with log link. */
 export const FAMILY_POISSON = 2;
+
+/** Family code: Gaussian with unknown σ, τ = log σ = θ[d] (extended kernels). */
+export const FAMILY_GAUSSIAN_SCALE = 3;
+/** Family code: Student-t with fixed ν (`famParam`), τ = log σ = θ[d] (extended kernels). */
+export const FAMILY_STUDENT_T = 4;
+/** Family code: negative binomial NB2, τ = log φ = θ[d], optional offset (extended kernels). */
+export const FAMILY_NEGBIN = 5;
+/** Family code: Poisson with log link and an offset column (extended kernels). */
+export const FAMILY_POISSON_OFFSET = 6;
+/** Family code: binomial with logit link and a trials column (extended kernels). */
+export const FAMILY_BINOMIAL = 7;
 
 /** The functions every core build exports (pointers are byte offsets). */
 export interface CoreExports {
@@ -216,6 +230,48 @@ export interface CoreExports {
     grad: number,
     sq: number,
     outer: number,
+  ): void;
+
+  /**
+   * Extended families (codes 3–7, core/as/family_ext.ts): Σℓᵢ over m rows —
+   * the list `idx` (i32), or rows start … start + m − 1 when idx = 0. θ holds
+   * d + e values (e = 1: τ = θ[d] for codes 3–5). Accumulates (Σℓ_η xᵢ, Σℓ_τ)
+   * into `grad` (d + e) if ≠ 0; writes (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ) per row
+   * (6 f64) to `derivs` if ≠ 0. `aux`: per-row offset (5, 6) or trials (7),
+   * 0 = none. `f32` ≠ 0: X stored as f32.
+   */
+  llExt(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    aux: number,
+    d: number,
+    start: number,
+    idx: number,
+    m: number,
+    theta: number,
+    grad: number,
+    derivs: number,
+    f32: number,
+  ): number;
+  /**
+   * Extended families: hess += Σℓ_ηη xᵢxᵢᵀ (d × d) over rows [start, end) and,
+   * for codes 3–5 with cross ≠ 0, cross += (Σℓ_ητ xᵢ, Σℓ_ττ) (d + 1 f64).
+   */
+  hessExt(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    aux: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    hess: number,
+    cross: number,
+    f32: number,
   ): void;
 
   /** Copy m rows of `stride` f64 each: dst[k] = src[idx[k]]. */

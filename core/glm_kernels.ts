@@ -16,7 +16,16 @@
  *  controlVariateDifferences  dₖ = ℓₖ − qₖ and rₖ = ∂dₖ/∂ηₖ over gathered rows
  *  weightedRowSum  Σ wₖxₖ (Xᵀw) over gathered rows
  *  gradientMoments Σgₖ, Σgₖ⊙gₖ, Σgₖgₖᵀ of gₖ = ℓ'(ηₖ)xₖ (or rₖxₖ) over gathered rows
+ *  rowDerivatives  (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ) per listed row   extended families only
+ *  gatherRows      the listed rows of X as f64
  * ```
+ *
+ * The extended families (glm_kernels_ext.ts: Gaussian and Student-t with
+ * unknown σ, NB2, Poisson with offset, binomial with trials) run
+ * logLikelihood, hessian and rowGradients over the full data set with θ of
+ * length {@link GlmKernels.numParams} (β, then τ = log σ or log φ); the
+ * compact control-variate operations and RowBuffer sources refuse them with a
+ * TypeError, since the cache (η*, ℓ*, a, b) expands in η only.
  *
  * References: Dang et al. (2019) eqs. 8, 11, 14; Shang et al. (2015) eq. 19.
  *
@@ -33,9 +42,13 @@ import {
   type StoredGlmData,
 } from "./row_buffer.ts";
 import { ScratchF64, ScratchI32 } from "./scratch.ts";
+import { EXT_CODES, ExtKernels, type GlmExtFamilyName } from "./glm_kernels_ext.ts";
 
-/** The GLM families the core implements. */
-export type GlmFamilyName = "logistic" | "gaussian" | "poisson";
+/**
+ * The GLM families the core implements: the three with the compact
+ * control-variate cache, and the extended families of glm_kernels_ext.ts.
+ */
+export type GlmFamilyName = "logistic" | "gaussian" | "poisson" | GlmExtFamilyName;
 
 /** Rows to run over: a contiguous range of a source, or a list of data rows. */
 export interface RowSelection {
@@ -77,6 +90,7 @@ const _CODES: Record<GlmFamilyName, number> = {
   logistic: FAMILY_LOGISTIC,
   gaussian: FAMILY_GAUSSIAN,
   poisson: FAMILY_POISSON,
+  ...EXT_CODES,
 };
 
 /**
@@ -103,11 +117,12 @@ export class GlmKernels {
   readonly arena: Arena;
   /** The family. */
   readonly family: GlmFamilyName;
-  /** σ for the Gaussian family, else 0. */
+  /** σ for the Gaussian family, ν for Student-t, else 0. */
   readonly familyParam: number;
-  /** Dimension d of θ. */
+  /** Number of columns d of X (θ has {@link GlmKernels.numParams} values). */
   readonly dim: number;
   readonly #code: number;
+  readonly #ext: ExtKernels | null;
   readonly #theta: ScratchF64;
   readonly #vec: ScratchF64;
   readonly #sq: ScratchF64;
@@ -121,13 +136,26 @@ export class GlmKernels {
    * Bind the kernels of `family` to an arena for θ of dimension `dim`.
    *
    * @param arena The arena holding the data.
-   * @param options `family`, `dim`, and `sigma` (Gaussian family, > 0).
+   * @param options `family`, `dim`, `sigma` (Gaussian family, > 0), `nu`
+   *   (Student-t, > 0), `aux` (one value per row: the offset of "poisson-offset"
+   *   and "negative-binomial", the trials of "binomial").
    */
-  constructor(arena: Arena, options: { family: GlmFamilyName; dim: number; sigma?: number }) {
+  constructor(
+    arena: Arena,
+    options: {
+      family: GlmFamilyName;
+      dim: number;
+      sigma?: number;
+      nu?: number;
+      aux?: ArrayLike<number>;
+    },
+  ) {
     const code = _CODES[options.family];
-    if (code === undefined) {
+    if (code === undefined || !Object.hasOwn(_CODES, options.family)) {
       throw new TypeError(
-        `family must be "logistic", "gaussian" or "poisson", got ${JSON.stringify(options.family)}`,
+        `family must be one of ${Object.keys(_CODES).map((k) => `"${k}"`).join(", ")}, got ${
+          JSON.stringify(options.family)
+        }`,
       );
     }
     const d = options.dim;
@@ -143,6 +171,14 @@ export class GlmKernels {
       }
       this.familyParam = s;
     } else this.familyParam = 0;
+    this.#ext = Object.hasOwn(EXT_CODES, options.family)
+      ? new ExtKernels(arena, options.family as GlmExtFamilyName, {
+        dim: d,
+        nu: options.nu,
+        aux: options.aux,
+      })
+      : null;
+    if (this.#ext !== null) this.familyParam = this.#ext.famParam;
     this.arena = arena;
     this.family = options.family;
     this.dim = d;
@@ -171,6 +207,20 @@ export class GlmKernels {
     theta: Float64Array,
     options: LogLikelihoodOptions = {},
   ): number {
+    if (this.#ext !== null) {
+      if (source instanceof RowBuffer) throw this.#noCompact("a RowBuffer source");
+      if (options.rows !== undefined && options.range !== undefined) {
+        throw new TypeError("give either rows or range, not both");
+      }
+      const src = this.#source(source);
+      if (options.rows !== undefined) _checkRows(options.rows, src.numRows);
+      const { start, end } = _range(options.range, src.numRows);
+      return this.#ext.logLikelihood(this.#core, src, theta, {
+        rows: options.rows,
+        start,
+        end,
+      }, options);
+    }
     const d = this.dim, core = this.#core, t = this.#writeTheta(theta);
     const src = this.#source(source);
     const g = options.grad ? pointerOf(this.#vec) : 0;
@@ -216,6 +266,12 @@ export class GlmKernels {
     theta: Float64Array,
     options: { out: Float64Array; range?: { start?: number; end?: number } },
   ): Float64Array {
+    if (this.#ext !== null) {
+      if (source instanceof RowBuffer) throw this.#noCompact("a RowBuffer source");
+      const src = this.#source(source);
+      const { start, end } = _range(options.range, src.numRows);
+      return this.#ext.hessian(this.#core, src, theta, start, end, options.out);
+    }
     const d = this.dim, core = this.#core, t = this.#writeTheta(theta), out = options.out;
     if (out.length < d * d) {
       throw new RangeError(`out must hold ${d * d} values, got ${out.length}`);
@@ -244,6 +300,11 @@ export class GlmKernels {
     options: { rows: Int32Array; out: Float64Array },
   ): Float64Array {
     const { rows, out } = options;
+    if (this.#ext !== null) {
+      const src = this.#source(data);
+      _checkRows(rows, src.numRows);
+      return this.#ext.rowGradients(this.#core, src, theta, rows, out);
+    }
     const m = rows.length, d = this.dim, core = this.#core;
     if (out.length < m * d) {
       throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
@@ -277,6 +338,7 @@ export class GlmKernels {
     thetaStar: Float64Array,
     options: { cache: ControlVariateCache; gradSum: Float64Array; chunkRows?: number },
   ): number {
+    if (this.#ext !== null) throw this.#noCompact("the compact control-variate cache");
     const d = this.dim, n = data.numRows, core = this.#core, a = this.arena;
     if (options.cache.numRows !== n) {
       throw new RangeError(`the cache has ${options.cache.numRows} rows, the data ${n}`);
@@ -321,6 +383,7 @@ export class GlmKernels {
     theta: Float64Array,
     options: PositionRange & { order: 0 | 1 | 2; derivative?: boolean },
   ): number {
+    if (this.#ext !== null) throw this.#noCompact("the compact control-variate cache");
     const { start, end } = _positions(options, rows.capacity);
     if (end === start) return 0;
     const t = this.#writeTheta(theta), b = rowBufferBlocks(rows);
@@ -380,6 +443,7 @@ export class GlmKernels {
     theta: Float64Array | "derivatives",
     options: MomentsOutput & PositionRange,
   ): void {
+    if (this.#ext !== null && theta !== "derivatives") throw this.#noCompact("gathered rows");
     const out = options, { start, end } = _positions(options, rows.capacity), d = this.dim;
     const b = rowBufferBlocks(rows), core = this.#core;
     const sum = pointerOf(this.#vec);
@@ -428,6 +492,64 @@ export class GlmKernels {
     }
     this.#rows2.dispose();
     this.#idx.dispose();
+    this.#ext?.dispose();
+  }
+
+  /** Length of θ: d, plus 1 for the families with a scale parameter τ (θ[d]). */
+  get numParams(): number {
+    return this.#ext === null ? this.dim : this.#ext.numParams;
+  }
+
+  /** Whether the family has the compact control-variate cache (η*, ℓ*, a, b) per row. */
+  get hasCompactCache(): boolean {
+    return this.#ext === null;
+  }
+
+  /**
+   * Per-row derivative records (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ) of the listed
+   * data rows into `out` (m × 6; τ terms 0 for families without τ). Extended
+   * families only: the per-row gradient is (ℓ_η xᵢ, ℓ_τ) and the Hessian
+   * [[ℓ_ηη xᵢxᵢᵀ, ℓ_ητ xᵢ], [ℓ_ητ xᵢᵀ, ℓ_ττ]].
+   *
+   * @param data The full data set.
+   * @param theta θ (length {@link GlmKernels.numParams}).
+   * @param options `rows` and `out` (at least 6m).
+   * @returns `out`.
+   */
+  rowDerivatives(
+    data: StoredGlmData,
+    theta: Float64Array,
+    options: { rows: Int32Array; out: Float64Array },
+  ): Float64Array {
+    if (this.#ext === null) throw new TypeError(`rowDerivatives is not for family ${this.family}`);
+    const src = this.#source(data);
+    _checkRows(options.rows, src.numRows);
+    return this.#ext.rowDerivatives(this.#core, src, theta, options.rows, options.out);
+  }
+
+  /**
+   * The listed rows of X widened to f64 (m × d), through the gather kernels.
+   *
+   * @param data The full data set.
+   * @param rows Data-row indices.
+   * @param out At least m × d values.
+   * @returns `out`.
+   */
+  gatherRows(data: StoredGlmData, rows: Int32Array, out: Float64Array): Float64Array {
+    const m = rows.length, d = this.dim, src = this.#source(data), core = this.#core;
+    if (out.length < m * d) {
+      throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
+    }
+    const idx = this.#writeRows(rows, src.numRows), xs = this.#rowScratch(this.#rows, m * d);
+    (src.f32 ? core.gatherF32AsF64 : core.gatherF64)(src.x, d, idx, m, xs);
+    out.set(this.#rows.view(0, m * d));
+    return out;
+  }
+
+  #noCompact(what: string): TypeError {
+    return new TypeError(
+      `family ${this.family} has no compact per-row control-variate cache, so ${what} cannot be used with it; its models take the per-row (Hessian) path instead`,
+    );
   }
 
   get #core(): CoreExports {
@@ -460,12 +582,7 @@ export class GlmKernels {
 
   #writeRows(rows: Int32Array, n: number): number {
     const m = rows.length;
-    for (let k = 0; k < m; k++) {
-      const r = rows[k];
-      if (r < 0 || r >= n) {
-        throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
-      }
-    }
+    _checkRows(rows, n);
     this.#idx.ensure(Math.max(1, m));
     this.#idx.view(0, m).set(rows);
     return pointerOf(this.#idx);
@@ -474,6 +591,15 @@ export class GlmKernels {
   #rowScratch(s: ScratchF64, m: number): number {
     s.ensure(Math.max(1, m));
     return pointerOf(s);
+  }
+}
+
+function _checkRows(rows: Int32Array, n: number): void {
+  for (let k = 0; k < rows.length; k++) {
+    const r = rows[k];
+    if (!(r >= 0 && r < n)) {
+      throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
+    }
   }
 }
 

@@ -47,6 +47,8 @@ const _EXPORT_NAMES: readonly (keyof CoreExports)[] = [
   "xtwRange",
   "xtwRangeF32",
   "gradMomentsRange",
+  "llExt",
+  "hessExt",
   "gatherF64",
   "gatherF32",
   "gatherF32AsF64",

@@ -23,6 +23,7 @@
 
 import { logGamma } from "../math/special.ts";
 import { type CoreExports, FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "./exports.ts";
+import { _extRow, _numExtra, _setupExt } from "./reference_ext.ts";
 
 /** Where the reference's "heap" starts: nothing static lives below it. */
 const _REFERENCE_HEAP_BASE = 16;
@@ -32,7 +33,8 @@ const _LOG_2PI = 1.8378770664093453; // log(2π)
  * The error every backend throws for a bad argument code (the wasm builds call
  * the loader's `env.invalidArgument` import, which throws this).
  *
- * @param what 0 = family, 1 = Taylor order, 2 = Gaussian σ.
+ * @param what 0 = family, 1 = Taylor order, 2 = Gaussian σ, 3 = Student-t ν,
+ *   4 = scale parameter τ (log σ or log φ).
  * @param value The value received.
  * @returns A RangeError naming the value.
  * @example
@@ -49,6 +51,14 @@ export function invalidArgumentError(what: number, value: number): RangeError {
     );
   }
   if (what === 1) return new RangeError(`order must be 0, 1 or 2, got ${value}`);
+  if (what === 3) {
+    return new RangeError(`Student-t ν (famParam) must be positive and finite, got ${value}`);
+  }
+  if (what === 4) {
+    return new RangeError(
+      `the log-scale parameter τ = θ[d] (log σ or log φ) must be in (−700, 700), got ${value}`,
+    );
+  }
   return new RangeError(`Gaussian σ (famParam) must be positive and finite, got ${value}`);
 }
 
@@ -336,6 +346,49 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
         if (rOut !== 0) v.f64[rOut / 8 + k] = fam[1] - dq;
       }
       return sum;
+    },
+
+    llExt(family, famParam, x, y, aux, d, start, idx, m, theta, grad, derivs, f32) {
+      const v = _views(memory), w = f32 !== 0 ? 4 : 8, t = theta / 8;
+      const extra = _numExtra(family);
+      const k = _setupExt(family, famParam, extra === 1 ? v.f64[t + d] : 0);
+      const offset = aux !== 0 && (family === 5 || family === 6);
+      const out = new Float64Array(6);
+      let sum = 0, sumTau = 0;
+      for (let q = 0; q < m; q++) {
+        const i = idx !== 0 ? v.i32[idx / 4 + q] : start + q;
+        const a = aux !== 0 ? v.f64[aux / 8 + i] : 0;
+        const e = eta(v, w, x, d, i, t) + (offset ? a : 0);
+        _extRow(family, k, e, v.f64[y / 8 + i], a, out);
+        sum += out[0];
+        sumTau += out[3];
+        if (grad !== 0) {
+          for (let j = 0; j < d; j++) v.f64[grad / 8 + j] += out[1] * xij(v, w, x, d, i, j);
+        }
+        if (derivs !== 0) v.f64.set(out, derivs / 8 + 6 * q);
+      }
+      if (grad !== 0 && extra === 1) v.f64[grad / 8 + d] += sumTau;
+      return sum;
+    },
+    hessExt(family, famParam, x, y, aux, d, start, end, theta, hessPtr, cross, f32) {
+      const v = _views(memory), w = f32 !== 0 ? 4 : 8, t = theta / 8, h = hessPtr / 8;
+      const extra = _numExtra(family);
+      const k = _setupExt(family, famParam, extra === 1 ? v.f64[t + d] : 0);
+      const offset = aux !== 0 && (family === 5 || family === 6);
+      const out = new Float64Array(6);
+      let sumTT = 0;
+      for (let i = start; i < end; i++) {
+        const a = aux !== 0 ? v.f64[aux / 8 + i] : 0;
+        const e = eta(v, w, x, d, i, t) + (offset ? a : 0);
+        _extRow(family, k, e, v.f64[y / 8 + i], a, out);
+        for (let j = 0; j < d; j++) {
+          const xj = xij(v, w, x, d, i, j);
+          for (let l = 0; l < d; l++) v.f64[h + j * d + l] += out[2] * xj * xij(v, w, x, d, i, l);
+          if (extra === 1 && cross !== 0) v.f64[cross / 8 + j] += out[4] * xj;
+        }
+        sumTT += out[5];
+      }
+      if (extra === 1 && cross !== 0 && end > start) v.f64[cross / 8 + d] += sumTT;
     },
 
     xtwRange: (x, d, start, end, w, out) => xtw(8, x, d, start, end, w, out),

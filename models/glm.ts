@@ -1,7 +1,30 @@
 /**
- * Generalised linear models over the WebAssembly core: logistic
- * (Bernoulli-logit), Gaussian with known σ, and Poisson with log link, with
- * independent Gaussian priors per coefficient.
+ * Generalised linear models over the WebAssembly core, with independent
+ * Gaussian priors per coefficient:
+ *
+ * ```
+ *  family               θ               ℓ(η, y)                            needs
+ *  "logistic"           β               Bernoulli, logit link
+ *  "gaussian"           β               N(η, σ²), σ known                   sigma
+ *  "poisson"            β               Poisson, log link, η + offset       [offset]
+ *  "gaussian-scale"     (β, log σ)      N(η, σ²), σ unknown                 [scalePrior]
+ *  "student-t"          (β, log σ)      t_ν(η, σ), σ unknown, ν fixed       nu, [scalePrior]
+ *  "negative-binomial"  (β, log φ)      NB2: mean μ = e^{η+offset},          [offset, scalePrior]
+ *                                       Var = μ + μ²/φ
+ *  "binomial"           β               Binomial(N, logit⁻¹ η)              trials
+ * ```
+ *
+ * σ and φ are sampled on the log scale: the last coordinate of θ is τ = log σ
+ * (named "log_sigma") or τ = log φ ("log_phi"), and its prior is the prior on
+ * σ or φ times the Jacobian e^τ ({@link ScalePrior}). Formulas and numerics of
+ * every family: core/as/family.ts and core/as/family_ext.ts.
+ *
+ * HMC-ECS and the control-variate gradient estimators use the compact per-row
+ * cache (η*, ℓ*, a, b) for "logistic", "gaussian" and "poisson" without an
+ * offset ({@link GlmModel.hasCompactCache}); every other family provides
+ * per-row Hessians ({@link GlmModel.perRowHessians}) in all parameters —
+ * β and τ — and takes the generic per-row control-variate path (O(n·P²)
+ * memory for P parameters).
  *
  * The data stay in the arena; every evaluation runs through the core's typed
  * {@link GlmKernels} (which copy θ and the gradient through d-sized scratch
@@ -14,19 +37,44 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { GlmKernels } from "../core/glm_kernels.ts";
+import { type GlmFamilyName, GlmKernels } from "../core/glm_kernels.ts";
+import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
-import { assertPosition, type CostCounter, type DataModel, newCostCounter } from "./model.ts";
+import {
+  assertPosition,
+  type CostCounter,
+  newCostCounter,
+  type PerRowHessianModel,
+} from "./model.ts";
+import { checkScalePrior, scaleLogPrior, type ScalePrior } from "./scale_prior.ts";
 
-/** The GLM families tallmc implements. */
+export type { ScalePrior } from "./scale_prior.ts";
+
+/** The original three families (those `data/csv.ts` checks a response for). */
 export type GlmFamily = "logistic" | "gaussian" | "poisson";
+
+/** Every family {@link GlmModel} implements (see the module table). */
+export type GlmModelFamily =
+  | GlmFamily
+  | "gaussian-scale"
+  | "student-t"
+  | "negative-binomial"
+  | "binomial";
 
 /** Options of {@link GlmModel}. */
 export interface GlmOptions {
   /** The response family. */
-  family: GlmFamily;
+  family: GlmModelFamily;
   /** Known residual sd of the Gaussian family (required for "gaussian"). */
   sigma?: number;
+  /** Degrees of freedom ν of "student-t" (fixed, > 0; required). */
+  nu?: number;
+  /** Offset per row (log exposure) for "poisson" and "negative-binomial": η = xᵀβ + offset. */
+  offset?: ArrayLike<number>;
+  /** Number of trials per row for "binomial" (required; integers ≥ y). */
+  trials?: ArrayLike<number>;
+  /** Prior on σ or φ ("gaussian-scale", "student-t", "negative-binomial"); default half-normal(10). */
+  scalePrior?: ScalePrior;
   /** Prior sd per coefficient: one number for all, or one per column. Default 10. */
   priorScale?: number | ArrayLike<number>;
   /** Prior mean per coefficient: one number or one per column. Default 0. */
@@ -57,13 +105,13 @@ export interface GlmOptions {
  * if (!Number.isFinite(lp) || model.cost.numGradRows !== 3) throw new Error();
  * ```
  */
-export class GlmModel implements DataModel {
+export class GlmModel implements PerRowHessianModel {
   /** The data set. */
   readonly data: GlmData;
   /** The arena holding the data and scratch buffers. */
   readonly arena: Arena;
   /** The family. */
-  readonly family: GlmFamily;
+  readonly family: GlmModelFamily;
   /**
    * The core's kernels for this family, bound to the data's arena (used by
    * the subsampling layer).
@@ -71,19 +119,23 @@ export class GlmModel implements DataModel {
    * @internal
    */
   readonly kernels: GlmKernels;
-  /** The family parameter passed to kernels (σ for Gaussian, else 0). */
+  /** The family parameter passed to kernels (σ for Gaussian, ν for Student-t, else 0). */
   readonly familyParam: number;
-  /** Dimension d = number of columns. */
+  /** Dimension of θ: the number of columns d, plus 1 for log σ or log φ. */
   readonly dim: number;
+  /** Number of columns d of X (coefficients β). */
+  readonly numCols: number;
+  /** Prior on σ or φ (families with a scale parameter), else null. */
+  readonly scalePrior: ScalePrior | null;
   /** Number of rows n. */
   readonly numRows: number;
-  /** Column names of X. */
+  /** Column names of X, then "log_sigma" or "log_phi" for families with τ. */
   readonly parameterNames: readonly string[];
   /** Cost counter. */
   readonly cost: CostCounter = newCostCounter();
-  /** Prior means (length d). */
+  /** Prior means of β (length d = numCols). */
   readonly priorMean: Float64Array;
-  /** Prior precisions 1/s² (length d; 0 means flat). */
+  /** Prior precisions 1/s² of β (length d = numCols; 0 means flat). */
   readonly priorPrecision: Float64Array;
   #logPriorConst: number;
   #priorGrad: Float64Array;
@@ -97,46 +149,72 @@ export class GlmModel implements DataModel {
   constructor(data: GlmData, options: GlmOptions) {
     const d = data.numCols;
     const prior = _prior(options, d);
+    const kernelFamily = _kernelFamily(options, data);
     this.kernels = new GlmKernels(data.arena, {
-      family: options.family,
+      family: kernelFamily,
       dim: d,
       sigma: options.sigma,
+      nu: options.nu,
+      aux: kernelFamily === "binomial" ? options.trials : options.offset,
     });
     this.data = data;
     this.arena = data.arena;
     this.family = options.family;
     this.familyParam = this.kernels.familyParam;
-    this.dim = d;
+    this.numCols = d;
+    this.dim = this.kernels.numParams;
     this.numRows = data.numRows;
-    this.parameterNames = data.columnNames;
+    this.scalePrior = this.dim > d ? checkScalePrior(options.scalePrior) : null;
+    this.parameterNames = this.dim > d
+      ? [...data.columnNames, options.family === "negative-binomial" ? "log_phi" : "log_sigma"]
+      : data.columnNames;
     this.priorMean = prior.mean;
     this.priorPrecision = prior.precision;
     this.#logPriorConst = prior.logConst;
-    this.#priorGrad = new Float64Array(d);
+    this.#priorGrad = new Float64Array(this.dim);
+  }
+
+  /**
+   * Whether HMC-ECS and the gradient estimators can use the compact per-row
+   * control-variate cache (η*, ℓ*, a, b): "logistic", "gaussian" and "poisson"
+   * without an offset. Other families use per-row Hessians instead.
+   */
+  get hasCompactCache(): boolean {
+    return this.kernels.hasCompactCache;
   }
 
   /** log p(θ) and optionally its gradient. */
   logPrior(theta: Float64Array, grad?: Float64Array): number {
-    const d = this.dim, mu = this.priorMean, prec = this.priorPrecision;
+    const d = this.numCols, mu = this.priorMean, prec = this.priorPrecision;
     let lp = this.#logPriorConst;
     for (let j = 0; j < d; j++) {
       const r = theta[j] - mu[j];
       lp -= 0.5 * prec[j] * r * r;
       if (grad) grad[j] = -prec[j] * r;
     }
+    if (this.scalePrior !== null) {
+      const [l, g] = scaleLogPrior(this.scalePrior, theta[d]);
+      lp += l;
+      if (grad) grad[d] = g;
+    }
     return lp;
   }
 
   /** ∇² log p(θ) (diagonal) into `out`. */
-  logPriorHessian(_theta: Float64Array, out: Float64Array): void {
-    const d = this.dim;
-    out.fill(0, 0, d * d);
-    for (let j = 0; j < d; j++) out[j * d + j] = -this.priorPrecision[j];
+  logPriorHessian(theta: Float64Array, out: Float64Array): void {
+    const P = this.dim, d = this.numCols;
+    out.fill(0, 0, P * P);
+    for (let j = 0; j < d; j++) out[j * P + j] = -this.priorPrecision[j];
+    if (this.scalePrior !== null) out[d * P + d] = scaleLogPrior(this.scalePrior, theta[d])[2];
   }
 
   /** Σᵢ ℓᵢ(θ) over all rows and optionally its gradient. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
     assertPosition(theta, this.dim);
+    if (this.dim > this.numCols && !(Math.abs(theta[this.numCols]) < 700)) {
+      grad?.fill(0); // σ or φ under- or overflows: zero density (the kernels reject it)
+      return -Infinity;
+    }
     const ll = this.kernels.logLikelihood(this.data, theta, { grad });
     this.cost.numLogLikRows += this.numRows;
     if (grad) this.cost.numGradRows += this.numRows;
@@ -161,7 +239,52 @@ export class GlmModel implements DataModel {
     return ll;
   }
 
-  /** Per-row gradients ∇ℓᵢ(θ) = ℓ'(ηᵢ)xᵢ of the listed rows into `out` (m × d). */
+  /**
+   * Per-row Hessians ∇²ℓᵢ(θ) of the listed rows into `out` (m × P × P):
+   * ℓ_ηη xᵢxᵢᵀ, and for families with τ the border ℓ_ητ xᵢ and corner ℓ_ττ.
+   * Counts m gradient rows.
+   */
+  perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
+    const m = rows.length, P = this.dim, d = this.numCols;
+    if (out.length < m * P * P) {
+      throw new RangeError(`out must hold ${m * P * P} values, got ${out.length}`);
+    }
+    assertPosition(theta, P);
+    const xs = this.kernels.gatherRows(this.data, rows, new Float64Array(m * d));
+    const b = new Float64Array(m), c = new Float64Array(m), e = new Float64Array(m);
+    if (this.hasCompactCache) {
+      const one = new Float64Array(P * P);
+      for (let k = 0; k < m; k++) {
+        this.kernels.hessian(this.data, theta, {
+          out: one,
+          range: { start: rows[k], end: rows[k] + 1 },
+        });
+        out.set(one, k * P * P);
+      }
+    } else {
+      const dv = this.kernels.rowDerivatives(this.data, theta, {
+        rows,
+        out: new Float64Array(6 * m),
+      });
+      for (let k = 0; k < m; k++) {
+        b[k] = dv[6 * k + 2];
+        c[k] = dv[6 * k + 4];
+        e[k] = dv[6 * k + 5];
+      }
+      for (let k = 0; k < m; k++) {
+        const o = k * P * P, xo = k * d;
+        for (let j = 0; j < d; j++) {
+          const bx = b[k] * xs[xo + j];
+          for (let l = 0; l < d; l++) out[o + j * P + l] = bx * xs[xo + l];
+          if (P > d) out[o + j * P + d] = out[o + d * P + j] = c[k] * xs[xo + j];
+        }
+        if (P > d) out[o + d * P + d] = e[k];
+      }
+    }
+    this.cost.numGradRows += m;
+  }
+
+  /** Per-row gradients ∇ℓᵢ(θ) of the listed rows into `out` (m × P). */
   perRowGradients(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
     const m = rows.length, d = this.dim;
     if (out.length < m * d) {
@@ -197,6 +320,48 @@ export class GlmModel implements DataModel {
   dispose(): void {
     this.kernels.dispose();
   }
+}
+
+/** The kernels' family for the model's options, after checking the data's domain. */
+function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
+  const f = options.family, n = data.numRows;
+  const column = (v: ArrayLike<number> | undefined, what: string, fam: string) => {
+    if (v === undefined) return;
+    if (fam !== f) {
+      throw new TypeError(`${what} applies to family ${fam}, not ${JSON.stringify(f)}`);
+    }
+    if (v.length !== n) throw new RangeError(`${what} must have ${n} values, got ${v.length}`);
+  };
+  if (options.offset !== undefined && f !== "poisson") {
+    column(options.offset, "offset", "negative-binomial");
+  } else column(options.offset, "offset", "poisson");
+  column(options.trials, "trials", "binomial");
+  if (options.nu !== undefined && f !== "student-t") {
+    throw new TypeError(`nu applies to family "student-t", not ${JSON.stringify(f)}`);
+  }
+  const y = f === "poisson" || f === "negative-binomial" || f === "binomial"
+    ? dataViews(data).y
+    : null;
+  if (f === "binomial") {
+    if (options.trials === undefined) throw new TypeError(`family "binomial" needs trials`);
+    for (let i = 0; i < n; i++) {
+      const t = options.trials[i], yi = (y as Float64Array)[i];
+      if (!(Number.isInteger(t) && t >= 0 && Number.isInteger(yi) && yi >= 0 && yi <= t)) {
+        throw new RangeError(
+          `binomial rows need integer trials ≥ y ≥ 0, got y = ${yi}, trials = ${t} at row ${i}`,
+        );
+      }
+    }
+  } else if (f === "negative-binomial" || (f === "poisson" && options.offset !== undefined)) {
+    for (let i = 0; i < n; i++) {
+      const yi = (y as Float64Array)[i];
+      if (!(Number.isInteger(yi) && yi >= 0)) {
+        throw new RangeError(`${f} needs integer counts y ≥ 0, got ${yi} at row ${i}`);
+      }
+    }
+  }
+  if (f === "poisson" && options.offset !== undefined) return "poisson-offset";
+  return f;
 }
 
 function _prior(

@@ -248,13 +248,13 @@ function _setup(
     model.logLikelihoodHessian(thetaStar, lik);
     model.logPriorHessian(thetaStar, prior);
     precision = lik.map((v, i) => -(v + prior[i]));
-  } else if (model instanceof GlmModel) {
+  } else if (model instanceof GlmModel && model.hasCompactCache) {
     const fit = subsetMap(model, new Rng(plan?.seed ?? 0).stream(1_000_000));
     thetaStar = fit.thetaStar;
     precision = fit.precision;
   } else {
     throw new TypeError(
-      `${kind} on a DataModel that is not a GlmModel needs thetaStar (its expansion point and start)`,
+      `${kind} on a DataModel other than a logistic, Gaussian or Poisson GlmModel without offset needs thetaStar (its expansion point and start)`,
     );
   }
   const lambdaMax = _largestEigenvalue(precision, d);
@@ -314,7 +314,7 @@ function _build(
       let cv: ControlVariates | null = null;
       let estimator: GradientEstimator;
       if (!useCv) estimator = minibatchGradient(dm, { batchSize });
-      else if (dm instanceof GlmModel) {
+      else if (dm instanceof GlmModel && dm.hasCompactCache) {
         cv = new ControlVariates(dm, s.thetaStar, { order });
         estimator = controlVariateGradient(dm, { batchSize, controlVariates: cv });
       } else estimator = controlVariateGradient(dm, { batchSize, thetaStar: s.thetaStar });

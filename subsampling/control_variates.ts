@@ -125,6 +125,13 @@ export class ControlVariates {
    * @param options Order, Hessian, chunk size.
    */
   constructor(model: GlmModel, thetaStar: Float64Array, options: ControlVariateOptions = {}) {
+    if (!model.hasCompactCache) {
+      throw new TypeError(
+        `ControlVariates' per-row cache (η*, ℓ*, a, b) holds Taylor expansions in η only; family ${model.family}${
+          model.dim > model.numCols ? " has a scale parameter" : " has an aux column"
+        }: use the per-row path (controlVariateGradient with thetaStar, or HMC-ECS, which picks it)`,
+      );
+    }
     const order = options.order ?? 2;
     if (order !== 0 && order !== 1 && order !== 2) {
       throw new RangeError(`order must be 0, 1 or 2, got ${order}`);

@@ -163,7 +163,7 @@ abstract class _SubsampleEstimator implements GradientEstimator {
     this.replace = replace;
     this.cost = model.cost;
     const d = this.dim;
-    this.glm = model instanceof GlmModel ? model : null;
+    this.glm = model instanceof GlmModel && model.hasCompactCache ? model : null;
     this.scratchGrad = new Float64Array(d);
     this.priorGrad = new Float64Array(d);
     this.sum = new Float64Array(d);

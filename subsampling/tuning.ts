@@ -113,6 +113,11 @@ export function subsetMap(
   rng: Rng,
   options: SubsetMapOptions = {},
 ): SubsetMapResult {
+  if (!model.hasCompactCache) {
+    throw new TypeError(
+      `subsetMap runs on gathered GLM rows (compact families); family ${model.family} takes the per-row path (HMC-ECS's subsetFit)`,
+    );
+  }
   const n = model.numRows, d = model.dim;
   const fraction = options.fraction ?? 0.01;
   if (!(fraction > 0 && fraction <= 1)) {

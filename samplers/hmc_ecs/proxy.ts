@@ -15,6 +15,10 @@
  *
  *  createProxy(model)    GlmModel            → proxy_glm.ts  (per-row cache η*, ℓ*, a, b in WASM)
  *                        PerRowHessianModel  → proxy_rows.ts (per-row ℓ*, ∇ℓ*, H* in TypeScript)
+ *                        — and the GLM families with a scale parameter τ or an
+ *                        aux column (GlmModel.hasCompactCache false): their
+ *                        Taylor expansion needs all of (β, τ), which the
+ *                        compact cache (η*, ℓ*, a, b) cannot hold
  * ```
  *
  * Every proxy and estimator is owned by one chain: creating or disposing one
@@ -219,7 +223,7 @@ export function createProxy(
   options: RecenterOptions = {},
 ): ControlVariateProxy {
   const m = assertControlVariateModel(model);
-  if (m instanceof GlmModel) return glmProxy(m, thetaStar, order, options);
+  if (m instanceof GlmModel && m.hasCompactCache) return glmProxy(m, thetaStar, order, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsProxy(m, thetaStar, order);
 }
@@ -246,7 +250,7 @@ export function createProxy(
  */
 export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): SubsetMapResult {
   const m = assertControlVariateModel(model);
-  if (m instanceof GlmModel) return glmSubsetMap(m, rng, options);
+  if (m instanceof GlmModel && m.hasCompactCache) return glmSubsetMap(m, rng, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetMap(m, rng, options);
 }
@@ -279,7 +283,7 @@ export function subsampleHessian(
   options: { theta: Float64Array; fraction: number },
 ): { hessian: Float64Array; numSubsetRows: number } {
   const m = assertControlVariateModel(model);
-  if (m instanceof GlmModel) return glmSubsetHessian(m, rng, options);
+  if (m instanceof GlmModel && m.hasCompactCache) return glmSubsetHessian(m, rng, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetHessian(m, rng, options);
 }

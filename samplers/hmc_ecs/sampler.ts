@@ -72,7 +72,7 @@ export function hmcEcsChainSampler(
   const o = resolveHmcEcsOptions(m, options);
   checkHmcEcsAssumptions(m, o);
   // The generic per-row proxy computes every Hₖ for its cache: B is exact there.
-  if (!(m instanceof GlmModel)) o.hessianFraction = 1;
+  if (!(m instanceof GlmModel && m.hasCompactCache)) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
   const paramsOf = (state: HmcEcsState): kernel.HmcEcsParams => ({

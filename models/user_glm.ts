@@ -1,0 +1,190 @@
+/**
+ * A GLM whose per-row likelihood the user writes in AssemblyScript: ℓ(η, y),
+ * dℓ/dη and d²ℓ/dη² as `(eta: f64, y: f64): f64` functions, compiled at run
+ * time into a kernel over the data in the arena (core/user_family.ts), with
+ * independent Gaussian priors per coefficient as {@link GlmModel}.
+ *
+ * ```
+ *  log π(θ) = Σⱼ log N(θⱼ | 0, s²) + Σᵢ ℓ(xᵢᵀθ, yᵢ)
+ * ```
+ *
+ * It is a {@link PerRowHessianModel}, so every sampler runs on it, HMC-ECS
+ * through the per-row control variates.
+ *
+ * References: issue 19, deliverable 4(b).
+ *
+ * @module
+ */
+import type { Arena } from "../core/arena.ts";
+import { dataViews } from "../core/row_buffer.ts";
+import { compileUserFamily, type UserFamilyKernels } from "../core/user_family.ts";
+import type { GlmData } from "../data/dataset.ts";
+import {
+  assertPosition,
+  type CostCounter,
+  newCostCounter,
+  type PerRowHessianModel,
+} from "./model.ts";
+
+/** Options of {@link UserGlmModel.create}. */
+export interface UserGlmOptions {
+  /** AssemblyScript defining logLik, dLogLik and d2LogLik, each (eta: f64, y: f64): f64. */
+  source: string;
+  /** Prior sd of every coefficient (default 10; Infinity = flat). */
+  priorScale?: number;
+}
+
+/**
+ * A GLM over a user-written AssemblyScript family.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadCore } from "../core/load.ts";
+ * import { UserGlmModel } from "./user_glm.ts";
+ * const model = await UserGlmModel.create(data, { source: myFamilySource, priorScale: 10 });
+ * ```
+ */
+export class UserGlmModel implements PerRowHessianModel {
+  /** The data set. */
+  readonly data: GlmData;
+  /** The arena. */
+  readonly arena: Arena;
+  /**
+   * The compiled family's kernels.
+   *
+   * @internal
+   */
+  readonly kernels: UserFamilyKernels;
+  /** d. */
+  readonly dim: number;
+  /** n. */
+  readonly numRows: number;
+  /** Column names. */
+  readonly parameterNames: readonly string[];
+  /** Cost counter. */
+  readonly cost: CostCounter = newCostCounter();
+  readonly #precision: number;
+  readonly #logPriorConst: number;
+
+  private constructor(data: GlmData, kernels: UserFamilyKernels, priorScale: number) {
+    this.data = data;
+    this.arena = data.arena;
+    this.kernels = kernels;
+    this.dim = data.numCols;
+    this.numRows = data.numRows;
+    this.parameterNames = data.columnNames;
+    this.#precision = Number.isFinite(priorScale) ? 1 / (priorScale * priorScale) : 0;
+    this.#logPriorConst = Number.isFinite(priorScale)
+      ? this.dim * (-0.5 * Math.log(2 * Math.PI) - Math.log(priorScale))
+      : 0;
+  }
+
+  /**
+   * Compile the family and build the model.
+   *
+   * @param data The data set (f64 X).
+   * @param options The AssemblyScript source and the prior scale.
+   * @returns The model.
+   */
+  static async create(data: GlmData, options: UserGlmOptions): Promise<UserGlmModel> {
+    const s = options.priorScale ?? 10;
+    if (!(s > 0)) throw new RangeError(`priorScale must be positive, got ${s}`);
+    if (data.storage !== "f64") throw new TypeError("UserGlmModel needs f64 storage of X");
+    return new UserGlmModel(data, await compileUserFamily(data.arena, options.source), s);
+  }
+
+  /** log p(θ) and optionally its gradient. */
+  logPrior(theta: Float64Array, grad?: Float64Array): number {
+    let lp = this.#logPriorConst;
+    for (let j = 0; j < this.dim; j++) {
+      lp -= 0.5 * this.#precision * theta[j] * theta[j];
+      if (grad) grad[j] = -this.#precision * theta[j];
+    }
+    return lp;
+  }
+
+  /** ∇² log p(θ) into `out`. */
+  logPriorHessian(_theta: Float64Array, out: Float64Array): void {
+    const d = this.dim;
+    out.fill(0, 0, d * d);
+    for (let j = 0; j < d; j++) out[j * d + j] = -this.#precision;
+  }
+
+  /** Σᵢ ℓᵢ(θ) and optionally its gradient. */
+  logLikelihood(theta: Float64Array, grad?: Float64Array): number {
+    assertPosition(theta, this.dim);
+    const ll = this.kernels.logLikelihood(this.data, theta, { grad });
+    this.cost.numLogLikRows += this.numRows;
+    if (grad) this.cost.numGradRows += this.numRows;
+    return ll;
+  }
+
+  /** Σ over listed rows of ℓᵢ(θ), with gradient and per-row values. */
+  logLikelihoodRows(
+    theta: Float64Array,
+    rows: Int32Array,
+    options: { grad?: Float64Array; perRow?: Float64Array } = {},
+  ): number {
+    assertPosition(theta, this.dim);
+    const ll = this.kernels.logLikelihood(this.data, theta, { rows, ...options });
+    this.cost.numLogLikRows += rows.length;
+    if (options.grad) this.cost.numGradRows += rows.length;
+    return ll;
+  }
+
+  /** Per-row gradients ℓ'(ηᵢ)xᵢ into `out` (m × d). */
+  perRowGradients(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
+    this.#perRow(theta, rows, out, false);
+  }
+
+  /** Per-row Hessians ℓ''(ηᵢ)xᵢxᵢᵀ into `out` (m × d × d). */
+  perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
+    this.#perRow(theta, rows, out, true);
+  }
+
+  /** Σᵢ ∇²ℓᵢ(θ) over all rows into `out`. */
+  logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
+    assertPosition(theta, this.dim);
+    this.kernels.hessian(this.data, theta, { out });
+    this.cost.numGradRows += this.numRows;
+  }
+
+  /** log π(θ) up to a constant. */
+  logDensity(theta: Float64Array): number {
+    return this.logPrior(theta) + this.logLikelihood(theta);
+  }
+
+  /** log π(θ) and its gradient. */
+  logDensityAndGradient(theta: Float64Array, grad: Float64Array): number {
+    const ll = this.logLikelihood(theta, grad), pg = new Float64Array(this.dim);
+    const lp = this.logPrior(theta, pg);
+    for (let j = 0; j < this.dim; j++) grad[j] += pg[j];
+    return ll + lp;
+  }
+
+  /** Release the compiled family's memory (the data are not freed). */
+  dispose(): void {
+    this.kernels.dispose();
+  }
+
+  #perRow(theta: Float64Array, rows: Int32Array, out: Float64Array, hessian: boolean): void {
+    assertPosition(theta, this.dim);
+    const m = rows.length, d = this.dim, w = new Float64Array(m);
+    const size = hessian ? d * d : d;
+    if (out.length < m * size) throw new RangeError(`out must hold ${m * size} values`);
+    this.kernels.logLikelihood(this.data, theta, {
+      rows,
+      ...(hessian ? { secondDerivative: w } : { derivative: w }),
+    });
+    const x = dataViews(this.data).x;
+    for (let k = 0; k < m; k++) {
+      const o = rows[k] * d;
+      for (let j = 0; j < d; j++) {
+        const a = w[k] * x[o + j];
+        if (!hessian) out[k * d + j] = a;
+        else for (let l = 0; l < d; l++) out[k * size + j * d + l] = a * x[o + l];
+      }
+    }
+    this.cost.numGradRows += m;
+  }
+}
