@@ -146,8 +146,6 @@ export {
 } from "./models/model.ts";
 export { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "./models/glm.ts";
 export type { ScalePrior as GlmScalePrior } from "./models/scale_prior.ts";
-export { UserGlmModel, type UserGlmOptions } from "./models/user_glm.ts";
-export { EXAMPLE_LOGISTIC_SOURCE } from "./core/user_family.ts";
 export {
   type GaussianTarget,
   gaussianTarget,
