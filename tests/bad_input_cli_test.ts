@@ -265,7 +265,7 @@ Deno.test("deno task cli resolves relative paths against the caller's directory"
   assert.equal(_readDraws(`${cwd}/rel_draws.csv`).rowsPerChain.get(0), 30);
 });
 
-Deno.test("cli sample: fuzzed flag combinations exit 0 or 2, never a stack trace or a partial file", async () => {
+Deno.test("cli sample: fuzzed flag combinations and malformed CSV exit 0 or 2, never a stack trace or a partial file", async () => {
   const rng = new Rng("cli-fuzz");
   const pick = <T>(xs: readonly T[]): T => xs[rng.int(xs.length)];
   const values: Record<string, readonly string[]> = {
@@ -291,9 +291,42 @@ Deno.test("cli sample: fuzzed flag combinations exit 0 or 2, never a stack trace
   const flags = Object.keys(values);
   const numCases = 30;
   const cases: { out: string; args: string[] }[] = [];
+  const lines = Deno.readTextFileSync(csv).split("\n").filter((l) => l !== "");
+  // One case in three reads a malformed copy of the data file.
+  const malformed = (k: number): string => {
+    const rows = lines.slice(0, 1 + 20 + rng.int(40));
+    const i = 1 + rng.int(rows.length - 1), cells = rows[i].split(",");
+    switch (rng.int(7)) {
+      case 0:
+        cells[rng.int(cells.length)] = pick(["abc", "", "NaN", "1e400", '"1"', "--"]);
+        break;
+      case 1:
+        cells.pop();
+        break;
+      case 2:
+        cells.push("9");
+        break;
+      case 3:
+        rows[0] = rows[0].replace(/,[^,]*$/, ",y");
+        break; // duplicate column name
+      case 4:
+        rows.length = 1 + rng.int(2);
+        break; // header only or a single row
+      case 5:
+        rows[0] = "\uFEFF" + rows[0];
+        break;
+      default:
+        rows.splice(i, 1, rows[i].slice(0, rng.int(rows[i].length)));
+    }
+    if (cells.length) rows[i] = cells.join(",");
+    const path = `${dir}/fuzz_data_${k}.csv`;
+    Deno.writeTextFileSync(path, rows.join(rng.uniform() < 0.5 ? "\n" : "\r\n"));
+    return path;
+  };
   for (let k = 0; k < numCases; k++) {
     const out = `${dir}/fuzz_${k}.csv`;
-    const args = ["sample", "--data", csv, "--response", "y", "--quiet", "--out", out];
+    const data = k % 3 === 2 ? malformed(k) : csv;
+    const args = ["sample", "--data", data, "--response", "y", "--quiet", "--out", out];
     const chosen = new Set<string>(["--family", "--samples", "--warmup", "--chains"]);
     for (let i = 0, m = rng.int(5); i < m; i++) chosen.add(pick(flags));
     for (const f of chosen) args.push(`${f}=${pick(values[f])}`);
