@@ -65,9 +65,11 @@ export interface DenseBfgsOptions extends CurvatureOptions {
 
 /**
  * Smallest d for which `product: "auto"` computes C·v in the WASM core.
- * Measured (relaxed-simd, Deno 2.9, bench/qnhmc_bench.ts): the core is
- * 0.2× the TypeScript loop at d = 10 (copy-in/out overhead), 1.4× at
- * d = 20, 2× at d = 30, 7× at d = 100, 5× at d = 784.
+ * Measured with `deno bench` (relaxed-simd, Deno 2.9, one C·v with a full
+ * C; bench/qnhmc_bench.ts "product" groups for d = 100, 784): the TypeScript
+ * loop is 1.6× faster at d = 16 (copying v in and C·v out dominates), the
+ * core 1.8× faster at d = 24, 2.2× at 32, 3.7× at 64, 3.3× at 100 and
+ * 5.7× at 784. 32 keeps a 2× margin over the crossover (16 < d < 24).
  */
 export const WASM_PRODUCT_MIN_DIM = 32;
 
