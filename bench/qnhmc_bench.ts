@@ -6,6 +6,9 @@
  * frozen (sampling after warmup) and adapted at every iteration
  * (Algorithm 2), dense BFGS and L-BFGS (m = 7). C is built by 200 warmup
  * iterations before timing, so products use a full approximation.
+ * Dense BFGS runs with its default product (the WASM core at these d) and
+ * with `product: "typescript"`; the groups "product d100" and "product
+ * d784" time one C·v alone, WASM against the TypeScript baseline.
  *
  * Run: `deno bench --allow-read --allow-env bench/qnhmc_bench.ts`.
  */
@@ -17,7 +20,13 @@ import type { Model } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import * as hmc from "../samplers/hmc.ts";
 import { identityMetric } from "../samplers/metric.ts";
-import { qnhmcChainSampler, type QnhmcOptions, step } from "../samplers/qnhmc/mod.ts";
+import {
+  type CurvaturePair,
+  denseBfgs,
+  qnhmcChainSampler,
+  type QnhmcOptions,
+  step,
+} from "../samplers/qnhmc/mod.ts";
 
 function gaussian100(): Model {
   const d = 100, c = 1 / (d + 4);
@@ -93,6 +102,7 @@ function benchGroup(
 
 benchGroup("d100", gaussian100(), { stepSize: 0.01, numIntegrationSteps: 10 }, {
   "dense BFGS": { approximation: "bfgs" },
+  "dense BFGS, TS product": { approximation: "bfgs", product: "typescript" },
   "dense BFGS continuous": { approximation: "bfgs", adaptation: "continuous" },
   "L-BFGS m=7": { approximation: "lbfgs", memory: 7 },
 });
@@ -100,4 +110,28 @@ benchGroup("d784", mnist784(), { stepSize: 0.1, numIntegrationSteps: 5 }, {
   "L-BFGS m=7": { approximation: "lbfgs", memory: 7 },
   "L-BFGS m=7 continuous": { approximation: "lbfgs", memory: 7, adaptation: "continuous" },
   "dense BFGS": { approximation: "bfgs" },
+  "dense BFGS, TS product": { approximation: "bfgs", product: "typescript" },
 });
+
+/** One product C·v with a full dense BFGS C (20 random pairs), TypeScript (baseline) vs WASM. */
+function productGroup(d: number): void {
+  const rng = new Rng(`product/${d}`);
+  const pairs: CurvaturePair[] = [];
+  for (let k = 0; k < 20; k++) {
+    const s = rng.fillNormal(new Float64Array(d));
+    pairs.push({ s, y: Float64Array.from(s, (x, i) => x * (1 + (i % 7))) });
+  }
+  const v = rng.fillNormal(new Float64Array(d)), out = new Float64Array(d);
+  for (const product of ["typescript", "wasm"] as const) {
+    const c = denseBfgs(d, { product }).update(pairs).approximation;
+    c.multiply(v, out); // copies C into the arena once
+    Deno.bench(`dense C·v, ${product}, d = ${d}`, {
+      group: `product d${d}`,
+      baseline: product === "typescript",
+    }, () => {
+      c.multiply(v, out);
+    });
+  }
+}
+productGroup(100);
+productGroup(784);

@@ -7,6 +7,8 @@
  * hmc.step) use round-off tolerances, not statistical ones.
  */
 import assert from "node:assert/strict";
+import { DenseMatVec } from "../core/dense_ops.ts";
+import { loadCore } from "../core/load.ts";
 import { cholesky } from "../math/linalg.ts";
 import { gaussianTarget } from "../models/gaussian_target.ts";
 import { Rng } from "../random/rng.ts";
@@ -23,6 +25,7 @@ import {
   qnhmcDescription,
   runQnhmc,
   step,
+  WASM_PRODUCT_MIN_DIM,
 } from "../samplers/qnhmc/mod.ts";
 import { assertMatchesGaussian } from "./_stat.ts";
 
@@ -145,6 +148,93 @@ Deno.test("denseBfgs() skips pairs that fail the curvature condition and stays S
   // Secant equation for the newest pair: C y = s.
   const cy = r.approximation.multiply(good[2].y, new Float64Array(d));
   assert.ok(maxRelativeDifference(cy, good[2].s) < 1e-12);
+});
+
+// ---------------------------------------------------------------- WASM products
+
+Deno.test("DenseMatVec: A·v in the core equals the TypeScript product to round-off", async (t) => {
+  const arena = loadCore();
+  await t.step("d = 100 and d = 784, and after the memory grew", () => {
+    for (const d of [1, 3, 100, 784]) {
+      const rng = new Rng(d), a = new Float64Array(d * d), v = new Float64Array(d);
+      for (let i = 0; i < d * d; i++) a[i] = rng.normal();
+      for (let i = 0; i < d; i++) v[i] = rng.normal();
+      const expected = new Float64Array(d);
+      for (let i = 0; i < d; i++) {
+        for (let j = 0; j < d; j++) expected[i] += a[i * d + j] * v[j];
+      }
+      const op = new DenseMatVec(arena, d);
+      op.setMatrix(a);
+      const out = op.apply(v, new Float64Array(d));
+      // Summation order differs (SIMD lanes): equal to round-off, not bit for bit.
+      assert.ok(maxRelativeDifference(out, expected) < 1e-12, `d = ${d}`);
+      arena.allocF64(1 << 18); // grow the memory: views are re-derived per call
+      assert.deepEqual(op.apply(v, new Float64Array(d)), out, `d = ${d} after growth`);
+      op.dispose();
+      op.dispose(); // idempotent
+      assert.throws(() => op.apply(v, new Float64Array(d)), /disposed/);
+    }
+  });
+  await t.step("bad sizes throw", () => {
+    assert.throws(() => new DenseMatVec(arena, 0), /dim.*0/);
+    const op = new DenseMatVec(arena, 2);
+    assert.throws(() => op.setMatrix(new Float64Array(3)), /length 4, got 3/);
+    assert.throws(() => op.apply(new Float64Array(3), new Float64Array(2)), /length 2/);
+    op.dispose();
+  });
+});
+
+Deno.test("dense BFGS: the WASM product equals the TypeScript product through updates", () => {
+  assert.ok(WASM_PRODUCT_MIN_DIM > 1);
+  const d = 100, a = randomSpd(d, 4), v = new Rng(5).fillNormal(new Float64Array(d));
+  let ts = denseBfgs(d, { product: "typescript" });
+  let wasm = denseBfgs(d, { product: "wasm" });
+  let auto = denseBfgs(d); // d ≥ WASM_PRODUCT_MIN_DIM: the core
+  const old = wasm;
+  for (let k = 0; k < 3; k++) {
+    const pairs = quadraticPairs(a, d, 5, 10 + k);
+    ts = ts.update(pairs).approximation;
+    wasm = wasm.update(pairs).approximation;
+    auto = auto.update(pairs).approximation;
+    assert.deepEqual(wasm.toDense(), ts.toDense(), "the updates themselves stay in TypeScript");
+    const expected = ts.multiply(v, new Float64Array(d));
+    assert.ok(maxRelativeDifference(wasm.multiply(v, new Float64Array(d)), expected) < 1e-12);
+    assert.ok(maxRelativeDifference(auto.multiply(v, new Float64Array(d)), expected) < 1e-12);
+  }
+  // An older approximation sharing the scratch reloads its own C.
+  assert.deepEqual(old.multiply(v, new Float64Array(d)), v);
+  const before = wasm.multiply(v, new Float64Array(d));
+  wasm.dispose();
+  const after = wasm.multiply(v, new Float64Array(d)); // TypeScript once disposed
+  assert.ok(maxRelativeDifference(after, before) < 1e-12);
+  assert.deepEqual(after, ts.multiply(v, new Float64Array(d)));
+  auto.dispose();
+  assert.throws(() => denseBfgs(2, { product: "gpu" as never }), /product.*"gpu"/);
+});
+
+Deno.test("qnhmc chain sampler: WASM and TypeScript products give the same chain; dispose frees", () => {
+  const d = 40;
+  const model = gaussianTarget(new Float64Array(d), randomSpd(d, 6));
+  const run = (product: "wasm" | "typescript") => {
+    const sampler = qnhmcChainSampler(model, { stepSize: 0.2, numIntegrationSteps: 5, product });
+    const rng = new Rng(7);
+    let s = sampler.init(new Float64Array(d).fill(0.5), rng);
+    for (let i = 0; i < 30; i++) {
+      s = sampler.step(rng, s, "warmup", i).state;
+      s = sampler.adapt!.update(s, {
+        info: { acceptanceRate: 1 } as never,
+        iteration: i,
+        numWarmup: 30,
+        rng,
+        chain: 0,
+      });
+    }
+    assert.ok(s.kernel.inverseHessian.numPairs > 0);
+    sampler.dispose!(s);
+    return s.kernel.position;
+  };
+  // Round-off differences can in principle flip an accept; over 30 steps they only move θ slightly.
+  assert.ok(maxRelativeDifference(run("wasm"), run("typescript")) < 1e-8);
 });
 
 // ---------------------------------------------------------------- kernel

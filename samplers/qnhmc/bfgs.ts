@@ -5,6 +5,17 @@
  * symmetric (each update computes the upper triangle and mirrors it).
  * C·v costs d² multiply-adds; folding in one pair costs 2d².
  *
+ * Products C·v run in the WASM core for d ≥ {@link WASM_PRODUCT_MIN_DIM}
+ * (`product: "auto"`): C is copied into arena scratch (a
+ * {@link DenseMatVec}) the first time a new approximation multiplies, i.e.
+ * once per accepted update, O(d²) like the update itself, and every
+ * leapfrog product then costs one `matvec`. The kernel sums in another order
+ * than the TypeScript loop, so the two agree to ~1e-15 relative, not bit for
+ * bit; `product: "typescript"` keeps the TypeScript loop (with C = I a QNHMC
+ * step then equals `hmc.step` draw for draw). All approximations derived
+ * from one {@link denseBfgs} call share one scratch block; `dispose()` on any
+ * of them frees it, after which products fall back to TypeScript.
+ *
  * An update computes, with h = C y and ρ = 1/sᵀy,
  * C⁺ = C − ρ (s hᵀ + h sᵀ) + (ρ² yᵀh + ρ) s sᵀ,
  * which is eq. (1) expanded for a symmetric C.
@@ -14,6 +25,9 @@
  *
  * @module
  */
+import type { Arena } from "../../core/arena.ts";
+import { DenseMatVec } from "../../core/dense_ops.ts";
+import { loadCore } from "../../core/load.ts";
 import {
   _checkCommon,
   _checkPairs,
@@ -35,6 +49,37 @@ export interface DenseBfgsOptions extends CurvatureOptions {
    * only in the directions the trajectories have probed.
    */
   scaleBeforeFirstUpdate?: boolean;
+  /**
+   * Where C·v is computed: `"auto"` (default) in the WASM core for
+   * d ≥ {@link WASM_PRODUCT_MIN_DIM}, else TypeScript; `"wasm"` always in the
+   * core; `"typescript"` never (bit-for-bit reproducible against a plain
+   * TypeScript loop).
+   */
+  product?: "auto" | "wasm" | "typescript";
+  /**
+   * The arena for the WASM product's scratch, or a function returning it
+   * (called at the first product). Default: a new {@link loadCore} arena.
+   */
+  arena?: Arena | (() => Arena);
+}
+
+/**
+ * Smallest d for which `product: "auto"` computes C·v in the WASM core.
+ * Measured with `deno bench` (relaxed-simd, Deno 2.9, one C·v with a full
+ * C; bench/qnhmc_bench.ts "product" groups for d = 100, 784): the TypeScript
+ * loop is 1.6× faster at d = 16 (copying v in and C·v out dominates), the
+ * core 1.8× faster at d = 24, 2.2× at 32, 3.7× at 64, 3.3× at 100 and
+ * 5.7× at 784. 32 keeps a 2× margin over the crossover (16 < d < 24).
+ */
+export const WASM_PRODUCT_MIN_DIM = 32;
+
+/** The WASM scratch shared by all approximations of one {@link denseBfgs} call. */
+interface _Product {
+  /** undefined: not created yet; null: TypeScript (chosen, or disposed). */
+  op: DenseMatVec | null | undefined;
+  /** The matrix currently in the scratch. */
+  loaded: Float64Array | null;
+  arena: Arena | (() => Arena) | undefined;
 }
 
 /**
@@ -72,21 +117,52 @@ export function denseBfgs(dim: number, options: DenseBfgsOptions = {}): InverseH
     }
     h = Float64Array.from(initial);
   }
-  return _dense(dim, h, 0, { tol, scaleFirst: options.scaleBeforeFirstUpdate ?? false });
+  const product = options.product ?? "auto";
+  if (product !== "auto" && product !== "wasm" && product !== "typescript") {
+    throw new RangeError(
+      `product must be "auto", "wasm" or "typescript", got ${JSON.stringify(product)}`,
+    );
+  }
+  const useWasm = product === "wasm" || (product === "auto" && dim >= WASM_PRODUCT_MIN_DIM);
+  return _dense(dim, h, 0, {
+    tol,
+    scaleFirst: options.scaleBeforeFirstUpdate ?? false,
+    product: { op: useWasm ? undefined : null, loaded: null, arena: options.arena },
+  });
+}
+
+function _multiply(
+  p: _Product,
+  h: Float64Array,
+  dim: number,
+  v: Float64Array,
+  out: Float64Array,
+): Float64Array {
+  if (p.op === null) return _matVec(h, dim, v, out);
+  if (p.op === undefined) {
+    const arena = typeof p.arena === "function" ? p.arena() : p.arena ?? loadCore();
+    p.op = new DenseMatVec(arena, dim);
+  }
+  if (p.loaded !== h) {
+    p.op.setMatrix(h);
+    p.loaded = h;
+  }
+  return p.op.apply(v, out);
 }
 
 function _dense(
   dim: number,
   h: Float64Array,
   numPairs: number,
-  config: { tol: number; scaleFirst: boolean },
+  config: { tol: number; scaleFirst: boolean; product: _Product },
 ): InverseHessian {
   const tol = config.tol;
   const self: InverseHessian = {
     kind: "bfgs",
     dim,
     numPairs,
-    multiply: (v: Float64Array, out: Float64Array): Float64Array => _matVec(h, dim, v, out),
+    multiply: (v: Float64Array, out: Float64Array): Float64Array =>
+      _multiply(config.product, h, dim, v, out),
     update(pairs: readonly CurvaturePair[]): InverseHessianUpdate {
       _checkPairs(pairs, dim);
       const next = Float64Array.from(h);
@@ -110,6 +186,12 @@ function _dense(
       };
     },
     toDense: () => Float64Array.from(h),
+    dispose(): void {
+      const p = config.product;
+      p.op?.dispose();
+      p.op = null;
+      p.loaded = null;
+    },
   };
   return self;
 }

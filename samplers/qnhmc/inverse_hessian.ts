@@ -63,6 +63,12 @@ export interface InverseHessian {
   update(pairs: readonly CurvaturePair[]): InverseHessianUpdate;
   /** C as a dense d×d row-major matrix (a copy; O(d²) memory). */
   toDense(): Float64Array;
+  /**
+   * Free WASM scratch shared by this approximation and those derived from it
+   * (dense BFGS with the core product; a no-op otherwise). Products still
+   * work afterwards, in TypeScript.
+   */
+  dispose(): void;
 }
 
 /** Options shared by both approximations. */

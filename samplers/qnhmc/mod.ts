@@ -25,7 +25,7 @@
  * @module
  */
 export { adoptPendingPairs, type AdoptResult } from "./adaptation.ts";
-export { denseBfgs, type DenseBfgsOptions } from "./bfgs.ts";
+export { denseBfgs, type DenseBfgsOptions, WASM_PRODUCT_MIN_DIM } from "./bfgs.ts";
 export {
   qnhmcChainSampler,
   type QnhmcChainState,

@@ -49,6 +49,7 @@ export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult
     stepSizeJitter,
     metric,
     divergenceThreshold,
+    product,
     ...driverOptions
   } = options;
   const sampler = qnhmcChainSampler(model, {
@@ -65,6 +66,7 @@ export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult
     stepSizeJitter,
     metric,
     divergenceThreshold,
+    product,
   });
   return sampleChains({ ...driverOptions, sampler, model });
 }
