@@ -46,6 +46,12 @@
 
 // ── Running samplers ─────────────────────────────────────────────────────────
 export { sample, type SampleOptions } from "./samplers/sample.ts";
+export {
+  defaultWorkers,
+  type ParallelSamplingResult,
+  sampleParallel,
+  type SampleParallelOptions,
+} from "./samplers/parallel.ts";
 export { getSampler, registerSampler, samplerNames } from "./samplers/registry.ts";
 export type {
   AdaptContext,

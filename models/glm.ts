@@ -85,6 +85,8 @@ export class GlmModel implements DataModel {
   readonly priorMean: Float64Array;
   /** Prior precisions 1/s² (length d; 0 means flat). */
   readonly priorPrecision: Float64Array;
+  /** The options the model was built with (a copy), so that a worker can rebuild it. */
+  readonly options: Readonly<GlmOptions>;
   #logPriorConst: number;
   #priorGrad: Float64Array;
 
@@ -113,6 +115,7 @@ export class GlmModel implements DataModel {
     this.priorPrecision = prior.precision;
     this.#logPriorConst = prior.logConst;
     this.#priorGrad = new Float64Array(d);
+    this.options = _copyOptions(options);
   }
 
   /** log p(θ) and optionally its gradient. */
@@ -244,5 +247,17 @@ function _perCoefficient(
       );
     }
   }
+  return out;
+}
+
+function _copyOptions(o: GlmOptions): GlmOptions {
+  const copy = (v: number | ArrayLike<number> | undefined) =>
+    v === undefined || typeof v === "number" ? v : Array.from(v);
+  const out: GlmOptions = { family: o.family };
+  if (o.sigma !== undefined) out.sigma = o.sigma;
+  if (o.priorScale !== undefined) out.priorScale = copy(o.priorScale);
+  if (o.priorMean !== undefined) out.priorMean = copy(o.priorMean);
+  if (o.interceptColumn !== undefined) out.interceptColumn = o.interceptColumn;
+  if (o.interceptPriorScale !== undefined) out.interceptPriorScale = o.interceptPriorScale;
   return out;
 }

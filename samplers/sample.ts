@@ -28,7 +28,8 @@ export type SampleOptions =
     [option: string]: unknown;
   };
 
-const _DRIVER_KEYS = [
+/** @internal The keys of {@link SampleOptions} that go to the driver, not to the sampler. */
+export const DRIVER_KEYS = [
   "seed",
   "numWarmup",
   "numSamples",
@@ -80,7 +81,7 @@ export function sample(model: Model, options: SampleOptions): SamplingResult {
   const own: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
     if (key === "sampler") continue;
-    if ((_DRIVER_KEYS as readonly string[]).includes(key)) driver[key] = value;
+    if ((DRIVER_KEYS as readonly string[]).includes(key)) driver[key] = value;
     else own[key] = value;
   }
   const d = driver as RunOptions;
