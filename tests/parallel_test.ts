@@ -90,6 +90,13 @@ Deno.test("sampleParallel() runs in the calling thread when it must, and says wh
     const r = await sampleParallel(model, base);
     assert.match(r.parallel.note!, /only GlmModel can be rebuilt in a worker/);
   });
+  await t.step(
+    "sample() is the calling thread's: workers other than 0 point to sampleParallel()",
+    () => {
+      assert.throws(() => sample(_model(true), { ...base, workers: 2 }), /call sampleParallel\(\)/);
+      assert.equal(sample(_model(true), { ...base, workers: 0 }).numChains, 2);
+    },
+  );
   await t.step("bad workers", async () => {
     await assert.rejects(
       () => sampleParallel(_model(true), { ...base, workers: -1 }),
