@@ -148,6 +148,7 @@ export {
   type PerRowHessianModel,
 } from "./models/model.ts";
 export { type GlmFamily, GlmModel, type GlmOptions } from "./models/glm.ts";
+export { ThreadedGlmModel, type ThreadedGlmOptions } from "./models/threaded_glm.ts";
 export {
   type GaussianTarget,
   gaussianTarget,

@@ -6,9 +6,10 @@
  *   passes; the Newton start's Hessian passes count as one each), for the
  *   default `warmup: "chees"` and, with `--fixed`, the previous εL = 1.2;
  * - whole-run min bulk-ESS/s (4 chains, 1000 + 1000, default workers);
- * - the speedup from 1 to 2 workers for 2 chains, beside the speedup of a
- *   plain two-thread CPU loop measured in the same run (the machine may be
- *   shared: the loop says how much of a second core was free).
+ * - the speedup from 1 to 2 workers for 2 chains, and of a full-data pass
+ *   split over 2 threads ({@link ThreadedGlmModel}), each beside the speedup
+ *   of a plain two-thread CPU loop measured in the same run (the machine may
+ *   be shared: the loop says how much of a second core was free).
  *
  * Usage: `deno run --allow-read bench/parallel_report.ts [--n 1e5,1e6]
  * [--chains 4] [--fixed] [--speedup-iterations 200]`
@@ -16,6 +17,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { ThreadedGlmModel } from "../models/threaded_glm.ts";
 import { sharedLogistic, spinSeconds, timedHmc } from "./_parallel_common.ts";
 
 const { values } = parseArgs({
@@ -66,6 +68,28 @@ for (const n of sizes) {
       `plain two-thread CPU loop: ${spin1.toFixed(1)} s → ${spin2.toFixed(1)} s, speedup ${
         (spin1 / spin2).toFixed(2)
       }×`,
+  );
+  // Full-data passes (log density + gradient) on 1 thread and split over 2, with the loop again.
+  const passes = Math.max(5, Math.round(2e7 / n));
+  const theta = new Float64Array(model.dim).fill(0.01), grad = new Float64Array(model.dim);
+  const timePasses = (m: { logDensityAndGradient(t: Float64Array, g: Float64Array): number }) => {
+    const t0 = performance.now();
+    for (let k = 0; k < passes; k++) m.logDensityAndGradient(theta, grad);
+    return (performance.now() - t0) / 1000;
+  };
+  const threaded = await ThreadedGlmModel.create(model, { threads: 2 });
+  timePasses(threaded); // warm the workers up
+  const p1 = timePasses(model);
+  const p2 = timePasses(threaded);
+  const loop1 = await spinSeconds(1, 2, 4e8);
+  const loop2 = await spinSeconds(2, 2, 4e8);
+  threaded.close();
+  console.log(
+    `  ${passes} full-data passes: 1 thread ${(1000 * p1 / passes).toFixed(2)} ms/pass, 2 threads ${
+      (1000 * p2 / passes).toFixed(2)
+    } ms/pass, speedup ${(p1 / p2).toFixed(2)}×; plain two-thread CPU loop speedup ${
+      (loop1 / loop2).toFixed(2)
+    }×`,
   );
   model.dispose();
 }
