@@ -17,13 +17,13 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { attachCore } from "../core/load.ts";
+import { attachRegion, type SharedRegion } from "../core/shared_region.ts";
 import { modelFromSpec, type ModelSpec } from "./model_spec.ts";
 
 /** @internal The message that starts a pass worker. */
 export interface PassWorkerInit {
   spec: ModelSpec;
-  region: { start: number; end: number };
+  region: SharedRegion;
   ctrl: SharedArrayBuffer;
   io: SharedArrayBuffer;
   slot: number;
@@ -33,7 +33,7 @@ self.onmessage = (event: MessageEvent<PassWorkerInit>) => {
   const { spec, region, slot } = event.data;
   const ctrl = new Int32Array(event.data.ctrl);
   const io = new Float64Array(event.data.io);
-  const model = modelFromSpec(spec, attachCore(spec.memory, { region, backend: spec.backend }));
+  const model = modelFromSpec(spec, attachRegion(region));
   const d = model.dim;
   const theta = new Float64Array(d), grad = new Float64Array(d), hess = new Float64Array(d * d);
   const base = d + slot * (1 + d + d * d);

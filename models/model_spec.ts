@@ -18,7 +18,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import type { CoreBackend } from "../core/exports.ts";
+import type { CoreBackend } from "../core/load.ts";
 import type { Storage } from "../data/dataset.ts";
 import { GlmModel, type GlmOptions } from "./glm.ts";
 import type { Model } from "./model.ts";
@@ -107,14 +107,15 @@ export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: strin
  * spec's memory; the model's scratch buffers are allocated in it).
  *
  * @param spec A spec from {@link modelSpecOf}.
- * @param arena An arena over `spec.memory` (see `attachCore`).
+ * @param arena An arena over `spec.memory` (see `attachRegion`).
  * @returns The model, reading the same rows.
  * @throws {RangeError} If `arena` is neither the spec's memory's owner nor over a shared memory.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { attachCore, loadCore } from "../core/load.ts";
+ * import { loadCore } from "../core/load.ts";
+ * import { attachRegion, reserveRegion } from "../core/shared_region.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
  * import { GlmModel } from "./glm.ts";
  * import { modelFromSpec, modelSpecOf } from "./model_spec.ts";
@@ -123,9 +124,7 @@ export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: strin
  * const model = new GlmModel(data, { family: "logistic" });
  * const r = modelSpecOf(model);
  * if (!("spec" in r)) throw new Error(r.reason);
- * const start = arena.alloc(1 << 16);
- * const attached = attachCore(arena.memory, { region: { start, end: start + (1 << 16) }, backend: "reference" });
- * const copy = modelFromSpec(r.spec, attached);
+ * const copy = modelFromSpec(r.spec, attachRegion(reserveRegion(arena, 1 << 16)));
  * const theta = new Float64Array([0.1, 0.2]);
  * assert.equal(copy.logDensity(theta), model.logDensity(theta));
  * ```

@@ -26,11 +26,12 @@
  *
  * @module
  */
-import { bytesPerCell } from "../data/dataset.ts";
+import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
+import { type GlmData, glmDataRows } from "../data/dataset.ts";
 import type { PassWorkerInit } from "./_pass_worker.ts";
 import { GlmModel } from "./glm.ts";
 import { type CostCounter, type DataModel, newCostCounter } from "./model.ts";
-import { modelSpecOf } from "./model_spec.ts";
+import { type ModelSpec, modelSpecOf } from "./model_spec.ts";
 
 /** Options of {@link ThreadedGlmModel.create}. */
 export interface ThreadedGlmOptions {
@@ -75,7 +76,7 @@ export class ThreadedGlmModel implements DataModel {
   readonly threads: number;
   #block0: GlmModel;
   #workers: Worker[];
-  #regions: number[];
+  #regions: SharedRegion[];
   #ctrl: Int32Array;
   #io: Float64Array;
   #closed = false;
@@ -87,7 +88,7 @@ export class ThreadedGlmModel implements DataModel {
     base: GlmModel,
     block0: GlmModel,
     workers: Worker[],
-    regions: number[],
+    regions: SharedRegion[],
     ctrl: Int32Array,
     io: Float64Array,
   ) {
@@ -127,22 +128,17 @@ export class ThreadedGlmModel implements DataModel {
     if (!("spec" in described)) throw new TypeError(described.reason);
     const d = model.dim, n = model.numRows, data = model.data;
     const bounds = Array.from({ length: threads + 1 }, (_, k) => Math.round((k * n) / threads));
-    const rowBytes = d * bytesPerCell(data.storage);
-    const block = (k: number) => ({
-      x: data.x + bounds[k] * rowBytes,
-      y: data.y + bounds[k] * 8,
-      numRows: bounds[k + 1] - bounds[k],
-    });
-    const block0 = new GlmModel({ ...data, ...block(0) }, model.options);
+    const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
+    const block0 = new GlmModel(block(0), model.options);
     const ctrl = new Int32Array(new SharedArrayBuffer(16));
     const io = new Float64Array(new SharedArrayBuffer(8 * (d + (threads - 1) * (1 + d + d * d))));
     const scratch = (1 << 20) + 64 * d * d;
-    const regions: number[] = [];
-    for (let k = 1; k < threads; k++) regions.push(model.arena.alloc(scratch, 64));
+    const regions: SharedRegion[] = [];
+    for (let k = 1; k < threads; k++) regions.push(reserveRegion(model.arena, scratch));
     const spec = (modelSpecOf(model) as { spec: PassWorkerInit["spec"] }).spec;
     const workers: Worker[] = [];
     try {
-      await Promise.all(regions.map((start, i) => {
+      await Promise.all(regions.map((region, i) => {
         const w = new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" });
         workers.push(w);
         return new Promise<void>((resolve, reject) => {
@@ -152,8 +148,8 @@ export class ThreadedGlmModel implements DataModel {
             reject(new Error(`pass worker failed to start: ${e.message}`));
           };
           const init: PassWorkerInit = {
-            spec: { ...spec, data: { ...spec.data, ...block(i + 1) } },
-            region: { start, end: start + scratch },
+            spec: { ...spec, data: _plainData(block(i + 1)) },
+            region,
             ctrl: ctrl.buffer as SharedArrayBuffer,
             io: io.buffer as SharedArrayBuffer,
             slot: i,
@@ -163,7 +159,7 @@ export class ThreadedGlmModel implements DataModel {
       }));
     } catch (e) {
       for (const w of workers) w.terminate();
-      for (const r of regions) model.arena.free(r);
+      for (const r of regions) releaseRegion(model.arena, r);
       throw e;
     }
     return new ThreadedGlmModel(model, block0, workers, regions, ctrl, io);
@@ -277,7 +273,19 @@ export class ThreadedGlmModel implements DataModel {
     Atomics.add(ctrl, 0, 1);
     Atomics.notify(ctrl, 0);
     for (const w of this.#workers) w.terminate();
-    for (const r of this.#regions) this.base.arena.free(r);
+    for (const r of this.#regions) releaseRegion(this.base.arena, r);
     this.#block0.dispose();
   }
+}
+
+/** The cloneable part of a GlmData (without its arena). */
+function _plainData(d: GlmData): ModelSpec["data"] {
+  return {
+    x: d.x,
+    y: d.y,
+    numRows: d.numRows,
+    numCols: d.numCols,
+    storage: d.storage,
+    columnNames: Array.from(d.columnNames),
+  };
 }

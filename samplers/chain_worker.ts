@@ -16,7 +16,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { attachCore } from "../core/load.ts";
+import { attachRegion, type SharedRegion } from "../core/shared_region.ts";
 import { modelFromSpec, type ModelSpec } from "../models/model_spec.ts";
 import { type ChainOutput, sampleChains } from "./driver.ts";
 import { getSampler } from "./registry.ts";
@@ -26,7 +26,7 @@ import type { ChainSampler, RunPlan, StepInfo } from "./sampler.ts";
 export interface WorkerInit {
   type: "init";
   spec: ModelSpec;
-  region: { start: number; end: number };
+  region: SharedRegion;
   sampler: string;
   own: Record<string, unknown>;
   plan: RunPlan;
@@ -86,7 +86,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
   try {
     if (msg.type === "init") {
       _init = msg;
-      const arena = attachCore(msg.spec.memory, { region: msg.region, backend: msg.spec.backend });
+      const arena = attachRegion(msg.region);
       _model = modelFromSpec(msg.spec, arena);
       _sampler = getSampler(msg.sampler).build(_model, msg.own, msg.plan);
       _post({ type: "ready" });

@@ -7,7 +7,7 @@
  *  calling thread                                    worker k (one per core, ≤ numChains)
  *  model (GlmModel, data in a shared Memory)
  *    │ modelSpecOf → { memory, offsets, options } ──► attachCore(memory, region k)
- *    │ arena.alloc(scratch) = region k                 modelFromSpec → build sampler
+ *    │ reserveRegion(arena) = region k                  modelFromSpec → build sampler
  *    │ next chain id ───────────────────────────────► sampleChains({ chainIds: [c] })
  *    ◄──────────────────────────────── ChainOutput ── (chain c from Rng(seed).stream(c))
  *  results in chain order = the sequential run's, bit for bit
@@ -33,6 +33,7 @@
  *
  * @module
  */
+import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
 import type { Model } from "../models/model.ts";
 import { modelSpecOf } from "../models/model_spec.ts";
 import type { GlmModel } from "../models/glm.ts";
@@ -177,13 +178,13 @@ export async function sampleParallel(
   if (!Number.isInteger(scratch) || scratch < 65536) {
     throw new RangeError(`workerScratchBytes must be an integer ≥ 65536, got ${scratch}`);
   }
-  const regions: number[] = [];
-  for (let k = 0; k < numWorkers; k++) regions.push(glm.arena.alloc(scratch, 64));
+  const regions: SharedRegion[] = [];
+  for (let k = 0; k < numWorkers; k++) regions.push(reserveRegion(glm.arena, scratch));
   const spec = modelSpecOf(model) as { spec: WorkerInit["spec"] }; // after growth: same memory
   const init: WorkerInit = {
     type: "init",
     spec: spec.spec,
-    region: { start: 0, end: 0 },
+    region: regions[0],
     sampler: description.name,
     own,
     plan,
@@ -252,12 +253,12 @@ export async function sampleParallel(
           event.preventDefault();
           fail(new Error(`chain worker failed: ${event.message}`));
         };
-        worker.postMessage({ ...init, region: { start: regions[k], end: regions[k] + scratch } });
+        worker.postMessage({ ...init, region: regions[k] });
       }
     });
   } finally {
     for (const w of pool) w.terminate();
-    for (const r of regions) glm.arena.free(r);
+    for (const r of regions) releaseRegion(glm.arena, r);
   }
   const chains = outputs as ChainOutput[];
   const thin = sequential.thin ?? 1;
