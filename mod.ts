@@ -49,6 +49,12 @@
 
 // ── Running samplers ─────────────────────────────────────────────────────────
 export { sample, type SampleOptions } from "./samplers/sample.ts";
+export {
+  defaultWorkers,
+  type ParallelSamplingResult,
+  sampleParallel,
+  type SampleParallelOptions,
+} from "./samplers/parallel.ts";
 export { getSampler, registerSampler, samplerNames } from "./samplers/registry.ts";
 export type {
   AdaptContext,
@@ -146,6 +152,7 @@ export {
 } from "./models/model.ts";
 export { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "./models/glm.ts";
 export type { ScalePrior as GlmScalePrior } from "./models/scale_prior.ts";
+export { ThreadedGlmModel, type ThreadedGlmOptions } from "./models/threaded_glm.ts";
 export {
   type GaussianTarget,
   gaussianTarget,

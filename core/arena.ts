@@ -45,6 +45,17 @@ export interface ArenaOptions {
   initialBytes?: number;
   /** Use a shared memory (SharedArrayBuffer; for workers). Default false. */
   shared?: boolean;
+  /**
+   * Attach to this existing memory instead of creating one (a worker's view
+   * of a shared memory another thread's arena owns). Needs `region`.
+   */
+  memory?: WebAssembly.Memory;
+  /**
+   * With `memory`: the byte range `[start, end)` this arena may allocate in,
+   * a block the owning arena allocated for it (zeroed). The arena never grows
+   * the memory and throws when the region is full.
+   */
+  region?: { start: number; end: number };
 }
 
 interface _Block {
@@ -85,6 +96,8 @@ export class Arena {
 
   #start: number;
   #top: number;
+  /** End of the region an attached arena may use (MAX_BYTES for an owning arena). */
+  #end: number = MAX_BYTES;
   #free: _Block[] = [];
   #used = new Map<number, number>();
   #inUse = 0;
@@ -107,18 +120,46 @@ export class Arena {
     if (options.bindFn === undefined && (options.backend ?? "reference") !== "reference") {
       throw new TypeError(`backend "${options.backend}" needs a bindFn; use loadCore() instead`);
     }
-    this.shared = options.shared ?? false;
-    const initial = Math.max(1, Math.ceil(initialBytes / PAGE_BYTES));
-    this.memory = new WebAssembly.Memory(
-      this.shared ? { initial, maximum: MAX_PAGES, shared: true } : { initial, maximum: MAX_PAGES },
-    );
+    if (options.memory !== undefined) {
+      const region = options.region;
+      const len = options.memory.buffer.byteLength;
+      if (
+        region === undefined || !Number.isInteger(region.start) || !Number.isInteger(region.end) ||
+        region.start < RESERVED_BYTES || region.end <= region.start || region.end > len
+      ) {
+        throw new RangeError(
+          `an arena attached to a memory needs a region inside its ${len} bytes above ${RESERVED_BYTES}, got ${
+            JSON.stringify(region)
+          }`,
+        );
+      }
+      this.memory = options.memory;
+      this.shared = options.memory.buffer instanceof SharedArrayBuffer;
+    } else {
+      this.shared = options.shared ?? false;
+      const initial = Math.max(1, Math.ceil(initialBytes / PAGE_BYTES));
+      this.memory = new WebAssembly.Memory(
+        this.shared
+          ? { initial, maximum: MAX_PAGES, shared: true }
+          : { initial, maximum: MAX_PAGES },
+      );
+    }
     this.backend = options.backend ?? "reference";
     this.exports = (options.bindFn ?? createReferenceExports)(this.memory);
     const heapBase = this.exports.heapBase() >>> 0;
     this.#start = _alignUp(Math.max(heapBase, RESERVED_BYTES), 16);
+    if (options.memory !== undefined) {
+      this.#start = _alignUp(options.region!.start, 16);
+      this.#end = options.region!.end;
+    }
     this.#top = this.#start;
     this.#clean = this.#start;
     if (this.#start > this.memory.buffer.byteLength) this.#ensure(this.#start);
+  }
+
+  /** Whether this arena allocates in a region of a memory another arena owns. */
+  get isAttached(): boolean {
+    return this.#end !== MAX_BYTES;
   }
 
   /** Bytes currently allocated (after rounding sizes up to 8). */
@@ -174,6 +215,13 @@ export class Arena {
     }
     // Bump.
     const p = _alignUp(this.#top, align);
+    if (p + size > this.#end && this.isAttached) {
+      throw new RangeError(
+        `alloc(${bytes}) does not fit in this attached arena's region of ${
+          this.#end - this.#start
+        } bytes (${this.#inUse} in use); give the worker a larger scratch region`,
+      );
+    }
     if (p + size > MAX_BYTES) {
       throw new RangeError(
         `alloc(${bytes}) does not fit in the 4 GiB wasm32 memory (${this.#inUse} bytes in use)`,
@@ -283,6 +331,11 @@ export class Arena {
   grow(pages: number): number {
     if (!Number.isInteger(pages) || pages < 0) {
       throw new RangeError(`grow() pages must be a non-negative integer, got ${pages}`);
+    }
+    if (this.isAttached) {
+      throw new RangeError(
+        `grow(${pages}): an arena attached to a region of another arena's memory never grows it`,
+      );
     }
     const before = this.memory.buffer.byteLength / PAGE_BYTES;
     if (before + pages > MAX_PAGES) {

@@ -277,3 +277,43 @@ export function loadCore(options: LoadCoreOptions = {}): Arena {
     shared,
   });
 }
+
+/**
+ * An arena over a region of an existing memory, with the kernels of
+ * `backend` bound to that memory: how a worker uses the data a shared
+ * memory holds (read in place, never copied) while allocating its own
+ * scratch only in the block `[start, end)` the owning arena set aside for it.
+ *
+ * @param memory A memory created by an Arena (shared, for a worker).
+ * @param options `region` (a block allocated by the owning arena) and `backend`
+ *   (use the owner's, {@link Arena.backend}, for bit-identical results).
+ * @returns An attached arena (it never grows the memory).
+ * @throws {RangeError} If the region is not inside the memory above the reserved bytes.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { attachCore, loadCore } from "./load.ts";
+ * const owner = loadCore({ backend: "reference", shared: true });
+ * const x = owner.allocF64(2);
+ * owner.writeF64(x, [1, 2]);
+ * const start = owner.alloc(4096);
+ * const worker = attachCore(owner.memory, { region: { start, end: start + 4096 }, backend: "reference" });
+ * const y = worker.allocF64(2);
+ * worker.writeF64(y, [3, 4]);
+ * assert.equal(worker.exports.dot(2, x, y), 11);
+ * assert.ok(y >= start && y < start + 4096);
+ * ```
+ */
+export function attachCore(
+  memory: WebAssembly.Memory,
+  options: { region: { start: number; end: number }; backend?: CoreBackend | "auto" },
+): Arena {
+  const backend = _choose(options.backend ?? "auto");
+  const shared = memory.buffer instanceof SharedArrayBuffer;
+  return new Arena({
+    backend,
+    bindFn: backend === "reference" ? createReferenceExports : _bind(backend, shared),
+    memory,
+    region: options.region,
+  });
+}

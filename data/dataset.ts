@@ -107,6 +107,44 @@ export function glmDataFromArrays(
 }
 
 /**
+ * A view of rows `[start, start + count)` of a data set: the same memory,
+ * nothing copied (free only the original).
+ *
+ * @param data A data set.
+ * @param start First row.
+ * @param count Number of rows.
+ * @returns The block as a data set of `count` rows.
+ * @throws {RangeError} If the rows are not inside the data set.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays, glmDataRows } from "./dataset.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * const data = glmDataFromArrays(arena, [1, 2, 3, 4, 5, 6], [0, 1, 1], { numCols: 2 });
+ * const tail = glmDataRows(data, 1, 2);
+ * assert.deepEqual(Array.from(arena.readF64(tail.y, 2)), [1, 1]);
+ * ```
+ */
+export function glmDataRows(data: GlmData, start: number, count: number): GlmData {
+  if (
+    !Number.isInteger(start) || !Number.isInteger(count) || start < 0 || count < 1 ||
+    start + count > data.numRows
+  ) {
+    throw new RangeError(
+      `rows [${start}, ${start + count}) are not inside the data set's ${data.numRows} rows`,
+    );
+  }
+  return {
+    ...data,
+    x: data.x + start * data.numCols * bytesPerCell(data.storage),
+    y: data.y + start * 8,
+    numRows: count,
+  };
+}
+
+/**
  * Release a data set's memory back to its arena.
  *
  * @param data The data set; its offsets must not be used afterwards.

@@ -137,6 +137,8 @@ export class GlmModel implements PerRowHessianModel {
   readonly priorMean: Float64Array;
   /** Prior precisions 1/s² of β (length d = numCols; 0 means flat). */
   readonly priorPrecision: Float64Array;
+  /** The options the model was built with (a copy), so that a worker can rebuild it. */
+  readonly options: Readonly<GlmOptions>;
   #logPriorConst: number;
   #priorGrad: Float64Array;
 
@@ -172,6 +174,7 @@ export class GlmModel implements PerRowHessianModel {
     this.priorPrecision = prior.precision;
     this.#logPriorConst = prior.logConst;
     this.#priorGrad = new Float64Array(this.dim);
+    this.options = _copyOptions(options);
   }
 
   /**
@@ -409,5 +412,21 @@ function _perCoefficient(
       );
     }
   }
+  return out;
+}
+
+function _copyOptions(o: GlmOptions): GlmOptions {
+  const copy = (v: number | ArrayLike<number> | undefined) =>
+    v === undefined || typeof v === "number" ? v : Array.from(v);
+  const out: GlmOptions = { family: o.family };
+  if (o.sigma !== undefined) out.sigma = o.sigma;
+  if (o.priorScale !== undefined) out.priorScale = copy(o.priorScale);
+  if (o.priorMean !== undefined) out.priorMean = copy(o.priorMean);
+  if (o.interceptColumn !== undefined) out.interceptColumn = o.interceptColumn;
+  if (o.interceptPriorScale !== undefined) out.interceptPriorScale = o.interceptPriorScale;
+  if (o.nu !== undefined) out.nu = o.nu;
+  if (o.offset !== undefined) out.offset = Array.from(o.offset);
+  if (o.trials !== undefined) out.trials = Array.from(o.trials);
+  if (o.scalePrior !== undefined) out.scalePrior = { ...o.scalePrior };
   return out;
 }

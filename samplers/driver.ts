@@ -310,6 +310,30 @@ export function throwIfStopped(result: SamplingResult): void {
   }
 }
 
+/**
+ * The chain ids a run's options select: `chainIds` (checked: distinct
+ * non-negative integers) or 0 … numChains − 1 (default 4 chains).
+ *
+ * @param options `numChains` and/or `chainIds`.
+ * @returns The ids in run order.
+ * @throws {RangeError} On an empty, repeated or negative id, or a bad `numChains`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { chainIdsOf } from "./driver.ts";
+ * assert.deepEqual(chainIdsOf({ numChains: 3 }), [0, 1, 2]);
+ * assert.deepEqual(chainIdsOf({ chainIds: [2] }), [2]);
+ * ```
+ *
+ * References: Stan Reference Manual, "MCMC sampling" (chains).
+ */
+export function chainIdsOf(
+  options: { numChains?: number; chainIds?: readonly number[] },
+): number[] {
+  return _chainIds(options);
+}
+
 function _chainIds(options: { numChains?: number; chainIds?: readonly number[] }): number[] {
   if (options.chainIds !== undefined) {
     const ids = Array.from(options.chainIds);

@@ -47,6 +47,11 @@ export interface HmcInfo extends StepInfo {
   numIntegrationSteps: number;
   /** ε used. */
   stepSize: number;
+  /**
+   * The end of the trajectory (θ_L, p_L), whether accepted or not, when
+   * `reportProposal` was set: what trajectory-length adaptation (ChEES) reads.
+   */
+  proposal?: { position: Float64Array; momentum: Float64Array };
 }
 
 /** Parameters of {@link step}. Give exactly one of `numIntegrationSteps` and `trajectoryLength`. */
@@ -65,6 +70,8 @@ export interface HmcParams {
   metric: Metric;
   /** ΔH above this marks the transition divergent (default 1000). */
   divergenceThreshold?: number;
+  /** Put the trajectory's end point in `info.proposal` (default false; warmup adaptation). */
+  reportProposal?: boolean;
 }
 
 /**
@@ -245,6 +252,7 @@ export function step(
     numIntegrationSteps: result.numIntegrationSteps,
     stepSize,
   };
+  if (params.reportProposal) info.proposal = { position: proposal.position, momentum };
   if (!isAccepted) return { state, info };
   return {
     state: {

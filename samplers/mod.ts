@@ -60,6 +60,12 @@ export * from "./scale_adaptation.ts";
 export * from "./sampler.ts";
 export { getSampler, registerSampler, samplerNames } from "./registry.ts";
 export { sample, type SampleOptions } from "./sample.ts";
+export {
+  defaultWorkers,
+  type ParallelSamplingResult,
+  sampleParallel,
+  type SampleParallelOptions,
+} from "./parallel.ts";
 export * from "./sg_samplers.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";

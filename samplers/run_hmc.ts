@@ -25,7 +25,16 @@ import {
 } from "./hmc_warmup.ts";
 import type { LogDensityGradientFn } from "./integrators.ts";
 import { dataModelHessianFn, type HessianFn } from "./mass_matrix_adaptation.ts";
-import { identityMetric, type Metric } from "./metric.ts";
+import { diagonalMetric, identityMetric, type Metric } from "./metric.ts";
+import { optimizeStart } from "./optimize_start.ts";
+import {
+  cheesFinal,
+  cheesInit,
+  type CheesState,
+  cheesTrajectoryLength,
+  cheesUpdate,
+  haltonJitter,
+} from "./trajectory_adaptation.ts";
 
 /** Options of {@link hmcSampler} (the kernel and its warmup). */
 export interface HmcSamplerOptions {
@@ -70,6 +79,26 @@ export interface HmcSamplerOptions {
   terminalBuffer?: number;
   /** ΔH above this is a divergence (default 1000). */
   divergenceThreshold?: number;
+  /**
+   * How warmup sets the integration time and where it starts:
+   *
+   * - `"chees"`: a short Newton optimisation from the chain's start (when
+   *   the model has a Hessian and no `initialMetric` is given) gives the
+   *   first metric, diag((−∇² log π)⁻¹), and the chain starts at its end plus
+   *   a draw from that Laplace approximation; then Stan's windows and dual
+   *   averaging as before, with the integration time T adapted by ChEES and
+   *   jittered (L = ⌈h·T/ε⌉, h from a Halton sequence) in both phases
+   *   (`trajectoryLength` is the initial T, default 1).
+   * - `"fixed"`: the previous behaviour: εL = `trajectoryLength` (1.2) or a
+   *   fixed L, from the given start and `initialMetric` (identity).
+   *
+   * Default `"chees"` when neither `trajectoryLength` nor
+   * `numIntegrationSteps` is given and `metric` is `"diagonal"` or `"dense"`;
+   * `"fixed"` otherwise.
+   */
+  warmup?: "chees" | "fixed";
+  /** Newton iterations of the `"chees"` start (default 10; 0 skips the optimisation). */
+  optimizationIterations?: number;
 }
 
 /** Per-chain state of {@link hmcSampler}: the kernel state plus its tuning. */
@@ -82,6 +111,16 @@ export interface AdaptiveHmcState {
   readonly metric: Metric;
   /** Warmup adaptation state (null before the first warmup iteration, after warmup, or when nothing is adapted). */
   readonly warmup: HmcWarmupState | null;
+  /** Integration time T of the `"chees"` warmup (null for `"fixed"`). */
+  readonly trajectoryLength: number | null;
+  /** ChEES adaptation state (warmup of `"chees"` only). */
+  readonly chees: CheesState | null;
+  /** Transitions made (indexes the Halton jitter). */
+  readonly numTransitions: number;
+  /** Position before the last transition (what ChEES compares with). */
+  readonly previousPosition: Float64Array | null;
+  /** Jitter h of the last transition. */
+  readonly jitter: number;
 }
 
 /** Options of {@link runHmc}: the sampler's options and the driver's. */
@@ -130,8 +169,29 @@ export function hmcSampler(
       `give numIntegrationSteps or trajectoryLength, not both (got ${numIntegrationSteps} and ${trajectoryLength})`,
     );
   }
-  if (numIntegrationSteps === undefined) trajectoryLength ??= 1.2;
   const metricOption = options.metric ?? "diagonal";
+  const isAdaptiveMetric = metricOption === "diagonal" || metricOption === "dense";
+  const warmupMode = options.warmup ??
+    (numIntegrationSteps === undefined && trajectoryLength === undefined && isAdaptiveMetric
+      ? "chees"
+      : "fixed");
+  if (warmupMode !== "chees" && warmupMode !== "fixed") {
+    throw new TypeError(`warmup must be "chees" or "fixed", got ${JSON.stringify(warmupMode)}`);
+  }
+  if (warmupMode === "chees" && numIntegrationSteps !== undefined) {
+    throw new TypeError(
+      `warmup "chees" adapts the integration time: give trajectoryLength (its start), not numIntegrationSteps`,
+    );
+  }
+  const isChees = warmupMode === "chees";
+  const initialT = trajectoryLength ?? 1;
+  if (numIntegrationSteps === undefined) trajectoryLength ??= 1.2;
+  const optimizationIterations = options.optimizationIterations ?? 10;
+  if (!Number.isInteger(optimizationIterations) || optimizationIterations < 0) {
+    throw new RangeError(
+      `optimizationIterations must be a non-negative integer, got ${optimizationIterations}`,
+    );
+  }
   let initialMetric: Metric;
   let metricAdaptation: MetricAdaptation;
   if (typeof metricOption === "string") {
@@ -160,24 +220,53 @@ export function hmcSampler(
   }
   let hessianFn = options.hessianFn;
   if (metricAdaptation === "hessian" && hessianFn === undefined) hessianFn = _modelHessianFn(model);
+  let startHessianFn: HessianFn | null = null;
+  if (
+    isChees && optimizationIterations > 0 && options.initialMetric === undefined &&
+    typeof metricOption === "string"
+  ) {
+    try {
+      startHessianFn = hessianFn ?? _modelHessianFn(model);
+    } catch {
+      startHessianFn = null; // no Hessian: start from the given point and metric
+    }
+  }
   const adaptStepSize = options.adaptStepSize ?? true;
-  const params = (state: AdaptiveHmcState): hmc.HmcParams => ({
-    logDensityAndGradientFn: fn,
-    stepSize: state.stepSize,
-    metric: state.metric,
-    numIntegrationSteps,
-    trajectoryLength,
-    maxNumIntegrationSteps: options.maxNumIntegrationSteps,
-    divergenceThreshold: options.divergenceThreshold,
-  });
-  const startWarmup = (stepSize: number, numWarmup: number): HmcWarmupState | null =>
+  const params = (state: AdaptiveHmcState, jitter: number, phase: Phase): hmc.HmcParams =>
+    isChees
+      ? {
+        logDensityAndGradientFn: fn,
+        stepSize: state.stepSize,
+        metric: state.metric,
+        numIntegrationSteps: hmc.numStepsForTrajectory(jitter * state.trajectoryLength!, {
+          stepSize: state.stepSize,
+          max: options.maxNumIntegrationSteps,
+        }),
+        maxNumIntegrationSteps: options.maxNumIntegrationSteps,
+        divergenceThreshold: options.divergenceThreshold,
+        reportProposal: phase === "warmup",
+      }
+      : {
+        logDensityAndGradientFn: fn,
+        stepSize: state.stepSize,
+        metric: state.metric,
+        numIntegrationSteps,
+        trajectoryLength,
+        maxNumIntegrationSteps: options.maxNumIntegrationSteps,
+        divergenceThreshold: options.divergenceThreshold,
+      };
+  const startWarmup = (
+    stepSize: number,
+    numWarmup: number,
+    metric: Metric,
+  ): HmcWarmupState | null =>
     adaptStepSize || metricAdaptation !== "none"
       ? hmcWarmupInit(dim, {
         numWarmup,
         stepSize,
         adaptStepSize,
         metricAdaptation,
-        initialMetric,
+        initialMetric: metric,
         hessianFn,
         updateEvery: options.updateEvery,
         targetAcceptanceRate: options.targetAcceptanceRate,
@@ -192,17 +281,51 @@ export function hmcSampler(
       if (position.length !== dim) {
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
-      const state = hmc.init(position, fn, { parameterNames: model.parameterNames });
+      let start = position, metric = initialMetric;
+      if (startHessianFn !== null) {
+        const opt = optimizeStart(fn, position, {
+          hessianFn: startHessianFn,
+          maxIterations: optimizationIterations,
+        });
+        const v = opt.inverseHessianDiagonal;
+        if (v !== null) {
+          // Start at a draw from the (diagonal) Laplace approximation: chains stay dispersed.
+          start = Float64Array.from(opt.position);
+          for (let j = 0; j < dim; j++) start[j] += Math.sqrt(v[j]) * rng.normal();
+          metric = diagonalMetric(v);
+        }
+      }
+      const state = hmc.init(start, fn, { parameterNames: model.parameterNames });
       const stepSize = options.stepSize ??
         findReasonableStepSize(state, rng, {
           logDensityAndGradientFn: fn,
-          metric: initialMetric,
+          metric,
         });
-      return { hmc: state, stepSize, metric: initialMetric, warmup: null };
+      return {
+        hmc: state,
+        stepSize,
+        metric,
+        warmup: null,
+        trajectoryLength: isChees ? initialT : null,
+        chees: null,
+        numTransitions: 0,
+        previousPosition: null,
+        jitter: 1,
+      };
     },
-    step(rng, state, _phase: Phase, _iteration) {
-      const r = hmc.step(rng, state.hmc, params(state));
-      return { state: { ...state, hmc: r.state }, info: r.info };
+    step(rng, state, phase: Phase, _iteration) {
+      const jitter = isChees ? haltonJitter(state.numTransitions) : 1;
+      const r = hmc.step(rng, state.hmc, params(state, jitter, phase));
+      return {
+        state: {
+          ...state,
+          hmc: r.state,
+          numTransitions: state.numTransitions + 1,
+          previousPosition: state.hmc.position,
+          jitter,
+        },
+        info: r.info,
+      };
     },
     position: (state) => state.hmc.position,
     adapt: {
@@ -210,9 +333,24 @@ export function hmcSampler(
         // The warmup plan is made at the first warmup iteration, when the
         // driver's numWarmup is known.
         const current = context.iteration === 0
-          ? startWarmup(state.stepSize, context.numWarmup)
+          ? startWarmup(state.stepSize, context.numWarmup, state.metric)
           : state.warmup;
-        if (current === null) return state;
+        let chees = state.chees, T = state.trajectoryLength;
+        const proposal = context.info.proposal;
+        if (isChees && proposal !== undefined && state.previousPosition !== null) {
+          chees ??= cheesInit(state.previousPosition, { trajectoryLength: initialT });
+          chees = cheesUpdate(chees, {
+            position: state.previousPosition,
+            proposalPosition: proposal.position,
+            proposalMomentum: proposal.momentum,
+            acceptanceRate: context.info.acceptanceRate,
+            jitter: state.jitter,
+            nextPosition: state.hmc.position,
+            isAveraged: 2 * context.iteration >= context.numWarmup,
+          });
+          T = cheesTrajectoryLength(chees);
+        }
+        if (current === null) return { ...state, chees, trajectoryLength: T };
         const warmup = hmcWarmupUpdate(current, {
           position: state.hmc.position,
           acceptanceRate: context.info.acceptanceRate,
@@ -223,15 +361,33 @@ export function hmcSampler(
               initialStepSize: state.stepSize,
             }),
         });
-        return { ...state, warmup, stepSize: warmup.stepSize, metric: warmup.metric };
+        return {
+          ...state,
+          warmup,
+          stepSize: warmup.stepSize,
+          metric: warmup.metric,
+          chees,
+          trajectoryLength: T,
+        };
       },
       finish(state) {
-        if (state.warmup === null) return state;
+        const T = state.chees !== null ? cheesFinal(state.chees) : state.trajectoryLength;
+        if (state.warmup === null) return { ...state, chees: null, trajectoryLength: T };
         const { stepSize, metric } = hmcWarmupFinal(state.warmup);
-        return { ...state, stepSize, metric, warmup: null };
+        return { ...state, stepSize, metric, warmup: null, chees: null, trajectoryLength: T };
       },
     },
     tuning(state) {
+      if (isChees) {
+        return {
+          stepSize: state.stepSize,
+          trajectoryLength: state.trajectoryLength,
+          // L is jittered: ⌈h·T/ε⌉ with h uniform on (0, 1), mean ≈ T/(2ε) + ½.
+          numIntegrationSteps: Math.ceil(state.trajectoryLength! / (2 * state.stepSize)),
+          metric: state.metric.kind,
+          inverseMassMatrix: state.metric.inverseMassMatrix,
+        };
+      }
       return {
         stepSize: state.stepSize,
         numIntegrationSteps: numIntegrationSteps ??
@@ -260,8 +416,10 @@ export function hmcSampler(
  */
 export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
   name: "hmc",
-  summary: "full-data HMC, static trajectory εL = 1.2, dual averaging and windowed metric",
-  references: "Neal (2011) §5.3.2; Hoffman & Gelman (2014) Algorithms 4–5; Dang et al. (2019) §6.3",
+  summary:
+    "full-data HMC: Newton start + Laplace metric, Stan windows, dual averaging, ChEES-adapted jittered T",
+  references:
+    "Neal (2011) §5.3.2; Hoffman & Gelman (2014) Algorithms 4–5; Hoffman, Radul & Sountsov (2021) Algorithm 1; Dang et al. (2019) §6.3",
   requires: "log-density",
   isExact: true,
   options: [
@@ -274,6 +432,14 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       help: "metric (mass matrix) adaptation",
     },
     {
+      name: "warmup",
+      flag: "warmup",
+      type: "choice",
+      choices: ["chees", "fixed"],
+      default: "chees (fixed when a trajectory length or L is given)",
+      help: "warmup: ChEES-adapted T from a Newton start, or the fixed εL of Dang et al. §6.3",
+    },
+    {
       name: "stepSize",
       flag: "step-size",
       type: "number",
@@ -284,7 +450,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       name: "trajectoryLength",
       flag: "trajectory-length",
       type: "number",
-      default: "1.2 (Dang et al. §6.3)",
+      default: "1.2 (Dang et al. §6.3) with warmup fixed; the start of T with chees (1)",
       help: "trajectory length εL",
     },
     {
@@ -301,8 +467,10 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
 /**
  * Run full-data HMC: {@link hmcSampler} driven by {@link sampleChains}.
  *
- * Defaults: 4 chains, 1000 warmup + 1000 sampling iterations, εL = 1.2,
- * dual averaging to δ = 0.8, diagonal windowed metric. Use
+ * Defaults: 4 chains, 1000 warmup + 1000 sampling iterations, warmup
+ * `"chees"` (Newton start, Laplace diagonal metric, ChEES-adapted jittered
+ * integration time), dual averaging to δ = 0.8, diagonal windowed metric;
+ * `warmup: "fixed"` gives the previous εL = 1.2 from the identity metric. Use
  * `metric: "hessian"` for the HMC-ECS §6.3 tuning.
  *
  * @param model Any Model or DataModel.

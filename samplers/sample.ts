@@ -28,7 +28,8 @@ export type SampleOptions =
     [option: string]: unknown;
   };
 
-const _DRIVER_KEYS = [
+/** @internal The keys of {@link SampleOptions} that go to the driver, not to the sampler. */
+export const DRIVER_KEYS = [
   "seed",
   "numWarmup",
   "numSamples",
@@ -51,7 +52,8 @@ const _DRIVER_KEYS = [
  * @param options `sampler`, the driver's options and the sampler's options.
  * @returns The driver's result (draws, info, divergence counts, stops, cost).
  * @throws {RangeError} For an unknown sampler name or bad options;
- *   {@link TypeError} if the sampler needs a DataModel and `model` is not one.
+ *   {@link TypeError} if the sampler needs a DataModel and `model` is not one,
+ *   or for `workers` other than 0 (use `sampleParallel()` from `parallel.ts`).
  *
  * @example
  * ```ts
@@ -76,11 +78,18 @@ export function sample(model: Model, options: SampleOptions): SamplingResult {
       } needs a DataModel (per-row likelihood and gradients)`,
     );
   }
+  if (options.workers !== undefined && options.workers !== 0) {
+    throw new TypeError(
+      `sample() runs every chain in the calling thread (workers: 0); for workers: ${
+        String(options.workers)
+      } call sampleParallel()`,
+    );
+  }
   const driver: Record<string, unknown> = {};
   const own: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
-    if (key === "sampler") continue;
-    if ((_DRIVER_KEYS as readonly string[]).includes(key)) driver[key] = value;
+    if (key === "sampler" || key === "workers" || key === "workerScratchBytes") continue;
+    if ((DRIVER_KEYS as readonly string[]).includes(key)) driver[key] = value;
     else own[key] = value;
   }
   const d = driver as RunOptions;

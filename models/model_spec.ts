@@ -1,0 +1,141 @@
+/**
+ * Serialisable descriptions of models, so that a worker can rebuild the
+ * model a run was started with over the same shared memory: the data are
+ * never copied, only their offsets, sizes and the model's options are sent.
+ *
+ * ```
+ *  main thread                                  worker
+ *  GlmModel ──modelSpecOf──► { kind: "glm",     ──postMessage──► modelFromSpec(spec, attached arena)
+ *    data in a shared        memory (shared),                     = GlmModel over the same rows,
+ *    WebAssembly.Memory      backend, offsets,                      scratch in the worker's region
+ *                            options }
+ * ```
+ *
+ * Models that cannot be described this way (user closures, models over a
+ * non-shared memory, TypeScript-only models) get a sentence saying why, and
+ * callers run them in the calling thread.
+ *
+ * @module
+ */
+import type { Arena } from "../core/arena.ts";
+import type { CoreBackend } from "../core/load.ts";
+import type { Storage } from "../data/dataset.ts";
+import { GlmModel, type GlmOptions } from "./glm.ts";
+import type { Model } from "./model.ts";
+
+/** A {@link GlmModel} as data: where its rows are in a shared memory, and its options. */
+export interface GlmModelSpec {
+  /** Discriminant. */
+  readonly kind: "glm";
+  /** The shared memory holding X and y. */
+  readonly memory: WebAssembly.Memory;
+  /** The kernels the model's arena uses (a worker binds the same for identical results). */
+  readonly backend: CoreBackend;
+  /** Offsets and sizes of the data in `memory`. */
+  readonly data: {
+    readonly x: number;
+    readonly y: number;
+    readonly numRows: number;
+    readonly numCols: number;
+    readonly storage: Storage;
+    readonly columnNames: readonly string[];
+  };
+  /** The model's options (family, σ, prior). */
+  readonly options: GlmOptions;
+}
+
+/** Every model kind a worker can rebuild. */
+export type ModelSpec = GlmModelSpec;
+
+/**
+ * The spec of `model`, or a sentence saying why it has none.
+ *
+ * @param model Any model.
+ * @returns `{ spec }` for a GlmModel whose data live in a shared memory, else `{ reason }`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "../data/dataset.ts";
+ * import { GlmModel } from "./glm.ts";
+ * import { modelSpecOf } from "./model_spec.ts";
+ * const arena = loadCore({ backend: "reference", shared: true });
+ * const data = glmDataFromArrays(arena, [1, 0.3, 1, -1.2], [1, 0], { numCols: 2 });
+ * const r = modelSpecOf(new GlmModel(data, { family: "logistic" }));
+ * assert.equal("spec" in r && r.spec.data.numRows, 2);
+ * ```
+ *
+ * References: DESIGN.md, "Threads" and "Samplers" (chains in workers over one shared copy).
+ */
+export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: string } {
+  if (!(model instanceof GlmModel)) {
+    return {
+      reason: `only GlmModel can be rebuilt in a worker; this model (${
+        model.constructor?.name ?? typeof model
+      }) runs in the calling thread`,
+    };
+  }
+  const arena = model.arena;
+  if (!arena.shared) {
+    return {
+      reason:
+        "the model's data are not in a shared memory (load them with loadCore({ shared: true })), so chains run in the calling thread",
+    };
+  }
+  const d = model.data;
+  return {
+    spec: {
+      kind: "glm",
+      memory: arena.memory,
+      backend: arena.backend,
+      data: {
+        x: d.x,
+        y: d.y,
+        numRows: d.numRows,
+        numCols: d.numCols,
+        storage: d.storage,
+        columnNames: Array.from(d.columnNames),
+      },
+      options: model.options,
+    },
+  };
+}
+
+/**
+ * Rebuild a model from its spec over `arena` (an arena attached to the
+ * spec's memory; the model's scratch buffers are allocated in it).
+ *
+ * @param spec A spec from {@link modelSpecOf}.
+ * @param arena An arena over `spec.memory` (see `attachRegion`).
+ * @returns The model, reading the same rows.
+ * @throws {RangeError} If `arena` is neither the spec's memory's owner nor over a shared memory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { attachRegion, reserveRegion } from "../core/shared_region.ts";
+ * import { glmDataFromArrays } from "../data/dataset.ts";
+ * import { GlmModel } from "./glm.ts";
+ * import { modelFromSpec, modelSpecOf } from "./model_spec.ts";
+ * const arena = loadCore({ backend: "reference", shared: true });
+ * const data = glmDataFromArrays(arena, [1, 0.3, 1, -1.2], [1, 0], { numCols: 2 });
+ * const model = new GlmModel(data, { family: "logistic" });
+ * const r = modelSpecOf(model);
+ * if (!("spec" in r)) throw new Error(r.reason);
+ * const copy = modelFromSpec(r.spec, attachRegion(reserveRegion(arena, 1 << 16)));
+ * const theta = new Float64Array([0.1, 0.2]);
+ * assert.equal(copy.logDensity(theta), model.logDensity(theta));
+ * ```
+ *
+ * References: DESIGN.md, "Threads".
+ */
+export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel {
+  if (spec.kind !== "glm") throw new TypeError(`unknown model spec kind ${String(spec.kind)}`);
+  if (arena.memory !== spec.memory && !(arena.memory.buffer instanceof SharedArrayBuffer)) {
+    throw new RangeError("modelFromSpec needs an arena over the spec's shared memory");
+  }
+  const d = spec.data;
+  return new GlmModel({ arena, ...d, columnNames: Array.from(d.columnNames) }, spec.options);
+}

@@ -1,0 +1,133 @@
+/**
+ * The Web Worker that runs chains for {@link import("./parallel.ts").sampleParallel}.
+ *
+ * ```
+ *  main ──{ type: "init", spec, region, sampler, own, plan, run }──► worker
+ *         attachCore(spec.memory, region) → modelFromSpec → getSampler(sampler).build
+ *  main ◄─{ type: "ready" } | { type: "error", error }
+ *  main ──{ type: "chain", chainId, start? }──► sampleChains({ chainIds: [chainId], … })
+ *  main ◄─{ type: "progress" | "draw", … }* then { type: "chain", output } | { type: "error" }
+ * ```
+ *
+ * Chain c draws from `new Rng(seed).stream(c)` here as in the calling
+ * thread, over the same rows and the same kernels, so its draws are
+ * bit-identical to the sequential run's.
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import { attachRegion, type SharedRegion } from "../core/shared_region.ts";
+import { modelFromSpec, type ModelSpec } from "../models/model_spec.ts";
+import { type ChainOutput, sampleChains } from "./driver.ts";
+import { getSampler } from "./registry.ts";
+import type { ChainSampler, RunPlan, StepInfo } from "./sampler.ts";
+
+/** @internal The first message a chain worker receives. */
+export interface WorkerInit {
+  type: "init";
+  spec: ModelSpec;
+  region: SharedRegion;
+  sampler: string;
+  own: Record<string, unknown>;
+  plan: RunPlan;
+  run: {
+    seed: number | string;
+    numWarmup: number;
+    numSamples: number;
+    thin?: number;
+    initialPosition?: Float64Array;
+    jitter?: number;
+    recordWarmupInfo?: boolean;
+  };
+  relayProgress: boolean;
+  relayDraws: boolean;
+}
+
+/** @internal A chain to run. */
+export interface WorkerChain {
+  type: "chain";
+  chainId: number;
+  start?: Float64Array;
+}
+
+/** @internal What a chain worker posts back. */
+export type WorkerReply =
+  | { type: "ready" }
+  | { type: "chain"; output: ChainOutput }
+  | { type: "progress"; chain: number; iteration: number; total: number }
+  | { type: "draw"; chain: number; draw: number; position: Float64Array; info: StepInfo }
+  | { type: "error"; error: unknown };
+
+let _init: WorkerInit | null = null;
+let _model: ReturnType<typeof modelFromSpec> | null = null;
+let _sampler: ChainSampler<unknown, StepInfo> | null = null;
+
+function _post(reply: WorkerReply): void {
+  try {
+    self.postMessage(reply);
+  } catch {
+    // An uncloneable value (an exception object holding a closure): send its text.
+    if (reply.type === "chain" && reply.output.stop?.error !== undefined) {
+      const e = reply.output.stop.error;
+      reply.output.stop.error = new Error(e instanceof Error ? e.message : String(e));
+      self.postMessage(reply);
+    } else if (reply.type === "error") {
+      const e = reply.error;
+      self.postMessage({
+        type: "error",
+        error: new Error(e instanceof Error ? e.message : String(e)),
+      });
+    } else throw new Error(`cannot post a ${reply.type} message`);
+  }
+}
+
+self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
+  const msg = event.data;
+  try {
+    if (msg.type === "init") {
+      _init = msg;
+      const arena = attachRegion(msg.region);
+      _model = modelFromSpec(msg.spec, arena);
+      _sampler = getSampler(msg.sampler).build(_model, msg.own, msg.plan);
+      _post({ type: "ready" });
+      return;
+    }
+    if (_init === null || _model === null || _sampler === null) {
+      throw new Error("chain worker received a chain before its init");
+    }
+    const init = _init;
+    const chainId = msg.chainId;
+    const result = sampleChains({
+      ...init.run,
+      sampler: _sampler,
+      model: _model,
+      chainIds: [chainId],
+      initialPositions: msg.start === undefined ? undefined : [msg.start],
+      onProgress: init.relayProgress
+        ? (chain, iteration, total) => _post({ type: "progress", chain, iteration, total })
+        : undefined,
+      onDraw: init.relayDraws
+        ? (chain, draw, position, info) =>
+          _post({
+            type: "draw",
+            chain,
+            draw,
+            position: Float64Array.from(position),
+            info: _plain(info),
+          })
+        : undefined,
+    });
+    _post({ type: "chain", output: result.chains[0] });
+  } catch (error) {
+    _post({ type: "error", error });
+  }
+};
+
+/** The numeric and boolean fields of an info object (what the driver records). */
+function _plain(info: StepInfo): StepInfo {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(info)) {
+    if (typeof v === "number" || typeof v === "boolean") out[k] = v;
+  }
+  return out as unknown as StepInfo;
+}

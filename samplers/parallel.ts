@@ -1,0 +1,288 @@
+/**
+ * Chains in Web Workers: {@link sampleParallel} runs the chains of a
+ * registered sampler on a pool of workers, each with its own WebAssembly
+ * instance over the ONE shared memory that holds the data.
+ *
+ * ```
+ *  calling thread                                    worker k (one per core, ≤ numChains)
+ *  model (GlmModel, data in a shared Memory)
+ *    │ modelSpecOf → { memory, offsets, options } ──► attachCore(memory, region k)
+ *    │ reserveRegion(arena) = region k                  modelFromSpec → build sampler
+ *    │ next chain id ───────────────────────────────► sampleChains({ chainIds: [c] })
+ *    ◄──────────────────────────────── ChainOutput ── (chain c from Rng(seed).stream(c))
+ *  results in chain order = the sequential run's, bit for bit
+ * ```
+ *
+ * The data are read in place by every worker; each worker allocates its
+ * scratch (θ, gradients, subsample buffers) only in its own block of the
+ * memory, set aside by the owning arena before the workers start. The calling
+ * thread must not allocate in that arena while a parallel run is under way.
+ *
+ * `sampleParallel` is async (workers answer by messages); `workers: 0`, a
+ * model that cannot be sent (see `modelSpecOf`: user closures, TypeScript
+ * models, data in a non-shared memory) or options that cannot be cloned
+ * (functions) run the synchronous {@link sample} in the calling thread and say
+ * so in `parallel.note`.
+ *
+ * Cost counters: each worker counts on its own copy of the model, so
+ * `model.cost` in the calling thread does not move; per-chain costs are in
+ * `chains[c].cost` as in a sequential run.
+ *
+ * References: DESIGN.md, "Threads" and "Samplers" (chains in workers over one
+ * shared copy of the data); Stan Reference Manual, "MCMC sampling".
+ *
+ * @module
+ */
+import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
+import type { Model } from "../models/model.ts";
+import { modelSpecOf } from "../models/model_spec.ts";
+import type { GlmModel } from "../models/glm.ts";
+import type { WorkerChain, WorkerInit, WorkerReply } from "./chain_worker.ts";
+import { chainIdsOf, type ChainOutput, type SamplingResult } from "./driver.ts";
+import { DRIVER_KEYS, sample, type SampleOptions } from "./sample.ts";
+import { getSampler } from "./registry.ts";
+
+/** Options of {@link sampleParallel}: those of `sample()` plus the worker pool. */
+export type SampleParallelOptions = SampleOptions & {
+  /**
+   * Number of workers (default: one per core, `navigator.hardwareConcurrency`,
+   * capped by the number of chains); 0 runs every chain in the calling thread.
+   */
+  workers?: number;
+  /**
+   * Bytes of the shared memory set aside per worker for its scratch (default
+   * 4 MiB + 32 bytes per row + 128·d² bytes).
+   */
+  workerScratchBytes?: number;
+};
+
+/** What {@link sampleParallel} returns: the driver's result and how it ran. */
+export interface ParallelSamplingResult extends SamplingResult {
+  /** How the chains ran. */
+  parallel: {
+    /** Workers used (0: the calling thread). */
+    workers: number;
+    /** Why the run fell back to the calling thread, or null. */
+    note: string | null;
+  };
+}
+
+/**
+ * The default number of workers for `numChains` chains: one per core,
+ * capped by the number of chains.
+ *
+ * @param numChains Chains in the run.
+ * @returns min(navigator.hardwareConcurrency (1 if unknown), numChains).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defaultWorkers } from "./parallel.ts";
+ * assert.equal(defaultWorkers(1), 1);
+ * ```
+ *
+ * References: DESIGN.md, "Threads".
+ */
+export function defaultWorkers(numChains: number): number {
+  const cores = typeof navigator !== "undefined" && navigator.hardwareConcurrency > 0
+    ? navigator.hardwareConcurrency
+    : 1;
+  return Math.max(1, Math.min(cores, numChains));
+}
+
+/**
+ * Run the sampler registered as `options.sampler` with its chains spread
+ * over Web Workers (see the module notes). Chain c's draws are bit-identical
+ * to those of `sample(model, options)` with the same seed, whatever the
+ * number of workers.
+ *
+ * @param model The target; a GlmModel whose data were loaded with
+ *   `loadCore({ shared: true })` runs in workers, any other runs in the calling thread.
+ * @param options `sampler`, the driver's options, the sampler's options, `workers`
+ *   and `workerScratchBytes`.
+ * @returns The driver's result plus `parallel: { workers, note }`.
+ * @throws {RangeError} For bad options (as `sample()`), `workers` not a
+ *   non-negative integer; rethrows an error raised while a worker builds the
+ *   sampler or starts a chain.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "../data/dataset.ts";
+ * import { GlmModel } from "../models/glm.ts";
+ * import { sample } from "./sample.ts";
+ * import { sampleParallel } from "./parallel.ts";
+ * const arena = loadCore({ shared: true });
+ * const data = glmDataFromArrays(arena, [1, 0.3, 1, -1.2, 1, 0.8, 1, -0.1], [1, 0, 1, 1], { numCols: 2 });
+ * const model = new GlmModel(data, { family: "logistic", priorScale: 5 });
+ * const options = { sampler: "hmc", seed: 3, numWarmup: 50, numSamples: 50, numChains: 2 };
+ * const par = await sampleParallel(model, { ...options, workers: 2 });
+ * assert.equal(par.parallel.workers, 2);
+ * assert.deepEqual(par.draws, sample(model, options).draws);
+ * ```
+ *
+ * References: DESIGN.md, "Threads"; Stan Reference Manual, "MCMC sampling".
+ */
+export async function sampleParallel(
+  model: Model,
+  options: SampleParallelOptions,
+): Promise<ParallelSamplingResult> {
+  const { workers: wanted, workerScratchBytes, ...rest } = options;
+  const sequential = rest as SampleOptions;
+  const chainIds = chainIdsOf(sequential);
+  if (wanted !== undefined && (!Number.isInteger(wanted) || wanted < 0)) {
+    throw new RangeError(`workers must be a non-negative integer, got ${wanted}`);
+  }
+  const numWorkers = Math.min(wanted ?? defaultWorkers(chainIds.length), chainIds.length);
+  const inThread = (note: string | null): ParallelSamplingResult => ({
+    ...sample(model, sequential),
+    parallel: { workers: 0, note },
+  });
+  if (numWorkers === 0) return inThread(null);
+  if (typeof Worker === "undefined") {
+    return inThread("this runtime has no Web Workers, so chains ran in the calling thread");
+  }
+  const described = modelSpecOf(model);
+  if (!("spec" in described)) return inThread(described.reason);
+  const description = getSampler(sequential.sampler);
+  const own: Record<string, unknown> = {};
+  const run: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(sequential)) {
+    if (key === "sampler") continue;
+    if ((DRIVER_KEYS as readonly string[]).includes(key)) run[key] = value;
+    else own[key] = value;
+  }
+  try {
+    structuredClone(own);
+  } catch {
+    return inThread(
+      `the options of sampler ${
+        JSON.stringify(description.name)
+      } cannot be sent to a worker (a function?), so chains ran in the calling thread`,
+    );
+  }
+  const numWarmup = sequential.numWarmup ?? 1000;
+  const numSamples = sequential.numSamples ?? 1000;
+  const plan = { seed: sequential.seed, numWarmup, numSamples };
+  if (sequential.initialPositions !== undefined) {
+    if (sequential.initialPositions.length !== chainIds.length) {
+      throw new RangeError(
+        `initialPositions must have one position per chain (${chainIds.length}), got ${sequential.initialPositions.length}`,
+      );
+    }
+  }
+  const glm = model as GlmModel;
+  const scratch = workerScratchBytes ??
+    (4 << 20) + 32 * glm.numRows + 128 * glm.dim * glm.dim;
+  if (!Number.isInteger(scratch) || scratch < 65536) {
+    throw new RangeError(`workerScratchBytes must be an integer ≥ 65536, got ${scratch}`);
+  }
+  const regions: SharedRegion[] = [];
+  for (let k = 0; k < numWorkers; k++) regions.push(reserveRegion(glm.arena, scratch));
+  const spec = modelSpecOf(model) as { spec: WorkerInit["spec"] }; // after growth: same memory
+  const init: WorkerInit = {
+    type: "init",
+    spec: spec.spec,
+    region: regions[0],
+    sampler: description.name,
+    own,
+    plan,
+    run: {
+      seed: sequential.seed,
+      numWarmup,
+      numSamples,
+      thin: sequential.thin,
+      initialPosition: sequential.initialPosition,
+      jitter: sequential.jitter,
+      recordWarmupInfo: sequential.recordWarmupInfo,
+    },
+    relayProgress: sequential.onProgress !== undefined,
+    relayDraws: sequential.onDraw !== undefined,
+  };
+  const outputs: (ChainOutput | undefined)[] = new Array(chainIds.length);
+  const pool: Worker[] = [];
+  try {
+    let next = 0;
+    await new Promise<void>((resolve, reject) => {
+      let running = numWorkers, failed = false;
+      const fail = (error: unknown) => {
+        if (failed) return;
+        failed = true;
+        reject(error);
+      };
+      for (let k = 0; k < numWorkers; k++) {
+        const worker = _spawn();
+        pool.push(worker);
+        let current = -1;
+        const give = () => {
+          if (failed) return;
+          if (next >= chainIds.length) {
+            if (--running === 0) resolve();
+            return;
+          }
+          current = next++;
+          const msg: WorkerChain = {
+            type: "chain",
+            chainId: chainIds[current],
+            start: sequential.initialPositions?.[current],
+          };
+          worker.postMessage(msg);
+        };
+        worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+          const reply = event.data;
+          switch (reply.type) {
+            case "ready":
+              give();
+              break;
+            case "chain":
+              outputs[current] = reply.output;
+              give();
+              break;
+            case "progress":
+              sequential.onProgress?.(reply.chain, reply.iteration, reply.total);
+              break;
+            case "draw":
+              sequential.onDraw?.(reply.chain, reply.draw, reply.position, reply.info);
+              break;
+            case "error":
+              fail(reply.error);
+          }
+        };
+        worker.onerror = (event: ErrorEvent) => {
+          event.preventDefault();
+          fail(new Error(`chain worker failed: ${event.message}`));
+        };
+        worker.postMessage({ ...init, region: regions[k] });
+      }
+    });
+  } finally {
+    for (const w of pool) w.terminate();
+    for (const r of regions) releaseRegion(glm.arena, r);
+  }
+  const chains = outputs as ChainOutput[];
+  const thin = sequential.thin ?? 1;
+  return {
+    parameterNames: Array.from(model.parameterNames),
+    numChains: chains.length,
+    numWarmup,
+    numSamples,
+    thin,
+    numDraws: Math.ceil(numSamples / thin),
+    draws: chains.map((c) => c.draws),
+    chains,
+    parallel: { workers: numWorkers, note: null },
+  };
+}
+
+const _WORKER_URL = new URL("./chain_worker.ts", import.meta.url);
+
+/**
+ * A chain worker. It inherits the calling thread's permissions: narrowing
+ * them (read access to its module graph only) needs Deno's
+ * `--unstable-worker-options`, without which the runtime exits rather than
+ * throws, so it cannot be tried and caught here.
+ */
+function _spawn(): Worker {
+  return new Worker(_WORKER_URL, { type: "module" });
+}
