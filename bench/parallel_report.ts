@@ -4,7 +4,7 @@
  *
  * - gradient evaluations per chain in warmup and in sampling (full-data
  *   passes; the Newton start's Hessian passes count as one each), for the
- *   default `warmup: "chees"` and, with `--fixed`, the previous εL = 1.2;
+ *   default `warmupScheme: "chees"` and, with `--fixed`, the previous εL = 1.2;
  * - whole-run min bulk-ESS/s (4 chains, 1000 + 1000, default workers);
  * - the speedup from 1 to 2 workers for 2 chains, and of a full-data pass
  *   split over 2 threads ({@link ThreadedGlmModel}), each beside the speedup
@@ -43,7 +43,11 @@ for (const n of sizes) {
   console.log(`\nn = ${n}, d = ${model.dim}, logistic`);
   if (!values["skip-run"]) {
     for (const warmup of values.fixed ? ["chees", "fixed"] : ["chees"]) {
-      const r = await timedHmc(model, { warmup, numChains, workers: Math.min(cores, numChains) });
+      const r = await timedHmc(model, {
+        warmupScheme: warmup,
+        numChains,
+        workers: Math.min(cores, numChains),
+      });
       console.log(
         `  warmup ${warmup}: gradients per chain warmup ${r.warmupGradients.toFixed(0)} ` +
           `(${(r.warmupGradients / r.result.numWarmup).toFixed(2)}/iteration), sampling ${

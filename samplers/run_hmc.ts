@@ -96,7 +96,7 @@ export interface HmcSamplerOptions {
    * `numIntegrationSteps` is given and `metric` is `"diagonal"` or `"dense"`;
    * `"fixed"` otherwise.
    */
-  warmup?: "chees" | "fixed";
+  warmupScheme?: "chees" | "fixed";
   /** Newton iterations of the `"chees"` start (default 10; 0 skips the optimisation). */
   optimizationIterations?: number;
 }
@@ -171,16 +171,18 @@ export function hmcSampler(
   }
   const metricOption = options.metric ?? "diagonal";
   const isAdaptiveMetric = metricOption === "diagonal" || metricOption === "dense";
-  const warmupMode = options.warmup ??
+  const warmupMode = options.warmupScheme ??
     (numIntegrationSteps === undefined && trajectoryLength === undefined && isAdaptiveMetric
       ? "chees"
       : "fixed");
   if (warmupMode !== "chees" && warmupMode !== "fixed") {
-    throw new TypeError(`warmup must be "chees" or "fixed", got ${JSON.stringify(warmupMode)}`);
+    throw new TypeError(
+      `warmupScheme must be "chees" or "fixed", got ${JSON.stringify(warmupMode)}`,
+    );
   }
   if (warmupMode === "chees" && numIntegrationSteps !== undefined) {
     throw new TypeError(
-      `warmup "chees" adapts the integration time: give trajectoryLength (its start), not numIntegrationSteps`,
+      `warmupScheme "chees" adapts the integration time: give trajectoryLength (its start), not numIntegrationSteps`,
     );
   }
   const isChees = warmupMode === "chees";
@@ -432,8 +434,8 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       help: "metric (mass matrix) adaptation",
     },
     {
-      name: "warmup",
-      flag: "warmup",
+      name: "warmupScheme",
+      flag: "warmup-scheme",
       type: "choice",
       choices: ["chees", "fixed"],
       default: "chees (fixed when a trajectory length or L is given)",
@@ -470,7 +472,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  * Defaults: 4 chains, 1000 warmup + 1000 sampling iterations, warmup
  * `"chees"` (Newton start, Laplace diagonal metric, ChEES-adapted jittered
  * integration time), dual averaging to δ = 0.8, diagonal windowed metric;
- * `warmup: "fixed"` gives the previous εL = 1.2 from the identity metric. Use
+ * `warmupScheme: "fixed"` gives the previous εL = 1.2 from the identity metric. Use
  * `metric: "hessian"` for the HMC-ECS §6.3 tuning.
  *
  * @param model Any Model or DataModel.

@@ -7,14 +7,14 @@ import { parameterDraws } from "../samplers/driver.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import { haltonJitter } from "../samplers/trajectory_adaptation.ts";
 
-Deno.test('runHmc() warmup "chees" costs a fraction of "fixed" and agrees with it', async (t) => {
+Deno.test('runHmc() warmupScheme "chees" costs a fraction of "fixed" and agrees with it', async (t) => {
   const arena = loadCore();
   const { data } = higgsShaped(arena, { n: 5000, seed: 9 });
   const model = new GlmModel(data, { family: "logistic", priorScale: 5 });
   const n = model.numRows;
   const base = { seed: 4, numWarmup: 400, numSamples: 600, numChains: 2 };
   const chees = runHmc(model, base);
-  const fixed = runHmc(model, { ...base, warmup: "fixed" });
+  const fixed = runHmc(model, { ...base, warmupScheme: "fixed" });
   const grads = (r: typeof chees, phase: "warmup" | "sampling") =>
     r.chains.reduce((s, c) => s + c.cost[phase].numGradRows, 0) / n / r.numChains;
   await t.step(
