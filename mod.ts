@@ -174,15 +174,13 @@ export {
 } from "./models/gaussian_mean.ts";
 export { L1RegressionModel, type L1RegressionOptions } from "./models/l1_regression.ts";
 export type { BatchedPotential } from "./models/batch_potential.ts";
+export { checkPrior, formatPrior, parsePriorText } from "./models/prior_text.ts";
 export {
   buildPrior,
-  checkPrior,
   type CoefficientPrior,
   type DefaultPriorOptions,
   defaultPriorSpec,
-  formatPrior,
   type ParameterKind,
-  parsePriorText,
   Prior,
   type PriorInput,
   type PriorLayoutOptions,

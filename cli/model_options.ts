@@ -14,11 +14,11 @@ import type { GlmData } from "../data/dataset.ts";
 import { columnMoments, loadCsvWithFormula } from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
 import { type GlmFamily, GlmModel } from "../models/glm.ts";
+import { parsePriorText } from "../models/prior_text.ts";
 import {
   buildPrior,
   type CoefficientPrior,
   defaultPriorSpec,
-  parsePriorText,
   type PriorSpec,
   type ScalePrior,
   type WithPrior,

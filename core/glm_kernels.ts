@@ -42,6 +42,7 @@ import {
   type StoredGlmData,
 } from "./row_buffer.ts";
 import { ScratchF64, ScratchI32 } from "./scratch.ts";
+import { _checkRows, _positions, _range } from "./_row_ranges.ts";
 import { EXT_CODES, ExtKernels, type GlmExtFamilyName } from "./glm_kernels_ext.ts";
 
 /**
@@ -592,36 +593,4 @@ export class GlmKernels {
     s.ensure(Math.max(1, m));
     return pointerOf(s);
   }
-}
-
-function _checkRows(rows: Int32Array, n: number): void {
-  for (let k = 0; k < rows.length; k++) {
-    const r = rows[k];
-    if (!(r >= 0 && r < n)) {
-      throw new RangeError(`row index ${r} at position ${k} is outside [0, ${n - 1}]`);
-    }
-  }
-}
-
-function _range(
-  range: { start?: number; end?: number } | undefined,
-  n: number,
-): { start: number; end: number } {
-  const start = range?.start ?? 0, end = range?.end ?? n;
-  if (
-    !(Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end && end <= n)
-  ) {
-    throw new RangeError(`row range [${start}, ${end}) is not inside [0, ${n})`);
-  }
-  return { start, end };
-}
-
-function _positions(range: PositionRange, capacity: number): { start: number; end: number } {
-  const start = range.start ?? 0, end = range.end ?? capacity;
-  if (!(start >= 0 && end <= capacity && start <= end)) {
-    throw new RangeError(
-      `row range [${start}, ${end}) is not inside the buffer of capacity ${capacity}`,
-    );
-  }
-  return { start, end };
 }

@@ -53,23 +53,26 @@
  * prior), a constant covariate next to the intercept (not identified apart
  * from it), and fewer rows than columns.
  *
+ * The option and path checks, the extreme-value limits and the warnings are
+ * in csv_checks.ts; the papaparse chunk feeding is in _csv_chunks.ts.
+ *
  * @module
  */
-import Papa from "npm:papaparse@5.7.1";
 import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
+import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
+import {
+  checkCsvFile,
+  checkCsvOptions,
+  csvDataWarnings,
+  EXTREME_ABS,
+  EXTREME_RATIO,
+} from "./csv_checks.ts";
+
+export { EXTREME_ABS, EXTREME_RATIO };
 
 /** Name given to the intercept column (a column of ones prepended to X). */
 export const CSV_INTERCEPT_NAME = "(Intercept)";
-
-/** Cells with a magnitude above this are refused (see the module doc). */
-export const EXTREME_ABS = 1e100;
-
-/**
- * A covariate whose largest magnitude exceeds this many times
- * max(1, the median of the columns' largest magnitudes) draws a warning.
- */
-export const EXTREME_RATIO = 1e6;
 
 /** Options shared by {@link parseCsvText} and {@link loadCsvToArena}. */
 export interface CsvOptions {
@@ -119,20 +122,6 @@ export interface CsvTable {
    */
   warnings: string[];
 }
-
-interface _PapaResult {
-  data: string[][];
-  meta: { cursor: number };
-}
-interface _PapaParser {
-  parse(input: string, baseIndex: number, ignoreLastRow: boolean): _PapaResult;
-}
-type _PapaParserClass = new (config: {
-  delimiter: string;
-  newline: string;
-  step: (result: _PapaResult) => void;
-}) => _PapaParser;
-const _Parser = (Papa as unknown as { Parser: _PapaParserClass }).Parser;
 
 /** Writes full staging blocks somewhere (arrays or arena). */
 type _Flush = (x: Float64Array, y: Float64Array, rowStart: number, numRows: number) => void;
@@ -233,67 +222,19 @@ class _CsvSink {
           : `${this.#where}the input has no data rows, only blank lines`,
       );
     }
-    this.warnings = this.#checkColumns();
-  }
-
-  /** The warnings of the module doc, from the per-column ranges. */
-  #checkColumns(): string[] {
-    const out: string[] = [];
-    const w = this.#where;
-    const resp = JSON.stringify(this.responseName);
-    const n = this.numRows;
-    if (n > 1 && this.#yMin === this.#yMax) {
-      out.push(
-        `${w}the response ${resp} is ${this.#yMin} in every one of the ${n} rows; the data ` +
-          `cannot locate the coefficients (the posterior follows the prior)`,
-      );
-    }
-    if (this.#family === "gaussian") {
-      const big = Math.max(-this.#yMin, this.#yMax);
-      if (big > EXTREME_RATIO) {
-        out.push(
-          `${w}the response ${resp} reaches ${big}; rescale or standardise it so that the ` +
-            `default priors and step sizes fit`,
-        );
-      }
-    }
-    const first = this.#intercept ? 1 : 0;
-    const maxAbs: number[] = [];
-    for (let k = 0; k < this.numCols; k++) {
-      maxAbs.push(Math.max(-this.#colMin[k], this.#colMax[k]));
-    }
-    const sorted = maxAbs.filter((v) => v > 0).sort((a, b) => a - b);
-    const median = sorted.length === 0
-      ? 1
-      : sorted.length % 2 === 1
-      ? sorted[(sorted.length - 1) / 2]
-      : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-    const limit = EXTREME_RATIO * Math.max(1, median);
-    for (let k = first; k < this.numCols; k++) {
-      const name = JSON.stringify(this.columnNames[k]);
-      if (maxAbs[k] > limit) {
-        out.push(
-          `${w}column ${name} has values up to ${
-            maxAbs[k]
-          } in magnitude, more than ${EXTREME_RATIO.toExponential()} times the typical column (${median}); standardise the columns (e.g. with ` +
-            `standardize()) or rescale ${name}, or HMC will need a step size too small for ` +
-            `the other coefficients`,
-        );
-      }
-      if (this.#intercept && n > 1 && this.#colMin[k] === this.#colMax[k]) {
-        out.push(
-          `${w}column ${name} is ${this.#colMin[k]} in every row; next to the intercept its ` +
-            `coefficient is not identified by the data`,
-        );
-      }
-    }
-    if (n < this.numCols) {
-      out.push(
-        `${w}only ${n} data row${n === 1 ? "" : "s"} for ${this.numCols} columns of X; the ` +
-          `coefficients are identified by the prior alone`,
-      );
-    }
-    return out;
+    this.warnings = csvDataWarnings({
+      where: this.#where,
+      family: this.#family,
+      intercept: this.#intercept,
+      responseName: this.responseName,
+      columnNames: this.columnNames,
+      numRows: this.numRows,
+      numCols: this.numCols,
+      colMin: this.#colMin,
+      colMax: this.#colMax,
+      yMin: this.#yMin,
+      yMax: this.#yMax,
+    });
   }
 
   #flushBlock(): void {
@@ -459,91 +400,6 @@ class _CsvSink {
   }
 }
 
-function _checkOptions(options: CsvOptions): void {
-  if (options === null || typeof options !== "object") {
-    throw new TypeError(`options must be an object with response and family, got ${options}`);
-  }
-  const { family } = options;
-  if (family !== "logistic" && family !== "gaussian" && family !== "poisson") {
-    throw new TypeError(
-      `family must be "logistic", "gaussian" or "poisson", got ${JSON.stringify(family)}`,
-    );
-  }
-  if (typeof options.response !== "string" && typeof options.response !== "number") {
-    throw new TypeError(
-      `response must be a column name or a 0-based index, got ${JSON.stringify(options.response)}`,
-    );
-  }
-  const delimiter = options.delimiter ?? ",";
-  if (typeof delimiter !== "string" || delimiter.length === 0 || /["\r\n]/.test(delimiter)) {
-    throw new TypeError(
-      `delimiter must be a non-empty string without quotes or line breaks, got ${
-        JSON.stringify(delimiter)
-      }`,
-    );
-  }
-}
-
-/** The line break used by `text`: "\r\n", "\n" or "\r" (null if none yet). */
-function _detectNewline(text: string): string | null {
-  const n = text.indexOf("\n"), r = text.indexOf("\r");
-  if (n < 0 && r < 0) return null;
-  if (r >= 0 && (n < 0 || r < n)) {
-    return text[r + 1] === "\n" ? "\r\n" : r === text.length - 1 ? null : "\r";
-  }
-  return "\n";
-}
-
-/** Counts occurrences of a byte in a buffer. */
-function _countByte(buf: Uint8Array, byte: number): number {
-  let count = 0;
-  for (let i = buf.indexOf(byte); i >= 0; i = buf.indexOf(byte, i + 1)) count++;
-  return count;
-}
-
-/**
- * Streams text chunks through one Papa.Parser, carrying the unparsed tail of
- * each chunk (an incomplete record) into the next, as papaparse's own
- * ChunkStreamer does.
- */
-class _ChunkFeeder {
-  #parser: _PapaParser | null = null;
-  #partial = "";
-  #base = 0;
-  #delimiter: string;
-  #sink: _CsvSink;
-
-  constructor(delimiter: string, sink: _CsvSink) {
-    this.#delimiter = delimiter;
-    this.#sink = sink;
-  }
-
-  feed(text: string, last: boolean): void {
-    let aggregate = this.#partial + text;
-    if (this.#parser === null) {
-      const newline = _detectNewline(aggregate);
-      if (newline === null && !last) {
-        this.#partial = aggregate;
-        return;
-      }
-      const sink = this.#sink;
-      this.#parser = new _Parser({
-        delimiter: this.#delimiter,
-        newline: newline ?? "\n",
-        step: (result) => sink.record(result.data[0]),
-      });
-      if (aggregate.charCodeAt(0) === 0xfeff) aggregate = aggregate.slice(1);
-    }
-    const result = this.#parser.parse(aggregate, this.#base, !last);
-    if (!last) {
-      this.#partial = aggregate.substring(result.meta.cursor - this.#base);
-      this.#base = result.meta.cursor;
-    } else {
-      this.#partial = "";
-    }
-  }
-}
-
 /**
  * Parse CSV text held in memory (tests, browsers, small files) into plain
  * arrays, with the same validation as {@link loadCsvToArena}. Put the result
@@ -576,8 +432,8 @@ class _ChunkFeeder {
  */
 export function parseCsvText(text: string, options: CsvOptions): CsvTable {
   if (typeof text !== "string") throw new TypeError(`text must be a string, got ${typeof text}`);
-  _checkOptions(options);
-  const newline = _detectNewline(text);
+  checkCsvOptions(options);
+  const newline = detectNewline(text);
   let maxRecords = 1;
   if (newline !== null) {
     const ch = newline === "\r" ? "\r" : "\n";
@@ -592,7 +448,7 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
       y.set(ys.subarray(0, m), rowStart);
     };
   });
-  new _ChunkFeeder(options.delimiter ?? ",", sink).feed(text, true);
+  new ChunkFeeder(options.delimiter ?? ",", sink).feed(text, true);
   sink.finish();
   const n = sink.numRows;
   return {
@@ -638,7 +494,7 @@ export async function loadCsvToArena(
   path: string | URL,
   options: LoadCsvOptions,
 ): Promise<GlmData> {
-  _checkOptions(options);
+  checkCsvOptions(options);
   const storage = options.storage ?? "f64";
   if (storage !== "f64" && storage !== "f32") {
     throw new TypeError(`storage must be "f64" or "f32", got ${JSON.stringify(storage)}`);
@@ -648,7 +504,7 @@ export async function loadCsvToArena(
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }
   const where = `${path instanceof URL ? path.href : path}: `;
-  await _checkFile(path, where);
+  await checkCsvFile(path, where);
   // Pass 1: count line breaks (an upper bound on the number of records,
   // whichever of \n, \r\n or \r the parser settles on).
   let numLf = 0, numCr = 0, numBytes = 0;
@@ -660,8 +516,8 @@ export async function loadCsvToArena(
       if (got === null) break;
       const view = buf.subarray(0, got);
       numBytes += got;
-      numLf += _countByte(view, 10);
-      numCr += _countByte(view, 13);
+      numLf += countByte(view, 10);
+      numCr += countByte(view, 13);
     }
   }
   if (numBytes === 0) throw new RangeError(`${where}the file is empty: no header and no data rows`);
@@ -687,7 +543,7 @@ export async function loadCsvToArena(
   try {
     using file = await Deno.open(path, { read: true });
     const decoder = new TextDecoder("utf-8");
-    const feeder = new _ChunkFeeder(options.delimiter ?? ",", sink);
+    const feeder = new ChunkFeeder(options.delimiter ?? ",", sink);
     const buf = new Uint8Array(chunkBytes);
     for (;;) {
       const got = await file.read(buf);
@@ -711,27 +567,4 @@ export async function loadCsvToArena(
     columnNames: sink.columnNames,
     warnings: sink.warnings,
   };
-}
-
-/**
- * Refuses a path that does not exist, cannot be read or is a directory with
- * a message naming it (the file system's own errors name neither the file
- * nor the option).
- */
-async function _checkFile(path: string | URL, where: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      throw new RangeError(`${where}no such file`, { cause: e });
-    }
-    if (e instanceof Deno.errors.PermissionDenied) {
-      throw new RangeError(`${where}the file cannot be read (permission denied)`, { cause: e });
-    }
-    throw e;
-  }
-  if (info.isDirectory) {
-    throw new TypeError(`${where}is a directory, not a CSV file; give the path of the file`);
-  }
 }

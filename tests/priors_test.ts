@@ -4,13 +4,8 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import { hasPerRowHessians } from "../models/model.ts";
 import { NormalGammaModel } from "../models/normal_gamma.ts";
-import {
-  buildPrior,
-  defaultPriorSpec,
-  type ParameterKind,
-  parsePriorText,
-  withPrior,
-} from "../models/priors.ts";
+import { buildPrior, defaultPriorSpec, type ParameterKind, withPrior } from "../models/priors.ts";
+import { parsePriorText } from "../models/prior_text.ts";
 import { Rng } from "../random/rng.ts";
 import { sample } from "../samplers/sample.ts";
 
