@@ -274,6 +274,38 @@ export interface CoreExports {
     f32: number,
   ): void;
 
+  /**
+   * Per-row differences lₖ = ℓ(xᵢᵀθ', yᵢ) − ℓ(xᵢᵀθ, yᵢ), i = idx[k], for the
+   * m listed rows in one pass (both dot products share the X loads); writes
+   * lₖ to `diffOut` (if ≠ 0) and returns Σlₖ. Families 0–2. Each η follows
+   * llIdx's operation order, so lₖ equals the difference of two llIdx calls.
+   */
+  llDiffIdx(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    idx: number,
+    m: number,
+    theta: number,
+    thetaProposed: number,
+    diffOut: number,
+  ): number;
+  /** f32-storage variant of {@link CoreExports.llDiffIdx}. */
+  llDiffIdxF32(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    idx: number,
+    m: number,
+    theta: number,
+    thetaProposed: number,
+    diffOut: number,
+  ): number;
+
   /** Copy m rows of `stride` f64 each: dst[k] = src[idx[k]]. */
   gatherF64(src: number, stride: number, idx: number, m: number, dst: number): void;
   /** Copy m rows of `stride` f32 each. */

@@ -44,6 +44,8 @@ const _EXPORT_NAMES: readonly (keyof CoreExports)[] = [
   "cvPrepareRange",
   "cvPrepareRangeF32",
   "cvDiffRange",
+  "llDiffIdx",
+  "llDiffIdxF32",
   "xtwRange",
   "xtwRangeF32",
   "gradMomentsRange",

@@ -465,5 +465,39 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
       const v = _views(memory);
       for (let i = 0; i < n; i++) v.f64[y / 8 + i] = v.f64[vv / 8 + i] * v.f64[x / 8 + i];
     },
+
+    llDiffIdx: (family, famParam, x, y, d, idx, m, theta, thetaP, diffOut) =>
+      llDiff(8, family, famParam, x, y, d, idx, m, theta, thetaP, diffOut),
+    llDiffIdxF32: (family, famParam, x, y, d, idx, m, theta, thetaP, diffOut) =>
+      llDiff(4, family, famParam, x, y, d, idx, m, theta, thetaP, diffOut),
   };
+
+  /** Shared body of llDiffIdx and its f32 variant: ℓ(xᵢᵀθ', yᵢ) − ℓ(xᵢᵀθ, yᵢ) per listed row. */
+  function llDiff(
+    w: number,
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    idx: number,
+    m: number,
+    theta: number,
+    thetaP: number,
+    diffOut: number,
+  ): number {
+    _checkFamily(family, famParam);
+    const v = _views(memory);
+    let sum = 0;
+    for (let k = 0; k < m; k++) {
+      const i = v.i32[idx / 4 + k], yi = v.f64[y / 8 + i];
+      _familyRow(family, famParam, eta(v, w, x, d, i, thetaP / 8), yi, fam);
+      const lP = fam[0];
+      _familyRow(family, famParam, eta(v, w, x, d, i, theta / 8), yi, fam);
+      const diff = lP - fam[0];
+      sum += diff;
+      if (diffOut !== 0) v.f64[diffOut / 8 + k] = diff;
+    }
+    return sum;
+  }
 }

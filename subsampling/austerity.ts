@@ -15,10 +15,12 @@
  * ε = 0 never decides early, so it always uses all N rows and reproduces the
  * exact MH decision. The per-row differences come from a caller-supplied
  * {@link RowDifferencesFn}; {@link dataModelDifferences} builds one from any
- * {@link DataModel} by evaluating `logLikelihoodRows` at θ' and at θ (two
- * passes; a fused one-pass kernel for both belongs in `core/`). Every row a
- * test touches is counted in the model's cost counter (`numLogLikRows`, twice
- * per row: once per θ).
+ * {@link DataModel}: for a {@link GlmModel} of a compact family (logistic,
+ * Gaussian, Poisson without offset) one fused core pass evaluates both θ and θ'
+ * per row (core/glm_diff.ts, bit-identical to two passes); any other model
+ * runs `logLikelihoodRows` at θ' and at θ. Every row a test touches is counted
+ * in the model's cost counter (`numLogLikRows`, twice per row: once per θ,
+ * fused or not).
  *
  * Rows are drawn by a partial Fisher–Yates shuffle of a chain-owned
  * permutation ({@link newRowOrder}): whatever permutation the buffer holds, the
@@ -34,7 +36,9 @@
 // Pinned npm specifier (not an import-map name) so that URL imports of mod.ts resolve it.
 // deno-lint-ignore no-import-prefix
 import studentTCdf from "npm:@stdlib/stats-base-dists-t-cdf@0.2.3";
-import type { DataModel } from "../models/model.ts";
+import { GlmRowDifferences } from "../core/glm_diff.ts";
+import { GlmModel } from "../models/glm.ts";
+import { assertPosition, type DataModel } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
 
 /**
@@ -280,9 +284,11 @@ export function approxMhTest(rng: Rng, options: ApproxMhTestOptions): ApproxMhTe
 }
 
 /**
- * The per-row differences lᵢ = ℓᵢ(θ') − ℓᵢ(θ) of a {@link DataModel}, from two
- * `logLikelihoodRows` passes with `perRow` (each counted in the model's
- * `numLogLikRows`). Buffers grow as needed and are reused.
+ * The per-row differences lᵢ = ℓᵢ(θ') − ℓᵢ(θ) of a {@link DataModel}: one
+ * fused kernel pass for a {@link GlmModel} with the compact cache (its
+ * scratch is kept per model), else two `logLikelihoodRows` passes with
+ * `perRow`. Either way each row counts twice in the model's `numLogLikRows`.
+ * Buffers grow as needed and are reused.
  *
  * @param model The model.
  * @param pair `{ current: θ, proposed: θ' }` (read at every call, not copied).
@@ -306,6 +312,15 @@ export function dataModelDifferences(
   model: DataModel,
   pair: { current: Float64Array; proposed: Float64Array },
 ): RowDifferencesFn {
+  if (model instanceof GlmModel && model.hasCompactCache) {
+    const fused = _fusedDifferences(model);
+    return (rows: Int32Array, out: Float64Array): void => {
+      assertPosition(pair.proposed, model.dim);
+      assertPosition(pair.current, model.dim);
+      fused.compute(pair.current, pair.proposed, rows, out);
+      model.cost.numLogLikRows += 2 * rows.length;
+    };
+  }
   let at = new Float64Array(0);
   return (rows: Int32Array, out: Float64Array): void => {
     if (at.length < rows.length) at = new Float64Array(rows.length);
@@ -314,6 +329,19 @@ export function dataModelDifferences(
     model.logLikelihoodRows(pair.current, rows, { perRow: a });
     for (let k = 0; k < rows.length; k++) out[k] -= a[k];
   };
+}
+
+// One fused-differences scratch per model: samplers build a differences
+// function at every step, and the scratch lives in the model's arena.
+const _fused = new WeakMap<GlmModel, GlmRowDifferences>();
+
+function _fusedDifferences(model: GlmModel): GlmRowDifferences {
+  let f = _fused.get(model);
+  if (f === undefined) {
+    f = new GlmRowDifferences(model.kernels, model.data);
+    _fused.set(model, f);
+  }
+  return f;
 }
 
 /** Options of {@link cltCheck}. */

@@ -482,3 +482,42 @@ Deno.test("austeritySgldDescription defaults: α found and adapted in warmup; a 
     assert.throws(() => austeritySgldDescription.build(model, { stepSize: -1 }), /stepSize.*-1/);
   });
 });
+
+Deno.test("dataModelDifferences(): the fused GLM kernel leaves every decision and cost unchanged", () => {
+  const model = _logistic(2000, 5, 21);
+  const twoCall = (current: Float64Array, proposed: Float64Array): RowDifferencesFn => {
+    const a = new Float64Array(model.numRows);
+    return (rows, out) => {
+      model.logLikelihoodRows(proposed, rows, { perRow: out });
+      model.logLikelihoodRows(current, rows, { perRow: a });
+      for (let k = 0; k < rows.length; k++) out[k] -= a[k];
+    };
+  };
+  const rng = new Rng(8);
+  const orderA = newRowOrder(model.numRows), orderB = newRowOrder(model.numRows);
+  let theta = new Float64Array([-0.3, 0.8, 0.4, 0.27, 0.2]), numAccepted = 0;
+  for (let r = 0; r < 150; r++) {
+    const proposed = theta.map((v) => v + 0.03 * rng.normal());
+    const common = { numRows: model.numRows, logPriorRatio: 0, epsilon: 0.05, batchSize: 100 };
+    const before = model.cost.numLogLikRows;
+    const fused = approxMhTest(new Rng(`step ${r}`), {
+      ...common,
+      differencesFn: dataModelDifferences(model, { current: theta, proposed }),
+      rowOrder: orderA,
+    });
+    const fusedCost = model.cost.numLogLikRows - before;
+    const two = approxMhTest(new Rng(`step ${r}`), {
+      ...common,
+      differencesFn: twoCall(theta, proposed),
+      rowOrder: orderB,
+    });
+    assert.deepEqual(fused, two, `step ${r}`);
+    assert.equal(fusedCost, model.cost.numLogLikRows - before - fusedCost, "same cost");
+    assert.equal(fusedCost, 2 * fused.numRowsUsed);
+    if (fused.isAccepted) {
+      theta = proposed;
+      numAccepted++;
+    }
+  }
+  assert.ok(numAccepted > 10 && numAccepted < 140, `accepted ${numAccepted}`);
+});

@@ -166,6 +166,44 @@ for (const backend of BACKENDS) {
   );
 
   Deno.test(
+    `llDiffIdx() matches the reference and two llIdx calls, f64 and f32 [${backend}]`,
+    { ignore },
+    async (t) => {
+      const { arena, core, ref } = _setup(backend);
+      for (const fam of FAMILIES) {
+        for (const [n, d] of SHAPES) {
+          await t.step(`${fam.name} n=${n} d=${d}`, () => {
+            const D = _data(arena, fam.code, n, d, 91 * n + d);
+            for (const m of [1, 2, 5, 16]) {
+              const idx = _indices(arena, n, m, m + 7);
+              for (const [x, f32] of [[D.x, false], [D.x32, true]] as const) {
+                const diff = f32 ? core.llDiffIdxF32 : core.llDiffIdx;
+                const rdiff = f32 ? ref.llDiffIdxF32 : ref.llDiffIdx;
+                const ll = f32 ? core.llIdxF32 : core.llIdx;
+                const [oa, ob] = _pair(arena, m, 0, true);
+                const [lp, lc] = _pair(arena, m, 0, true);
+                const s = diff(fam.code, fam.param, x, D.y, d, idx, m, D.theta, D.thetaStar, oa);
+                const sr = rdiff(fam.code, fam.param, x, D.y, d, idx, m, D.theta, D.thetaStar, ob);
+                ll(fam.code, fam.param, x, D.y, d, idx, m, D.thetaStar, 0, lp, 0, 0);
+                ll(fam.code, fam.param, x, D.y, d, idx, m, D.theta, 0, lc, 0, 0);
+                const p = arena.readF64(lp, m), c = arena.readF64(lc, m);
+                const two = p.map((v, k) => v - c[k]);
+                // ℓ' − ℓ cancels: compare on the scale of the terms.
+                const scale = Math.max(...p.map(Math.abs), ...c.map(Math.abs));
+                const got = arena.readF64(oa, m);
+                _close(got, arena.readF64(ob, m), `lₖ${f32 ? " f32" : ""}`, scale);
+                _close(s, sr, `Σlₖ${f32 ? " f32" : ""}`, scale * m);
+                // Same operation order as llIdx: bit-identical to the two-call difference.
+                assert.deepEqual(Array.from(got), Array.from(two), "fused ≡ two calls");
+              }
+            }
+          });
+        }
+      }
+    },
+  );
+
+  Deno.test(
     `hessRange() accumulates the full XᵀWX like the reference [${backend}]`,
     { ignore },
     async (t) => {
