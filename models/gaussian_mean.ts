@@ -26,7 +26,6 @@ import type { BatchedPotential } from "./batch_potential.ts";
 import {
   assertPosition,
   type CostCounter,
-  type DataModel,
   newCostCounter,
   type PerRowHessianModel,
 } from "./model.ts";
@@ -121,7 +120,7 @@ export interface GaussianMeanBatches extends BatchedPotential {
 }
 
 /**
- * The posterior of eqs. (2)–(3) as a {@link DataModel} with closed-form
+ * The posterior of eqs. (2)–(3) as a {@link PerRowHessianModel} with closed-form
  * batch potentials ({@link GaussianMeanModel.batches}).
  *
  * @example
