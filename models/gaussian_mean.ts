@@ -23,7 +23,12 @@
  */
 import { Rng } from "../random/rng.ts";
 import type { BatchedPotential } from "./batch_potential.ts";
-import { assertPosition, type CostCounter, type DataModel, newCostCounter } from "./model.ts";
+import {
+  assertPosition,
+  type CostCounter,
+  newCostCounter,
+  type PerRowHessianModel,
+} from "./model.ts";
 
 const _LOG_2PI = 1.8378770664093453;
 
@@ -115,7 +120,7 @@ export interface GaussianMeanBatches extends BatchedPotential {
 }
 
 /**
- * The posterior of eqs. (2)–(3) as a {@link DataModel} with closed-form
+ * The posterior of eqs. (2)–(3) as a {@link PerRowHessianModel} with closed-form
  * batch potentials ({@link GaussianMeanModel.batches}).
  *
  * @example
@@ -128,7 +133,7 @@ export interface GaussianMeanBatches extends BatchedPotential {
  *
  * References: Betancourt (2015), eqs. (2), (3).
  */
-export class GaussianMeanModel implements DataModel {
+export class GaussianMeanModel implements PerRowHessianModel {
   /** D. */
   readonly dim: number;
   /** N. */
@@ -251,6 +256,28 @@ export class GaussianMeanModel implements DataModel {
     const d = this.dim, y = this.data.y, s2 = this.options.sigma ** 2;
     for (let k = 0; k < rows.length; k++) {
       for (let j = 0; j < d; j++) out[k * d + j] = (y[rows[k] * d + j] - theta[j]) / s2;
+    }
+    this.cost.numGradRows += rows.length;
+  }
+
+  /**
+   * Per-row Hessians ∇²ℓₙ = −I/σ² (the same for every row and every μ) into
+   * `out` (rows.length × D × D). Counts rows.length gradient rows. HMC-ECS's
+   * generic proxy stores one such D × D block per row: N·D² numbers.
+   */
+  perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
+    assertPosition(theta, this.dim);
+    const d = this.dim, dd = d * d, v = -1 / this.options.sigma ** 2;
+    if (out.length < rows.length * dd) {
+      throw new RangeError(`out must hold rows.length × D × D = ${rows.length * dd} values`);
+    }
+    out.fill(0, 0, rows.length * dd);
+    for (let k = 0; k < rows.length; k++) {
+      const i = rows[k];
+      if (!Number.isInteger(i) || i < 0 || i >= this.numRows) {
+        throw new RangeError(`rows must be in [0, ${this.numRows}), got ${i} at index ${k}`);
+      }
+      for (let j = 0; j < d; j++) out[k * dd + j * d + j] = v;
     }
     this.cost.numGradRows += rows.length;
   }

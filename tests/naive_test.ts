@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { contiguousBatches } from "../models/batch_potential.ts";
 import { gaussianMeanData, GaussianMeanModel } from "../models/gaussian_mean.ts";
+import { hasPerRowHessians } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import {
@@ -82,6 +83,41 @@ Deno.test("GaussianMeanModel closed forms", async (t) => {
     const b = model1.batches(20);
     b.batchPotential(new Float64Array([b.centers[3]]), 3, g);
     assert.ok(Math.abs(g[0]) < 1e-9);
+  });
+  await t.step("per-row Hessians −I/σ² match finite differences of the per-row gradients", () => {
+    const d = 3, m = new GaussianMeanModel(gaussianMeanData({ dim: d, numRows: 40, seed: 7 }));
+    assert.ok(hasPerRowHessians(m));
+    const rows = new Int32Array([0, 17, 17, 39]), theta = new Float64Array([0.3, -1.2, 2.1]);
+    const h = new Float64Array(rows.length * d * d).fill(NaN);
+    const before = m.cost.numGradRows;
+    m.perRowHessians(theta, rows, h);
+    assert.equal(m.cost.numGradRows - before, rows.length);
+    const gp = new Float64Array(rows.length * d), gm = new Float64Array(rows.length * d);
+    const eps = 1e-5;
+    for (let j = 0; j < d; j++) {
+      const tp = theta.slice(), tm = theta.slice();
+      tp[j] += eps;
+      tm[j] -= eps;
+      m.perRowGradients(tp, rows, gp);
+      m.perRowGradients(tm, rows, gm);
+      for (let k = 0; k < rows.length; k++) {
+        for (let i = 0; i < d; i++) {
+          const fd = (gp[k * d + i] - gm[k * d + i]) / (2 * eps);
+          const v = h[k * d * d + i * d + j];
+          assert.ok(Math.abs(fd - v) < 1e-6, `row ${k}, (${i}, ${j}): ${v} vs ${fd}`);
+        }
+      }
+    }
+    // Summed over all rows they give the full-data Hessian.
+    const all = Int32Array.from({ length: m.numRows }, (_, i) => i);
+    const hs = new Float64Array(m.numRows * d * d), full = new Float64Array(d * d);
+    m.perRowHessians(theta, all, hs);
+    m.logLikelihoodHessian(theta, full);
+    for (let e = 0; e < d * d; e++) {
+      let s = 0;
+      for (let k = 0; k < m.numRows; k++) s += hs[k * d * d + e];
+      assert.ok(Math.abs(s - full[e]) < 1e-9);
+    }
   });
   await t.step("counts B rows per batch evaluation", () => {
     const before = { ...model1.cost };
