@@ -29,7 +29,7 @@ import { approxMhTest, dataModelDifferences, newRowOrder } from "../subsampling/
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
 import { identityMetric } from "./metric.ts";
-import type { ChainSampler, SamplerDescription, StepInfo } from "./sampler.ts";
+import type { ChainSampler, SamplerDescription, SamplerOption, StepInfo } from "./sampler.ts";
 import {
   scaleAdaptationInit,
   type ScaleAdaptationState,
@@ -417,6 +417,26 @@ function _chainSampler(
   };
 }
 
+/** The CLI options both austerity samplers share (ε and the test's mini-batch size m). */
+const _TEST_OPTIONS: readonly SamplerOption[] = [
+  {
+    name: "epsilon",
+    flag: "approx-mh-epsilon",
+    type: "number",
+    min: 0,
+    default: "0.05",
+    help: "the test's error bound ε ∈ [0, 1); 0 is exact MH on all rows (Algorithm 1)",
+  },
+  {
+    name: "batchSize",
+    flag: "batch-size",
+    type: "integer",
+    min: 1,
+    default: "min(N, 500)",
+    help: "rows per mini-batch m of the sequential test",
+  },
+];
+
 /**
  * Registry entry: random-walk MH with the approximate test. Warmup adapts the
  * scale by Robbins–Monro on the accept indicator (an unbiased estimate of the
@@ -436,6 +456,17 @@ export const austerityRwmhDescription: SamplerDescription<ApproxMhOptions> = {
   references: "Korattikara, Chen & Welling (2014), Algorithm 1, eqs. 2–5, §5.1",
   requires: "data-model",
   isExact: false,
+  options: [
+    ..._TEST_OPTIONS,
+    {
+      name: "scale",
+      flag: "scale",
+      type: "number",
+      min: 0,
+      default: "2.38/√d, adapted in warmup",
+      help: "random-walk scale",
+    },
+  ],
   build(model: Model, options: ApproxMhOptions): ChainSampler<unknown, StepInfo> {
     const common = _common(model, options);
     const d = model.dim, scale0 = options.scale ?? 2.38 / Math.sqrt(d);
@@ -478,6 +509,7 @@ export const austeritySgldDescription: SamplerDescription<ApproxMhOptions> = {
   requires: "data-model",
   isExact: false,
   options: [
+    ..._TEST_OPTIONS,
     {
       name: "stepSize",
       flag: "step-size",

@@ -56,6 +56,52 @@ Deno.test("main() sample then summary on a CSV", async (t) => {
     assert.match(r.out, /ess_bulk/);
     assert.match(r.out, /x2/);
   });
+  await t.step("the austerity test takes ε and m from its registry flags", async () => {
+    const out = `${dir}/austerity.csv`;
+    const r = await _run([
+      "sample",
+      "--family",
+      "logistic",
+      "--data",
+      csv,
+      "--response",
+      "y",
+      "--sampler",
+      "austerity-rwmh",
+      "--approx-mh-epsilon",
+      "0.05",
+      "--batch-size",
+      "40",
+      "--samples",
+      "30",
+      "--warmup",
+      "30",
+      "--chains",
+      "1",
+      "--out",
+      out,
+      "--quiet",
+    ]);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(parseDrawsCsv(await Deno.readTextFile(out)).draws[0][0].length, 30);
+    const bad = await _run([
+      "sample",
+      "--family",
+      "logistic",
+      "--data",
+      csv,
+      "--response",
+      "y",
+      "--sampler",
+      "austerity-rwmh",
+      "--approx-mh-epsilon=-1",
+      "--out",
+      out,
+      "--quiet",
+    ]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--approx-mh-epsilon/);
+  });
   await t.step("random-walk MH runs too", async () => {
     const r = await _run([
       "sample",
