@@ -238,17 +238,15 @@ export function step(
     numIntegrationSteps: numSteps,
   });
   const energy1 = -result.logDensity + metric.kineticEnergy(momentum);
-  const energyError = result.isDivergent ? Infinity : energy1 - energy0;
-  const acceptanceRate = Number.isFinite(energyError) ? Math.min(1, Math.exp(-energyError)) : 0;
-  const isDivergent = result.isDivergent || !(energyError <= threshold);
-  const u = rng.uniform();
-  const isAccepted = !result.isDivergent && u < acceptanceRate;
+  const test = metropolisTest(rng, {
+    energy0,
+    energy1,
+    isTrajectoryDivergent: result.isDivergent,
+    divergenceThreshold: threshold,
+  });
+  const isAccepted = test.isAccepted;
   const info: HmcInfo = {
-    acceptanceRate,
-    isAccepted,
-    isDivergent,
-    energy: isAccepted ? energy1 : energy0,
-    energyError,
+    ...test,
     numIntegrationSteps: result.numIntegrationSteps,
     stepSize,
   };
@@ -284,4 +282,65 @@ function _numSteps(params: HmcParams): number {
     stepSize: params.stepSize,
     max: params.maxNumIntegrationSteps,
   });
+}
+
+/** The outcome of {@link metropolisTest}. */
+export interface MetropolisTest {
+  /** min(1, exp(−ΔH)) (0 if ΔH is not finite). */
+  acceptanceRate: number;
+  /** Whether the proposal was accepted. */
+  isAccepted: boolean;
+  /** ΔH above the threshold, or a non-finite value on the trajectory. */
+  isDivergent: boolean;
+  /** H of the state kept. */
+  energy: number;
+  /** ΔH = H(proposal) − H(start) (Infinity after a non-finite trajectory). */
+  energyError: number;
+}
+
+/**
+ * The Metropolis test on the change of total energy that every HMC-type
+ * kernel (HMC, HMC-ECS's θ-step, QNHMC) ends with. Draws exactly one uniform.
+ *
+ * @param rng The generator.
+ * @param options H at the start and at the proposal, whether the trajectory
+ *   hit a non-finite value, and the ΔH above which the step is divergent.
+ * @returns Acceptance probability and decision, divergence, energy and ΔH.
+ *
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { metropolisTest } from "./hmc.ts";
+ * import { Rng } from "../random/rng.ts";
+ * const t = metropolisTest(new Rng(1), {
+ *   energy0: 1, energy1: 1 + Math.log(2), isTrajectoryDivergent: false, divergenceThreshold: 1000,
+ * });
+ * assert.ok(Math.abs(t.acceptanceRate - 0.5) < 1e-15);
+ * assert.equal(t.energy, t.isAccepted ? 1 + Math.log(2) : 1);
+ * ```
+ *
+ * References: Neal (2011), §5.3.2, eq. (5.22)–(5.24).
+ */
+export function metropolisTest(
+  rng: Rng,
+  options: {
+    energy0: number;
+    energy1: number;
+    isTrajectoryDivergent: boolean;
+    divergenceThreshold: number;
+  },
+): MetropolisTest {
+  const { energy0, energy1, isTrajectoryDivergent } = options;
+  const energyError = isTrajectoryDivergent ? Infinity : energy1 - energy0;
+  const acceptanceRate = Number.isFinite(energyError) ? Math.min(1, Math.exp(-energyError)) : 0;
+  const isDivergent = isTrajectoryDivergent || !(energyError <= options.divergenceThreshold);
+  const u = rng.uniform();
+  const isAccepted = !isTrajectoryDivergent && u < acceptanceRate;
+  return {
+    acceptanceRate,
+    isAccepted,
+    isDivergent,
+    energy: isAccepted ? energy1 : energy0,
+    energyError,
+  };
 }

@@ -27,6 +27,7 @@
  * @module
  */
 import type { Rng } from "../../random/rng.ts";
+import { metropolisTest } from "../hmc.ts";
 import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
 import type { CurvaturePair, InverseHessian } from "./inverse_hessian.ts";
@@ -234,17 +235,15 @@ export function step(
     numIntegrationSteps: numSteps,
   });
   const energy1 = -result.logDensity + metric.kineticEnergy(momentum);
-  const energyError = result.isDivergent ? Infinity : energy1 - energy0;
-  const acceptanceRate = Number.isFinite(energyError) ? Math.min(1, Math.exp(-energyError)) : 0;
-  const isDivergent = result.isDivergent || !(energyError <= threshold);
-  const u = rng.uniform();
-  const isAccepted = !result.isDivergent && u < acceptanceRate;
+  const test = metropolisTest(rng, {
+    energy0,
+    energy1,
+    isTrajectoryDivergent: result.isDivergent,
+    divergenceThreshold: threshold,
+  });
+  const isAccepted = test.isAccepted;
   const info: QnhmcInfo = {
-    acceptanceRate,
-    isAccepted,
-    isDivergent,
-    energy: isAccepted ? energy1 : energy0,
-    energyError,
+    ...test,
     numIntegrationSteps: result.numIntegrationSteps,
     stepSize,
     numPairs: c.numPairs,
