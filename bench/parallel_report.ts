@@ -1,5 +1,5 @@
 /**
- * The issue-16 benchmark in one run: full-data HMC on HIGGS-shaped logistic
+ * The parallel and warm-up benchmark in one run: full-data HMC on HIGGS-shaped logistic
  * data (d = 30), for each n:
  *
  * - gradient evaluations per chain in warmup and in sampling (full-data

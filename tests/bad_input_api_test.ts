@@ -1,5 +1,5 @@
 /**
- * A bad-input corpus through the API (issue 11): awkward CSV data files,
+ * A bad-input corpus through the API: awkward CSV data files,
  * draws files in every format, and the summary of what they hold. Every
  * refusal must be a RangeError or TypeError whose message names the column
  * (as the user typed it) or the option, and the value received, and never an

@@ -4,7 +4,7 @@
  * for Gaussian regression with unknown σ (flat prior on β, inverse gamma on
  * σ²), and a grid quadrature of the model's own posterior (±6 Laplace sds
  * along the Laplace axes) for Student-t, NB2, Poisson-with-offset and
- * binomial. Criterion of issue 19: means within 0.1 posterior sd, sds within
+ * binomial. The criterion: means within 0.1 posterior sd, sds within
  * 10 %.
  *
  * Run: deno test --allow-read tests/glm_families_test.ts
@@ -42,7 +42,7 @@ function _summary(run: SamplingResult, P: number): Reference & { ess: number[] }
   return { mean, sd, ess };
 }
 
-/** Issue 19's criterion, with the numbers in the message. */
+/** The posterior criterion, with the numbers in the message. */
 function _assertMatches(what: string, got: Reference & { ess: number[] }, ref: Reference) {
   for (let j = 0; j < ref.mean.length; j++) {
     const z = (got.mean[j] - ref.mean[j]) / ref.sd[j], r = got.sd[j] / ref.sd[j] - 1;

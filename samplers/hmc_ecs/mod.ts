@@ -60,8 +60,6 @@ export type { HmcEcsInfo, HmcEcsKernelState, HmcEcsParams, LogPriorFn } from "./
 export type { SubsampleState } from "./subsample_update.ts";
 export type { HmcEcsWarmupState } from "./warmup.ts";
 export type { HmcEcsEngine, HmcEcsState } from "./state.ts";
-// hmcEcsChainSampler and hmcEcsDescription (./sampler.ts) join this list once
-// samplers/sampler.ts's ChainSampler and SamplerDescription are public
-// (branch `shape`); until then import them from "./sampler.ts".
+export { hmcEcsChainSampler, hmcEcsDescription } from "./sampler.ts";
 export { runHmcEcs, type RunHmcEcsOptions, signCorrectedMeans } from "./run.ts";
 export { measureHessianCostRatio, type PassEquivalents, passEquivalents } from "./passes.ts";

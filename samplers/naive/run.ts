@@ -1,11 +1,6 @@
 /**
- * `runNaive`: run chains of a naive subsampled HMC variant with the current
+ * `runNaive`: run chains of a naive subsampled HMC variant with the run
  * driver (`samplers/driver.ts` `sampleChains`).
- *
- * LEGACY ADAPTER: the driver still takes the old description
- * `{init(position, rng), step(state, rng, phase, iteration), position, …}`;
- * {@link _toLegacySampler} below wraps a {@link ChainSampler} into it. Drop it
- * (and call the new driver with the ChainSampler) once the new driver lands.
  *
  * References: Betancourt (2015), §3.
  *

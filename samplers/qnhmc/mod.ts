@@ -10,7 +10,7 @@
  *  kernel.ts           Params/State/Info, init, step (eq. 7, Algorithm 2)
  *  adaptation.ts       folding an accepted trajectory's pairs into C
  *  description.ts      QnhmcOptions, the ChainSampler, qnhmcDescription
- *  run_qnhmc.ts        runQnhmc with the current driver (temporary adapter)
+ *  run_qnhmc.ts        runQnhmc: chains through the run driver
  * ```
  *
  * @example
