@@ -19,6 +19,7 @@ import { loadCsvToArena } from "../data/csv.ts";
 import { summarize } from "../diagnostics/summary.ts";
 import { type GlmFamily, GlmModel } from "../models/glm.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
+import { sampleParallel } from "../samplers/parallel.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import type { SamplerDescription, SamplerOption } from "../samplers/sampler.ts";
 import {
@@ -58,6 +59,7 @@ const _COMMON_FLAGS: FlagSpec = {
   "no-intercept": { type: "boolean" },
   f32: { type: "boolean" },
   thin: { type: "string" },
+  workers: { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 };
@@ -70,6 +72,7 @@ const _COMMON_NAMES: Record<string, string> = {
   priorScale: "--prior-scale",
   sigma: "--sigma",
   thin: "--thin",
+  workers: "--workers",
 };
 
 function _samplerFlags(): Map<string, { option: SamplerOption; samplers: string[] }> {
@@ -114,6 +117,8 @@ export function sampleHelp(): string {
     "  --samples N         draws per chain after warmup (default 1000)",
     "  --warmup N          warmup iterations per chain (default 1000; burn-in for SG samplers)",
     "  --chains N          number of chains (default 4)",
+    "  --workers N         run chains in N workers over one shared copy of the data (default 0:",
+    "                      this thread); draws are identical for every N",
     "  --seed N            random seed (default 1)",
     "  --out FILE          draws as CSV (chain,iteration,params…), written as they are made",
     "  --sigma S           known residual sd (required for --family gaussian)",
@@ -318,6 +323,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const numSamples = intFlag(values.samples, { flag: "samples", default: 1000, min: 1 });
   const numWarmup = intFlag(values.warmup, { flag: "warmup", default: 1000, min: 0 });
   const numChains = intFlag(values.chains, { flag: "chains", default: 4, min: 1, max: 10_000 });
+  const numWorkers = intFlag(values.workers, { flag: "workers", default: 0, min: 0, max: 256 });
   const seed = intFlag(values.seed, { flag: "seed", default: 1, min: 0 });
   const thin = intFlag(values.thin, { flag: "thin", default: 1, min: 1 });
   const sigma = positiveFlag(values.sigma, "sigma");
@@ -342,7 +348,8 @@ export async function sampleCommand(args: string[]): Promise<number> {
     throw new CliUsageError(`--data ${dataPath} is a directory; give the path of a CSV file`);
   }
 
-  const arena = loadCore();
+  // Workers read the data in place: it must sit in a shared memory.
+  const arena = loadCore({ shared: numWorkers > 0 });
   let model: GlmModel;
   let dataWarnings: readonly string[] = [];
   try {
@@ -398,22 +405,37 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const bar = _progress(samplerName, Boolean(values.quiet));
   let result: SamplingResult;
   try {
-    result = sampleChains({
-      sampler,
-      model,
+    const driver = {
       seed,
       numSamples,
       numWarmup,
       numChains,
       thin,
-      onProgress: (chain, it, total) => bar.update(chain * total + it, numChains * total),
-      onDraw: writer === null ? undefined : (chain, k, pos, info) => {
-        const extra = extraNames.map((n) =>
-          Number((info as unknown as Record<string, unknown>)[n])
-        );
-        writer.write(chain, k, pos, extra);
-      },
-    });
+      onProgress: (chain: number, it: number, total: number) =>
+        bar.update(chain * total + it, numChains * total),
+      onDraw: writer === null
+        ? undefined
+        : (chain: number, k: number, pos: Float64Array, info: object) => {
+          const extra = extraNames.map((n) =>
+            Number((info as unknown as Record<string, unknown>)[n])
+          );
+          writer.write(chain, k, pos, extra);
+        },
+    };
+    if (numWorkers > 0) {
+      const parallel = await sampleParallel(model, {
+        sampler: samplerName,
+        ...samplerOptions,
+        ...driver,
+        workers: numWorkers,
+      });
+      if (parallel.parallel.note !== null && !values.quiet) {
+        console.error(`tallmc: note: --workers ${numWorkers}: ${parallel.parallel.note}`);
+      }
+      result = parallel;
+    } else {
+      result = sampleChains({ sampler, model, ...driver });
+    }
   } catch (e) {
     // A chain could not start (e.g. a non-finite log density at θ₀): say
     // which columns the loader found extreme, the likely cause.

@@ -102,6 +102,35 @@ Deno.test("main() sample then summary on a CSV", async (t) => {
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--approx-mh-epsilon/);
   });
+  await t.step("--workers 2 writes the same draws as one thread", async () => {
+    const files: string[] = [];
+    for (const workers of ["0", "2"]) {
+      const out = `${dir}/workers_${workers}.csv`;
+      const r = await _run([
+        "sample",
+        "--family",
+        "logistic",
+        "--data",
+        csv,
+        "--response",
+        "y",
+        "--samples",
+        "40",
+        "--warmup",
+        "40",
+        "--chains",
+        "3",
+        "--workers",
+        workers,
+        "--out",
+        out,
+        "--quiet",
+      ]);
+      assert.equal(r.code, 0, r.err);
+      files.push(await Deno.readTextFile(out));
+    }
+    assert.equal(files[1], files[0]);
+  });
   await t.step("random-walk MH runs too", async () => {
     const r = await _run([
       "sample",
