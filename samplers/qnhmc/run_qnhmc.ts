@@ -35,38 +35,8 @@ export type RunQnhmcOptions =
  * References: Fu, Luo & Zhang (2016), Algorithm 2.
  */
 export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult {
-  const {
-    stepSize,
-    numIntegrationSteps,
-    approximation,
-    memory,
-    initialScale,
-    lbfgsScaling,
-    curvatureTolerance,
-    adaptation,
-    adaptStepSize,
-    targetAcceptanceRate,
-    stepSizeJitter,
-    metric,
-    divergenceThreshold,
-    product,
-    ...driverOptions
-  } = options;
-  const sampler = qnhmcChainSampler(model, {
-    stepSize,
-    numIntegrationSteps,
-    approximation,
-    memory,
-    initialScale,
-    lbfgsScaling,
-    curvatureTolerance,
-    adaptation,
-    adaptStepSize,
-    targetAcceptanceRate,
-    stepSizeJitter,
-    metric,
-    divergenceThreshold,
-    product,
-  });
-  return sampleChains({ ...driverOptions, sampler, model });
+  // The chain sampler reads its own options and the driver its own, as runHmcEcs does:
+  // no list of option names to keep in step with QnhmcOptions.
+  const sampler = qnhmcChainSampler(model, options);
+  return sampleChains({ ...options, sampler, model });
 }
