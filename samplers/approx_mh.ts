@@ -22,13 +22,14 @@
  *
  * @module
  */
-import { cholesky, squareDim } from "../math/linalg.ts";
+import { cholesky } from "../math/linalg.ts";
 import type { DataModel, Model } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
 import { approxMhTest, dataModelDifferences, newRowOrder } from "../subsampling/austerity.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
 import { identityMetric } from "./metric.ts";
+import { randomWalkDraw } from "./rwmh.ts";
 import type { ChainSampler, SamplerDescription, SamplerOption, StepInfo } from "./sampler.ts";
 import {
   scaleAdaptationInit,
@@ -126,24 +127,10 @@ export function randomWalkProposal(
   if (!(scale > 0) || !Number.isFinite(scale)) {
     throw new RangeError(`scale must be positive and finite, got ${scale}`);
   }
-  return (rng: Rng, position: Float64Array): ProposalDraw => {
-    const d = position.length, out = Float64Array.from(position);
-    const z = new Float64Array(d);
-    for (let i = 0; i < d; i++) z[i] = rng.normal();
-    if (l === undefined) {
-      for (let i = 0; i < d; i++) out[i] += scale * z[i];
-    } else {
-      if (squareDim(l, "proposalCholesky") !== d) {
-        throw new RangeError(`proposalCholesky must be ${d}×${d}, got length ${l.length}`);
-      }
-      for (let i = 0; i < d; i++) {
-        let s = 0;
-        for (let k = 0; k <= i; k++) s += l[i * d + k] * z[k];
-        out[i] += scale * s;
-      }
-    }
-    return { position: out, logProposalRatio: 0 };
-  };
+  return (rng: Rng, position: Float64Array): ProposalDraw => ({
+    position: randomWalkDraw(rng, position, { scale, proposalCholesky: l }),
+    logProposalRatio: 0,
+  });
 }
 
 /**

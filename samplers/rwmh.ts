@@ -120,22 +120,7 @@ export function step(
   if (!(scale > 0) || !Number.isFinite(scale)) {
     throw new RangeError(`scale must be positive and finite, got ${scale}`);
   }
-  const d = state.position.length;
-  const z = new Float64Array(d);
-  for (let i = 0; i < d; i++) z[i] = rng.normal();
-  const proposal = Float64Array.from(state.position);
-  if (l === undefined) {
-    for (let i = 0; i < d; i++) proposal[i] += scale * z[i];
-  } else {
-    if (squareDim(l, "proposalCholesky") !== d) {
-      throw new RangeError(`proposalCholesky must be ${d}×${d}, got length ${l.length}`);
-    }
-    for (let i = 0; i < d; i++) {
-      let s = 0;
-      for (let k = 0; k <= i; k++) s += l[i * d + k] * z[k];
-      proposal[i] += scale * s;
-    }
-  }
+  const proposal = randomWalkDraw(rng, state.position, { scale, proposalCholesky: l });
   const logDensity = params.logDensityFn(proposal);
   const logRatio = logDensity - state.logDensity;
   const acceptanceRate = Number.isFinite(logDensity) ? Math.min(1, Math.exp(logRatio)) : 0;
@@ -144,4 +129,54 @@ export function step(
   const isDivergent = !Number.isFinite(logDensity);
   const info: RwmhInfo = { acceptanceRate, isAccepted, scale, isDivergent };
   return isAccepted ? { state: { position: proposal, logDensity }, info } : { state, info };
+}
+
+/**
+ * θ' = θ + s·L z with z ~ N(0, I): the random-walk draw of {@link step},
+ * shared by every sampler that proposes by a Gaussian random walk. Draws
+ * the d normals first, whatever L is.
+ *
+ * @param rng The generator.
+ * @param position θ (not modified).
+ * @param options Scale s and an optional lower Cholesky factor L (d × d row-major).
+ * @returns θ'.
+ * @throws {RangeError} If L is not d × d.
+ *
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { randomWalkDraw } from "./rwmh.ts";
+ * import { Rng } from "../random/rng.ts";
+ * const a = randomWalkDraw(new Rng(1), new Float64Array(2), { scale: 2 });
+ * const b = randomWalkDraw(new Rng(1), new Float64Array(2), {
+ *   scale: 1, proposalCholesky: new Float64Array([2, 0, 0, 2]),
+ * });
+ * assert.deepEqual(a, b); // s = 2 and L = 2I give the same draw
+ * ```
+ *
+ * References: Roberts & Rosenthal (2001), §2 (random-walk Metropolis).
+ */
+export function randomWalkDraw(
+  rng: Rng,
+  position: Float64Array,
+  options: { scale: number; proposalCholesky?: Float64Array },
+): Float64Array {
+  const { scale, proposalCholesky: l } = options;
+  const d = position.length;
+  const z = new Float64Array(d);
+  for (let i = 0; i < d; i++) z[i] = rng.normal();
+  const out = Float64Array.from(position);
+  if (l === undefined) {
+    for (let i = 0; i < d; i++) out[i] += scale * z[i];
+  } else {
+    if (squareDim(l, "proposalCholesky") !== d) {
+      throw new RangeError(`proposalCholesky must be ${d}×${d}, got length ${l.length}`);
+    }
+    for (let i = 0; i < d; i++) {
+      let s = 0;
+      for (let k = 0; k <= i; k++) s += l[i * d + k] * z[k];
+      out[i] += scale * s;
+    }
+  }
+  return out;
 }
