@@ -28,12 +28,12 @@ import { mnist79 } from "../data/mnist.ts";
 import { covarianceEllipse } from "../diagnostics/ellipse.ts";
 import { GlmModel } from "../models/glm.ts";
 import { sampleChains } from "../samplers/driver.ts";
-import { cholesky, choleskySolve } from "../math/linalg.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
 import { CCADL_METHODS, ccadlComparisonSampler, type CcadlMethod } from "./ccadl_methods.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
+import { newtonMap } from "./laplace.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";
 import { exceedsSeedSpread, formatMeanSd, meanSd, outcomeOf } from "./verdicts.ts";
 
@@ -41,23 +41,10 @@ const _PAPER_ROWS = 12214, _PAPER_BATCH = 500, _H_SCALE = 5e-3;
 /** The two coordinates of the paper's bottom row (w₂, w₅, 1-based). */
 const _PAIR: [number, number] = [1, 4];
 
-/** MAP by Newton's method from 0 and the log-posterior Hessian there (Laplace approximation). */
+/** The Laplace approximation: the MAP, and the log-posterior Hessian recomputed there. */
 function _laplace(model: GlmModel): { mode: Float64Array; hessian: Float64Array } {
-  const d = model.dim, theta = new Float64Array(d), g = new Float64Array(d);
-  const h = new Float64Array(d * d), hp = new Float64Array(d * d), neg = new Float64Array(d * d);
-  for (let it = 0; it < 50; it++) {
-    model.logDensityAndGradient(theta, g);
-    model.logLikelihoodHessian(theta, h);
-    model.logPriorHessian(theta, hp);
-    for (let i = 0; i < d * d; i++) neg[i] = -(h[i] + hp[i]);
-    const step = choleskySolve(cholesky(neg), g);
-    let size = 0;
-    for (let j = 0; j < d; j++) {
-      theta[j] += step[j];
-      size = Math.max(size, Math.abs(step[j]));
-    }
-    if (size < 1e-10) break;
-  }
+  const d = model.dim, { mode: theta } = newtonMap(model);
+  const h = new Float64Array(d * d), hp = new Float64Array(d * d);
   model.logLikelihoodHessian(theta, h);
   model.logPriorHessian(theta, hp);
   for (let i = 0; i < d * d; i++) h[i] += hp[i];

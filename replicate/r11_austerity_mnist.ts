@@ -24,7 +24,7 @@
  */
 import { loadCore } from "../core/load.ts";
 import { mnist79 } from "../data/mnist.ts";
-import { cholesky, choleskySolve, inverseSpd } from "../math/linalg.ts";
+import { cholesky, inverseSpd } from "../math/linalg.ts";
 import { covarianceEllipse } from "../diagnostics/ellipse.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
@@ -36,29 +36,10 @@ import type { ApproxMhInfo } from "../samplers/approx_mh.ts";
 import { cltCheck, dataModelDifferences, tPValue } from "../subsampling/austerity.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
+import { newtonMap } from "./laplace.ts";
 import { outcomeOf, type Verdict } from "./verdicts.ts";
 
 const _BATCH = 64, _PRIOR_SD = 1;
-
-/** MAP by Newton's method from 0 and the negative log-posterior Hessian there. */
-function _laplace(model: GlmModel): { mode: Float64Array; negHessian: Float64Array } {
-  const d = model.dim, theta = new Float64Array(d), g = new Float64Array(d);
-  const h = new Float64Array(d * d), hp = new Float64Array(d * d), neg = new Float64Array(d * d);
-  for (let it = 0; it < 50; it++) {
-    model.logDensityAndGradient(theta, g);
-    model.logLikelihoodHessian(theta, h);
-    model.logPriorHessian(theta, hp);
-    for (let i = 0; i < d * d; i++) neg[i] = -(h[i] + hp[i]);
-    const step = choleskySolve(cholesky(neg), g);
-    let size = 0;
-    for (let j = 0; j < d; j++) {
-      theta[j] += step[j];
-      size = Math.max(size, Math.abs(step[j]));
-    }
-    if (size < 1e-10) break;
-  }
-  return { mode: theta, negHessian: neg };
-}
 
 /** Predictive probability of each test point's observed label, p(yⱼ | xⱼ, θ) = exp ℓⱼ(θ). */
 function _predictive(
@@ -79,7 +60,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
   const testModel = new GlmModel(test, { family: "logistic", priorScale: _PRIOR_SD });
   const bigN = model.numRows, d = model.dim, numTest = testModel.numRows;
   const testRows = Int32Array.from({ length: numTest }, (_, j) => j);
-  const laplace = _laplace(model);
+  const laplace = newtonMap(model);
   const proposalCovariance = inverseSpd(laplace.negHessian);
   const scale = 2.38 / Math.sqrt(d);
 
