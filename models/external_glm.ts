@@ -1,0 +1,82 @@
+/**
+ * A GLM whose rows live outside the calling WebAssembly instance: sharded over
+ * several instances (one per worker), streamed from a file (out of core), or
+ * held by another engine. HMC-ECS needs such a model for two things only:
+ *
+ * ```
+ *  full-data passes   controlVariateSums(θ*): S = Σₖℓₖ(θ*), A = Σₖ∇ℓₖ(θ*),
+ *                     B = ΣₖHₖ(θ*) — and logLikelihood / its gradient and
+ *                     Hessian (DataModel) for the warm-up's Newton steps
+ *  subsample rows     readRows(indices): the m rows of the current subsample,
+ *                     copied into the sampler's own buffer, where the per-row
+ *                     cache (η*ₖ, ℓₖ*, aₖ, bₖ) is computed from xₖ, yₖ and θ*
+ * ```
+ *
+ * so that each iteration costs O(m) with memory that does not grow with n.
+ * Only the families whose control variates are expansions in η = xᵀβ (the
+ * compact per-row cache) qualify: "logistic", "poisson" and "gaussian"
+ * (known σ).
+ *
+ * References: Dang et al. (2019), eqs. 11 and 14; DESIGN.md, "Data beyond
+ * memory".
+ *
+ * @module
+ */
+import type { GlmFamily, GlmOptions } from "./glm.ts";
+import type { DataModel } from "./model.ts";
+
+/** A GLM posterior over rows held outside the calling instance (see the module notes). */
+export interface ExternalGlmModel extends DataModel {
+  /** Marks the interface (structural checks use it). */
+  readonly isExternalGlm: true;
+  /** The family; one whose control variates are expansions in η. */
+  readonly family: GlmFamily;
+  /** Number of columns d of X (= dim). */
+  readonly numCols: number;
+  /** How X is stored where it lives. */
+  readonly storage: "f32" | "f64";
+  /**
+   * The options a {@link import("./glm.ts").GlmModel} over the same family,
+   * σ and prior would be built with (so that gathered rows can be evaluated
+   * by the same kernels).
+   */
+  readonly glmOptions: Readonly<GlmOptions>;
+  /**
+   * Copy rows `rows` (indices in [0, n), repeats allowed) into `x`
+   * (rows.length × d, row-major, f64; f32 storage widened exactly) and `y`
+   * (rows.length). Counts no cost: the caller counts the evaluations it
+   * makes on them.
+   */
+  readRows(rows: Int32Array, x: Float64Array, y: Float64Array): void;
+  /**
+   * One full-data pass at θ*: returns S = Σₖ ℓₖ(θ*), writes A = Σₖ ∇ℓₖ(θ*)
+   * into `gradSum` (length d) and, when given, B = Σₖ ∇²ℓₖ(θ*) into `hessSum`
+   * (d × d, row-major). Counts n log-likelihood rows and n gradient rows in
+   * `cost` (plus n more gradient rows when B is computed).
+   */
+  controlVariateSums(
+    thetaStar: Float64Array,
+    gradSum: Float64Array,
+    hessSum?: Float64Array,
+  ): number;
+  /** Release workers, files and memory. The model is unusable afterwards. */
+  close(): void;
+}
+
+/**
+ * Whether a model is an {@link ExternalGlmModel}.
+ *
+ * @param model Any value.
+ * @returns True when it carries the interface's marker and methods.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isExternalGlm } from "./external_glm.ts";
+ * assert.equal(isExternalGlm({ dim: 2 }), false);
+ * ```
+ */
+export function isExternalGlm(model: unknown): model is ExternalGlmModel {
+  const m = model as Partial<ExternalGlmModel> | null;
+  return m !== null && typeof m === "object" && m.isExternalGlm === true &&
+    typeof m.readRows === "function" && typeof m.controlVariateSums === "function";
+}
