@@ -148,6 +148,7 @@ export {
   type DataModel,
   type Model,
   newCostCounter,
+  numRowEvaluations,
   type PerRowHessianModel,
 } from "./models/model.ts";
 export { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "./models/glm.ts";

@@ -102,7 +102,6 @@ function _warmupPasses(model: GlmModel): void {
     const c = r.chains[0].cost.warmup, t = r.chains[0].tuning;
     const p = passEquivalents(c, {
       numRows: n,
-      numHessianRows: t.numHessianRows as number,
       hessianCostRatio: w,
     });
     console.log(

@@ -16,7 +16,7 @@ import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { loadMnist79, MNIST_PIXELS } from "../data/mnist.ts";
 import { GlmModel } from "../models/glm.ts";
-import type { Model } from "../models/model.ts";
+import { type Model, newCostCounter } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import * as hmc from "../samplers/hmc.ts";
 import { identityMetric } from "../samplers/metric.ts";
@@ -39,7 +39,7 @@ function gaussian100(): Model {
   return {
     dim: d,
     parameterNames: [],
-    cost: { numLogLikRows: 0, numGradRows: 0 },
+    cost: newCostCounter(),
     logDensity: (x) => fn(x, new Float64Array(d)),
     logDensityAndGradient: fn,
   };

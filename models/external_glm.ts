@@ -52,7 +52,7 @@ export interface ExternalGlmModel extends DataModel {
    * One full-data pass at θ*: returns S = Σₖ ℓₖ(θ*), writes A = Σₖ ∇ℓₖ(θ*)
    * into `gradSum` (length d) and, when given, B = Σₖ ∇²ℓₖ(θ*) into `hessSum`
    * (d × d, row-major). Counts n log-likelihood rows and n gradient rows in
-   * `cost` (plus n more gradient rows when B is computed).
+   * `cost` (plus n Hessian rows, `numHessianRows`, when B is computed).
    */
   controlVariateSums(
     thetaStar: Float64Array,

@@ -262,7 +262,7 @@ export class GaussianMeanModel implements PerRowHessianModel {
 
   /**
    * Per-row Hessians ∇²ℓₙ = −I/σ² (the same for every row and every μ) into
-   * `out` (rows.length × D × D). Counts rows.length gradient rows. HMC-ECS's
+   * `out` (rows.length × D × D). Counts rows.length Hessian rows. HMC-ECS's
    * generic proxy stores one such D × D block per row: N·D² numbers.
    */
   perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
@@ -279,10 +279,10 @@ export class GaussianMeanModel implements PerRowHessianModel {
       }
       for (let j = 0; j < d; j++) out[k * dd + j * d + j] = v;
     }
-    this.cost.numGradRows += rows.length;
+    this.cost.numHessianRows += rows.length;
   }
 
-  /** Σₙ ∇²ℓₙ = −(N/σ²) I. */
+  /** Σₙ ∇²ℓₙ = −(N/σ²) I (closed form: no row is evaluated, none is counted). */
   logLikelihoodHessian(_theta: Float64Array, out: Float64Array): void {
     _diagonal(out, this.dim, -this.numRows / this.options.sigma ** 2);
   }

@@ -245,7 +245,7 @@ export class GlmModel implements PerRowHessianModel {
   /**
    * Per-row Hessians ∇²ℓᵢ(θ) of the listed rows into `out` (m × P × P):
    * ℓ_ηη xᵢxᵢᵀ, and for families with τ the border ℓ_ητ xᵢ and corner ℓ_ττ.
-   * Counts m gradient rows.
+   * Counts m Hessian rows.
    */
   perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
     const m = rows.length, P = this.dim, d = this.numCols;
@@ -284,7 +284,7 @@ export class GlmModel implements PerRowHessianModel {
         if (P > d) out[o + d * P + d] = e[k];
       }
     }
-    this.cost.numGradRows += m;
+    this.cost.numHessianRows += m;
   }
 
   /** Per-row gradients ∇ℓᵢ(θ) of the listed rows into `out` (m × P). */
@@ -302,7 +302,7 @@ export class GlmModel implements PerRowHessianModel {
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
     assertPosition(theta, this.dim);
     this.kernels.hessian(this.data, theta, { out });
-    this.cost.numGradRows += this.numRows;
+    this.cost.numHessianRows += this.numRows;
   }
 
   /** log π(θ) up to a constant. */

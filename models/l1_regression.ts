@@ -179,6 +179,7 @@ export class L1RegressionModel implements DataModel {
         }
       }
     }
+    this.cost.numHessianRows += this.numRows;
   }
 
   /** 0 (the Laplace prior is piecewise linear). */

@@ -5,9 +5,10 @@
  * is a Bayesian model whose log posterior is log p(θ) + Σᵢ ℓᵢ(θ) over n data
  * rows, and exposes the data term over all rows, over a subsample and per row,
  * so that subsampling estimators can be built on it. Every data-term call adds
- * the number of per-row log-likelihood and per-row gradient evaluations it made
- * to the model's {@link CostCounter}: that is how samplers report cost the
- * papers' way.
+ * the number of per-row log-likelihood, gradient and Hessian evaluations it
+ * made to the model's {@link CostCounter}: that is how samplers report cost the
+ * papers' way (a Hessian row costs more than a gradient row, so it is counted
+ * on its own and weighed by what it costs where cost is compared).
  *
  * Gradients are written into caller-owned arrays (`grad` is overwritten, never
  * accumulated into) so that samplers allocate nothing per leapfrog step.
@@ -41,7 +42,9 @@
  *   repeats counted each time (subsamples with replacement).
  * - **Count the cost.** Every call that evaluates rows adds to `cost`:
  *   `numLogLikRows += rows evaluated` for log-likelihoods, `numGradRows +=
- *   rows` for gradients (and for Hessians). The priors cost nothing.
+ *   rows` for gradients, `numHessianRows += rows` for Hessians (only
+ *   there: a Hessian row is not also a gradient row). The priors cost
+ *   nothing.
  * - **Outside the support** return −∞ (or NaN) from the log density: the
  *   samplers reject or report a divergence; never throw mid-trajectory.
  * - **Hessians.** `logLikelihoodHessian` is used to set mass matrices and by
@@ -65,13 +68,51 @@
 export interface CostCounter {
   /** Number of per-row log-likelihood evaluations ℓᵢ(θ). */
   numLogLikRows: number;
-  /** Number of per-row gradient evaluations ∇ℓᵢ(θ). */
+  /** Number of per-row gradient evaluations ∇ℓᵢ(θ) (Hessian rows are not among them). */
   numGradRows: number;
+  /**
+   * Number of per-row Hessian evaluations ∇²ℓᵢ(θ) (full-data Hessian passes,
+   * subsample and per-row Hessians). Its cost per row is d-dependent
+   * (d(d+1)/2 multiply-adds against 2d for a gradient row): HMC-ECS's
+   * pass-equivalents weigh it by a measured time ratio
+   * (`samplers/hmc_ecs/passes.ts`).
+   */
+  numHessianRows: number;
 }
 
-/** Create a zeroed cost counter. @returns `{numLogLikRows: 0, numGradRows: 0}`. */
+/**
+ * Create a zeroed cost counter.
+ *
+ * @returns `{numLogLikRows: 0, numGradRows: 0, numHessianRows: 0}`.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { newCostCounter } from "./model.ts";
+ * assert.deepEqual(newCostCounter(), { numLogLikRows: 0, numGradRows: 0, numHessianRows: 0 });
+ * ```
+ */
 export function newCostCounter(): CostCounter {
-  return { numLogLikRows: 0, numGradRows: 0 };
+  return { numLogLikRows: 0, numGradRows: 0, numHessianRows: 0 };
+}
+
+/**
+ * Every per-row evaluation of a counter, one each: ℓ rows + ∇ℓ rows +
+ * Hessian rows. This is the evaluation count E of CT = IF × E (Dang et al.
+ * 2019, eq. 2: "likelihood and gradient evaluations", which do not price a
+ * Hessian row apart); where a Hessian row's larger cost matters, weigh it
+ * instead (HMC-ECS's `passEquivalents`).
+ *
+ * @param cost A cost counter (or a phase's counts).
+ * @returns numLogLikRows + numGradRows + numHessianRows.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { numRowEvaluations } from "./model.ts";
+ * assert.equal(numRowEvaluations({ numLogLikRows: 3, numGradRows: 2, numHessianRows: 1 }), 6);
+ * ```
+ */
+export function numRowEvaluations(cost: CostCounter): number {
+  return cost.numLogLikRows + cost.numGradRows + cost.numHessianRows;
 }
 
 /** A differentiable log density on ℝᵈ (the target of a sampler). */
@@ -141,8 +182,8 @@ export interface PerRowHessianModel extends DataModel {
   /**
    * Per-row Hessians ∇²ℓᵢ(θ) of the listed rows into `out`
    * (rows.length × d × d, row-major per row, overwritten). Counts
-   * rows.length gradient rows in {@link Model.cost}, as a Hessian pass over
-   * all rows does.
+   * rows.length Hessian rows (`numHessianRows`) in {@link Model.cost}, as a
+   * Hessian pass over all rows counts n.
    */
   perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void;
 }

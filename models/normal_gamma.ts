@@ -246,7 +246,7 @@ export class NormalGammaModel implements PerRowHessianModel {
       out[4 * k + 1] = out[4 * k + 2] = r;
       out[4 * k + 3] = h;
     }
-    this.cost.numGradRows += m;
+    this.cost.numHessianRows += m;
   }
 
   /** Σᵢ ∇²ℓᵢ(θ) into `out` (2 × 2). */
@@ -257,7 +257,7 @@ export class NormalGammaModel implements PerRowHessianModel {
     out[0] = -n * g;
     out[1] = out[2] = s1;
     out[3] = -n / (2 * g * g);
-    this.cost.numGradRows += n;
+    this.cost.numHessianRows += n;
   }
 
   /** log π(θ) up to a constant. */

@@ -226,7 +226,7 @@ export class ThreadedGlmModel implements DataModel {
       const base = d + k * slot + 1 + d;
       for (let q = 0; q < d * d; q++) out[q] += io[base + q];
     }
-    this.cost.numGradRows += this.numRows;
+    this.cost.numHessianRows += this.numRows;
   }
 
   /** Listed rows, in the calling thread. */

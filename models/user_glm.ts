@@ -146,7 +146,7 @@ export class UserGlmModel implements PerRowHessianModel {
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
     assertPosition(theta, this.dim);
     this.kernels.hessian(this.data, theta, { out });
-    this.cost.numGradRows += this.numRows;
+    this.cost.numHessianRows += this.numRows;
   }
 
   /** log π(θ) up to a constant. */
@@ -185,6 +185,7 @@ export class UserGlmModel implements PerRowHessianModel {
         else for (let l = 0; l < d; l++) out[k * size + j * d + l] = a * x[o + l];
       }
     }
-    this.cost.numGradRows += m;
+    if (hessian) this.cost.numHessianRows += m;
+    else this.cost.numGradRows += m;
   }
 }

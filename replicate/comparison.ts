@@ -11,6 +11,7 @@
  * @module
  */
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
+import { newCostCounter } from "../models/model.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { type Metric, metricFromNegativeHessian } from "../samplers/metric.ts";
@@ -391,8 +392,8 @@ export async function runComparison(
           stop: result.chains[0].stop,
           info: { warmup: {}, sampling: {} },
           cost: {
-            warmup: { numLogLikRows: 0, numGradRows: 0 },
-            sampling: { numLogLikRows: 0, numGradRows: 0 },
+            warmup: newCostCounter(),
+            sampling: newCostCounter(),
           },
           wallTimeMs: { warmup: 0, sampling: 0 },
           tuning: {},

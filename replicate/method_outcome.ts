@@ -14,8 +14,9 @@
  * computed by the library's {@link relativeComputationalTimeSummary}. Every
  * method keeps the same number of draws R (SGLD is thinned to R), so this is
  * eq. 2 up to the common factor R. E counts, as the paper does, "likelihood
- * and gradient evaluations" (per-row `numLogLikRows + numGradRows` of the
- * model's cost counter) for HMC-ECS over the whole run including the
+ * and gradient evaluations" (per-row `numLogLikRows + numGradRows +
+ * numHessianRows` of the model's cost counter, a Hessian row charged as one
+ * evaluation, {@link numRowEvaluations}) for HMC-ECS over the whole run including the
  * subset-free tuning and warmup, and for full-data HMC over its whole run;
  * for SG-HMC and SGLD it counts the per-row gradient evaluations after
  * burn-in only.
@@ -31,6 +32,7 @@ import {
   relativeComputationalTimeSummary,
   type SamplerCost,
 } from "../diagnostics/mod.ts";
+import { numRowEvaluations } from "../models/model.ts";
 import {
   infoAcrossChains,
   parameterDraws,
@@ -59,9 +61,14 @@ export interface MethodOutcome {
   numDraws: number;
   /** Evaluations charged (see the module comment). */
   evaluations: number;
-  /** Likelihood + gradient rows in warmup / burn-in. */
+  /** Likelihood + gradient + Hessian rows in warmup / burn-in. */
   evaluationsWarmup: number;
-  /** Likelihood + gradient rows after warmup. */
+  /**
+   * Hessian rows among the evaluations (warmup and sampling; not those of
+   * `extraWarmupEvaluations`).
+   */
+  hessianRows: number;
+  /** Likelihood + gradient + Hessian rows after warmup. */
   evaluationsSampling: number;
   /** Wall time of the run in seconds. */
   seconds: number;
@@ -153,8 +160,8 @@ export function methodOutcome(
   },
 ): MethodOutcome {
   const w = totalCost(result, "warmup"), s = totalCost(result, "sampling");
-  const evaluationsWarmup = w.numLogLikRows + w.numGradRows + (options.extraWarmupEvaluations ?? 0);
-  const evaluationsSampling = s.numLogLikRows + s.numGradRows;
+  const evaluationsWarmup = numRowEvaluations(w) + (options.extraWarmupEvaluations ?? 0);
+  const evaluationsSampling = numRowEvaluations(s);
   const stable = _finiteDraws(result);
   const signs = drawSigns(result);
   const numDraws = result.numChains * result.numDraws;
@@ -185,6 +192,7 @@ export function methodOutcome(
       : s.numGradRows,
     evaluationsWarmup,
     evaluationsSampling,
+    hessianRows: w.numHessianRows + s.numHessianRows,
     seconds,
     unstable: !stable,
   };

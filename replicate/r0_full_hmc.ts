@@ -130,6 +130,7 @@ interface _RunStats {
   acceptance: number;
   numDivergent: number;
   gradRowsWarmup: number;
+  hessianRowsWarmup: number;
   gradRowsSampling: number;
   wallSeconds: number;
 }
@@ -155,6 +156,7 @@ function _runStats(result: SamplingResult, wallSeconds: number): _RunStats {
     acceptance: a / k,
     numDivergent: nd,
     gradRowsWarmup: totalCost(result, "warmup").numGradRows,
+    hessianRowsWarmup: totalCost(result, "warmup").numHessianRows,
     gradRowsSampling: totalCost(result, "sampling").numGradRows,
     wallSeconds,
   };
@@ -349,6 +351,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       st.acceptance,
       st.numDivergent,
       st.gradRowsWarmup,
+      st.hessianRowsWarmup,
       st.gradRowsSampling,
       minEss,
       maxRhat,
@@ -397,7 +400,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     {
       name: "sampler",
       caption:
-        `HMC settings after warmup and cost (${s.numChains} chains × ${s.numWarmup} warmup + ${s.numSamples} draws; gradient rows summed over chains).`,
+        `HMC settings after warmup and cost (${s.numChains} chains × ${s.numWarmup} warmup + ${s.numSamples} draws; gradient and Hessian rows summed over chains).`,
       columns: [
         "part",
         "n",
@@ -407,6 +410,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
         "acceptance",
         "divergences",
         "grad rows (warmup)",
+        "Hessian rows (warmup)",
         "grad rows (sampling)",
         "min ESS bulk",
         "max R-hat",

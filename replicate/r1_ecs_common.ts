@@ -7,6 +7,7 @@
  * @module
  */
 import { inefficiencyFactor } from "../diagnostics/mod.ts";
+import { numRowEvaluations } from "../models/model.ts";
 import {
   infoAcrossChains,
   parameterDraws,
@@ -33,9 +34,11 @@ export interface EcsRunSummary {
   tau: number;
   /** 100·(rows per estimate)/n. */
   percentRows: number;
-  /** Row evaluations (ℓ + ∇), warmup incl. tuning. */
+  /** Row evaluations (ℓ + ∇ℓ + Hessian rows), warmup incl. tuning. */
   costWarmup: number;
-  /** Row evaluations (ℓ + ∇), sampling. */
+  /** Hessian rows among `costWarmup`. */
+  hessianRowsWarmup: number;
+  /** Row evaluations (ℓ + ∇ℓ + Hessian rows), sampling. */
   costSampling: number;
   /** Wall time of the run in seconds. */
   seconds: number;
@@ -80,8 +83,9 @@ export function summarizeEcsRun(
     percentRows: has("numSubsampleRows")
       ? (100 * field("numSubsampleRows")) / options.numRows
       : 100,
-    costWarmup: w.numLogLikRows + w.numGradRows,
-    costSampling: s.numLogLikRows + s.numGradRows,
+    costWarmup: numRowEvaluations(w),
+    hessianRowsWarmup: w.numHessianRows,
+    costSampling: numRowEvaluations(s),
     seconds: options.seconds,
   };
 }

@@ -102,6 +102,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   });
   const hmcSummary = summarizeEcsRun(ref.result, { numRows: s.n, seconds: ref.seconds });
   hmcSummary.costWarmup += ref.mapCost;
+  hmcSummary.hessianRowsWarmup += ref.mapHessianRows;
 
   // The paper's own settings: fixed ε = 0.2, L = 6 (no dual averaging), with
   // the same Hessian metric, so α_θ and IF compare like with like.
@@ -224,6 +225,15 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       S.costWarmup,
       null,
       H.costWarmup,
+    ],
+    [
+      "of which Hessian rows, warmup + tuning",
+      null,
+      P.hessianRowsWarmup,
+      null,
+      S.hessianRowsWarmup,
+      null,
+      H.hessianRowsWarmup,
     ],
     ["row evaluations, sampling", null, P.costSampling, null, S.costSampling, null, H.costSampling],
     ["wall time (s)", null, P.seconds, null, S.seconds, null, H.seconds],

@@ -322,9 +322,11 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     `SG methods (§6.2, §6.4): m = ${out.sgBatchSize} (perturbed HMC-ECS's m), control variates (CV) and M = −∇²log π(θ*) at θ* = the full-data HMC posterior mean — neither the CV pass nor the Hessian is charged to them, as in the paper; C = I, B̂ = 0; ${s.comparison.sgBurnIn} burn-in iterations (SGLD: × ${out.matchedSteps}), then ${s.comparison.numSamples} kept draws (SGLD runs ${out.matchedSteps}× as many iterations, thinned, so that its gradient evaluations equal HMC-ECS's post-warmup evaluations; "L matched" SG-HMC uses L = ${out.matchedSteps} for the same reason). Chosen step sizes: ${
       Object.entries(out.chosenStepSize).map(([k, v]) => `${k} ε = ${v.toPrecision(3)}`).join(", ")
     } (grid below; the paper's trial-and-error values at n = 10.5M were ε = 0.06 for SG-HMC and 1e-6 for SGLD).`,
-    `Evaluations are per-row likelihood + gradient evaluations from the model's cost counter (a fused ℓ and ∇ℓ pass over a row counts 2); SG methods are charged their gradient rows. Perturbed HMC-ECS spent ${
+    `Evaluations are per-row likelihood + gradient + Hessian evaluations from the model's cost counter (a fused ℓ and ∇ℓ pass over a row counts 2, a Hessian row 1); SG methods are charged their gradient rows. Perturbed HMC-ECS spent ${
       formatShort(out.perturbed.evaluationsWarmup / s.n, 3)
-    } data passes in warmup (each centring: one ℓ+∇ℓ pass and one Hessian pass) and ${
+    } data passes in warmup (each centring: one ℓ+∇ℓ pass, with a subsample or full-data Hessian; ${
+      formatShort(out.perturbed.hessianRows / s.n, 3)
+    } passes' worth of Hessian rows in all) and ${
       formatShort(out.perturbed.evaluationsSampling / s.n, 3)
     } after it; α_θ = ${formatShort(st.acceptance)}, α_u = ${formatShort(st.subsampleAcceptance)}.`,
   ].join("\n\n");

@@ -501,9 +501,11 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     `SG methods with second-order control variates and M = −∇²log π(θ*) at θ* = the full-data HMC posterior mean (not charged, as in the paper), m = ${out.sgBatchSize}, C = I; ${s.comparison.sgBurnIn} burn-in iterations then ${s.comparison.numSamples} kept draws (SGLD: ${out.matchedSteps}× the iterations, thinned). Chosen step sizes: ${
       Object.entries(out.chosenStepSize).map(([k, v]) => `${k} ε = ${v.toPrecision(3)}`).join(", ")
     } (paper at n = 4.7M: SG-HMC ε = 0.02, SGLD ε = 2e-5).`,
-    `Evaluations: per-row likelihood + gradient rows from the model's cost counter; SG methods are charged gradient rows. Perturbed HMC-ECS spent ${
+    `Evaluations: per-row likelihood + gradient + Hessian rows from the model's cost counter (a Hessian row counts 1); SG methods are charged gradient rows. Perturbed HMC-ECS spent ${
       formatShort(p.evaluationsWarmup / s.n, 3)
-    } data passes in warmup and ${formatShort(p.evaluationsSampling / s.n, 3)} after it.`,
+    } data passes in warmup (${formatShort(p.hessianRows / s.n, 3)} of them Hessian rows) and ${
+      formatShort(p.evaluationsSampling / s.n, 3)
+    } after it.`,
   ].join("\n\n");
 
   const rctV = (claim: string, o: MethodOutcome | undefined, paper: number, label: string) =>

@@ -9,6 +9,7 @@
  * @module
  */
 import type { GlmModel } from "../models/glm.ts";
+import { numRowEvaluations } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
@@ -55,14 +56,15 @@ export interface ReferenceHmcOptions {
 export function runReferenceHmc(
   model: GlmModel,
   options: ReferenceHmcOptions,
-): { result: SamplingResult; seconds: number; mapCost: number } {
+): { result: SamplingResult; seconds: number; mapCost: number; mapHessianRows: number } {
   const t0 = performance.now();
-  const before = model.cost.numLogLikRows + model.cost.numGradRows;
+  const before = numRowEvaluations(model.cost), hessianBefore = model.cost.numHessianRows;
   const fit = subsetMap(model, new Rng(options.mapSeed ?? `${options.seed}/map`), {
     fraction: 1,
     initialPosition: options.initialPosition,
   });
-  const mapCost = model.cost.numLogLikRows + model.cost.numGradRows - before;
+  const mapCost = numRowEvaluations(model.cost) - before;
+  const mapHessianRows = model.cost.numHessianRows - hessianBefore;
   const metric = metricFromNegativeHessian(fit.precision.map((v) => -v));
   const total = options.numWarmup + options.numSamples;
   const result = runHmc(model, {
@@ -79,5 +81,5 @@ export function runReferenceHmc(
       ? undefined
       : progressLogger(options.context, options.label ?? "HMC", total),
   });
-  return { result, seconds: (performance.now() - t0) / 1000, mapCost };
+  return { result, seconds: (performance.now() - t0) / 1000, mapCost, mapHessianRows };
 }

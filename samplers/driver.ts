@@ -571,12 +571,13 @@ export function infoAcrossChains(
  * References: Dang et al. (2019), eq. (2) (CT = IF × evaluations).
  */
 export function totalCost(result: SamplingResult, phase: Phase): CostCounter {
-  let numLogLikRows = 0, numGradRows = 0;
+  let numLogLikRows = 0, numGradRows = 0, numHessianRows = 0;
   for (const c of result.chains) {
     numLogLikRows += c.cost[phase].numLogLikRows;
     numGradRows += c.cost[phase].numGradRows;
+    numHessianRows += c.cost[phase].numHessianRows;
   }
-  return { numLogLikRows, numGradRows };
+  return { numLogLikRows, numGradRows, numHessianRows };
 }
 
 function _checkPosition(p: Float64Array, dim: number, what: string): void {
@@ -592,13 +593,18 @@ function _checkPosition(p: Float64Array, dim: number, what: string): void {
 }
 
 function _snapshot(c: CostCounter): CostCounter {
-  return { numLogLikRows: c.numLogLikRows, numGradRows: c.numGradRows };
+  return {
+    numLogLikRows: c.numLogLikRows,
+    numGradRows: c.numGradRows,
+    numHessianRows: c.numHessianRows,
+  };
 }
 
 function _diff(a: CostCounter, b: CostCounter): CostCounter {
   return {
     numLogLikRows: a.numLogLikRows - b.numLogLikRows,
     numGradRows: a.numGradRows - b.numGradRows,
+    numHessianRows: a.numHessianRows - b.numHessianRows,
   };
 }
 

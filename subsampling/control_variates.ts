@@ -23,7 +23,7 @@
  * {@link GlmKernels.controlVariateDifferences}.
  *
  * Cost accounting (added to `model.cost`): a (re)centring pass counts n
- * log-likelihood rows and n gradient rows, plus n gradient rows for B; every
+ * log-likelihood rows and n gradient rows, plus n Hessian rows for B; every
  * difference evaluation counts its rows as log-likelihood rows and, when
  * ∂d/∂η is requested, as gradient rows too.
  *

@@ -555,7 +555,7 @@ export function fullGradient(model: DataModel): GradientEstimator {
  * ```ts
  * import { strict as assert } from "node:assert";
  * import { passesOverData } from "./gradient_estimators.ts";
- * assert.equal(passesOverData({ numLogLikRows: 0, numGradRows: 500 }, 100), 5);
+ * assert.equal(passesOverData({ numLogLikRows: 0, numGradRows: 500, numHessianRows: 0 }, 100), 5);
  * ```
  *
  * References: Shang et al. (2015), Fig. 2 (x axis).

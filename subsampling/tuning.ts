@@ -143,7 +143,7 @@ export function subsetMap(
   };
   const negHess = (theta: Float64Array, out: Float64Array): void => {
     kernels.hessian(rows, theta, { out: hv, range: all });
-    model.cost.numGradRows += sub;
+    model.cost.numHessianRows += sub;
     numHessianRows += sub;
     model.logPriorHessian(theta, priorHess);
     for (let i = 0; i < d * d; i++) out[i] = -(priorHess[i] + scale * hv[i]);
@@ -198,7 +198,7 @@ export interface SubsetHessianResult {
 /**
  * An unbiased subsample estimate (n/ñ) Σ_{k ∈ S} Hₖ(θ) of the full-data
  * log-likelihood Hessian B = Σₖ Hₖ(θ) from a random ñ-row subset S (counted
- * in `model.cost` as ñ gradient rows, as the full-data Hessian is).
+ * in `model.cost` as ñ Hessian rows, as the full-data Hessian counts n).
  *
  * @param model A GLM posterior.
  * @param rng Generator for the subset.
@@ -244,7 +244,7 @@ export function subsetHessian(
       0,
     );
     model.kernels.hessian(rows, options.theta, { out: hv, range: { start: 0, end: sub } });
-    model.cost.numGradRows += sub;
+    model.cost.numHessianRows += sub;
     const scale = n / sub;
     for (let i = 0; i < d * d; i++) hessian[i] = scale * hv[i];
   } finally {

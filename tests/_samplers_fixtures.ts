@@ -106,7 +106,7 @@ export function fakeDataModel(
     perRowGradients: () => {},
     logLikelihoodHessian(theta, out) {
       calls.hessian++;
-      cost.numGradRows += numRows;
+      cost.numHessianRows += numRows;
       target.logDensityHessian(theta, out);
     },
     logPriorHessian: (_theta, out) => void out.fill(0),

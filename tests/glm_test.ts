@@ -117,11 +117,16 @@ Deno.test("GlmModel counts per-row evaluations", () => {
   });
   const theta = new Float64Array(3), g = new Float64Array(3);
   model.logDensity(theta);
-  assert.deepEqual(model.cost, { numLogLikRows: 50, numGradRows: 0 });
+  assert.deepEqual(model.cost, { numLogLikRows: 50, numGradRows: 0, numHessianRows: 0 });
   model.logDensityAndGradient(theta, g);
-  assert.deepEqual(model.cost, { numLogLikRows: 100, numGradRows: 50 });
+  assert.deepEqual(model.cost, { numLogLikRows: 100, numGradRows: 50, numHessianRows: 0 });
   model.logLikelihoodRows(theta, new Int32Array([1, 2]), { grad: g });
-  assert.deepEqual(model.cost, { numLogLikRows: 102, numGradRows: 52 });
+  assert.deepEqual(model.cost, { numLogLikRows: 102, numGradRows: 52, numHessianRows: 0 });
+  // Hessians are counted as Hessian rows, not gradient rows.
+  model.logLikelihoodHessian(theta, new Float64Array(9));
+  assert.deepEqual(model.cost, { numLogLikRows: 102, numGradRows: 52, numHessianRows: 50 });
+  model.perRowHessians(theta, new Int32Array([0, 3, 3]), new Float64Array(27));
+  assert.deepEqual(model.cost, { numLogLikRows: 102, numGradRows: 52, numHessianRows: 53 });
 });
 
 Deno.test("GlmModel rejects bad input with a clear message", async (t) => {

@@ -153,7 +153,7 @@ function asGenericModel(model: GlmModel, x: Float64Array): PerRowHessianModel {
           }
         }
       }
-      model.cost.numGradRows += rows.length;
+      model.cost.numHessianRows += rows.length;
     },
   };
 }

@@ -281,8 +281,45 @@ Deno.test("runHmcEcs() claim: every row evaluation is counted (u-step block, re-
   const c = totalCost(r, "sampling");
   assert.equal(c.numLogLikRows, ll);
   assert.equal(c.numGradRows, grad);
+  assert.equal(c.numHessianRows, 0);
   // Warmup includes the initial full-data pass of the control variates.
   assert.ok(totalCost(r, "warmup").numLogLikRows >= N);
+});
+
+Deno.test("runHmcEcs() claim: Hessian rows are counted apart from gradient rows, and pass-equivalents weigh them by w", () => {
+  // θ* given, no Newton steps (so B is the exact full-data Hessian) and no
+  // re-centring: the warm-up's only Hessian evaluation is that one pass of N
+  // rows, and its ℓ and ∇ℓ rows are the centring's N + N plus the
+  // iterations' (counted by the u-step and leapfrog, as in the test above).
+  const p = gaussianProblem(13);
+  const m = 200, G = 100, numWarmup = 20;
+  const r = runHmcEcs(p.model, {
+    order: 2,
+    thetaStar: p.mean,
+    maxNewtonSteps: 0,
+    subsampleSize: m,
+    numBlocks: G,
+    seed: 7,
+    numChains: 1,
+    numWarmup,
+    numSamples: 10,
+    updateEvery: 0,
+  });
+  const w = r.chains[0].cost.warmup, s = r.chains[0].cost.sampling;
+  assert.equal(w.numHessianRows, N);
+  assert.equal(s.numHessianRows, 0);
+  const info = r.chains[0].info.warmup;
+  let grad = 0;
+  for (let i = 0; i < numWarmup; i++) {
+    grad += info.isSubsampleAccepted[i] * m + info.numIntegrationSteps[i] * m;
+  }
+  // The initial state's estimate and gradient (m rows) and the step-size
+  // search's trial steps touch rows as well: at least the centring's N.
+  assert.ok(w.numGradRows >= N + grad, `${w.numGradRows} gradient rows, expected ≥ ${N + grad}`);
+  assert.ok(w.numGradRows < N + grad + 10 * m, `${w.numGradRows} gradient rows`);
+  const pe = passEquivalents(w, { numRows: N, hessianCostRatio: 3 });
+  assert.equal(pe.hessianPasses, 3);
+  assert.equal(pe.gradientPasses, (w.numLogLikRows + w.numGradRows) / (2 * N));
 });
 
 Deno.test("runHmcEcs() claim: Newton centring moves a far θ* to the full-data MAP and close windows skip re-centring", () => {
@@ -363,9 +400,10 @@ Deno.test("runHmcEcs() claim: warm-up costs at most 3 full-data pass-equivalents
   const tuning = ecs.chains[0].tuning;
   const passes = passEquivalents(ecs.chains[0].cost.warmup, {
     numRows: n,
-    numHessianRows: tuning.numHessianRows as number,
     hessianCostRatio: w,
   });
+  // The subset MAP's Newton steps and the subsample Hessian are part of it.
+  assert.ok(passes.hessianPasses > 0, "the warm-up evaluated no Hessian rows");
   assert.ok(
     passes.total <= 3,
     `warm-up took ${passes.total.toFixed(3)} pass-equivalents (${

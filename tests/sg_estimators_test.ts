@@ -316,7 +316,10 @@ Deno.test("controlVariateGradient() is unbiased and has lower variance than the 
     }
   });
   await t.step("passesOverData() is numGradRows / N", () => {
-    assert.equal(passesOverData({ numLogLikRows: 0, numGradRows: 1000 }, 400), 2.5);
+    assert.equal(
+      passesOverData({ numLogLikRows: 0, numGradRows: 1000, numHessianRows: 0 }, 400),
+      2.5,
+    );
   });
 });
 

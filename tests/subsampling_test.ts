@@ -141,15 +141,17 @@ Deno.test("ControlVariates claim: Σqₖ, ∇Σqₖ and per-row dₖ, ∂dₖ/�
   }
 });
 
-Deno.test("ControlVariates.recenter() claim: one full pass counted as n ℓ rows and n (+n for B) gradient rows", () => {
+Deno.test("ControlVariates.recenter() claim: one full pass counted as n ℓ rows, n gradient rows and (for B) n Hessian rows", () => {
   const arena = loadCore({ backend: "reference" });
   const { model, theta0 } = makeModel(arena, "logistic", { n: 500, d: 3, seed: 1 });
   const before = { ...model.cost };
   const cv = new ControlVariates(model, theta0, { order: 2 });
   assert.equal(model.cost.numLogLikRows - before.numLogLikRows, 500);
-  assert.equal(model.cost.numGradRows - before.numGradRows, 1000);
+  assert.equal(model.cost.numGradRows - before.numGradRows, 500);
+  assert.equal(model.cost.numHessianRows - before.numHessianRows, 500);
   const cv1 = new ControlVariates(model, theta0, { order: 1 });
-  assert.equal(model.cost.numGradRows - before.numGradRows, 1500);
+  assert.equal(model.cost.numGradRows - before.numGradRows, 1000);
+  assert.equal(model.cost.numHessianRows - before.numHessianRows, 500);
   assert.equal(cv.numCenterings, 1);
   // d(θ*) = 0 exactly at the expansion point, for every order.
   const rows = new GatheredRows(model.data, 10);

@@ -26,7 +26,8 @@ Deno.test("ThreadedGlmModel full-data passes match one thread within the summati
         assert.ok(Math.abs(ll - ll1) <= bound, `ℓ: ${ll} vs ${ll1}`);
         for (let j = 0; j < d; j++) assert.ok(Math.abs(g[j] - g1[j]) <= bound, `∇ℓ[${j}]`);
         for (let q = 0; q < d * d; q++) assert.ok(Math.abs(h[q] - h1[q]) <= bound, `∇²ℓ[${q}]`);
-        assert.equal(threaded.cost.numGradRows, 2 * n);
+        assert.equal(threaded.cost.numGradRows, n);
+        assert.equal(threaded.cost.numHessianRows, n);
         // Deterministic for a given number of threads.
         const again = new Float64Array(d);
         assert.equal(threaded.logLikelihood(theta, again), ll);

@@ -15,7 +15,7 @@
 import * as vega from "npm:vega@6.4.0";
 import * as vegaLite from "npm:vega-lite@6.5.0";
 import type { SummaryRow } from "../diagnostics/summary.ts";
-import type { Family, RunRequest, SamplerEntry, WorkerMessage } from "./protocol.ts";
+import type { Cost, Family, RunRequest, SamplerEntry, WorkerMessage } from "./protocol.ts";
 
 const _$ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -272,9 +272,10 @@ function _renderSummary(rows: SummaryRow[] | null, scope: string): void {
   }).join("");
 }
 
-function _renderCost(cost: { numLogLikRows: number; numGradRows: number }): void {
+function _renderCost(cost: Cost): void {
   _$("cost-ll").textContent = _int(cost.numLogLikRows);
   _$("cost-grad").textContent = _int(cost.numGradRows);
+  _$("cost-hess").textContent = _int(cost.numHessianRows);
   _$("cost-passes").textContent = run.numRows > 0
     ? (Math.max(cost.numLogLikRows, cost.numGradRows) / run.numRows).toFixed(1)
     : "0";
@@ -387,14 +388,14 @@ function _onMessage(m: WorkerMessage): void {
     const secs = (performance.now() - run.startedAt) / 1000;
     _$("progress-text").textContent = `done in ${secs.toFixed(1)} s`;
     _$("chains").innerHTML = `<h2>Per chain</h2><table><thead><tr><th>chain</th>` +
-      `<th>warmup rows (ℓ / ∇ℓ)</th><th>sampling rows (ℓ / ∇ℓ)</th>` +
+      `<th>warmup rows (ℓ / ∇ℓ / ∇²ℓ)</th><th>sampling rows (ℓ / ∇ℓ)</th>` +
       `<th>sampling rows per draw</th><th>step size ε</th><th>acceptance</th>` +
       `<th>divergent</th>` +
       `<th>time (warmup + sampling)</th></tr></thead><tbody>` +
       m.chains.map((c, i) =>
         `<tr><td>${i + 1}</td><td>${_int(c.warmup.numLogLikRows)} / ${
           _int(c.warmup.numGradRows)
-        }</td>` +
+        } / ${_int(c.warmup.numHessianRows)}</td>` +
         `<td>${_int(c.sampling.numLogLikRows)} / ${_int(c.sampling.numGradRows)}</td>` +
         `<td>${_int(c.sampling.numGradRows / _lastRequest!.numSamples)}</td>` +
         `<td>${_fmt(c.stepSize, 4)}</td><td>${_fmt(c.acceptanceRate, 2)}</td>` +

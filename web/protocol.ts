@@ -62,6 +62,8 @@ export interface Cost {
   numLogLikRows: number;
   /** Per-row gradient evaluations. */
   numGradRows: number;
+  /** Per-row Hessian evaluations (mass matrices, control-variate centrings). */
+  numHessianRows: number;
 }
 
 /** Sent once the data and model are ready. */

@@ -139,6 +139,7 @@ function _run(request: RunRequest): void {
   const cost = (): Cost => ({
     numLogLikRows: model.cost.numLogLikRows,
     numGradRows: model.cost.numGradRows,
+    numHessianRows: model.cost.numHessianRows,
   });
   const liveSummary = (): [SummaryRow[] | null, string] => {
     const done = all.slice(0, chain).filter((c) => c[0].length === request.numSamples);

@@ -95,12 +95,12 @@ export function hessianSampleFraction(
 /**
  * B for a centring at θ: undefined (the proxy's exact full-data Hessian pass)
  * when `hessianFraction` is 1, else the subsample estimate
- * (n/ñ)Σ_{k∈S}Hₖ(θ) on {@link hessianSampleFraction} of the rows (ñ added to
- * `counter`).
+ * (n/ñ)Σ_{k∈S}Hₖ(θ) on {@link hessianSampleFraction} of the rows (ñ Hessian
+ * rows in `model.cost`).
  *
  * @param model The model.
  * @param rng Generator for the subset.
- * @param options θ, the resolved options and the Hessian-row counter to add to.
+ * @param options θ and the resolved options.
  * @returns The recentre options for {@link ControlVariateProxy.recenter}.
  */
 export function centringHessian(
@@ -109,7 +109,6 @@ export function centringHessian(
   options: {
     theta: Float64Array;
     o: Pick<ResolvedHmcEcsOptions, "hessianFraction">;
-    counter: { numHessianRows: number };
   },
 ): RecenterOptions {
   if (options.o.hessianFraction >= 1) return {};
@@ -117,7 +116,6 @@ export function centringHessian(
     theta: options.theta,
     fraction: hessianSampleFraction(model, options.o.hessianFraction),
   });
-  options.counter.numHessianRows += r.numSubsetRows;
   return { hessian: r.hessian };
 }
 
@@ -135,7 +133,7 @@ export function centringHessian(
  * @param model The model.
  * @param rng Generator for the subset fits and subsample Hessians.
  * @param o `maxNewtonSteps`, `recenterTolerance`, `hessianFraction`, and the
- *   Hessian-row counter to add to.
+ *   rows behind the proxy's current B when it is a subsample estimate.
  * @returns The number of re-centring passes made.
  */
 export function newtonToMap(
@@ -143,11 +141,9 @@ export function newtonToMap(
   model: DataModel,
   rng: Rng,
   o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
-    counter?: { numHessianRows: number };
     hessianRows?: number;
   },
 ): number {
-  const counter = o.counter ?? { numHessianRows: 0 };
   // Rows behind the current B (n when exact).
   let hessianRows = o.hessianRows ?? proxy.numRows;
   const d = proxy.dim;
@@ -176,7 +172,6 @@ export function newtonToMap(
         theta: proxy.thetaStar,
         fraction: rows / proxy.numRows,
       });
-      counter.numHessianRows += r.numSubsetRows;
       hessianRows = r.numSubsetRows;
       proxy.hessSum.set(r.hessian);
       k--; // the same step, with the better B̂
@@ -191,7 +186,6 @@ export function newtonToMap(
         tolerance: 0.05 * d,
       });
       fraction *= 10;
-      counter.numHessianRows += fit.numHessianRows;
       proxy.recenter(fit.thetaStar);
       passes++;
       lp = logPost();
@@ -201,9 +195,9 @@ export function newtonToMap(
     let t = 1;
     for (let tries = 0; tries < 20 && passes < 2 * o.maxNewtonSteps; tries++) {
       for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
-      const before = counter.numHessianRows;
-      proxy.recenter(cand, centringHessian(model, rng, { theta: cand, o, counter }));
-      hessianRows = o.hessianFraction < 1 ? counter.numHessianRows - before : proxy.numRows;
+      const before = model.cost.numHessianRows;
+      proxy.recenter(cand, centringHessian(model, rng, { theta: cand, o }));
+      hessianRows = o.hessianFraction < 1 ? model.cost.numHessianRows - before : proxy.numRows;
       passes++;
       const next = logPost();
       if (next >= lp) {
@@ -228,8 +222,6 @@ export interface InitialCentring {
   scale: number;
   /** Newton re-centring passes made. */
   numNewtonSteps: number;
-  /** Rows whose Hessian contribution was evaluated (subset fits, subsample and full Hessians). */
-  numHessianRows: number;
 }
 
 /**
@@ -248,12 +240,11 @@ export function initialCentring(
   options: { o: ResolvedHmcEcsOptions; position: Float64Array },
 ): InitialCentring {
   const { o, position } = options;
-  const counter = { numHessianRows: 0 };
   let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
   let hessian: RecenterOptions = {}, fitRows = 0;
   if (o.thetaStar !== undefined) {
     thetaStar = Float64Array.from(o.thetaStar);
-    hessian = centringHessian(model, rng, { theta: thetaStar, o, counter });
+    hessian = centringHessian(model, rng, { theta: thetaStar, o });
   } else {
     // With Newton centring to follow, the subset MAP is only a starting
     // point ≈ √(n/ñ) posterior sds from the full-data MAP: stop its Newton
@@ -269,7 +260,6 @@ export function initialCentring(
         initialPosition: position,
         tolerance,
       });
-      counter.numHessianRows += pre.numHessianRows;
       start = pre.thetaStar;
     }
     const fit = subsetFit(model, rng, {
@@ -277,7 +267,6 @@ export function initialCentring(
       initialPosition: start,
       tolerance,
     });
-    counter.numHessianRows += fit.numHessianRows;
     fitRows = fit.numSubsetRows;
     thetaStar = fit.thetaStar;
     precision = fit.precision;
@@ -295,7 +284,6 @@ export function initialCentring(
     if (o.maxNewtonSteps > 0) {
       numNewtonSteps = newtonToMap(proxy, model, rng, {
         ...o,
-        counter,
         hessianRows: hessian.hessian !== undefined && fitRows > 0 ? fitRows : undefined,
       });
       thetaStar = Float64Array.from(proxy.thetaStar);
@@ -315,7 +303,6 @@ export function initialCentring(
     precision,
     scale,
     numNewtonSteps,
-    numHessianRows: counter.numHessianRows,
   };
 }
 

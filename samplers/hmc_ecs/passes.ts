@@ -7,19 +7,17 @@
  *  ℓ, ∇ℓ rows      a row of ℓ and ∇ℓ together counts 1/n; a row of ℓ alone or
  *                  ∇ℓ alone counts 1/(2n) (the model's counter keeps them apart)
  *  Hessian rows    a row's Hₖ counts w/n, w = t(Hessian pass) / t(gradient pass)
- *                  measured on the same data ({@link measureHessianCostRatio});
- *                  the model's counter books each Hessian row as a ∇ℓ row, so
- *                  those are taken out of the ∇ℓ rows first
+ *                  measured on the same data ({@link measureHessianCostRatio})
  *
- *  passes = (numLogLikRows + numGradRows − numHessianRows) / (2n)
- *           + w · numHessianRows / n
+ *  passes = (numLogLikRows + numGradRows) / (2n) + w · numHessianRows / n
  * ```
  *
- * `numHessianRows` is the HMC-ECS chain's `tuning.numHessianRows` (subset
- * fits, subsample Hessians and full-data Hessian passes). A full-data
- * centring of the control variates is one pass (n ℓ rows + n ∇ℓ rows); an
- * exact full-data Hessian adds w passes; each warmup iteration adds
- * (L + 1)·m/n.
+ * All three counts are the model's cost counter's (e.g. a chain's
+ * `cost.warmup`): every Hessian evaluation (subset fits, subsample Hessians,
+ * full-data Hessian passes) adds to `numHessianRows` and to nothing else. A
+ * full-data centring of the control variates is one pass (n ℓ rows + n ∇ℓ
+ * rows); an exact full-data Hessian adds w passes; each warmup iteration
+ * adds (L + 1)·m/n.
  *
  * References: Dang et al. (2019), §6.1 (cost = likelihood and gradient
  * evaluations), §6.3.
@@ -43,16 +41,15 @@ export interface PassEquivalents {
  * Full-data pass-equivalents of a cost counter (see the module doc).
  *
  * @param cost Row counts (e.g. a chain's `cost.warmup`).
- * @param options n, the Hessian rows among `cost.numGradRows`, and w.
+ * @param options n and w.
  * @returns Gradient passes, Hessian passes (weighted) and their sum.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { passEquivalents } from "./passes.ts";
- * // one centring (n ℓ + n ∇ℓ rows) and one full Hessian pass (booked as n ∇ℓ rows), w = 4
- * const p = passEquivalents({ numLogLikRows: 100, numGradRows: 200 }, {
+ * // one centring (n ℓ + n ∇ℓ rows) and one full Hessian pass (n Hessian rows), w = 4
+ * const p = passEquivalents({ numLogLikRows: 100, numGradRows: 100, numHessianRows: 100 }, {
  *   numRows: 100,
- *   numHessianRows: 100,
  *   hessianCostRatio: 4,
  * });
  * assert.deepEqual(p, { gradientPasses: 1, hessianPasses: 4, total: 5 });
@@ -60,19 +57,20 @@ export interface PassEquivalents {
  */
 export function passEquivalents(
   cost: CostCounter,
-  options: { numRows: number; numHessianRows: number; hessianCostRatio: number },
+  options: { numRows: number; hessianCostRatio: number },
 ): PassEquivalents {
-  const { numRows: n, numHessianRows: h, hessianCostRatio: w } = options;
+  const { numRows: n, hessianCostRatio: w } = options, h = cost.numHessianRows;
   if (!(n > 0)) throw new RangeError(`numRows must be positive, got ${n}`);
   if (!(w >= 0) || !Number.isFinite(w)) {
     throw new RangeError(`hessianCostRatio must be a finite number ≥ 0, got ${w}`);
   }
-  if (!(h >= 0 && h <= cost.numGradRows)) {
-    throw new RangeError(
-      `numHessianRows must be in [0, numGradRows = ${cost.numGradRows}], got ${h}`,
-    );
+  for (const key of ["numLogLikRows", "numGradRows", "numHessianRows"] as const) {
+    const v = cost[key];
+    if (!(v >= 0) || !Number.isFinite(v)) {
+      throw new RangeError(`cost.${key} must be a finite count ≥ 0, got ${v}`);
+    }
   }
-  const gradientPasses = (cost.numLogLikRows + cost.numGradRows - h) / (2 * n);
+  const gradientPasses = (cost.numLogLikRows + cost.numGradRows) / (2 * n);
   const hessianPasses = (w * h) / n;
   return { gradientPasses, hessianPasses, total: gradientPasses + hessianPasses };
 }
@@ -96,7 +94,7 @@ export function passEquivalents(
  * const { data } = higgsShaped(loadCore(), { n: 20000, seed: 1 });
  * const model = new GlmModel(data, { family: "logistic" });
  * assert.ok(measureHessianCostRatio(model) > 1); // d = 30: d(d+1)/2 vs 2d multiply-adds per row
- * assert.equal(model.cost.numGradRows, 0);
+ * assert.deepEqual(model.cost, { numLogLikRows: 0, numGradRows: 0, numHessianRows: 0 });
  * ```
  */
 export function measureHessianCostRatio(
@@ -118,5 +116,6 @@ export function measureHessianCostRatio(
   }
   model.cost.numLogLikRows = saved.numLogLikRows;
   model.cost.numGradRows = saved.numGradRows;
+  model.cost.numHessianRows = saved.numHessianRows;
   return th / Math.max(tg, 1e-6);
 }

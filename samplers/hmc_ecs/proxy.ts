@@ -154,8 +154,6 @@ export interface ControlVariateProxy {
    * uses the exact B.
    */
   recenter(thetaStar: Float64Array, options?: RecenterOptions): void;
-  /** Rows whose Hessian contribution Hₖ was evaluated by centrings (cumulative). */
-  readonly numHessianRows: number;
   /** Mean and variance of dₖ(θ) over a random pilot sample of rows, per θ (counted). */
   pilotDifferences(
     thetas: readonly Float64Array[],

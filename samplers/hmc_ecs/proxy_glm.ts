@@ -63,7 +63,6 @@ export function glmProxy(
   // at d = 30) or an estimate the caller gives (a subsample's), so that the
   // warmup can centre with one pass of ℓ and ∇ℓ only.
   const cv = new ControlVariates(model, thetaStar, { order, computeHessian: false });
-  let numHessianRows = 0;
   const setHessian = (o: RecenterOptions) => {
     if (o.hessian !== undefined) {
       if (o.hessian.length !== cv.dim * cv.dim) {
@@ -74,7 +73,6 @@ export function glmProxy(
       cv.hessSum.set(o.hessian);
     } else {
       model.logLikelihoodHessian(cv.thetaStar, cv.hessSum);
-      numHessianRows += cv.numRows;
     }
   };
   setHessian(options);
@@ -90,9 +88,6 @@ export function glmProxy(
     hessSum: cv.hessSum,
     get version() {
       return cv.version;
-    },
-    get numHessianRows() {
-      return numHessianRows;
     },
     recenter(t, o = {}) {
       cv.recenter(t);

@@ -72,9 +72,6 @@ export function rowsProxy(
     get version() {
       return cache.version;
     },
-    get numHessianRows() {
-      return cache.numHessianRows;
-    },
     recenter: (t) => cache.recenter(t),
     pilotDifferences: (thetas, rng, pilotSize) => _pilot(cache, thetas, rng, pilotSize),
     blockSubsample: (rng, s) => _perturbed(cache, rng, s),
@@ -226,7 +223,6 @@ class _RowCache {
   readonly gradSum: Float64Array;
   readonly hessSum: Float64Array;
   version = 0;
-  numHessianRows = 0;
   llStar: Float64Array;
   gradStar: Float64Array;
   hessStar: Float64Array;
@@ -264,7 +260,6 @@ class _RowCache {
     this.llStarSum = m.logLikelihoodRows(thetaStar, this.#all, { perRow: this.llStar });
     m.perRowGradients(thetaStar, this.#all, this.gradStar);
     m.perRowHessians(thetaStar, this.#all, this.hessStar);
-    this.numHessianRows += n;
     this.gradSum.fill(0);
     this.hessSum.fill(0);
     for (let k = 0; k < n; k++) {

@@ -113,7 +113,6 @@ export function hmcEcsChainSampler(
           numCenterings: 1 + c.numNewtonSteps,
           numNewtonSteps: c.numNewtonSteps,
           numSkippedCenterings: 0,
-          numHessianRows: c.numHessianRows,
         };
         const start = o.startAtThetaStar ? c.thetaStar : position;
         const fresh = kernel.init(start, estimator, logPriorFn);
@@ -181,7 +180,6 @@ export function hmcEcsChainSampler(
         numCenterings: e.numCenterings,
         numSkippedCenterings: e.numSkippedCenterings,
         numNewtonSteps: e.numNewtonSteps,
-        numHessianRows: e.numHessianRows + e.proxy.numHessianRows,
         subsampleSize: u.variant === "perturbed" ? u.subsampleSize : null,
         numBlocks: u.variant === "perturbed" ? u.numBlocks : null,
         batchSize: u.variant === "signed" ? u.batchSize : null,

@@ -31,12 +31,6 @@ export interface HmcEcsEngine {
   numSkippedCenterings: number;
   /** Newton re-centrings made before sampling. */
   numNewtonSteps: number;
-  /**
-   * Rows whose Hessian contribution Hₖ was evaluated outside the proxy's own
-   * full-data Hessian passes (subset fits, subsample B̂); the proxy counts
-   * its own in `proxy.numHessianRows`.
-   */
-  numHessianRows: number;
 }
 
 /** Per-chain state of HMC-ECS. Use linearly (the subsample is updated in place). */

@@ -131,7 +131,7 @@ export function warmupUpdate(
         engine.numSkippedCenterings++;
       } else {
         // One full-data pass: θ* = θ̄, and B = ΣHₖ(θ*) from the same pass for M.
-        proxy.recenter(center, centringHessian(model, rng, { theta: center, o, counter: engine }));
+        proxy.recenter(center, centringHessian(model, rng, { theta: center, o }));
         engine.numCenterings++;
         engine.training = false;
         metric = metricFromNegativeHessian(precisionAtCenter(proxy, model).map((v) => -v));
