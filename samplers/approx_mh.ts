@@ -275,12 +275,13 @@ export function step(
     rowOrder: state.rowOrder,
     checkExact: params.checkExact,
     uncharged: <T>(work: () => T): T => {
-      const ll = cost.numLogLikRows, gr = cost.numGradRows;
+      const ll = cost.numLogLikRows, gr = cost.numGradRows, hr = cost.numHessianRows;
       try {
         return work();
       } finally {
         cost.numLogLikRows = ll;
         cost.numGradRows = gr;
+        cost.numHessianRows = hr;
       }
     },
   });

@@ -89,9 +89,10 @@ Deno.test("GaussianMeanModel closed forms", async (t) => {
     assert.ok(hasPerRowHessians(m));
     const rows = new Int32Array([0, 17, 17, 39]), theta = new Float64Array([0.3, -1.2, 2.1]);
     const h = new Float64Array(rows.length * d * d).fill(NaN);
-    const before = m.cost.numGradRows;
+    const before = { ...m.cost };
     m.perRowHessians(theta, rows, h);
-    assert.equal(m.cost.numGradRows - before, rows.length);
+    assert.equal(m.cost.numHessianRows - before.numHessianRows, rows.length);
+    assert.equal(m.cost.numGradRows, before.numGradRows);
     const gp = new Float64Array(rows.length * d), gm = new Float64Array(rows.length * d);
     const eps = 1e-5;
     for (let j = 0; j < d; j++) {

@@ -417,11 +417,12 @@ function _batches(model: DataModel, batchSize: number): BatchedPotential {
 
 /** Evaluate `fn` without leaving a trace on the model's cost counters (diagnostics only). */
 function _uncounted<T>(model: Model, fn: () => T): T {
-  const { numLogLikRows, numGradRows } = model.cost;
+  const { numLogLikRows, numGradRows, numHessianRows } = model.cost;
   try {
     return fn();
   } finally {
     model.cost.numLogLikRows = numLogLikRows;
     model.cost.numGradRows = numGradRows;
+    model.cost.numHessianRows = numHessianRows;
   }
 }
