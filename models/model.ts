@@ -152,7 +152,10 @@ export interface DataModel extends Model {
    * row-major).
    */
   perRowGradients(theta: Float64Array, rows: Int32Array, out: Float64Array): void;
-  /** Σᵢ ∇²ℓᵢ(θ) over all rows into `out` (d × d row-major, overwritten). */
+  /**
+   * Σᵢ ∇²ℓᵢ(θ) over all rows into `out` (d × d row-major, overwritten);
+   * counts n Hessian rows (`cost.numHessianRows`) when it evaluates rows.
+   */
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void;
   /** ∇² log p(θ) into `out` (d × d row-major, overwritten). */
   logPriorHessian(theta: Float64Array, out: Float64Array): void;
