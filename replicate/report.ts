@@ -456,6 +456,7 @@ h3 { font-size: 1.05rem; margin-top: 1.5rem; }
 code { font: 0.9em ui-monospace, Menlo, Consolas, monospace; background: #f3f3f3; padding: 0 .2em; }
 pre { background: #f6f6f6; padding: .6rem; overflow-x: auto; }
 table { border-collapse: collapse; margin: .4rem 0 1rem; font-size: 0.9rem; }
+.table-scroll { overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #d4d4d4; padding: .2rem .5rem; }
 th { background: #f3f3f3; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -478,10 +479,12 @@ function _htmlTable(table: ResultTable, csvName: string): string {
         .join("")
     }</tr>`
   ).join("\n");
-  return `<table>\n<caption>${
+  // A table wider than the page (R2's and R4's have 14 columns) scrolls in
+  // its own box instead of widening the whole page.
+  return `<div class="table-scroll">\n<table>\n<caption>${
     inlineMarkdown(table.caption)
   } (<a href="${csvName}">CSV</a>)</caption>\n` +
-    `<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
+    `<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table>\n</div>`;
 }
 
 /** Strip an XML prolog/doctype so the SVG can be inlined in HTML. */

@@ -240,6 +240,10 @@ Deno.test("writeReport() writes Markdown, HTML, CSV and SVG files", async (t) =>
       assert.match(html, /<ul><li>first point<\/li><li>second point<\/li><\/ul>/);
       assert.match(html, /<em>nothing<\/em>/);
       assert.match(html, /<td class="num">1\.235<\/td>/);
+      // Result tables sit in a box that scrolls sideways, so a wide one does
+      // not widen the page.
+      assert.match(html, /<div class="table-scroll">\n<table>\n<caption>Posterior/);
+      assert.match(html, /\.table-scroll \{ overflow-x: auto;/);
       assert.match(html, /This experiment failed: RangeError: stepSize must be positive/);
     });
     await t.step("renderer warnings are collected per figure", async () => {
