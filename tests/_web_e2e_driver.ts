@@ -10,7 +10,8 @@
  * as `exampleText`.
  * Drives Debian's Chromium through the page (HMC-ECS on HIGGS-shaped data)
  * and prints one JSON object: load time, final state, page errors, the
- * backend line, plotted row counts, the summary table and the CSV download.
+ * backend line, the cost table's row counts (ℓ, ∇ℓ, Hessian), plotted row counts,
+ * the summary table and the CSV download.
  *
  * @module
  */
@@ -96,6 +97,11 @@ if (import.meta.main) {
       state,
       errors,
       backend: await page.textContent("#backend"),
+      cost: await Promise.all(
+        ["#cost-ll", "#cost-grad", "#cost-hess"].map(async (id) =>
+          Number((await page.textContent(id) ?? "").replace(/[^0-9]/g, ""))
+        ),
+      ),
       plotted,
       rows,
       csvHeader: csvLines[0] ?? "",

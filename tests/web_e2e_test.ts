@@ -41,6 +41,7 @@ interface _DriverReport {
   state: string;
   errors: string[];
   backend: string;
+  cost: number[];
   plotted: number[];
   rows: { name: string; mean: number; sd: number }[];
   csvHeader: string;
@@ -100,6 +101,11 @@ Deno.test({
     assert.deepEqual(report.errors, []);
     // Chromium validates relaxed SIMD: the page runs the core as Deno does.
     assert.equal(report.backend, "compute core: relaxed-simd");
+    // The cost table counts HMC-ECS's Hessian rows (subset fits and the
+    // subsample Hessian of its warm-up) apart from its gradient rows.
+    const [llRows, gradRows, hessRows] = report.cost;
+    assert.ok(llRows > 0 && gradRows > 0, `cost table: ${report.cost}`);
+    assert.ok(hessRows > 0, `cost table: ${report.cost}`);
     // Every sampling draw of the four plotted parameters reached both plots.
     assert.deepEqual(report.plotted, [4 * numChains * numSamples, 4 * numChains * numSamples]);
 
