@@ -150,8 +150,13 @@ export {
   newCostCounter,
   type PerRowHessianModel,
 } from "./models/model.ts";
-export { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "./models/glm.ts";
-export type { ScalePrior as GlmScalePrior } from "./models/scale_prior.ts";
+export {
+  DEFAULT_GLM_SCALE_PRIOR,
+  type GlmFamily,
+  GlmModel,
+  type GlmModelFamily,
+  type GlmOptions,
+} from "./models/glm.ts";
 export { ThreadedGlmModel, type ThreadedGlmOptions } from "./models/threaded_glm.ts";
 export {
   type GaussianTarget,
@@ -180,6 +185,7 @@ export {
   type CoefficientPrior,
   type DefaultPriorOptions,
   defaultPriorSpec,
+  logScaleDensity,
   type ParameterKind,
   Prior,
   type PriorInput,
