@@ -481,9 +481,9 @@ function _checkResponse(y: Float64Array, name: string, family: string | undefine
       throw new RangeError(
         `the response ${
           JSON.stringify(name)
-        } must be 0 or 1 (or two text levels) for the logistic family, got ${v} at data row ${
+        } must be 0 or 1 for the logistic family, got ${v} at data row ${
           i + 1
-        }`,
+        } (or text with two levels)`,
       );
     }
     if (counts && !(v >= 0 && Number.isInteger(v))) {
