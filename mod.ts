@@ -232,6 +232,7 @@ export {
   parseColumnTable,
   parseCsvWithFormula,
   parseFormula,
+  type ResponseCoding,
 } from "./data/mod.ts";
 export {
   applyProjection,

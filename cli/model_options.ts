@@ -26,7 +26,6 @@ import {
   defaultPriorSpec,
   type PriorSpec,
   type ScalePrior,
-  type WithPrior,
   withPrior,
 } from "../models/priors.ts";
 import { CliUsageError, type FlagSpec, positiveFlag, resolveUserPath } from "./args.ts";
@@ -42,7 +41,7 @@ export const CLI_FAMILIES: readonly string[] = [
 ];
 
 /** The family's own flags, for `parseFlags` (`--family`, `--sigma` and `--prior-scale` are common). */
-export const FAMILY_FLAGS: FlagSpec = {
+export const FAMILY_OPTION_FLAGS: FlagSpec = {
   nu: { type: "string" },
   offset: { type: "string" },
   trials: { type: "string" },

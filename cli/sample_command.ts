@@ -33,7 +33,7 @@ import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
 import { formatSummary, summaryWarnings } from "./summary_table.ts";
 import {
   checkModelFlags,
-  FAMILY_FLAGS,
+  FAMILY_OPTION_FLAGS,
   familyFlagsHelp,
   familyFromFlags,
   MODEL_FLAGS,
@@ -275,7 +275,7 @@ function _progress(label: string, quiet: boolean) {
  */
 export async function sampleCommand(args: string[]): Promise<number> {
   const samplerFlags = _samplerFlags();
-  const flags: FlagSpec = { ..._COMMON_FLAGS, ...FAMILY_FLAGS, ...MODEL_FLAGS };
+  const flags: FlagSpec = { ..._COMMON_FLAGS, ...FAMILY_OPTION_FLAGS, ...MODEL_FLAGS };
   for (const flag of samplerFlags.keys()) flags[flag] = { type: "string" };
   const { values } = parseFlags("sample", args, { flags });
   if (values.help) {
