@@ -230,6 +230,30 @@ Deno.test("sample --family: every family against a reference computed apart", as
       dir,
     );
     assert.match(r.out, /\nphi +\d/);
+    // SG-HMC (θ* from the per-row subset MAP): approximate, but its bias at
+    // this step size is within the band.
+    await _checkAgainst(
+      [
+        "--family",
+        "negative-binomial",
+        "--data",
+        csv,
+        "--formula",
+        "y ~ x1",
+        "--offset",
+        "expo",
+        "--prior",
+        "normal(0, 5)",
+        "--prior-intercept",
+        "normal(0, 5)",
+        "--prior-scale",
+        "exponential(0.5)",
+        "--sampler",
+        "sghmc",
+      ],
+      ref,
+      dir,
+    );
   });
 
   await t.step("poisson --offset (no formula: the offset column is not a covariate)", async () => {
