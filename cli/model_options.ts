@@ -248,8 +248,8 @@ export function familyFlagsHelp(): string[] {
     "  --prior-scale P     a number S: every coefficient ~ normal(0, S²) (default 10; not with",
     '                      --prior); or the prior of σ or φ: "half_normal(1)", "half_t(3, 1)",',
     '                      "half_cauchy(1)", "exponential(1)", "inverse_gamma(2, 1)" (on σ²),',
-    '                      "flat" (default half_normal(10), or exponential(1/sd(y)) with',
-    "                      --formula or a --prior flag)",
+    '                      "flat" (default half_normal(10); with --formula or a --prior flag',
+    "                      σ ~ exponential(1/sd(y)), φ ~ exponential(1))",
   ];
 }
 
