@@ -256,6 +256,41 @@ Deno.test("sample --family: every family against a reference computed apart", as
     );
   });
 
+  await t.step("--workers: the same draws, with the priors of --formula and --prior", async () => {
+    const csv = `${dir}/nb.csv`; // written by the step above
+    const draws = async (extra: string[]) => {
+      const out = `${dir}/workers_${extra.length}.csv`;
+      const r = await _run([
+        "sample",
+        "--family",
+        "negative-binomial",
+        "--data",
+        csv,
+        "--formula",
+        "y ~ x1",
+        "--offset",
+        "expo",
+        "--prior",
+        "normal(0, 0.1)",
+        "--prior-scale",
+        "exponential(3)",
+        "--warmup",
+        "50",
+        "--samples",
+        "50",
+        "--chains",
+        "2",
+        "--quiet",
+        "--out",
+        out,
+        ...extra,
+      ]);
+      assert.equal(r.code, 0, r.err);
+      return parseDrawsCsv(await Deno.readTextFile(out)).draws;
+    };
+    assert.deepEqual(await draws(["--workers", "2"]), await draws([]));
+  });
+
   await t.step("poisson --offset (no formula: the offset column is not a covariate)", async () => {
     const p = familyProblem("poisson-offset", N, 2, 24);
     const csv = `${dir}/poisson.csv`;
