@@ -30,7 +30,7 @@ import {
   resolveUserPath,
 } from "./args.ts";
 import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
-import { formatSummary, summaryWarnings } from "./summary_table.ts";
+import { formatSummary, summaryWarnings, withNaturalScales } from "./summary_table.ts";
 import {
   checkModelFlags,
   FAMILY_OPTION_FLAGS,
@@ -502,15 +502,10 @@ function _printSummary(result: SamplingResult): void {
     return;
   }
   try {
-    const draws = chains.map((c) => c.draws.map((d) => d.subarray(0, len)));
-    const names = [...result.parameterNames];
-    // σ and φ on their natural scale beside the sampled log σ, log φ.
-    result.parameterNames.forEach((name, j) => {
-      const m = /^log_(sigma|phi)$/.exec(name);
-      if (m === null) return;
-      names.push(m[1]);
-      draws.forEach((chain, c) => chain.push(draws[c][j].map(Math.exp)));
-    });
+    const { draws, names } = withNaturalScales(
+      chains.map((c) => c.draws.map((d) => d.subarray(0, len))),
+      result.parameterNames,
+    );
     const rows = summarize(draws, names);
     console.log(formatSummary(rows, 3));
     for (const w of summaryWarnings(rows, { numChains: chains.length })) {

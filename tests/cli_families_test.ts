@@ -78,7 +78,7 @@ async function _checkAgainst(
   args: string[],
   ref: { mean: number[]; se: number[]; names: readonly string[] },
   dir: string,
-): Promise<{ out: string; err: string; draws: Float64Array[][] }> {
+): Promise<{ out: string; err: string; draws: Float64Array[][]; file: string }> {
   const out = `${dir}/draws_${Math.random().toString(36).slice(2)}.csv`;
   const r = await _run([
     "sample",
@@ -105,7 +105,7 @@ async function _checkAgainst(
       what: `${args.join(" ")}: ${name}`,
     });
   });
-  return { out: r.out, err: r.err, draws: table.draws };
+  return { out: r.out, err: r.err, draws: table.draws, file: out };
 }
 
 Deno.test("sample --family: every family against a reference computed apart", async (t) => {
@@ -230,6 +230,8 @@ Deno.test("sample --family: every family against a reference computed apart", as
       dir,
     );
     assert.match(r.out, /\nphi +\d/);
+    const again = await _run(["summary", r.file]);
+    assert.match(again.out, /\nphi +\d/, "tallmc summary adds phi too");
     // SG-HMC (θ* from the per-row subset MAP): approximate, but its bias at
     // this step size is within the band.
     await _checkAgainst(
