@@ -151,8 +151,13 @@ export {
   numRowEvaluations,
   type PerRowHessianModel,
 } from "./models/model.ts";
-export { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "./models/glm.ts";
-export type { ScalePrior as GlmScalePrior } from "./models/scale_prior.ts";
+export {
+  DEFAULT_GLM_SCALE_PRIOR,
+  type GlmFamily,
+  GlmModel,
+  type GlmModelFamily,
+  type GlmOptions,
+} from "./models/glm.ts";
 export { ThreadedGlmModel, type ThreadedGlmOptions } from "./models/threaded_glm.ts";
 export {
   type GaussianTarget,
@@ -181,6 +186,7 @@ export {
   type CoefficientPrior,
   type DefaultPriorOptions,
   defaultPriorSpec,
+  logScaleDensity,
   type ParameterKind,
   Prior,
   type PriorInput,
@@ -227,6 +233,7 @@ export {
   parseColumnTable,
   parseCsvWithFormula,
   parseFormula,
+  type ResponseCoding,
 } from "./data/mod.ts";
 export {
   applyProjection,

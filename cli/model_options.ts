@@ -1,19 +1,24 @@
 /**
- * The model flags of `tallmc sample`: `--formula`, `--standardize` and the
- * priors (`--prior`, `--prior-intercept`, `--prior-file`) — their help text,
- * their checks, and building the model they describe.
+ * The model flags of `tallmc sample`: the family and its own flags
+ * (`--family`, `--sigma`, `--nu`, `--offset`, `--trials`, `--success`,
+ * `--prior-scale`), `--formula`, `--standardize` and the priors (`--prior`,
+ * `--prior-intercept`, `--prior-file`) — their help text, their checks, and
+ * building the model they describe.
  *
- * Without any of these flags `sample` builds the model as before (numeric
- * CSV, N(0, S²) on every coefficient with S = `--prior-scale`).
+ * Without `--formula` or a `--prior*` flag the coefficients keep N(0, S²)
+ * with S = `--prior-scale` (a number). Numeric data with a numeric response
+ * and no offset or trials column stream into the arena (`loadCsvToArena`);
+ * otherwise the file is read as a table (`loadCsvWithFormula`, with the
+ * formula `response ~ columns` written for the user when none is given).
  *
  * @module
  */
 import type { Arena } from "../core/arena.ts";
 import { loadCsvToArena } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
-import { columnMoments, loadCsvWithFormula } from "../data/design.ts";
+import { columnMoments, loadCsvWithFormula, parseColumnTable } from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
-import { type GlmFamily, GlmModel } from "../models/glm.ts";
+import { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "../models/glm.ts";
 import { parsePriorText } from "../models/prior_text.ts";
 import {
   buildPrior,
@@ -21,10 +26,27 @@ import {
   defaultPriorSpec,
   type PriorSpec,
   type ScalePrior,
-  type WithPrior,
   withPrior,
 } from "../models/priors.ts";
-import { CliUsageError, type FlagSpec, resolveUserPath } from "./args.ts";
+import { CliUsageError, type FlagSpec, positiveFlag, resolveUserPath } from "./args.ts";
+
+/** The families `sample --family` takes (gaussian without --sigma is "gaussian-scale"). */
+export const CLI_FAMILIES: readonly string[] = [
+  "logistic",
+  "gaussian",
+  "poisson",
+  "student-t",
+  "negative-binomial",
+  "binomial",
+];
+
+/** The family's own flags, for `parseFlags` (`--family`, `--sigma` and `--prior-scale` are common). */
+export const FAMILY_OPTION_FLAGS: FlagSpec = {
+  nu: { type: "string" },
+  offset: { type: "string" },
+  trials: { type: "string" },
+  success: { type: "string" },
+};
 
 /** The model flags, for `parseFlags`. */
 export const MODEL_FLAGS: FlagSpec = {
@@ -61,15 +83,17 @@ export function modelFlagsHelp(): string[] {
     '                      "cauchy(0, 2.5)", "laplace(0, 1)", "flat"; or NAME=P for one',
     '                      coefficient or term ("region=normal(0, 1)" covers region[…]); or',
     '                      sigma=P for a scale: "half_normal(1)", "half_t(3, 1)",',
-    '                      "half_cauchy(1)", "exponential(1)", "flat". Repeatable.',
+    '                      "half_cauchy(1)", "exponential(1)", "inverse_gamma(2, 1)",',
+    '                      "flat" (sigma=P for log_sigma, phi=P for log_phi). Repeatable.',
     "  --prior-intercept P prior of the intercept",
     '  --prior-file FILE   JSON: {"coefficients": P, "intercept": P, "terms": {NAME: P},',
     '                      "scales": {NAME: P}} with P as text or {"family": …, "scale": …}',
     "  Defaults with --formula or a --prior flag (rstanarm's, weakly informative on",
     "  standardised predictors): coefficient j ~ normal(0, 2.5/sd(xⱼ)) (× sd(y) for",
-    "  gaussian), i.e. normal(0, 2.5) with --standardize; intercept ~ normal(0, 10)",
-    "  (gaussian: normal(mean(y), 10·sd(y))); σ ~ exponential(1/sd(y)). Otherwise every",
-    "  coefficient ~ normal(0, S²), S = --prior-scale (default 10).",
+    "  gaussian and student-t), i.e. normal(0, 2.5) with --standardize; intercept ~",
+    "  normal(0, 10) (gaussian, student-t: normal(mean(y), 10·sd(y))); σ ~",
+    "  exponential(1/sd(y)); φ ~ exponential(1). Otherwise every coefficient ~ normal(0, S²),",
+    "  S = --prior-scale (default 10), and σ or φ ~ half_normal(10).",
   ];
 }
 
@@ -101,11 +125,15 @@ export function checkModelFlags(values: Record<string, unknown>): void {
   } else if (values.standardize) {
     throw new CliUsageError("--standardize needs --formula");
   }
+  const ps = values["prior-scale"];
   if (
-    values["prior-scale"] !== undefined &&
+    typeof ps === "string" && /^\s*[-+0-9.]/.test(ps) &&
     (values.prior !== undefined || values["prior-file"] !== undefined)
   ) {
-    throw new CliUsageError("--prior-scale cannot be combined with --prior or --prior-file");
+    throw new CliUsageError(
+      "--prior-scale cannot be combined with --prior or --prior-file when it is a number " +
+        "(the coefficients' sd); give the coefficients' prior with --prior \"normal(0, S)\"",
+    );
   }
 }
 
@@ -189,39 +217,285 @@ function _specFromJson(json: unknown, where: string): PriorSpec {
 }
 
 /**
- * Load the data and build the model the model flags describe.
+ * The help lines of the family flags (inserted in `sample --help`).
+ *
+ * @returns Lines of text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { familyFlagsHelp } from "./model_options.ts";
+ * assert.ok(familyFlagsHelp().some((l) => l.includes("gaussian-scale")));
+ * ```
+ */
+export function familyFlagsHelp(): string[] {
+  return [
+    "",
+    "Families (parameters after the coefficients are sampled on the log scale):",
+    "  logistic            0/1 response, or text with exactly two levels: the level that",
+    "                      sorts second is 1 (no → 0, yes → 1) unless --success LEVEL",
+    "  gaussian            with --sigma S: σ known; without --sigma: σ unknown, sampled as",
+    '                      log_sigma (the "gaussian-scale" family)',
+    "  student-t           --nu V (required, > 0): fixed degrees of freedom; σ sampled as log_sigma",
+    "  poisson             counts; --offset COL adds a log-exposure column to η",
+    "  negative-binomial   counts, NB2 (Var = μ + μ²/φ), φ sampled as log_phi; --offset COL",
+    "  binomial            --trials COL (required): successes y out of COL trials (integers ≥ 1, ≥ y)",
+    "  --sigma S           known residual sd of --family gaussian",
+    "  --nu V              degrees of freedom of --family student-t",
+    "  --offset COL        column of per-row offsets (finite; not a covariate)",
+    "  --trials COL        column of per-row trials (not a covariate)",
+    "  --success LEVEL     the level of a two-level text response coded 1",
+    "  --prior-scale P     a number S: every coefficient ~ normal(0, S²) (default 10; not with",
+    '                      --prior); or the prior of σ or φ: "half_normal(1)", "half_t(3, 1)",',
+    '                      "half_cauchy(1)", "exponential(1)", "inverse_gamma(2, 1)" (on σ²),',
+    '                      "flat" (default half_normal(10); with --formula or a --prior flag',
+    "                      σ ~ exponential(1/sd(y)), φ ~ exponential(1))",
+  ];
+}
+
+/**
+ * The value of `--nu`: a positive finite number. (Kept apart so that a
+ * sampled ν can be added as a further value.)
+ *
+ * @param value The text typed, or undefined.
+ * @returns ν.
+ * @throws {CliUsageError} Naming `--nu` and the value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { nuFlag } from "./model_options.ts";
+ * assert.equal(nuFlag("4"), 4);
+ * assert.throws(() => nuFlag(undefined), /--family student-t needs --nu/);
+ * assert.throws(() => nuFlag("0"), /--nu must be a positive number, got "0"/);
+ * ```
+ */
+export function nuFlag(value: string | boolean | undefined): number {
+  if (value === undefined) {
+    throw new CliUsageError(
+      "--family student-t needs --nu (its degrees of freedom, a positive number, e.g. --nu 4)",
+    );
+  }
+  return positiveFlag(value, "nu")!;
+}
+
+/** What the family flags state. */
+export interface FamilyChoice {
+  /** The family as `GlmModel` takes it (`gaussian` without `--sigma` is `gaussian-scale`). */
+  readonly family: GlmModelFamily;
+  /** `--sigma`. */
+  readonly sigma?: number;
+  /** `--nu`. */
+  readonly nu?: number;
+  /** `--offset` (a column name). */
+  readonly offset?: string;
+  /** `--trials` (a column name). */
+  readonly trials?: string;
+  /** `--success` (a level). */
+  readonly success?: string;
+  /** The prior sd of every coefficient (`--prior-scale` as a number; default 10). */
+  readonly priorScale: number;
+  /** The prior of σ or φ (`--prior-scale` as a prior). */
+  readonly scalePrior?: ScalePrior;
+}
+
+const _HAS_SCALE = ["gaussian-scale", "student-t", "negative-binomial"];
+
+/**
+ * Read and check the family flags (before any data are read).
+ *
+ * @param values Parsed flag values.
+ * @returns The family and its settings.
+ * @throws {CliUsageError} Naming the flag and the value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { familyFromFlags } from "./model_options.ts";
+ * assert.equal(familyFromFlags({ family: "gaussian" }).family, "gaussian-scale");
+ * assert.deepEqual(familyFromFlags({ family: "negative-binomial", "prior-scale": "half_cauchy(2)" }).scalePrior,
+ *   { family: "half_cauchy", scale: 2 });
+ * assert.throws(() => familyFromFlags({ family: "binomial" }), /--family binomial needs --trials/);
+ * ```
+ */
+export function familyFromFlags(values: Record<string, unknown>): FamilyChoice {
+  const name = values.family as string;
+  if (!CLI_FAMILIES.includes(name)) {
+    throw new CliUsageError(
+      `--family must be one of ${CLI_FAMILIES.join(", ")}, got ${JSON.stringify(name)}`,
+    );
+  }
+  const sigma = positiveFlag(values.sigma as string | undefined, "sigma");
+  if (name !== "gaussian" && sigma !== undefined) {
+    throw new CliUsageError(`--sigma applies to --family gaussian only, got --family ${name}`);
+  }
+  const family: GlmModelFamily = name === "gaussian" && sigma === undefined
+    ? "gaussian-scale"
+    : name as GlmModelFamily;
+  const only = (flag: string, families: string[]) => {
+    const v = values[flag];
+    if (v !== undefined && !families.includes(name)) {
+      throw new CliUsageError(
+        `--${flag} applies to --family ${families.join(" or ")}, got --family ${name} (--${flag} ${
+          JSON.stringify(v)
+        })`,
+      );
+    }
+    if (v !== undefined && (typeof v !== "string" || v.trim() === "")) {
+      throw new CliUsageError(`--${flag} needs a value, got ${JSON.stringify(v)}`);
+    }
+    return v as string | undefined;
+  };
+  const nuRaw = only("nu", ["student-t"]);
+  const nu = name === "student-t" ? nuFlag(nuRaw) : undefined;
+  const offset = only("offset", ["poisson", "negative-binomial"])?.trim();
+  const trials = only("trials", ["binomial"])?.trim();
+  if (name === "binomial" && trials === undefined) {
+    throw new CliUsageError(
+      "--family binomial needs --trials COL (the column of the number of trials per row)",
+    );
+  }
+  const success = only("success", ["logistic"]);
+  let priorScale = 10, scalePrior: ScalePrior | undefined;
+  const ps = values["prior-scale"] as string | undefined;
+  if (ps !== undefined) {
+    if (/^\s*[-+0-9.]/.test(ps) || ps.trim() === "") {
+      priorScale = positiveFlag(ps, "prior-scale")!;
+    } else {
+      let p;
+      try {
+        p = parsePriorText(ps, _HAS_SCALE.includes(family) ? _scaleName(family) : "σ or φ");
+      } catch (e) {
+        throw new CliUsageError(
+          `--prior-scale ${JSON.stringify(ps)}: ${(e as Error).message}` +
+            "; --prior-scale takes a number (the sd of every coefficient) or a prior of σ or φ " +
+            "(half_normal, half_t, half_cauchy, exponential, inverse_gamma, flat)",
+        );
+      }
+      if (!_SCALE_FAMILIES.includes(p.family)) {
+        throw new CliUsageError(
+          `--prior-scale ${
+            JSON.stringify(ps)
+          }: a prior of σ or φ must be half_normal, half_t, half_cauchy, exponential, inverse_gamma or flat, got ${p.family} (coefficient priors go in --prior)`,
+        );
+      }
+      if (!_HAS_SCALE.includes(family)) {
+        throw new CliUsageError(
+          `--prior-scale ${JSON.stringify(ps)} is a prior of σ or φ, but --family ${name}${
+            name === "gaussian" ? " with --sigma" : ""
+          } has neither (give a number for the coefficients' prior sd)`,
+        );
+      }
+      scalePrior = p as ScalePrior;
+    }
+  }
+  return { family, sigma, nu, offset, trials, success, priorScale, scalePrior };
+}
+
+const _SCALE_FAMILIES = [
+  "half_normal",
+  "half_t",
+  "half_cauchy",
+  "exponential",
+  "inverse_gamma",
+  "flat",
+];
+
+/** "sigma" or "phi": the name of the family's scale in prior specs. */
+function _scaleName(family: GlmModelFamily): string {
+  return family === "negative-binomial" ? "phi" : "sigma";
+}
+
+/** A model built from the flags, with what to tell the user. */
+export interface ModelFromFlags {
+  /** The model (with its prior replaced when `--formula` or a `--prior*` flag was given). */
+  readonly model: GlmModel;
+  /** The prior in force when given by flags, else null (the GlmModel's own prior). */
+  readonly priorLines: readonly string[] | null;
+  /** The loader's warnings. */
+  readonly warnings: readonly string[];
+  /** Notes for stderr (how a text response was coded). */
+  readonly notes: readonly string[];
+}
+
+/**
+ * Load the data and build the model the flags describe.
  *
  * @param arena The arena.
  * @param dataPath The CSV file (absolute).
  * @param values Parsed flag values (`formula`, `standardize`, priors, `response`, `columns`, …).
- * @param glm The family and known σ.
- * @returns The model with its prior, and the data's warnings.
- * @throws {RangeError} For bad data, formulas or priors (the caller adds the flag).
+ * @param glm The family choice and the storage of X.
+ * @returns The model, its prior in words, warnings and notes.
+ * @throws {CliUsageError} Naming the flag for offset, trials, success and prior problems.
+ * @throws {RangeError} For bad data and formulas (the caller adds `--data`).
  */
 export async function modelFromFlags(
   arena: Arena,
   dataPath: string,
   values: Record<string, unknown>,
-  glm: { family: GlmFamily; sigma?: number; storage: "f32" | "f64" },
-): Promise<WithPrior<GlmModel>> {
-  const spec = await priorSpecFromFlags(values);
+  glm: { choice: FamilyChoice; storage: "f32" | "f64" },
+): Promise<ModelFromFlags> {
+  const { choice } = glm;
+  const withPriors = hasModelFlags(values);
+  const spec = withPriors ? await priorSpecFromFlags(values) : {};
+  if (withPriors && choice.scalePrior !== undefined) {
+    spec.scales = { ...spec.scales, [_scaleName(choice.family)]: choice.scalePrior };
+  }
+  const priorFamily = _HAS_SCALE.includes(choice.family) && choice.family !== "negative-binomial"
+    ? "gaussian"
+    : choice.family;
   let data: GlmData;
-  let defaults: PriorSpec;
-  if (values.formula !== undefined) {
-    const fd = await loadCsvWithFormula(arena, dataPath, {
-      formula: values.formula as string,
-      family: glm.family,
-      standardize: Boolean(values.standardize),
-      storage: glm.storage,
-    });
+  let defaults: PriorSpec | undefined;
+  let offset: Float64Array | null = null, trials: Float64Array | null = null;
+  const notes: string[] = [];
+  const useTable = values.formula !== undefined || choice.offset !== undefined ||
+    choice.trials !== undefined || choice.success !== undefined ||
+    (choice.family === "logistic" && await _responseIsText(dataPath, values.response as string));
+  if (useTable) {
+    const formula = (values.formula as string | undefined) ??
+      await _formulaFor(dataPath, values, choice);
+    let fd;
+    try {
+      fd = await loadCsvWithFormula(arena, dataPath, {
+        formula,
+        family: choice.family,
+        standardize: Boolean(values.standardize),
+        storage: glm.storage,
+        offset: choice.offset,
+        trials: choice.trials,
+        success: choice.success,
+      });
+    } catch (e) {
+      const msg = (e as Error).message;
+      const m = /the (offset|trials) column|^(?:.*: )?(success) "|the response .* is text with/
+        .exec(msg);
+      if (m === null) throw e;
+      throw new CliUsageError(`--${m[1] ?? m[2] ?? "response"}: ${msg}`);
+    }
     const d = fd.design, columnSd: Record<string, number> = {};
     d.columnNames.forEach((n, j) => (columnSd[n] = d.columnSd[j] / d.scale[j]));
-    defaults = defaultPriorSpec(d.columnNames, {
-      family: glm.family,
-      columnSd,
-      responseMean: d.responseMean,
-      responseSd: d.responseSd,
-    });
+    if (withPriors) {
+      defaults = defaultPriorSpec(d.columnNames, {
+        family: priorFamily,
+        columnSd,
+        responseMean: d.responseMean,
+        responseSd: d.responseSd,
+      });
+    }
+    if (d.responseCoding !== null) {
+      const c = d.responseCoding, other = c.levels.find((l) => l !== c.success)!;
+      notes.push(
+        `--response ${JSON.stringify(d.formula.response)} is text with levels ${
+          c.levels.map((l) => JSON.stringify(l)).join(", ")
+        }: ${JSON.stringify(c.success)} is coded 1, ${JSON.stringify(other)} 0 (${
+          choice.success === undefined
+            ? "the level that sorts second is 1; --success LEVEL chooses"
+            : "--success"
+        })`,
+      );
+    }
+    offset = d.offset;
+    trials = d.trials;
     data = fd;
     if (d.standardized && !values.quiet) {
       const g = (v: number) => Number(v.toPrecision(4));
@@ -233,30 +507,145 @@ export async function modelFromFlags(
       console.log(`standardized (coefficients are per sd): ${parts.join(", ")}`);
     }
   } else {
-    data = await loadCsvToArena(arena, dataPath, {
-      response: values.response as string,
-      family: glm.family,
-      intercept: !values["no-intercept"],
-      columns: values.columns
-        ? (values.columns as string).split(",").map((s) => s.trim())
-        : undefined,
-      storage: glm.storage,
-    });
-    const m = columnMoments(data);
-    const columnSd: Record<string, number> = {};
-    data.columnNames.forEach((n, j) => (columnSd[n] = m.columnSd[j]));
-    defaults = defaultPriorSpec(data.columnNames, {
-      family: glm.family,
-      columnSd,
-      responseMean: m.responseMean,
-      responseSd: m.responseSd,
-    });
+    // The streaming loader checks the response's domain by its three families.
+    const csvFamily: GlmFamily = choice.family === "logistic"
+      ? "logistic"
+      : priorFamily === "gaussian"
+      ? "gaussian"
+      : "poisson";
+    try {
+      data = await loadCsvToArena(arena, dataPath, {
+        response: values.response as string,
+        family: csvFamily,
+        intercept: !values["no-intercept"],
+        columns: values.columns
+          ? (values.columns as string).split(",").map((s) => s.trim())
+          : undefined,
+        storage: glm.storage,
+      });
+    } catch (e) {
+      if (csvFamily === "poisson" && choice.family !== "poisson") {
+        (e as Error).message = (e as Error).message.replace(
+          "a Poisson response",
+          `a ${choice.family} response`,
+        );
+      }
+      throw e;
+    }
+    if (withPriors) {
+      const m = columnMoments(data);
+      const columnSd: Record<string, number> = {};
+      data.columnNames.forEach((n, j) => (columnSd[n] = m.columnSd[j]));
+      defaults = defaultPriorSpec(data.columnNames, {
+        family: priorFamily,
+        columnSd,
+        responseMean: m.responseMean,
+        responseSd: m.responseSd,
+      });
+    }
+  }
+  const options: GlmOptions = { family: choice.family };
+  if (choice.sigma !== undefined) options.sigma = choice.sigma;
+  if (choice.nu !== undefined) options.nu = choice.nu;
+  if (offset !== null) options.offset = offset;
+  if (trials !== null) options.trials = trials;
+  if (!withPriors) {
+    options.priorScale = choice.priorScale;
+    if (choice.scalePrior !== undefined) options.scalePrior = choice.scalePrior;
+  }
+  const model = new GlmModel(data, options);
+  if (!withPriors) {
+    return { model, priorLines: null, warnings: data.warnings ?? [], notes };
   }
   let prior;
   try {
-    prior = buildPrior(data.columnNames, spec, { defaults });
+    prior = buildPrior(model.parameterNames, spec, { defaults });
   } catch (e) {
     throw new CliUsageError(`--prior: ${(e as Error).message}`);
   }
-  return withPrior(new GlmModel(data, { family: glm.family, sigma: glm.sigma }), prior);
+  return {
+    model: withPrior(model, prior),
+    priorLines: prior.describe(),
+    warnings: data.warnings ?? [],
+    notes,
+  };
+}
+
+/** The header and the first data row of a CSV file (its first 64 KiB). */
+async function _peekCsv(path: string): Promise<{ names: string[]; first: string[] | null }> {
+  const file = await Deno.open(path);
+  try {
+    const buf = new Uint8Array(65536);
+    const n = (await file.read(buf)) ?? 0;
+    let text = new TextDecoder().decode(buf.subarray(0, n));
+    if (n === buf.length) text = text.slice(0, Math.max(text.lastIndexOf("\n"), 0));
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    try {
+      const t = parseColumnTable(text);
+      return { names: [...t.names], first: t.columns.map((c) => c[0]) };
+    } catch {
+      const header = text.split(/\r?\n/)[0] ?? "";
+      return { names: header.split(",").map((s) => s.trim()), first: null };
+    }
+  } finally {
+    file.close();
+  }
+}
+
+/** Whether the response's first cell is text (then the file is read as a table). */
+async function _responseIsText(path: string, response: string | undefined): Promise<boolean> {
+  if (response === undefined) return false;
+  try {
+    const { names, first } = await _peekCsv(path);
+    const j = names.indexOf(response);
+    return first !== null && j >= 0 && first[j] !== "" && !Number.isFinite(Number(first[j]));
+  } catch {
+    return false; // the streaming loader reports an unreadable file
+  }
+}
+
+/** `response ~ columns` (back-quoted) for data read as a table without --formula. */
+async function _formulaFor(
+  path: string,
+  values: Record<string, unknown>,
+  choice: FamilyChoice,
+): Promise<string> {
+  const response = values.response as string;
+  const aux = [choice.offset, choice.trials].filter((v): v is string => v !== undefined);
+  let columns: string[];
+  if (values.columns !== undefined) {
+    columns = (values.columns as string).split(",").map((s) => s.trim());
+    for (const c of columns) {
+      if (c === choice.offset || c === choice.trials) {
+        const flag = c === choice.offset ? "--offset" : "--trials";
+        throw new CliUsageError(
+          `--columns names the ${flag} column ${JSON.stringify(c)}; it enters the model as the ${
+            flag.slice(2)
+          }, not as a covariate`,
+        );
+      }
+    }
+  } else {
+    const { names } = await _peekCsv(path);
+    for (const a of aux) {
+      if (!names.includes(a)) {
+        const flag = a === choice.offset ? "--offset" : "--trials";
+        throw new CliUsageError(
+          `${flag} ${JSON.stringify(a)}: no such column in --data ${path} (columns: ${
+            names.join(", ")
+          })`,
+        );
+      }
+    }
+    columns = names.filter((n) => n !== response && !aux.includes(n));
+  }
+  for (const n of [response, ...columns]) {
+    if (n.includes("`")) {
+      throw new CliUsageError(
+        `column ${JSON.stringify(n)} contains a backquote; rename it or use --formula`,
+      );
+    }
+  }
+  const rhs = [values["no-intercept"] ? "0" : "1", ...columns.map((c) => `\`${c}\``)];
+  return `\`${response}\` ~ ${rhs.join(" + ")}`;
 }

@@ -15,9 +15,8 @@
  * @module
  */
 import { loadCore } from "../core/load.ts";
-import { loadCsvToArena } from "../data/csv.ts";
 import { summarize } from "../diagnostics/summary.ts";
-import { type GlmFamily, GlmModel } from "../models/glm.ts";
+import type { GlmModel } from "../models/glm.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
@@ -31,10 +30,12 @@ import {
   resolveUserPath,
 } from "./args.ts";
 import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
-import { formatSummary, summaryWarnings } from "./summary_table.ts";
+import { formatSummary, summaryWarnings, withNaturalScales } from "./summary_table.ts";
 import {
   checkModelFlags,
-  hasModelFlags,
+  FAMILY_OPTION_FLAGS,
+  familyFlagsHelp,
+  familyFromFlags,
   MODEL_FLAGS,
   modelFlagsHelp,
   modelFromFlags,
@@ -105,11 +106,13 @@ export function sampleHelp(): string {
   const lines = [
     "Usage: tallmc sample --family F --data FILE.csv --response COL [options]",
     "",
-    "Draw from the posterior of a GLM with independent Gaussian priors.",
+    "Draw from the posterior of a GLM.",
     "",
     "Required:",
-    "  --family F          logistic | gaussian | poisson",
-    "  --data FILE         CSV file with a header row (numeric cells only)",
+    "  --family F          logistic | gaussian | poisson | student-t | negative-binomial | binomial",
+    "                      (see Families below)",
+    "  --data FILE         CSV file with a header row: numbers, a two-level text response,",
+    "                      text columns with --formula",
     "  --response COL      name of the response column",
     "",
     "Options:",
@@ -120,15 +123,15 @@ export function sampleHelp(): string {
     "  --workers N         run chains in N workers over one shared copy of the data (default 0:",
     "                      this thread); draws are identical for every N",
     "  --seed N            random seed (default 1)",
-    "  --out FILE          draws as CSV (chain,iteration,params…), written as they are made",
-    "  --sigma S           known residual sd (required for --family gaussian)",
-    "  --prior-scale S     prior sd of every coefficient (default 10)",
+    "  --out FILE          draws as CSV (chain,iteration,params…), written as they are made;",
+    "                      σ and φ as log_sigma and log_phi (the summary adds sigma and phi)",
     "  --columns A,B,…     covariates to use (default: all but the response)",
     "  --no-intercept      do not prepend an intercept column",
     "  --f32               store X as f32 (half the memory; f64 accumulation)",
     "  --thin N            keep every N-th draw (default 1)",
     "  --quiet             no progress bar",
     "  -h, --help          this help",
+    ...familyFlagsHelp(),
     ...modelFlagsHelp(),
   ];
   for (const name of samplerNames()) {
@@ -273,7 +276,7 @@ function _progress(label: string, quiet: boolean) {
  */
 export async function sampleCommand(args: string[]): Promise<number> {
   const samplerFlags = _samplerFlags();
-  const flags: FlagSpec = { ..._COMMON_FLAGS, ...MODEL_FLAGS };
+  const flags: FlagSpec = { ..._COMMON_FLAGS, ...FAMILY_OPTION_FLAGS, ...MODEL_FLAGS };
   for (const flag of samplerFlags.keys()) flags[flag] = { type: "string" };
   const { values } = parseFlags("sample", args, { flags });
   if (values.help) {
@@ -286,12 +289,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       throw new CliUsageError(`sample needs --${req} (see tallmc sample --help)`);
     }
   }
-  const family = values.family as string;
-  if (!["logistic", "gaussian", "poisson"].includes(family)) {
-    throw new CliUsageError(
-      `--family must be logistic, gaussian or poisson, got ${JSON.stringify(family)}`,
-    );
-  }
+  const choice = familyFromFlags(values);
   const samplerName = (values.sampler as string | undefined) ?? "hmc";
   if (!samplerNames().includes(samplerName)) {
     throw new CliUsageError(
@@ -326,14 +324,6 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const numWorkers = intFlag(values.workers, { flag: "workers", default: 0, min: 0, max: 256 });
   const seed = intFlag(values.seed, { flag: "seed", default: 1, min: 0 });
   const thin = intFlag(values.thin, { flag: "thin", default: 1, min: 1 });
-  const sigma = positiveFlag(values.sigma, "sigma");
-  const priorScale = positiveFlag(values["prior-scale"], "prior-scale") ?? 10;
-  if (family === "gaussian" && sigma === undefined) {
-    throw new CliUsageError("--family gaussian needs --sigma (the known residual sd)");
-  }
-  if (family !== "gaussian" && sigma !== undefined) {
-    throw new CliUsageError(`--sigma applies to --family gaussian only, got --family ${family}`);
-  }
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: 1 }, values, false);
   const outPath = values.out === undefined ? undefined : resolveUserPath(values.out as string);
   if (outPath !== undefined) checkWritable(outPath, "--out");
@@ -353,29 +343,17 @@ export async function sampleCommand(args: string[]): Promise<number> {
   let model: GlmModel;
   let dataWarnings: readonly string[] = [];
   try {
-    if (hasModelFlags(values)) {
-      const withFlags = await modelFromFlags(arena, dataPath, values, {
-        family: family as GlmFamily,
-        sigma,
-        storage: values.f32 ? "f32" : "f64",
-      });
-      if (!values.quiet) {
-        for (const line of withFlags.prior.describe()) console.log(`prior: ${line}`);
-      }
-      model = withFlags;
-    } else {
-      const data = await loadCsvToArena(arena, dataPath, {
-        response: values.response as string,
-        family: family as GlmFamily,
-        intercept: !values["no-intercept"],
-        columns: values.columns
-          ? (values.columns as string).split(",").map((s) => s.trim())
-          : undefined,
-        storage: values.f32 ? "f32" : "f64",
-      });
-      dataWarnings = data.warnings ?? [];
-      model = new GlmModel(data, { family: family as GlmFamily, sigma, priorScale });
+    const built = await modelFromFlags(arena, dataPath, values, {
+      choice,
+      storage: values.f32 ? "f32" : "f64",
+    });
+    if (!values.quiet) {
+      for (const line of built.priorLines ?? []) console.log(`prior: ${line}`);
     }
+    for (const note of built.notes) console.error(`tallmc: note: ${note}`);
+    // The formula path's warnings were not printed before (its loader has its own checks).
+    if (built.priorLines === null) dataWarnings = built.warnings;
+    model = built.model;
   } catch (e) {
     if (e instanceof CliUsageError) throw e;
     const msg = _userMessage((e as Error).message, null);
@@ -524,8 +502,11 @@ function _printSummary(result: SamplingResult): void {
     return;
   }
   try {
-    const draws = chains.map((c) => c.draws.map((d) => d.subarray(0, len)));
-    const rows = summarize(draws, result.parameterNames);
+    const { draws, names } = withNaturalScales(
+      chains.map((c) => c.draws.map((d) => d.subarray(0, len))),
+      result.parameterNames,
+    );
+    const rows = summarize(draws, names);
     console.log(formatSummary(rows, 3));
     for (const w of summaryWarnings(rows, { numChains: chains.length })) {
       console.error(`tallmc: warning: ${w}`);

@@ -23,7 +23,12 @@ import { mcseQuantile } from "../diagnostics/mcse.ts";
 import { rhatBasic } from "../diagnostics/rhat.ts";
 import { summarize, summaryToCsv } from "../diagnostics/summary.ts";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
-import { type BasicColumns, formatSummary, summaryWarnings } from "./summary_table.ts";
+import {
+  type BasicColumns,
+  formatSummary,
+  summaryWarnings,
+  withNaturalScales,
+} from "./summary_table.ts";
 
 /** The `summary --help` text. */
 export const SUMMARY_HELP =
@@ -38,7 +43,9 @@ Reads the draws files "tallmc sample" writes, a plain draws CSV (one column
 per parameter, optional chain column) and CmdStan's output CSV; several files
 (CmdStan writes one per chain) are read as consecutive chains. CmdStan's
 divergent__ transitions are counted. Signed HMC-ECS draws (a "sign" column)
-get the sign-corrected mean and sd (Dang et al. 2019, eq. 17).
+get the sign-corrected mean and sd (Dang et al. 2019, eq. 17). A log_sigma or
+log_phi column (σ, φ sampled on the log scale) gets a sigma or phi row too:
+the same draws on their natural scale.
 
 Options:
   --csv        print the table as CSV
@@ -105,9 +112,10 @@ export async function summaryCommand(args: string[]): Promise<number> {
     throw new CliUsageError(paths.some((p) => msg.includes(p)) ? msg : `${paths[0]}: ${msg}`);
   }
   const signs = table.extra.sign;
-  const rows = summarize(table.draws, table.parameterNames, signs ? { signs } : {});
+  const { draws, names } = withNaturalScales(table.draws, table.parameterNames);
+  const rows = summarize(draws, names, signs ? { signs } : {});
   const basic = values.basic
-    ? table.parameterNames.map((_, j) => _basicColumns(table.draws.map((c) => c[j])))
+    ? names.map((_, j) => _basicColumns(draws.map((c) => c[j])))
     : undefined;
   console.log(values.csv ? _csv(rows, basic) : formatSummary(rows, digits, { basic }));
   if (signs) {

@@ -173,3 +173,36 @@ export function summaryWarnings(
   }
   return out;
 }
+
+/**
+ * σ and φ on their natural scale beside the sampled `log_sigma` and
+ * `log_phi`: the draws of `sigma` = exp(log_sigma) and `phi` =
+ * exp(log_phi) appended after the parameters (a name already present is
+ * not added again).
+ *
+ * @param draws `draws[chain][param]`.
+ * @param names Parameter names.
+ * @returns The draws and names with the natural-scale columns appended.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withNaturalScales } from "./summary_table.ts";
+ * const r = withNaturalScales([[new Float64Array([0, 1]), new Float64Array([0, Math.LN2])]], ["x", "log_phi"]);
+ * assert.deepEqual(r.names, ["x", "log_phi", "phi"]);
+ * assert.deepEqual(Array.from(r.draws[0][2]), [1, 2]);
+ * ```
+ */
+export function withNaturalScales(
+  draws: readonly (readonly Float64Array[])[],
+  names: readonly string[],
+): { draws: Float64Array[][]; names: string[] } {
+  const outNames = [...names], outDraws = draws.map((c) => [...c]);
+  names.forEach((name, j) => {
+    const m = /^log_(sigma|phi)$/.exec(name);
+    if (m === null || names.includes(m[1])) return;
+    outNames.push(m[1]);
+    outDraws.forEach((chain) => chain.push(chain[j].map(Math.exp)));
+  });
+  return { draws: outDraws, names: outNames };
+}

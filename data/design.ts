@@ -27,6 +27,18 @@
  * `x1:region[west]`. Column names say what each coefficient is: `x1`,
  * `region[south]`, `x1:x2`, `x1:region[south]`.
  *
+ * **A two-level text response** (logistic family): a response column whose
+ * cells are text with exactly two distinct values (`yes`/`no`) is coded 0/1,
+ * the level that sorts second (code-unit order, as the levels above) being 1
+ * — `no` → 0, `yes` → 1 — unless `success` names the level coded 1;
+ * `responseCoding` says what was done. More than two levels are refused with
+ * the levels named.
+ *
+ * **Offset and trials columns** (`offset`, `trials`): read by name from the
+ * same table beside the formula's columns, never entering X: an offset
+ * (log exposure, "poisson" and "negative-binomial") must be finite in every
+ * row; trials ("binomial") integers ≥ 1 and ≥ y.
+ *
  * **Standardising** (`standardize: true`): every column but the intercept is
  * centred at its mean and divided by its sd (sample sd, n − 1), so that the
  * default priors (N(0, 2.5²), `models/priors.ts`) are on standardised
@@ -68,10 +80,32 @@ export interface ColumnTable {
 
 /** Options of {@link buildDesign}. */
 export interface DesignOptions {
-  /** The GLM family, which fixes the response's domain (logistic: 0/1; poisson: counts). */
+  /**
+   * The GLM family, which fixes the response's domain (logistic: 0/1 or two
+   * text levels; poisson, negative-binomial, binomial: counts).
+   */
   family?: string;
   /** Centre and scale every column but the intercept (default false). */
   standardize?: boolean;
+  /**
+   * The level of a two-level text response coded 1 (logistic family).
+   * Default: the level that sorts second.
+   */
+  success?: string;
+  /** A column holding a per-row offset (log exposure), kept out of X. */
+  offset?: string;
+  /** A column holding the binomial number of trials per row, kept out of X. */
+  trials?: string;
+}
+
+/** How a two-level text response was coded 0/1. */
+export interface ResponseCoding {
+  /** The two levels, sorted. */
+  readonly levels: readonly [string, string];
+  /** The level coded 1. */
+  readonly success: string;
+  /** The rule, in words (for a note to the user). */
+  readonly rule: string;
 }
 
 /** What a design matrix's columns are. */
@@ -98,6 +132,12 @@ export interface DesignInfo {
   readonly responseSd: number;
   /** Problems that did not stop the build, one sentence each. */
   readonly warnings: readonly string[];
+  /** How a text response was coded 0/1, or null for a numeric response. */
+  readonly responseCoding: ResponseCoding | null;
+  /** The offset column's values (option `offset`), or null. */
+  readonly offset: Float64Array | null;
+  /** The trials column's values (option `trials`), or null. */
+  readonly trials: Float64Array | null;
 }
 
 /** A design matrix in plain arrays. */
@@ -274,16 +314,51 @@ export function buildDesign(
     if (c === undefined) cols.set(name, c = _readColumn(table, name, f));
     return c;
   };
-  const resp = column(f.response);
-  if (resp.kind !== "numeric") {
+  const n = table.numRows;
+  const aux = (which: "offset" | "trials"): Float64Array | null => {
+    const name = options[which];
+    if (name === undefined) return null;
+    if (name === f.response || f.terms.some((t) => t.includes(name))) {
+      throw new RangeError(
+        `the ${which} column ${JSON.stringify(name)} is also in the formula ${
+          JSON.stringify(f.text)
+        }; it enters the model as the ${which}, not in X`,
+      );
+    }
+    return _auxColumn(table, name, which);
+  };
+  const offset = aux("offset"), trials = aux("trials");
+  const coded = _textResponse(table, f, options);
+  const resp = coded === null ? column(f.response) : null;
+  if (resp !== null && resp.kind !== "numeric") {
     throw new RangeError(
       `the response ${JSON.stringify(f.response)} must be numeric, got text such as ${
         JSON.stringify(resp.levels[0])
       } (code a binary response as 0/1)`,
     );
   }
-  const y = resp.values, n = table.numRows;
+  if (resp !== null && options.success !== undefined) {
+    throw new RangeError(
+      `success ${
+        JSON.stringify(options.success)
+      } applies to a two-level text response; the response ${
+        JSON.stringify(f.response)
+      } is numeric`,
+    );
+  }
+  const y = coded?.y ?? (resp as { values: Float64Array }).values;
   _checkResponse(y, f.response, options.family);
+  if (trials !== null) {
+    for (let i = 0; i < n; i++) {
+      if (!(trials[i] >= 1 && trials[i] >= y[i])) {
+        throw new RangeError(
+          `the trials column ${JSON.stringify(options.trials)} must be ≥ 1 and ≥ the response ${
+            JSON.stringify(f.response)
+          } in every row, got trials ${trials[i]} and response ${y[i]} at data row ${i + 1}`,
+        );
+      }
+    }
+  }
 
   // Per term: the factors' column generators (value of row i, name suffix).
   type Gen = { names: string[]; value: (i: number, k: number) => number };
@@ -388,6 +463,9 @@ export function buildDesign(
     responseMean,
     responseSd: n > 1 ? Math.sqrt(yss / (n - 1)) : 0,
     warnings,
+    responseCoding: coded?.coding ?? null,
+    offset,
+    trials,
     x,
     y: Float64Array.from(y),
     numRows: n,
@@ -396,23 +474,93 @@ export function buildDesign(
 }
 
 function _checkResponse(y: Float64Array, name: string, family: string | undefined): void {
+  const counts = family === "poisson" || family === "negative-binomial" || family === "binomial";
   for (let i = 0; i < y.length; i++) {
     const v = y[i];
     if (family === "logistic" && v !== 0 && v !== 1) {
       throw new RangeError(
         `the response ${
           JSON.stringify(name)
-        } must be 0 or 1 for the logistic family, got ${v} at data row ${i + 1}`,
+        } must be 0 or 1 for the logistic family, got ${v} at data row ${
+          i + 1
+        } (or text with two levels)`,
       );
     }
-    if (family === "poisson" && !(v >= 0 && Number.isInteger(v))) {
+    if (counts && !(v >= 0 && Number.isInteger(v))) {
       throw new RangeError(
         `the response ${
           JSON.stringify(name)
-        } must be a non-negative integer for the poisson family, got ${v} at data row ${i + 1}`,
+        } must be a non-negative integer for the ${family} family, got ${v} at data row ${i + 1}`,
       );
     }
   }
+}
+
+/** An offset or trials column: finite numbers (trials: integers ≥ 1 are checked with y). */
+function _auxColumn(table: ColumnTable, name: string, which: "offset" | "trials"): Float64Array {
+  const j = table.names.indexOf(name);
+  if (j < 0) {
+    throw new RangeError(
+      `the ${which} column ${JSON.stringify(name)} is not in the data (columns: ${
+        table.names.join(", ")
+      })`,
+    );
+  }
+  const cells = table.columns[j], out = new Float64Array(table.numRows);
+  for (let i = 0; i < cells.length; i++) {
+    const v = cells[i] === "" ? NaN : Number(cells[i]);
+    if (!Number.isFinite(v) || (which === "trials" && !Number.isInteger(v))) {
+      throw new RangeError(
+        `the ${which} column ${JSON.stringify(name)} must hold ${
+          which === "trials" ? "integers" : "finite numbers"
+        } in every row, got ${JSON.stringify(cells[i])} at data row ${i + 1}`,
+      );
+    }
+    out[i] = v;
+  }
+  return out;
+}
+
+/** A logistic response of text cells coded 0/1 (null when the column is not all text). */
+function _textResponse(
+  table: ColumnTable,
+  f: Formula,
+  options: DesignOptions,
+): { y: Float64Array; coding: ResponseCoding } | null {
+  const j = table.names.indexOf(f.response);
+  if (options.family !== "logistic" || j < 0) return null;
+  const cells = table.columns[j];
+  if (cells.some((c) => c === "" || Number.isFinite(Number(c)))) return null;
+  const name = JSON.stringify(f.response);
+  const levels = [...new Set(cells)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const list = levels.slice(0, 10).map((l) => JSON.stringify(l)).join(", ") +
+    (levels.length > 10 ? `, … (${levels.length} in all)` : "");
+  if (levels.length !== 2) {
+    throw new RangeError(
+      `the response ${name} is text with ${levels.length} level${
+        levels.length === 1 ? "" : "s"
+      } (${list}); a logistic response needs exactly two levels, or 0/1`,
+    );
+  }
+  const success = options.success ?? levels[1];
+  if (!levels.includes(success)) {
+    throw new RangeError(
+      `success ${JSON.stringify(success)} is not a level of the response ${name} (levels: ${list})`,
+    );
+  }
+  const failure = levels[0] === success ? levels[1] : levels[0];
+  const rule = options.success === undefined
+    ? `the response ${name} is text with levels ${list}: ${
+      JSON.stringify(success)
+    } is coded 1 and ${
+      JSON.stringify(failure)
+    } 0 (the level that sorts second is 1; choose it with success)`
+    : `the response ${name} is text with levels ${list}: ${
+      JSON.stringify(success)
+    } is coded 1 and ${JSON.stringify(failure)} 0`;
+  const y = new Float64Array(cells.length);
+  for (let i = 0; i < cells.length; i++) y[i] = cells[i] === success ? 1 : 0;
+  return { y, coding: { levels: [levels[0], levels[1]], success, rule } };
 }
 
 /**
@@ -477,6 +625,7 @@ export async function loadCsvWithFormula(
     columnNames: d.columnNames,
   });
   const { x: _x, y: _y, numRows: _n, numCols: _p, ...design } = d;
+  // The design keeps the offset and trials: GlmModel takes them as options.
   return { ...data, warnings: d.warnings, design };
 }
 

@@ -49,6 +49,7 @@ export {
   loadCsvWithFormula,
   parseColumnTable,
   parseCsvWithFormula,
+  type ResponseCoding,
 } from "./design.ts";
 export {
   bankruptcyShaped,

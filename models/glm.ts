@@ -16,7 +16,9 @@
  *
  * σ and φ are sampled on the log scale: the last coordinate of θ is τ = log σ
  * (named "log_sigma") or τ = log φ ("log_phi"), and its prior is the prior on
- * σ or φ times the Jacobian e^τ ({@link ScalePrior}). Formulas and numerics of
+ * σ or φ times the Jacobian e^τ (a {@link ScalePrior} of priors.ts: half_normal,
+ * half_t, half_cauchy, exponential, inverse_gamma on σ², or flat; as an
+ * object or as text such as `"half_cauchy(1)"`). Formulas and numerics of
  * every family: core/as/family.ts and core/as/family_ext.ts.
  *
  * HMC-ECS and the control-variate gradient estimators use the compact per-row
@@ -46,9 +48,11 @@ import {
   newCostCounter,
   type PerRowHessianModel,
 } from "./model.ts";
-import { checkScalePrior, scaleLogPrior, type ScalePrior } from "./scale_prior.ts";
+import { parsePriorText } from "./prior_text.ts";
+import { logScaleDensity, type ScalePrior } from "./priors.ts";
 
-export type { ScalePrior } from "./scale_prior.ts";
+/** The prior on σ or φ when none is given: half-normal with scale 10 (weakly informative for y on a unit scale). */
+export const DEFAULT_GLM_SCALE_PRIOR: ScalePrior = { family: "half_normal", scale: 10 };
 
 /** The original three families (those `data/csv.ts` checks a response for). */
 export type GlmFamily = "logistic" | "gaussian" | "poisson";
@@ -73,8 +77,12 @@ export interface GlmOptions {
   offset?: ArrayLike<number>;
   /** Number of trials per row for "binomial" (required; integers ≥ y). */
   trials?: ArrayLike<number>;
-  /** Prior on σ or φ ("gaussian-scale", "student-t", "negative-binomial"); default half-normal(10). */
-  scalePrior?: ScalePrior;
+  /**
+   * Prior on σ or φ ("gaussian-scale", "student-t", "negative-binomial"), as
+   * a {@link ScalePrior} or its text (`"half_normal(1)"`); default
+   * {@link DEFAULT_GLM_SCALE_PRIOR}.
+   */
+  scalePrior?: ScalePrior | string;
   /** Prior sd per coefficient: one number for all, or one per column. Default 10. */
   priorScale?: number | ArrayLike<number>;
   /** Prior mean per coefficient: one number or one per column. Default 0. */
@@ -139,6 +147,7 @@ export class GlmModel implements PerRowHessianModel {
   readonly priorPrecision: Float64Array;
   /** The options the model was built with (a copy), so that a worker can rebuild it. */
   readonly options: Readonly<GlmOptions>;
+  #scaleDensity: ((tau: number) => [number, number, number]) | null;
   #logPriorConst: number;
   #priorGrad: Float64Array;
 
@@ -166,10 +175,24 @@ export class GlmModel implements PerRowHessianModel {
     this.numCols = d;
     this.dim = this.kernels.numParams;
     this.numRows = data.numRows;
-    this.scalePrior = this.dim > d ? checkScalePrior(options.scalePrior) : null;
-    this.parameterNames = this.dim > d
-      ? [...data.columnNames, options.family === "negative-binomial" ? "log_phi" : "log_sigma"]
-      : data.columnNames;
+    const tauName = options.family === "negative-binomial" ? "log_phi" : "log_sigma";
+    if (this.dim > d) {
+      const sp = options.scalePrior ?? DEFAULT_GLM_SCALE_PRIOR;
+      const what = `scalePrior (${tauName})`;
+      this.scalePrior = typeof sp === "string" ? parsePriorText(sp, what) as ScalePrior : sp;
+      this.#scaleDensity = logScaleDensity(this.scalePrior, what);
+    } else {
+      if (options.scalePrior !== undefined) {
+        throw new TypeError(
+          `scalePrior applies to the families with σ or φ (gaussian-scale, student-t, negative-binomial), not ${
+            JSON.stringify(options.family)
+          }`,
+        );
+      }
+      this.scalePrior = null;
+      this.#scaleDensity = null;
+    }
+    this.parameterNames = this.dim > d ? [...data.columnNames, tauName] : data.columnNames;
     this.priorMean = prior.mean;
     this.priorPrecision = prior.precision;
     this.#logPriorConst = prior.logConst;
@@ -195,8 +218,8 @@ export class GlmModel implements PerRowHessianModel {
       lp -= 0.5 * prec[j] * r * r;
       if (grad) grad[j] = -prec[j] * r;
     }
-    if (this.scalePrior !== null) {
-      const [l, g] = scaleLogPrior(this.scalePrior, theta[d]);
+    if (this.#scaleDensity !== null) {
+      const [l, g] = this.#scaleDensity(theta[d]);
       lp += l;
       if (grad) grad[d] = g;
     }
@@ -208,7 +231,7 @@ export class GlmModel implements PerRowHessianModel {
     const P = this.dim, d = this.numCols;
     out.fill(0, 0, P * P);
     for (let j = 0; j < d; j++) out[j * P + j] = -this.priorPrecision[j];
-    if (this.scalePrior !== null) out[d * P + d] = scaleLogPrior(this.scalePrior, theta[d])[2];
+    if (this.#scaleDensity !== null) out[d * P + d] = this.#scaleDensity(theta[d])[2];
   }
 
   /** Σᵢ ℓᵢ(θ) over all rows and optionally its gradient. */
@@ -427,6 +450,8 @@ function _copyOptions(o: GlmOptions): GlmOptions {
   if (o.nu !== undefined) out.nu = o.nu;
   if (o.offset !== undefined) out.offset = Array.from(o.offset);
   if (o.trials !== undefined) out.trials = Array.from(o.trials);
-  if (o.scalePrior !== undefined) out.scalePrior = { ...o.scalePrior };
+  if (o.scalePrior !== undefined) {
+    out.scalePrior = typeof o.scalePrior === "string" ? o.scalePrior : { ...o.scalePrior };
+  }
   return out;
 }

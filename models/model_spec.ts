@@ -22,6 +22,7 @@ import type { CoreBackend } from "../core/load.ts";
 import type { Storage } from "../data/dataset.ts";
 import { GlmModel, type GlmOptions } from "./glm.ts";
 import type { Model } from "./model.ts";
+import { Prior, type ResolvedPrior, withPrior } from "./priors.ts";
 
 /** A {@link GlmModel} as data: where its rows are in a shared memory, and its options. */
 export interface GlmModelSpec {
@@ -42,6 +43,8 @@ export interface GlmModelSpec {
   };
   /** The model's options (family, σ, prior). */
   readonly options: GlmOptions;
+  /** The prior put on the model by `withPrior`, per parameter (absent: the options' own prior). */
+  readonly prior?: readonly ResolvedPrior[];
 }
 
 /** Every model kind a worker can rebuild. */
@@ -98,8 +101,15 @@ export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: strin
         columnNames: Array.from(d.columnNames),
       },
       options: model.options,
+      // A prior from withPrior replaces the options' own; the worker puts it back.
+      ...(_priorOf(model) === null ? {} : { prior: _priorOf(model)!.parameters }),
     },
   };
+}
+
+function _priorOf(model: GlmModel): Prior | null {
+  const p = (model as GlmModel & { prior?: unknown }).prior;
+  return p instanceof Prior ? p : null;
 }
 
 /**
@@ -137,5 +147,6 @@ export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel {
     throw new RangeError("modelFromSpec needs an arena over the spec's shared memory");
   }
   const d = spec.data;
-  return new GlmModel({ arena, ...d, columnNames: Array.from(d.columnNames) }, spec.options);
+  const model = new GlmModel({ arena, ...d, columnNames: Array.from(d.columnNames) }, spec.options);
+  return spec.prior === undefined ? model : withPrior(model, new Prior(spec.prior));
 }

@@ -12,8 +12,9 @@ import type { CoefficientPrior, ScalePrior } from "./priors.ts";
 /**
  * Read a prior written as text: `normal(0, 2.5)`, `student_t(3, 0, 2.5)`,
  * `cauchy(0, 1)`, `laplace(0, 1)`, `flat`, `half_normal(1)`, `half_t(3, 1)`,
- * `half_cauchy(1)`, `exponential(1)` (`-` may replace `_`; a location may be
- * left out: `normal(2.5)` is N(0, 2.5²)).
+ * `half_cauchy(1)`, `exponential(1)`, `inverse_gamma(2, 1)` (on σ²) (`-` may
+ * replace `_`, and `half_cauchy` may be written `half-Cauchy`; a location may
+ * be left out: `normal(2.5)` is N(0, 2.5²)).
  *
  * @param text The text.
  * @param what Who the prior is for, named in error messages.
@@ -79,11 +80,15 @@ export function parsePriorText(text: string, what = "a parameter"): CoefficientP
       need([1], "rate");
       prior = { family, rate: args[0] };
       break;
+    case "inverse_gamma":
+      need([2], "shape, scale");
+      prior = { family, shape: args[0], scale: args[1] };
+      break;
     default:
       throw new RangeError(
         `prior of ${what}: unknown family ${
           JSON.stringify(m[1])
-        }; expected normal, student_t, cauchy, laplace, flat, half_normal, half_t, half_cauchy or exponential`,
+        }; expected normal, student_t, cauchy, laplace, flat, half_normal, half_t, half_cauchy, exponential or inverse_gamma`,
       );
   }
   checkPrior(prior, what);
@@ -105,6 +110,7 @@ export function checkPrior(prior: CoefficientPrior | ScalePrior, what: string): 
     scale?: number;
     df?: number;
     rate?: number;
+    shape?: number;
   };
   const positive = (v: number | undefined, field: string) => {
     if (!(typeof v === "number" && v > 0 && Number.isFinite(v))) {
@@ -118,6 +124,9 @@ export function checkPrior(prior: CoefficientPrior | ScalePrior, what: string): 
       return;
     case "exponential":
       return positive(p.rate, "rate");
+    case "inverse_gamma":
+      positive(p.shape, "shape");
+      break;
     case "student_t":
     case "half_t":
       positive(p.df, "df");
@@ -163,5 +172,7 @@ export function formatPrior(prior: CoefficientPrior | ScalePrior): string {
       return `half_t(${g(prior.df)}, ${g(prior.scale)})`;
     case "exponential":
       return `exponential(${g(prior.rate)})`;
+    case "inverse_gamma":
+      return `inverse_gamma(${g(prior.shape)}, ${g(prior.scale)})`;
   }
 }

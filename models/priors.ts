@@ -12,6 +12,7 @@
  *  cauchy(μ, s)      = student_t(1, μ, s) half-cauchy(s)    σ ~ |Cauchy(0, s)|
  *  laplace(μ, s)     exp(−|θ−μ|/s)/(2s)  exponential(λ)     σ ~ Exp(rate λ)
  *  flat              log p = 0            flat               log p(σ) = 0
+ *                                        inverse_gamma(a, b) σ² ~ IG(shape a, scale b)
  * ```
  *
  * A scale parameter stored as u = log σ (the default for names `log(σ)`,
@@ -60,12 +61,19 @@ export type CoefficientPrior =
   | { family: "laplace"; location?: number; scale: number }
   | { family: "flat" };
 
-/** A prior on a positive scale parameter (σ, a dispersion). */
+/**
+ * A prior on a positive scale parameter s (σ, a dispersion φ), stated on s
+ * (see the module table). `inverse_gamma(a, b)` is on s² (σ² ~ IG(a, b), the
+ * conjugate prior of Gaussian regression with a flat prior on β). `flat` is
+ * flat on s itself. The same type serves {@link withPrior} and
+ * `GlmModel`'s `scalePrior`; its text form is read by `parsePriorText`.
+ */
 export type ScalePrior =
   | { family: "half_normal"; scale: number }
   | { family: "half_t"; df: number; scale: number }
   | { family: "half_cauchy"; scale: number }
   | { family: "exponential"; rate: number }
+  | { family: "inverse_gamma"; shape: number; scale: number }
   | { family: "flat" };
 
 /** Either kind of prior, or its text form (see {@link parsePriorText}). */
@@ -318,7 +326,7 @@ export function buildPrior(
       const prior = asPrior(v, what);
       if (!_isScalePrior(prior) && prior.family !== "flat") {
         throw new RangeError(
-          `prior of ${what}: a scale parameter needs half_normal, half_t, half_cauchy, exponential or flat, got ${prior.family}`,
+          `prior of ${what}: a scale parameter needs half_normal, half_t, half_cauchy, exponential, inverse_gamma or flat, got ${prior.family}`,
         );
       }
       return { name, kind, prior };
@@ -354,7 +362,40 @@ function _isScalePrior(
   p: CoefficientPrior | ScalePrior,
 ): p is Exclude<ScalePrior, { family: "flat" }> {
   return p.family === "half_normal" || p.family === "half_t" || p.family === "half_cauchy" ||
-    p.family === "exponential";
+    p.family === "exponential" || p.family === "inverse_gamma";
+}
+
+/**
+ * The density of a sampled log scale τ = log s under a prior stated on s:
+ * log p(τ) = log pₛ(e^τ) + τ, with ∂/∂τ and ∂²/∂τ² (normalised for proper
+ * priors; `flat` gives log p(τ) = τ).
+ *
+ * @param prior The prior on s (checked).
+ * @param what Who the prior is for, named in error messages.
+ * @returns A function of τ giving `[log p(τ), ∂τ, ∂²τ]`.
+ * @throws {RangeError} For a prior that is not a scale prior, or bad numbers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { logScaleDensity } from "./priors.ts";
+ * const [lp, g] = logScaleDensity({ family: "exponential", rate: 2 })(0);
+ * assert.ok(Math.abs(lp - (Math.log(2) - 2)) < 1e-15 && Math.abs(g + 1) < 1e-15);
+ * ```
+ */
+export function logScaleDensity(
+  prior: ScalePrior,
+  what = "the scale",
+): (tau: number) => [number, number, number] {
+  if (!_isScalePrior(prior) && prior.family !== "flat") {
+    throw new RangeError(
+      `prior of ${what}: a scale parameter needs half_normal, half_t, half_cauchy, exponential, inverse_gamma or flat, got ${
+        JSON.stringify((prior as { family?: unknown })?.family)
+      }`,
+    );
+  }
+  const t = _term({ name: what, kind: "log-scale", prior });
+  return (tau) => [t.logDensity(tau), t.gradient(tau), t.hessian(tau)];
 }
 
 /** log f, d log f/dx, d² log f/dx² of a symmetric location-scale density at z = (x − μ)/s. */
@@ -418,6 +459,13 @@ function _term(r: ResolvedPrior): _Term {
     lp = (s) => c - rate * s;
     g = () => -rate;
     gp = () => 0;
+  } else if (p.family === "inverse_gamma") {
+    // σ² ~ IG(a, b): log p(σ) = a log b − log Γ(a) + log 2 − (2a + 1) log σ − b/σ².
+    const a = p.shape, b = p.scale, k = 2 * a + 1;
+    const c = a * Math.log(b) - logGamma(a) + Math.LN2;
+    lp = (s) => c - k * Math.log(s) - b / (s * s);
+    g = (s) => -k / s + (2 * b) / (s * s * s);
+    gp = (s) => k / (s * s) - (6 * b) / (s * s * s * s);
   } else {
     const sc = p.scale, f = _symmetric(p), c = Math.LN2 + f.c - Math.log(sc);
     lp = (s) => c + f.lf(s / sc);

@@ -43,7 +43,7 @@
  *
  * @module
  */
-import type { DataModel, Model } from "../models/model.ts";
+import { type DataModel, hasPerRowHessians, type Model } from "../models/model.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { ControlVariates, type TaylorOrder } from "../subsampling/control_variates.ts";
@@ -53,6 +53,7 @@ import {
   minibatchGradient,
 } from "../subsampling/gradient_estimators.ts";
 import { subsetMap } from "../subsampling/tuning.ts";
+import { rowsSubsetMap } from "./hmc_ecs/proxy_rows.ts";
 import * as ccadl from "./ccadl.ts";
 import { metricFromNegativeHessian } from "./metric.ts";
 import type {
@@ -252,9 +253,15 @@ function _setup(
     const fit = subsetMap(model, new Rng(plan?.seed ?? 0).stream(1_000_000));
     thetaStar = fit.thetaStar;
     precision = fit.precision;
+  } else if (hasPerRowHessians(model)) {
+    // The other GLM families (σ, φ, offsets, trials) and models with per-row
+    // Hessians: the same subset MAP through their per-row Hessians.
+    const fit = rowsSubsetMap(model, new Rng(plan?.seed ?? 0).stream(1_000_000), {});
+    thetaStar = fit.thetaStar;
+    precision = fit.precision;
   } else {
     throw new TypeError(
-      `${kind} on a DataModel other than a logistic, Gaussian or Poisson GlmModel without offset needs thetaStar (its expansion point and start)`,
+      `${kind} on a DataModel without per-row Hessians needs thetaStar (its expansion point and start)`,
     );
   }
   const lambdaMax = _largestEigenvalue(precision, d);

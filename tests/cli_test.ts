@@ -244,10 +244,10 @@ Deno.test("main() reports bad input as one line with a non-zero exit", async (t)
     ],
     ["unknown flag", ["sample", "--frobnicate"], 2, /frobnicate/],
     [
-      "gaussian without sigma",
-      ["sample", "--family", "gaussian", "--data", bad, "--response", "y"],
+      "gaussian with a non-positive sigma (without --sigma, σ is sampled)",
+      ["sample", "--family", "gaussian", "--sigma", "0", "--data", bad, "--response", "y"],
       2,
-      /--sigma/,
+      /--sigma must be a positive number, got "0"/,
     ],
     [
       "missing file",

@@ -192,3 +192,60 @@ Deno.test("loadCsvWithFormula() gives the posterior of the same model with hand-
     Deno.removeSync(path);
   }
 });
+
+Deno.test("buildDesign() codes a two-level text response and reads offset and trials columns", async (t) => {
+  const table = parseColumnTable(
+    "y,bought,x,expo,n\n1,yes,0.5,0.1,2\n0,no,1.5,-0.2,1\n2,yes,2,0.3,3\n1,no,0.1,0,4\n",
+  );
+  await t.step("the level that sorts second is 1, or success", () => {
+    const d = buildDesign(table, "bought ~ x", { family: "logistic" });
+    assert.deepEqual(Array.from(d.y), [1, 0, 1, 0]);
+    assert.deepEqual(d.responseCoding?.levels, ["no", "yes"]);
+    assert.equal(d.responseCoding?.success, "yes");
+    const s = buildDesign(table, "bought ~ x", { family: "logistic", success: "no" });
+    assert.deepEqual(Array.from(s.y), [0, 1, 0, 1]);
+    assert.equal(buildDesign(table, "y ~ x", { family: "poisson" }).responseCoding, null);
+  });
+  await t.step("text responses the rule does not cover are refused, naming the levels", () => {
+    const three = parseColumnTable("y,x\na,1\nb,2\nc,3\n");
+    assert.throws(
+      () => buildDesign(three, "y ~ x", { family: "logistic" }),
+      /the response "y" is text with 3 levels \("a", "b", "c"\); a logistic response needs exactly two levels/,
+    );
+    assert.throws(
+      () => buildDesign(table, "bought ~ x", { family: "logistic", success: "Yes" }),
+      /success "Yes" is not a level of the response "bought" \(levels: "no", "yes"\)/,
+    );
+    assert.throws(
+      () => buildDesign(table, "bought ~ x", { family: "gaussian" }),
+      /must be numeric, got text/,
+    );
+    assert.throws(
+      () => buildDesign(table, "y ~ x", { family: "logistic", success: "1" }),
+      /applies to a two-level text response; the response "y" is numeric/,
+    );
+  });
+  await t.step("offset and trials stay out of X and are checked", () => {
+    const d = buildDesign(table, "y ~ x", { family: "binomial", trials: "n" });
+    assert.deepEqual(d.columnNames, ["(Intercept)", "x"]);
+    assert.deepEqual(Array.from(d.trials!), [2, 1, 3, 4]);
+    const o = buildDesign(table, "y ~ x", { family: "negative-binomial", offset: "expo" });
+    assert.deepEqual(Array.from(o.offset!), [0.1, -0.2, 0.3, 0]);
+    assert.throws(
+      () => buildDesign(table, "y ~ 1", { family: "binomial", trials: "x" }),
+      /the trials column "x" must hold integers in every row, got "0.5" at data row 1/,
+    );
+    assert.throws(
+      () => buildDesign(table, "n ~ x", { family: "binomial", trials: "y" }),
+      /must be ≥ 1 and ≥ the response "n" in every row, got trials 1 and response 2 at data row 1/,
+    );
+    assert.throws(
+      () => buildDesign(table, "y ~ x + expo", { family: "poisson", offset: "expo" }),
+      /the offset column "expo" is also in the formula/,
+    );
+    assert.throws(
+      () => buildDesign(table, "y ~ x", { family: "poisson", offset: "exposure" }),
+      /the offset column "exposure" is not in the data/,
+    );
+  });
+});

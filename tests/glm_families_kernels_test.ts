@@ -219,7 +219,7 @@ Deno.test("GlmModel extended families: options are checked and the compact cache
     () =>
       new GlmModel(data, {
         family: "gaussian-scale",
-        scalePrior: { type: "exponential", rate: 0 },
+        scalePrior: { family: "exponential", rate: 0 },
       }),
     /rate must be positive/,
   );

@@ -169,7 +169,7 @@ Deno.test("GlmModel gaussian-scale: HMC and HMC-ECS match the conjugate posterio
   const options: GlmOptions = {
     family: "gaussian-scale",
     priorScale: Infinity,
-    scalePrior: { type: "inverse-gamma", shape: a, scale: b },
+    scalePrior: { family: "inverse_gamma", shape: a, scale: b },
   };
   const arena = loadCore();
   const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: d }), options);

@@ -16,7 +16,14 @@ const _COEF = [
   "laplace(0.5, 0.7)",
   "flat",
 ];
-const _SCALE = ["half_normal(1.5)", "half_t(4, 2)", "half_cauchy(1)", "exponential(0.8)", "flat"];
+const _SCALE = [
+  "half_normal(1.5)",
+  "half_t(4, 2)",
+  "half_cauchy(1)",
+  "exponential(0.8)",
+  "inverse_gamma(2, 1.5)",
+  "flat",
+];
 
 /** Central differences of f at x, and of its gradient. */
 function _fd(f: (x: number) => number, x: number, h = 1e-5): number {
