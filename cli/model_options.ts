@@ -42,6 +42,7 @@ export const CLI_FAMILIES: readonly string[] = [
 
 /** The family's own flags, for `parseFlags` (`--family`, `--sigma` and `--prior-scale` are common). */
 export const FAMILY_OPTION_FLAGS: FlagSpec = {
+  "prior-aux": { type: "string" },
   nu: { type: "string" },
   offset: { type: "string" },
   trials: { type: "string" },
@@ -125,14 +126,13 @@ export function checkModelFlags(values: Record<string, unknown>): void {
   } else if (values.standardize) {
     throw new CliUsageError("--standardize needs --formula");
   }
-  const ps = values["prior-scale"];
   if (
-    typeof ps === "string" && /^\s*[-+0-9.]/.test(ps) &&
+    values["prior-scale"] !== undefined &&
     (values.prior !== undefined || values["prior-file"] !== undefined)
   ) {
     throw new CliUsageError(
-      "--prior-scale cannot be combined with --prior or --prior-file when it is a number " +
-        "(the coefficients' sd); give the coefficients' prior with --prior \"normal(0, S)\"",
+      "--prior-scale cannot be combined with --prior or --prior-file " +
+        "(it is the coefficients' sd); give the coefficients' prior with --prior \"normal(0, S)\"",
     );
   }
 }
@@ -245,8 +245,8 @@ export function familyFlagsHelp(): string[] {
     "  --offset COL        column of per-row offsets (finite; not a covariate)",
     "  --trials COL        column of per-row trials (not a covariate)",
     "  --success LEVEL     the level of a two-level text response coded 1",
-    "  --prior-scale P     a number S: every coefficient ~ normal(0, S²) (default 10; not with",
-    '                      --prior); or the prior of σ or φ: "half_normal(1)", "half_t(3, 1)",',
+    "  --prior-scale S     every coefficient ~ normal(0, S²) (default 10; not with --prior)",
+    '  --prior-aux P       the prior of σ or φ: "half_normal(1)", "half_t(3, 1)",',
     '                      "half_cauchy(1)", "exponential(1)", "inverse_gamma(2, 1)" (on σ²),',
     '                      "flat" (default half_normal(10); with --formula or a --prior flag',
     "                      σ ~ exponential(1/sd(y)), φ ~ exponential(1))",
@@ -293,9 +293,9 @@ export interface FamilyChoice {
   readonly trials?: string;
   /** `--success` (a level). */
   readonly success?: string;
-  /** The prior sd of every coefficient (`--prior-scale` as a number; default 10). */
+  /** The prior sd of every coefficient (`--prior-scale`; default 10). */
   readonly priorScale: number;
-  /** The prior of σ or φ (`--prior-scale` as a prior). */
+  /** The prior of σ or φ (`--prior-aux`). */
   readonly scalePrior?: ScalePrior;
 }
 
@@ -313,7 +313,7 @@ const _HAS_SCALE = ["gaussian-scale", "student-t", "negative-binomial"];
  * import assert from "node:assert/strict";
  * import { familyFromFlags } from "./model_options.ts";
  * assert.equal(familyFromFlags({ family: "gaussian" }).family, "gaussian-scale");
- * assert.deepEqual(familyFromFlags({ family: "negative-binomial", "prior-scale": "half_cauchy(2)" }).scalePrior,
+ * assert.deepEqual(familyFromFlags({ family: "negative-binomial", "prior-aux": "half_cauchy(2)" }).scalePrior,
  *   { family: "half_cauchy", scale: 2 });
  * assert.throws(() => familyFromFlags({ family: "binomial" }), /--family binomial needs --trials/);
  * ```
@@ -359,35 +359,42 @@ export function familyFromFlags(values: Record<string, unknown>): FamilyChoice {
   let priorScale = 10, scalePrior: ScalePrior | undefined;
   const ps = values["prior-scale"] as string | undefined;
   if (ps !== undefined) {
-    if (/^\s*[-+0-9.]/.test(ps) || ps.trim() === "") {
-      priorScale = positiveFlag(ps, "prior-scale")!;
-    } else {
-      let p;
-      try {
-        p = parsePriorText(ps, _HAS_SCALE.includes(family) ? _scaleName(family) : "σ or φ");
-      } catch (e) {
-        throw new CliUsageError(
-          `--prior-scale ${JSON.stringify(ps)}: ${(e as Error).message}` +
-            "; --prior-scale takes a number (the sd of every coefficient) or a prior of σ or φ " +
-            "(half_normal, half_t, half_cauchy, exponential, inverse_gamma, flat)",
-        );
-      }
-      if (!_SCALE_FAMILIES.includes(p.family)) {
-        throw new CliUsageError(
-          `--prior-scale ${
-            JSON.stringify(ps)
-          }: a prior of σ or φ must be half_normal, half_t, half_cauchy, exponential, inverse_gamma or flat, got ${p.family} (coefficient priors go in --prior)`,
-        );
-      }
-      if (!_HAS_SCALE.includes(family)) {
-        throw new CliUsageError(
-          `--prior-scale ${JSON.stringify(ps)} is a prior of σ or φ, but --family ${name}${
-            name === "gaussian" ? " with --sigma" : ""
-          } has neither (give a number for the coefficients' prior sd)`,
-        );
-      }
-      scalePrior = p as ScalePrior;
+    if (!/^\s*[-+0-9.]/.test(ps) && ps.trim() !== "") {
+      throw new CliUsageError(
+        `--prior-scale takes a number (the prior sd of every coefficient), got ${
+          JSON.stringify(ps)
+        }; the prior of σ or φ goes in --prior-aux`,
+      );
     }
+    priorScale = positiveFlag(ps, "prior-scale")!;
+  }
+  const pa = values["prior-aux"] as string | undefined;
+  if (pa !== undefined) {
+    let p;
+    try {
+      p = parsePriorText(pa, _HAS_SCALE.includes(family) ? _scaleName(family) : "σ or φ");
+    } catch (e) {
+      throw new CliUsageError(
+        `--prior-aux ${JSON.stringify(pa)}: ${(e as Error).message}` +
+          "; --prior-aux takes a prior of σ or φ " +
+          "(half_normal, half_t, half_cauchy, exponential, inverse_gamma, flat)",
+      );
+    }
+    if (!_SCALE_FAMILIES.includes(p.family)) {
+      throw new CliUsageError(
+        `--prior-aux ${
+          JSON.stringify(pa)
+        }: a prior of σ or φ must be half_normal, half_t, half_cauchy, exponential, inverse_gamma or flat, got ${p.family} (coefficient priors go in --prior)`,
+      );
+    }
+    if (!_HAS_SCALE.includes(family)) {
+      throw new CliUsageError(
+        `--prior-aux ${JSON.stringify(pa)} is a prior of σ or φ, but --family ${name}${
+          name === "gaussian" ? " with --sigma" : ""
+        } has neither`,
+      );
+    }
+    scalePrior = p as ScalePrior;
   }
   return { family, sigma, nu, offset, trials, success, priorScale, scalePrior };
 }

@@ -71,6 +71,7 @@ const _COMMON_NAMES: Record<string, string> = {
   numWarmup: "--warmup",
   numChains: "--chains",
   priorScale: "--prior-scale",
+  scalePrior: "--prior-aux",
   sigma: "--sigma",
   thin: "--thin",
   workers: "--workers",

@@ -155,7 +155,7 @@ Deno.test("sample --family: every family against a reference computed apart", as
             "flat",
             "--prior-intercept",
             "flat",
-            "--prior-scale",
+            "--prior-aux",
             "inverse_gamma(2, 1)",
           ],
           ref,
@@ -170,7 +170,7 @@ Deno.test("sample --family: every family against a reference computed apart", as
     },
   );
 
-  await t.step("student-t --nu with --prior-scale half_cauchy (no formula)", async () => {
+  await t.step("student-t --nu with --prior-aux half_cauchy (no formula)", async () => {
     const p = familyProblem("student-t", N, 2, 22);
     const csv = `${dir}/student.csv`;
     await Deno.writeTextFile(csv, _csv(p, null));
@@ -190,7 +190,7 @@ Deno.test("sample --family: every family against a reference computed apart", as
         csv,
         "--response",
         "y",
-        "--prior-scale",
+        "--prior-aux",
         "half-Cauchy(1)",
       ],
       ref,
@@ -221,7 +221,7 @@ Deno.test("sample --family: every family against a reference computed apart", as
         "normal(0, 5)",
         "--prior-intercept",
         "normal(0, 5)",
-        "--prior-scale",
+        "--prior-aux",
         "exponential(0.5)",
         "--sampler",
         "hmc-ecs",
@@ -248,7 +248,7 @@ Deno.test("sample --family: every family against a reference computed apart", as
         "normal(0, 5)",
         "--prior-intercept",
         "normal(0, 5)",
-        "--prior-scale",
+        "--prior-aux",
         "exponential(0.5)",
         "--sampler",
         "sghmc",
@@ -274,7 +274,7 @@ Deno.test("sample --family: every family against a reference computed apart", as
         "expo",
         "--prior",
         "normal(0, 0.1)",
-        "--prior-scale",
+        "--prior-aux",
         "exponential(3)",
         "--warmup",
         "50",
@@ -417,19 +417,24 @@ Deno.test("sample --family: bad input names the flag or column and the value (ex
       /--columns names the --offset column "x1"/,
     ],
     [
-      "unknown --prior-scale form",
-      ["--family", "negative-binomial", "--columns", "x1", "--prior-scale", "gamma(2, 1)"],
-      /--prior-scale "gamma\(2, 1\)": .*unknown family "gamma"/,
+      "unknown --prior-aux form",
+      ["--family", "negative-binomial", "--columns", "x1", "--prior-aux", "gamma(2, 1)"],
+      /--prior-aux "gamma\(2, 1\)": .*unknown family "gamma"/,
     ],
     [
-      "a coefficient prior as --prior-scale",
-      ["--family", "gaussian", "--columns", "x1", "--prior-scale", "normal(0, 1)"],
-      /--prior-scale "normal\(0, 1\)": a prior of σ or φ must be half_normal/,
+      "a coefficient prior as --prior-aux",
+      ["--family", "gaussian", "--columns", "x1", "--prior-aux", "normal(0, 1)"],
+      /--prior-aux "normal\(0, 1\)": a prior of σ or φ must be half_normal/,
     ],
     [
-      "--prior-scale prior without σ or φ",
-      ["--family", "poisson", "--columns", "x1", "--prior-scale", "half_normal(1)"],
-      /--prior-scale "half_normal\(1\)" is a prior of σ or φ, but --family poisson has neither/,
+      "a prior as --prior-scale",
+      ["--family", "gaussian", "--columns", "x1", "--prior-scale", "half_normal(1)"],
+      /--prior-scale takes a number .*got "half_normal\(1\)"; the prior of σ or φ goes in --prior-aux/,
+    ],
+    [
+      "--prior-aux without σ or φ",
+      ["--family", "poisson", "--columns", "x1", "--prior-aux", "half_normal(1)"],
+      /--prior-aux "half_normal\(1\)" is a prior of σ or φ, but --family poisson has neither/,
     ],
   ];
   for (const [name, args, re] of cases) {
