@@ -276,3 +276,71 @@ Deno.test("duckdb sources and bad input", async (t) => {
     );
   });
 });
+
+Deno.test("tallmc centring-sql prints the query the library runs", async () => {
+  const { main } = await import("../cli.ts");
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => printed.push(a.join(" "));
+  let code: number;
+  try {
+    code = await main([
+      "centring-sql",
+      "--family",
+      "poisson",
+      "--columns",
+      "x1, x2",
+      "--response",
+      "y",
+      "--from",
+      '"t"',
+      "--theta",
+      "0.1,-0.2,0.3",
+      "--intercept",
+    ]);
+  } finally {
+    console.log = log;
+  }
+  assert.equal(code, 0);
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  try {
+    await conn.run(
+      `CREATE TABLE t AS SELECT * FROM (VALUES (0.5, 1.5, 2.0), (-1.0, 0.25, 0.0), (2.0, -0.5, 5.0)) AS v(x1, x2, y)`,
+    );
+    const fromCli = (await conn.runAndReadAll(printed.join("\n"))).getRowObjects()[0];
+    const lib = await duckdbControlVariateSums({
+      source: { table: "t" },
+      family: "poisson",
+      columns: ["x1", "x2"],
+      response: "y",
+      intercept: true,
+      thetaStar: [0.1, -0.2, 0.3],
+      connection: conn,
+    });
+    assert.equal(fromCli.s, lib.llStarSum);
+    assert.equal(fromCli.b_1_2, lib.hessSum[1 * 3 + 2]);
+    // ℓ by hand from the three rows
+    let s = 0;
+    for (const [x1, x2, y] of [[0.5, 1.5, 2], [-1, 0.25, 0], [2, -0.5, 5]]) {
+      const eta = 0.1 - 0.2 * x1 + 0.3 * x2;
+      s += y * eta - Math.exp(eta) - logGamma(y + 1);
+    }
+    assert.ok(Math.abs(lib.llStarSum - s) <= 1e-14 * 10, `${lib.llStarSum} vs ${s}`);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+  const err = console.error;
+  console.error = () => {};
+  try {
+    assert.equal(await main(["centring-sql", "--family", "logistic"]), 2);
+    assert.equal(
+      await main(["centring-sql", ...["--family", "logistic", "--columns", "x", "--response"]]
+        .concat(["y", "--from", "t", "--theta", "a"])),
+      2,
+    );
+  } finally {
+    console.error = err;
+  }
+});
