@@ -276,6 +276,7 @@ export {
   logLikelihoodSql,
   parseControlVariateSums,
   quoteIdentifier,
+  type SqlDialect,
   sqlDouble,
   type SqlGlmFamily,
 } from "./engines/control_variate_sql.ts";

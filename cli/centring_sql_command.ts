@@ -15,6 +15,7 @@ import {
   controlVariateSql,
   type ControlVariateSqlOptions,
   logLikelihoodSql,
+  type SqlDialect,
   type SqlGlmFamily,
 } from "../engines/control_variate_sql.ts";
 import { CliUsageError, parseFlags } from "./args.ts";
@@ -23,6 +24,7 @@ import { CliUsageError, parseFlags } from "./args.ts";
 export const CENTRING_SQL_HELP =
   `Usage: tallmc centring-sql --family F --columns x1,x2,… --response y --from TABLE
                            --theta t0,t1,… [--intercept] [--sigma S] [--no-hessian]
+                           [--dialect ansi|spark|bigquery] [--log-factorial COL]
 
 Print one SQL query whose single result row holds the control-variate sums of
 HMC-ECS at theta: n, s = sum of l_k, a_j = sum of a_k x_kj and b_j_l = sum of
@@ -30,7 +32,7 @@ b_k x_kj x_kl (j <= l), for the families whose control variates are
 expansions in eta = x'theta. Run it on the engine that holds the data.
 
 Options:
-  --family F      logistic, poisson (uses LGAMMA) or gaussian (needs --sigma)
+  --family F      logistic, poisson or gaussian (needs --sigma)
   --columns LIST  comma-separated column names of X, in the order of theta
   --response Y    column name of y
   --from EXPR     table expression after FROM, copied as given
@@ -39,6 +41,10 @@ Options:
   --intercept     theta[0] is an intercept (a column of ones)
   --sigma S       known residual sd of the gaussian family
   --no-hessian    only n, s and a_j (log likelihood and gradient)
+  --dialect D     ansi ("name", DOUBLE: DuckDB, Trino, PostgreSQL; default),
+                  spark (\`name\`) or bigquery (\`name\`, FLOAT64)
+  --log-factorial COL  poisson: a column holding ln(y!), instead of LGAMMA(y + 1)
+                  (for engines without LGAMMA: Spark SQL, Trino)
   -h, --help      this help`;
 
 /**
@@ -59,6 +65,8 @@ export function centringSqlCommand(args: string[]): number {
       intercept: { type: "boolean" },
       sigma: { type: "string" },
       "no-hessian": { type: "boolean" },
+      dialect: { type: "string" },
+      "log-factorial": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -88,6 +96,10 @@ export function centringSqlCommand(args: string[]): number {
     theta: need("theta").split(",").map((t) => number(t, "theta")),
     intercept: values.intercept === true,
   };
+  if (typeof values["log-factorial"] === "string") {
+    options.logFactorialColumn = values["log-factorial"];
+  }
+  if (values.dialect !== undefined) options.dialect = values.dialect as SqlDialect;
   if (values.sigma !== undefined) options.sigma = number(String(values.sigma), "sigma");
   console.log(values["no-hessian"] ? logLikelihoodSql(options) : controlVariateSql(options));
   return 0;

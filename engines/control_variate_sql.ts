@@ -30,6 +30,11 @@
  * double (so the engine sees θ* exactly), in exponent form, which every
  * engine named above reads as a DOUBLE. Columns are `CAST(… AS DOUBLE)`, so
  * FLOAT (f32) columns are widened exactly, as the core widens f32 rows.
+ * The user's identifiers are quoted for the engine's dialect; the query's
+ * own names (`cv_…`, and the output columns) need no quotes anywhere.
+ * Poisson's lnΓ(y+1) is `LGAMMA(y + 1)`, which DuckDB and BigQuery have and
+ * Spark SQL and Trino lack: there, name a column holding ln(y!) instead
+ * (`logFactorialColumn`).
  *
  * The same query at any θ gives the full-data log likelihood, gradient and
  * Hessian, i.e. a Newton step; {@link logLikelihoodSql} omits the Hessian.
@@ -62,7 +67,21 @@ export interface ControlVariateSqlOptions {
   intercept?: boolean;
   /** Known residual sd σ of the "gaussian" family (required for it). */
   sigma?: number;
+  /**
+   * How identifiers and the double type are written: "ansi" (default; `"name"`,
+   * DOUBLE: DuckDB, Trino, PostgreSQL), "spark" (`` `name` ``, DOUBLE) or
+   * "bigquery" (`` `name` ``, FLOAT64).
+   */
+  dialect?: SqlDialect;
+  /**
+   * "poisson" only: a column holding ln(yₖ!) to use instead of `LGAMMA(y + 1)`,
+   * for engines without LGAMMA (Spark SQL, Trino).
+   */
+  logFactorialColumn?: string;
 }
+
+/** See {@link ControlVariateSqlOptions.dialect}. */
+export type SqlDialect = "ansi" | "spark" | "bigquery";
 
 /** The centring sums of a GLM, as HMC-ECS takes them. */
 export interface ControlVariateSums {
@@ -77,26 +96,30 @@ export interface ControlVariateSums {
 }
 
 /**
- * Quote an SQL identifier: wrap it in double quotes and double any inside
- * (ANSI SQL; DuckDB, Trino, PostgreSQL. Spark SQL and BigQuery quote with
- * backticks by default).
+ * Quote an SQL identifier: in double quotes, doubling any inside (ANSI SQL:
+ * DuckDB, Trino, PostgreSQL); in backticks for Spark SQL (doubling any
+ * inside) and BigQuery (escaping them with a backslash).
  *
  * @param name A column or table name.
+ * @param dialect "ansi" (default), "spark" or "bigquery".
  * @returns The quoted identifier.
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
  * import { quoteIdentifier } from "./control_variate_sql.ts";
  * assert.equal(quoteIdentifier('odd "name"'), '"odd ""name"""');
+ * assert.equal(quoteIdentifier("a`b", "spark"), "`a``b`");
  * ```
  */
-export function quoteIdentifier(name: string): string {
+export function quoteIdentifier(name: string, dialect: SqlDialect = "ansi"): string {
   if (typeof name !== "string" || name.length === 0) {
     throw new TypeError(
       `an SQL identifier must be a non-empty string, got ${JSON.stringify(name)}`,
     );
   }
   if (name.includes("\0")) throw new TypeError(`an SQL identifier cannot contain NUL: ${name}`);
+  if (dialect === "spark") return `\`${name.replaceAll("`", "``")}\``;
+  if (dialect === "bigquery") return `\`${name.replaceAll("\\", "\\\\").replaceAll("`", "\\`")}\``;
   return `"${name.replaceAll('"', '""')}"`;
 }
 
@@ -139,8 +162,9 @@ export function sqlDouble(value: number): string {
  *   family: "logistic", columns: ["x1"], response: "y", from: '"t"',
  *   theta: [0.5, -0.25], intercept: true,
  * });
- * assert.match(sql, /\(-2\.5e-1\) \* "x_1"/);
- * assert.match(sql, /SUM\("b" \* "x_1" \* "x_1"\) AS "b_1_1"/);
+ * assert.ok(sql.includes('CAST("x1" AS DOUBLE) AS cv_x_1'));
+ * assert.ok(sql.includes("(-2.5e-1) * cv_x_1"));
+ * assert.ok(sql.includes("SUM(cv_b * cv_x_1 * cv_x_1) AS b_1_1"));
  * ```
  */
 export function controlVariateSql(options: ControlVariateSqlOptions): string {
@@ -161,7 +185,7 @@ export function controlVariateSql(options: ControlVariateSqlOptions): string {
  * const sql = logLikelihoodSql({
  *   family: "gaussian", sigma: 2, columns: ["x"], response: "y", from: '"t"', theta: [1],
  * });
- * assert.ok(sql.includes('SUM("a" * "x_0") AS "a_0"') && !sql.includes("b_0_0"));
+ * assert.ok(sql.includes("SUM(cv_a * cv_x_0) AS a_0") && !sql.includes("b_0_0"));
  * ```
  */
 export function logLikelihoodSql(options: ControlVariateSqlOptions): string {
@@ -270,15 +294,31 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   if (fam === "gaussian" && !(o.sigma !== undefined && o.sigma > 0 && o.sigma < Infinity)) {
     throw new RangeError(`the gaussian family needs a known sigma > 0, got ${o.sigma}`);
   }
+  if (o.logFactorialColumn !== undefined && fam !== "poisson") {
+    throw new RangeError(
+      `logFactorialColumn applies to the poisson family only, got it for ${fam}`,
+    );
+  }
   if (fam !== "gaussian" && o.sigma !== undefined) {
     throw new RangeError(`sigma applies to the gaussian family only, got it for ${fam}`);
   }
-  const x = (j: number) => quoteIdentifier(`x_${j}`);
+  const dialect = o.dialect ?? "ansi";
+  if (dialect !== "ansi" && dialect !== "spark" && dialect !== "bigquery") {
+    throw new RangeError(
+      `dialect must be "ansi", "spark" or "bigquery", got ${JSON.stringify(dialect)}`,
+    );
+  }
+  const q = (name: string) => quoteIdentifier(name, dialect);
+  const dbl = dialect === "bigquery" ? "FLOAT64" : "DOUBLE";
+  const x = (j: number) => `cv_x_${j}`;
   const cols: string[] = [];
   let j0 = 0;
-  if (intercept) cols.push(`CAST(1 AS DOUBLE) AS ${x(j0++)}`);
-  for (const c of o.columns) cols.push(`CAST(${quoteIdentifier(c)} AS DOUBLE) AS ${x(j0++)}`);
-  cols.push(`CAST(${quoteIdentifier(o.response)} AS DOUBLE) AS "y"`);
+  if (intercept) cols.push(`CAST(1 AS ${dbl}) AS ${x(j0++)}`);
+  for (const c of o.columns) cols.push(`CAST(${q(c)} AS ${dbl}) AS ${x(j0++)}`);
+  cols.push(`CAST(${q(o.response)} AS ${dbl}) AS cv_y`);
+  const logFact = o.logFactorialColumn;
+  if (logFact !== undefined) cols.push(`CAST(${q(logFact)} AS ${dbl}) AS cv_lfact`);
+  const lf = logFact === undefined ? "" : ", cv_lfact";
   const eta = Array.from({ length: d }, (_, j) => `${sqlDouble(o.theta[j])} * ${x(j)}`).join(
     "\n      + ",
   );
@@ -286,49 +326,49 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   let perRow: string;
   if (fam === "logistic") {
     perRow = [
-      `"y" * "eta" - GREATEST("eta", 0) - LN(1 + "e") AS "ll"`,
-      `"y" - CASE WHEN "eta" >= 0 THEN 1 / (1 + "e") ELSE "e" / (1 + "e") END AS "a"`,
-      `-("e" / ((1 + "e") * (1 + "e"))) AS "b"`,
+      `cv_y * cv_eta - GREATEST(cv_eta, 0) - LN(1 + cv_e) AS cv_ll`,
+      `cv_y - CASE WHEN cv_eta >= 0 THEN 1 / (1 + cv_e) ELSE cv_e / (1 + cv_e) END AS cv_a`,
+      `-(cv_e / ((1 + cv_e) * (1 + cv_e))) AS cv_b`,
     ].join(",\n    ");
   } else if (fam === "poisson") {
     perRow = [
-      `"y" * "eta" - "e" - LGAMMA("y" + 1) AS "ll"`,
-      `"y" - "e" AS "a"`,
-      `-"e" AS "b"`,
+      `cv_y * cv_eta - cv_e - ${logFact === undefined ? "LGAMMA(cv_y + 1)" : "cv_lfact"} AS cv_ll`,
+      `cv_y - cv_e AS cv_a`,
+      `-cv_e AS cv_b`,
     ].join(",\n    ");
   } else {
     const s = o.sigma!;
     const inv = 1 / (s * s), c0 = -0.5 * (1.8378770664093453 + Math.log(s * s));
     perRow = [
-      `${sqlDouble(c0)} - 0.5e0 * ("y" - "eta") * ("y" - "eta") * ${sqlDouble(inv)} AS "ll"`,
-      `("y" - "eta") * ${sqlDouble(inv)} AS "a"`,
-      `${sqlDouble(-inv)} AS "b"`,
+      `${sqlDouble(c0)} - 0.5e0 * (cv_y - cv_eta) * (cv_y - cv_eta) * ${sqlDouble(inv)} AS cv_ll`,
+      `(cv_y - cv_eta) * ${sqlDouble(inv)} AS cv_a`,
+      `${sqlDouble(-inv)} AS cv_b`,
     ].join(",\n    ");
   }
-  const eExpr = fam === "logistic" ? `EXP(-ABS("eta"))` : fam === "poisson" ? `EXP("eta")` : "0";
-  const sums = [`COUNT(*) AS "n"`, `SUM("ll") AS "s"`];
-  for (let j = 0; j < d; j++) sums.push(`SUM("a" * ${x(j)}) AS "a_${j}"`);
+  const eExpr = fam === "logistic" ? `EXP(-ABS(cv_eta))` : fam === "poisson" ? `EXP(cv_eta)` : "0";
+  const sums = [`COUNT(*) AS n`, `SUM(cv_ll) AS s`];
+  for (let j = 0; j < d; j++) sums.push(`SUM(cv_a * ${x(j)}) AS a_${j}`);
   if (hessian) {
     for (let j = 0; j < d; j++) {
-      for (let l = j; l < d; l++) sums.push(`SUM("b" * ${x(j)} * ${x(l)}) AS "b_${j}_${l}"`);
+      for (let l = j; l < d; l++) sums.push(`SUM(cv_b * ${x(j)} * ${x(l)}) AS b_${j}_${l}`);
     }
   }
-  return `WITH "rows_x" AS (
+  return `WITH cv_rows_x AS (
   SELECT ${cols.join(",\n    ")}
   FROM ${o.from}
-), "rows_eta" AS (
-  SELECT ${xs}, "y",
-    ${eta} AS "eta"
-  FROM "rows_x"
-), "rows_e" AS (
-  SELECT ${xs}, "y", "eta", ${eExpr} AS "e"
-  FROM "rows_eta"
-), "rows_terms" AS (
+), cv_rows_eta AS (
+  SELECT ${xs}, cv_y${lf},
+    ${eta} AS cv_eta
+  FROM cv_rows_x
+), cv_rows_e AS (
+  SELECT ${xs}, cv_y${lf}, cv_eta, ${eExpr} AS cv_e
+  FROM cv_rows_eta
+), cv_rows_terms AS (
   SELECT ${xs},
     ${perRow}
-  FROM "rows_e"
+  FROM cv_rows_e
 )
 SELECT ${sums.join(",\n  ")}
-FROM "rows_terms"
+FROM cv_rows_terms
 `;
 }

@@ -323,7 +323,7 @@ export function duckdbFromClause(source: DuckDbSource): string {
   }
   if ("table" in source) {
     const t = source.table;
-    return typeof t === "string" ? quoteIdentifier(t) : t.map(quoteIdentifier).join(".");
+    return typeof t === "string" ? quoteIdentifier(t) : t.map((s) => quoteIdentifier(s)).join(".");
   }
   if ("sql" in source && typeof source.sql === "string" && source.sql.trim() !== "") {
     return `(${source.sql}) AS "source_rows"`;

@@ -248,6 +248,35 @@ Deno.test("duckdb sources and bad input", async (t) => {
       instance.closeSync();
     }
   });
+  await t.step("dialects quote the user's identifiers their way", () => {
+    const base = { family: "logistic" as const, columns: ["x`1"], response: "y", from: "t" };
+    const spark = controlVariateSql({ ...base, theta: [1], dialect: "spark" });
+    assert.ok(spark.includes("CAST(`x``1` AS DOUBLE) AS cv_x_0"), spark);
+    const bq = controlVariateSql({ ...base, theta: [1], dialect: "bigquery" });
+    assert.ok(bq.includes("CAST(`x\\`1` AS FLOAT64) AS cv_x_0") && !bq.includes("DOUBLE"), bq);
+    assert.ok(!spark.includes('"') && !bq.includes('"'), "no ANSI quotes left");
+  });
+  await t.step("poisson with ln(y!) from a column gives the LGAMMA sums", async () => {
+    const instance = await DuckDBInstance.create(":memory:");
+    const conn = await instance.connect();
+    try {
+      await conn.run(
+        "CREATE TABLE p AS SELECT x, y, LGAMMA(y + 1) AS lf FROM (VALUES (0.5, 3.0), (-1.0, 0.0), (2.0, 7.0)) AS v(x, y)",
+      );
+      const common = { family: "poisson" as const, columns: ["x"], response: "y", from: "p" };
+      const run = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjects()[0];
+      const a = await run(controlVariateSql({ ...common, theta: [0.3] }));
+      const b = await run(controlVariateSql({ ...common, theta: [0.3], logFactorialColumn: "lf" }));
+      assert.deepEqual(b, a);
+      assert.ok(
+        !controlVariateSql({ ...common, theta: [0.3], logFactorialColumn: "lf" })
+          .includes("LGAMMA"),
+      );
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  });
   await t.step("errors say what was wrong", async () => {
     const base = { family: "logistic" as const, columns: ["x"], response: "y" };
     await assert.rejects(
