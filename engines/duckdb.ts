@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { type DuckDBConnection, DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
+import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
 import { cholesky, choleskySolve } from "../math/linalg.ts";
 import {
   controlVariateSql,
@@ -32,6 +32,15 @@ import {
 } from "./control_variate_sql.ts";
 
 export type { SqlGlmFamily } from "./control_variate_sql.ts";
+
+/**
+ * What this module needs of a DuckDB connection: `DuckDBConnection` of
+ * `npm:@duckdb/node-api` (e.g. `await (await DuckDBInstance.create(path)).connect()`).
+ */
+export interface DuckDbConnectionLike {
+  /** Run one statement and read its whole result. */
+  runAndReadAll(sql: string): Promise<{ getRowObjects(): readonly Record<string, unknown>[] }>;
+}
 
 /**
  * Where the rows are: Parquet file(s) (paths or globs, read with
@@ -61,7 +70,7 @@ export interface DuckDbGlmOptions {
    * An open connection to run on (e.g. one whose database holds `table`).
    * Default: a fresh in-memory database for the call, closed afterwards.
    */
-  connection?: DuckDBConnection;
+  connection?: DuckDbConnectionLike;
 }
 
 /** Options of {@link duckdbControlVariateSums}. */
@@ -356,8 +365,8 @@ function _copyTheta(v: ArrayLike<number>, what: string): Float64Array {
 }
 
 async function _withConnection<T>(
-  given: DuckDBConnection | undefined,
-  run: (c: DuckDBConnection) => Promise<T>,
+  given: DuckDbConnectionLike | undefined,
+  run: (c: DuckDbConnectionLike) => Promise<T>,
 ): Promise<T> {
   if (given !== undefined) return await run(given);
   const instance = await DuckDBInstance.create(":memory:");
@@ -370,7 +379,7 @@ async function _withConnection<T>(
   }
 }
 
-async function _oneRow(c: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {
+async function _oneRow(c: DuckDbConnectionLike, sql: string): Promise<Record<string, unknown>> {
   const reader = await c.runAndReadAll(sql);
   const rows = reader.getRowObjects();
   if (rows.length !== 1) {
