@@ -152,6 +152,26 @@ Deno.test("duckdbControlVariateSums() matches ControlVariates over the same rows
           });
           assert.equal(ll.logLikelihood, got.llStarSum, "same S with or without the Hessian sums");
           assert.deepEqual(Array.from(ll.grad), Array.from(got.gradSum));
+          if (storage === "f64") {
+            // The comparison can fail: moving θ* by 1e-9 in one coordinate moves A
+            // by ≈ 1e-9·|B_j1| and is caught.
+            const moved = theta.slice();
+            moved[1] += 1e-9;
+            const off = await duckdbControlVariateSums({
+              source: { parquet: path },
+              family: c.family,
+              sigma: c.sigma,
+              columns,
+              response: "y",
+              intercept: c.intercept,
+              thetaStar: moved,
+              connection: conn,
+            });
+            assert.ok(
+              off.gradSum.some((v, j) => Math.abs(v - cv.gradSum[j]) > bound.a[j]),
+              "a θ* moved by 1e-9 passes the bound: the bound is too loose to catch a wrong pass",
+            );
+          }
           cv.dispose();
           model.dispose();
         });
