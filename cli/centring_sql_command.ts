@@ -24,7 +24,7 @@ import { CliUsageError, parseFlags } from "./args.ts";
 export const CENTRING_SQL_HELP =
   `Usage: tallmc centring-sql --family F --columns x1,x2,… --response y --from TABLE
                            --theta t0,t1,… [--intercept] [--sigma S] [--no-hessian]
-                           [--dialect ansi|spark|bigquery] [--log-factorial COL]
+                           [--dialect ansi|postgres|spark|bigquery] [--log-factorial COL]
 
 Print one SQL query whose single result row holds the control-variate sums of
 HMC-ECS at theta: n, s = sum of l_k, a_j = sum of a_k x_kj and b_j_l = sum of
@@ -41,8 +41,8 @@ Options:
   --intercept     theta[0] is an intercept (a column of ones)
   --sigma S       known residual sd of the gaussian family
   --no-hessian    only n, s and a_j (log likelihood and gradient)
-  --dialect D     ansi ("name", DOUBLE: DuckDB, Trino, PostgreSQL; default),
-                  spark (\`name\`) or bigquery (\`name\`, FLOAT64)
+  --dialect D     ansi ("name", DOUBLE: DuckDB, Trino; default), postgres
+                  (DOUBLE PRECISION), spark (\`name\`) or bigquery (\`name\`, FLOAT64)
   --log-factorial COL  poisson: a column holding ln(y!), instead of LGAMMA(y + 1)
                   (for engines without LGAMMA: Spark SQL, Trino)
   -h, --help      this help`;

@@ -69,8 +69,8 @@ export interface ControlVariateSqlOptions {
   sigma?: number;
   /**
    * How identifiers and the double type are written: "ansi" (default; `"name"`,
-   * DOUBLE: DuckDB, Trino, PostgreSQL), "spark" (`` `name` ``, DOUBLE) or
-   * "bigquery" (`` `name` ``, FLOAT64).
+   * DOUBLE: DuckDB, Trino), "postgres" (`"name"`, DOUBLE PRECISION), "spark"
+   * (`` `name` ``, DOUBLE) or "bigquery" (`` `name` ``, FLOAT64).
    */
   dialect?: SqlDialect;
   /**
@@ -81,7 +81,7 @@ export interface ControlVariateSqlOptions {
 }
 
 /** See {@link ControlVariateSqlOptions.dialect}. */
-export type SqlDialect = "ansi" | "spark" | "bigquery";
+export type SqlDialect = "ansi" | "postgres" | "spark" | "bigquery";
 
 /** The centring sums of a GLM, as HMC-ECS takes them. */
 export interface ControlVariateSums {
@@ -98,10 +98,11 @@ export interface ControlVariateSums {
 /**
  * Quote an SQL identifier: in double quotes, doubling any inside (ANSI SQL:
  * DuckDB, Trino, PostgreSQL); in backticks for Spark SQL (doubling any
- * inside) and BigQuery (escaping them with a backslash).
+ * inside) and BigQuery (escaping them with a backslash); "postgres" quotes
+ * as "ansi".
  *
  * @param name A column or table name.
- * @param dialect "ansi" (default), "spark" or "bigquery".
+ * @param dialect "ansi" (default), "postgres", "spark" or "bigquery".
  * @returns The quoted identifier.
  * @example
  * ```ts
@@ -303,13 +304,19 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
     throw new RangeError(`sigma applies to the gaussian family only, got it for ${fam}`);
   }
   const dialect = o.dialect ?? "ansi";
-  if (dialect !== "ansi" && dialect !== "spark" && dialect !== "bigquery") {
+  if (
+    dialect !== "ansi" && dialect !== "postgres" && dialect !== "spark" && dialect !== "bigquery"
+  ) {
     throw new RangeError(
-      `dialect must be "ansi", "spark" or "bigquery", got ${JSON.stringify(dialect)}`,
+      `dialect must be "ansi", "postgres", "spark" or "bigquery", got ${JSON.stringify(dialect)}`,
     );
   }
   const q = (name: string) => quoteIdentifier(name, dialect);
-  const dbl = dialect === "bigquery" ? "FLOAT64" : "DOUBLE";
+  const dbl = dialect === "bigquery"
+    ? "FLOAT64"
+    : dialect === "postgres"
+    ? "DOUBLE PRECISION"
+    : "DOUBLE";
   const x = (j: number) => `cv_x_${j}`;
   const cols: string[] = [];
   let j0 = 0;

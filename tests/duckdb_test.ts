@@ -275,6 +275,12 @@ Deno.test("duckdb sources and bad input", async (t) => {
     const bq = controlVariateSql({ ...base, theta: [1], dialect: "bigquery" });
     assert.ok(bq.includes("CAST(`x\\`1` AS FLOAT64) AS cv_x_0") && !bq.includes("DOUBLE"), bq);
     assert.ok(!spark.includes('"') && !bq.includes('"'), "no ANSI quotes left");
+    const pg = controlVariateSql({ ...base, theta: [1], dialect: "postgres" });
+    assert.ok(pg.includes('CAST("x`1" AS DOUBLE PRECISION) AS cv_x_0'), pg);
+    assert.throws(
+      () => controlVariateSql({ ...base, theta: [1], dialect: "mysql" as "ansi" }),
+      /dialect must be "ansi", "postgres", "spark" or "bigquery", got "mysql"/,
+    );
   });
   await t.step("poisson with ln(y!) from a column gives the LGAMMA sums", async () => {
     const instance = await DuckDBInstance.create(":memory:");
