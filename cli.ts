@@ -1,5 +1,6 @@
 /**
- * The tallmc command line: `sample`, `summary` and `replicate`.
+ * The tallmc command line: `sample`, `summary`, `replicate` and
+ * `centring-sql`.
  *
  * Dispatch only; each command lives in `cli/` (argument handling, the draws
  * writer, the sample command whose samplers and flags come from the sampler
@@ -20,6 +21,7 @@
  */
 import { runReplicate } from "./replicate/main.ts";
 import { CliUsageError } from "./cli/args.ts";
+import { centringSqlCommand } from "./cli/centring_sql_command.ts";
 import { sampleCommand } from "./cli/sample_command.ts";
 import { summaryCommand } from "./cli/summary_command.ts";
 
@@ -30,10 +32,11 @@ const _MAIN_HELP = `tallmc — scalable Bayesian MCMC for tall data
 Usage: tallmc <command> [options]
 
 Commands:
-  sample      draw from a GLM posterior given a CSV data file
-  summary     summarise draws CSVs: tallmc's, plain or CmdStan's (mean, sd, quantiles,
-              ESS bulk/tail, R-hat, MCSE; --basic for the classic ESS and R-hat)
-  replicate   regenerate the papers' tables and figures (same as deno task replicate)
+  sample        draw from a GLM posterior given a CSV data file
+  summary       summarise draws CSVs: tallmc's, plain or CmdStan's (mean, sd, quantiles,
+                ESS bulk/tail, R-hat, MCSE; --basic for the classic ESS and R-hat)
+  replicate     regenerate the papers' tables and figures (same as deno task replicate)
+  centring-sql  print the SQL of HMC-ECS's full-data centring sums, for any SQL engine
 
 Run "tallmc <command> --help" for a command's options.`;
 
@@ -59,9 +62,13 @@ export async function main(args: string[]): Promise<number> {
         return await summaryCommand(rest);
       case "replicate":
         return await runReplicate(rest);
+      case "centring-sql":
+        return centringSqlCommand(rest);
       default:
         throw new CliUsageError(
-          `unknown command ${JSON.stringify(command)}; expected sample, summary or replicate`,
+          `unknown command ${
+            JSON.stringify(command)
+          }; expected sample, summary, replicate or centring-sql`,
         );
     }
   } catch (e) {

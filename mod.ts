@@ -38,7 +38,10 @@
  * - **Subsampling.** Gradient estimators (plain and control-variate) for the
  *   SG kernels, the austerity sequential test. The HMC-ECS building blocks
  *   (control variates, difference and block-Poisson estimators) are used
- *   through `hmc-ecs` and importable from `subsampling/` for research.
+ *   through `hmc-ecs` and importable from `subsampling/` for research. The
+ *   centring's full-data sums as SQL for any engine
+ *   ({@link controlVariateSql}); run in an embedded DuckDB over Parquet or
+ *   a database by its own entry point, `engines/duckdb.ts`.
  * - **Diagnostics.** Bulk/tail ESS, R̂, MCSE (as R's `posterior`), the papers'
  *   IF / CT / RCT, sign-corrected summaries of signed HMC-ECS draws.
  * - **Core.** {@link loadCore}, which picks the fastest WASM build the host
@@ -274,6 +277,17 @@ export {
   type CltCheckResult,
   type RowDifferencesFn,
 } from "./subsampling/austerity.ts";
+export {
+  controlVariateSql,
+  type ControlVariateSqlOptions,
+  type ControlVariateSums,
+  logLikelihoodSql,
+  parseControlVariateSums,
+  quoteIdentifier,
+  type SqlDialect,
+  sqlDouble,
+  type SqlGlmFamily,
+} from "./engines/control_variate_sql.ts";
 
 // ── Diagnostics ──────────────────────────────────────────────────────────────
 export {

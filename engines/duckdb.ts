@@ -1,0 +1,427 @@
+/**
+ * HMC-ECS's full-data centring passes run inside an embedded DuckDB, for
+ * data in Parquet files or a DuckDB database: the SQL of
+ * {@link controlVariateSql} scans the rows where they are and returns one
+ * row of sums; nothing of size n reaches JavaScript.
+ *
+ * ```
+ *  Parquet / table ──► DuckDB: one aggregate query ──► S, A, B (O(d²) numbers)
+ *                                                      │
+ *  Newton to the MAP: θ ← θ + (−B − P)⁻¹(A + ∇log p)  ◄┘  (d × d solve here)
+ *  the sums at θ* ──► HMC-ECS `centring: { thetaStar, llStarSum, gradSum, hessSum }`
+ * ```
+ *
+ * This entry point loads DuckDB's native addon (`npm:@duckdb/node-api`), so
+ * it needs `--allow-ffi` (and `--allow-read` for the files), and is never
+ * imported by `mod.ts`, the URL import or the browser bundle.
+ *
+ * References: Dang et al. (2019), eqs. 11 and 14; Nocedal & Wright (2006),
+ * §3.3 (Newton's method with step halving); DESIGN.md, "Data beyond memory".
+ *
+ * @module
+ */
+import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
+import { cholesky, choleskySolve } from "../math/linalg.ts";
+import {
+  controlVariateSql,
+  type ControlVariateSqlOptions,
+  logLikelihoodSql,
+  parseControlVariateSums,
+  quoteIdentifier,
+  type SqlGlmFamily,
+} from "./control_variate_sql.ts";
+
+export type { SqlGlmFamily } from "./control_variate_sql.ts";
+
+/**
+ * What this module needs of a DuckDB connection: `DuckDBConnection` of
+ * `npm:@duckdb/node-api` (e.g. `await (await DuckDBInstance.create(path)).connect()`).
+ */
+export interface DuckDbConnectionLike {
+  /** Run one statement and read its whole result. */
+  runAndReadAll(sql: string): Promise<{ getRowObjects(): readonly Record<string, unknown>[] }>;
+}
+
+/**
+ * Where the rows are: Parquet file(s) (paths or globs, read with
+ * `read_parquet`), a table or view of the database (`table`, optionally
+ * `schema.table` given as `[schema, table]`), or any SELECT (`sql`).
+ */
+export type DuckDbSource =
+  | { parquet: string | readonly string[] }
+  | { table: string | readonly [string, string] }
+  | { sql: string };
+
+/** The GLM and the data source shared by every function of this module. */
+export interface DuckDbGlmOptions {
+  /** Where the rows are. */
+  source: DuckDbSource;
+  /** The response family. */
+  family: SqlGlmFamily;
+  /** Column names of X in the order of θ (after the intercept, if any). */
+  columns: readonly string[];
+  /** Column name of y. */
+  response: string;
+  /** Whether θ[0] is an intercept (an implicit column of ones). Default false. */
+  intercept?: boolean;
+  /** Known residual sd σ ("gaussian" only, required there). */
+  sigma?: number;
+  /**
+   * An open connection to run on (e.g. one whose database holds `table`).
+   * Default: a fresh in-memory database for the call, closed afterwards.
+   */
+  connection?: DuckDbConnectionLike;
+}
+
+/** Options of {@link duckdbControlVariateSums}. */
+export interface DuckDbControlVariateOptions extends DuckDbGlmOptions {
+  /** The expansion point θ* (length d). */
+  thetaStar: ArrayLike<number>;
+}
+
+/** Options of {@link duckdbLogLikelihood}. */
+export interface DuckDbLogLikelihoodOptions extends DuckDbGlmOptions {
+  /** The position θ (length d). */
+  theta: ArrayLike<number>;
+}
+
+/**
+ * A precomputed centring for HMC-ECS: the expansion point and the full-data
+ * sums there (the field names of HMC-ECS's `centring` option), plus n.
+ */
+export interface DuckDbCentring {
+  /** The expansion point θ* (a copy). */
+  thetaStar: Float64Array;
+  /** S = Σₖ ℓₖ(θ*). */
+  llStarSum: number;
+  /** A = Σₖ ∇ℓₖ(θ*) (length d). */
+  gradSum: Float64Array;
+  /** B = Σₖ ∇²ℓₖ(θ*) (d × d row-major, symmetric). */
+  hessSum: Float64Array;
+  /** Number of rows n. */
+  numRows: number;
+}
+
+/** The Gaussian prior of {@link duckdbNewtonCentring}: the same options and defaults as `GlmModel`'s. */
+export interface DuckDbPriorOptions {
+  /** Prior sd per coefficient: one number or one per coefficient of θ. Default 10. */
+  priorScale?: number | ArrayLike<number>;
+  /** Prior mean per coefficient: one number or one per coefficient. Default 0. */
+  priorMean?: number | ArrayLike<number>;
+  /** Index of a coefficient whose prior sd is `interceptPriorScale` instead. */
+  interceptColumn?: number;
+  /** Prior sd of that coefficient; `Infinity` gives a flat prior. */
+  interceptPriorScale?: number;
+}
+
+/** Options of {@link duckdbNewtonCentring}. */
+export interface DuckDbNewtonOptions extends DuckDbGlmOptions, DuckDbPriorOptions {
+  /** Starting point (default zeros). */
+  init?: ArrayLike<number>;
+  /** Maximum number of full-data passes (default 50). */
+  maxPasses?: number;
+  /** Stop when the largest Newton step component is below this (default 1e-10). */
+  tolerance?: number;
+}
+
+/** Result of {@link duckdbNewtonCentring}. */
+export interface DuckDbNewtonCentring extends DuckDbCentring {
+  /** Whether the last Newton step was below `tolerance`. */
+  converged: boolean;
+  /** Number of full-data passes (SQL queries) made. */
+  numPasses: number;
+  /** log p(θ*) + S: the log posterior (up to the prior's constant) at θ*. */
+  logPosterior: number;
+}
+
+/**
+ * S, A and B at θ* (one full-data pass in DuckDB), ready to hand to HMC-ECS
+ * as a precomputed centring.
+ *
+ * @param options Source, family, columns, response, θ*, intercept, σ, connection.
+ * @returns θ*, S, A, B and n.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { duckdbControlVariateSums } from "./duckdb.ts";
+ * const c = await duckdbControlVariateSums({
+ *   source: { sql: "SELECT * FROM (VALUES (0.5, 1), (-1.0, 0)) AS t(x, y)" },
+ *   family: "logistic", columns: ["x"], response: "y", thetaStar: [0],
+ * });
+ * // at θ = 0: ℓₖ = −ln 2, aₖ = yₖ − ½, bₖ = −¼
+ * assert.ok(Math.abs(c.llStarSum + 2 * Math.LN2) < 1e-15);
+ * assert.equal(c.gradSum[0], 0.5 * 0.5 + -1 * -0.5);
+ * assert.equal(c.hessSum[0], -0.25 * (0.25 + 1));
+ * ```
+ */
+export async function duckdbControlVariateSums(
+  options: DuckDbControlVariateOptions,
+): Promise<DuckDbCentring> {
+  const theta = _copyTheta(options.thetaStar, "thetaStar");
+  const sql = controlVariateSql(_sqlOptions(options, theta));
+  const row = await _withConnection(options.connection, (c) => _oneRow(c, sql));
+  const r = parseControlVariateSums(row, theta.length);
+  return {
+    thetaStar: theta,
+    llStarSum: r.llStarSum,
+    gradSum: r.gradSum,
+    hessSum: r.hessSum,
+    numRows: r.numRows,
+  };
+}
+
+/**
+ * The full-data log likelihood Σₖ ℓₖ(θ) and its gradient (one pass in
+ * DuckDB, without the Hessian sums).
+ *
+ * @param options Source, family, columns, response, θ, intercept, σ, connection.
+ * @returns The log likelihood, its gradient (length d) and n.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { duckdbLogLikelihood } from "./duckdb.ts";
+ * const r = await duckdbLogLikelihood({
+ *   source: { sql: "SELECT * FROM (VALUES (1.0, 2.0), (2.0, 3.0)) AS t(x, y)" },
+ *   family: "gaussian", sigma: 1, columns: ["x"], response: "y", theta: [1],
+ * });
+ * // residuals 1, 1: ℓ = 2·(−½ ln 2π − ½), ∂ℓ/∂θ = Σ xₖ rₖ = 3
+ * assert.ok(Math.abs(r.logLikelihood - (-Math.log(2 * Math.PI) - 1)) < 1e-14);
+ * assert.equal(r.grad[0], 3);
+ * ```
+ */
+export async function duckdbLogLikelihood(
+  options: DuckDbLogLikelihoodOptions,
+): Promise<{ logLikelihood: number; grad: Float64Array; numRows: number }> {
+  const theta = _copyTheta(options.theta, "theta");
+  const sql = logLikelihoodSql(_sqlOptions(options, theta));
+  const row = await _withConnection(options.connection, (c) => _oneRow(c, sql));
+  const r = parseControlVariateSums(row, theta.length, { hessian: false });
+  return { logLikelihood: r.llStarSum, grad: r.gradSum, numRows: r.numRows };
+}
+
+/**
+ * Newton's method to the MAP under a Gaussian prior (the `GlmModel` prior:
+ * sd 10 unless stated), every full-data pass in DuckDB and the d × d solve
+ * here; a step that lowers the log posterior is halved. Returns the last
+ * point the sums were computed at — within `tolerance` of the MAP — with the
+ * sums there, so the centring costs no extra pass.
+ *
+ * @param options Source, family, columns, response, intercept, σ, prior, start, limits.
+ * @returns θ*, S, A, B, n, whether it converged, and the passes made.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { duckdbNewtonCentring } from "./duckdb.ts";
+ * // one coefficient, 3 of 4 successes, flat prior: the MAP is logit(3/4) = ln 3
+ * const c = await duckdbNewtonCentring({
+ *   source: { sql: "SELECT * FROM (VALUES (1, 1), (1, 1), (1, 1), (1, 0)) AS t(x, y)" },
+ *   family: "logistic", columns: ["x"], response: "y", priorScale: Infinity,
+ * });
+ * assert.ok(c.converged && Math.abs(c.thetaStar[0] - Math.log(3)) < 1e-9);
+ * assert.ok(Math.abs(c.gradSum[0]) < 1e-9);
+ * ```
+ */
+export async function duckdbNewtonCentring(
+  options: DuckDbNewtonOptions,
+): Promise<DuckDbNewtonCentring> {
+  const d = options.columns.length + (options.intercept ? 1 : 0);
+  const prior = _gaussianPrior(options, d);
+  const maxPasses = options.maxPasses ?? 50, tol = options.tolerance ?? 1e-10;
+  if (!Number.isInteger(maxPasses) || maxPasses < 1) {
+    throw new RangeError(`maxPasses must be a positive integer, got ${maxPasses}`);
+  }
+  if (!(tol > 0)) throw new RangeError(`tolerance must be positive, got ${tol}`);
+  const theta = options.init === undefined ? new Float64Array(d) : _copyTheta(options.init, "init");
+  if (theta.length !== d) {
+    throw new RangeError(`init must have ${d} values, got ${theta.length}`);
+  }
+  return await _withConnection(options.connection, async (conn) => {
+    const pass = async (at: Float64Array) => {
+      const row = await _oneRow(conn, controlVariateSql(_sqlOptions(options, at)));
+      const r = parseControlVariateSums(row, d);
+      let lp = r.llStarSum;
+      for (let j = 0; j < d; j++) {
+        const z = at[j] - prior.mean[j];
+        lp -= 0.5 * prior.precision[j] * z * z;
+      }
+      return { ...r, logPosterior: lp };
+    };
+    let numPasses = 1, converged = false;
+    let at = theta.slice(), cur = await pass(at);
+    let step: Float64Array = new Float64Array(d), scale = 1;
+    if (!Number.isFinite(cur.logPosterior)) {
+      throw new RangeError(
+        `the log posterior at the starting point is ${cur.logPosterior}; start closer to the mode`,
+      );
+    }
+    while (numPasses < maxPasses) {
+      if (scale === 1) {
+        // full Newton step from the current point
+        const g = new Float64Array(d), neg = new Float64Array(d * d);
+        for (let j = 0; j < d; j++) {
+          g[j] = cur.gradSum[j] - prior.precision[j] * (at[j] - prior.mean[j]);
+          for (let l = 0; l < d; l++) neg[j * d + l] = -cur.hessSum[j * d + l];
+          neg[j * d + j] += prior.precision[j];
+        }
+        step = choleskySolve(cholesky(neg, { name: "the negative log-posterior Hessian" }), g);
+        let size = 0;
+        for (let j = 0; j < d; j++) size = Math.max(size, Math.abs(step[j]));
+        if (size < tol) {
+          converged = true;
+          break;
+        }
+      }
+      const next = at.map((v, j) => v + scale * step[j]);
+      const r = await pass(next);
+      numPasses++;
+      if (
+        Number.isFinite(r.logPosterior) &&
+        r.logPosterior >= cur.logPosterior - 1e-12 * Math.abs(cur.logPosterior)
+      ) {
+        at = next;
+        cur = r;
+        scale = 1;
+      } else {
+        scale /= 2;
+        if (scale < 2 ** -30) {
+          throw new RangeError(
+            `Newton's step does not increase the log posterior even when halved 30 times (at ${numPasses} passes)`,
+          );
+        }
+      }
+    }
+    return {
+      thetaStar: at,
+      llStarSum: cur.llStarSum,
+      gradSum: cur.gradSum,
+      hessSum: cur.hessSum,
+      numRows: cur.numRows,
+      converged,
+      numPasses,
+      logPosterior: cur.logPosterior,
+    };
+  });
+}
+
+/**
+ * The FROM clause DuckDB reads a {@link DuckDbSource} with.
+ *
+ * @param source Parquet path(s), a table, or a SELECT.
+ * @returns A table expression.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { duckdbFromClause } from "./duckdb.ts";
+ * assert.equal(duckdbFromClause({ parquet: "it's.parquet" }), "read_parquet('it''s.parquet')");
+ * assert.equal(duckdbFromClause({ table: ["s", "t"] }), '"s"."t"');
+ * ```
+ */
+export function duckdbFromClause(source: DuckDbSource): string {
+  if (source === null || typeof source !== "object") {
+    throw new TypeError(`source must be { parquet }, { table } or { sql }, got ${source}`);
+  }
+  const str = (s: string) => {
+    if (typeof s !== "string" || s.length === 0) {
+      throw new TypeError(`a Parquet path must be a non-empty string, got ${JSON.stringify(s)}`);
+    }
+    return `'${s.replaceAll("'", "''")}'`;
+  };
+  if ("parquet" in source) {
+    const p = source.parquet;
+    return `read_parquet(${typeof p === "string" ? str(p) : `[${p.map(str).join(", ")}]`})`;
+  }
+  if ("table" in source) {
+    const t = source.table;
+    return typeof t === "string" ? quoteIdentifier(t) : t.map((s) => quoteIdentifier(s)).join(".");
+  }
+  if ("sql" in source && typeof source.sql === "string" && source.sql.trim() !== "") {
+    return `(${source.sql}) AS "source_rows"`;
+  }
+  throw new TypeError(
+    `source must be { parquet: path }, { table: name } or { sql: "SELECT …" }, got keys ${
+      Object.keys(source).join(", ") || "none"
+    }`,
+  );
+}
+
+function _sqlOptions(o: DuckDbGlmOptions, theta: Float64Array): ControlVariateSqlOptions {
+  const out: ControlVariateSqlOptions = {
+    family: o.family,
+    columns: o.columns,
+    response: o.response,
+    from: duckdbFromClause(o.source),
+    theta,
+    intercept: o.intercept ?? false,
+  };
+  if (o.sigma !== undefined) out.sigma = o.sigma;
+  return out;
+}
+
+function _copyTheta(v: ArrayLike<number>, what: string): Float64Array {
+  if (v === null || typeof v !== "object" || typeof v.length !== "number") {
+    throw new TypeError(`${what} must be an array of numbers, got ${v}`);
+  }
+  return Float64Array.from(Array.from(v));
+}
+
+async function _withConnection<T>(
+  given: DuckDbConnectionLike | undefined,
+  run: (c: DuckDbConnectionLike) => Promise<T>,
+): Promise<T> {
+  if (given !== undefined) return await run(given);
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  try {
+    return await run(conn);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function _oneRow(c: DuckDbConnectionLike, sql: string): Promise<Record<string, unknown>> {
+  const reader = await c.runAndReadAll(sql);
+  const rows = reader.getRowObjects();
+  if (rows.length !== 1) {
+    throw new RangeError(`the sums query must return one row, got ${rows.length}`);
+  }
+  const row = rows[0] as Record<string, unknown>;
+  if (typeof row.n === "bigint" && row.n === 0n) {
+    throw new RangeError("the source has no rows: the sums are undefined");
+  }
+  return row;
+}
+
+function _gaussianPrior(
+  o: DuckDbPriorOptions,
+  d: number,
+): { mean: Float64Array; precision: Float64Array } {
+  const per = (v: number | ArrayLike<number>, what: string, positive: boolean) => {
+    const out = new Float64Array(d);
+    if (typeof v === "number") out.fill(v);
+    else {
+      if (v.length !== d) throw new RangeError(`${what} must have ${d} values, got ${v.length}`);
+      out.set(Array.from(v));
+    }
+    out.forEach((x, j) => {
+      if (positive ? !(x > 0) : !Number.isFinite(x)) {
+        throw new RangeError(
+          `${what} must be ${positive ? "positive" : "finite"}, got ${x} at index ${j}`,
+        );
+      }
+    });
+    return out;
+  };
+  const mean = per(o.priorMean ?? 0, "priorMean", false);
+  const scale = per(o.priorScale ?? 10, "priorScale", true);
+  if (o.interceptColumn !== undefined) {
+    const j = o.interceptColumn;
+    if (!Number.isInteger(j) || j < 0 || j >= d) {
+      throw new RangeError(`interceptColumn must be an integer in [0, ${d - 1}], got ${j}`);
+    }
+    const s = o.interceptPriorScale ?? scale[j];
+    if (!(s > 0)) throw new RangeError(`interceptPriorScale must be positive, got ${s}`);
+    scale[j] = s;
+  }
+  return { mean, precision: scale.map((s) => (Number.isFinite(s) ? 1 / (s * s) : 0)) };
+}
