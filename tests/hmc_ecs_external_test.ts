@@ -1,0 +1,243 @@
+/**
+ * HMC-ECS on an ExternalGlmModel: the same draws as on the in-memory GLM for
+ * the same seed, every pass counted, O(m) rows read per iteration with no
+ * memory of size n, and precomputed centring.
+ */
+import assert from "node:assert/strict";
+import { loadCore } from "../core/load.ts";
+import { higgsShaped } from "../data/synthetic.ts";
+import type { ExternalGlmModel } from "../models/external_glm.ts";
+import { GlmModel } from "../models/glm.ts";
+import { externalFromGlm } from "../models/in_memory_external.ts";
+import { Rng } from "../random/rng.ts";
+import { checkCentring, type HmcEcsOptions } from "../samplers/hmc_ecs/options.ts";
+import { createProxy } from "../samplers/hmc_ecs/proxy.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
+import { sample } from "../samplers/sample.ts";
+import { ControlVariates } from "../subsampling/control_variates.ts";
+import { ExternalControlVariates, externalKernels } from "../subsampling/external_rows.ts";
+
+/** A HIGGS-shaped logistic problem (d = 30) and two GLMs over the same data (separate counters). */
+function problem(n: number, storage: "f64" | "f32" = "f64") {
+  const { data } = higgsShaped(loadCore(), { n, seed: 7, storage });
+  const options = { family: "logistic" as const, priorScale: 5 };
+  return { glm: new GlmModel(data, options), twin: new GlmModel(data, options) };
+}
+
+/** An adapter that logs the rows of each readRows call. */
+function counting(model: GlmModel): { ext: ExternalGlmModel; reads: number[] } {
+  const inner = externalFromGlm(model), reads: number[] = [];
+  const ext = Object.create(inner) as ExternalGlmModel;
+  Object.defineProperty(ext, "readRows", {
+    value: (rows: Int32Array, x: Float64Array, y: Float64Array) => {
+      reads.push(rows.length);
+      inner.readRows(rows, x, y);
+    },
+  });
+  return { ext, reads };
+}
+
+const RUN = { seed: 11, numWarmup: 150, numSamples: 60, numChains: 1 };
+
+function flat(r: ReturnType<typeof sample>): Float64Array {
+  return Float64Array.from(r.draws[0].flatMap((col) => Array.from(col)));
+}
+
+for (const variant of ["perturbed", "signed"] as const) {
+  Deno.test(`${variant}: the external GLM gives the in-memory GLM's draws and counts every pass`, () => {
+    const { glm, twin } = problem(20000);
+    const { ext, reads } = counting(twin);
+    const options = { sampler: "hmc-ecs", ...RUN, variant } as const;
+    const a = sample(glm, options), b = sample(ext, options);
+    const da = flat(a), db = flat(b);
+    assert.equal(da.length, RUN.numSamples * 30);
+    assert.ok(da.every(Number.isFinite));
+    // Bit for bit: the same kernels on the same values in the same order.
+    assert.deepEqual(db, da);
+    // Cost: the same passes, plus one ℓ row and one ∇ℓ row per cache row
+    // computed for a gathered row (the in-memory path pays for those in its
+    // full-data pass). So the extra counts are equal, positive, and O(m) per
+    // sampling iteration.
+    for (const phase of ["warmup", "sampling"] as const) {
+      const ca = a.chains[0].cost[phase], cb = b.chains[0].cost[phase];
+      const extra = cb.numLogLikRows - ca.numLogLikRows;
+      assert.equal(cb.numGradRows - ca.numGradRows, extra, phase);
+      assert.ok(extra > 0, `${phase}: ${extra}`);
+    }
+    const sampled = b.chains[0].cost.sampling.numLogLikRows -
+      a.chains[0].cost.sampling.numLogLikRows;
+    assert.ok(reads.length > 0);
+    // No sampling-phase read is larger than the largest read of all, and the
+    // sampling phase reads only refreshed rows (cache rows = rows read there).
+    assert.ok(sampled <= RUN.numSamples * Math.max(...reads), `${sampled}`);
+  });
+}
+
+Deno.test("f32 storage: the external GLM (rows widened exactly) gives the same draws", () => {
+  const { glm, twin } = problem(12000, "f32");
+  const options = { sampler: "hmc-ecs", ...RUN, numWarmup: 100, numSamples: 30 } as const;
+  assert.deepEqual(flat(sample(externalFromGlm(twin), options)), flat(sample(glm, options)));
+});
+
+Deno.test("external control variates: S, A, B and per-row differences equal the in-memory ones", () => {
+  const { glm, twin } = problem(10001);
+  const ext = externalFromGlm(twin);
+  const star = new Float64Array(30).map((_, j) => 0.02 * (j % 5) - 0.03);
+  const cv = new ControlVariates(glm, star, { order: 2 });
+  const xcv = new ExternalControlVariates(ext, star, { order: 2 });
+  assert.equal(xcv.llStarSum, cv.llStarSum);
+  assert.deepEqual(xcv.gradSum, cv.gradSum);
+  assert.deepEqual(xcv.hessSum, cv.hessSum);
+  // Odd and even positions, the last row, repeats: the cache rows computed in
+  // place are the full-data cache rows.
+  const idx = Int32Array.from([10000, 0, 3, 3, 9999, 17, 5000]);
+  const r1 = cv.createRows(idx.length + 1), r2 = xcv.createRows(idx.length + 1);
+  cv.gatherRows(r1, idx, 1);
+  xcv.gatherRows(r2, idx, 1);
+  const theta = star.map((v, j) => v + 0.01 * Math.sin(j));
+  const range = { start: 1, end: idx.length + 1 };
+  assert.equal(xcv.differences(r2, theta, range), cv.differences(r1, theta, range));
+  assert.deepEqual(r2.diffs(1, idx.length + 1), r1.diffs(1, idx.length + 1));
+  assert.deepEqual(r2.derivatives(1, idx.length + 1), r1.derivatives(1, idx.length + 1));
+  // Re-centring: the held rows' cache rows are recomputed, not re-read.
+  const star2 = star.map((v) => v + 0.05);
+  cv.recenter(star2);
+  xcv.recenter(star2, { hessian: true });
+  cv.refreshRows(r1, range);
+  xcv.refreshRows(r2, range);
+  assert.equal(xcv.differences(r2, theta, range), cv.differences(r1, theta, range));
+  r1.dispose();
+  r2.dispose();
+  cv.dispose();
+});
+
+Deno.test("rows read: the subsample once at start, then at most one block per iteration", () => {
+  const { twin } = problem(20000);
+  const { ext, reads } = counting(twin);
+  const m = 1000, G = 50;
+  const sampler = hmcEcsChainSampler(ext, {
+    numWarmup: 20,
+    subsampleSize: m,
+    numBlocks: G,
+    maxNewtonSteps: 0,
+    updateEvery: 0,
+  });
+  const rng = new Rng(3);
+  let state = sampler.init(new Float64Array(30), rng);
+  // init reads the 1 % subset of the MAP fit (1000 rows here) and the m rows
+  // of the subsample, each once.
+  assert.deepEqual(reads, [1000, m]);
+  for (let i = 0; i < 40; i++) {
+    reads.length = 0;
+    state = sampler.step(rng, state, "sampling", i).state;
+    const total = reads.reduce((s, k) => s + k, 0);
+    assert.ok(reads.length === 1 && total === m / G, `iteration ${i}: ${reads}`);
+  }
+  sampler.dispose(state);
+});
+
+Deno.test("memory on this side does not grow with n", () => {
+  const bytes = (n: number) => {
+    const { twin } = problem(n);
+    const ext = externalFromGlm(twin);
+    const o: HmcEcsOptions = {
+      numWarmup: 10,
+      subsampleSize: 500,
+      maxNewtonSteps: 0,
+      subsetFraction: 1000 / n,
+      updateEvery: 0,
+    };
+    const sampler = hmcEcsChainSampler(ext, o);
+    const rng = new Rng(5);
+    let state = sampler.init(new Float64Array(30), rng);
+    for (let i = 0; i < 10; i++) state = sampler.step(rng, state, "sampling", i).state;
+    const used = externalKernels(ext).arena.byteLength;
+    sampler.dispose(state);
+    return used;
+  };
+  const small = bytes(10000), large = bytes(100000);
+  // The in-memory cache alone would be 32 B per row: 2.9 MB more at n = 1e5.
+  assert.ok(large <= small, `${small} B at n = 1e4, ${large} B at n = 1e5`);
+});
+
+Deno.test("precomputed centring: the same draws as centring at the same θ* with one pass", () => {
+  const { glm, twin } = problem(20000);
+  const ext = externalFromGlm(twin);
+  const thetaStar = new Float64Array(30).map((_, j) => (j === 0 ? 0.05 : 0));
+  // θ* near the posterior: a few Newton steps of the in-memory model.
+  const fit = sample(glm, { sampler: "hmc-ecs", ...RUN, numWarmup: 20, numSamples: 1 });
+  thetaStar.set(fit.chains[0].tuning.thetaStar as Float64Array);
+  const gradSum = new Float64Array(30), hessSum = new Float64Array(900);
+  const llStarSum = ext.controlVariateSums(thetaStar, gradSum, hessSum);
+  for (const variant of ["perturbed", "signed"] as const) {
+    const base = { sampler: "hmc-ecs", ...RUN, variant } as const;
+    const before = { ...ext.cost };
+    const given = sample(ext, {
+      ...base,
+      centring: { thetaStar, llStarSum, gradSum, hessSum },
+    });
+    const mid = { ...ext.cost };
+    const pass = sample(ext, {
+      ...base,
+      thetaStar,
+      maxNewtonSteps: 0,
+      recenterTolerance: 1e300,
+    });
+    assert.deepEqual(flat(given), flat(pass));
+    // The equivalent run makes exactly one more full-data pass (S, A and B).
+    const n = ext.numRows;
+    const g = {
+      ll: mid.numLogLikRows - before.numLogLikRows,
+      grad: mid.numGradRows - before.numGradRows,
+    };
+    assert.equal(ext.cost.numLogLikRows - mid.numLogLikRows, g.ll + n);
+    assert.equal(ext.cost.numGradRows - mid.numGradRows, g.grad + 2 * n);
+    assert.equal(given.chains[0].tuning.numCenterings, 1);
+  }
+});
+
+Deno.test("precomputed centring: bad input gives clear errors", () => {
+  const { glm, twin } = problem(10000);
+  const ext = externalFromGlm(twin);
+  const ok = {
+    thetaStar: new Float64Array(30),
+    llStarSum: -6000,
+    gradSum: new Float64Array(30),
+    hessSum: new Float64Array(900).map((_, i) => (i % 31 === 0 ? -2500 : 0)),
+  };
+  const run = (model: GlmModel | ExternalGlmModel, centring: unknown, extra = {}) =>
+    sample(model, { sampler: "hmc-ecs", ...RUN, numSamples: 1, centring, ...extra });
+  assert.throws(() => run(ext, { ...ok, gradSum: new Float64Array(29) }), {
+    name: "RangeError",
+    message: "centring.gradSum must have 30 entries, got 29",
+  });
+  assert.throws(
+    () => run(ext, { ...ok, hessSum: ok.hessSum.map((v, i) => (i === 5 ? NaN : v)) }),
+    { name: "RangeError", message: "centring.hessSum[5] must be finite, got NaN" },
+  );
+  assert.throws(() => run(ext, { ...ok, llStarSum: Infinity }), {
+    name: "RangeError",
+    message: "centring.llStarSum must be a finite number, got Infinity",
+  });
+  assert.throws(() => run(ext, { ...ok, thetaStar: [0, 0] }), {
+    name: "TypeError",
+    message: "centring.thetaStar must be a Float64Array, got Array",
+  });
+  assert.throws(
+    () => run(ext, { ...ok, hessSum: ok.hessSum.map((v, i) => (i === 1 ? 1 : v)) }),
+    /centring\.hessSum must be symmetric, got \[1\]\[0\] = 0 and \[0\]\[1\] = 1/,
+  );
+  assert.throws(() => run(ext, ok, { thetaStar: ok.thetaStar }), {
+    name: "TypeError",
+    message: "give centring or thetaStar, not both (centring carries its θ*)",
+  });
+  assert.throws(() => run(glm, ok), /precomputed centring sums need an ExternalGlmModel/);
+  assert.throws(
+    () => createProxy(glm, ok.thetaStar, 2, { sums: ok }),
+    /precomputed centring sums need an ExternalGlmModel/,
+  );
+  // A checked copy: later changes to the caller's arrays do not reach the sampler.
+  const copy = checkCentring(ok, 30);
+  ok.gradSum[0] = 1;
+  assert.equal(copy.gradSum[0], 0);
+});
