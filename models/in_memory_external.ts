@@ -76,7 +76,9 @@ export function externalFromGlm(model: GlmModel): ExternalGlmModel {
       const k = rows.length;
       if (x.length < k * d || y.length < k) {
         throw new RangeError(
-          `readRows of ${k} rows needs x of ${k * d} and y of ${k} values, got ${x.length} and ${y.length}`,
+          `readRows of ${k} rows needs x of ${
+            k * d
+          } and y of ${k} values, got ${x.length} and ${y.length}`,
         );
       }
       const v = dataViews(model.data);

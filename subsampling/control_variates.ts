@@ -91,19 +91,39 @@ export interface SubsampleControlVariates {
   sum(theta: Float64Array): number;
   /** Σₖ qₖ(θ) and, with `grad`, its gradient A + Bδ. */
   sumAndGradient(theta: Float64Array, grad?: Float64Array): number;
-  /** dₖ and rₖ over positions of a buffer (see {@link ControlVariates.differences}). */
+  /**
+   * dₖ and rₖ over positions of a buffer (see {@link ControlVariates.differences}).
+   *
+   * @internal
+   */
   differences(
     rows: RowBuffer,
     theta: Float64Array,
     options?: RowRange & { derivative?: boolean },
   ): number;
-  /** Σₖ wₖxₖ over positions of a buffer. */
+  /**
+   * Σₖ wₖxₖ over positions of a buffer.
+   *
+   * @internal
+   */
   weightedRowSum(rows: RowBuffer, out: Float64Array, range?: RowRange): Float64Array;
-  /** An empty buffer for `capacity` rows (the caller disposes it). */
+  /**
+   * An empty buffer for `capacity` rows (the caller disposes it).
+   *
+   * @internal
+   */
   createRows(capacity: number): RowBuffer;
-  /** Place data rows `indices` at `offset` of a buffer, with their cache rows at θ*. */
+  /**
+   * Place data rows `indices` at `offset` of a buffer, with their cache rows at θ*.
+   *
+   * @internal
+   */
   gatherRows(rows: RowBuffer, indices: Int32Array, offset: number): void;
-  /** Bring the cache rows of positions [start, end) to the current θ* (after a re-centring). */
+  /**
+   * Bring the cache rows of positions [start, end) to the current θ* (after a re-centring).
+   *
+   * @internal
+   */
   refreshRows(rows: RowBuffer, range: { start: number; end: number }): void;
 }
 
