@@ -196,7 +196,7 @@ export function assertControlVariateModel(model: Model): HmcEcsModel {
     return model as DataModel;
   }
   throw new TypeError(
-    `HMC-ECS needs a GlmModel, an ExternalGlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), got ${
+    `HMC-ECS needs a GlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), or an ExternalGlmModel, got ${
       (model as object)?.constructor?.name ?? typeof model
     }`,
   );
