@@ -16,6 +16,8 @@ import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import { sample } from "../samplers/sample.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import { ExternalControlVariates, externalKernels } from "../subsampling/external_rows.ts";
+import { EXTERNAL_CHUNK_ROWS, subsetHessian } from "../subsampling/tuning.ts";
+import { glmDataFromArrays } from "../data/dataset.ts";
 
 /** A HIGGS-shaped logistic problem (d = 30) and two GLMs over the same data (separate counters). */
 function problem(n: number, storage: "f64" | "f32" = "f64") {
@@ -297,4 +299,35 @@ Deno.test("precomputed centring: bad input gives clear errors", () => {
   const copy = checkCentring(ok, 30);
   ok.gradSum[0] = 1;
   assert.equal(copy.gradSum[0], 0);
+});
+
+Deno.test("a subset Hessian larger than a chunk is read in chunks: the in-memory sum up to rounding", () => {
+  const n = 150000, d = 3, rng = new Rng(9);
+  const x = new Float64Array(n * d), y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x.set([1, rng.normal(), rng.normal()], i * d);
+    y[i] = rng.uniform() < 1 / (1 + Math.exp(-x[i * d + 1])) ? 1 : 0;
+  }
+  const data = glmDataFromArrays(loadCore(), x, y, { numCols: d });
+  const glm = new GlmModel(data, { family: "logistic" });
+  const { ext, reads } = counting(new GlmModel(data, { family: "logistic" }));
+  const theta = new Float64Array([0.1, 0.9, -0.2]);
+  for (const fraction of [0.9, 1]) {
+    reads.length = 0;
+    const a = subsetHessian(glm, new Rng(2), { theta, fraction });
+    const b = subsetHessian(ext, new Rng(2), { theta, fraction });
+    assert.equal(b.numSubsetRows, a.numSubsetRows);
+    for (let i = 0; i < d * d; i++) {
+      assert.ok(
+        Math.abs(b.hessian[i] - a.hessian[i]) <= 1e-12 * Math.abs(a.hessian[0]),
+        `fraction ${fraction} [${i}]: ${b.hessian[i]} vs ${a.hessian[i]}`,
+      );
+    }
+    // 0.9: three chunks read; 1: the model's own full-data pass, no rows read.
+    const want = fraction < 1
+      ? [EXTERNAL_CHUNK_ROWS, EXTERNAL_CHUNK_ROWS, 135000 - 2 * EXTERNAL_CHUNK_ROWS]
+      : [];
+    assert.deepEqual(reads, want);
+  }
+  assert.deepEqual(ext.cost, glm.cost);
 });
