@@ -11,6 +11,8 @@
  *                           (η*ₖ, ℓₖ*, aₖ, bₖ) from xₖ, yₖ and θ* with the kernel the
  *                           in-memory per-row cache is filled by (the same values,
  *                           bit for bit), so nothing of size n is ever allocated
+ *  externalSubsetHessianSum Σ_{k∈S}Hₖ(θ) over a random subset, read in chunks of
+ *                           EXTERNAL_CHUNK_ROWS rows (bounded memory at any n)
  * ```
  *
  * Cost: computing the cache rows of k gathered rows counts k log-likelihood
@@ -26,6 +28,7 @@ import type { Arena } from "../core/arena.ts";
 import { GlmKernels } from "../core/glm_kernels.ts";
 import { loadCore } from "../core/load.ts";
 import { LoadedRowBuffer, type RowBuffer } from "../core/row_buffer.ts";
+import type { Rng } from "../random/rng.ts";
 import type { ExternalGlmModel } from "../models/external_glm.ts";
 import {
   type RowRange,
@@ -301,6 +304,55 @@ export class ExternalControlVariates implements SubsampleControlVariates {
     this.model.cost.numLogLikRows += k;
     this.model.cost.numGradRows += k;
   }
+}
+
+/**
+ * Rows of an external GLM read at a time by `subsetHessian` (tuning.ts): larger
+ * subsets are read and summed in chunks of this many rows, so that local
+ * memory stays bounded (a 5 % subset of 10⁸ rows would otherwise be a
+ * 1.2 GB buffer at d = 30). Up to this size the rows are summed in one kernel
+ * call, exactly as an in-memory GLM's subset is.
+ */
+export const EXTERNAL_CHUNK_ROWS = 1 << 16;
+
+/**
+ * Σ_{k∈S} Hₖ(θ) of an external GLM for a random subset S of `sub` rows
+ * (drawn without replacement with `rng`), read in chunks of
+ * {@link EXTERNAL_CHUNK_ROWS} rows; all n rows are the model's own Hessian
+ * pass. Counted as `sub` gradient rows.
+ *
+ * @param model The external GLM.
+ * @param rng Generator for the subset.
+ * @param theta θ.
+ * @param sub Subset size ñ.
+ * @returns The unscaled sum (d × d).
+ */
+export function externalSubsetHessianSum(
+  model: ExternalGlmModel,
+  rng: Rng,
+  theta: Float64Array,
+  sub: number,
+): Float64Array {
+  const d = model.dim, out = new Float64Array(d * d);
+  if (sub === model.numRows) {
+    model.logLikelihoodHessian(theta, out); // the model counts its pass
+    return out;
+  }
+  const indices = rng.sampleWithoutReplacement(model.numRows, sub);
+  const kernels = externalKernels(model).kernels, part = new Float64Array(d * d);
+  const rows = new LoadedRowBuffer(externalKernels(model).arena, model, EXTERNAL_CHUNK_ROWS);
+  try {
+    for (let start = 0; start < sub; start += EXTERNAL_CHUNK_ROWS) {
+      const end = Math.min(sub, start + EXTERNAL_CHUNK_ROWS);
+      loadExternalRows(model, indices.subarray(start, end), { rows, offset: 0 });
+      kernels.hessian(rows, theta, { out: part, range: { start: 0, end: end - start } });
+      for (let i = 0; i < d * d; i++) out[i] += part[i];
+    }
+  } finally {
+    rows.dispose();
+  }
+  model.cost.numGradRows += sub;
+  return out;
 }
 
 function _loaded(rows: RowBuffer): LoadedRowBuffer {

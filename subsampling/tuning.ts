@@ -50,12 +50,17 @@
  * @module
  */
 import type { GlmKernels } from "../core/glm_kernels.ts";
-import { LoadedRowBuffer, type RowBuffer } from "../core/row_buffer.ts";
+import type { RowBuffer } from "../core/row_buffer.ts";
 import { type ExternalGlmModel, isExternalGlm } from "../models/external_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { Rng } from "../random/rng.ts";
 import type { SubsampleControlVariates } from "./control_variates.ts";
-import { externalKernels, loadExternalRows } from "./external_rows.ts";
+import {
+  EXTERNAL_CHUNK_ROWS,
+  externalKernels,
+  externalSubsetHessianSum,
+  loadExternalRows,
+} from "./external_rows.ts";
 import { GatheredRows } from "./gathered_rows.ts";
 
 /** Options of {@link subsetMap}. */
@@ -241,7 +246,7 @@ export function subsetHessian(
   const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
   const hessian = new Float64Array(d * d);
   if (isExternalGlm(model) && sub > EXTERNAL_CHUNK_ROWS) {
-    const hv = _externalSubsetHessian(model, rng, options.theta, sub);
+    const hv = externalSubsetHessianSum(model, rng, options.theta, sub);
     const scale = n / sub;
     for (let i = 0; i < d * d; i++) hessian[i] = scale * hv[i];
     return { hessian, numSubsetRows: sub };
@@ -581,47 +586,6 @@ function _choleskySolve(l: Float64Array, b: Float64Array): Float64Array {
     y[i] /= l[i * d + i];
   }
   return _solveUpper(l, y);
-}
-
-/**
- * Rows of an external GLM read at a time by {@link subsetHessian}: larger
- * subsets are read and summed in chunks of this many rows, so that local
- * memory stays bounded (a 5 % subset of 10⁸ rows would otherwise be a
- * 1.2 GB buffer at d = 30). Up to this size the rows are summed in one kernel
- * call, exactly as an in-memory GLM's subset is.
- */
-export const EXTERNAL_CHUNK_ROWS = 1 << 16;
-
-/**
- * Σ_{k∈S} Hₖ(θ) of an external GLM for a random subset of `sub` rows, read
- * in chunks (all n rows: the model's own Hessian pass). Counted.
- */
-function _externalSubsetHessian(
-  model: ExternalGlmModel,
-  rng: Rng,
-  theta: Float64Array,
-  sub: number,
-): Float64Array {
-  const d = model.dim, out = new Float64Array(d * d);
-  if (sub === model.numRows) {
-    model.logLikelihoodHessian(theta, out); // the model counts its pass
-    return out;
-  }
-  const indices = rng.sampleWithoutReplacement(model.numRows, sub);
-  const kernels = externalKernels(model).kernels, part = new Float64Array(d * d);
-  const rows = new LoadedRowBuffer(externalKernels(model).arena, model, EXTERNAL_CHUNK_ROWS);
-  try {
-    for (let start = 0; start < sub; start += EXTERNAL_CHUNK_ROWS) {
-      const end = Math.min(sub, start + EXTERNAL_CHUNK_ROWS);
-      loadExternalRows(model, indices.subarray(start, end), { rows, offset: 0 });
-      kernels.hessian(rows, theta, { out: part, range: { start: 0, end: end - start } });
-      for (let i = 0; i < d * d; i++) out[i] += part[i];
-    }
-  } finally {
-    rows.dispose();
-  }
-  model.cost.numGradRows += sub;
-  return out;
 }
 
 /** The subset's rows in a buffer the model's kernels read: gathered, or read from outside. */

@@ -15,8 +15,12 @@ import { createProxy } from "../samplers/hmc_ecs/proxy.ts";
 import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import { sample } from "../samplers/sample.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
-import { ExternalControlVariates, externalKernels } from "../subsampling/external_rows.ts";
-import { EXTERNAL_CHUNK_ROWS, subsetHessian } from "../subsampling/tuning.ts";
+import {
+  EXTERNAL_CHUNK_ROWS,
+  ExternalControlVariates,
+  externalKernels,
+} from "../subsampling/external_rows.ts";
+import { subsetHessian } from "../subsampling/tuning.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 
 /** A HIGGS-shaped logistic problem (d = 30) and two GLMs over the same data (separate counters). */
