@@ -403,36 +403,60 @@ export class GlmKernels {
 
   /**
    * The cache rows (η*, ℓ*, a, b) of positions [start, end) of a row buffer,
-   * computed from the buffer's own x and y at θ* — the rows a full-data
-   * {@link GlmKernels.prepareControlVariates} would give them (the same
-   * per-row arithmetic), for rows loaded from a data set that lives elsewhere.
+   * computed from the buffer's own x and y at θ* — bit for bit the rows
+   * {@link GlmKernels.prepareControlVariates} gives them over the full data
+   * set of `numRows` rows, for rows loaded from a data set that lives
+   * elsewhere.
    *
-   * @param rows The buffer (its x, y at those positions already written).
+   * The prepare kernel evaluates rows in pairs and a last odd row alone, and
+   * the two can differ in the last bit (a fused multiply-add in the pair's
+   * vector lanes, a plain one alone, when d is odd). A full-data pass takes
+   * every row in a pair except row n − 1 of an odd n, so here too: an odd
+   * range is completed by one neighbouring position (recomputed at the same
+   * θ*, so unchanged), and data row n − 1 of an odd n is redone alone.
+   *
+   * @param rows The buffer (its x, y and indices at those positions written).
    * @param thetaStar θ* (length d).
-   * @param range Positions (default: the whole buffer).
+   * @param range Positions (default: the whole buffer) and n, the full data
+   *   set's number of rows.
    * @returns Nothing.
    */
   prepareGatheredControlVariates(
     rows: RowBuffer,
     thetaStar: Float64Array,
-    range: PositionRange = {},
+    range: PositionRange & { numRows: number },
   ): void {
     if (this.#ext !== null) throw this.#noCompact("the compact control-variate cache");
     const { start, end } = _positions(range, rows.capacity);
     if (end === start) return;
-    const src = this.#source(rows), b = rowBufferBlocks(rows);
-    const t = this.#writeTheta(thetaStar);
-    this.#core.cvPrepareRange(
-      this.#code,
-      this.familyParam,
-      src.x,
-      src.y,
-      this.dim,
-      start,
-      end,
-      t,
-      b.cv + start * CV_STRIDE * 8,
-    );
+    const n = range.numRows, cap = rows.capacity;
+    const prep = (from: number, to: number) => {
+      const src = this.#source(rows), b = rowBufferBlocks(rows);
+      const t = this.#writeTheta(thetaStar);
+      this.#core.cvPrepareRange(
+        this.#code,
+        this.familyParam,
+        src.x,
+        src.y,
+        this.dim,
+        from,
+        to,
+        t,
+        b.cv + from * CV_STRIDE * 8,
+      );
+    };
+    let lo = start, hi = end;
+    if ((end - start) % 2 === 0) prep(start, end);
+    else if (end - start >= 3) {
+      prep(start, end - 1);
+      prep(end - 2, end);
+    } else if (start > 0) prep(--lo, end);
+    else if (end < cap) prep(start, ++hi);
+    else prep(start, end); // a one-row buffer: no partner to pair with
+    if (n % 2 === 1 && hi - lo > 1) {
+      const idx = rows.indices;
+      for (let p = lo; p < hi; p++) if (idx[p] === n - 1) prep(p, p + 1);
+    }
   }
 
   #cvPass(

@@ -196,9 +196,15 @@ export class ExternalControlVariates implements SubsampleControlVariates {
     this.hessSum = new Float64Array(this.dim * this.dim);
     this.#delta = new Float64Array(this.dim);
     if (options.sums !== undefined) {
+      const { llStarSum, gradSum, hessSum } = options.sums;
       _checkVector(thetaStar, this.dim, "thetaStar");
+      _checkVector(gradSum, this.dim, "gradSum");
+      _checkVector(hessSum, this.dim * this.dim, "hessSum");
+      if (!Number.isFinite(llStarSum)) {
+        throw new RangeError(`llStarSum must be a finite number, got ${llStarSum}`);
+      }
       this.thetaStar.set(thetaStar);
-      this.llStarSum = options.sums.llStarSum;
+      this.llStarSum = llStarSum;
       this.gradSum.set(options.sums.gradSum);
       this.hessSum.set(options.sums.hessSum);
       this.version++;
@@ -298,7 +304,11 @@ export class ExternalControlVariates implements SubsampleControlVariates {
 
   #prepare(rows: RowBuffer, start: number, end: number): void {
     if (end <= start) return;
-    this.#kernels.prepareGatheredControlVariates(rows, this.thetaStar, { start, end });
+    this.#kernels.prepareGatheredControlVariates(rows, this.thetaStar, {
+      start,
+      end,
+      numRows: this.numRows,
+    });
     const k = end - start;
     this.numCacheRows += k;
     this.model.cost.numLogLikRows += k;
