@@ -92,8 +92,10 @@ export { type HmcSamplerOptions, runHmc, type RunHmcOptions } from "./samplers/r
 export type { HessianFn } from "./samplers/mass_matrix_adaptation.ts";
 export { runRwmh, type RunRwmhOptions, type RwmhSamplerOptions } from "./samplers/run_rwmh.ts";
 export {
+  type CentringSums,
   type HmcEcsOptions,
   type HmcEcsVariant,
+  type PrecomputedCentring,
   runHmcEcs,
   type RunHmcEcsOptions,
 } from "./samplers/hmc_ecs/mod.ts";
@@ -162,6 +164,8 @@ export {
   type GlmOptions,
 } from "./models/glm.ts";
 export { ThreadedGlmModel, type ThreadedGlmOptions } from "./models/threaded_glm.ts";
+export { type ExternalGlmModel, isExternalGlm } from "./models/external_glm.ts";
+export { externalFromGlm } from "./models/in_memory_external.ts";
 export {
   type GaussianTarget,
   gaussianTarget,
@@ -265,7 +269,12 @@ export {
   minibatchGradient,
   type MinibatchOptions,
 } from "./subsampling/gradient_estimators.ts";
-export type { ControlVariates, TaylorOrder } from "./subsampling/control_variates.ts";
+export type {
+  ControlVariates,
+  RowRange,
+  SubsampleControlVariates,
+  TaylorOrder,
+} from "./subsampling/control_variates.ts";
 export type { CovarianceKind } from "./subsampling/gradient_covariance.ts";
 export { subsetMap, type SubsetMapOptions, type SubsetMapResult } from "./subsampling/tuning.ts";
 export {

@@ -340,12 +340,136 @@ export class GlmKernels {
     options: { cache: ControlVariateCache; gradSum: Float64Array; chunkRows?: number },
   ): number {
     if (this.#ext !== null) throw this.#noCompact("the compact control-variate cache");
-    const d = this.dim, n = data.numRows, core = this.#core, a = this.arena;
+    const n = data.numRows;
     if (options.cache.numRows !== n) {
       throw new RangeError(`the cache has ${options.cache.numRows} rows, the data ${n}`);
     }
+    const cache = pointerOf(options.cache);
+    return this.#cvPass(data, thetaStar, {
+      gradSum: options.gradSum,
+      chunkRows: options.chunkRows,
+      cacheAt: (start) => cache + start * CV_STRIDE * 8,
+    });
+  }
+
+  /**
+   * S = Σℓᵢ(θ*) and A = Σᵢ ℓ'(η*ᵢ)xᵢ in one full-data pass with no per-row
+   * cache kept: the same kernels, chunks and summation order as
+   * {@link GlmKernels.prepareControlVariates} (so the same S and A, bit for
+   * bit), in O(chunkRows) scratch.
+   *
+   * @param data The full data set (f64 or f32 X, read in place).
+   * @param thetaStar θ* (length d).
+   * @param options `gradSum` output (length d), `chunkRows` (default 65536).
+   * @returns S.
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { loadCore } from "./load.ts";
+   * import { GlmKernels } from "./glm_kernels.ts";
+   * import { ControlVariateCache } from "./row_buffer.ts";
+   * const arena = loadCore({ backend: "reference" });
+   * const x = arena.allocF64(6), y = arena.allocF64(3);
+   * arena.writeF64(x, [1, 0.5, 1, -1, 1, 2]);
+   * arena.writeF64(y, [1, 0, 1]);
+   * const data = { arena, x, y, numRows: 3, numCols: 2, storage: "f64" as const };
+   * const k = new GlmKernels(arena, { family: "logistic", dim: 2 });
+   * const theta = new Float64Array([0.2, -0.1]), a1 = new Float64Array(2), a2 = new Float64Array(2);
+   * const cache = new ControlVariateCache(arena, 3);
+   * const s1 = k.prepareControlVariates(data, theta, { cache, gradSum: a1 });
+   * const s2 = k.controlVariateSums(data, theta, { gradSum: a2, chunkRows: 2 });
+   * assert.equal(s2, s1);
+   * assert.deepEqual(a2, a1);
+   * ```
+   */
+  controlVariateSums(
+    data: StoredGlmData,
+    thetaStar: Float64Array,
+    options: { gradSum: Float64Array; chunkRows?: number },
+  ): number {
+    if (this.#ext !== null) throw this.#noCompact("the compact control-variate sums");
+    const chunk = Math.max(1, Math.min(options.chunkRows ?? 65536, data.numRows));
+    const scratch = this.arena.allocF64(chunk * CV_STRIDE);
+    try {
+      return this.#cvPass(data, thetaStar, {
+        gradSum: options.gradSum,
+        chunkRows: chunk,
+        cacheAt: () => scratch,
+      });
+    } finally {
+      this.arena.free(scratch);
+    }
+  }
+
+  /**
+   * The cache rows (η*, ℓ*, a, b) of positions [start, end) of a row buffer,
+   * computed from the buffer's own x and y at θ* — bit for bit the rows
+   * {@link GlmKernels.prepareControlVariates} gives them over the full data
+   * set of `numRows` rows, for rows loaded from a data set that lives
+   * elsewhere.
+   *
+   * The prepare kernel evaluates rows in pairs and a last odd row alone, and
+   * the two can differ in the last bit (a fused multiply-add in the pair's
+   * vector lanes, a plain one alone, when d is odd). A full-data pass takes
+   * every row in a pair except row n − 1 of an odd n, so here too: an odd
+   * range is completed by one neighbouring position (recomputed at the same
+   * θ*, so unchanged), and data row n − 1 of an odd n is redone alone.
+   *
+   * @param rows The buffer (its x, y and indices at those positions written).
+   * @param thetaStar θ* (length d).
+   * @param range Positions (default: the whole buffer) and n, the full data
+   *   set's number of rows.
+   * @returns Nothing.
+   */
+  prepareGatheredControlVariates(
+    rows: RowBuffer,
+    thetaStar: Float64Array,
+    range: PositionRange & { numRows: number },
+  ): void {
+    if (this.#ext !== null) throw this.#noCompact("the compact control-variate cache");
+    const { start, end } = _positions(range, rows.capacity);
+    if (end === start) return;
+    const n = range.numRows, cap = rows.capacity;
+    const prep = (from: number, to: number) => {
+      const src = this.#source(rows), b = rowBufferBlocks(rows);
+      const t = this.#writeTheta(thetaStar);
+      this.#core.cvPrepareRange(
+        this.#code,
+        this.familyParam,
+        src.x,
+        src.y,
+        this.dim,
+        from,
+        to,
+        t,
+        b.cv + from * CV_STRIDE * 8,
+      );
+    };
+    let lo = start, hi = end;
+    if ((end - start) % 2 === 0) prep(start, end);
+    else if (end - start >= 3) {
+      prep(start, end - 1);
+      prep(end - 2, end);
+    } else if (start > 0) prep(--lo, end);
+    else if (end < cap) prep(start, ++hi);
+    else prep(start, end); // a one-row buffer: no partner to pair with
+    if (n % 2 === 1 && hi - lo > 1) {
+      const idx = rows.indices;
+      for (let p = lo; p < hi; p++) if (idx[p] === n - 1) prep(p, p + 1);
+    }
+  }
+
+  #cvPass(
+    data: StoredGlmData,
+    thetaStar: Float64Array,
+    options: { gradSum: Float64Array; chunkRows?: number; cacheAt: (start: number) => number },
+  ): number {
+    const d = this.dim, n = data.numRows, core = this.#core, a = this.arena;
+    if (options.gradSum.length !== d) {
+      throw new RangeError(`gradSum must have length ${d}, got ${options.gradSum.length}`);
+    }
     const chunk = Math.min(options.chunkRows ?? 65536, n);
-    const src = this.#source(data), cache = pointerOf(options.cache);
+    const src = this.#source(data);
     const w = this.#rowScratch(this.#rows, chunk);
     const vec = pointerOf(this.#vec);
     this.#vec.view(0, d).fill(0);
@@ -355,7 +479,7 @@ export class GlmKernels {
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk), k = end - start;
       const t = this.#writeTheta(thetaStar);
-      const cvp = cache + start * CV_STRIDE * 8;
+      const cvp = options.cacheAt(start);
       prep(this.#code, this.familyParam, src.x, src.y, d, start, end, t, cvp);
       const c = a.f64(cvp, k * CV_STRIDE), wv = a.f64(w, k);
       for (let i = 0; i < k; i++) {

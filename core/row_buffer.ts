@@ -408,6 +408,112 @@ export class RowBuffer {
   }
 }
 
+/**
+ * A row buffer for a data set that does not live in the arena (sharded
+ * workers, a file, a database): rows are written into it by a reader
+ * ({@link LoadedRowBuffer.load}) instead of gathered by the core, and their
+ * control-variate cache rows are computed in place
+ * (`GlmKernels.prepareGatheredControlVariates`) instead of gathered from a
+ * per-row cache. Everything else (moves, views, kernels) is a
+ * {@link RowBuffer}'s.
+ *
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { Arena } from "./arena.ts";
+ * import { LoadedRowBuffer } from "./row_buffer.ts";
+ * const rows = new LoadedRowBuffer(new Arena(), { numRows: 100, numCols: 2 }, 4);
+ * rows.load(new Int32Array([7, 3]), 1, (idx, x, y) => {
+ *   for (let i = 0; i < idx.length; i++) {
+ *     x.set([idx[i], -idx[i]], 2 * i);
+ *     y[i] = idx[i] % 2;
+ *   }
+ * });
+ * assert.deepEqual(Array.from(rows.rowValues(1, 3)), [7, -7, 3, -3]);
+ * assert.deepEqual(Array.from(rows.indices.subarray(0, 3)), [-1, 7, 3]);
+ * rows.dispose();
+ * ```
+ */
+export class LoadedRowBuffer extends RowBuffer {
+  /**
+   * Allocate an empty buffer for `capacity` rows of an n × d data set held elsewhere.
+   *
+   * @param arena The arena to hold the buffer.
+   * @param shape n (for index checks) and d.
+   * @param capacity Initial number of rows.
+   */
+  constructor(arena: Arena, shape: { numRows: number; numCols: number }, capacity: number) {
+    const { numRows, numCols } = shape;
+    if (!Number.isInteger(numRows) || numRows < 1) {
+      throw new RangeError(`numRows must be a positive integer, got ${numRows}`);
+    }
+    if (!Number.isInteger(numCols) || numCols < 1) {
+      throw new RangeError(`numCols must be a positive integer, got ${numCols}`);
+    }
+    // No data in the arena: x and y are never read (gather is refused).
+    super({ arena, x: 0, y: 0, numRows, numCols, storage: "f64" }, capacity);
+  }
+
+  /**
+   * Refused: the data set is not in the arena; use {@link LoadedRowBuffer.load}.
+   *
+   * @returns Never.
+   */
+  override gather(): void {
+    throw new TypeError("a LoadedRowBuffer's rows live outside the arena: load() them");
+  }
+
+  /**
+   * Refused: there is no per-row cache to gather from; recompute the cache
+   * rows of the positions instead.
+   *
+   * @returns Never.
+   */
+  override regatherCache(): void {
+    throw new TypeError(
+      "a LoadedRowBuffer has no per-row cache to gather from: recompute its cache rows",
+    );
+  }
+
+  /**
+   * Write data rows `rows` into positions `[offset, offset + rows.length)`:
+   * `read(rows, x, y)` fills `x` (rows.length × d, row-major) and `y`
+   * (rows.length), views of the buffer's own memory. The positions' cache
+   * rows are left as they were.
+   *
+   * @param rows Data-row indices in [0, n).
+   * @param offset First position written.
+   * @param read Fills the rows' values (must not grow this arena's memory).
+   * @returns Nothing.
+   */
+  load(
+    rows: Int32Array,
+    offset: number,
+    read: (rows: Int32Array, x: Float64Array, y: Float64Array) => void,
+  ): void {
+    const k = rows.length, n = this.data.numRows, d = this.dim;
+    if (!Number.isInteger(offset) || offset < 0 || offset + k > this.capacity) {
+      throw new RangeError(
+        `load of ${k} rows at offset ${offset} exceeds the capacity ${this.capacity}`,
+      );
+    }
+    for (let i = 0; i < k; i++) {
+      const r = rows[i];
+      if (!(Number.isInteger(r) && r >= 0 && r < n)) {
+        throw new RangeError(`row index ${r} at position ${i} is outside [0, ${n - 1}]`);
+      }
+    }
+    if (k === 0) return;
+    const b = rowBufferBlocks(this), a = this.arena;
+    const x = a.f64(b.x + offset * d * 8, k * d), y = a.f64(b.y + offset * 8, k);
+    read(rows, x, y);
+    if (x.length !== k * d || y.length !== k) {
+      throw new RangeError("the reader grew the buffer's memory, so its rows were lost");
+    }
+    this.indices.set(rows, offset);
+  }
+}
+
 function _free(a: Arena, b: RowBufferBlocks): void {
   for (const p of [b.x, b.y, b.cv, b.diff, b.r, b.w, b.idx]) a.free(p);
 }

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import type { ControlVariates } from "./control_variates.ts";
+import type { SubsampleControlVariates } from "./control_variates.ts";
 import type { PoissonSubsample, ProductProposal } from "./subsample_state.ts";
 
 /** log|L̂ₘ| and the sign of L̂ₘ. */
@@ -103,7 +103,7 @@ export class BlockPoissonEstimator {
   /** The subsample. */
   readonly subsample: PoissonSubsample;
   /** The control variates. */
-  readonly cv: ControlVariates;
+  readonly cv: SubsampleControlVariates;
   /** The lower-bound parameter a (may be changed between iterations, e.g. by tuning). */
   lowerBound: number;
   /** d̂ per active slot of the latest {@link evaluate} (valid in [0, S) at its θ). */

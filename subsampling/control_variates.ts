@@ -32,7 +32,7 @@
  * @module
  */
 import type { GlmKernels } from "../core/glm_kernels.ts";
-import { ControlVariateCache } from "../core/row_buffer.ts";
+import { ControlVariateCache, type RowBuffer } from "../core/row_buffer.ts";
 import type { GlmModel } from "../models/glm.ts";
 import { GatheredRows } from "./gathered_rows.ts";
 
@@ -63,6 +63,111 @@ export interface RowRange {
 }
 
 /**
+ * What a gathered subsample needs of GLM control variates around θ*: the
+ * O(d²) sums, the per-row differences over a row buffer, and rows placed in
+ * a buffer together with their cache rows (η*ₖ, ℓₖ*, aₖ, bₖ). Implemented by
+ * {@link ControlVariates} (cache rows gathered from a per-row cache of all n
+ * rows) and by the external GLM's control variates (rows read by index,
+ * cache rows computed where they land; no memory of size n).
+ */
+export interface SubsampleControlVariates {
+  /** Taylor order of qₖ. */
+  readonly order: TaylorOrder;
+  /** Dimension d. */
+  readonly dim: number;
+  /** Number of data rows n. */
+  readonly numRows: number;
+  /** The current expansion point θ* (do not mutate). */
+  readonly thetaStar: Float64Array;
+  /** S = Σₖ ℓₖ(θ*). */
+  readonly llStarSum: number;
+  /** A = Σₖ ∇ℓₖ(θ*). */
+  readonly gradSum: Float64Array;
+  /** B = Σₖ Hₖ(θ*). */
+  readonly hessSum: Float64Array;
+  /** Incremented at every centring. */
+  readonly version: number;
+  /** Σₖ qₖ(θ) in O(d²). */
+  sum(theta: Float64Array): number;
+  /** Σₖ qₖ(θ) and, with `grad`, its gradient A + Bδ. */
+  sumAndGradient(theta: Float64Array, grad?: Float64Array): number;
+  /**
+   * dₖ and rₖ over positions of a buffer (see {@link ControlVariates.differences}).
+   *
+   * @internal
+   */
+  differences(
+    rows: RowBuffer,
+    theta: Float64Array,
+    options?: RowRange & { derivative?: boolean },
+  ): number;
+  /**
+   * Σₖ wₖxₖ over positions of a buffer.
+   *
+   * @internal
+   */
+  weightedRowSum(rows: RowBuffer, out: Float64Array, range?: RowRange): Float64Array;
+  /**
+   * An empty buffer for `capacity` rows (the caller disposes it).
+   *
+   * @internal
+   */
+  createRows(capacity: number): RowBuffer;
+  /**
+   * Place data rows `indices` at `offset` of a buffer, with their cache rows at θ*.
+   *
+   * @internal
+   */
+  gatherRows(rows: RowBuffer, indices: Int32Array, offset: number): void;
+  /**
+   * Bring the cache rows of positions [start, end) to the current θ* (after a re-centring).
+   *
+   * @internal
+   */
+  refreshRows(rows: RowBuffer, range: { start: number; end: number }): void;
+}
+
+/**
+ * Σₖ qₖ(θ) = S + Aᵀδ + ½δᵀBδ and its gradient A + Bδ (δ = θ − θ*), by
+ * order: the O(d²) part every control-variate implementation shares.
+ *
+ * @param cv θ*, S, A, B and the order.
+ * @param theta Position (length d).
+ * @param delta Scratch (length d).
+ * @param grad Optional output (length d, overwritten).
+ * @returns Σₖ qₖ(θ).
+ * @internal
+ */
+export function taylorSum(
+  cv: Pick<
+    SubsampleControlVariates,
+    "order" | "dim" | "thetaStar" | "llStarSum" | "gradSum" | "hessSum"
+  >,
+  theta: Float64Array,
+  delta: Float64Array,
+  grad?: Float64Array,
+): number {
+  const d = cv.dim, A = cv.gradSum, B = cv.hessSum;
+  _checkTheta(theta, d, "theta");
+  for (let j = 0; j < d; j++) delta[j] = theta[j] - cv.thetaStar[j];
+  let v = cv.llStarSum;
+  if (grad) grad.fill(0, 0, d);
+  if (cv.order === 0) return v;
+  for (let j = 0; j < d; j++) v += A[j] * delta[j];
+  if (grad) grad.set(A);
+  if (cv.order === 1) return v;
+  let quad = 0;
+  for (let i = 0; i < d; i++) {
+    let bi = 0;
+    const row = i * d;
+    for (let j = 0; j < d; j++) bi += B[row + j] * delta[j];
+    quad += delta[i] * bi;
+    if (grad) grad[i] += bi;
+  }
+  return v + 0.5 * quad;
+}
+
+/**
  * Control variates of Taylor order 0, 1 or 2 around θ* for a {@link GlmModel},
  * with the full-data sums and the per-row cache in the model's arena.
  *
@@ -84,7 +189,7 @@ export interface RowRange {
  * if (Math.abs(sumD - exact) > 1e-12) throw new Error("mismatch");
  * ```
  */
-export class ControlVariates {
+export class ControlVariates implements SubsampleControlVariates {
   /** The model whose data and cost counter are used. */
   readonly model: GlmModel;
   /** Taylor order of qₖ. */
@@ -198,24 +303,43 @@ export class ControlVariates {
    * @returns Σₖ qₖ(θ).
    */
   sumAndGradient(theta: Float64Array, grad?: Float64Array): number {
-    const d = this.dim, delta = this.#delta, A = this.gradSum, B = this.hessSum;
-    _checkTheta(theta, d, "theta");
-    for (let j = 0; j < d; j++) delta[j] = theta[j] - this.thetaStar[j];
-    let v = this.llStarSum;
-    if (grad) grad.fill(0, 0, d);
-    if (this.order === 0) return v;
-    for (let j = 0; j < d; j++) v += A[j] * delta[j];
-    if (grad) grad.set(A);
-    if (this.order === 1) return v;
-    let quad = 0;
-    for (let i = 0; i < d; i++) {
-      let bi = 0;
-      const row = i * d;
-      for (let j = 0; j < d; j++) bi += B[row + j] * delta[j];
-      quad += delta[i] * bi;
-      if (grad) grad[i] += bi;
-    }
-    return v + 0.5 * quad;
+    return taylorSum(this, theta, this.#delta, grad);
+  }
+
+  /**
+   * An empty buffer over the model's data for `capacity` rows.
+   *
+   * @param capacity Rows.
+   * @returns The buffer (the caller disposes it).
+   * @internal
+   */
+  createRows(capacity: number): GatheredRows {
+    return new GatheredRows(this.model.data, capacity);
+  }
+
+  /**
+   * Gather data rows and their cache rows into a buffer.
+   *
+   * @param rows A buffer from {@link createRows}.
+   * @param indices Data-row indices.
+   * @param offset First position written.
+   * @returns Nothing.
+   * @internal
+   */
+  gatherRows(rows: RowBuffer, indices: Int32Array, offset: number): void {
+    rows.gather(indices, offset, this.cache);
+  }
+
+  /**
+   * Re-gather the cache rows of positions [start, end) from the per-row cache.
+   *
+   * @param rows A buffer from {@link createRows}.
+   * @param range Positions.
+   * @returns Nothing.
+   * @internal
+   */
+  refreshRows(rows: RowBuffer, range: { start: number; end: number }): void {
+    rows.regatherCache(this.cache, range);
   }
 
   /**
@@ -231,7 +355,7 @@ export class ControlVariates {
    * @internal
    */
   differences(
-    rows: GatheredRows,
+    rows: RowBuffer,
     theta: Float64Array,
     options: RowRange & { derivative?: boolean } = {},
   ): number {
@@ -267,7 +391,7 @@ export class ControlVariates {
    * @returns `out`.
    * @internal
    */
-  weightedRowSum(rows: GatheredRows, out: Float64Array, range: RowRange = {}): Float64Array {
+  weightedRowSum(rows: RowBuffer, out: Float64Array, range: RowRange = {}): Float64Array {
     return this.#kernels.weightedRowSum(rows, out, range);
   }
 

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { ControlVariates } from "./control_variates.ts";
+import type { SubsampleControlVariates } from "./control_variates.ts";
 import type { BlockProposal, BlockSubsample } from "./subsample_state.ts";
 
 /** The three numbers of a difference-estimator evaluation. */
@@ -111,7 +111,7 @@ export class DifferenceEstimator {
   /** The subsample. */
   readonly subsample: BlockSubsample;
   /** The control variates. */
-  readonly cv: ControlVariates;
+  readonly cv: SubsampleControlVariates;
   /** dᵢ of the latest {@link evaluate} (length m; valid at its θ). */
   readonly lastDiffs: Float64Array;
   readonly #qGrad: Float64Array;

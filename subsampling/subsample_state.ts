@@ -29,8 +29,8 @@
  * @module
  */
 import type { Rng } from "../random/rng.ts";
-import type { ControlVariates } from "./control_variates.ts";
-import { GatheredRows } from "./gathered_rows.ts";
+import type { RowBuffer } from "../core/row_buffer.ts";
+import type { SubsampleControlVariates } from "./control_variates.ts";
 
 /** Options of {@link BlockSubsample}. */
 export interface BlockSubsampleOptions {
@@ -77,9 +77,9 @@ export interface BlockProposal {
  */
 export class BlockSubsample {
   /** The control variates whose cache rows are gathered. */
-  readonly cv: ControlVariates;
+  readonly cv: SubsampleControlVariates;
   /** The gathered rows (positions [0, m) plus the spare area). */
-  readonly rows: GatheredRows;
+  readonly rows: RowBuffer;
   /** Subsample size m. */
   readonly subsampleSize: number;
   /** Number of blocks G. */
@@ -98,7 +98,7 @@ export class BlockSubsample {
    * @param rng Generator for the initial draw.
    * @param options Subsample size m and number of blocks G.
    */
-  constructor(cv: ControlVariates, rng: Rng, options: BlockSubsampleOptions) {
+  constructor(cv: SubsampleControlVariates, rng: Rng, options: BlockSubsampleOptions) {
     const m = options.subsampleSize;
     if (!Number.isInteger(m) || m < 2) {
       throw new RangeError(`subsampleSize must be an integer ≥ 2, got ${m}`);
@@ -116,8 +116,8 @@ export class BlockSubsample {
     let mx = 0;
     for (let g = 0; g < G; g++) mx = Math.max(mx, this.blockStart[g + 1] - this.blockStart[g]);
     this.#maxBlock = mx;
-    this.rows = new GatheredRows(cv.model.data, m + mx);
-    this.rows.gather(rng.sampleWithReplacement(cv.numRows, m), 0, cv.cache);
+    this.rows = cv.createRows(m + mx);
+    cv.gatherRows(this.rows, rng.sampleWithReplacement(cv.numRows, m), 0);
     this.#version = cv.version;
   }
 
@@ -148,7 +148,7 @@ export class BlockSubsample {
     const size = this.blockStart[g + 1] - this.blockStart[g];
     const indices = rng.sampleWithReplacement(this.cv.numRows, size);
     const start = this.subsampleSize;
-    this.rows.gather(indices, start, this.cv.cache);
+    this.cv.gatherRows(this.rows, indices, start);
     return { block: g, start, end: start + size, indices };
   }
 
@@ -181,7 +181,7 @@ export class BlockSubsample {
    */
   sync(): boolean {
     if (this.#version === this.cv.version) return false;
-    this.rows.regatherCache(this.cv.cache, { start: 0, end: this.subsampleSize });
+    this.cv.refreshRows(this.rows, { start: 0, end: this.subsampleSize });
     this.#version = this.cv.version;
     return true;
   }
@@ -251,9 +251,9 @@ export interface ProductProposal {
  */
 export class PoissonSubsample {
   /** The control variates whose cache rows are gathered. */
-  readonly cv: ControlVariates;
+  readonly cv: SubsampleControlVariates;
   /** The gathered rows: S·m active positions, then spare slots. */
-  readonly rows: GatheredRows;
+  readonly rows: RowBuffer;
   /** Mini-batch size m. */
   readonly batchSize: number;
   /** Number of products λ. */
@@ -277,7 +277,7 @@ export class PoissonSubsample {
    * @param rng Generator.
    * @param options m, λ, κ.
    */
-  constructor(cv: ControlVariates, rng: Rng, options: PoissonSubsampleOptions) {
+  constructor(cv: SubsampleControlVariates, rng: Rng, options: PoissonSubsampleOptions) {
     const m = options.batchSize ?? 30, lam = options.numProducts, k = options.numRefreshed ?? 1;
     if (!Number.isInteger(m) || m < 1) {
       throw new RangeError(`batchSize must be a positive integer, got ${m}`);
@@ -301,8 +301,8 @@ export class PoissonSubsample {
     }
     this.numSlots = S;
     const spare = k + 8 * Math.ceil(Math.sqrt(k)) + 8;
-    this.rows = new GatheredRows(cv.model.data, (S + spare) * m);
-    if (S > 0) this.rows.gather(rng.sampleWithReplacement(cv.numRows, S * m), 0, cv.cache);
+    this.rows = cv.createRows((S + spare) * m);
+    if (S > 0) cv.gatherRows(this.rows, rng.sampleWithReplacement(cv.numRows, S * m), 0);
     this.#version = cv.version;
   }
 
@@ -342,7 +342,7 @@ export class PoissonSubsample {
     const start = this.numSlots * m;
     this.rows.ensureCapacity(start + P * m);
     if (P > 0) {
-      this.rows.gather(rng.sampleWithReplacement(this.cv.numRows, P * m), start, this.cv.cache);
+      this.cv.gatherRows(this.rows, rng.sampleWithReplacement(this.cv.numRows, P * m), start);
     }
     return { products, chi, start, numSlots: P, slotProduct };
   }
@@ -415,7 +415,7 @@ export class PoissonSubsample {
   sync(): boolean {
     if (this.#version === this.cv.version) return false;
     if (this.numSlots > 0) {
-      this.rows.regatherCache(this.cv.cache, { start: 0, end: this.numSlots * this.batchSize });
+      this.cv.refreshRows(this.rows, { start: 0, end: this.numSlots * this.batchSize });
     }
     this.#version = this.cv.version;
     return true;

@@ -49,9 +49,18 @@
  *
  * @module
  */
+import type { GlmKernels } from "../core/glm_kernels.ts";
+import type { RowBuffer } from "../core/row_buffer.ts";
+import { type ExternalGlmModel, isExternalGlm } from "../models/external_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { Rng } from "../random/rng.ts";
-import type { ControlVariates } from "./control_variates.ts";
+import type { SubsampleControlVariates } from "./control_variates.ts";
+import {
+  EXTERNAL_CHUNK_ROWS,
+  externalKernels,
+  externalSubsetHessianSum,
+  loadExternalRows,
+} from "./external_rows.ts";
 import { GatheredRows } from "./gathered_rows.ts";
 
 /** Options of {@link subsetMap}. */
@@ -86,7 +95,7 @@ export interface SubsetMapResult {
  * θ* as the MAP of the prior plus the likelihood of a random ñ-row subset
  * scaled by n/ñ, by Newton's method with backtracking (counted in `model.cost`).
  *
- * @param model A GLM posterior.
+ * @param model A GLM posterior (in memory, or an external GLM whose subset rows are read by index).
  * @param rng Generator for the subset.
  * @param options Subset fraction and Newton settings.
  * @returns θ*, the Laplace precision and the subset size.
@@ -109,11 +118,11 @@ export interface SubsetMapResult {
  * References: Dang et al. (2019) §6.3 ("MAP on 1 % of the data"); Quiroz et al. (2019) §4.
  */
 export function subsetMap(
-  model: GlmModel,
+  model: GlmModel | ExternalGlmModel,
   rng: Rng,
   options: SubsetMapOptions = {},
 ): SubsetMapResult {
-  if (!model.hasCompactCache) {
+  if (!isExternalGlm(model) && !model.hasCompactCache) {
     throw new TypeError(
       `subsetMap runs on gathered GLM rows (compact families); family ${model.family} takes the per-row path (HMC-ECS's subsetFit)`,
     );
@@ -126,9 +135,8 @@ export function subsetMap(
   const maxIt = options.maxIterations ?? 50, tol = options.tolerance ?? 1e-10;
   const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
   const scale = n / sub;
-  const rows = new GatheredRows(model.data, sub);
-  rows.gather(rng.sampleWithoutReplacement(n, sub), 0);
-  const kernels = model.kernels, all = { start: 0, end: sub };
+  const { rows, kernels } = _subsetRows(model, rng.sampleWithoutReplacement(n, sub));
+  const all = { start: 0, end: sub };
   const priorGrad = new Float64Array(d), priorHess = new Float64Array(d * d);
   const gv = new Float64Array(d), hv = new Float64Array(d * d);
   const evalF = (theta: Float64Array, wantGrad: boolean, g: Float64Array): number => {
@@ -198,9 +206,12 @@ export interface SubsetHessianResult {
 /**
  * An unbiased subsample estimate (n/ñ) Σ_{k ∈ S} Hₖ(θ) of the full-data
  * log-likelihood Hessian B = Σₖ Hₖ(θ) from a random ñ-row subset S (counted
- * in `model.cost` as ñ Hessian rows, as the full-data Hessian counts n).
+ * in `model.cost` as ñ Hessian rows, as the full-data Hessian counts n). An
+ * external GLM's subset is read and summed in chunks of
+ * {@link EXTERNAL_CHUNK_ROWS} rows when larger (the same sum up to rounding),
+ * and all n rows are its own Hessian pass.
  *
- * @param model A GLM posterior.
+ * @param model A GLM posterior (in memory, or an external GLM whose subset rows are read by index).
  * @param rng Generator for the subset.
  * @param options θ, the fraction f (ñ = ⌈f·n⌉, at least `minRows`, default 1000).
  * @returns The scaled Hessian and ñ.
@@ -224,7 +235,7 @@ export interface SubsetHessianResult {
  * References: Dang et al. (2019) §6.3 (M from the Hessian at θ*).
  */
 export function subsetHessian(
-  model: GlmModel,
+  model: GlmModel | ExternalGlmModel,
   rng: Rng,
   options: { theta: Float64Array; fraction: number; minRows?: number },
 ): SubsetHessianResult {
@@ -233,17 +244,20 @@ export function subsetHessian(
     throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
   }
   const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
-  const rows = new GatheredRows(model.data, sub);
-  const hv = new Float64Array(d * d);
   const hessian = new Float64Array(d * d);
+  if (isExternalGlm(model) && sub > EXTERNAL_CHUNK_ROWS) {
+    const hv = externalSubsetHessianSum(model, rng, options.theta, sub);
+    const scale = n / sub;
+    for (let i = 0; i < d * d; i++) hessian[i] = scale * hv[i];
+    return { hessian, numSubsetRows: sub };
+  }
+  const { rows, kernels } = _subsetRows(
+    model,
+    sub === n ? Int32Array.from({ length: n }, (_, i) => i) : rng.sampleWithoutReplacement(n, sub),
+  );
+  const hv = new Float64Array(d * d);
   try {
-    rows.gather(
-      sub === n
-        ? Int32Array.from({ length: n }, (_, i) => i)
-        : rng.sampleWithoutReplacement(n, sub),
-      0,
-    );
-    model.kernels.hessian(rows, options.theta, { out: hv, range: { start: 0, end: sub } });
+    kernels.hessian(rows, options.theta, { out: hv, range: { start: 0, end: sub } });
     model.cost.numHessianRows += sub;
     const scale = n / sub;
     for (let i = 0; i < d * d; i++) hessian[i] = scale * hv[i];
@@ -328,18 +342,18 @@ export interface PilotDifferences {
  * References: Dang et al. (2019) §4.1; Quiroz et al. (2019) §3.
  */
 export function pilotDifferences(
-  cv: ControlVariates,
+  cv: SubsampleControlVariates,
   options: { thetas: readonly Float64Array[]; rng: Rng; pilotSize?: number },
 ): PilotDifferences {
   const n = cv.numRows, size = options.pilotSize ?? Math.min(1000, n);
   if (!Number.isInteger(size) || size < 2) {
     throw new RangeError(`pilotSize must be an integer ≥ 2, got ${size}`);
   }
-  const rows = new GatheredRows(cv.model.data, size);
+  const rows = cv.createRows(size);
   const K = options.thetas.length;
   const mean = new Float64Array(K), variance = new Float64Array(K);
   try {
-    rows.gather(options.rng.sampleWithReplacement(n, size), 0, cv.cache);
+    cv.gatherRows(rows, options.rng.sampleWithReplacement(n, size), 0);
     for (let k = 0; k < K; k++) {
       cv.differences(rows, options.thetas[k], { start: 0, end: size, derivative: false });
       const dv = rows.diffs(0, size);
@@ -572,4 +586,23 @@ function _choleskySolve(l: Float64Array, b: Float64Array): Float64Array {
     y[i] /= l[i * d + i];
   }
   return _solveUpper(l, y);
+}
+
+/** The subset's rows in a buffer the model's kernels read: gathered, or read from outside. */
+function _subsetRows(
+  model: GlmModel | ExternalGlmModel,
+  indices: Int32Array,
+): { rows: RowBuffer; kernels: GlmKernels } {
+  if (isExternalGlm(model)) {
+    const kernels = externalKernels(model).kernels;
+    return { rows: loadExternalRows(model, indices), kernels };
+  }
+  const rows = new GatheredRows(model.data, indices.length);
+  try {
+    rows.gather(indices, 0);
+  } catch (e) {
+    rows.dispose();
+    throw e;
+  }
+  return { rows, kernels: model.kernels };
 }

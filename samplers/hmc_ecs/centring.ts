@@ -242,6 +242,24 @@ export function initialCentring(
   const { o, position } = options;
   let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
   let hessian: RecenterOptions = {}, fitRows = 0;
+  if (o.centring !== undefined) {
+    // Centred elsewhere: θ* and S, A, B as given, no pass; Newton steps only if asked.
+    const proxy = createProxy(model, o.centring.thetaStar, o.order, { sums: o.centring });
+    let numNewtonSteps = 0;
+    try {
+      if (o.maxNewtonSteps > 0) numNewtonSteps = newtonToMap(proxy, model, rng, o);
+      return {
+        proxy,
+        thetaStar: Float64Array.from(proxy.thetaStar),
+        precision: precisionAtCenter(proxy, model),
+        scale: 1,
+        numNewtonSteps,
+      };
+    } catch (e) {
+      proxy.dispose();
+      throw e;
+    }
+  }
   if (o.thetaStar !== undefined) {
     thetaStar = Float64Array.from(o.thetaStar);
     hessian = centringHessian(model, rng, { theta: thetaStar, o });

@@ -43,7 +43,7 @@
  * @module
  */
 export type { PerRowHessianModel } from "../../models/model.ts";
-export type { HmcEcsOptions, HmcEcsVariant } from "./options.ts";
+export type { CentringSums, HmcEcsOptions, HmcEcsVariant, PrecomputedCentring } from "./options.ts";
 export type {
   BlockSubsampleSettings,
   ControlVariateProxy,

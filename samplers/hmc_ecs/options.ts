@@ -12,6 +12,25 @@ import type { Metric } from "../metric.ts";
 /** Which likelihood estimator HMC-ECS uses. */
 export type HmcEcsVariant = "perturbed" | "signed";
 
+/** S = Σₖℓₖ(θ*), A = Σₖ∇ℓₖ(θ*), B = ΣₖHₖ(θ*) at a θ*: one centring's sums. */
+export interface CentringSums {
+  /** S. */
+  readonly llStarSum: number;
+  /** A (length d). */
+  readonly gradSum: Float64Array;
+  /** B (d × d, row-major). */
+  readonly hessSum: Float64Array;
+}
+
+/**
+ * A centring computed elsewhere (e.g. the control-variate sums run as SQL
+ * aggregates by a database or cluster): θ* and the sums there.
+ */
+export interface PrecomputedCentring extends CentringSums {
+  /** θ* (length d). */
+  readonly thetaStar: Float64Array;
+}
+
 /** Options of HMC-ECS (`hmcEcsDescription`, `runHmcEcs`). */
 export interface HmcEcsOptions {
   /** `"perturbed"` (eq. 12, default) or `"signed"` (eq. 15). */
@@ -77,6 +96,15 @@ export interface HmcEcsOptions {
   hessianFraction?: number;
   /** Use this θ* instead of fitting one on a subset. */
   thetaStar?: Float64Array;
+  /**
+   * Start from a centring computed elsewhere: θ* and S, A, B there
+   * (external GLMs only: an in-memory GLM's per-row cache needs its own
+   * pass). No full-data pass is made before sampling: no subset fit, no
+   * Newton steps (`maxNewtonSteps` defaults to 0, and B is the given one),
+   * and the warmup re-centres only when `recenterTolerance` is given (its
+   * default is then ∞). Not with `thetaStar`.
+   */
+  centring?: PrecomputedCentring;
   /** Subset fraction for the initial θ* (default 0.01). */
   subsetFraction?: number;
   /** Start chains at θ* (default true) instead of the driver's initial position. */
@@ -204,6 +232,8 @@ export interface ResolvedHmcEcsOptions {
   signedTraining: boolean | undefined;
   /** Given θ* (else a subset MAP). */
   thetaStar: Float64Array | undefined;
+  /** See {@link HmcEcsOptions.centring} (checked; θ* is also in `thetaStar`). */
+  centring: PrecomputedCentring | undefined;
   /** Given initial ε (else Hoffman & Gelman's heuristic). */
   stepSize: number | undefined;
 }
@@ -248,13 +278,23 @@ export function resolveHmcEcsOptions(
   if (!Number.isInteger(updateEvery) || updateEvery < 0) {
     throw new RangeError(`updateEvery must be a non-negative integer, got ${updateEvery}`);
   }
-  const recenterTolerance = options.recenterTolerance ?? 1;
-  if (!(recenterTolerance >= 0) || !Number.isFinite(recenterTolerance)) {
+  const centring = options.centring === undefined
+    ? undefined
+    : checkCentring(options.centring, model.dim);
+  if (centring !== undefined && options.thetaStar !== undefined) {
+    throw new TypeError("give centring or thetaStar, not both (centring carries its θ*)");
+  }
+  const recenterTolerance = options.recenterTolerance ??
+    (centring === undefined ? 1 : Infinity);
+  if (
+    !(recenterTolerance >= 0) ||
+    (!Number.isFinite(recenterTolerance) && options.recenterTolerance !== undefined)
+  ) {
     throw new RangeError(
       `recenterTolerance must be a finite number ≥ 0, got ${options.recenterTolerance}`,
     );
   }
-  const maxNewtonSteps = options.maxNewtonSteps ?? 10;
+  const maxNewtonSteps = options.maxNewtonSteps ?? (centring === undefined ? 10 : 0);
   if (!Number.isInteger(maxNewtonSteps) || maxNewtonSteps < 0) {
     throw new RangeError(
       `maxNewtonSteps must be a non-negative integer, got ${options.maxNewtonSteps}`,
@@ -305,7 +345,67 @@ export function resolveHmcEcsOptions(
     numProducts: options.numProducts,
     lowerBound: options.lowerBound,
     signedTraining: options.signedTraining,
-    thetaStar: options.thetaStar,
+    thetaStar: centring?.thetaStar ?? options.thetaStar,
+    centring,
     stepSize: options.stepSize,
   };
+}
+
+/**
+ * Check a precomputed centring: θ* and A of length d, B of d × d, all finite,
+ * B symmetric. Returns a copy (later changes to the caller's arrays do not
+ * reach the sampler).
+ *
+ * @param centring The option's value.
+ * @param dim d.
+ * @returns A checked copy.
+ * @throws {TypeError} If a field is missing or not a Float64Array / number.
+ * @throws {RangeError} If a length is wrong, a value is not finite or B is not symmetric.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkCentring } from "./options.ts";
+ * const c = { thetaStar: new Float64Array(2), llStarSum: -3, gradSum: new Float64Array(2), hessSum: new Float64Array(3) };
+ * assert.throws(() => checkCentring(c, 2), /hessSum must have 4 entries/);
+ * ```
+ */
+export function checkCentring(centring: PrecomputedCentring, dim: number): PrecomputedCentring {
+  if (centring === null || typeof centring !== "object") {
+    throw new TypeError(
+      `centring must be { thetaStar, llStarSum, gradSum, hessSum }, got ${centring}`,
+    );
+  }
+  const vec = (name: "thetaStar" | "gradSum" | "hessSum", length: number): Float64Array => {
+    const v = centring[name];
+    if (!(v instanceof Float64Array)) {
+      throw new TypeError(
+        `centring.${name} must be a Float64Array, got ${
+          v === undefined ? "undefined" : (v as object)?.constructor?.name ?? typeof v
+        }`,
+      );
+    }
+    if (v.length !== length) {
+      throw new RangeError(`centring.${name} must have ${length} entries, got ${v.length}`);
+    }
+    const i = v.findIndex((x) => !Number.isFinite(x));
+    if (i >= 0) throw new RangeError(`centring.${name}[${i}] must be finite, got ${v[i]}`);
+    return Float64Array.from(v);
+  };
+  const thetaStar = vec("thetaStar", dim), gradSum = vec("gradSum", dim);
+  const hessSum = vec("hessSum", dim * dim);
+  const s = centring.llStarSum;
+  if (typeof s !== "number" || !Number.isFinite(s)) {
+    throw new RangeError(`centring.llStarSum must be a finite number, got ${s}`);
+  }
+  for (let i = 0; i < dim; i++) {
+    for (let j = 0; j < i; j++) {
+      const a = hessSum[i * dim + j], b = hessSum[j * dim + i];
+      if (Math.abs(a - b) > 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))) {
+        throw new RangeError(
+          `centring.hessSum must be symmetric, got [${i}][${j}] = ${a} and [${j}][${i}] = ${b}`,
+        );
+      }
+    }
+  }
+  return { thetaStar, llStarSum: s, gradSum, hessSum };
 }

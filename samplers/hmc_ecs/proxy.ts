@@ -14,6 +14,8 @@
  *                        propose / score / accept a refresh of u (eq. 5)
  *
  *  createProxy(model)    GlmModel            → proxy_glm.ts  (per-row cache η*, ℓ*, a, b in WASM)
+ *                        ExternalGlmModel    → proxy_external.ts (rows read by index; the cache
+ *                                              rows of the m gathered rows computed in place)
  *                        PerRowHessianModel  → proxy_rows.ts (per-row ℓ*, ∇ℓ*, H* in TypeScript)
  *                        — and the GLM families with a scale parameter τ or an
  *                        aux column (GlmModel.hasCompactCache false): their
@@ -28,6 +30,7 @@
  *
  * @module
  */
+import { type ExternalGlmModel, isExternalGlm } from "../../models/external_glm.ts";
 import { GlmModel } from "../../models/glm.ts";
 import { type DataModel, hasPerRowHessians, type Model } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
@@ -37,6 +40,8 @@ import type {
   SubsetMapOptions,
   SubsetMapResult,
 } from "../../subsampling/tuning.ts";
+import type { CentringSums } from "./options.ts";
+import { externalProxy } from "./proxy_external.ts";
 import { glmProxy, glmSubsetHessian, glmSubsetMap } from "./proxy_glm.ts";
 import { rowsProxy, rowsSubsetHessian, rowsSubsetMap } from "./proxy_rows.ts";
 
@@ -174,7 +179,7 @@ export interface RecenterOptions {
   hessian?: Float64Array;
 }
 
-/** A model HMC-ECS can run on: a GLM, or a DataModel with per-row Hessians. */
+/** A model HMC-ECS can run on: a GLM (in memory or external), or a DataModel with per-row Hessians. */
 export type HmcEcsModel = DataModel;
 
 /**
@@ -182,25 +187,40 @@ export type HmcEcsModel = DataModel;
  *
  * @param model Any model.
  * @returns The model as a DataModel.
- * @throws {TypeError} If it is neither a GlmModel nor a PerRowHessianModel.
+ * @throws {TypeError} If it is neither a GlmModel, an ExternalGlmModel nor a PerRowHessianModel.
  */
 export function assertControlVariateModel(model: Model): HmcEcsModel {
-  if (model instanceof GlmModel || hasPerRowHessians(model)) return model as DataModel;
+  if (model instanceof GlmModel || isExternalGlm(model) || hasPerRowHessians(model)) {
+    return model as DataModel;
+  }
   throw new TypeError(
-    `HMC-ECS needs a GlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), got ${
+    `HMC-ECS needs a GlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), or an ExternalGlmModel, got ${
       (model as object)?.constructor?.name ?? typeof model
     }`,
   );
 }
 
 /**
- * The control variates of one chain centred at θ* (one full-data pass):
- * the GLM's WebAssembly path or the generic per-row path.
+ * Whether a model takes a compact GLM path (in memory or external), where
+ * B may be a subsample estimate.
  *
- * @param model A GlmModel or a PerRowHessianModel.
+ * @param model A model HMC-ECS accepts.
+ * @returns True for a compact-family GlmModel or an ExternalGlmModel.
+ */
+export function isCompactGlm(model: Model): model is GlmModel | ExternalGlmModel {
+  return isExternalGlm(model) || (model instanceof GlmModel && model.hasCompactCache);
+}
+
+/**
+ * The control variates of one chain centred at θ* (one full-data pass):
+ * the GLM's WebAssembly path, the external GLM's path or the generic
+ * per-row path.
+ *
+ * @param model A GlmModel, an ExternalGlmModel or a PerRowHessianModel.
  * @param thetaStar The expansion point.
  * @param order Taylor order 0, 1 or 2.
- * @param options An estimate of B to use instead of a full-data Hessian pass.
+ * @param options An estimate of B to use instead of a full-data Hessian pass;
+ *   `sums`: S, A, B at θ* computed elsewhere (external GLMs only; no pass).
  * @returns The chain's proxy; dispose it when the chain ends.
  * @example
  * ```ts
@@ -218,9 +238,15 @@ export function createProxy(
   model: Model,
   thetaStar: Float64Array,
   order: TaylorOrder,
-  options: RecenterOptions = {},
+  options: RecenterOptions & { sums?: CentringSums } = {},
 ): ControlVariateProxy {
   const m = assertControlVariateModel(model);
+  if (isExternalGlm(m)) return externalProxy(m, thetaStar, order, options);
+  if (options.sums !== undefined) {
+    throw new TypeError(
+      "precomputed centring sums need an ExternalGlmModel: an in-memory model's control variates make their own pass",
+    );
+  }
   if (m instanceof GlmModel && m.hasCompactCache) return glmProxy(m, thetaStar, order, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsProxy(m, thetaStar, order);
@@ -230,7 +256,7 @@ export function createProxy(
  * θ* as the MAP of the prior plus the n/ñ-scaled likelihood of a random
  * subset, with its Laplace precision (§6.3), for either kind of model.
  *
- * @param model A GlmModel or a PerRowHessianModel.
+ * @param model A GlmModel, an ExternalGlmModel or a PerRowHessianModel.
  * @param rng Generator for the subset.
  * @param options Subset fraction, Newton settings and starting point.
  * @returns θ*, the precision and the subset size.
@@ -248,7 +274,7 @@ export function createProxy(
  */
 export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): SubsetMapResult {
   const m = assertControlVariateModel(model);
-  if (m instanceof GlmModel && m.hasCompactCache) return glmSubsetMap(m, rng, options);
+  if (isCompactGlm(m)) return glmSubsetMap(m, rng, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetMap(m, rng, options);
 }
@@ -259,7 +285,7 @@ export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): Su
  * kind of model: the metric's and the control variates' B without a
  * full-data Hessian pass.
  *
- * @param model A GlmModel or a PerRowHessianModel.
+ * @param model A GlmModel, an ExternalGlmModel or a PerRowHessianModel.
  * @param rng Generator for the subset.
  * @param options θ and the fraction f.
  * @returns The estimate and ñ (the Hessian rows evaluated).
@@ -281,7 +307,7 @@ export function subsampleHessian(
   options: { theta: Float64Array; fraction: number },
 ): { hessian: Float64Array; numSubsetRows: number } {
   const m = assertControlVariateModel(model);
-  if (m instanceof GlmModel && m.hasCompactCache) return glmSubsetHessian(m, rng, options);
+  if (isCompactGlm(m)) return glmSubsetHessian(m, rng, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetHessian(m, rng, options);
 }

@@ -12,10 +12,15 @@
  *
  * @module
  */
+import type { ExternalGlmModel } from "../../models/external_glm.ts";
 import type { GlmModel } from "../../models/glm.ts";
 import type { Rng } from "../../random/rng.ts";
 import { BlockPoissonEstimator } from "../../subsampling/block_poisson.ts";
-import { ControlVariates, type TaylorOrder } from "../../subsampling/control_variates.ts";
+import {
+  ControlVariates,
+  type SubsampleControlVariates,
+  type TaylorOrder,
+} from "../../subsampling/control_variates.ts";
 import { DifferenceEstimator } from "../../subsampling/difference_estimator.ts";
 import {
   type BlockProposal,
@@ -94,8 +99,8 @@ export function glmProxy(
       setHessian(o);
     },
     pilotDifferences: (thetas, rng, pilotSize) => pilotDifferences(cv, { thetas, rng, pilotSize }),
-    blockSubsample: (rng, s) => _perturbed(cv, rng, s),
-    poissonSubsample: (rng, s) => _signed(cv, rng, s),
+    blockSubsample: (rng, s) => perturbedEstimator(cv, rng, s),
+    poissonSubsample: (rng, s) => signedEstimator(cv, rng, s),
     dispose: () => cv.dispose(),
   };
 }
@@ -103,13 +108,13 @@ export function glmProxy(
 /**
  * The subset MAP of a GLM ({@link subsetMap}).
  *
- * @param model The GLM.
+ * @param model The GLM (in memory or external).
  * @param rng Generator.
  * @param options Subset and Newton settings.
  * @returns The fit.
  */
 export function glmSubsetMap(
-  model: GlmModel,
+  model: GlmModel | ExternalGlmModel,
   rng: Rng,
   options: SubsetMapOptions,
 ): SubsetMapResult {
@@ -119,21 +124,29 @@ export function glmSubsetMap(
 /**
  * The subsample Hessian estimate of a GLM ({@link subsetHessian}).
  *
- * @param model The GLM.
+ * @param model The GLM (in memory or external).
  * @param rng Generator.
  * @param options θ and the subset fraction.
  * @returns The estimate.
  */
 export function glmSubsetHessian(
-  model: GlmModel,
+  model: GlmModel | ExternalGlmModel,
   rng: Rng,
   options: { theta: Float64Array; fraction: number },
 ): SubsetHessianResult {
   return subsetHessian(model, rng, options);
 }
 
-function _perturbed(
-  cv: ControlVariates,
+/**
+ * A perturbed subsample over compact GLM control variates (in memory or external).
+ *
+ * @param cv The control variates.
+ * @param rng Generator for the initial subsample.
+ * @param settings m and G.
+ * @returns The chain's estimator.
+ */
+export function perturbedEstimator(
+  cv: SubsampleControlVariates,
   rng: Rng,
   settings: BlockSubsampleSettings,
 ): PerturbedEstimator {
@@ -165,8 +178,16 @@ function _perturbed(
   };
 }
 
-function _signed(
-  cv: ControlVariates,
+/**
+ * A signed subsample over compact GLM control variates (in memory or external).
+ *
+ * @param cv The control variates.
+ * @param rng Generator for the initial subsample.
+ * @param settings m, λ, κ and a.
+ * @returns The chain's estimator.
+ */
+export function signedEstimator(
+  cv: SubsampleControlVariates,
   rng: Rng,
   settings: PoissonSubsampleSettings,
 ): SignedEstimator {

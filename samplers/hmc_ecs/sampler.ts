@@ -21,7 +21,6 @@
  *
  * @module
  */
-import { GlmModel } from "../../models/glm.ts";
 import type { Model } from "../../models/model.ts";
 import { findReasonableStepSize } from "../dual_averaging.ts";
 import * as hmc from "../hmc.ts";
@@ -31,7 +30,7 @@ import { checkHmcEcsAssumptions, guardHmcEcsChain } from "./assumptions.ts";
 import { initialCentring, retune } from "./centring.ts";
 import * as kernel from "./kernel.ts";
 import { type HmcEcsOptions, resolveHmcEcsOptions } from "./options.ts";
-import { assertControlVariateModel } from "./proxy.ts";
+import { assertControlVariateModel, isCompactGlm } from "./proxy.ts";
 import type { HmcEcsEngine, HmcEcsState } from "./state.ts";
 import { warmupFinish, warmupInit, warmupUpdate } from "./warmup.ts";
 
@@ -44,7 +43,7 @@ export type HmcEcsChainSampler =
  * The HMC-ECS chain sampler for one run: validates the options and
  * allocates nothing until a chain's `init`.
  *
- * @param model A GlmModel, or any DataModel with per-row Hessians
+ * @param model A GlmModel, an ExternalGlmModel, or any DataModel with per-row Hessians
  *   (`PerRowHessianModel`).
  * @param options Variant, control variates, tuning ({@link HmcEcsOptions}).
  * @returns The chain sampler; call `dispose(state)` when a chain ends.
@@ -72,7 +71,7 @@ export function hmcEcsChainSampler(
   const o = resolveHmcEcsOptions(m, options);
   checkHmcEcsAssumptions(m, o);
   // The generic per-row proxy computes every Hₖ for its cache: B is exact there.
-  if (!(m instanceof GlmModel && m.hasCompactCache)) o.hessianFraction = 1;
+  if (!isCompactGlm(m)) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
   const paramsOf = (state: HmcEcsState): kernel.HmcEcsParams => ({
