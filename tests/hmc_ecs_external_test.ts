@@ -345,9 +345,12 @@ Deno.test("precomputed centring: the same draws as centring at the same θ* with
     const g = {
       ll: mid.numLogLikRows - before.numLogLikRows,
       grad: mid.numGradRows - before.numGradRows,
+      hess: mid.numHessianRows - before.numHessianRows,
     };
     assert.equal(ext.cost.numLogLikRows - mid.numLogLikRows, g.ll + n);
-    assert.equal(ext.cost.numGradRows - mid.numGradRows, g.grad + 2 * n);
+    assert.equal(ext.cost.numGradRows - mid.numGradRows, g.grad + n);
+    // …and B: a Hessian pass over all n rows.
+    assert.equal(ext.cost.numHessianRows - mid.numHessianRows, g.hess + n);
     assert.equal(given.chains[0].tuning.numCenterings, 1);
   }
 });
