@@ -1,5 +1,5 @@
 /**
- * The tallmc command line: `sample`, `summary` and `replicate`.
+ * The tallmc command line: `sample`, `summary`, `convert` and `replicate`.
  *
  * Dispatch only; each command lives in `cli/` (argument handling, the draws
  * writer, the sample command whose samplers and flags come from the sampler
@@ -8,6 +8,7 @@
  * ```sh
  * deno task cli sample --family logistic --data my.csv --response y --out draws.csv
  * deno task cli summary draws.csv
+ * deno task cli convert my.csv my.parquet --response y
  * deno task cli replicate --quick
  * ```
  *
@@ -22,6 +23,7 @@ import { runReplicate } from "./replicate/main.ts";
 import { CliUsageError } from "./cli/args.ts";
 import { sampleCommand } from "./cli/sample_command.ts";
 import { summaryCommand } from "./cli/summary_command.ts";
+import { convertCommand } from "./cli/convert_command.ts";
 
 export { CliUsageError };
 
@@ -30,9 +32,10 @@ const _MAIN_HELP = `tallmc — scalable Bayesian MCMC for tall data
 Usage: tallmc <command> [options]
 
 Commands:
-  sample      draw from a GLM posterior given a CSV data file
+  sample      draw from a GLM posterior given a CSV or Parquet data file
   summary     summarise draws CSVs: tallmc's, plain or CmdStan's (mean, sd, quantiles,
               ESS bulk/tail, R-hat, MCSE; --basic for the classic ESS and R-hat)
+  convert     convert a numeric table between CSV and Parquet, streamed
   replicate   regenerate the papers' tables and figures (same as deno task replicate)
 
 Run "tallmc <command> --help" for a command's options.`;
@@ -57,11 +60,15 @@ export async function main(args: string[]): Promise<number> {
         return await sampleCommand(rest);
       case "summary":
         return await summaryCommand(rest);
+      case "convert":
+        return await convertCommand(rest);
       case "replicate":
         return await runReplicate(rest);
       default:
         throw new CliUsageError(
-          `unknown command ${JSON.stringify(command)}; expected sample, summary or replicate`,
+          `unknown command ${
+            JSON.stringify(command)
+          }; expected sample, summary, convert or replicate`,
         );
     }
   } catch (e) {

@@ -13,6 +13,7 @@ import { loadCsvToArena } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { columnMoments, loadCsvWithFormula } from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
+import { loadParquet, loadParquetWithFormula } from "../data/parquet.ts";
 import { type GlmFamily, GlmModel } from "../models/glm.ts";
 import { parsePriorText } from "../models/prior_text.ts";
 import {
@@ -192,7 +193,7 @@ function _specFromJson(json: unknown, where: string): PriorSpec {
  * Load the data and build the model the model flags describe.
  *
  * @param arena The arena.
- * @param dataPath The CSV file (absolute).
+ * @param dataPath The CSV or Parquet (`.parquet`) file (absolute).
  * @param values Parsed flag values (`formula`, `standardize`, priors, `response`, `columns`, …).
  * @param glm The family and known σ.
  * @returns The model with its prior, and the data's warnings.
@@ -207,8 +208,9 @@ export async function modelFromFlags(
   const spec = await priorSpecFromFlags(values);
   let data: GlmData;
   let defaults: PriorSpec;
+  const isParquet = /\.parquet$/i.test(dataPath);
   if (values.formula !== undefined) {
-    const fd = await loadCsvWithFormula(arena, dataPath, {
+    const fd = await (isParquet ? loadParquetWithFormula : loadCsvWithFormula)(arena, dataPath, {
       formula: values.formula as string,
       family: glm.family,
       standardize: Boolean(values.standardize),
@@ -233,7 +235,7 @@ export async function modelFromFlags(
       console.log(`standardized (coefficients are per sd): ${parts.join(", ")}`);
     }
   } else {
-    data = await loadCsvToArena(arena, dataPath, {
+    data = await (isParquet ? loadParquet : loadCsvToArena)(arena, dataPath, {
       response: values.response as string,
       family: glm.family,
       intercept: !values["no-intercept"],

@@ -16,6 +16,7 @@
  */
 import { loadCore } from "../core/load.ts";
 import { loadCsvToArena } from "../data/csv.ts";
+import { loadParquet } from "../data/parquet.ts";
 import { summarize } from "../diagnostics/summary.ts";
 import { type GlmFamily, GlmModel } from "../models/glm.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
@@ -109,7 +110,8 @@ export function sampleHelp(): string {
     "",
     "Required:",
     "  --family F          logistic | gaussian | poisson",
-    "  --data FILE         CSV file with a header row (numeric cells only)",
+    "  --data FILE         CSV file with a header row (numeric cells only), or a .parquet",
+    "                      file (numeric columns; text columns only as --formula factors)",
     "  --response COL      name of the response column",
     "",
     "Options:",
@@ -345,7 +347,9 @@ export async function sampleCommand(args: string[]): Promise<number> {
     throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
   }
   if (dataInfo.isDirectory) {
-    throw new CliUsageError(`--data ${dataPath} is a directory; give the path of a CSV file`);
+    throw new CliUsageError(
+      `--data ${dataPath} is a directory; give the path of a CSV or Parquet file`,
+    );
   }
 
   // Workers read the data in place: it must sit in a shared memory.
@@ -364,7 +368,8 @@ export async function sampleCommand(args: string[]): Promise<number> {
       }
       model = withFlags;
     } else {
-      const data = await loadCsvToArena(arena, dataPath, {
+      const load = /\.parquet$/i.test(dataPath) ? loadParquet : loadCsvToArena;
+      const data = await load(arena, dataPath, {
         response: values.response as string,
         family: family as GlmFamily,
         intercept: !values["no-intercept"],
