@@ -406,3 +406,18 @@ Deno.test("tallmc convert and sample --data FILE.parquet", async (t) => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("higgsShapedChunks() (bench/tall_data.ts) gives higgsShaped()'s rows", async () => {
+  const { higgsShapedChunks } = await import("../bench/tall_data.ts");
+  const { higgsShaped } = await import("../data/synthetic.ts");
+  const arena = loadCore({ backend: "reference" });
+  const n = 2_500;
+  const { data } = higgsShaped(arena, { n, seed: 5, storage: "f32" });
+  const x: number[] = [], y: number[] = [];
+  for (const c of higgsShapedChunks({ n, seed: 5, chunkRows: 1_000 })) {
+    x.push(...c.x);
+    y.push(...c.y);
+  }
+  assert.deepEqual(new Float32Array(x), arena.f32(data.x, n * 30));
+  assert.deepEqual(new Float64Array(y), arena.readF64(data.y, n));
+});
