@@ -222,6 +222,7 @@ export {
   loadParquetWithFormula,
   openCsvRows,
   openParquetRows,
+  type ParquetDecompressors,
   type ParquetOptions,
   type ParquetRowChunk,
   parquetRowChunks,

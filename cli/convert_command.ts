@@ -20,6 +20,7 @@
 import { openCsvRows } from "../data/csv.ts";
 import type { Storage } from "../data/dataset.ts";
 import { openParquetRows, type ParquetRowChunk, writeParquet } from "../data/parquet.ts";
+import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
 
 /** The `convert --help` text. */
@@ -124,7 +125,7 @@ export async function convertTable(
     storage,
   } as const;
   const rows = _format(input) === "parquet"
-    ? await openParquetRows(input, loadOptions)
+    ? await openParquetRows(input, { ...loadOptions, compressors: parquetDecompressors })
     : await openCsvRows(input, { ...loadOptions, chunkRows: rowGroupSize });
   const columnNames = rows.columnNames;
   let numRows = 0, numBytes = 0;

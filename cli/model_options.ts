@@ -9,11 +9,12 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { loadCsvToArena } from "../data/csv.ts";
+import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { columnMoments, loadCsvWithFormula } from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
 import { loadParquet, loadParquetWithFormula } from "../data/parquet.ts";
+import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { type GlmFamily, GlmModel } from "../models/glm.ts";
 import { parsePriorText } from "../models/prior_text.ts";
 import {
@@ -190,6 +191,40 @@ function _specFromJson(json: unknown, where: string): PriorSpec {
 }
 
 /**
+ * Load a numeric data file given by `--data`: Parquet (`.parquet`, any
+ * codec hyparquet-compressors reads) or CSV.
+ *
+ * @param arena The arena.
+ * @param path The file (absolute).
+ * @param options As `loadCsvToArena` (Parquet takes the same, bar the CSV
+ *   syntax ones).
+ * @returns The data set.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { writeParquet } from "../data/parquet.ts";
+ * import { loadDataFile } from "./model_options.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".parquet" });
+ * await writeParquet(path, [{ numRows: 1, x: new Float64Array([2]), y: new Float64Array([1]) }], {
+ *   columnNames: ["a"], responseName: "y", storage: "f64",
+ * });
+ * const data = await loadDataFile(loadCore(), path, { response: "y", family: "logistic" });
+ * assert.deepEqual(data.columnNames, ["(Intercept)", "a"]);
+ * await Deno.remove(path);
+ * ```
+ */
+export function loadDataFile(
+  arena: Arena,
+  path: string,
+  options: LoadCsvOptions,
+): Promise<GlmData> {
+  if (!/\.parquet$/i.test(path)) return loadCsvToArena(arena, path, options);
+  const { delimiter: _d, header: _h, chunkBytes: _c, ...rest } = options;
+  return loadParquet(arena, path, { ...rest, compressors: parquetDecompressors });
+}
+
+/**
  * Load the data and build the model the model flags describe.
  *
  * @param arena The arena.
@@ -210,12 +245,18 @@ export async function modelFromFlags(
   let defaults: PriorSpec;
   const isParquet = /\.parquet$/i.test(dataPath);
   if (values.formula !== undefined) {
-    const fd = await (isParquet ? loadParquetWithFormula : loadCsvWithFormula)(arena, dataPath, {
+    const formulaOptions = {
       formula: values.formula as string,
       family: glm.family,
       standardize: Boolean(values.standardize),
       storage: glm.storage,
-    });
+    };
+    const fd = isParquet
+      ? await loadParquetWithFormula(arena, dataPath, {
+        ...formulaOptions,
+        compressors: parquetDecompressors,
+      })
+      : await loadCsvWithFormula(arena, dataPath, formulaOptions);
     const d = fd.design, columnSd: Record<string, number> = {};
     d.columnNames.forEach((n, j) => (columnSd[n] = d.columnSd[j] / d.scale[j]));
     defaults = defaultPriorSpec(d.columnNames, {
@@ -235,7 +276,7 @@ export async function modelFromFlags(
       console.log(`standardized (coefficients are per sd): ${parts.join(", ")}`);
     }
   } else {
-    data = await (isParquet ? loadParquet : loadCsvToArena)(arena, dataPath, {
+    data = await loadDataFile(arena, dataPath, {
       response: values.response as string,
       family: glm.family,
       intercept: !values["no-intercept"],

@@ -15,8 +15,6 @@
  * @module
  */
 import { loadCore } from "../core/load.ts";
-import { loadCsvToArena } from "../data/csv.ts";
-import { loadParquet } from "../data/parquet.ts";
 import { summarize } from "../diagnostics/summary.ts";
 import { type GlmFamily, GlmModel } from "../models/glm.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
@@ -36,6 +34,7 @@ import { formatSummary, summaryWarnings } from "./summary_table.ts";
 import {
   checkModelFlags,
   hasModelFlags,
+  loadDataFile,
   MODEL_FLAGS,
   modelFlagsHelp,
   modelFromFlags,
@@ -368,8 +367,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       }
       model = withFlags;
     } else {
-      const load = /\.parquet$/i.test(dataPath) ? loadParquet : loadCsvToArena;
-      const data = await load(arena, dataPath, {
+      const data = await loadDataFile(arena, dataPath, {
         response: values.response as string,
         family: family as GlmFamily,
         intercept: !values["no-intercept"],

@@ -44,6 +44,7 @@ export {
   loadParquet,
   loadParquetWithFormula,
   openParquetRows,
+  type ParquetDecompressors,
   type ParquetOptions,
   type ParquetRowChunk,
   parquetRowChunks,

@@ -48,6 +48,7 @@
  */
 import {
   type AsyncBuffer,
+  type Compressors,
   type FileMetaData,
   parquetMetadataAsync,
   parquetRead,
@@ -60,6 +61,14 @@ import { checkCsvFile, checkCsvOptions, csvDataWarnings, EXTREME_ABS } from "./c
 import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";
 import { buildDesign, type DesignOptions, type FormulaData } from "./design.ts";
 import type { Formula } from "./formula.ts";
+
+/**
+ * Decompressors by codec name (`ZSTD`, `GZIP`, `BROTLI`, `LZ4`, …), each
+ * `(input, outputLength) => output`. Uncompressed and snappy pages need none;
+ * `npm:hyparquet-compressors@1.1.2`'s `compressors` covers the rest (the CLI
+ * passes it; the library leaves it out so the browser bundle stays small).
+ */
+export type ParquetDecompressors = Compressors;
 
 /** A Parquet file: a path (or file URL), or its bytes already in memory. */
 export type ParquetSource = string | URL | Uint8Array;
@@ -82,6 +91,8 @@ export interface ParquetOptions {
   storage?: Storage;
   /** A column read into each chunk's `aux` (an offset or a trial count), not into X. */
   aux?: string;
+  /** Decompressors for codecs other than snappy (see {@link ParquetDecompressors}). */
+  compressors?: ParquetDecompressors;
 }
 
 /**
@@ -361,6 +372,7 @@ async function _readGroup(
   g: number,
   rowStart: number,
   columns: string[],
+  compressors: ParquetDecompressors | undefined,
 ): Promise<Map<string, _Column>> {
   const numRows = Number(o.metadata.row_groups[g].num_rows);
   const parts = new Map<string, { rowStart: number; data: _Column }[]>();
@@ -371,6 +383,7 @@ async function _readGroup(
       rowStart,
       rowEnd: rowStart + numRows,
       columns,
+      compressors,
       onChunk: (c) => {
         let list = parts.get(c.columnName);
         if (list === undefined) parts.set(c.columnName, list = []);
@@ -378,6 +391,15 @@ async function _readGroup(
       },
     });
   } catch (e) {
+    const codec = /unsupported compression codec: (\w+)/.exec(String((e as Error)?.message));
+    if (codec) {
+      throw new TypeError(
+        `${o.where}row group ${g + 1} is compressed with ${codec[1]}, which needs a ` +
+          `decompressor: pass compressors (e.g. from npm:hyparquet-compressors@1.1.2, as the ` +
+          `tallmc command line does), or rewrite the file with snappy or no compression`,
+        { cause: e },
+      );
+    }
     throw _corrupt(o.where, e);
   }
   const out = new Map<string, _Column>();
@@ -535,7 +557,7 @@ class _ChunkBuilder {
  *
  * @param source A path, a file URL, or the file's bytes.
  * @param options `response`, `family`, `intercept` (true), `columns`,
- *   `storage` ("f64"), `aux`.
+ *   `storage` ("f64"), `aux`, `compressors`.
  * @returns The opened file: sizes, names, and the chunks (iterate once).
  * @throws {RangeError} For a missing file or column, or bad values (naming
  *   file, column and row, when the chunk holding them is read).
@@ -591,7 +613,7 @@ export async function openParquetRows(
         for (let g = 0; g < rowGroupRows.length; g++) {
           const n = rowGroupRows[g];
           if (n === 0) continue;
-          const cols = await _readGroup(o, g, start, l.readColumns);
+          const cols = await _readGroup(o, g, start, l.readColumns, options.compressors);
           yield builder.build(cols, n, start + 1);
           start += n;
         }
@@ -624,7 +646,7 @@ export async function openParquetRows(
  *
  * @param source A path, a file URL, or the file's bytes.
  * @param options `response`, `family`, `intercept` (true), `columns`,
- *   `storage` ("f64"), `aux`.
+ *   `storage` ("f64"), `aux`, `compressors`.
  * @returns The chunks.
  * @example
  * ```ts
@@ -665,7 +687,7 @@ export async function* parquetRowChunks(
  * @param arena The arena to allocate X and y in.
  * @param source A path, a file URL, or the file's bytes.
  * @param options `response`, `family`, `intercept` (true), `columns`,
- *   `storage` ("f64").
+ *   `storage` ("f64"), `compressors`.
  * @returns The data set, with the load's warnings.
  * @throws {RangeError} Naming file, column and row for a bad value; or a
  *   missing file or column.
@@ -752,6 +774,8 @@ export interface FormulaParquetOptions extends DesignOptions {
   formula: string | Formula;
   /** Storage of X in the arena (default "f64"). */
   storage?: Storage;
+  /** Decompressors for codecs other than snappy (see {@link ParquetDecompressors}). */
+  compressors?: ParquetDecompressors;
 }
 
 /**
@@ -762,7 +786,7 @@ export interface FormulaParquetOptions extends DesignOptions {
  *
  * @param arena The arena to allocate X and y in.
  * @param source A path, a file URL, or the file's bytes.
- * @param options `formula`, `family`, `standardize`, `storage`.
+ * @param options `formula`, `family`, `standardize`, `storage`, `compressors`.
  * @returns The data set and what its columns are.
  * @example
  * ```ts
@@ -796,7 +820,7 @@ export async function loadParquetWithFormula(
     let start = 0;
     for (let g = 0; g < o.metadata.row_groups.length; g++) {
       const n = Number(o.metadata.row_groups[g].num_rows);
-      const cols = await _readGroup(o, g, start, o.names);
+      const cols = await _readGroup(o, g, start, o.names, options.compressors);
       o.names.forEach((name, j) => {
         const c = cols.get(name)!, out = columns[j];
         for (let i = 0; i < n; i++) {

@@ -421,3 +421,47 @@ Deno.test("higgsShapedChunks() (bench/tall_data.ts) gives higgsShaped()'s rows",
   assert.deepEqual(new Float32Array(x), arena.f32(data.x, n * 30));
   assert.deepEqual(new Float64Array(y), arena.readF64(data.y, n));
 });
+
+Deno.test("loadParquet() of a GZIP-compressed file: a clear error, or decompressors", async () => {
+  const { ByteWriter, ParquetWriter } = await import("hyparquet-writer");
+  const { gzipSync } = await import("node:zlib");
+  const { compressors } = await import("hyparquet-compressors");
+  const writer = new ByteWriter();
+  const pw = new ParquetWriter({
+    writer,
+    codec: "GZIP",
+    compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)) },
+    schema: [
+      { name: "root", num_children: 2 },
+      { name: "y", type: "DOUBLE", repetition_type: "REQUIRED" },
+      { name: "a", type: "DOUBLE", repetition_type: "REQUIRED" },
+    ],
+  });
+  await pw.write({
+    columnData: [
+      { name: "y", data: new Float64Array([0, 1, 1]) },
+      { name: "a", data: new Float64Array([0.5, 1.5, -2]) },
+    ],
+  });
+  await pw.finish();
+  const bytes = writer.getBytes().slice();
+  const arena = loadCore({ backend: "reference" });
+  const options = { response: "y", family: "logistic" } as const;
+  await assert.rejects(
+    loadParquet(arena, bytes, options),
+    /Parquet bytes: row group 1 is compressed with GZIP, which needs a decompressor/,
+  );
+  const data = await loadParquet(arena, bytes, { ...options, compressors });
+  assert.deepEqual(Array.from(arena.readF64(data.x, 6)), [1, 0.5, 1, 1.5, 1, -2]);
+  // The command line passes the decompressors.
+  const path = await Deno.makeTempFile({ dir: "/tmp", suffix: ".parquet" });
+  try {
+    await Deno.writeFile(path, bytes);
+    const r = await _run(["convert", path, `${path}.csv`, "--response", "y"]);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(await Deno.readTextFile(`${path}.csv`), "y,a\n0,0.5\n1,1.5\n1,-2\n");
+    await Deno.remove(`${path}.csv`);
+  } finally {
+    await Deno.remove(path);
+  }
+});
