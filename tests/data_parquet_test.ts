@@ -465,3 +465,38 @@ Deno.test("loadParquet() of a GZIP-compressed file: a clear error, or decompress
     await Deno.remove(path);
   }
 });
+
+Deno.test("loadParquet() reads nullable INT32, INT64 and BOOLEAN columns; a null names its row", async () => {
+  const { parquetWriteBuffer } = await import("hyparquet-writer");
+  const file = (a: (number | null)[]) =>
+    new Uint8Array(parquetWriteBuffer({
+      columnData: [
+        { name: "y", data: [1, 0, 1], type: "INT32" },
+        { name: "a", data: a, type: "DOUBLE" },
+        { name: "n", data: [1n, 2n, -3n], type: "INT64" },
+        { name: "b", data: [true, false, true], type: "BOOLEAN" },
+        { name: "s", data: ["u", "v", "u"], type: "STRING" },
+      ],
+    }));
+  const arena = loadCore({ backend: "reference" });
+  const options = { response: "y", family: "logistic", columns: ["a", "n", "b"] } as const;
+  const data = await loadParquet(arena, file([0.5, 1, 2]), options);
+  assert.deepEqual(
+    Array.from(arena.readF64(data.x, 12)),
+    [1, 0.5, 1, 1, 1, 1, 2, 0, 1, 2, -3, 1],
+  );
+  await assert.rejects(
+    loadParquet(arena, file([0.5, null, 2]), options),
+    /Parquet bytes: row 2, column "a": the cell is null \(missing values are not allowed\)/,
+  );
+  await assert.rejects(
+    loadParquet(arena, file([0.5, 1, 2]), { response: "y", family: "logistic" }),
+    /column "s" is of type BYTE_ARRAY, not numeric .*; choose the covariates with columns/,
+  );
+  // A text column is a factor of a formula.
+  const f = await loadParquetWithFormula(arena, file([0.5, 1, 2]), {
+    formula: "y ~ a + s",
+    family: "logistic",
+  });
+  assert.deepEqual(f.columnNames, ["(Intercept)", "a", "s[v]"]);
+});
