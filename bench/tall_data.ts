@@ -16,6 +16,8 @@
  *   random streams in the same order), produced 10⁵ at a time.
  * - `scan`: one full pass over the Parquet file with {@link parquetRowChunks}
  *   (decode + checks, no arithmetic): the I/O floor of a full-data pass.
+ * - `load`: `loadParquet` into a fresh core's memory (f32), the in-memory path,
+ *   skipped when X would not fit in a 4 GiB wasm32 memory (n above ≈ 3·10⁷).
  * - `rows`: Parquet → fixed-width row store (`data/row_store.ts`), through
  *   `convertToRowStore`, when that module is present.
  *
@@ -30,7 +32,13 @@ import { parseArgs } from "node:util";
 import { Rng } from "../random/rng.ts";
 import { INTERCEPT_NAME } from "../data/synthetic.ts";
 import type { Storage } from "../data/dataset.ts";
-import { type ParquetRowChunk, parquetRowChunks, writeParquet } from "../data/parquet.ts";
+import {
+  loadParquet,
+  type ParquetRowChunk,
+  parquetRowChunks,
+  writeParquet,
+} from "../data/parquet.ts";
+import { loadCore } from "../core/load.ts";
 
 /** What one phase measured. */
 export interface PhaseResult {
@@ -221,6 +229,27 @@ export function scanPhase(path: string, n: number, mem: PeakMemory): Promise<Pha
   });
 }
 
+/**
+ * Phase `load`: the whole file into a fresh core's memory as f32 GLM data.
+ *
+ * @param path The Parquet file.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @returns The measurement.
+ */
+export function loadPhase(path: string, n: number, mem: PeakMemory): Promise<PhaseResult> {
+  return runPhase("load parquet → wasm memory", n, mem, async () => {
+    const arena = loadCore();
+    const data = await loadParquet(arena, path, {
+      response: "y",
+      family: "logistic",
+      storage: "f32",
+    });
+    if (data.numRows !== n) throw new Error(`${path}: loaded ${data.numRows} rows, expected ${n}`);
+    return { note: `wasm memory ${_fmtBytes(arena.memory.buffer.byteLength)}` };
+  });
+}
+
 function _fmtBytes(b: number): string {
   return b >= 1e9 ? `${(b / 1e9).toFixed(2)} GB` : `${(b / 1e6).toFixed(1)} MB`;
 }
@@ -247,7 +276,7 @@ async function _main(args: string[]): Promise<void> {
       n: { type: "string", default: "1e4" },
       seed: { type: "string", default: "1" },
       dir: { type: "string" },
-      phases: { type: "string", default: "generate,scan,rows" },
+      phases: { type: "string", default: "generate,scan,load,rows" },
       "row-group": { type: "string", default: "100000" },
       keep: { type: "boolean" },
       json: { type: "string" },
@@ -277,6 +306,10 @@ async function _main(args: string[]): Promise<void> {
     }
     if (phases.has("scan")) {
       results.push(await scanPhase(parquet, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (phases.has("load") && n * TALL_NUM_COLS * 4 + n * 8 < 3.5 * 2 ** 30) {
+      results.push(await loadPhase(parquet, n, mem));
       printPhase(results.at(-1)!);
     }
     if (!values.keep) await Deno.remove(parquet).catch(() => {});
