@@ -140,7 +140,12 @@ export async function convertTable(
       numRows = r.numRows;
       numBytes = r.numBytes;
     } else {
-      numRows = await _writeCsv(output, rows, rows.responseName, columnNames);
+      try {
+        numRows = await _writeCsv(output, rows, rows.responseName, columnNames);
+      } catch (e) {
+        await Deno.remove(output).catch(() => {});
+        throw e;
+      }
       numBytes = (await Deno.stat(output)).size;
     }
   } finally {

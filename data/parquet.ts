@@ -887,7 +887,8 @@ export interface ParquetWriteResult {
  * row group of `rowGroupSize` rows (column-major), encoded, appended to the
  * file and dropped, so memory holds one row group whatever the file's size.
  * Columns are REQUIRED (no nulls), snappy-compressed, with min/max
- * statistics; a leading "(Intercept)" column of X is left out.
+ * statistics; a leading "(Intercept)" column of X is left out. If a chunk
+ * is refused, the partial file is removed.
  *
  * Needs write permission for `path`.
  *
@@ -952,74 +953,80 @@ export async function writeParquet(
   const yCol = new Float64Array(rowGroupSize);
   const auxCol = auxName !== undefined ? new Float64Array(rowGroupSize) : undefined;
   using file = await Deno.open(path, { write: true, create: true, truncate: true });
-  const writer = new ByteWriter(1 << 20);
-  // Every row group is appended to the file and the buffer emptied.
-  const flush = async () => {
-    let bytes = writer.getBytes();
-    while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
-    writer.index = 0;
-  };
-  (writer as unknown as { flush: () => Promise<void> }).flush = flush;
-  const pw = new ParquetWriter({
-    writer,
-    schema: schema as ConstructorParameters<typeof ParquetWriter>[0]["schema"],
-  });
-  let inGroup = 0, numRows = 0, numRowGroups = 0;
-  const emit = async () => {
-    if (inGroup === 0) return;
-    const columnData = [
-      { name: responseName, data: yCol.subarray(0, inGroup) },
-      ...xNames.map((name, j) => ({ name, data: xCols[j].subarray(0, inGroup) })),
-      ...(auxCol !== undefined ? [{ name: auxName!, data: auxCol.subarray(0, inGroup) }] : []),
-    ];
-    await pw.write({ columnData, rowGroupSize: inGroup });
-    numRowGroups++;
-    inGroup = 0;
-  };
-  for await (const c of chunks) {
-    const m = c.numRows;
-    if (!Number.isInteger(m) || m < 0 || c.x.length !== m * numCols || c.y.length !== m) {
-      throw new RangeError(
-        `${where}a chunk of ${m} rows must have x of ${m} × ${numCols} values and y of ${m}; got ${c.x.length} and ${c.y.length}`,
-      );
-    }
-    if (auxCol !== undefined && (c.aux === undefined || c.aux.length !== m)) {
-      throw new RangeError(
-        `${where}aux column ${JSON.stringify(auxName)}: a chunk of ${m} rows has ${
-          c.aux?.length ?? "no"
-        } aux values`,
-      );
-    }
-    for (let i = 0; i < m;) {
-      const take = Math.min(m - i, rowGroupSize - inGroup);
-      for (let r = 0; r < take; r++) {
-        const row = i + r, dst = inGroup + r, o = row * numCols + skip;
-        const v = c.y[row];
-        if (!Number.isFinite(v)) _badWrite(where, responseName, numRows + row + 1, v);
-        yCol[dst] = v;
-        for (let j = 0; j < xNames.length; j++) {
-          const xv = c.x[o + j];
-          xCols[j][dst] = xv;
-          if (!Number.isFinite(xCols[j][dst])) {
-            _badWrite(where, xNames[j], numRows + row + 1, xv, storage);
+  try {
+    const writer = new ByteWriter(1 << 20);
+    // Every row group is appended to the file and the buffer emptied.
+    const flush = async () => {
+      let bytes = writer.getBytes();
+      while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
+      writer.index = 0;
+    };
+    (writer as unknown as { flush: () => Promise<void> }).flush = flush;
+    const pw = new ParquetWriter({
+      writer,
+      schema: schema as ConstructorParameters<typeof ParquetWriter>[0]["schema"],
+    });
+    let inGroup = 0, numRows = 0, numRowGroups = 0;
+    const emit = async () => {
+      if (inGroup === 0) return;
+      const columnData = [
+        { name: responseName, data: yCol.subarray(0, inGroup) },
+        ...xNames.map((name, j) => ({ name, data: xCols[j].subarray(0, inGroup) })),
+        ...(auxCol !== undefined ? [{ name: auxName!, data: auxCol.subarray(0, inGroup) }] : []),
+      ];
+      await pw.write({ columnData, rowGroupSize: inGroup });
+      numRowGroups++;
+      inGroup = 0;
+    };
+    for await (const c of chunks) {
+      const m = c.numRows;
+      if (!Number.isInteger(m) || m < 0 || c.x.length !== m * numCols || c.y.length !== m) {
+        throw new RangeError(
+          `${where}a chunk of ${m} rows must have x of ${m} × ${numCols} values and y of ${m}; got ${c.x.length} and ${c.y.length}`,
+        );
+      }
+      if (auxCol !== undefined && (c.aux === undefined || c.aux.length !== m)) {
+        throw new RangeError(
+          `${where}aux column ${JSON.stringify(auxName)}: a chunk of ${m} rows has ${
+            c.aux?.length ?? "no"
+          } aux values`,
+        );
+      }
+      for (let i = 0; i < m;) {
+        const take = Math.min(m - i, rowGroupSize - inGroup);
+        for (let r = 0; r < take; r++) {
+          const row = i + r, dst = inGroup + r, o = row * numCols + skip;
+          const v = c.y[row];
+          if (!Number.isFinite(v)) _badWrite(where, responseName, numRows + row + 1, v);
+          yCol[dst] = v;
+          for (let j = 0; j < xNames.length; j++) {
+            const xv = c.x[o + j];
+            xCols[j][dst] = xv;
+            if (!Number.isFinite(xCols[j][dst])) {
+              _badWrite(where, xNames[j], numRows + row + 1, xv, storage);
+            }
+          }
+          if (auxCol !== undefined) {
+            const av = c.aux![row];
+            if (!Number.isFinite(av)) _badWrite(where, auxName!, numRows + row + 1, av);
+            auxCol[dst] = av;
           }
         }
-        if (auxCol !== undefined) {
-          const av = c.aux![row];
-          if (!Number.isFinite(av)) _badWrite(where, auxName!, numRows + row + 1, av);
-          auxCol[dst] = av;
-        }
+        i += take;
+        inGroup += take;
+        if (inGroup === rowGroupSize) await emit();
       }
-      i += take;
-      inGroup += take;
-      if (inGroup === rowGroupSize) await emit();
+      numRows += m;
     }
-    numRows += m;
+    await emit();
+    await pw.finish();
+    await flush();
+    return { numRows, numRowGroups, numBytes: (await file.stat()).size };
+  } catch (e) {
+    // No half-written file is left to be mistaken for data.
+    await Deno.remove(path).catch(() => {});
+    throw e;
   }
-  await emit();
-  await pw.finish();
-  await flush();
-  return { numRows, numRowGroups, numBytes: (await file.stat()).size };
 }
 
 function _badWrite(where: string, name: string, row: number, v: number, storage?: Storage): never {

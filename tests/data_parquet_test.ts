@@ -225,8 +225,25 @@ Deno.test("loadParquet() refuses bad values, naming file, column and row", async
         /row 2, column "a": 1e\+200 is beyond ±1e\+100/,
       );
     });
-    await t.step("NaN cannot be written", async () => {
+    await t.step("NaN cannot be written, and leaves no partial file", async () => {
       await assert.rejects(write([1, NaN], [0, 1]), /row 2, column "a": values must be finite/);
+      await assert.rejects(Deno.stat(path), Deno.errors.NotFound);
+    });
+    await t.step("a conversion that meets a bad row leaves no partial output", async () => {
+      const bad = `${path}.bad.parquet`;
+      await writeParquet(
+        bad,
+        [{ numRows: 3, x: new Float64Array([1, 2, 3]), y: new Float64Array([0, 1, 2]) }],
+        { columnNames: ["a"], responseName: "y", storage: "f64", rowGroupSize: 2 },
+      );
+      for (const out of [`${path}.out.parquet`, `${path}.out.csv`]) {
+        await assert.rejects(
+          convertTable(bad, out, { response: "y", family: "logistic", rowGroupSize: 1 }),
+          /row 3, column "y": a logistic response must be 0 or 1, got 2/,
+        );
+        await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+      }
+      await Deno.remove(bad);
     });
     await t.step("unknown and non-numeric columns", async () => {
       await write([1, 2], [0, 1]);
@@ -357,7 +374,7 @@ Deno.test("tallmc convert and sample --data FILE.parquet", async (t) => {
           ],
           [[csv, pq, "--response", "y", "--row-group", "0"], /--row-group must be an integer ≥ 1/],
           [
-            [csv, `${dir}/z.parquet`, "--response", "x1", "--family", "logistic"],
+            [csv, `${dir}/z.csv`, "--response", "x1", "--family", "logistic"],
             /column "x1" \(data row 1\): a logistic response must be 0 or 1/,
           ],
           [[`${dir}/none.csv`, pq, "--response", "y"], /none\.csv: no such file/],
@@ -367,6 +384,7 @@ Deno.test("tallmc convert and sample --data FILE.parquet", async (t) => {
         assert.equal(r.code, 2, `${args.join(" ")}: ${r.out}`);
         assert.match(r.err, re);
       }
+      await assert.rejects(Deno.stat(`${dir}/z.csv`), Deno.errors.NotFound);
       assert.match((await _run(["convert", "--help"])).out, /--row-group N/);
     });
     await t.step("sample reads the Parquet file as it reads the CSV", async () => {
