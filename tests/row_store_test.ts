@@ -85,11 +85,11 @@ Deno.test("writeRowStore() / RowStore round trip", async (t) => {
   await t.step("an async iterable of chunks, and zero rows", async () => {
     const path = await Deno.makeTempFile({ suffix: ".rows" });
     try {
-      async function* chunks(): AsyncIterable<RowChunk> {
+      const chunks = async function* (): AsyncIterable<RowChunk> {
         yield { numRows: 1, x: new Float64Array([1, 2]), y: new Float64Array([3]) };
         yield { numRows: 0, x: new Float64Array(0), y: new Float64Array(0) };
         yield { numRows: 1, x: new Float64Array([4, 5]), y: new Float64Array([6]) };
-      }
+      };
       const h = await writeRowStore(path, chunks(), meta(2, "f64"));
       assert.equal(h.numRows, 2);
       const store = openRowStore(path);
