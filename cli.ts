@@ -35,7 +35,7 @@ Commands:
   sample      draw from a GLM posterior given a CSV or Parquet data file
   summary     summarise draws CSVs: tallmc's, plain or CmdStan's (mean, sd, quantiles,
               ESS bulk/tail, R-hat, MCSE; --basic for the classic ESS and R-hat)
-  convert     convert a numeric table between CSV and Parquet, streamed
+  convert     convert a numeric table between CSV and Parquet, or to a row store (.rows)
   replicate   regenerate the papers' tables and figures (same as deno task replicate)
 
 Run "tallmc <command> --help" for a command's options.`;

@@ -1,25 +1,33 @@
 /**
- * `tallmc convert IN OUT`: numeric tables between CSV and Parquet, streamed.
+ * `tallmc convert IN OUT`: numeric tables between CSV and Parquet, and from
+ * either to the fixed-width row store that out-of-core samplers gather rows
+ * from, streamed.
  *
  * ```
  *  IN.csv ──openCsvRows──────┐                 ┌──► writeParquet   OUT.parquet
  *                            ├── row chunks ───┤
- *  IN.parquet ──openParquetRows┘  (checked)     └──► CSV text       OUT.csv
+ *  IN.parquet ──openParquetRows┘  (checked)     ├──► CSV text       OUT.csv
+ *                                               └──► writeRowStore  OUT.rows
  * ```
  *
  * The formats come from the extensions (`.parquet`; anything else is read
- * as CSV; `.csv` written). Rows pass through in blocks (a Parquet row group,
+ * as CSV; `.csv` or `.rows` written). Rows pass through in blocks (a Parquet row group,
  * or `--row-group` CSV rows), so memory holds one block whatever the file's
  * size. Every cell gets the checks of loading (finite, |x| ≤ 10¹⁰⁰, the
  * response in `--family`'s domain), so a converted file loads without
  * errors. Tables are written as the response column first, then the
  * covariates (the intercept is not a column of the file: loading adds it).
+ * A row store holds the design matrix itself — the intercept column
+ * included unless `--no-intercept` — with the input's fingerprint (path,
+ * size, modification time, digest), so that a store gone stale after its
+ * source changed is detected.
  *
  * @module
  */
 import { openCsvRows } from "../data/csv.ts";
 import type { Storage } from "../data/dataset.ts";
 import { openParquetRows, type ParquetRowChunk, writeParquet } from "../data/parquet.ts";
+import { fingerprintFile, writeRowStore } from "../data/row_store.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
 
@@ -30,8 +38,10 @@ Convert a numeric table between CSV and Parquet, streamed (one block of rows in
 memory at a time), with the checks of "tallmc sample --data": every cell finite,
 the response in the family's domain. The format is taken from each file's
 extension: .parquet, or CSV (with a header row) for anything else; OUT must end
-in .parquet or .csv. Written tables hold the response column first, then the
-covariates; "sample --data OUT" then reads them as it reads IN.
+in .parquet, .csv or .rows. Written tables hold the response column first, then
+the covariates; "sample --data OUT" then reads them as it reads IN. A .rows file
+is the fixed-width binary row store out-of-core samplers gather rows from: the
+design matrix (intercept first) and y, with the input's fingerprint.
 
 Options:
   --response COL   the response column (required)
@@ -40,11 +50,13 @@ Options:
                    (default gaussian: any finite number)
   --storage S      f64 (default) or f32: covariates as Parquet DOUBLE or FLOAT
   --row-group N    rows per Parquet row group (default 100000)
+  --no-intercept   .rows: no column of ones in front of the covariates
   -h, --help       this help
 
 Examples:
   tallmc convert data.csv data.parquet --response y --storage f32
-  tallmc convert data.parquet back.csv --response y`;
+  tallmc convert data.parquet back.csv --response y
+  tallmc convert data.parquet data.rows --response y --storage f32`;
 
 /** Options of {@link convertTable}. */
 export interface ConvertOptions {
@@ -58,13 +70,15 @@ export interface ConvertOptions {
   storage?: Storage;
   /** Rows per Parquet row group, and per block read from CSV (default 100 000). */
   rowGroupSize?: number;
+  /** A row store's X starts with a column of ones (default true; tables never hold it). */
+  intercept?: boolean;
 }
 
 /** What {@link convertTable} wrote. */
 export interface ConvertResult {
   /** Rows written. */
   numRows: number;
-  /** Covariate columns written (besides the response). */
+  /** Columns of X written (besides the response); a row store's start with "(Intercept)". */
   columnNames: readonly string[];
   /** Size of the output in bytes. */
   numBytes: number;
@@ -104,12 +118,18 @@ export async function convertTable(
   output: string,
   options: ConvertOptions,
 ): Promise<ConvertResult> {
-  const outFormat = /\.parquet$/i.test(output) ? "parquet" : /\.csv$/i.test(output) ? "csv" : null;
+  const outFormat = /\.parquet$/i.test(output)
+    ? "parquet"
+    : /\.csv$/i.test(output)
+    ? "csv"
+    : /\.rows$/i.test(output)
+    ? "rows"
+    : null;
   if (outFormat === null) {
     throw new RangeError(
       `the output ${
         JSON.stringify(output)
-      } must end in .parquet or .csv (the format is taken from the extension)`,
+      } must end in .parquet, .csv or .rows (the format is taken from the extension)`,
     );
   }
   if (resolveUserPath(input) === resolveUserPath(output)) {
@@ -121,7 +141,7 @@ export async function convertTable(
     response: options.response,
     family: options.family ?? "gaussian",
     columns: options.columns,
-    intercept: false,
+    intercept: outFormat === "rows" && (options.intercept ?? true),
     storage,
   } as const;
   const rows = _format(input) === "parquet"
@@ -139,6 +159,17 @@ export async function convertTable(
       });
       numRows = r.numRows;
       numBytes = r.numBytes;
+    } else if (outFormat === "rows") {
+      const source = await fingerprintFile(input);
+      const header = await writeRowStore(output, rows, {
+        numCols: columnNames.length,
+        storage,
+        columnNames: [...columnNames],
+        responseName: rows.responseName,
+        source,
+      });
+      numRows = header.numRows;
+      numBytes = (await Deno.stat(output)).size;
     } else {
       try {
         numRows = await _writeCsv(output, rows, rows.responseName, columnNames);
@@ -203,6 +234,7 @@ export async function convertCommand(args: string[]): Promise<number> {
       family: { type: "string" },
       storage: { type: "string" },
       "row-group": { type: "string" },
+      "no-intercept": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     maxPositionals: 2,
@@ -236,9 +268,14 @@ export async function convertCommand(args: string[]): Promise<number> {
     max: 1 << 24,
   });
   const [input, output] = positionals.map(resolveUserPath);
-  if (!/\.(parquet|csv)$/i.test(output)) {
+  if (!/\.(parquet|csv|rows)$/i.test(output)) {
     throw new CliUsageError(
-      `the output ${output} must end in .parquet or .csv (the format is taken from the extension)`,
+      `the output ${output} must end in .parquet, .csv or .rows (the format is taken from the extension)`,
+    );
+  }
+  if (values["no-intercept"] && !/\.rows$/i.test(output)) {
+    throw new CliUsageError(
+      "--no-intercept applies to .rows output only (tables never hold the intercept column)",
     );
   }
   const t0 = performance.now();
@@ -252,6 +289,7 @@ export async function convertCommand(args: string[]): Promise<number> {
       family,
       storage,
       rowGroupSize,
+      intercept: !values["no-intercept"],
     });
   } catch (e) {
     if (!(e instanceof Error)) throw e;

@@ -22,6 +22,7 @@ import {
   writeParquet,
 } from "../data/mod.ts";
 import { loadCsvWithFormula } from "../data/design.ts";
+import { openRowStore } from "../data/row_store.ts";
 import { Rng } from "../random/rng.ts";
 
 /** n rows of awkward but valid numbers: y (0/1), then d covariates. */
@@ -366,7 +367,7 @@ Deno.test("tallmc convert and sample --data FILE.parquet", async (t) => {
     await t.step("bad flags and data are one-line errors with exit code 2", async () => {
       for (
         const [args, re] of [
-          [[csv, `${dir}/x.json`, "--response", "y"], /must end in \.parquet or \.csv/],
+          [[csv, `${dir}/x.json`, "--response", "y"], /must end in \.parquet, \.csv or \.rows/],
           [[csv, pq], /convert needs --response/],
           [
             [csv, pq, "--response", "y", "--storage", "f16"],
@@ -517,4 +518,76 @@ Deno.test("loadParquet() reads nullable INT32, INT64 and BOOLEAN columns; a null
     family: "logistic",
   });
   assert.deepEqual(f.columnNames, ["(Intercept)", "a", "s[v]"]);
+});
+
+Deno.test("tallmc convert to a row store: X as loading gives it, with the source's fingerprint", async (t) => {
+  const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "tallmc_parquet_test_" });
+  try {
+    const csv = `${dir}/a.csv`, pq = `${dir}/a.parquet`;
+    await Deno.writeTextFile(csv, _csv(1_234, 5, 21));
+    await convertTable(csv, pq, { response: "y", rowGroupSize: 500 });
+    for (const storage of ["f64", "f32"] as const) {
+      for (const input of [csv, pq]) {
+        await t.step(
+          `${input.endsWith(".csv") ? "CSV" : "Parquet"} → rows, ${storage}`,
+          async () => {
+            const out = `${dir}/a_${storage}.rows`;
+            const r = await _run([
+              "convert",
+              input,
+              out,
+              "--response",
+              "y",
+              "--storage",
+              storage,
+              "--columns",
+              "x4,x0,x2",
+              "--row-group",
+              "300",
+            ]);
+            assert.equal(r.code, 0, r.err);
+            const arena = loadCore({ backend: "reference" });
+            const data = await loadCsvToArena(arena, csv, {
+              response: "y",
+              family: "gaussian",
+              storage,
+              columns: ["x4", "x0", "x2"],
+            });
+            const store = openRowStore(out, { checkSource: true });
+            try {
+              const h = store.header;
+              assert.equal(h.numRows, 1_234);
+              assert.equal(h.storage, storage);
+              assert.deepEqual(h.columnNames, ["(Intercept)", "x4", "x0", "x2"]);
+              assert.equal(h.responseName, "y");
+              assert.equal(h.source?.path, await Deno.realPath(input));
+              const x = storage === "f64"
+                ? new Float64Array(1_234 * 4)
+                : new Float32Array(1_234 * 4);
+              const y = new Float64Array(1_234);
+              store.readRange(0, 1_234, x, y);
+              const want = _bytes(data);
+              assert.deepEqual(new Uint8Array(x.buffer), want.x);
+              assert.deepEqual(new Uint8Array(y.buffer), want.y);
+            } finally {
+              store.close();
+            }
+          },
+        );
+      }
+    }
+    await t.step("--no-intercept, and only for .rows", async () => {
+      const out = `${dir}/b.rows`;
+      const r = await _run(["convert", pq, out, "--response", "y", "--no-intercept"]);
+      assert.equal(r.code, 0, r.err);
+      const store = openRowStore(out);
+      assert.deepEqual(store.header.columnNames, ["x0", "x1", "x2", "x3", "x4"]);
+      store.close();
+      const bad = await _run(["convert", pq, `${dir}/b.csv`, "--response", "y", "--no-intercept"]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.err, /--no-intercept applies to \.rows output only/);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
