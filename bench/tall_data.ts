@@ -19,7 +19,13 @@
  * - `load`: `loadParquet` into a fresh core's memory (f32), the in-memory path,
  *   skipped when X would not fit in a 4 GiB wasm32 memory (n above ≈ 3·10⁷).
  * - `rows`: Parquet → fixed-width row store (`data/row_store.ts`), through
- *   `convertToRowStore`, when that module is present.
+ *   `convertTable` (what `tallmc convert IN.parquet OUT.rows` runs).
+ * - `rowscan`: one full pass over the row store with `readRange`, in blocks
+ *   of 10⁵ rows: the row store's floor for a full-data pass.
+ * - `gather`: `readRows` of m = 1000 random rows (a subsample), repeated
+ *   200 times: the I/O part of one HMC-ECS iteration's block refresh. The
+ *   page cache is warm (the file was just written), as it stays on a machine
+ *   with memory to spare; a cold cache costs one disk seek per row.
  *
  * Peak memory is the kernel's VmHWM (/proc/self/status), reset at the start
  * of each phase through /proc/self/clear_refs; Deno only lets a script read
@@ -39,6 +45,8 @@ import {
   writeParquet,
 } from "../data/parquet.ts";
 import { loadCore } from "../core/load.ts";
+import { openRowStore } from "../data/row_store.ts";
+import { convertTable } from "../cli/convert_command.ts";
 
 /** What one phase measured. */
 export interface PhaseResult {
@@ -52,6 +60,8 @@ export interface PhaseResult {
   peakRssBytes: number;
   /** Size of the file the phase wrote, bytes (if any). */
   fileBytes?: number;
+  /** Rows the phase handled, when not n (a gather reads m rows per repeat). */
+  rowsHandled?: number;
   /** Anything else worth printing. */
   note?: string;
 }
@@ -157,7 +167,7 @@ export async function runPhase(
   phase: string,
   n: number,
   mem: PeakMemory,
-  fn: () => Promise<{ fileBytes?: number; note?: string } | void>,
+  fn: () => Promise<{ fileBytes?: number; rowsHandled?: number; note?: string } | void>,
 ): Promise<PhaseResult> {
   mem.reset();
   const t = performance.now();
@@ -250,6 +260,97 @@ export function loadPhase(path: string, n: number, mem: PeakMemory): Promise<Pha
   });
 }
 
+/**
+ * Phase `rows`: Parquet → row store (f32), as `tallmc convert` does it.
+ *
+ * @param parquet The Parquet file.
+ * @param rows The row store to write.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @returns The measurement.
+ */
+export function rowStorePhase(
+  parquet: string,
+  rows: string,
+  n: number,
+  mem: PeakMemory,
+): Promise<PhaseResult> {
+  return runPhase("parquet → row store", n, mem, async () => {
+    const r = await convertTable(parquet, rows, {
+      response: "y",
+      family: "logistic",
+      storage: "f32",
+    });
+    if (r.numRows !== n) throw new Error(`${rows}: wrote ${r.numRows} rows, expected ${n}`);
+    return { fileBytes: r.numBytes };
+  });
+}
+
+/**
+ * Phase `rowscan`: every row of the store once, with `readRange` in blocks.
+ *
+ * @param rows The row store.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @returns The measurement.
+ */
+export function rowScanPhase(rows: string, n: number, mem: PeakMemory): Promise<PhaseResult> {
+  return runPhase("scan row store (one full pass)", n, mem, () => {
+    const store = openRowStore(rows);
+    try {
+      const d = store.header.numCols, block = 100_000;
+      const x = new Float32Array(block * d), y = new Float64Array(block);
+      let sumY = 0;
+      for (let s = 0; s < n; s += block) {
+        const c = Math.min(block, n - s);
+        store.readRange(s, c, x.subarray(0, c * d), y.subarray(0, c));
+        for (let i = 0; i < c; i++) sumY += y[i];
+      }
+      return Promise.resolve({ note: `mean y ${(sumY / n).toFixed(4)}` });
+    } finally {
+      store.close();
+    }
+  });
+}
+
+/**
+ * Phase `gather`: `readRows` of `m` random rows, `repeats` times.
+ *
+ * @param rows The row store.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @param options `m` (default 1000), `repeats` (default 200), `seed`.
+ * @returns The measurement (seconds for all repeats; the note gives µs per gather).
+ */
+export function gatherPhase(
+  rows: string,
+  n: number,
+  mem: PeakMemory,
+  options: { m?: number; repeats?: number; seed?: number } = {},
+): Promise<PhaseResult> {
+  const m = Math.min(options.m ?? 1000, n), repeats = options.repeats ?? 200;
+  return runPhase(`gather ${m} random rows ×${repeats}`, n, mem, () => {
+    const store = openRowStore(rows);
+    try {
+      const d = store.header.numCols;
+      const x = new Float64Array(m * d), y = new Float64Array(m), idx = new Int32Array(m);
+      const rng = new Rng(options.seed ?? 7);
+      const t = performance.now();
+      for (let r = 0; r < repeats; r++) {
+        for (let k = 0; k < m; k++) idx[k] = Math.floor(rng.uniform() * n);
+        store.readRows(idx, x, y);
+      }
+      const us = (performance.now() - t) * 1000 / repeats;
+      return Promise.resolve({
+        rowsHandled: m * repeats,
+        note: `${us.toFixed(0)} µs per gather, ${(us * 1000 / m).toFixed(0)} ns per row`,
+      });
+    } finally {
+      store.close();
+    }
+  });
+}
+
 function _fmtBytes(b: number): string {
   return b >= 1e9 ? `${(b / 1e9).toFixed(2)} GB` : `${(b / 1e6).toFixed(1)} MB`;
 }
@@ -261,7 +362,7 @@ export function printPhase(r: PhaseResult): void {
       `n=${r.n.toExponential(0)}`.padEnd(8),
       r.phase.padEnd(30),
       `${r.seconds.toFixed(2)} s`.padStart(10),
-      `${(r.n / r.seconds / 1e6).toFixed(2)}·10⁶ rows/s`.padStart(18),
+      `${((r.rowsHandled ?? r.n) / r.seconds / 1e6).toFixed(2)}·10⁶ rows/s`.padStart(18),
       `peak RSS ${_fmtBytes(r.peakRssBytes)}`.padStart(20),
       r.fileBytes !== undefined ? `file ${_fmtBytes(r.fileBytes)}` : "",
       r.note ?? "",
@@ -276,7 +377,7 @@ async function _main(args: string[]): Promise<void> {
       n: { type: "string", default: "1e4" },
       seed: { type: "string", default: "1" },
       dir: { type: "string" },
-      phases: { type: "string", default: "generate,scan,load,rows" },
+      phases: { type: "string", default: "generate,scan,load,rows,rowscan,gather" },
       "row-group": { type: "string", default: "100000" },
       keep: { type: "boolean" },
       json: { type: "string" },
@@ -312,7 +413,23 @@ async function _main(args: string[]): Promise<void> {
       results.push(await loadPhase(parquet, n, mem));
       printPhase(results.at(-1)!);
     }
-    if (!values.keep) await Deno.remove(parquet).catch(() => {});
+    const rows = `${dir}/higgs_${n}.rows`;
+    if (phases.has("rows")) {
+      results.push(await rowStorePhase(parquet, rows, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (phases.has("rowscan")) {
+      results.push(await rowScanPhase(rows, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (phases.has("gather")) {
+      results.push(await gatherPhase(rows, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (!values.keep) {
+      await Deno.remove(parquet).catch(() => {});
+      await Deno.remove(rows).catch(() => {});
+    }
   }
   if (values.json) await Deno.writeTextFile(values.json, JSON.stringify(results, null, 1) + "\n");
   if (values.dir === undefined && !values.keep) await Deno.remove(dir, { recursive: true });
