@@ -16,8 +16,6 @@
  *   random streams in the same order), produced 10⁵ at a time.
  * - `scan`: one full pass over the Parquet file with {@link parquetRowChunks}
  *   (decode + checks, no arithmetic): the I/O floor of a full-data pass.
- * - `load`: `loadParquet` into a fresh core's memory (f32), the in-memory path,
- *   skipped when X would not fit in a 4 GiB wasm32 memory (n above ≈ 3·10⁷).
  * - `rows`: Parquet → fixed-width row store (`data/row_store.ts`), through
  *   `convertTable` (what `tallmc convert IN.parquet OUT.rows` runs).
  * - `rowscan`: one full pass over the row store with `readRange`, in blocks
@@ -26,11 +24,16 @@
  *   200 times: the I/O part of one HMC-ECS iteration's block refresh. The
  *   page cache is warm (the file was just written), as it stays on a machine
  *   with memory to spare; a cold cache costs one disk seek per row.
+ * - `load`: `loadParquet` into a fresh core's memory (f32), the in-memory path
+ *   (run last, as it holds the most memory); skipped when X would not fit in
+ *   a 4 GiB wasm32 memory (n above ≈ 3·10⁷).
  *
  * Peak memory is the kernel's VmHWM (/proc/self/status), reset at the start
  * of each phase through /proc/self/clear_refs; Deno only lets a script read
  * /proc/self with every permission, so the task runs with `-A` (elsewhere
- * the peak falls back to the largest RSS seen between chunks).
+ * the peak falls back to the largest RSS seen between chunks). The task also
+ * exposes V8's `gc()`, run before each phase so that memory an earlier phase
+ * dropped is not counted as the next one's peak.
  *
  * @module
  */
@@ -169,6 +172,8 @@ export async function runPhase(
   mem: PeakMemory,
   fn: () => Promise<{ fileBytes?: number; rowsHandled?: number; note?: string } | void>,
 ): Promise<PhaseResult> {
+  // Memory a previous phase dropped is not this phase's peak.
+  (globalThis as { gc?: () => void }).gc?.();
   mem.reset();
   const t = performance.now();
   const r = (await fn()) ?? {};
@@ -377,7 +382,7 @@ async function _main(args: string[]): Promise<void> {
       n: { type: "string", default: "1e4" },
       seed: { type: "string", default: "1" },
       dir: { type: "string" },
-      phases: { type: "string", default: "generate,scan,load,rows,rowscan,gather" },
+      phases: { type: "string", default: "generate,scan,rows,rowscan,gather,load" },
       "row-group": { type: "string", default: "100000" },
       keep: { type: "boolean" },
       json: { type: "string" },
@@ -409,10 +414,6 @@ async function _main(args: string[]): Promise<void> {
       results.push(await scanPhase(parquet, n, mem));
       printPhase(results.at(-1)!);
     }
-    if (phases.has("load") && n * TALL_NUM_COLS * 4 + n * 8 < 3.5 * 2 ** 30) {
-      results.push(await loadPhase(parquet, n, mem));
-      printPhase(results.at(-1)!);
-    }
     const rows = `${dir}/higgs_${n}.rows`;
     if (phases.has("rows")) {
       results.push(await rowStorePhase(parquet, rows, n, mem));
@@ -424,6 +425,10 @@ async function _main(args: string[]): Promise<void> {
     }
     if (phases.has("gather")) {
       results.push(await gatherPhase(rows, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (phases.has("load") && n * TALL_NUM_COLS * 4 + n * 8 < 3.5 * 2 ** 30) {
+      results.push(await loadPhase(parquet, n, mem));
       printPhase(results.at(-1)!);
     }
     if (!values.keep) {
