@@ -1,5 +1,5 @@
 /**
- * The tallmc command line: `sample`, `summary`, `replicate` and
+ * The tallmc command line: `sample`, `summary`, `convert`, `replicate` and
  * `centring-sql`.
  *
  * Dispatch only; each command lives in `cli/` (argument handling, the draws
@@ -9,6 +9,7 @@
  * ```sh
  * deno task cli sample --family logistic --data my.csv --response y --out draws.csv
  * deno task cli summary draws.csv
+ * deno task cli convert my.csv my.parquet --response y
  * deno task cli replicate --quick
  * ```
  *
@@ -24,6 +25,7 @@ import { CliUsageError } from "./cli/args.ts";
 import { centringSqlCommand } from "./cli/centring_sql_command.ts";
 import { sampleCommand } from "./cli/sample_command.ts";
 import { summaryCommand } from "./cli/summary_command.ts";
+import { convertCommand } from "./cli/convert_command.ts";
 
 export { CliUsageError };
 
@@ -32,9 +34,10 @@ const _MAIN_HELP = `tallmc — scalable Bayesian MCMC for tall data
 Usage: tallmc <command> [options]
 
 Commands:
-  sample        draw from a GLM posterior given a CSV data file
+  sample        draw from a GLM posterior given a CSV or Parquet data file
   summary       summarise draws CSVs: tallmc's, plain or CmdStan's (mean, sd, quantiles,
                 ESS bulk/tail, R-hat, MCSE; --basic for the classic ESS and R-hat)
+  convert       convert a numeric table between CSV and Parquet, or to a row store (.rows)
   replicate     regenerate the papers' tables and figures (same as deno task replicate)
   centring-sql  print the SQL of HMC-ECS's full-data centring sums, for any SQL engine
 
@@ -60,6 +63,8 @@ export async function main(args: string[]): Promise<number> {
         return await sampleCommand(rest);
       case "summary":
         return await summaryCommand(rest);
+      case "convert":
+        return await convertCommand(rest);
       case "replicate":
         return await runReplicate(rest);
       case "centring-sql":
@@ -68,7 +73,7 @@ export async function main(args: string[]): Promise<number> {
         throw new CliUsageError(
           `unknown command ${
             JSON.stringify(command)
-          }; expected sample, summary, replicate or centring-sql`,
+          }; expected sample, summary, convert, replicate or centring-sql`,
         );
     }
   } catch (e) {

@@ -31,7 +31,9 @@
  *   likelihood implements; priors users state ({@link buildPrior},
  *   {@link withPrior}: normal, Student-t, Cauchy, Laplace, flat; half-normal,
  *   half-t, half-Cauchy, exponential for scales) on any DataModel.
- * - **Data.** CSV into WASM memory, formulas over CSV files with text
+ * - **Data.** CSV and Parquet into WASM memory ({@link loadParquet}), or
+ *   streamed row group by row group ({@link parquetRowChunks},
+ *   {@link writeParquet}), formulas over CSV files with text
  *   columns ({@link loadCsvWithFormula}: `y ~ x1 * region`), seeded synthetic data shaped like the
  *   papers', projections and B-spline bases, draws CSV in and out. MNIST 7 vs 9
  *   has its own entry point, `data/mnist.ts`.
@@ -225,6 +227,24 @@ export {
   type SyntheticBankruptcy,
   type SyntheticGaussian,
   type SyntheticGlm,
+} from "./data/mod.ts";
+export {
+  type CsvRowChunk,
+  type CsvRows,
+  type FormulaParquetOptions,
+  loadParquet,
+  loadParquetWithFormula,
+  openCsvRows,
+  openParquetRows,
+  type ParquetDecompressors,
+  type ParquetOptions,
+  type ParquetRowChunk,
+  parquetRowChunks,
+  type ParquetRows,
+  type ParquetSource,
+  type ParquetWriteResult,
+  writeParquet,
+  type WriteParquetOptions,
 } from "./data/mod.ts";
 export {
   buildDesign,

@@ -14,10 +14,12 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { loadCsvToArena } from "../data/csv.ts";
+import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { columnMoments, loadCsvWithFormula, parseColumnTable } from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
+import { loadParquet, loadParquetWithFormula, parquetColumns } from "../data/parquet.ts";
+import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "../models/glm.ts";
 import { parsePriorText } from "../models/prior_text.ts";
 import {
@@ -425,11 +427,50 @@ export interface ModelFromFlags {
   readonly notes: readonly string[];
 }
 
+/** Whether `--data` names a Parquet file (by its extension). */
+function _isParquet(path: string): boolean {
+  return /\.parquet$/i.test(path);
+}
+
+/**
+ * Load a numeric data file given by `--data`: Parquet (`.parquet`, any
+ * codec hyparquet-compressors reads) or CSV.
+ *
+ * @param arena The arena.
+ * @param path The file (absolute).
+ * @param options As `loadCsvToArena` (Parquet takes the same, bar the CSV
+ *   syntax ones).
+ * @returns The data set.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { writeParquet } from "../data/parquet.ts";
+ * import { loadDataFile } from "./model_options.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".parquet" });
+ * await writeParquet(path, [{ numRows: 1, x: new Float64Array([2]), y: new Float64Array([1]) }], {
+ *   columnNames: ["a"], responseName: "y", storage: "f64",
+ * });
+ * const data = await loadDataFile(loadCore(), path, { response: "y", family: "logistic" });
+ * assert.deepEqual(data.columnNames, ["(Intercept)", "a"]);
+ * await Deno.remove(path);
+ * ```
+ */
+export function loadDataFile(
+  arena: Arena,
+  path: string,
+  options: LoadCsvOptions,
+): Promise<GlmData> {
+  if (!_isParquet(path)) return loadCsvToArena(arena, path, options);
+  const { delimiter: _d, header: _h, chunkBytes: _c, ...rest } = options;
+  return loadParquet(arena, path, { ...rest, compressors: parquetDecompressors });
+}
+
 /**
  * Load the data and build the model the flags describe.
  *
  * @param arena The arena.
- * @param dataPath The CSV file (absolute).
+ * @param dataPath The CSV or Parquet (`.parquet`) file (absolute).
  * @param values Parsed flag values (`formula`, `standardize`, priors, `response`, `columns`, …).
  * @param glm The family choice and the storage of X.
  * @returns The model, its prior in words, warnings and notes.
@@ -463,7 +504,7 @@ export async function modelFromFlags(
       await _formulaFor(dataPath, values, choice);
     let fd;
     try {
-      fd = await loadCsvWithFormula(arena, dataPath, {
+      const formulaOptions = {
         formula,
         family: choice.family,
         standardize: Boolean(values.standardize),
@@ -471,7 +512,13 @@ export async function modelFromFlags(
         offset: choice.offset,
         trials: choice.trials,
         success: choice.success,
-      });
+      };
+      fd = _isParquet(dataPath)
+        ? await loadParquetWithFormula(arena, dataPath, {
+          ...formulaOptions,
+          compressors: parquetDecompressors,
+        })
+        : await loadCsvWithFormula(arena, dataPath, formulaOptions);
     } catch (e) {
       const msg = (e as Error).message;
       const m = /the (offset|trials) column|^(?:.*: )?(success) "|the response .* is text with/
@@ -521,7 +568,7 @@ export async function modelFromFlags(
       ? "gaussian"
       : "poisson";
     try {
-      data = await loadCsvToArena(arena, dataPath, {
+      data = await loadDataFile(arena, dataPath, {
         response: values.response as string,
         family: csvFamily,
         intercept: !values["no-intercept"],
@@ -578,8 +625,16 @@ export async function modelFromFlags(
   };
 }
 
-/** The header and the first data row of a CSV file (its first 64 KiB). */
+/**
+ * The column names and the first data row of a CSV file (its first 64 KiB),
+ * or a Parquet file's column names with "text" as the first cell of its text
+ * columns.
+ */
 async function _peekCsv(path: string): Promise<{ names: string[]; first: string[] | null }> {
+  if (_isParquet(path)) {
+    const cols = await parquetColumns(path);
+    return { names: cols.map((c) => c.name), first: cols.map((c) => (c.text ? "text" : "0")) };
+  }
   const file = await Deno.open(path);
   try {
     const buf = new Uint8Array(65536);

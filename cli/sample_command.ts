@@ -112,8 +112,8 @@ export function sampleHelp(): string {
     "Required:",
     "  --family F          logistic | gaussian | poisson | student-t | negative-binomial | binomial",
     "                      (see Families below)",
-    "  --data FILE         CSV file with a header row: numbers, a two-level text response,",
-    "                      text columns with --formula",
+    "  --data FILE         CSV file with a header row, or a .parquet file: numbers, a",
+    "                      two-level text response, text columns with --formula",
     "  --response COL      name of the response column",
     "",
     "Options:",
@@ -336,7 +336,9 @@ export async function sampleCommand(args: string[]): Promise<number> {
     throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
   }
   if (dataInfo.isDirectory) {
-    throw new CliUsageError(`--data ${dataPath} is a directory; give the path of a CSV file`);
+    throw new CliUsageError(
+      `--data ${dataPath} is a directory; give the path of a CSV or Parquet file`,
+    );
   }
 
   // Workers read the data in place: it must sit in a shared memory.

@@ -568,3 +568,167 @@ export async function loadCsvToArena(
     warnings: sink.warnings,
   };
 }
+
+/** A block of CSV rows as {@link csvRowChunks} yields it (the row store's `RowChunk` shape). */
+export interface CsvRowChunk {
+  /** Number of rows in the block. */
+  numRows: number;
+  /** Row-major numRows × numCols (intercept first if requested). */
+  x: Float64Array | Float32Array;
+  /** numRows responses. */
+  y: Float64Array;
+}
+
+/** An opened CSV stream: the columns, known once the header has been read. */
+export interface CsvRows extends AsyncIterable<CsvRowChunk> {
+  /** Names of the columns of X. */
+  readonly columnNames: readonly string[];
+  /** Name of the response column. */
+  readonly responseName: string;
+  /** Number of columns of X. */
+  readonly numCols: number;
+  /** Storage of X in the chunks. */
+  readonly storage: Storage;
+  /** The load's warnings, complete once every chunk has been read. */
+  readonly warnings: readonly string[];
+  /** Releases the file (iteration to the end, or a `break`, also does). */
+  close(): void;
+}
+
+/**
+ * Stream a numeric CSV file as blocks of rows (≈ `chunkRows` each) with the
+ * checks of {@link loadCsvToArena}, holding one block and one read buffer in
+ * memory whatever the file's size: the input of conversions to Parquet or a
+ * row store. The header is read before this resolves, so the column names
+ * are known before the first block.
+ *
+ * Needs read permission for `path`.
+ *
+ * @param path The file.
+ * @param options As {@link loadCsvToArena}, plus `chunkRows` (rows per
+ *   block, default 65 536).
+ * @returns The column names and the blocks (iterate once).
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openCsvRows } from "./csv.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".csv" });
+ * await Deno.writeTextFile(path, "y,a\n1,0.5\n0,-1\n1,2\n");
+ * const rows = await openCsvRows(path, { response: "y", family: "logistic", chunkRows: 2 });
+ * assert.deepEqual(rows.columnNames, ["(Intercept)", "a"]);
+ * const sizes = [];
+ * for await (const c of rows) sizes.push(c.numRows);
+ * assert.deepEqual(sizes, [2, 1]);
+ * await Deno.remove(path);
+ * ```
+ */
+export async function openCsvRows(
+  path: string | URL,
+  options: LoadCsvOptions & { chunkRows?: number },
+): Promise<CsvRows> {
+  checkCsvOptions(options);
+  const storage = options.storage ?? "f64";
+  if (storage !== "f64" && storage !== "f32") {
+    throw new TypeError(`storage must be "f64" or "f32", got ${JSON.stringify(storage)}`);
+  }
+  const chunkRows = options.chunkRows ?? 65_536;
+  if (!Number.isInteger(chunkRows) || chunkRows < 1) {
+    throw new RangeError(`chunkRows must be a positive integer, got ${chunkRows}`);
+  }
+  const chunkBytes = options.chunkBytes ?? 1 << 20;
+  if (!Number.isInteger(chunkBytes) || chunkBytes < 1) {
+    throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
+  }
+  const where = `${path instanceof URL ? path.href : path}: `;
+  await checkCsvFile(path, where);
+  if ((await Deno.stat(path)).size === 0) {
+    throw new RangeError(`${where}the file is empty: no header and no data rows`);
+  }
+  const ready: CsvRowChunk[] = [];
+  let numCols = 0, x: Float64Array | Float32Array = new Float64Array(0), y = new Float64Array(0);
+  let fill = 0;
+  const emit = () => {
+    if (fill === 0) return;
+    ready.push({
+      numRows: fill,
+      x: fill === chunkRows ? x : x.slice(0, fill * numCols),
+      y: fill === chunkRows ? y : y.slice(0, fill),
+    });
+    x = storage === "f64"
+      ? new Float64Array(chunkRows * numCols)
+      : new Float32Array(chunkRows * numCols);
+    y = new Float64Array(chunkRows);
+    fill = 0;
+  };
+  const sink = new _CsvSink(options, where, (d) => {
+    numCols = d;
+    x = storage === "f64" ? new Float64Array(chunkRows * d) : new Float32Array(chunkRows * d);
+    y = new Float64Array(chunkRows);
+    return (xs, ys, _rowStart, m) => {
+      for (let i = 0; i < m;) {
+        const take = Math.min(m - i, chunkRows - fill);
+        x.set(xs.subarray(i * numCols, (i + take) * numCols), fill * numCols);
+        y.set(ys.subarray(i, i + take), fill);
+        fill += take;
+        i += take;
+        if (fill === chunkRows) emit();
+      }
+    };
+  });
+  const file = await Deno.open(path, { read: true });
+  const decoder = new TextDecoder("utf-8");
+  const feeder = new ChunkFeeder(options.delimiter ?? ",", sink);
+  const buf = new Uint8Array(chunkBytes);
+  let done = false;
+  const step = async (): Promise<void> => {
+    const got = await file.read(buf);
+    if (got === null) {
+      feeder.feed(decoder.decode(), true);
+      sink.finish();
+      emit();
+      done = true;
+    } else {
+      feeder.feed(decoder.decode(buf.subarray(0, got), { stream: true }), false);
+    }
+  };
+  try {
+    while (!done && numCols === 0) await step();
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+  if (numCols === 0) {
+    file.close();
+    sink.finish(); // throws: no data rows
+  }
+  let used = false, closed = false;
+  const close = () => {
+    if (!closed) {
+      closed = true;
+      file.close();
+    }
+  };
+  return {
+    close,
+    columnNames: sink.columnNames,
+    responseName: sink.responseName,
+    numCols,
+    storage,
+    get warnings() {
+      return sink.warnings;
+    },
+    async *[Symbol.asyncIterator]() {
+      if (used) throw new Error(`${where}the rows were already iterated; open the file again`);
+      used = true;
+      try {
+        for (;;) {
+          while (ready.length > 0) yield ready.shift()!;
+          if (done) return;
+          await step();
+        }
+      } finally {
+        close();
+      }
+    },
+  };
+}

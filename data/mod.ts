@@ -1,6 +1,6 @@
 /**
- * The data layer of tallmc: numeric CSV files streamed into WebAssembly
- * memory, seeded synthetic data sets shaped like the papers' (HIGGS,
+ * The data layer of tallmc: numeric CSV and Parquet files streamed into
+ * WebAssembly memory (or row group by row group to a consumer), seeded synthetic data sets shaped like the papers' (HIGGS,
  * bankruptcy, Gaussian regression), B-spline bases, random projections, PCA
  * and standardisation. MNIST 7 vs 9 has its own entry point, `data/mnist.ts`,
  * so that importing the library does not load the 41 MB digit files.
@@ -31,11 +31,29 @@ export {
 export {
   CSV_INTERCEPT_NAME,
   type CsvOptions,
+  type CsvRowChunk,
+  type CsvRows,
   type CsvTable,
   type LoadCsvOptions,
   loadCsvToArena,
+  openCsvRows,
   parseCsvText,
 } from "./csv.ts";
+export {
+  type FormulaParquetOptions,
+  loadParquet,
+  loadParquetWithFormula,
+  openParquetRows,
+  type ParquetDecompressors,
+  type ParquetOptions,
+  type ParquetRowChunk,
+  parquetRowChunks,
+  type ParquetRows,
+  type ParquetSource,
+  type ParquetWriteResult,
+  writeParquet,
+  type WriteParquetOptions,
+} from "./parquet.ts";
 export { type Formula, parseFormula } from "./formula.ts";
 export {
   buildDesign,

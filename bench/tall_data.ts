@@ -1,0 +1,443 @@
+/**
+ * Tall data end to end, phase by phase: generate HIGGS-shaped logistic data
+ * (1 + 29 columns, f32) straight to Parquet in bounded memory, stream it
+ * back, and convert it to the row store; time, peak resident memory and file
+ * sizes per phase, for n = 10⁶, 10⁷, 10⁸.
+ *
+ *   deno task tall-data --n 1e4                 # smoke run
+ *   deno task tall-data --n 1e6,1e7 --dir /tmp/tall --keep
+ *   deno task tall-data --n 1e6 --phases generate,scan --json out/tall.json
+ *
+ * Phases (exported, so that later phases — centring passes, per-iteration
+ * HMC-ECS cost — can be appended with the same bookkeeping):
+ *
+ * - `generate`: {@link higgsShapedChunks} → {@link writeParquet}. The rows
+ *   are those of `higgsShaped(arena, {n, seed, storage: "f32"})` (the same
+ *   random streams in the same order), produced 10⁵ at a time.
+ * - `scan`: one full pass over the Parquet file with {@link parquetRowChunks}
+ *   (decode + checks, no arithmetic): the I/O floor of a full-data pass.
+ * - `rows`: Parquet → fixed-width row store (`data/row_store.ts`), through
+ *   `convertTable` (what `tallmc convert IN.parquet OUT.rows` runs).
+ * - `rowscan`: one full pass over the row store with `readRange`, in blocks
+ *   of 10⁵ rows: the row store's floor for a full-data pass.
+ * - `gather`: `readRows` of m = 1000 random rows (a subsample), repeated
+ *   200 times: the I/O part of one HMC-ECS iteration's block refresh. The
+ *   page cache is warm (the file was just written), as it stays on a machine
+ *   with memory to spare; a cold cache costs one disk seek per row.
+ * - `load`: `loadParquet` into a fresh core's memory (f32), the in-memory path
+ *   (run last, as it holds the most memory); skipped when X would not fit in
+ *   a 4 GiB wasm32 memory (n above ≈ 3·10⁷).
+ *
+ * Peak memory is the kernel's VmHWM (/proc/self/status), reset at the start
+ * of each phase through /proc/self/clear_refs; Deno only lets a script read
+ * /proc/self with every permission, so the task runs with `-A` (elsewhere
+ * the peak falls back to the largest RSS seen between chunks). The task also
+ * exposes V8's `gc()`, run before each phase so that memory an earlier phase
+ * dropped is not counted as the next one's peak.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { Rng } from "../random/rng.ts";
+import { INTERCEPT_NAME } from "../data/synthetic.ts";
+import type { Storage } from "../data/dataset.ts";
+import {
+  loadParquet,
+  type ParquetRowChunk,
+  parquetRowChunks,
+  writeParquet,
+} from "../data/parquet.ts";
+import { loadCore } from "../core/load.ts";
+import { openRowStore } from "../data/row_store.ts";
+import { convertTable } from "../cli/convert_command.ts";
+
+/** What one phase measured. */
+export interface PhaseResult {
+  /** Phase name. */
+  phase: string;
+  /** Number of rows. */
+  n: number;
+  /** Wall-clock seconds. */
+  seconds: number;
+  /** Peak resident memory during the phase, bytes. */
+  peakRssBytes: number;
+  /** Size of the file the phase wrote, bytes (if any). */
+  fileBytes?: number;
+  /** Rows the phase handled, when not n (a gather reads m rows per repeat). */
+  rowsHandled?: number;
+  /** Anything else worth printing. */
+  note?: string;
+}
+
+/** Options of {@link higgsShapedChunks}. */
+export interface TallDataOptions {
+  /** Number of rows. */
+  n: number;
+  /** Seed (as `higgsShaped`). */
+  seed: number | string;
+  /** Rows per chunk (default 100 000). */
+  chunkRows?: number;
+  /** Storage of X (default "f32"). */
+  storage?: Storage;
+}
+
+/** Number of columns of X (intercept + 29 covariates). */
+export const TALL_NUM_COLS = 30;
+
+/** Column names of X: "(Intercept)", x1 … x29. */
+export const TALL_COLUMN_NAMES: readonly string[] = [
+  INTERCEPT_NAME,
+  ...Array.from({ length: TALL_NUM_COLS - 1 }, (_, j) => `x${j + 1}`),
+];
+
+/**
+ * HIGGS-shaped logistic rows in chunks: the same rows as `higgsShaped` with
+ * the same seed (β from stream 0, rows from stream 1), generated one chunk
+ * at a time so memory stays at one chunk whatever n.
+ *
+ * @param options `n`, `seed`, `chunkRows`, `storage`.
+ * @returns The chunks (X row-major with the intercept first, y ∈ {0, 1}).
+ */
+export function* higgsShapedChunks(options: TallDataOptions): Generator<ParquetRowChunk> {
+  const { n, seed } = options;
+  const chunkRows = options.chunkRows ?? 100_000, storage = options.storage ?? "f32";
+  const d = TALL_NUM_COLS;
+  const root = new Rng(seed);
+  const coefRng = root.stream(0);
+  const beta = new Float64Array(d);
+  beta[0] = 0.1 * coefRng.normal();
+  for (let j = 1; j < d; j++) beta[j] = 0.25 * coefRng.normal();
+  const rng = root.stream(1);
+  for (let start = 0; start < n; start += chunkRows) {
+    const m = Math.min(chunkRows, n - start);
+    const x = storage === "f64" ? new Float64Array(m * d) : new Float32Array(m * d);
+    const y = new Float64Array(m);
+    for (let i = 0, o = 0; i < m; i++, o += d) {
+      x[o] = 1;
+      let eta = beta[0];
+      for (let j = 1; j < d; j++) {
+        const v = rng.normal();
+        x[o + j] = v;
+        eta += beta[j] * v;
+      }
+      y[i] = rng.uniform() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
+    }
+    yield { numRows: m, x, y };
+  }
+}
+
+/** Peak-memory bookkeeping: VmHWM where readable, else the largest RSS sampled. */
+export class PeakMemory {
+  #procOk: boolean;
+  #sampled = 0;
+
+  constructor() {
+    this.#procOk = false;
+    try {
+      Deno.readTextFileSync("/proc/self/status");
+      Deno.writeTextFileSync("/proc/self/clear_refs", "5");
+      this.#procOk = true;
+    } catch { /* not Linux, or not every permission: sample RSS */ }
+  }
+
+  /** Starts a phase: resets the high-water mark. */
+  reset(): void {
+    this.#sampled = Deno.memoryUsage().rss;
+    if (this.#procOk) Deno.writeTextFileSync("/proc/self/clear_refs", "5");
+  }
+
+  /** Records the current RSS (call between chunks). */
+  sample(): void {
+    this.#sampled = Math.max(this.#sampled, Deno.memoryUsage().rss);
+  }
+
+  /** @returns The peak since {@link reset}, bytes. */
+  peak(): number {
+    this.sample();
+    if (!this.#procOk) return this.#sampled;
+    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"));
+    return m ? Number(m[1]) * 1024 : this.#sampled;
+  }
+
+  /** Whether the peak is the kernel's (VmHWM) rather than sampled. */
+  get isKernelPeak(): boolean {
+    return this.#procOk;
+  }
+}
+
+/** Runs one phase with timing and peak memory. */
+export async function runPhase(
+  phase: string,
+  n: number,
+  mem: PeakMemory,
+  fn: () => Promise<{ fileBytes?: number; rowsHandled?: number; note?: string } | void>,
+): Promise<PhaseResult> {
+  // Memory a previous phase dropped is not this phase's peak.
+  (globalThis as { gc?: () => void }).gc?.();
+  mem.reset();
+  const t = performance.now();
+  const r = (await fn()) ?? {};
+  return {
+    phase,
+    n,
+    seconds: (performance.now() - t) / 1000,
+    peakRssBytes: mem.peak(),
+    ...r,
+  };
+}
+
+/**
+ * Phase `generate`: HIGGS-shaped rows straight to a Parquet file.
+ *
+ * @param path The Parquet file.
+ * @param options `n`, `seed`, `chunkRows`, `storage`; and `rowGroupSize`.
+ * @param mem Peak-memory bookkeeping.
+ * @returns The measurement.
+ */
+export function generatePhase(
+  path: string,
+  options: TallDataOptions & { rowGroupSize?: number },
+  mem: PeakMemory,
+): Promise<PhaseResult> {
+  return runPhase("generate → parquet", options.n, mem, async () => {
+    const chunks = (function* () {
+      for (const c of higgsShapedChunks(options)) {
+        mem.sample();
+        yield c;
+      }
+    })();
+    const r = await writeParquet(path, chunks, {
+      columnNames: TALL_COLUMN_NAMES,
+      responseName: "y",
+      storage: options.storage ?? "f32",
+      rowGroupSize: options.rowGroupSize ?? 100_000,
+    });
+    return { fileBytes: r.numBytes, note: `${r.numRowGroups} row groups` };
+  });
+}
+
+/**
+ * Phase `scan`: one streaming pass over the Parquet file (decode and
+ * checks), summing y so the work cannot be skipped.
+ *
+ * @param path The Parquet file.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @returns The measurement.
+ */
+export function scanPhase(path: string, n: number, mem: PeakMemory): Promise<PhaseResult> {
+  return runPhase("scan parquet (one full pass)", n, mem, async () => {
+    let rows = 0, sumY = 0;
+    for await (
+      const c of parquetRowChunks(path, {
+        response: "y",
+        family: "logistic",
+        storage: "f32",
+      })
+    ) {
+      rows += c.numRows;
+      for (let i = 0; i < c.numRows; i++) sumY += c.y[i];
+      mem.sample();
+    }
+    if (rows !== n) throw new Error(`${path}: scanned ${rows} rows, expected ${n}`);
+    return { note: `mean y ${(sumY / rows).toFixed(4)}` };
+  });
+}
+
+/**
+ * Phase `load`: the whole file into a fresh core's memory as f32 GLM data.
+ *
+ * @param path The Parquet file.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @returns The measurement.
+ */
+export function loadPhase(path: string, n: number, mem: PeakMemory): Promise<PhaseResult> {
+  return runPhase("load parquet → wasm memory", n, mem, async () => {
+    const arena = loadCore();
+    const data = await loadParquet(arena, path, {
+      response: "y",
+      family: "logistic",
+      storage: "f32",
+    });
+    if (data.numRows !== n) throw new Error(`${path}: loaded ${data.numRows} rows, expected ${n}`);
+    return { note: `wasm memory ${_fmtBytes(arena.memory.buffer.byteLength)}` };
+  });
+}
+
+/**
+ * Phase `rows`: Parquet → row store (f32), as `tallmc convert` does it.
+ *
+ * @param parquet The Parquet file.
+ * @param rows The row store to write.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @returns The measurement.
+ */
+export function rowStorePhase(
+  parquet: string,
+  rows: string,
+  n: number,
+  mem: PeakMemory,
+): Promise<PhaseResult> {
+  return runPhase("parquet → row store", n, mem, async () => {
+    const r = await convertTable(parquet, rows, {
+      response: "y",
+      family: "logistic",
+      storage: "f32",
+    });
+    if (r.numRows !== n) throw new Error(`${rows}: wrote ${r.numRows} rows, expected ${n}`);
+    return { fileBytes: r.numBytes };
+  });
+}
+
+/**
+ * Phase `rowscan`: every row of the store once, with `readRange` in blocks.
+ *
+ * @param rows The row store.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @returns The measurement.
+ */
+export function rowScanPhase(rows: string, n: number, mem: PeakMemory): Promise<PhaseResult> {
+  return runPhase("scan row store (one full pass)", n, mem, () => {
+    const store = openRowStore(rows);
+    try {
+      const d = store.header.numCols, block = 100_000;
+      const x = new Float32Array(block * d), y = new Float64Array(block);
+      let sumY = 0;
+      for (let s = 0; s < n; s += block) {
+        const c = Math.min(block, n - s);
+        store.readRange(s, c, x.subarray(0, c * d), y.subarray(0, c));
+        for (let i = 0; i < c; i++) sumY += y[i];
+      }
+      return Promise.resolve({ note: `mean y ${(sumY / n).toFixed(4)}` });
+    } finally {
+      store.close();
+    }
+  });
+}
+
+/**
+ * Phase `gather`: `readRows` of `m` random rows, `repeats` times.
+ *
+ * @param rows The row store.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @param options `m` (default 1000), `repeats` (default 200), `seed`.
+ * @returns The measurement (seconds for all repeats; the note gives µs per gather).
+ */
+export function gatherPhase(
+  rows: string,
+  n: number,
+  mem: PeakMemory,
+  options: { m?: number; repeats?: number; seed?: number } = {},
+): Promise<PhaseResult> {
+  const m = Math.min(options.m ?? 1000, n), repeats = options.repeats ?? 200;
+  return runPhase(`gather ${m} random rows ×${repeats}`, n, mem, () => {
+    const store = openRowStore(rows);
+    try {
+      const d = store.header.numCols;
+      const x = new Float64Array(m * d), y = new Float64Array(m), idx = new Int32Array(m);
+      const rng = new Rng(options.seed ?? 7);
+      const t = performance.now();
+      for (let r = 0; r < repeats; r++) {
+        for (let k = 0; k < m; k++) idx[k] = Math.floor(rng.uniform() * n);
+        store.readRows(idx, x, y);
+      }
+      const us = (performance.now() - t) * 1000 / repeats;
+      return Promise.resolve({
+        rowsHandled: m * repeats,
+        note: `${us.toFixed(0)} µs per gather, ${(us * 1000 / m).toFixed(0)} ns per row`,
+      });
+    } finally {
+      store.close();
+    }
+  });
+}
+
+function _fmtBytes(b: number): string {
+  return b >= 1e9 ? `${(b / 1e9).toFixed(2)} GB` : `${(b / 1e6).toFixed(1)} MB`;
+}
+
+/** Prints one result line. */
+export function printPhase(r: PhaseResult): void {
+  console.log(
+    [
+      `n=${r.n.toExponential(0)}`.padEnd(8),
+      r.phase.padEnd(30),
+      `${r.seconds.toFixed(2)} s`.padStart(10),
+      `${((r.rowsHandled ?? r.n) / r.seconds / 1e6).toFixed(2)}·10⁶ rows/s`.padStart(18),
+      `peak RSS ${_fmtBytes(r.peakRssBytes)}`.padStart(20),
+      r.fileBytes !== undefined ? `file ${_fmtBytes(r.fileBytes)}` : "",
+      r.note ?? "",
+    ].join("  "),
+  );
+}
+
+async function _main(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      n: { type: "string", default: "1e4" },
+      seed: { type: "string", default: "1" },
+      dir: { type: "string" },
+      phases: { type: "string", default: "generate,scan,rows,rowscan,gather,load" },
+      "row-group": { type: "string", default: "100000" },
+      keep: { type: "boolean" },
+      json: { type: "string" },
+    },
+  });
+  const ns = values.n!.split(",").map((s) => Number(s.trim()));
+  for (const n of ns) {
+    if (!Number.isInteger(n) || n < 1) {
+      throw new RangeError(`--n must be positive integers, got ${values.n}`);
+    }
+  }
+  const rowGroupSize = Number(values["row-group"]);
+  const phases = new Set(values.phases!.split(",").map((s) => s.trim()));
+  const dir = values.dir ?? await Deno.makeTempDir({ prefix: "tallmc_tall_" });
+  await Deno.mkdir(dir, { recursive: true });
+  const mem = new PeakMemory();
+  console.log(
+    `tall data in ${dir}; peak memory from ${mem.isKernelPeak ? "VmHWM" : "sampled RSS"}; ` +
+      `${TALL_NUM_COLS} columns f32, row groups of ${rowGroupSize}`,
+  );
+  const results: PhaseResult[] = [];
+  for (const n of ns) {
+    const parquet = `${dir}/higgs_${n}.parquet`;
+    if (phases.has("generate")) {
+      results.push(await generatePhase(parquet, { n, seed: values.seed!, rowGroupSize }, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (phases.has("scan")) {
+      results.push(await scanPhase(parquet, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    const rows = `${dir}/higgs_${n}.rows`;
+    if (phases.has("rows")) {
+      results.push(await rowStorePhase(parquet, rows, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (phases.has("rowscan")) {
+      results.push(await rowScanPhase(rows, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (phases.has("gather")) {
+      results.push(await gatherPhase(rows, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (phases.has("load") && n * TALL_NUM_COLS * 4 + n * 8 < 3.5 * 2 ** 30) {
+      results.push(await loadPhase(parquet, n, mem));
+      printPhase(results.at(-1)!);
+    }
+    if (!values.keep) {
+      await Deno.remove(parquet).catch(() => {});
+      await Deno.remove(rows).catch(() => {});
+    }
+  }
+  if (values.json) await Deno.writeTextFile(values.json, JSON.stringify(results, null, 1) + "\n");
+  if (values.dir === undefined && !values.keep) await Deno.remove(dir, { recursive: true });
+}
+
+if (import.meta.main) await _main(Deno.args);

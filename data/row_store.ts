@@ -1,0 +1,673 @@
+/**
+ * A fixed-width binary row store: GLM rows written once (from a Parquet or
+ * CSV file, or from memory) and then read by index or by range without
+ * parsing, so that data larger than one WebAssembly instance can be streamed
+ * through the kernels (full-data passes) and gathered by row (subsamples).
+ *
+ * ```
+ *  byte 0      "TALLMCRS"                      magic, 8 ASCII bytes
+ *  byte 8      u32 LE version (1)
+ *  byte 12     u32 LE dataOffset (4096; a multiple of 4096 when the JSON needs more)
+ *  byte 16     UTF-8 JSON of the header fields ({@link RowStoreHeader}), zero padded
+ *  dataOffset  numRows rows of rowBytes each:
+ *                d cells of X (f32 or f64, LE) | y (f64 LE) | [aux (f64 LE)]
+ * ```
+ *
+ * The file size is always dataOffset + numRows × rowBytes; a store is written
+ * to `path + ".partial"` and renamed when complete, so a store that exists is
+ * whole. When it records the file it was made from ({@link SourceFingerprint}),
+ * opening it checks that file is unchanged (size, mtime and a SHA-256 of its
+ * first and last MiB).
+ *
+ * Reads are synchronous (`pread`-style), as a DataModel's passes are.
+ *
+ * References: DESIGN.md, "Data beyond memory".
+ *
+ * @module
+ */
+import { dataViews } from "../core/row_buffer.ts";
+import type { GlmData } from "./dataset.ts";
+import { sha256Hex } from "./_sha256.ts";
+
+/** Identifies the file a row store was made from. */
+export interface SourceFingerprint {
+  /** Absolute path of the file. */
+  path: string;
+  /** Size in bytes. */
+  size: number;
+  /** Modification time, ms since the epoch (0 when the platform has none). */
+  mtimeMs: number;
+  /** Hex SHA-256 of the file's first and last 1 MiB (the whole file when smaller than 2 MiB). */
+  digest: string;
+}
+
+/** What a writer states about the rows of a store. */
+export interface RowStoreMeta {
+  /** Number of columns d of X. */
+  numCols: number;
+  /** Cell type of X in the file (y and aux are always f64). */
+  storage: "f32" | "f64";
+  /** One name per column of X. */
+  columnNames: string[];
+  /** Name of the response column. */
+  responseName: string;
+  /** Name of an optional third per-row column (an offset, a number of trials); present iff the rows carry it. */
+  auxName?: string;
+  /** The Parquet/CSV file the store was made from. */
+  source?: SourceFingerprint;
+}
+
+/** The header of a row store file. */
+export interface RowStoreHeader extends RowStoreMeta {
+  /** Number of rows n. */
+  numRows: number;
+  /** Bytes per row: d × (4 or 8) + 8 (+ 8 with aux). */
+  rowBytes: number;
+  /** Byte offset of row 0. */
+  dataOffset: number;
+  /** Format version. */
+  version: number;
+}
+
+/** A block of rows handed to {@link writeRowStore}. */
+export interface RowChunk {
+  /** Number of rows in the block. */
+  numRows: number;
+  /** numRows × d values of X, row-major. */
+  x: Float64Array | Float32Array;
+  /** numRows responses. */
+  y: Float64Array;
+  /** numRows values of the aux column (required iff the meta names one). */
+  aux?: Float64Array;
+}
+
+const MAGIC = "TALLMCRS";
+const VERSION = 1;
+const PAGE = 4096;
+const FINGERPRINT_SPAN = 1 << 20;
+/** Staging size of range reads; ranges larger than this are read in pieces. */
+const STAGING_BYTES = 1 << 22;
+/** Rows apart that a gather still reads in one call (reading the gap is cheaper than a seek). */
+const GATHER_GAP_BYTES = 1 << 14;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function rowBytesOf(meta: Pick<RowStoreMeta, "numCols" | "storage" | "auxName">): number {
+  return meta.numCols * (meta.storage === "f32" ? 4 : 8) + 8 + (meta.auxName !== undefined ? 8 : 0);
+}
+
+function readFully(file: Deno.FsFile, buf: Uint8Array, position: number, what: string): void {
+  file.seekSync(position, Deno.SeekMode.Start);
+  let got = 0;
+  while (got < buf.length) {
+    const k = file.readSync(buf.subarray(got));
+    if (k === null || k === 0) {
+      throw new Error(
+        `${what}: expected ${buf.length} bytes at offset ${position}, the file ended after ${got}`,
+      );
+    }
+    got += k;
+  }
+}
+
+function fingerprintSync(path: string): SourceFingerprint {
+  const abs = Deno.realPathSync(path);
+  const stat = Deno.statSync(abs);
+  const size = stat.size;
+  using file = Deno.openSync(abs, { read: true });
+  let parts: Uint8Array[];
+  if (size <= 2 * FINGERPRINT_SPAN) {
+    parts = [new Uint8Array(size)];
+    readFully(file, parts[0], 0, abs);
+  } else {
+    parts = [new Uint8Array(FINGERPRINT_SPAN), new Uint8Array(FINGERPRINT_SPAN)];
+    readFully(file, parts[0], 0, abs);
+    readFully(file, parts[1], size - FINGERPRINT_SPAN, abs);
+  }
+  return { path: abs, size, mtimeMs: stat.mtime?.getTime() ?? 0, digest: sha256Hex(parts) };
+}
+
+/**
+ * Fingerprint a file: its absolute path, size, modification time and a SHA-256
+ * of its first and last MiB (the whole file when it is at most 2 MiB).
+ *
+ * @param path The file.
+ * @returns Its fingerprint, for {@link RowStoreMeta.source}.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { fingerprintFile } from "./row_store.ts";
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeTextFile(path, "abc");
+ * const f = await fingerprintFile(path);
+ * assert.equal(f.size, 3);
+ * assert.equal(f.digest, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+ * await Deno.remove(path);
+ * ```
+ */
+export function fingerprintFile(path: string): Promise<SourceFingerprint> {
+  return Promise.resolve().then(() => fingerprintSync(path));
+}
+
+function checkMeta(meta: RowStoreMeta): void {
+  const d = meta.numCols;
+  if (!Number.isInteger(d) || d < 1) {
+    throw new RangeError(`numCols must be a positive integer, got ${d}`);
+  }
+  if (meta.storage !== "f32" && meta.storage !== "f64") {
+    throw new RangeError(`storage must be "f32" or "f64", got ${JSON.stringify(meta.storage)}`);
+  }
+  if (!Array.isArray(meta.columnNames) || meta.columnNames.length !== d) {
+    throw new RangeError(
+      `columnNames must have numCols = ${d} names, got ${meta.columnNames?.length}`,
+    );
+  }
+}
+
+async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) done += await file.write(bytes.subarray(done));
+}
+
+function encodeHeader(header: RowStoreHeader): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(header.dataOffset);
+  if (16 + json.length > out.length) throw new Error("header does not fit (internal)");
+  out.set(new TextEncoder().encode(MAGIC), 0);
+  const v = new DataView(out.buffer);
+  v.setUint32(8, header.version, true);
+  v.setUint32(12, header.dataOffset, true);
+  out.set(json, 16);
+  return out;
+}
+
+/**
+ * Write rows to a row store: chunks are encoded and streamed into
+ * `path + ".partial"`, which is renamed to `path` when all are written (so a
+ * store at `path` is always complete).
+ *
+ * @param path Where the store goes.
+ * @param chunks Blocks of rows, in order.
+ * @param meta Columns, storage, names and the optional source fingerprint.
+ * @returns The header written.
+ * @throws {RangeError} On a malformed chunk or a non-finite value (naming the row).
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openRowStore, writeRowStore } from "./row_store.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".rows" });
+ * const chunk = { numRows: 2, x: new Float64Array([1, 0.5, 1, -2]), y: new Float64Array([1, 0]) };
+ * const h = await writeRowStore(path, [chunk], {
+ *   numCols: 2, storage: "f64", columnNames: ["a", "b"], responseName: "y",
+ * });
+ * assert.equal(h.numRows, 2);
+ * const store = openRowStore(path);
+ * const x = new Float64Array(2), y = new Float64Array(1);
+ * store.readRows(new Int32Array([1]), x, y);
+ * assert.deepEqual([...x, ...y], [1, -2, 0]);
+ * store.close();
+ * await Deno.remove(path);
+ * ```
+ */
+export async function writeRowStore(
+  path: string,
+  chunks: AsyncIterable<RowChunk> | Iterable<RowChunk>,
+  meta: RowStoreMeta,
+): Promise<RowStoreHeader> {
+  checkMeta(meta);
+  const d = meta.numCols, f32 = meta.storage === "f32", hasAux = meta.auxName !== undefined;
+  const rowBytes = rowBytesOf(meta);
+  const base: RowStoreHeader = {
+    numCols: d,
+    storage: meta.storage,
+    columnNames: [...meta.columnNames],
+    responseName: meta.responseName,
+    ...(hasAux ? { auxName: meta.auxName } : {}),
+    ...(meta.source ? { source: { ...meta.source } } : {}),
+    numRows: 0,
+    rowBytes,
+    dataOffset: PAGE,
+    version: VERSION,
+  };
+  // Room for the JSON with any numRows (up to 16 digits).
+  const jsonLen = new TextEncoder().encode(JSON.stringify({ ...base, numRows: 1e16 })).length;
+  base.dataOffset = Math.ceil((16 + jsonLen) / PAGE) * PAGE;
+  const partial = path + ".partial";
+  let numRows = 0;
+  const file = await Deno.open(partial, { write: true, create: true, truncate: true });
+  try {
+    await writeAll(file, new Uint8Array(base.dataOffset));
+    let staging = new Uint8Array(0);
+    for await (const chunk of chunks as AsyncIterable<RowChunk>) {
+      const m = chunk.numRows;
+      if (!Number.isInteger(m) || m < 0) {
+        throw new RangeError(`chunk numRows must be a non-negative integer, got ${m}`);
+      }
+      if (chunk.x.length !== m * d || chunk.y.length !== m) {
+        throw new RangeError(
+          `a chunk of ${m} rows needs x of ${
+            m * d
+          } and y of ${m} values, got ${chunk.x.length} and ${chunk.y.length} (rows from ${numRows} on, writing ${path})`,
+        );
+      }
+      if (hasAux !== (chunk.aux !== undefined) || (chunk.aux && chunk.aux.length !== m)) {
+        throw new RangeError(
+          hasAux
+            ? `meta names aux column "${meta.auxName}", so every chunk needs aux of ${m} values (rows from ${numRows} on)`
+            : `a chunk has aux values but meta names no auxName (rows from ${numRows} on)`,
+        );
+      }
+      if (staging.length < m * rowBytes) staging = new Uint8Array(m * rowBytes);
+      const v = new DataView(staging.buffer);
+      for (let i = 0; i < m; i++) {
+        let o = i * rowBytes;
+        for (let j = 0; j < d; j++) {
+          const val = chunk.x[i * d + j];
+          if (!Number.isFinite(val)) {
+            throw new RangeError(
+              `x has a non-finite value ${val} at row ${numRows + i}, column ${
+                meta.columnNames[j]
+              } (writing ${path})`,
+            );
+          }
+          if (f32) {
+            v.setFloat32(o, val, true);
+            o += 4;
+          } else {
+            v.setFloat64(o, val, true);
+            o += 8;
+          }
+        }
+        const yi = chunk.y[i];
+        if (!Number.isFinite(yi)) {
+          throw new RangeError(
+            `y has a non-finite value ${yi} at row ${numRows + i} (writing ${path})`,
+          );
+        }
+        v.setFloat64(o, yi, true);
+        if (chunk.aux) {
+          const ai = chunk.aux[i];
+          if (!Number.isFinite(ai)) {
+            throw new RangeError(
+              `${meta.auxName} has a non-finite value ${ai} at row ${
+                numRows + i
+              } (writing ${path})`,
+            );
+          }
+          v.setFloat64(o + 8, ai, true);
+        }
+      }
+      await writeAll(file, staging.subarray(0, m * rowBytes));
+      numRows += m;
+    }
+    const header = { ...base, numRows };
+    await file.seek(0, Deno.SeekMode.Start);
+    await writeAll(file, encodeHeader(header));
+    file.close();
+    await Deno.rename(partial, path);
+    return header;
+  } catch (e) {
+    try {
+      file.close();
+    } catch { /* already closed */ }
+    await Deno.remove(partial).catch(() => {});
+    throw e;
+  }
+}
+
+/**
+ * Write the rows of an in-memory data set to a row store (for tests and for
+ * handing a data set to workers that read it by range).
+ *
+ * @param path Where the store goes.
+ * @param data The data set.
+ * @param options `responseName` (default "y"), an `aux` column with its `auxName`, `chunkRows`.
+ * @returns The header written.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "./dataset.ts";
+ * import { openRowStore, writeRowStoreFromGlmData } from "./row_store.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * const data = glmDataFromArrays(arena, [1, 2, 3, 4], [0, 1], { numCols: 2, storage: "f32" });
+ * const path = await Deno.makeTempFile({ suffix: ".rows" });
+ * await writeRowStoreFromGlmData(path, data);
+ * const store = openRowStore(path);
+ * assert.equal(store.header.rowBytes, 2 * 4 + 8);
+ * store.close();
+ * await Deno.remove(path);
+ * ```
+ */
+export function writeRowStoreFromGlmData(
+  path: string,
+  data: GlmData,
+  options: {
+    responseName?: string;
+    aux?: ArrayLike<number>;
+    auxName?: string;
+    chunkRows?: number;
+  } = {},
+): Promise<RowStoreHeader> {
+  const n = data.numRows, d = data.numCols;
+  const chunkRows = options.chunkRows ?? 65536;
+  if (options.aux !== undefined && options.aux.length !== n) {
+    throw new RangeError(`aux must have one value per row (${n}), got ${options.aux.length}`);
+  }
+  const aux = options.aux;
+  function* chunks(): Iterable<RowChunk> {
+    for (let s = 0; s < n; s += chunkRows) {
+      const m = Math.min(chunkRows, n - s);
+      const v = dataViews(data); // fresh each chunk: memory may grow between yields
+      yield {
+        numRows: m,
+        x: v.x.slice(s * d, (s + m) * d),
+        y: v.y.slice(s, s + m),
+        ...(aux ? { aux: Float64Array.from({ length: m }, (_, i) => aux[s + i]) } : {}),
+      };
+    }
+  }
+  return writeRowStore(path, chunks(), {
+    numCols: d,
+    storage: data.storage,
+    columnNames: [...data.columnNames],
+    responseName: options.responseName ?? "y",
+    ...(aux ? { auxName: options.auxName ?? "aux" } : {}),
+  });
+}
+
+/**
+ * Open a row store for synchronous reads. Validates the magic, the version,
+ * that the file size equals dataOffset + numRows × rowBytes and (unless
+ * `checkSource` is false) that a recorded source file that still exists is
+ * unchanged.
+ *
+ * @param path The store.
+ * @param options `checkSource` (default true).
+ * @returns The open store; {@link RowStore.close} it when done.
+ * @throws {Error} Naming the file(s) and the mismatch.
+ */
+export function openRowStore(path: string, options: { checkSource?: boolean } = {}): RowStore {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    const size = file.statSync().size;
+    if (size < 16) {
+      throw new Error(`${path} is not a row store: ${size} bytes, shorter than a header`);
+    }
+    const pre = new Uint8Array(16);
+    readFully(file, pre, 0, path);
+    const magic = new TextDecoder().decode(pre.subarray(0, 8));
+    if (magic !== MAGIC) {
+      throw new Error(
+        `${path} is not a row store: magic ${JSON.stringify(magic)}, want "${MAGIC}"`,
+      );
+    }
+    const pv = new DataView(pre.buffer);
+    const version = pv.getUint32(8, true), dataOffset = pv.getUint32(12, true);
+    if (version !== VERSION) {
+      throw new Error(`${path}: row store version ${version}, this reader reads ${VERSION}`);
+    }
+    if (dataOffset < PAGE || dataOffset % PAGE !== 0 || dataOffset > size) {
+      throw new Error(
+        `${path}: header gives data offset ${dataOffset}, impossible for a file of ${size} bytes`,
+      );
+    }
+    const raw = new Uint8Array(dataOffset - 16);
+    readFully(file, raw, 16, path);
+    let end = raw.indexOf(0);
+    if (end < 0) end = raw.length;
+    let header: RowStoreHeader;
+    try {
+      header = JSON.parse(new TextDecoder().decode(raw.subarray(0, end)));
+    } catch (e) {
+      throw new Error(`${path}: the row store header is not valid JSON (${(e as Error).message})`);
+    }
+    checkMeta(header);
+    if (header.dataOffset !== dataOffset || header.rowBytes !== rowBytesOf(header)) {
+      throw new Error(`${path}: the row store header contradicts itself`);
+    }
+    const want = dataOffset + header.numRows * header.rowBytes;
+    if (size !== want) {
+      throw new Error(
+        `${path}: file size ${size} bytes does not match the header (${dataOffset} + ${header.numRows} rows × ${header.rowBytes} bytes = ${want}); the file is truncated or was modified`,
+      );
+    }
+    if (options.checkSource !== false && header.source) checkSource(path, header.source);
+    return new RowStore(path, header, file);
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+}
+
+function checkSource(path: string, rec: SourceFingerprint): void {
+  let now: SourceFingerprint;
+  try {
+    now = fingerprintSync(rec.path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return; // the store outlives its source
+    throw e;
+  }
+  const diffs: string[] = [];
+  if (now.size !== rec.size) diffs.push(`size ${now.size} bytes, recorded ${rec.size}`);
+  if (now.mtimeMs !== rec.mtimeMs) {
+    diffs.push(
+      `modified ${new Date(now.mtimeMs).toISOString()}, recorded ${
+        new Date(rec.mtimeMs).toISOString()
+      }`,
+    );
+  }
+  if (now.digest !== rec.digest) diffs.push(`content digest differs`);
+  if (diffs.length > 0) {
+    throw new Error(
+      `${path} was made from ${rec.path}, which has changed since (${
+        diffs.join("; ")
+      }); rebuild the row store, or open it with checkSource: false`,
+    );
+  }
+}
+
+/**
+ * An open row store (see the module notes for the layout): synchronous reads
+ * of rows by index or by range.
+ */
+export class RowStore {
+  /** The file. */
+  readonly path: string;
+  /** Its header. */
+  readonly header: RowStoreHeader;
+  #file: Deno.FsFile | null;
+  #staging = new Uint8Array(0);
+  #order = new Int32Array(0);
+
+  /**
+   * Wrap an open file (use {@link openRowStore}).
+   *
+   * @param path The file's path.
+   * @param header Its validated header.
+   * @param file The open file; the store closes it.
+   */
+  constructor(path: string, header: RowStoreHeader, file: Deno.FsFile) {
+    this.path = path;
+    this.header = header;
+    this.#file = file;
+  }
+
+  #open(): Deno.FsFile {
+    if (this.#file === null) throw new Error(`row store ${this.path} is closed`);
+    return this.#file;
+  }
+
+  #stage(bytes: number): Uint8Array {
+    if (this.#staging.length < bytes) this.#staging = new Uint8Array(bytes);
+    return this.#staging;
+  }
+
+  /** Decode `count` rows at the start of `buf` into outputs at row positions given by `dest`. */
+  #decode(
+    buf: Uint8Array,
+    firstRow: number,
+    count: number,
+    dest: (r: number) => number,
+    x: Float64Array | Float32Array,
+    y: Float64Array,
+    aux: Float64Array | undefined,
+  ): void {
+    const { numCols: d, rowBytes, storage } = this.header;
+    const view = new DataView(buf.buffer, buf.byteOffset);
+    const xBytes = d * (storage === "f32" ? 4 : 8);
+    const f32 = storage === "f32";
+    const cells = LITTLE_ENDIAN
+      ? (f32
+        ? new Float32Array(buf.buffer, buf.byteOffset, (count * rowBytes) >> 2)
+        : new Float64Array(buf.buffer, buf.byteOffset, (count * rowBytes) >> 3))
+      : null;
+    const stride = f32 ? rowBytes >> 2 : rowBytes >> 3;
+    for (let r = 0; r < count; r++) {
+      const k = dest(firstRow + r);
+      if (k < 0) continue;
+      const o = r * rowBytes, xo = k * d;
+      if (cells) {
+        const c = r * stride;
+        for (let j = 0; j < d; j++) x[xo + j] = cells[c + j];
+      } else if (f32) {
+        for (let j = 0; j < d; j++) x[xo + j] = view.getFloat32(o + 4 * j, true);
+      } else {
+        for (let j = 0; j < d; j++) x[xo + j] = view.getFloat64(o + 8 * j, true);
+      }
+      y[k] = view.getFloat64(o + xBytes, true);
+      if (aux) aux[k] = view.getFloat64(o + xBytes + 8, true);
+    }
+  }
+
+  #checkOutputs(
+    count: number,
+    x: Float64Array | Float32Array,
+    y: Float64Array,
+    aux: Float64Array | undefined,
+  ): void {
+    const d = this.header.numCols;
+    if (x.length < count * d || y.length < count) {
+      throw new RangeError(
+        `reading ${count} rows of ${d} columns needs x of ${
+          count * d
+        } and y of ${count} values, got ${x.length} and ${y.length}`,
+      );
+    }
+    if (aux !== undefined) {
+      if (this.header.auxName === undefined) {
+        throw new RangeError(`${this.path} has no aux column, but aux was asked for`);
+      }
+      if (aux.length < count) {
+        throw new RangeError(`aux needs ${count} values, got ${aux.length}`);
+      }
+    }
+    if (x instanceof Float32Array && this.header.storage === "f64") {
+      throw new TypeError(
+        `${this.path} stores X as f64; reading it into a Float32Array would round it`,
+      );
+    }
+  }
+
+  /**
+   * Copy rows by index into `x` (rows.length × d, row-major; f32 cells widen
+   * exactly), `y` and, when given, `aux`, in the caller's order. Repeats are
+   * allowed; indices are sorted internally and nearby rows read in one call.
+   *
+   * @param rows Row indices in [0, numRows).
+   * @param x Output X.
+   * @param y Output y.
+   * @param aux Output aux column (the store must have one).
+   * @throws {RangeError} Naming the first bad index.
+   */
+  readRows(rows: Int32Array, x: Float64Array, y: Float64Array, aux?: Float64Array): void {
+    const file = this.#open(), m = rows.length, n = this.header.numRows;
+    this.#checkOutputs(m, x, y, aux);
+    for (let k = 0; k < m; k++) {
+      const r = rows[k];
+      if (!(r >= 0 && r < n)) {
+        throw new RangeError(
+          `rows[${k}] = ${r} is not a row of ${this.path} (rows 0 … ${n - 1})`,
+        );
+      }
+    }
+    if (m === 0) return;
+    if (this.#order.length < m) this.#order = new Int32Array(m);
+    const order = this.#order.subarray(0, m);
+    for (let k = 0; k < m; k++) order[k] = k;
+    order.sort((a, b) => rows[a] - rows[b] || a - b);
+    const rowBytes = this.header.rowBytes, dataOffset = this.header.dataOffset;
+    const maxGap = Math.max(1, Math.floor(GATHER_GAP_BYTES / rowBytes));
+    const maxSpan = Math.max(1, Math.floor(STAGING_BYTES / rowBytes));
+    let s = 0;
+    while (s < m) {
+      const first = rows[order[s]];
+      let e = s + 1;
+      while (
+        e < m && rows[order[e]] - rows[order[e - 1]] <= maxGap &&
+        rows[order[e]] - first < maxSpan
+      ) e++;
+      const last = rows[order[e - 1]];
+      const span = last - first + 1;
+      const buf = this.#stage(span * rowBytes).subarray(0, span * rowBytes);
+      readFully(file, buf, dataOffset + first * rowBytes, this.path);
+      // Decode each requested (row, position) pair of this span.
+      for (let t = s; t < e; t++) {
+        const k = order[t], r = rows[k];
+        this.#decode(
+          buf.subarray((r - first) * rowBytes, (r - first + 1) * rowBytes),
+          0,
+          1,
+          () => k,
+          x,
+          y,
+          aux,
+        );
+      }
+      s = e;
+    }
+  }
+
+  /**
+   * Copy rows `[start, start + count)` into `x` (count × d, row-major; a
+   * Float32Array only for f32 storage), `y` and, when given, `aux`.
+   *
+   * @param start First row.
+   * @param count Number of rows.
+   * @param x Output X.
+   * @param y Output y.
+   * @param aux Output aux column (the store must have one).
+   * @throws {RangeError} If the range is not inside the store.
+   */
+  readRange(
+    start: number,
+    count: number,
+    x: Float64Array | Float32Array,
+    y: Float64Array,
+    aux?: Float64Array,
+  ): void {
+    const file = this.#open(), n = this.header.numRows;
+    if (
+      !Number.isInteger(start) || !Number.isInteger(count) || start < 0 || count < 0 ||
+      start + count > n
+    ) {
+      throw new RangeError(
+        `rows [${start}, ${start + count}) are not inside ${this.path}'s ${n} rows`,
+      );
+    }
+    this.#checkOutputs(count, x, y, aux);
+    const rowBytes = this.header.rowBytes;
+    const piece = Math.max(1, Math.floor(STAGING_BYTES / rowBytes));
+    for (let s = 0; s < count; s += piece) {
+      const c = Math.min(piece, count - s);
+      const buf = this.#stage(c * rowBytes).subarray(0, c * rowBytes);
+      readFully(file, buf, this.header.dataOffset + (start + s) * rowBytes, this.path);
+      this.#decode(buf, s, c, (r) => r, x, y, aux);
+    }
+  }
+
+  /** Close the file; later reads throw. */
+  close(): void {
+    this.#file?.close();
+    this.#file = null;
+  }
+}
