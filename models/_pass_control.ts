@@ -61,12 +61,33 @@ export class PassControl {
    * @throws {Error} With the first failing worker's message.
    */
   run(command: number, argument = 0): void {
-    const ctrl = this.#ctrl, W = this.numWorkers;
+    this.post(command, argument);
+    this.wait();
+  }
+
+  /**
+   * Post a request without waiting (the caller may work meanwhile, then
+   * {@link wait}).
+   *
+   * @param command A code the workers understand.
+   * @param argument An integer that goes with it.
+   */
+  post(command: number, argument = 0): void {
+    const ctrl = this.#ctrl;
     Atomics.store(ctrl, 1, 0);
     Atomics.store(ctrl, 2, command);
     Atomics.store(ctrl, 3, argument);
     Atomics.add(ctrl, 0, 1);
     Atomics.notify(ctrl, 0);
+  }
+
+  /**
+   * Wait until every worker has answered the posted request.
+   *
+   * @throws {Error} With the first failing worker's message.
+   */
+  wait(): void {
+    const ctrl = this.#ctrl, W = this.numWorkers;
     let done: number;
     while ((done = Atomics.load(ctrl, 1)) < W) Atomics.wait(ctrl, 1, done);
     const failed = Atomics.load(ctrl, 4);
