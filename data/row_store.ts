@@ -691,7 +691,7 @@ export class RowStore {
  * v.y.set([0, 1]);
  * const data = staged.data(2);
  * assert.equal(data.numRows, 2);
- * staged.free();
+ * staged.release();
  * ```
  */
 export class StagedRows {
@@ -728,7 +728,7 @@ export class StagedRows {
       throw new RangeError(`a block needs a positive integer number of rows, got ${count}`);
     }
     if (count <= this.#capacity) return;
-    this.free();
+    this.release();
     const cells = count * this.numCols, a = this.arena;
     this.#x = this.storage === "f64" ? a.allocF64(cells) : a.allocF32(cells);
     this.#y = a.allocF64(count);
@@ -767,8 +767,8 @@ export class StagedRows {
     };
   }
 
-  /** Release the buffers (they are allocated again when rows are next asked for). */
-  free(): void {
+  /** Give the buffers back to the arena (they are allocated again when rows are next asked for). */
+  release(): void {
     if (this.#capacity === 0) return;
     this.arena.free(this.#x);
     this.arena.free(this.#y);

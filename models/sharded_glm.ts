@@ -127,6 +127,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
   readonly shardBounds: readonly number[];
   #prior: GlmModel;
   #staged: StagedRows;
+  #priorRows: StagedRows;
   #store: RowStore | null;
   #workers: Worker[];
   #control: PassControl;
@@ -141,6 +142,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
   private constructor(fields: {
     prior: GlmModel;
     staged: StagedRows;
+    priorRows: StagedRows;
     store: RowStore | null;
     workers: Worker[];
     control: PassControl;
@@ -163,6 +165,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     this.shardBounds = fields.bounds;
     this.#prior = p;
     this.#staged = fields.staged;
+    this.#priorRows = fields.priorRows;
     this.#store = fields.store;
     this.#workers = fields.workers;
     this.#control = fields.control;
@@ -254,6 +257,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       prior = new GlmModel(priorRows.data(1), glmOptions);
     } catch (e) {
       store?.close();
+      priorRows.release();
       throw e;
     }
     const bounds = Array.from({ length: W + 1 }, (_, k) => Math.round((k * n) / W));
@@ -325,6 +329,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       for (const w of workers) w.terminate();
       store?.close();
       prior.dispose();
+      priorRows.release();
       throw e;
     }
     if (kind === "memory") {
@@ -334,6 +339,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     return new ShardedGlmModel({
       prior,
       staged: new StagedRows(arena, layout),
+      priorRows,
       store,
       workers,
       control,
@@ -532,7 +538,8 @@ export class ShardedGlmModel implements ExternalGlmModel {
     this.#control.quit();
     for (const w of this.#workers) w.terminate();
     this.#store?.close();
-    this.#staged.free();
+    this.#staged.release();
     this.#prior.dispose();
+    this.#priorRows.release();
   }
 }
