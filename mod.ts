@@ -159,6 +159,7 @@ export {
 export { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "./models/glm.ts";
 export type { ScalePrior as GlmScalePrior } from "./models/scale_prior.ts";
 export { ThreadedGlmModel, type ThreadedGlmOptions } from "./models/threaded_glm.ts";
+export { type ExternalGlmModel, isExternalGlm } from "./models/external_glm.ts";
 export {
   type GaussianTarget,
   gaussianTarget,
@@ -263,7 +264,6 @@ export {
   writeRowStore,
   writeRowStoreFromGlmData,
 } from "./data/row_store.ts";
-export { type ExternalGlmModel, isExternalGlm } from "./models/external_glm.ts";
 export { ShardedGlmModel, type ShardedGlmOptions } from "./models/sharded_glm.ts";
 
 // ── Subsampling ──────────────────────────────────────────────────────────────
