@@ -229,6 +229,12 @@ export class ShardedGlmModel implements ExternalGlmModel {
     if (typeof source === "string") {
       store = openRowStore(source, { checkSource: options.checkSource });
       ({ numRows: n, numCols: d, storage, columnNames: names } = store.header);
+      if (store.header.auxName !== undefined) {
+        store.close();
+        throw new TypeError(
+          `${source} has a per-row column "${store.header.auxName}" (an offset or trials), which the families of ShardedGlmModel do not take`,
+        );
+      }
       first.x = new Float64Array(d);
       if (n > 0) store.readRows(new Int32Array(1), first.x, first.y);
     } else {

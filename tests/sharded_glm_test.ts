@@ -282,6 +282,17 @@ Deno.test("ShardedGlmModel errors are clear", async (t) => {
         ShardedGlmModel.create(data, { family: "gaussian" }),
         /sigma must be a positive finite number/,
       );
+      const withAux = `${path}.aux`;
+      await writeRowStoreFromGlmData(withAux, data, {
+        aux: new Float64Array(2000),
+        auxName: "offset",
+      });
+      await assert.rejects(
+        ShardedGlmModel.create(withAux, { family: "poisson" }),
+        (e: Error) =>
+          e instanceof TypeError && e.message.includes(`${withAux} has a per-row column "offset"`),
+      );
+      await Deno.remove(withAux);
       await assert.rejects(
         ShardedGlmModel.create(`${path}.missing`, { family: "logistic" }),
         (e: Error) => e.message.includes(`${path}.missing`),
