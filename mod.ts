@@ -37,6 +37,12 @@
  *   columns ({@link loadCsvWithFormula}: `y ~ x1 * region`), seeded synthetic data shaped like the
  *   papers', projections and B-spline bases, draws CSV in and out. MNIST 7 vs 9
  *   has its own entry point, `data/mnist.ts`.
+ * - **Data beyond memory.** A fixed-width binary row store
+ *   ({@link writeRowStore}, {@link openRowStore}: rows read by index or range
+ *   without parsing) and {@link ShardedGlmModel}, a GLM whose rows are split
+ *   over workers with one WebAssembly instance each (beyond one instance's
+ *   4 GiB) or streamed from a row store at every pass (out of core); both
+ *   are {@link ExternalGlmModel}s, which HMC-ECS takes.
  * - **Subsampling.** Gradient estimators (plain and control-variate) for the
  *   SG kernels, the austerity sequential test. The HMC-ECS building blocks
  *   (control variates, difference and block-Poisson estimators) are used
@@ -278,6 +284,21 @@ export {
   type StandardizeOptions,
 } from "./data/mod.ts";
 export { type DrawsTable, formatDrawsCsv, parseDrawsCsv } from "./data/draws_csv.ts";
+
+// ── Data beyond memory ───────────────────────────────────────────────────────
+export {
+  fingerprintFile,
+  openRowStore,
+  type RowChunk,
+  RowStore,
+  type RowStoreHeader,
+  type RowStoreMeta,
+  type SourceFingerprint,
+  StagedRows,
+  writeRowStore,
+  writeRowStoreFromGlmData,
+} from "./data/row_store.ts";
+export { ShardedGlmModel, type ShardedGlmOptions } from "./models/sharded_glm.ts";
 
 // ── Subsampling ──────────────────────────────────────────────────────────────
 export {

@@ -25,6 +25,7 @@
  *
  * @module
  */
+import type { Arena } from "../core/arena.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "./dataset.ts";
 import { sha256Hex } from "./_sha256.ts";
@@ -669,5 +670,108 @@ export class RowStore {
   close(): void {
     this.#file?.close();
     this.#file = null;
+  }
+}
+
+/**
+ * Room for up to `capacity` rows of X (f32 or f64) and y in an arena, refilled
+ * block after block: how rows read from a {@link RowStore} (by range or by
+ * index) reach the kernels without a new allocation per block. The buffers
+ * grow when a larger block is asked for and are never shrunk.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { StagedRows } from "./row_store.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * const staged = new StagedRows(arena, { numCols: 2, storage: "f64", columnNames: ["a", "b"] });
+ * const v = staged.views(2);
+ * v.x.set([1, 2, 3, 4]);
+ * v.y.set([0, 1]);
+ * const data = staged.data(2);
+ * assert.equal(data.numRows, 2);
+ * staged.release();
+ * ```
+ */
+export class StagedRows {
+  /** The arena holding the rows. */
+  readonly arena: Arena;
+  /** Columns d. */
+  readonly numCols: number;
+  /** Cell type of X. */
+  readonly storage: "f32" | "f64";
+  /** Column names of the data sets handed out. */
+  readonly columnNames: readonly string[];
+  #capacity = 0;
+  #x = 0;
+  #y = 0;
+
+  /**
+   * Nothing is allocated until rows are asked for.
+   *
+   * @param arena Where the rows go.
+   * @param layout `numCols`, `storage` and `columnNames`.
+   */
+  constructor(
+    arena: Arena,
+    layout: { numCols: number; storage: "f32" | "f64"; columnNames: readonly string[] },
+  ) {
+    this.arena = arena;
+    this.numCols = layout.numCols;
+    this.storage = layout.storage;
+    this.columnNames = layout.columnNames;
+  }
+
+  #reserve(count: number): void {
+    if (!Number.isInteger(count) || count < 1) {
+      throw new RangeError(`a block needs a positive integer number of rows, got ${count}`);
+    }
+    if (count <= this.#capacity) return;
+    this.release();
+    const cells = count * this.numCols, a = this.arena;
+    this.#x = this.storage === "f64" ? a.allocF64(cells) : a.allocF32(cells);
+    this.#y = a.allocF64(count);
+    this.#capacity = count;
+  }
+
+  /**
+   * Fresh views of the first `count` rows to fill (valid until the arena's
+   * memory next grows).
+   *
+   * @param count Rows wanted (the buffers grow if needed).
+   * @returns X (count × d, the storage's type) and y (count).
+   */
+  views(count: number): { x: Float64Array | Float32Array; y: Float64Array } {
+    this.#reserve(count);
+    return dataViews(this.data(count));
+  }
+
+  /**
+   * The first `count` rows as a data set for the kernels (the same memory:
+   * valid until the next refill).
+   *
+   * @param count Rows (at most those reserved by {@link views}).
+   * @returns The data set.
+   */
+  data(count: number): GlmData {
+    this.#reserve(count);
+    return {
+      arena: this.arena,
+      x: this.#x,
+      y: this.#y,
+      numRows: count,
+      numCols: this.numCols,
+      storage: this.storage,
+      columnNames: this.columnNames,
+    };
+  }
+
+  /** Give the buffers back to the arena (they are allocated again when rows are next asked for). */
+  release(): void {
+    if (this.#capacity === 0) return;
+    this.arena.free(this.#x);
+    this.arena.free(this.#y);
+    this.#capacity = 0;
   }
 }

@@ -4,11 +4,8 @@
  * full-data pass requests posted through a shared control block.
  *
  * ```
- *  ctrl (Int32Array over a SharedArrayBuffer)
- *   [0] generation  main bumps it and notifies: "a pass is requested"
- *   [1] done        each worker adds 1 (and notifies) when its slot is written
- *   [2] command     1 = ℓ, 2 = ℓ and ∇ℓ, 3 = Σ∇²ℓ, 4 = quit
- *   [3] failed      set by a worker whose pass threw
+ *  control   a PassControl block (./_pass_control.ts); commands
+ *            1 = ℓ, 2 = ℓ and ∇ℓ, 3 = Σ∇²ℓ
  *  io (Float64Array over a SharedArrayBuffer)
  *   [0, d)                       θ
  *   [d + k·(1+d+d²), …)          worker k's slot: ℓ, ∇ℓ (d), ∇²ℓ (d²)
@@ -19,48 +16,34 @@
 /// <reference lib="deno.worker" />
 import { attachRegion, type SharedRegion } from "../core/shared_region.ts";
 import { modelFromSpec, type ModelSpec } from "./model_spec.ts";
+import { type PassControlShared, servePasses } from "./_pass_control.ts";
 
 /** @internal The message that starts a pass worker. */
 export interface PassWorkerInit {
   spec: ModelSpec;
   region: SharedRegion;
-  ctrl: SharedArrayBuffer;
+  control: PassControlShared;
   io: SharedArrayBuffer;
   slot: number;
 }
 
 self.onmessage = (event: MessageEvent<PassWorkerInit>) => {
   const { spec, region, slot } = event.data;
-  const ctrl = new Int32Array(event.data.ctrl);
   const io = new Float64Array(event.data.io);
   const model = modelFromSpec(spec, attachRegion(region));
   const d = model.dim;
   const theta = new Float64Array(d), grad = new Float64Array(d), hess = new Float64Array(d * d);
   const base = d + slot * (1 + d + d * d);
-  // Read the generation before saying ready: a pass requested right after
-  // "ready" must find the worker waiting on the old value, not the new one.
-  let generation = Atomics.load(ctrl, 0);
-  self.postMessage("ready");
-  for (;;) {
-    Atomics.wait(ctrl, 0, generation);
-    generation = Atomics.load(ctrl, 0);
-    const command = Atomics.load(ctrl, 2);
-    if (command === 4) break;
-    try {
-      theta.set(io.subarray(0, d));
-      if (command === 1) io[base] = model.logLikelihood(theta);
-      else if (command === 2) {
-        io[base] = model.logLikelihood(theta, grad);
-        io.set(grad, base + 1);
-      } else if (command === 3) {
-        model.logLikelihoodHessian(theta, hess);
-        io.set(hess, base + 1 + d);
-      }
-    } catch {
-      Atomics.store(ctrl, 3, 1);
+  servePasses(event.data.control, slot, (command) => {
+    theta.set(io.subarray(0, d));
+    if (command === 1) io[base] = model.logLikelihood(theta);
+    else if (command === 2) {
+      io[base] = model.logLikelihood(theta, grad);
+      io.set(grad, base + 1);
+    } else if (command === 3) {
+      model.logLikelihoodHessian(theta, hess);
+      io.set(hess, base + 1 + d);
     }
-    Atomics.add(ctrl, 1, 1);
-    Atomics.notify(ctrl, 1);
-  }
+  }, () => self.postMessage("ready"));
   self.close();
 };

@@ -17,6 +17,10 @@
  * compact per-row cache) qualify: "logistic", "poisson" and "gaussian"
  * (known σ).
  *
+ * {@link import("./sharded_glm.ts").ShardedGlmModel} implements it over rows
+ * sharded across workers (one WebAssembly instance each) or streamed from a
+ * row store file (`data/row_store.ts`).
+ *
  * References: Dang et al. (2019), eqs. 11 and 14; DESIGN.md, "Data beyond
  * memory".
  *

@@ -28,6 +28,7 @@
  */
 import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
 import { type GlmData, glmDataRows } from "../data/dataset.ts";
+import { PassControl } from "./_pass_control.ts";
 import type { PassWorkerInit } from "./_pass_worker.ts";
 import { GlmModel } from "./glm.ts";
 import { type CostCounter, type DataModel, newCostCounter } from "./model.ts";
@@ -39,7 +40,7 @@ export interface ThreadedGlmOptions {
   threads?: number;
 }
 
-const _LL = 1, _GRAD = 2, _HESS = 3, _QUIT = 4;
+const _LL = 1, _GRAD = 2, _HESS = 3;
 
 /**
  * A GLM whose full-data passes run on several threads (see the module notes).
@@ -77,7 +78,7 @@ export class ThreadedGlmModel implements DataModel {
   #block0: GlmModel;
   #workers: Worker[];
   #regions: SharedRegion[];
-  #ctrl: Int32Array;
+  #control: PassControl;
   #io: Float64Array;
   #closed = false;
   #priorGrad: Float64Array;
@@ -89,7 +90,7 @@ export class ThreadedGlmModel implements DataModel {
     block0: GlmModel,
     workers: Worker[],
     regions: SharedRegion[],
-    ctrl: Int32Array,
+    control: PassControl,
     io: Float64Array,
   ) {
     this.base = base;
@@ -100,7 +101,7 @@ export class ThreadedGlmModel implements DataModel {
     this.#block0 = block0;
     this.#workers = workers;
     this.#regions = regions;
-    this.#ctrl = ctrl;
+    this.#control = control;
     this.#io = io;
     this.#priorGrad = new Float64Array(base.dim);
     this.#grad0 = new Float64Array(base.dim);
@@ -130,7 +131,7 @@ export class ThreadedGlmModel implements DataModel {
     const bounds = Array.from({ length: threads + 1 }, (_, k) => Math.round((k * n) / threads));
     const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
     const block0 = new GlmModel(block(0), model.options);
-    const ctrl = new Int32Array(new SharedArrayBuffer(16));
+    const control = new PassControl(threads - 1);
     const io = new Float64Array(new SharedArrayBuffer(8 * (d + (threads - 1) * (1 + d + d * d))));
     const scratch = (1 << 20) + 64 * d * d;
     const regions: SharedRegion[] = [];
@@ -150,7 +151,7 @@ export class ThreadedGlmModel implements DataModel {
           const init: PassWorkerInit = {
             spec: { ...spec, data: _plainData(block(i + 1)) },
             region,
-            ctrl: ctrl.buffer as SharedArrayBuffer,
+            control: control.shared,
             io: io.buffer as SharedArrayBuffer,
             slot: i,
           };
@@ -162,28 +163,18 @@ export class ThreadedGlmModel implements DataModel {
       for (const r of regions) releaseRegion(model.arena, r);
       throw e;
     }
-    return new ThreadedGlmModel(model, block0, workers, regions, ctrl, io);
+    return new ThreadedGlmModel(model, block0, workers, regions, control, io);
   }
 
   #run(command: number, theta: Float64Array): void {
     if (this.#closed) throw new TypeError("this ThreadedGlmModel has been closed");
-    const ctrl = this.#ctrl, W = this.#workers.length;
-    if (W === 0) return;
+    if (this.#workers.length === 0) return;
     this.#io.set(theta, 0);
-    Atomics.store(ctrl, 1, 0);
-    Atomics.store(ctrl, 2, command);
-    Atomics.add(ctrl, 0, 1);
-    Atomics.notify(ctrl, 0);
+    this.#control.post(command);
   }
 
   #wait(): void {
-    const ctrl = this.#ctrl, W = this.#workers.length;
-    let done: number;
-    while ((done = Atomics.load(ctrl, 1)) < W) Atomics.wait(ctrl, 1, done);
-    if (Atomics.load(ctrl, 3) !== 0) {
-      Atomics.store(ctrl, 3, 0);
-      throw new Error("a full-data pass failed in a worker");
-    }
+    if (this.#workers.length > 0) this.#control.wait();
   }
 
   /** log p(θ) and optionally its gradient (no rows). */
@@ -268,10 +259,7 @@ export class ThreadedGlmModel implements DataModel {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    const ctrl = this.#ctrl;
-    Atomics.store(ctrl, 2, _QUIT);
-    Atomics.add(ctrl, 0, 1);
-    Atomics.notify(ctrl, 0);
+    this.#control.quit();
     for (const w of this.#workers) w.terminate();
     for (const r of this.#regions) releaseRegion(this.base.arena, r);
     this.#block0.dispose();

@@ -1,0 +1,158 @@
+/**
+ * The worker behind {@link import("./sharded_glm.ts").ShardedGlmModel}: one
+ * contiguous shard of rows in its own WebAssembly instance, answering
+ * requests posted through a {@link PassControl} block.
+ *
+ * ```
+ *  kind "memory"   the shard's rows are loaded into the instance once
+ *  kind "stream"   every pass reads the shard's rows from the row store in
+ *                  blocks of chunkRows into one staging buffer (memory does
+ *                  not grow with the shard)
+ *  io (Float64Array over a SharedArrayBuffer)
+ *   [0, d)                  θ
+ *   [d + k·(1+d+d²), …)     shard k's slot: ℓ, ∇ℓ (d), ∇²ℓ (d²)
+ *  gather (memory kind): idx (Int32, capacity) in, x (capacity × d f64) and
+ *   y (capacity f64) out — each shard writes the positions whose rows it holds
+ * ```
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import { GlmKernels } from "../core/glm_kernels.ts";
+import { type CoreBackend, loadCore } from "../core/load.ts";
+import { dataViews } from "../core/row_buffer.ts";
+import type { GlmData } from "../data/dataset.ts";
+import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
+import { type PassControlShared, servePasses } from "./_pass_control.ts";
+
+/** @internal Commands of a shard worker. */
+export const SHARD_LL = 1, SHARD_GRAD = 2, SHARD_HESS = 3, SHARD_ALL = 4, SHARD_GATHER = 5;
+
+/** @internal The message that starts a shard worker. */
+export interface ShardWorkerInit {
+  control: PassControlShared;
+  slot: number;
+  kind: "memory" | "stream";
+  backend: CoreBackend;
+  family: "logistic" | "poisson" | "gaussian";
+  sigma?: number;
+  numCols: number;
+  storage: "f32" | "f64";
+  /** First row of the shard and number of rows. */
+  start: number;
+  count: number;
+  /** The row store to read (stream kind, or memory kind loaded from a file). */
+  storePath?: string;
+  /** The shard's rows handed over (memory kind without a file). */
+  rows?: { x: Float64Array | Float32Array; y: Float64Array };
+  chunkRows: number;
+  io: SharedArrayBuffer;
+  gather: { idx: SharedArrayBuffer; x: SharedArrayBuffer; y: SharedArrayBuffer };
+}
+
+self.onmessage = (event: MessageEvent<ShardWorkerInit>) => {
+  const init = event.data;
+  let serve: () => void;
+  try {
+    serve = start(init);
+  } catch (e) {
+    self.postMessage({ error: e instanceof Error ? e.message : String(e) });
+    self.close();
+    return;
+  }
+  serve();
+  self.close();
+};
+
+function start(init: ShardWorkerInit): () => void {
+  const d = init.numCols, n = init.count;
+  const arena = loadCore({ backend: init.backend });
+  const kernels = new GlmKernels(arena, { family: init.family, dim: d, sigma: init.sigma });
+  const layout = {
+    numCols: d,
+    storage: init.storage,
+    columnNames: Array.from({ length: d }, (_, j) => `x${j}`),
+  };
+  const staged = new StagedRows(arena, layout);
+  let store: RowStore | null = null;
+  let data: GlmData | null = null;
+  if (init.kind === "memory") {
+    const v = staged.views(n);
+    if (init.rows) {
+      v.x.set(init.rows.x);
+      v.y.set(init.rows.y);
+    } else {
+      const s = openRowStore(init.storePath as string, { checkSource: false });
+      try {
+        s.readRange(init.start, n, v.x, v.y);
+      } finally {
+        s.close();
+      }
+    }
+    data = staged.data(n);
+  } else {
+    store = openRowStore(init.storePath as string, { checkSource: false });
+    staged.views(Math.min(init.chunkRows, n));
+  }
+  const io = new Float64Array(init.io);
+  const base = d + init.slot * (1 + d + d * d);
+  const theta = new Float64Array(d), grad = new Float64Array(d), hess = new Float64Array(d * d);
+  const gradAcc = new Float64Array(d), hessAcc = new Float64Array(d * d);
+  const gIdx = new Int32Array(init.gather.idx);
+  const gx = new Float64Array(init.gather.x), gy = new Float64Array(init.gather.y);
+
+  /** ℓ, ∇ℓ and ∇²ℓ over one block of rows, added to the accumulators. */
+  const block = (rows: GlmData, wantLl: boolean, wantGrad: boolean, wantHess: boolean) => {
+    let ll = 0;
+    if (wantLl || wantGrad) {
+      ll = kernels.logLikelihood(rows, theta, wantGrad ? { grad } : {});
+      if (wantGrad) { for (let j = 0; j < d; j++) gradAcc[j] += grad[j]; }
+    }
+    if (wantHess) {
+      kernels.hessian(rows, theta, { out: hess });
+      for (let q = 0; q < d * d; q++) hessAcc[q] += hess[q];
+    }
+    return ll;
+  };
+
+  const pass = (wantLl: boolean, wantGrad: boolean, wantHess: boolean) => {
+    theta.set(io.subarray(0, d));
+    gradAcc.fill(0);
+    hessAcc.fill(0);
+    let ll = 0;
+    if (data !== null) ll = block(data, wantLl, wantGrad, wantHess);
+    else {
+      const s = store as RowStore, c0 = init.chunkRows;
+      for (let r = 0; r < n; r += c0) {
+        const c = Math.min(c0, n - r);
+        const v = staged.views(c);
+        s.readRange(init.start + r, c, v.x, v.y);
+        ll += block(staged.data(c), wantLl, wantGrad, wantHess);
+      }
+    }
+    io[base] = ll;
+    if (wantGrad) io.set(gradAcc, base + 1);
+    if (wantHess) io.set(hessAcc, base + 1 + d);
+  };
+
+  const gatherRows = (count: number) => {
+    const v = dataViews(data as GlmData), lo = init.start, hi = init.start + n;
+    for (let k = 0; k < count; k++) {
+      const r = gIdx[k];
+      if (r < lo || r >= hi) continue;
+      const src = (r - lo) * d, dst = k * d;
+      for (let j = 0; j < d; j++) gx[dst + j] = v.x[src + j];
+      gy[k] = v.y[r - lo];
+    }
+  };
+
+  return () =>
+    servePasses(init.control, init.slot, (command, argument) => {
+      if (command === SHARD_LL) pass(true, false, false);
+      else if (command === SHARD_GRAD) pass(true, true, false);
+      else if (command === SHARD_HESS) pass(false, false, true);
+      else if (command === SHARD_ALL) pass(true, true, true);
+      else if (command === SHARD_GATHER) gatherRows(argument);
+      else throw new Error(`unknown command ${command}`);
+    }, () => self.postMessage({ ready: true }));
+}

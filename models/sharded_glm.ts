@@ -1,0 +1,551 @@
+/**
+ * A GLM whose rows are split into contiguous shards, one per worker, each
+ * worker with its own WebAssembly instance: so n × d can exceed one wasm32
+ * instance's 4 GiB when the machine has the memory ("memory" shards), or the
+ * rows can stay in a row store file and be streamed through the kernels at
+ * every pass ("stream" shards, out of core: memory does not grow with n).
+ *
+ * ```
+ *  rows  0 … n/W  ── worker 0 (own instance) ─┐  θ in, (ℓ, ∇ℓ, ∇²ℓ) out through
+ *        … 2n/W   ── worker 1 ────────────────┤  one small SharedArrayBuffer;
+ *        … n      ── worker W−1 ──────────────┘  Σ in shard order
+ *  "memory"  each worker loads its rows once (from the row store, or from
+ *            arrays handed over)
+ *  "stream"  each worker reads its rows from the row store in blocks of
+ *            chunkRows (one staging buffer) at every pass
+ * ```
+ *
+ * Full-data passes are synchronous, as a DataModel's are: the calling thread
+ * posts θ and waits with `Atomics.wait` (allowed on Deno's main thread and in
+ * workers, not in browsers' windows). Against the in-memory {@link GlmModel}
+ * only the order of the floating-point sum changes (shards, and blocks of
+ * chunkRows within a streamed shard): each order's recursive sum of the same
+ * n terms is within γₙ·Σᵢ|tᵢ| of the exact sum, γₙ = nu/(1 − nu), u = 2⁻⁵³
+ * (Higham 2002, §4.2), so the two differ by at most 2γₙ·Σᵢ|tᵢ| — per
+ * coordinate of the gradient and the Hessian with the per-row terms in place
+ * of ℓᵢ. With one memory shard (or one streamed block) the sums are the
+ * same operations in the same order and agree exactly.
+ *
+ * Subsample rows (`readRows`, and `logLikelihoodRows` / `perRowGradients`
+ * on them) come from the file in the calling thread (stream kind) or are
+ * copied by the shard workers into a shared buffer (memory kind), then run
+ * through the calling thread's own kernels.
+ *
+ * If a worker's request throws, the call throws an Error naming the worker
+ * and its message; a worker that dies without answering (the process killed
+ * it) is not detected and the call waits.
+ *
+ * References: DESIGN.md, "Data beyond memory" and "Threads"; Higham (2002),
+ * "Accuracy and Stability of Numerical Algorithms", §4.2.
+ *
+ * @module
+ */
+import { type CoreBackend, loadCore } from "../core/load.ts";
+import { dataViews } from "../core/row_buffer.ts";
+import type { GlmData } from "../data/dataset.ts";
+import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
+import { PassControl } from "./_pass_control.ts";
+import {
+  SHARD_ALL,
+  SHARD_GATHER,
+  SHARD_GRAD,
+  SHARD_HESS,
+  SHARD_LL,
+  type ShardWorkerInit,
+} from "./_shard_worker.ts";
+import type { ExternalGlmModel } from "./external_glm.ts";
+import { type GlmFamily, GlmModel, type GlmOptions } from "./glm.ts";
+import { assertPosition, type CostCounter, newCostCounter } from "./model.ts";
+
+/** Options of {@link ShardedGlmModel.create}. */
+export interface ShardedGlmOptions {
+  /** Number of shards, one worker each (default 2). */
+  workers?: number;
+  /** "memory" (default): rows loaded into the workers once; "stream": read from the file at every pass. */
+  shardKind?: "memory" | "stream";
+  /** Rows per block a streamed shard reads at a time (default 65536). */
+  chunkRows?: number;
+  /** Core backend of the workers and the calling thread (default: what `loadCore()` picks). */
+  backend?: CoreBackend;
+  /** Check the row store's recorded source file (default true; see `openRowStore`). */
+  checkSource?: boolean;
+}
+
+/** Rows a memory-kind gather moves per round trip through the shared buffer. */
+const GATHER_ROWS = 8192;
+
+/**
+ * A GLM over rows sharded across workers or streamed from a row store (see the
+ * module notes). Build it with {@link ShardedGlmModel.create}; {@link close} it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { higgsShaped } from "../data/synthetic.ts";
+ * import { writeRowStoreFromGlmData } from "../data/row_store.ts";
+ * import { GlmModel } from "./glm.ts";
+ * import { ShardedGlmModel } from "./sharded_glm.ts";
+ * const arena = loadCore();
+ * const { data } = higgsShaped(arena, { n: 4000, seed: 1, storage: "f32" });
+ * const path = await Deno.makeTempFile({ suffix: ".rows" });
+ * await writeRowStoreFromGlmData(path, data);
+ * const sharded = await ShardedGlmModel.create(path, { family: "logistic" }, {
+ *   workers: 2,
+ *   shardKind: "stream",
+ * });
+ * const theta = new Float64Array(30).fill(0.01);
+ * const a = sharded.logLikelihood(theta);
+ * const b = new GlmModel(data, { family: "logistic" }).logLikelihood(theta);
+ * assert.ok(Math.abs(a - b) <= 1e-10 * Math.abs(b));
+ * sharded.close();
+ * await Deno.remove(path);
+ * ```
+ */
+export class ShardedGlmModel implements ExternalGlmModel {
+  /** Marks the ExternalGlmModel interface. */
+  readonly isExternalGlm = true as const;
+  /** The family. */
+  readonly family: GlmFamily;
+  /** Dimension d (= numCols). */
+  readonly dim: number;
+  /** Columns d of X. */
+  readonly numCols: number;
+  /** Rows n. */
+  readonly numRows: number;
+  /** How X is stored. */
+  readonly storage: "f32" | "f64";
+  /** Parameter names (the column names). */
+  readonly parameterNames: readonly string[];
+  /** The GlmModel options (family, σ, prior). */
+  readonly glmOptions: Readonly<GlmOptions>;
+  /** Cost counter (a full pass counts n rows, whatever the number of shards). */
+  readonly cost: CostCounter = newCostCounter();
+  /** "memory" or "stream". */
+  readonly shardKind: "memory" | "stream";
+  /** First row of each shard, then n (length workers + 1). */
+  readonly shardBounds: readonly number[];
+  #prior: GlmModel;
+  #staged: StagedRows;
+  #priorRows: StagedRows;
+  #store: RowStore | null;
+  #workers: Worker[];
+  #control: PassControl;
+  #io: Float64Array;
+  #gIdx: Int32Array;
+  #gx: Float64Array;
+  #gy: Float64Array;
+  #identity = new Int32Array(0);
+  #priorGrad: Float64Array;
+  #closed = false;
+
+  private constructor(fields: {
+    prior: GlmModel;
+    staged: StagedRows;
+    priorRows: StagedRows;
+    store: RowStore | null;
+    workers: Worker[];
+    control: PassControl;
+    io: Float64Array;
+    gather: { idx: Int32Array; x: Float64Array; y: Float64Array };
+    numRows: number;
+    storage: "f32" | "f64";
+    shardKind: "memory" | "stream";
+    bounds: number[];
+  }) {
+    const p = fields.prior;
+    this.family = p.family as GlmFamily;
+    this.dim = p.dim;
+    this.numCols = p.numCols;
+    this.numRows = fields.numRows;
+    this.storage = fields.storage;
+    this.parameterNames = p.parameterNames;
+    this.glmOptions = p.options;
+    this.shardKind = fields.shardKind;
+    this.shardBounds = fields.bounds;
+    this.#prior = p;
+    this.#staged = fields.staged;
+    this.#priorRows = fields.priorRows;
+    this.#store = fields.store;
+    this.#workers = fields.workers;
+    this.#control = fields.control;
+    this.#io = fields.io;
+    this.#gIdx = fields.gather.idx;
+    this.#gx = fields.gather.x;
+    this.#gy = fields.gather.y;
+    this.#priorGrad = new Float64Array(p.dim);
+  }
+
+  /**
+   * Start one worker per shard.
+   *
+   * @param source A row store file (either kind), or a data set in memory
+   *   ("memory" kind only: its rows are copied to the workers).
+   * @param glmOptions Family ("logistic", "poisson" or "gaussian" with
+   *   `sigma`) and prior, as for {@link GlmModel}; no per-row columns.
+   * @param options `workers`, `shardKind`, `chunkRows`, `backend`, `checkSource`.
+   * @returns The model, once every worker holds (or can read) its rows.
+   * @throws {TypeError} On an unsupported family or source kind; {@link RangeError}
+   *   on bad counts; Error naming the file when the store cannot be opened or a
+   *   worker fails to start.
+   */
+  static async create(
+    source: string | GlmData,
+    glmOptions: GlmOptions,
+    options: ShardedGlmOptions = {},
+  ): Promise<ShardedGlmModel> {
+    const family = glmOptions.family;
+    if (family !== "logistic" && family !== "poisson" && family !== "gaussian") {
+      throw new TypeError(
+        `ShardedGlmModel supports families "logistic", "poisson" and "gaussian" (known sigma), got ${
+          JSON.stringify(family)
+        }`,
+      );
+    }
+    for (const key of ["offset", "trials"] as const) {
+      if (glmOptions[key] !== undefined) {
+        throw new TypeError(`ShardedGlmModel takes no per-row column (${key})`);
+      }
+    }
+    const W = options.workers ?? 2, kind = options.shardKind ?? "memory";
+    const chunkRows = options.chunkRows ?? 65536;
+    if (!Number.isInteger(W) || W < 1) {
+      throw new RangeError(`workers must be a positive integer, got ${W}`);
+    }
+    if (kind !== "memory" && kind !== "stream") {
+      throw new RangeError(`shardKind must be "memory" or "stream", got ${JSON.stringify(kind)}`);
+    }
+    if (!Number.isInteger(chunkRows) || chunkRows < 1) {
+      throw new RangeError(`chunkRows must be a positive integer, got ${chunkRows}`);
+    }
+    if (kind === "stream" && typeof source !== "string") {
+      throw new TypeError(`shardKind "stream" reads a row store file; got a data set in memory`);
+    }
+    const arena = loadCore(options.backend ? { backend: options.backend } : {});
+    const backend = arena.backend;
+    let store: RowStore | null = null;
+    let n: number, d: number, storage: "f32" | "f64", names: readonly string[];
+    const first = { x: new Float64Array(0), y: new Float64Array(1) };
+    if (typeof source === "string") {
+      store = openRowStore(source, { checkSource: options.checkSource });
+      ({ numRows: n, numCols: d, storage, columnNames: names } = store.header);
+      if (store.header.auxName !== undefined) {
+        store.close();
+        throw new TypeError(
+          `${source} has a per-row column "${store.header.auxName}" (an offset or trials), which the families of ShardedGlmModel do not take`,
+        );
+      }
+      first.x = new Float64Array(d);
+      if (n > 0) store.readRows(new Int32Array(1), first.x, first.y);
+    } else {
+      ({ numRows: n, numCols: d, storage, columnNames: names } = source);
+      const v = dataViews(source);
+      first.x = Float64Array.from(v.x.subarray(0, d));
+      first.y[0] = v.y[0];
+    }
+    const where = typeof source === "string" ? source : "the data set";
+    if (n < 1) {
+      store?.close();
+      throw new RangeError(`${where} has no rows`);
+    }
+    if (W > n) {
+      store?.close();
+      throw new RangeError(`workers (${W}) must not exceed the number of rows (${n})`);
+    }
+    // The prior (and the option checks) are GlmModel's own, over the first row.
+    const layout = { numCols: d, storage: "f64" as const, columnNames: names };
+    const priorRows = new StagedRows(arena, layout);
+    const fv = priorRows.views(1);
+    fv.x.set(first.x);
+    fv.y.set(first.y);
+    let prior: GlmModel;
+    try {
+      prior = new GlmModel(priorRows.data(1), glmOptions);
+    } catch (e) {
+      store?.close();
+      priorRows.release();
+      throw e;
+    }
+    const bounds = Array.from({ length: W + 1 }, (_, k) => Math.round((k * n) / W));
+    const control = new PassControl(W);
+    const io = new Float64Array(new SharedArrayBuffer(8 * (d + W * (1 + d + d * d))));
+    const gather = {
+      idx: new Int32Array(new SharedArrayBuffer(4 * GATHER_ROWS)),
+      x: new Float64Array(new SharedArrayBuffer(8 * GATHER_ROWS * d)),
+      y: new Float64Array(new SharedArrayBuffer(8 * GATHER_ROWS)),
+    };
+    const workers: Worker[] = [];
+    try {
+      await Promise.all(
+        bounds.slice(0, W).map((start, k) => {
+          const count = bounds[k + 1] - start;
+          const w = new Worker(new URL("./_shard_worker.ts", import.meta.url), { type: "module" });
+          workers.push(w);
+          return new Promise<void>((resolve, reject) => {
+            w.onmessage = (e: MessageEvent<{ ready?: true; error?: string }>) => {
+              if (e.data.error !== undefined) {
+                reject(
+                  new Error(
+                    `shard ${k} (rows ${start} … ${
+                      start + count - 1
+                    } of ${where}) failed to start: ${e.data.error}`,
+                  ),
+                );
+              } else resolve();
+            };
+            w.onerror = (e) => {
+              e.preventDefault();
+              reject(new Error(`shard ${k} of ${where} failed to start: ${e.message}`));
+            };
+            let rows: ShardWorkerInit["rows"];
+            const transfer: ArrayBuffer[] = [];
+            if (typeof source !== "string") {
+              const v = dataViews(source);
+              rows = {
+                x: v.x.slice(start * d, (start + count) * d),
+                y: v.y.slice(start, start + count),
+              };
+              transfer.push(rows.x.buffer as ArrayBuffer, rows.y.buffer as ArrayBuffer);
+            }
+            const init: ShardWorkerInit = {
+              control: control.shared,
+              slot: k,
+              kind,
+              backend,
+              family,
+              sigma: glmOptions.sigma,
+              numCols: d,
+              storage,
+              start,
+              count,
+              ...(typeof source === "string" ? { storePath: source } : { rows }),
+              chunkRows,
+              io: io.buffer as SharedArrayBuffer,
+              gather: {
+                idx: gather.idx.buffer as SharedArrayBuffer,
+                x: gather.x.buffer as SharedArrayBuffer,
+                y: gather.y.buffer as SharedArrayBuffer,
+              },
+            };
+            w.postMessage(init, transfer);
+          });
+        }),
+      );
+    } catch (e) {
+      for (const w of workers) w.terminate();
+      store?.close();
+      prior.dispose();
+      priorRows.release();
+      throw e;
+    }
+    if (kind === "memory") {
+      store?.close();
+      store = null;
+    }
+    return new ShardedGlmModel({
+      prior,
+      staged: new StagedRows(arena, layout),
+      priorRows,
+      store,
+      workers,
+      control,
+      io,
+      gather,
+      numRows: n,
+      storage,
+      shardKind: kind,
+      bounds,
+    });
+  }
+
+  #live(): void {
+    if (this.#closed) throw new TypeError("this ShardedGlmModel has been closed");
+  }
+
+  /** Post θ and a command to every shard; returns after all have answered. */
+  #pass(command: number, theta: Float64Array): void {
+    this.#live();
+    assertPosition(theta, this.dim);
+    this.#io.set(theta, 0);
+    this.#control.run(command);
+  }
+
+  /** Σ of the shards' ℓ, and their gradients into `grad`, in shard order. */
+  #sumLlGrad(grad?: Float64Array): number {
+    const d = this.dim, io = this.#io, slot = 1 + d + d * d;
+    let ll = 0;
+    if (grad) grad.fill(0, 0, d);
+    for (let k = 0; k < this.#workers.length; k++) {
+      const base = d + k * slot;
+      ll += io[base];
+      if (grad) { for (let j = 0; j < d; j++) grad[j] += io[base + 1 + j]; }
+    }
+    return ll;
+  }
+
+  #sumHess(out: Float64Array): void {
+    const d = this.dim, io = this.#io, slot = 1 + d + d * d;
+    out.fill(0, 0, d * d);
+    for (let k = 0; k < this.#workers.length; k++) {
+      const base = d + k * slot + 1 + d;
+      for (let q = 0; q < d * d; q++) out[q] += io[base + q];
+    }
+  }
+
+  /** log p(θ) and optionally its gradient (no rows): GlmModel's prior. */
+  logPrior(theta: Float64Array, grad?: Float64Array): number {
+    return this.#prior.logPrior(theta, grad);
+  }
+
+  /** ∇² log p(θ) into `out`. */
+  logPriorHessian(theta: Float64Array, out: Float64Array): void {
+    this.#prior.logPriorHessian(theta, out);
+  }
+
+  /** Σᵢ ℓᵢ(θ) over all rows (and its gradient): one pass on every shard. */
+  logLikelihood(theta: Float64Array, grad?: Float64Array): number {
+    this.#pass(grad ? SHARD_GRAD : SHARD_LL, theta);
+    const ll = this.#sumLlGrad(grad);
+    this.cost.numLogLikRows += this.numRows;
+    if (grad) this.cost.numGradRows += this.numRows;
+    return ll;
+  }
+
+  /** Σᵢ ∇²ℓᵢ(θ) over all rows into `out`: one pass on every shard. */
+  logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
+    this.#pass(SHARD_HESS, theta);
+    this.#sumHess(out);
+    this.cost.numGradRows += this.numRows;
+  }
+
+  /**
+   * S = Σₖ ℓₖ(θ*), A = Σₖ ∇ℓₖ(θ*) into `gradSum` and, when given,
+   * B = Σₖ ∇²ℓₖ(θ*) into `hessSum`, in one pass on every shard (a streamed
+   * shard reads its rows once for all three).
+   *
+   * @param thetaStar θ* (length d).
+   * @param gradSum Output A (length d).
+   * @param hessSum Optional output B (d × d).
+   * @returns S.
+   */
+  controlVariateSums(
+    thetaStar: Float64Array,
+    gradSum: Float64Array,
+    hessSum?: Float64Array,
+  ): number {
+    this.#pass(hessSum ? SHARD_ALL : SHARD_GRAD, thetaStar);
+    const s = this.#sumLlGrad(gradSum);
+    if (hessSum) this.#sumHess(hessSum);
+    this.cost.numLogLikRows += this.numRows;
+    this.cost.numGradRows += hessSum ? 2 * this.numRows : this.numRows;
+    return s;
+  }
+
+  /**
+   * Copy rows by index (repeats allowed) into `x` (rows.length × d, f64) and
+   * `y`: from the file in this thread (stream kind) or from the shard workers
+   * (memory kind). Counts no cost.
+   *
+   * @param rows Row indices in [0, n).
+   * @param x Output X.
+   * @param y Output y.
+   * @throws {RangeError} Naming the first bad index.
+   */
+  readRows(rows: Int32Array, x: Float64Array, y: Float64Array): void {
+    this.#live();
+    const m = rows.length, d = this.numCols, n = this.numRows;
+    if (x.length < m * d || y.length < m) {
+      throw new RangeError(
+        `reading ${m} rows needs x of ${
+          m * d
+        } and y of ${m} values, got ${x.length} and ${y.length}`,
+      );
+    }
+    if (this.#store !== null) {
+      this.#store.readRows(rows, x, y);
+      return;
+    }
+    for (let k = 0; k < m; k++) {
+      const r = rows[k];
+      if (!(r >= 0 && r < n)) {
+        throw new RangeError(`rows[${k}] = ${r} is not a row of the data (rows 0 … ${n - 1})`);
+      }
+    }
+    for (let s = 0; s < m; s += GATHER_ROWS) {
+      const c = Math.min(GATHER_ROWS, m - s);
+      this.#gIdx.set(rows.subarray(s, s + c));
+      this.#control.run(SHARD_GATHER, c);
+      x.set(this.#gx.subarray(0, c * d), s * d);
+      y.set(this.#gy.subarray(0, c), s);
+    }
+  }
+
+  /** Gather `rows` into the local staging arena; returns them as a data set. */
+  #gathered(rows: Int32Array): GlmData {
+    const m = rows.length;
+    const v = this.#staged.views(m);
+    this.readRows(rows, v.x as Float64Array, v.y);
+    if (this.#identity.length < m) this.#identity = Int32Array.from({ length: m }, (_, k) => k);
+    return this.#staged.data(m);
+  }
+
+  /** Σ over listed rows of ℓᵢ(θ), optionally with gradient and per-row values (rows gathered first). */
+  logLikelihoodRows(
+    theta: Float64Array,
+    rows: Int32Array,
+    options: { grad?: Float64Array; perRow?: Float64Array } = {},
+  ): number {
+    assertPosition(theta, this.dim);
+    const m = rows.length;
+    let ll = 0;
+    if (m === 0) options.grad?.fill(0, 0, this.dim);
+    else {
+      ll = this.#prior.kernels.logLikelihood(this.#gathered(rows), theta, {
+        grad: options.grad,
+        perRow: options.perRow,
+      });
+    }
+    this.cost.numLogLikRows += m;
+    if (options.grad) this.cost.numGradRows += m;
+    return ll;
+  }
+
+  /** Per-row gradients ∇ℓᵢ(θ) of the listed rows into `out` (m × d). */
+  perRowGradients(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
+    const m = rows.length, d = this.dim;
+    if (out.length < m * d) {
+      throw new RangeError(`out must hold ${m * d} values, got ${out.length}`);
+    }
+    assertPosition(theta, d);
+    if (m > 0) {
+      const data = this.#gathered(rows);
+      this.#prior.kernels.rowGradients(data, theta, { rows: this.#identity.subarray(0, m), out });
+    }
+    this.cost.numGradRows += m;
+  }
+
+  /** log π(θ) up to a constant. */
+  logDensity(theta: Float64Array): number {
+    return this.logPrior(theta) + this.logLikelihood(theta);
+  }
+
+  /** log π(θ) and its gradient (the same composition as GlmModel's). */
+  logDensityAndGradient(theta: Float64Array, grad: Float64Array): number {
+    const ll = this.logLikelihood(theta, grad);
+    const lp = this.logPrior(theta, this.#priorGrad);
+    for (let j = 0; j < this.dim; j++) grad[j] += this.#priorGrad[j];
+    return ll + lp;
+  }
+
+  /** Stop the workers, close the file and free the local buffers. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#control.quit();
+    for (const w of this.#workers) w.terminate();
+    this.#store?.close();
+    this.#staged.release();
+    this.#prior.dispose();
+    this.#priorRows.release();
+  }
+}
