@@ -415,7 +415,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
     this.#pass(SHARD_HESS, theta);
     this.#sumHess(out);
-    this.cost.numGradRows += this.numRows;
+    this.cost.numHessianRows += this.numRows;
   }
 
   /**
@@ -437,7 +437,8 @@ export class ShardedGlmModel implements ExternalGlmModel {
     const s = this.#sumLlGrad(gradSum);
     if (hessSum) this.#sumHess(hessSum);
     this.cost.numLogLikRows += this.numRows;
-    this.cost.numGradRows += hessSum ? 2 * this.numRows : this.numRows;
+    this.cost.numGradRows += this.numRows;
+    if (hessSum) this.cost.numHessianRows += this.numRows;
     return s;
   }
 
