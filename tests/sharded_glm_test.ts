@@ -126,7 +126,8 @@ Deno.test("ShardedGlmModel full-data passes equal GlmModel's within the summatio
             // Deterministic for a given layout; costs counted the model.ts way.
             assert.equal(sharded.logLikelihood(theta), sharded.logLikelihood(theta));
             assert.equal(sharded.cost.numLogLikRows, 4 * n);
-            assert.equal(sharded.cost.numGradRows, 4 * n);
+            assert.equal(sharded.cost.numGradRows, 2 * n);
+            assert.equal(sharded.cost.numHessianRows, 2 * n);
             // Prior: GlmModel's own.
             const pg = new Float64Array(d), pg1 = new Float64Array(d);
             assert.equal(sharded.logPrior(theta, pg), model.logPrior(theta, pg1));
