@@ -9,6 +9,8 @@
  *  "poisson"            β               Poisson, log link, η + offset       [offset]
  *  "gaussian-scale"     (β, log σ)      N(η, σ²), σ unknown                 [scalePrior]
  *  "student-t"          (β, log σ)      t_ν(η, σ), σ unknown, ν fixed       nu, [scalePrior]
+ *  "student-t"          (β, log σ,      t_ν(η, σ), σ and ν unknown,          nu: "sample",
+ *   with nu: "sample"    log_nu_minus_1) ν = 1 + e^ω                          [scalePrior, nuPrior]
  *  "negative-binomial"  (β, log φ)      NB2: mean μ = e^{η+offset},          [offset, scalePrior]
  *                                       Var = μ + μ²/φ
  *  "binomial"           β               Binomial(N, logit⁻¹ η)              trials
@@ -47,8 +49,10 @@ import {
   type PerRowHessianModel,
 } from "./model.ts";
 import { checkScalePrior, scaleLogPrior, type ScalePrior } from "./scale_prior.ts";
+import { checkNuPrior, nuLogPrior, type NuPrior } from "./nu_prior.ts";
 
 export type { ScalePrior } from "./scale_prior.ts";
+export type { NuPrior } from "./nu_prior.ts";
 
 /** The original three families (those `data/csv.ts` checks a response for). */
 export type GlmFamily = "logistic" | "gaussian" | "poisson";
@@ -67,8 +71,13 @@ export interface GlmOptions {
   family: GlmModelFamily;
   /** Known residual sd of the Gaussian family (required for "gaussian"). */
   sigma?: number;
-  /** Degrees of freedom ν of "student-t" (fixed, > 0; required). */
-  nu?: number;
+  /**
+   * Degrees of freedom ν of "student-t" (required): a fixed ν > 0, or
+   * "sample" to sample ν > 1 as θ's last coordinate ω = log(ν − 1).
+   */
+  nu?: number | "sample";
+  /** Prior on ν when `nu: "sample"`; default Gamma(2, 0.1) truncated to ν > 1. */
+  nuPrior?: NuPrior;
   /** Offset per row (log exposure) for "poisson" and "negative-binomial": η = xᵀβ + offset. */
   offset?: ArrayLike<number>;
   /** Number of trials per row for "binomial" (required; integers ≥ y). */
@@ -119,17 +128,22 @@ export class GlmModel implements PerRowHessianModel {
    * @internal
    */
   readonly kernels: GlmKernels;
-  /** The family parameter passed to kernels (σ for Gaussian, ν for Student-t, else 0). */
+  /** The family parameter passed to kernels (σ for Gaussian, fixed ν for Student-t, else 0). */
   readonly familyParam: number;
-  /** Dimension of θ: the number of columns d, plus 1 for log σ or log φ. */
+  /** Dimension of θ: the number of columns d, plus 1 for log σ or log φ, plus 1 for a sampled ν. */
   readonly dim: number;
   /** Number of columns d of X (coefficients β). */
   readonly numCols: number;
   /** Prior on σ or φ (families with a scale parameter), else null. */
   readonly scalePrior: ScalePrior | null;
+  /** Prior on ν (Student-t with `nu: "sample"`), else null. */
+  readonly nuPrior: NuPrior | null;
   /** Number of rows n. */
   readonly numRows: number;
-  /** Column names of X, then "log_sigma" or "log_phi" for families with τ. */
+  /**
+   * Column names of X, then "log_sigma" or "log_phi" for families with τ,
+   * then "log_nu_minus_1" for a sampled ν.
+   */
   readonly parameterNames: readonly string[];
   /** Cost counter. */
   readonly cost: CostCounter = newCostCounter();
@@ -156,7 +170,7 @@ export class GlmModel implements PerRowHessianModel {
       family: kernelFamily,
       dim: d,
       sigma: options.sigma,
-      nu: options.nu,
+      nu: options.nu === "sample" ? undefined : options.nu,
       aux: kernelFamily === "binomial" ? options.trials : options.offset,
     });
     this.data = data;
@@ -167,8 +181,13 @@ export class GlmModel implements PerRowHessianModel {
     this.dim = this.kernels.numParams;
     this.numRows = data.numRows;
     this.scalePrior = this.dim > d ? checkScalePrior(options.scalePrior) : null;
+    this.nuPrior = this.dim > d + 1 ? checkNuPrior(options.nuPrior) : null;
     this.parameterNames = this.dim > d
-      ? [...data.columnNames, options.family === "negative-binomial" ? "log_phi" : "log_sigma"]
+      ? [
+        ...data.columnNames,
+        options.family === "negative-binomial" ? "log_phi" : "log_sigma",
+        ...(this.dim > d + 1 ? ["log_nu_minus_1"] : []),
+      ]
       : data.columnNames;
     this.priorMean = prior.mean;
     this.priorPrecision = prior.precision;
@@ -200,6 +219,11 @@ export class GlmModel implements PerRowHessianModel {
       lp += l;
       if (grad) grad[d] = g;
     }
+    if (this.nuPrior !== null) {
+      const [l, g] = nuLogPrior(this.nuPrior, theta[d + 1]);
+      lp += l;
+      if (grad) grad[d + 1] = g;
+    }
     return lp;
   }
 
@@ -209,13 +233,17 @@ export class GlmModel implements PerRowHessianModel {
     out.fill(0, 0, P * P);
     for (let j = 0; j < d; j++) out[j * P + j] = -this.priorPrecision[j];
     if (this.scalePrior !== null) out[d * P + d] = scaleLogPrior(this.scalePrior, theta[d])[2];
+    if (this.nuPrior !== null) out[(d + 1) * P + d + 1] = nuLogPrior(this.nuPrior, theta[d + 1])[2];
   }
 
   /** Σᵢ ℓᵢ(θ) over all rows and optionally its gradient. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
     assertPosition(theta, this.dim);
-    if (this.dim > this.numCols && !(Math.abs(theta[this.numCols]) < 700)) {
-      grad?.fill(0); // σ or φ under- or overflows: zero density (the kernels reject it)
+    if (
+      (this.dim > this.numCols && !(Math.abs(theta[this.numCols]) < 700)) ||
+      (this.dim > this.numCols + 1 && !(Math.abs(theta[this.numCols + 1]) < 700))
+    ) {
+      grad?.fill(0); // σ, φ or ν under- or overflows: zero density (the kernels reject it)
       return -Infinity;
     }
     const ll = this.kernels.logLikelihood(this.data, theta, { grad });
@@ -244,7 +272,8 @@ export class GlmModel implements PerRowHessianModel {
 
   /**
    * Per-row Hessians ∇²ℓᵢ(θ) of the listed rows into `out` (m × P × P):
-   * ℓ_ηη xᵢxᵢᵀ, and for families with τ the border ℓ_ητ xᵢ and corner ℓ_ττ.
+   * ℓ_ηη xᵢxᵢᵀ, and for families with τ the border ℓ_ητ xᵢ and corner ℓ_ττ
+   * (with a sampled ν also ℓ_ηω xᵢ, ℓ_τω and ℓ_ωω).
    * Counts m gradient rows.
    */
   perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
@@ -255,6 +284,7 @@ export class GlmModel implements PerRowHessianModel {
     assertPosition(theta, P);
     const xs = this.kernels.gatherRows(this.data, rows, new Float64Array(m * d));
     const b = new Float64Array(m), c = new Float64Array(m), e = new Float64Array(m);
+    const S = P > d + 1 ? 10 : 6; // per-row record length (families with ω: 10)
     if (this.hasCompactCache) {
       const one = new Float64Array(P * P);
       for (let k = 0; k < m; k++) {
@@ -267,12 +297,12 @@ export class GlmModel implements PerRowHessianModel {
     } else {
       const dv = this.kernels.rowDerivatives(this.data, theta, {
         rows,
-        out: new Float64Array(6 * m),
+        out: new Float64Array(S * m),
       });
       for (let k = 0; k < m; k++) {
-        b[k] = dv[6 * k + 2];
-        c[k] = dv[6 * k + 4];
-        e[k] = dv[6 * k + 5];
+        b[k] = dv[S * k + 2];
+        c[k] = dv[S * k + 4];
+        e[k] = dv[S * k + 5];
       }
       for (let k = 0; k < m; k++) {
         const o = k * P * P, xo = k * d;
@@ -282,6 +312,14 @@ export class GlmModel implements PerRowHessianModel {
           if (P > d) out[o + j * P + d] = out[o + d * P + j] = c[k] * xs[xo + j];
         }
         if (P > d) out[o + d * P + d] = e[k];
+        if (P > d + 1) {
+          const r = S * k, w = d + 1;
+          for (let j = 0; j < d; j++) {
+            out[o + j * P + w] = out[o + w * P + j] = dv[r + 7] * xs[xo + j];
+          }
+          out[o + d * P + w] = out[o + w * P + d] = dv[r + 8];
+          out[o + w * P + w] = dv[r + 9];
+        }
       }
     }
     this.cost.numGradRows += m;
@@ -342,6 +380,14 @@ function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
   if (options.nu !== undefined && f !== "student-t") {
     throw new TypeError(`nu applies to family "student-t", not ${JSON.stringify(f)}`);
   }
+  if (options.nuPrior !== undefined && options.nu !== "sample") {
+    throw new TypeError(`nuPrior applies to family "student-t" with nu: "sample"`);
+  }
+  if (typeof options.nu === "string" && options.nu !== "sample") {
+    throw new TypeError(
+      `nu must be a positive number or "sample", got ${JSON.stringify(options.nu)}`,
+    );
+  }
   const y = f === "poisson" || f === "negative-binomial" || f === "binomial"
     ? dataViews(data).y
     : null;
@@ -364,6 +410,7 @@ function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
     }
   }
   if (f === "poisson" && options.offset !== undefined) return "poisson-offset";
+  if (f === "student-t" && options.nu === "sample") return "student-t-nu";
   return f;
 }
 
@@ -425,6 +472,7 @@ function _copyOptions(o: GlmOptions): GlmOptions {
   if (o.interceptColumn !== undefined) out.interceptColumn = o.interceptColumn;
   if (o.interceptPriorScale !== undefined) out.interceptPriorScale = o.interceptPriorScale;
   if (o.nu !== undefined) out.nu = o.nu;
+  if (o.nuPrior !== undefined) out.nuPrior = { ...o.nuPrior };
   if (o.offset !== undefined) out.offset = Array.from(o.offset);
   if (o.trials !== undefined) out.trials = Array.from(o.trials);
   if (o.scalePrior !== undefined) out.scalePrior = { ...o.scalePrior };
