@@ -100,8 +100,14 @@ Deno.test("runHmcEcs() on a DataModel without perRowHessians: order 1, matches f
     assert.equal(proxy.order, 1);
     proxy.dispose();
   });
-  await t.step("perturbed HMC-ECS (default order 1) within 0.1 sd and 10 %", () => {
-    const run = runHmcEcs(model, { numWarmup: 500, numSamples: 2000, numChains: 2, seed: 2 });
+  for (const variant of ["perturbed", "signed"] as const) {
+    await t.step(`${variant} HMC-ECS (default order 1) within 0.1 sd and 10 %`, () => {
+      _check(
+        runHmcEcs(model, { variant, numWarmup: 500, numSamples: 2000, numChains: 2, seed: 2 }),
+      );
+    });
+  }
+  function _check(run: SamplingResult) {
     const got = _summary(run, glm.dim);
     for (let j = 0; j < glm.dim; j++) {
       const z = (got.mean[j] - ref.mean[j]) / ref.sd[j], r = got.sd[j] / ref.sd[j] - 1;
@@ -115,7 +121,7 @@ Deno.test("runHmcEcs() on a DataModel without perRowHessians: order 1, matches f
     }
     const rows = run.chains[0].cost.sampling.numLogLikRows;
     assert.ok(rows < 0.5 * n * 2000, `HMC-ECS evaluated ${rows} rows`);
-  });
+  }
   await t.step("order 2 is refused, naming perRowHessians and order 1", () => {
     assert.throws(
       () => runHmcEcs(model, { order: 2, numWarmup: 10, numSamples: 10, numChains: 1, seed: 3 }),
