@@ -152,6 +152,7 @@ export {
 } from "./models/model.ts";
 export { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "./models/glm.ts";
 export type { ScalePrior as GlmScalePrior } from "./models/scale_prior.ts";
+export { DEFAULT_NU_PRIOR, type NuPrior } from "./models/nu_prior.ts";
 export { ThreadedGlmModel, type ThreadedGlmOptions } from "./models/threaded_glm.ts";
 export {
   type GaussianTarget,
