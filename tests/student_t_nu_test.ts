@@ -7,7 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { loadCore } from "../core/load.ts";
-import type { CoreBackend } from "../core/exports.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { essBulk } from "../diagnostics/ess.ts";
 import { cholesky, inverseSpd } from "../math/linalg.ts";
@@ -19,7 +18,7 @@ import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 
-const BACKENDS: CoreBackend[] = ["reference", "simd", "relaxed-simd"];
+const BACKENDS = ["reference", "simd", "relaxed-simd"] as const;
 
 /** y = 0.5 − 1.2x + σ·t_ν noise (t as normal / √(χ²_ν/ν), ν integer). */
 function _data(n: number, nu: number, sigma: number, seed: number) {
