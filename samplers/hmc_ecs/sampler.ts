@@ -72,7 +72,8 @@ export function hmcEcsChainSampler(
   const o = resolveHmcEcsOptions(m, options);
   o.order = controlVariateOrder(m, options.order); // 1 by default without per-row Hessians
   checkHmcEcsAssumptions(m, o);
-  // The generic per-row proxy computes every Hₖ for its cache: B is exact there.
+  // The generic per-row proxy computes B exactly at each centring (the sum of its Hₖ, or the
+  // full-data Hessian of a model without per-row Hessians).
   if (!(m instanceof GlmModel && m.hasCompactCache)) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
