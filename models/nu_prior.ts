@@ -85,7 +85,7 @@ function _logUpperGammaQ(a: number, x: number): number {
  *
  * @param prior The prior (checked).
  * @param omega ω.
- * @returns [log p(ω), ∂ω, ∂²ω].
+ * @returns [log p(ω), ∂ω, ∂²ω] ([−∞, 0, 0] where e^ω overflows).
  * @example
  * ```ts
  * import { DEFAULT_NU_PRIOR, nuLogPrior } from "./nu_prior.ts";
@@ -99,6 +99,7 @@ function _logUpperGammaQ(a: number, x: number): number {
 export function nuLogPrior(prior: NuPrior, omega: number): [number, number, number] {
   const a = prior.shape, b = prior.rate;
   const nm1 = Math.exp(omega), nu = 1 + nm1;
+  if (!(nm1 < Infinity)) return [-Infinity, 0, 0]; // ν overflows: zero density
   const lp = a * Math.log(b) - logGamma(a) - _logUpperGammaQ(a, b) + (a - 1) * Math.log(nu) -
     b * nu + omega;
   const s = (a - 1) / nu - b;

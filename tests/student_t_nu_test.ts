@@ -35,30 +35,63 @@ function _data(n: number, nu: number, sigma: number, seed: number) {
 
 const OPTIONS: GlmOptions = { family: "student-t", nu: "sample", priorScale: 5 };
 
-Deno.test("GlmModel student-t nu: sample, exact values at ν = 3 on every backend", () => {
-  // One row with y = η (r = 0), τ = 0, ω = log 2 (ν = 3):
-  //   ℓ = −log Γ(3/2) − ½log 3π,  ℓ_ν = ½(ψ(2) − ψ(3/2) − 1/3) = ½(2 log 2 − 4/3),
-  //   ℓ_νν = ¼(ψ'(2) − ψ'(3/2)) + 1/18 = ¼(3 − π²/3) + 1/18; ℓ_ω = 2ℓ_ν, ℓ_ωω = 4ℓ_νν + 2ℓ_ν
-  const lnu = 0.5 * (2 * Math.LN2 - 4 / 3), lnn = 0.25 * (3 - Math.PI ** 2 / 3) + 1 / 18;
-  const want = {
-    l: -(Math.log(Math.sqrt(Math.PI) / 2)) - 0.5 * Math.log(3 * Math.PI),
-    g: 2 * lnu,
-    h: 4 * lnn + 2 * lnu,
-  };
+/**
+ * Exact ℓ, ℓ_ω, ℓ_ωω of one row with y = η (r = 0) and τ = 0 at ν = 1 + e^ω:
+ * ℓ = log Γ((ν+1)/2) − log Γ(ν/2) − ½log νπ, ℓ_ν = ½(Δψ − 1/ν), ℓ_νν = ¼Δψ' + 1/(2ν²)
+ * with Δψ = ψ((ν+1)/2) − ψ(ν/2), Δψ' likewise; ℓ_ω = ν'ℓ_ν, ℓ_ωω = ν'²ℓ_νν + ν'ℓ_ν (ν' = ν − 1).
+ * Δlog Γ, Δψ, Δψ' at half-integers from Γ(½) = √π, ψ(1) = −γ, ψ(½) = −γ − 2 log 2,
+ * ψ'(1) = π²/6, ψ'(½) = π²/2 and the recurrences ψ(x+1) = ψ(x) + 1/x, ψ'(x+1) = ψ'(x) − 1/x².
+ */
+const EXACT = [
+  // ν = 2: (ν+1)/2 = 3/2, ν/2 = 1
+  {
+    nu: 2,
+    dlg: Math.log(Math.sqrt(Math.PI) / 2),
+    dpsi: 2 - 2 * Math.LN2,
+    dtri: Math.PI ** 2 / 3 - 4,
+  },
+  // ν = 3: 2 and 3/2
+  {
+    nu: 3,
+    dlg: -Math.log(Math.sqrt(Math.PI) / 2),
+    dpsi: 2 * Math.LN2 - 1,
+    dtri: 3 - Math.PI ** 2 / 3,
+  },
+  // ν = 5: 3 and 5/2
+  {
+    nu: 5,
+    dlg: Math.LN2 - Math.log(0.75 * Math.sqrt(Math.PI)),
+    dpsi: 2 * Math.LN2 - 7 / 6,
+    dtri: 2.75 + 4 / 9 - Math.PI ** 2 / 3,
+  },
+];
+
+Deno.test("GlmModel student-t nu: sample, exact values at ν = 2, 3, 5 on every backend", () => {
   for (const backend of BACKENDS) {
     const arena = loadCore({ backend });
     const model = new GlmModel(glmDataFromArrays(arena, [1], [0.7], { numCols: 1 }), OPTIONS);
     assert.deepEqual(model.parameterNames.slice(1), ["log_sigma", "log_nu_minus_1"]);
-    const th = new Float64Array([0.7, 0, Math.LN2]), g = new Float64Array(3);
-    const h = new Float64Array(9);
-    const l = model.logLikelihood(th, g);
-    model.logLikelihoodHessian(th, h);
-    const msg = `${backend}: ℓ ${l} vs ${want.l}, ℓ_ω ${g[2]} vs ${want.g}, ℓ_ωω ${
-      h[8]
-    } vs ${want.h}`;
-    assert.ok(Math.abs(l - want.l) < 1e-13, msg);
-    assert.ok(Math.abs(g[2] - want.g) < 1e-13, msg);
-    assert.ok(Math.abs(h[8] - want.h) < 1e-13, msg);
+    for (const c of EXACT) {
+      const nm1 = c.nu - 1;
+      const lnu = 0.5 * (c.dpsi - 1 / c.nu), lnn = 0.25 * c.dtri + 0.5 / c.nu ** 2;
+      const want = {
+        l: c.dlg - 0.5 * Math.log(c.nu * Math.PI),
+        g: nm1 * lnu,
+        h: nm1 * nm1 * lnn + nm1 * lnu,
+      };
+      const th = new Float64Array([0.7, 0, Math.log(nm1)]), g = new Float64Array(3);
+      const h = new Float64Array(9);
+      const l = model.logLikelihood(th, g);
+      model.logLikelihoodHessian(th, h);
+      const msg = `${backend} ν = ${c.nu}: ℓ ${l} vs ${want.l}, ℓ_ω ${g[2]} vs ${want.g}, ` +
+        `ℓ_ωω ${h[8]} vs ${want.h}`;
+      assert.ok(Math.abs(l - want.l) < 1e-13, msg);
+      assert.ok(Math.abs(g[2] - want.g) < 1e-13, msg);
+      assert.ok(Math.abs(h[8] - want.h) < 1e-13, msg);
+    }
+    // ω out of the kernels' range: zero density, no exception mid-trajectory
+    const g = new Float64Array(3);
+    assert.equal(model.logDensityAndGradient(new Float64Array([0.7, 0, 800]), g), -Infinity);
     model.dispose();
   }
 });
