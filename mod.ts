@@ -171,6 +171,7 @@ export {
   type GlmModelFamily,
   type GlmOptions,
 } from "./models/glm.ts";
+export { DEFAULT_NU_PRIOR, type NuPrior } from "./models/nu_prior.ts";
 export { ThreadedGlmModel, type ThreadedGlmOptions } from "./models/threaded_glm.ts";
 export { type ExternalGlmModel, isExternalGlm } from "./models/external_glm.ts";
 export { externalFromGlm } from "./models/in_memory_external.ts";

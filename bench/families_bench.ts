@@ -20,6 +20,7 @@ const cases: [string, Float64Array, GlmOptions][] = [
   ["poisson + offset", counts, { family: "poisson", offset: new Float64Array(N).fill(0.1) }],
   ["gaussian-scale", counts, { family: "gaussian-scale" }],
   ["student-t", counts, { family: "student-t", nu: 4 }],
+  ["student-t, ν sampled", counts, { family: "student-t", nu: "sample" }],
   ["negative-binomial", counts, { family: "negative-binomial" }],
   ["binomial", counts, { family: "binomial", trials: new Float64Array(N).fill(6) }],
 ];

@@ -67,6 +67,8 @@ export const FAMILY_NEGBIN = 5;
 export const FAMILY_POISSON_OFFSET = 6;
 /** Family code: binomial with logit link and a trials column (extended kernels). */
 export const FAMILY_BINOMIAL = 7;
+/** Family code: Student-t with sampled ν = 1 + e^ω, θ = (β, log σ, ω) (extended kernels). */
+export const FAMILY_STUDENT_T_NU = 8;
 
 /** The functions every core build exports (pointers are byte offsets). */
 export interface CoreExports {

@@ -11,10 +11,13 @@
  *  "negative-binomial"     5   (β, log φ)       offset (optional)
  *  "poisson-offset"        6   β                offset
  *  "binomial"              7   β                trials
+ *  "student-t-nu"          8   (β, log σ, ω)    —          ν = 1 + e^ω sampled
  * ```
  *
  * Per-row derivatives come out as (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ), from which
- * ∇ℓᵢ = (ℓ_η xᵢ, ℓ_τ) and ∇²ℓᵢ = [[ℓ_ηη xᵢxᵢᵀ, ℓ_ητ xᵢ], [ℓ_ητ xᵢᵀ, ℓ_ττ]].
+ * ∇ℓᵢ = (ℓ_η xᵢ, ℓ_τ) and ∇²ℓᵢ = [[ℓ_ηη xᵢxᵢᵀ, ℓ_ητ xᵢ], [ℓ_ητ xᵢᵀ, ℓ_ττ]];
+ * "student-t-nu" appends (ℓ_ω, ℓ_ηω, ℓ_τω, ℓ_ωω) to each record (10 values,
+ * {@link extDerivStride}) and a row and column in ω to ∇ℓᵢ and ∇²ℓᵢ.
  *
  * @module
  */
@@ -26,6 +29,7 @@ import {
   FAMILY_NEGBIN,
   FAMILY_POISSON_OFFSET,
   FAMILY_STUDENT_T,
+  FAMILY_STUDENT_T_NU,
 } from "./exports.ts";
 import { pointerOf } from "./_handles.ts";
 import { ScratchF64, ScratchI32 } from "./scratch.ts";
@@ -36,7 +40,8 @@ export type GlmExtFamilyName =
   | "student-t"
   | "negative-binomial"
   | "poisson-offset"
-  | "binomial";
+  | "binomial"
+  | "student-t-nu";
 
 /** Family codes of the extended families. */
 export const EXT_CODES: Record<GlmExtFamilyName, number> = {
@@ -45,10 +50,28 @@ export const EXT_CODES: Record<GlmExtFamilyName, number> = {
   "negative-binomial": FAMILY_NEGBIN,
   "poisson-offset": FAMILY_POISSON_OFFSET,
   "binomial": FAMILY_BINOMIAL,
+  "student-t-nu": FAMILY_STUDENT_T_NU,
 };
 
 /** Per-row derivative record length: ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ. */
 export const EXT_DERIV_STRIDE = 6;
+
+/**
+ * Per-row derivative record length of a family code: 10 for "student-t-nu"
+ * (the record then ends with ℓ_ω, ℓ_ηω, ℓ_τω, ℓ_ωω), else 6.
+ *
+ * @param code Family code.
+ * @returns 6 or 10.
+ * @example
+ * ```ts
+ * import { EXT_CODES, extDerivStride } from "./glm_kernels_ext.ts";
+ * if (extDerivStride(EXT_CODES["student-t-nu"]) !== 10) throw new Error();
+ * if (extDerivStride(EXT_CODES["student-t"]) !== 6) throw new Error();
+ * ```
+ */
+export function extDerivStride(code: number): number {
+  return code === FAMILY_STUDENT_T_NU ? 10 : EXT_DERIV_STRIDE;
+}
 
 /** A stored data set as the kernels read it. */
 interface _Src {
@@ -69,8 +92,10 @@ export class ExtKernels {
   readonly famParam: number;
   /** Number of columns d. */
   readonly dim: number;
-  /** Parameters after β: 1 (τ) or 0. */
+  /** Parameters after β: 2 (τ, ω), 1 (τ) or 0. */
   readonly numExtra: number;
+  /** Per-row derivative record length (6, or 10 with ω). */
+  readonly stride: number;
   readonly #arena: Arena;
   readonly #theta: ScratchF64;
   readonly #vec: ScratchF64;
@@ -92,7 +117,8 @@ export class ExtKernels {
     this.code = EXT_CODES[family];
     this.#arena = arena;
     this.dim = options.dim;
-    this.numExtra = this.code <= FAMILY_NEGBIN ? 1 : 0;
+    this.numExtra = this.code === FAMILY_STUDENT_T_NU ? 2 : this.code <= FAMILY_NEGBIN ? 1 : 0;
+    this.stride = extDerivStride(this.code);
     if (family === "student-t") {
       const nu = options.nu;
       if (nu === undefined || !(nu > 0) || !Number.isFinite(nu)) {
@@ -108,7 +134,7 @@ export class ExtKernels {
     }
     const p = this.dim + this.numExtra;
     this.#theta = new ScratchF64(arena, p);
-    this.#vec = new ScratchF64(arena, p + 1);
+    this.#vec = new ScratchF64(arena, 2 * this.dim + 3);
     this.#mat = new ScratchF64(arena, this.dim * this.dim);
     this.#rows = new ScratchF64(arena);
     this.#idx = new ScratchI32(arena);
@@ -166,7 +192,8 @@ export class ExtKernels {
     }
     const want = out.perRow !== undefined || out.derivative !== undefined ||
       out.derivs !== undefined;
-    if (want) this.#rows.ensure(Math.max(1, m * EXT_DERIV_STRIDE));
+    const S = this.stride;
+    if (want) this.#rows.ensure(Math.max(1, m * S));
     const dv = want ? pointerOf(this.#rows) : 0;
     const aux = this.#aux === null ? 0 : pointerOf(this.#aux);
     const ll = core.llExt(
@@ -186,17 +213,17 @@ export class ExtKernels {
     );
     if (out.grad) out.grad.set(this.#vec.view(0, P));
     if (want) {
-      const r = this.#rows.view(0, m * EXT_DERIV_STRIDE);
+      const r = this.#rows.view(0, m * S);
       if (out.derivs) out.derivs.set(r);
       for (let k = 0; k < m; k++) {
-        if (out.perRow) out.perRow[k] = r[k * EXT_DERIV_STRIDE];
-        if (out.derivative) out.derivative[k] = r[k * EXT_DERIV_STRIDE + 1];
+        if (out.perRow) out.perRow[k] = r[k * S];
+        if (out.derivative) out.derivative[k] = r[k * S + 1];
       }
     }
     return ll;
   }
 
-  /** Per-row records (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ) of the listed rows into out (m × 6). */
+  /** Per-row records (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ[, ω terms]) of the listed rows (m × stride). */
   rowDerivatives(
     core: CoreExports,
     src: _Src,
@@ -204,13 +231,13 @@ export class ExtKernels {
     rows: Int32Array,
     out: Float64Array,
   ): Float64Array {
-    const need = rows.length * EXT_DERIV_STRIDE;
+    const need = rows.length * this.stride;
     if (out.length < need) throw new RangeError(`out must hold ${need} values, got ${out.length}`);
     this.logLikelihood(core, src, theta, { rows, start: 0, end: 0 }, { derivs: out });
     return out;
   }
 
-  /** Per-row gradients (ℓ_η xᵢ, ℓ_τ) of the listed rows into out (m × P). */
+  /** Per-row gradients (ℓ_η xᵢ, ℓ_τ[, ℓ_ω]) of the listed rows into out (m × P). */
   rowGradients(
     core: CoreExports,
     src: _Src,
@@ -218,7 +245,7 @@ export class ExtKernels {
     rows: Int32Array,
     out: Float64Array,
   ): Float64Array {
-    const m = rows.length, d = this.dim, P = this.numParams, S = EXT_DERIV_STRIDE;
+    const m = rows.length, d = this.dim, P = this.numParams, S = this.stride;
     if (out.length < m * P) {
       throw new RangeError(`out must hold ${m * P} values, got ${out.length}`);
     }
@@ -233,6 +260,7 @@ export class ExtKernels {
       const a = dv[k * S + 1];
       for (let j = 0; j < d; j++) out[k * P + j] = a * xv[k * d + j];
       if (P > d) out[k * P + d] = dv[k * S + 3];
+      if (P > d + 1) out[k * P + d + 1] = dv[k * S + 6];
     }
     return out;
   }
@@ -252,7 +280,7 @@ export class ExtKernels {
       throw new RangeError(`out must hold ${P * P} values, got ${out.length}`);
     }
     this.#mat.view(0, d * d).fill(0);
-    this.#vec.view(0, d + 1).fill(0);
+    this.#vec.view(0, 2 * d + 3).fill(0);
     const aux = this.#aux === null ? 0 : pointerOf(this.#aux);
     core.hessExt(
       this.code,
@@ -268,12 +296,18 @@ export class ExtKernels {
       pointerOf(this.#vec),
       src.f32 ? 1 : 0,
     );
-    const h = this.#mat.view(0, d * d), c = this.#vec.view(0, d + 1);
+    const h = this.#mat.view(0, d * d), c = this.#vec.view(0, 2 * d + 3);
+    const o = d + 1; // code 8: Σℓ_ηω xᵢ, Σℓ_τω, Σℓ_ωω start here
     for (let j = 0; j < d; j++) {
       for (let k = 0; k < d; k++) out[j * P + k] = h[j * d + k];
       if (P > d) out[j * P + d] = out[d * P + j] = c[j];
+      if (P > d + 1) out[j * P + d + 1] = out[(d + 1) * P + j] = c[o + j];
     }
     if (P > d) out[d * P + d] = c[d];
+    if (P > d + 1) {
+      out[d * P + d + 1] = out[(d + 1) * P + d] = c[o + d];
+      out[(d + 1) * P + d + 1] = c[o + d + 1];
+    }
     return out;
   }
 

@@ -59,6 +59,11 @@ export function invalidArgumentError(what: number, value: number): RangeError {
       `the log-scale parameter τ = θ[d] (log σ or log φ) must be in (−700, 700), got ${value}`,
     );
   }
+  if (what === 5) {
+    return new RangeError(
+      `the degrees-of-freedom parameter ω = θ[d + 1] (ν = 1 + e^ω) must be in (−700, 700), got ${value}`,
+    );
+  }
   return new RangeError(`Gaussian σ (famParam) must be positive and finite, got ${value}`);
 }
 
@@ -350,11 +355,16 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
 
     llExt(family, famParam, x, y, aux, d, start, idx, m, theta, grad, derivs, f32) {
       const v = _views(memory), w = f32 !== 0 ? 4 : 8, t = theta / 8;
-      const extra = _numExtra(family);
-      const k = _setupExt(family, famParam, extra === 1 ? v.f64[t + d] : 0);
+      const extra = _numExtra(family), S = extra === 2 ? 10 : 6;
+      const k = _setupExt(
+        family,
+        famParam,
+        extra >= 1 ? v.f64[t + d] : 0,
+        extra === 2 ? v.f64[t + d + 1] : 0,
+      );
       const offset = aux !== 0 && (family === 5 || family === 6);
-      const out = new Float64Array(6);
-      let sum = 0, sumTau = 0;
+      const out = new Float64Array(10);
+      let sum = 0, sumTau = 0, sumOm = 0;
       for (let q = 0; q < m; q++) {
         const i = idx !== 0 ? v.i32[idx / 4 + q] : start + q;
         const a = aux !== 0 ? v.f64[aux / 8 + i] : 0;
@@ -362,21 +372,29 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
         _extRow(family, k, e, v.f64[y / 8 + i], a, out);
         sum += out[0];
         sumTau += out[3];
+        sumOm += out[6];
         if (grad !== 0) {
           for (let j = 0; j < d; j++) v.f64[grad / 8 + j] += out[1] * xij(v, w, x, d, i, j);
         }
-        if (derivs !== 0) v.f64.set(out, derivs / 8 + 6 * q);
+        if (derivs !== 0) v.f64.set(out.subarray(0, S), derivs / 8 + S * q);
       }
-      if (grad !== 0 && extra === 1) v.f64[grad / 8 + d] += sumTau;
+      if (grad !== 0 && extra >= 1) v.f64[grad / 8 + d] += sumTau;
+      if (grad !== 0 && extra === 2) v.f64[grad / 8 + d + 1] += sumOm;
       return sum;
     },
     hessExt(family, famParam, x, y, aux, d, start, end, theta, hessPtr, cross, f32) {
       const v = _views(memory), w = f32 !== 0 ? 4 : 8, t = theta / 8, h = hessPtr / 8;
       const extra = _numExtra(family);
-      const k = _setupExt(family, famParam, extra === 1 ? v.f64[t + d] : 0);
+      const k = _setupExt(
+        family,
+        famParam,
+        extra >= 1 ? v.f64[t + d] : 0,
+        extra === 2 ? v.f64[t + d + 1] : 0,
+      );
       const offset = aux !== 0 && (family === 5 || family === 6);
-      const out = new Float64Array(6);
-      let sumTT = 0;
+      const out = new Float64Array(10);
+      const c2 = cross / 8 + d + 1;
+      let sumTT = 0, sumTO = 0, sumOO = 0;
       for (let i = start; i < end; i++) {
         const a = aux !== 0 ? v.f64[aux / 8 + i] : 0;
         const e = eta(v, w, x, d, i, t) + (offset ? a : 0);
@@ -384,11 +402,18 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
         for (let j = 0; j < d; j++) {
           const xj = xij(v, w, x, d, i, j);
           for (let l = 0; l < d; l++) v.f64[h + j * d + l] += out[2] * xj * xij(v, w, x, d, i, l);
-          if (extra === 1 && cross !== 0) v.f64[cross / 8 + j] += out[4] * xj;
+          if (extra >= 1 && cross !== 0) v.f64[cross / 8 + j] += out[4] * xj;
+          if (extra === 2 && cross !== 0) v.f64[c2 + j] += out[7] * xj;
         }
         sumTT += out[5];
+        sumTO += out[8];
+        sumOO += out[9];
       }
-      if (extra === 1 && cross !== 0 && end > start) v.f64[cross / 8 + d] += sumTT;
+      if (extra >= 1 && cross !== 0 && end > start) v.f64[cross / 8 + d] += sumTT;
+      if (extra === 2 && cross !== 0 && end > start) {
+        v.f64[c2 + d] += sumTO;
+        v.f64[c2 + d + 1] += sumOO;
+      }
     },
 
     xtwRange: (x, d, start, end, w, out) => xtw(8, x, d, start, end, w, out),

@@ -6,6 +6,7 @@
  * ```
  *  3 Gaussian, τ = log σ      4 Student-t (ν = famParam), τ = log σ
  *  5 NB2, τ = log φ, offset   6 Poisson with offset      7 binomial with trials
+ *  8 Student-t, τ = log σ, ω = log(ν − 1)
  * ```
  *
  * @module
@@ -13,22 +14,23 @@
 import { logGamma } from "../math/special.ts";
 import { invalidArgumentError } from "./reference.ts";
 
-/** Per-call constants of an extended family (as _k0 … _k5 in family_ext.ts). */
-export type ExtConstants = readonly [number, number, number, number, number, number];
+/** Per-call constants of an extended family (as _k0 … _k10 in family_ext.ts). */
+export type ExtConstants = readonly number[];
 
 /**
- * Number of family parameters after β: 1 for codes 3–5 (τ), else 0.
+ * Number of family parameters after β: 1 for codes 3–5 (τ), 2 for code 8
+ * (τ, ω), else 0.
  *
  * @param family Family code.
- * @returns 0 or 1.
+ * @returns 0, 1 or 2.
  * @example
  * ```ts
  * import { _numExtra } from "./reference_ext.ts";
- * if (_numExtra(5) !== 1 || _numExtra(7) !== 0) throw new Error();
+ * if (_numExtra(5) !== 1 || _numExtra(7) !== 0 || _numExtra(8) !== 2) throw new Error();
  * ```
  */
 export function _numExtra(family: number): number {
-  return family >= 3 && family <= 5 ? 1 : 0;
+  return family === 8 ? 2 : family >= 3 && family <= 5 ? 1 : 0;
 }
 
 function _lgammaPos(x: number): number {
@@ -90,17 +92,42 @@ function _trigammaRow(x: number): number {
 /**
  * Validate an extended family call and compute its per-call constants.
  *
- * @param family Family code 3–7.
+ * @param family Family code 3–8.
  * @param famParam ν for the Student-t family.
- * @param tau τ = θ[d] (log σ or log φ) for codes 3–5.
+ * @param tau τ = θ[d] (log σ or log φ) for codes 3–5 and 8.
+ * @param omega ω = θ[d + 1] = log(ν − 1) for code 8.
  * @returns The constants.
- * @throws {RangeError} For a bad code, ν or τ (as the wasm builds).
+ * @throws {RangeError} For a bad code, ν, τ or ω (as the wasm builds).
  */
-export function _setupExt(family: number, famParam: number, tau: number): ExtConstants {
-  if (!(family >= 3 && family <= 7 && Number.isInteger(family))) {
+export function _setupExt(
+  family: number,
+  famParam: number,
+  tau: number,
+  omega = 0,
+): ExtConstants {
+  if (!(family >= 3 && family <= 8 && Number.isInteger(family))) {
     throw invalidArgumentError(0, family);
   }
-  if (_numExtra(family) === 1 && !(Math.abs(tau) < 700)) throw invalidArgumentError(4, tau);
+  if (_numExtra(family) >= 1 && !(Math.abs(tau) < 700)) throw invalidArgumentError(4, tau);
+  if (family === 8 && !(Math.abs(omega) < 700)) throw invalidArgumentError(5, omega);
+  if (family === 8) {
+    const nm1 = Math.exp(omega), nu = 1 + nm1, h = 0.5 * (nu + 1), g = 0.5 * nu;
+    const k0 = _lgammaPos(h) - _lgammaPos(g) - 0.5 * Math.log(nu * Math.PI) - tau;
+    const s2 = Math.exp(2 * tau);
+    return [
+      k0,
+      nu * s2,
+      nu + 1,
+      h,
+      0,
+      0,
+      nm1,
+      nu,
+      s2,
+      0.5 * (_digammaScalar(h) - _digammaScalar(g) - 1 / nu),
+      0.25 * (_trigammaScalar(h) - _trigammaScalar(g)) + 0.5 / (nu * nu),
+    ];
+  }
   if (family === 3) return [-0.5 * 1.8378770664093453 - tau, Math.exp(-2 * tau), 0, 0, 0, 0];
   if (family === 4) {
     const nu = famParam;
@@ -124,14 +151,15 @@ export function _setupExt(family: number, famParam: number, tau: number): ExtCon
 }
 
 /**
- * One row of an extended family: out = (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ).
+ * One row of an extended family: out = (ℓ, ℓ_η, ℓ_ηη, ℓ_τ, ℓ_ητ, ℓ_ττ), and
+ * for code 8 then (ℓ_ω, ℓ_ηω, ℓ_τω, ℓ_ωω) (out[6 … 9] = 0 for the others).
  *
- * @param family Family code 3–7.
+ * @param family Family code 3–8.
  * @param k Constants from {@link _setupExt}.
  * @param eta Linear predictor (offset included).
  * @param y Response.
  * @param a Aux value (trials for code 7).
- * @param out Six outputs.
+ * @param out Ten outputs.
  */
 export function _extRow(
   family: number,
@@ -141,6 +169,11 @@ export function _extRow(
   a: number,
   out: Float64Array,
 ): void {
+  out[6] =
+    out[7] =
+    out[8] =
+    out[9] =
+      0;
   if (family === 3) {
     const r = y - eta, s = k[1], rs = r * s, rrs = r * rs;
     out[0] = k[0] - 0.5 * rrs;
@@ -149,7 +182,7 @@ export function _extRow(
     out[3] = rrs - 1;
     out[4] = -2 * rs;
     out[5] = -2 * rrs;
-  } else if (family === 4) {
+  } else if (family === 4 || family === 8) {
     const r = y - eta, c = k[1], r2 = r * r, dd = c + r2, q = k[2] / dd;
     const e = r2 / c, u = 1 + e;
     const l1p = Math.log(u) + (e - (u - 1)) / u;
@@ -160,6 +193,17 @@ export function _extRow(
     out[3] = q * r2 - 1;
     out[4] = -2 * (qc * r);
     out[5] = -2 * (qc * r2);
+    if (family === 8) {
+      const nm1 = k[6], nu = k[7], s2 = k[8], inv2nu = 0.5 / nu;
+      const lnu = (k[9] - 0.5 * l1p) + (q * r2) * inv2nu;
+      const w = (r2 - s2) / (dd * dd);
+      const br = (nu - 1) / nu - q * s2;
+      const lnn = k[10] + ((r2 * inv2nu) / dd) * br;
+      out[6] = nm1 * lnu;
+      out[7] = nm1 * (r * w);
+      out[8] = nm1 * (r2 * w);
+      out[9] = (nm1 * nm1) * lnn + out[6];
+    }
   } else if (family === 5) {
     const phi = k[0], t = eta - k[4];
     const ex = Math.exp(-Math.abs(t)), u = 1 + ex, pp = 1 / u, ep = ex * pp;

@@ -9,6 +9,8 @@
  *  "poisson"            β               Poisson, log link, η + offset       [offset]
  *  "gaussian-scale"     (β, log σ)      N(η, σ²), σ unknown                 [scalePrior]
  *  "student-t"          (β, log σ)      t_ν(η, σ), σ unknown, ν fixed       nu, [scalePrior]
+ *  "student-t"          (β, log σ,      t_ν(η, σ), σ and ν unknown,          nu: "sample",
+ *   with nu: "sample"    log_nu_minus_1) ν = 1 + e^ω                          [scalePrior, nuPrior]
  *  "negative-binomial"  (β, log φ)      NB2: mean μ = e^{η+offset},          [offset, scalePrior]
  *                                       Var = μ + μ²/φ
  *  "binomial"           β               Binomial(N, logit⁻¹ η)              trials
@@ -50,6 +52,9 @@ import {
 } from "./model.ts";
 import { parsePriorText } from "./prior_text.ts";
 import { logScaleDensity, type ScalePrior } from "./priors.ts";
+import { checkNuPrior, nuLogPrior, type NuPrior } from "./nu_prior.ts";
+
+export type { NuPrior } from "./nu_prior.ts";
 
 /** The prior on σ or φ when none is given: half-normal with scale 10 (weakly informative for y on a unit scale). */
 export const DEFAULT_GLM_SCALE_PRIOR: ScalePrior = { family: "half_normal", scale: 10 };
@@ -71,8 +76,13 @@ export interface GlmOptions {
   family: GlmModelFamily;
   /** Known residual sd of the Gaussian family (required for "gaussian"). */
   sigma?: number;
-  /** Degrees of freedom ν of "student-t" (fixed, > 0; required). */
-  nu?: number;
+  /**
+   * Degrees of freedom ν of "student-t" (required): a fixed ν > 0, or
+   * "sample" to sample ν > 1 as θ's last coordinate ω = log(ν − 1).
+   */
+  nu?: number | "sample";
+  /** Prior on ν when `nu: "sample"`; default Gamma(2, 0.1) truncated to ν > 1. */
+  nuPrior?: NuPrior;
   /** Offset per row (log exposure) for "poisson" and "negative-binomial": η = xᵀβ + offset. */
   offset?: ArrayLike<number>;
   /** Number of trials per row for "binomial" (required; integers ≥ y). */
@@ -127,17 +137,22 @@ export class GlmModel implements PerRowHessianModel {
    * @internal
    */
   readonly kernels: GlmKernels;
-  /** The family parameter passed to kernels (σ for Gaussian, ν for Student-t, else 0). */
+  /** The family parameter passed to kernels (σ for Gaussian, fixed ν for Student-t, else 0). */
   readonly familyParam: number;
-  /** Dimension of θ: the number of columns d, plus 1 for log σ or log φ. */
+  /** Dimension of θ: the number of columns d, plus 1 for log σ or log φ, plus 1 for a sampled ν. */
   readonly dim: number;
   /** Number of columns d of X (coefficients β). */
   readonly numCols: number;
   /** Prior on σ or φ (families with a scale parameter), else null. */
   readonly scalePrior: ScalePrior | null;
+  /** Prior on ν (Student-t with `nu: "sample"`), else null. */
+  readonly nuPrior: NuPrior | null;
   /** Number of rows n. */
   readonly numRows: number;
-  /** Column names of X, then "log_sigma" or "log_phi" for families with τ. */
+  /**
+   * Column names of X, then "log_sigma" or "log_phi" for families with τ,
+   * then "log_nu_minus_1" for a sampled ν.
+   */
   readonly parameterNames: readonly string[];
   /** Cost counter. */
   readonly cost: CostCounter = newCostCounter();
@@ -165,7 +180,7 @@ export class GlmModel implements PerRowHessianModel {
       family: kernelFamily,
       dim: d,
       sigma: options.sigma,
-      nu: options.nu,
+      nu: options.nu === "sample" ? undefined : options.nu,
       aux: kernelFamily === "binomial" ? options.trials : options.offset,
     });
     this.data = data;
@@ -192,7 +207,10 @@ export class GlmModel implements PerRowHessianModel {
       this.scalePrior = null;
       this.#scaleDensity = null;
     }
-    this.parameterNames = this.dim > d ? [...data.columnNames, tauName] : data.columnNames;
+    this.nuPrior = this.dim > d + 1 ? checkNuPrior(options.nuPrior) : null;
+    this.parameterNames = this.dim > d
+      ? [...data.columnNames, tauName, ...(this.dim > d + 1 ? ["log_nu_minus_1"] : [])]
+      : data.columnNames;
     this.priorMean = prior.mean;
     this.priorPrecision = prior.precision;
     this.#logPriorConst = prior.logConst;
@@ -223,6 +241,11 @@ export class GlmModel implements PerRowHessianModel {
       lp += l;
       if (grad) grad[d] = g;
     }
+    if (this.nuPrior !== null) {
+      const [l, g] = nuLogPrior(this.nuPrior, theta[d + 1]);
+      lp += l;
+      if (grad) grad[d + 1] = g;
+    }
     return lp;
   }
 
@@ -232,13 +255,17 @@ export class GlmModel implements PerRowHessianModel {
     out.fill(0, 0, P * P);
     for (let j = 0; j < d; j++) out[j * P + j] = -this.priorPrecision[j];
     if (this.#scaleDensity !== null) out[d * P + d] = this.#scaleDensity(theta[d])[2];
+    if (this.nuPrior !== null) out[(d + 1) * P + d + 1] = nuLogPrior(this.nuPrior, theta[d + 1])[2];
   }
 
   /** Σᵢ ℓᵢ(θ) over all rows and optionally its gradient. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
     assertPosition(theta, this.dim);
-    if (this.dim > this.numCols && !(Math.abs(theta[this.numCols]) < 700)) {
-      grad?.fill(0); // σ or φ under- or overflows: zero density (the kernels reject it)
+    if (
+      (this.dim > this.numCols && !(Math.abs(theta[this.numCols]) < 700)) ||
+      (this.dim > this.numCols + 1 && !(Math.abs(theta[this.numCols + 1]) < 700))
+    ) {
+      grad?.fill(0); // σ, φ or ν under- or overflows: zero density (the kernels reject it)
       return -Infinity;
     }
     const ll = this.kernels.logLikelihood(this.data, theta, { grad });
@@ -267,8 +294,8 @@ export class GlmModel implements PerRowHessianModel {
 
   /**
    * Per-row Hessians ∇²ℓᵢ(θ) of the listed rows into `out` (m × P × P):
-   * ℓ_ηη xᵢxᵢᵀ, and for families with τ the border ℓ_ητ xᵢ and corner ℓ_ττ.
-   * Counts m Hessian rows.
+   * ℓ_ηη xᵢxᵢᵀ, and for families with τ the border ℓ_ητ xᵢ and corner ℓ_ττ
+   * (with a sampled ν also ℓ_ηω xᵢ, ℓ_τω and ℓ_ωω). Counts m Hessian rows.
    */
   perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
     const m = rows.length, P = this.dim, d = this.numCols;
@@ -278,6 +305,7 @@ export class GlmModel implements PerRowHessianModel {
     assertPosition(theta, P);
     const xs = this.kernels.gatherRows(this.data, rows, new Float64Array(m * d));
     const b = new Float64Array(m), c = new Float64Array(m), e = new Float64Array(m);
+    const S = P > d + 1 ? 10 : 6; // per-row record length (families with ω: 10)
     if (this.hasCompactCache) {
       const one = new Float64Array(P * P);
       for (let k = 0; k < m; k++) {
@@ -290,12 +318,12 @@ export class GlmModel implements PerRowHessianModel {
     } else {
       const dv = this.kernels.rowDerivatives(this.data, theta, {
         rows,
-        out: new Float64Array(6 * m),
+        out: new Float64Array(S * m),
       });
       for (let k = 0; k < m; k++) {
-        b[k] = dv[6 * k + 2];
-        c[k] = dv[6 * k + 4];
-        e[k] = dv[6 * k + 5];
+        b[k] = dv[S * k + 2];
+        c[k] = dv[S * k + 4];
+        e[k] = dv[S * k + 5];
       }
       for (let k = 0; k < m; k++) {
         const o = k * P * P, xo = k * d;
@@ -305,6 +333,14 @@ export class GlmModel implements PerRowHessianModel {
           if (P > d) out[o + j * P + d] = out[o + d * P + j] = c[k] * xs[xo + j];
         }
         if (P > d) out[o + d * P + d] = e[k];
+        if (P > d + 1) {
+          const r = S * k, w = d + 1;
+          for (let j = 0; j < d; j++) {
+            out[o + j * P + w] = out[o + w * P + j] = dv[r + 7] * xs[xo + j];
+          }
+          out[o + d * P + w] = out[o + w * P + d] = dv[r + 8];
+          out[o + w * P + w] = dv[r + 9];
+        }
       }
     }
     this.cost.numHessianRows += m;
@@ -365,6 +401,14 @@ function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
   if (options.nu !== undefined && f !== "student-t") {
     throw new TypeError(`nu applies to family "student-t", not ${JSON.stringify(f)}`);
   }
+  if (options.nuPrior !== undefined && options.nu !== "sample") {
+    throw new TypeError(`nuPrior applies to family "student-t" with nu: "sample"`);
+  }
+  if (typeof options.nu === "string" && options.nu !== "sample") {
+    throw new TypeError(
+      `nu must be a positive number or "sample", got ${JSON.stringify(options.nu)}`,
+    );
+  }
   const y = f === "poisson" || f === "negative-binomial" || f === "binomial"
     ? dataViews(data).y
     : null;
@@ -387,6 +431,7 @@ function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
     }
   }
   if (f === "poisson" && options.offset !== undefined) return "poisson-offset";
+  if (f === "student-t" && options.nu === "sample") return "student-t-nu";
   return f;
 }
 
@@ -448,6 +493,7 @@ function _copyOptions(o: GlmOptions): GlmOptions {
   if (o.interceptColumn !== undefined) out.interceptColumn = o.interceptColumn;
   if (o.interceptPriorScale !== undefined) out.interceptPriorScale = o.interceptPriorScale;
   if (o.nu !== undefined) out.nu = o.nu;
+  if (o.nuPrior !== undefined) out.nuPrior = { ...o.nuPrior };
   if (o.offset !== undefined) out.offset = Array.from(o.offset);
   if (o.trials !== undefined) out.trials = Array.from(o.trials);
   if (o.scalePrior !== undefined) {

@@ -26,8 +26,13 @@
  *                       logLikelihoodRows, perRowGradients,         austerity-*, naive-*
  *                       logLikelihoodHessian, logPriorHessian       (SG with control variates:
  *                                                                   give thetaStar)
- *  PerRowHessianModel   + perRowHessians                          + hmc-ecs (control variates
- *                                                                   in TypeScript, O(n d²) memory)
+ *                                                                 + hmc-ecs with order-1 control
+ *                                                                   variates (TypeScript, O(n d)
+ *                                                                   memory; the default order
+ *                                                                   for such a model)
+ *  PerRowHessianModel   + perRowHessians                          + hmc-ecs with order-2 control
+ *                                                                   variates (TypeScript,
+ *                                                                   O(n d²) memory; default)
  * ```
  *
  * Rules every implementation keeps:
@@ -55,10 +60,15 @@
  *   likelihood estimator), not correctness; its signed variant needs
  *   order-2 control variates to be efficient.
  *
- * HMC-ECS on a model without `perRowHessians` is refused with a TypeError:
- * the generic proxy (`samplers/hmc_ecs/proxy_rows.ts`) stores Hₖ(θ*) per
- * row and always sums them (B gives the metric and the Newton steps of the
- * warmup), even for `order: 1` control variates. `withPrior` (in
+ * HMC-ECS on a DataModel without `perRowHessians` uses first-order control
+ * variates qₖ = ℓₖ* + ∇ℓₖ*ᵀδ (the generic proxy,
+ * `samplers/hmc_ecs/proxy_rows.ts`, stores ℓₖ* and ∇ℓₖ* per row), and takes
+ * the metric and the warmup's Newton steps from `logLikelihoodHessian` (one
+ * full-data pass per centring or Newton step) instead of a sum of per-row
+ * Hessians; `order: 2` on such a model is refused with a TypeError that says
+ * so. First-order control variates leave a larger variance of the likelihood
+ * estimator (larger subsamples for the same target), and the signed variant
+ * is inefficient with them (see `HmcEcsOptions.order`). `withPrior` (in
  * `priors.ts`) replaces any DataModel's prior and keeps everything else.
  *
  * @module
@@ -208,6 +218,27 @@ export function hasPerRowHessians(model: Model): model is PerRowHessianModel {
   const m = model as Partial<PerRowHessianModel>;
   return typeof m.perRowHessians === "function" && typeof m.perRowGradients === "function" &&
     typeof m.logLikelihoodRows === "function" && typeof m.numRows === "number";
+}
+
+/**
+ * Whether a model is a {@link DataModel} with what HMC-ECS's first-order
+ * control variates need: per-row ℓᵢ and ∇ℓᵢ and the full-data Hessian.
+ *
+ * @param model Any model.
+ * @returns True if it has `perRowGradients`, `logLikelihoodRows`,
+ *   `logLikelihoodHessian` and `numRows`.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hasPerRowGradients } from "./model.ts";
+ * import { NormalGammaModel } from "./normal_gamma.ts";
+ * assert.equal(hasPerRowGradients(new NormalGammaModel(new Float64Array([0.1, 0.2]))), true);
+ * ```
+ */
+export function hasPerRowGradients(model: Model): model is DataModel {
+  const m = model as Partial<DataModel>;
+  return typeof m.perRowGradients === "function" && typeof m.logLikelihoodRows === "function" &&
+    typeof m.logLikelihoodHessian === "function" && typeof m.numRows === "number";
 }
 
 /**

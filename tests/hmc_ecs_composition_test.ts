@@ -118,7 +118,7 @@ Deno.test("hmcEcsDescription claim: a registry entry that builds the chain sampl
   const plain = { dim: 1, parameterNames: ["x"], cost: ng.cost, logDensity: () => 0 };
   assert.throws(
     () => hmcEcsDescription.build({ ...plain, logDensityAndGradient: () => 0 }, {}),
-    /HMC-ECS needs a GlmModel or a DataModel with perRowHessians/,
+    /HMC-ECS needs a GlmModel or a DataModel \(per-row ℓ and ∇ℓ, logLikelihoodHessian\)/,
   );
   assert.throws(
     () => hmcEcsDescription.build(ng, { variant: "exact" as "signed" }),

@@ -8,7 +8,9 @@
 //                      (lane 0 = row i, lane 1 = row i+1)
 //   _k0 … _k5 : f64    per-call constants set by _setupExt from famParam and τ
 //
-//   θ ─► β₀ … β_{d−1} [τ]    τ = θ[d] for the families with a scale parameter
+//   θ ─► β₀ … β_{d−1} [τ [ω]]  τ = θ[d] for the families with a scale parameter,
+//                               ω = θ[d+1] for family 8 (sampled ν)
+//   _e6 … _e9 : v128   ℓ_ω, ℓ_ηω, ℓ_τω, ℓ_ωω (family 8 only)
 //   aux ─► one f64 per row:   offset (log exposure) or number of trials; 0 = none
 //
 // Family codes (τ = log σ or log φ; ψ digamma, ψ' trigamma, sp(t) = log(1 + e^t)
@@ -20,6 +22,12 @@
 //   4 Student-t, ν = famParam   c = νσ², D = c + r², q = (ν + 1)/D
 //     ℓ = log Γ((ν+1)/2) − log Γ(ν/2) − ½log(νπ) − τ − (ν+1)/2 · log1p(r²/c)
 //     ℓ_η = qr   ℓ_ηη = q(r² − c)/D   ℓ_τ = qr² − 1   ℓ_ητ = −2qrc/D   ℓ_ττ = −2qr²c/D
+//   8 Student-t with sampled ν = 1 + e^ω (ν > 1: the mean exists), τ = log σ, ω = θ[d+1];
+//     ℓ, ℓ_η … ℓ_ττ as code 4 at this ν, and with s2 = σ², ν' = ν − 1 = e^ω,
+//     A = ½[ψ((ν+1)/2) − ψ(ν/2) − 1/ν], B = ¼[ψ'((ν+1)/2) − ψ'(ν/2)] + 1/(2ν²):
+//     ℓ_ν = A − ½log1p(r²/c) + qr²/(2ν)     ℓ_ην = r(r² − s2)/D²   ℓ_τν = r²(r² − s2)/D²
+//     ℓ_νν = B + r²/(2νD)·((ν − 1)/ν − q·s2)
+//     ℓ_ω = ν'ℓ_ν   ℓ_ηω = ν'ℓ_ην   ℓ_τω = ν'ℓ_τν   ℓ_ωω = ν'²ℓ_νν + ν'ℓ_ν
 //   5 negative binomial NB2, φ = e^τ (size; Var = μ + μ²/φ), log link,
 //     η += aux (offset) when aux ≠ 0; t = η − τ = log(μ/φ), p = s(t) = μ/(μ + φ)
 //     ℓ = log Γ(y + φ) − log Γ(φ) − log Γ(y + 1) + yt − (y + φ)·sp(t)
@@ -47,23 +55,32 @@ import { _invalidArgument } from "./family";
 // @ts-ignore: decorator
 @inline export const FAM_EXT_FIRST = 3;
 // @ts-ignore: decorator
-@inline export const FAM_EXT_LAST = 7;
+@inline export const FAM_EXT_LAST = 8;
 
 export let _e1: v128 = ZERO;
 export let _e2: v128 = ZERO;
 export let _e3: v128 = ZERO;
 export let _e4: v128 = ZERO;
 export let _e5: v128 = ZERO;
+export let _e6: v128 = ZERO;
+export let _e7: v128 = ZERO;
+export let _e8: v128 = ZERO;
+export let _e9: v128 = ZERO;
 let _k0: f64 = 0.0;
 let _k1: f64 = 0.0;
 let _k2: f64 = 0.0;
 let _k3: f64 = 0.0;
 let _k4: f64 = 0.0;
 let _k5: f64 = 0.0;
+let _k6: f64 = 0.0;
+let _k7: f64 = 0.0;
+let _k8: f64 = 0.0;
+let _k9: f64 = 0.0;
+let _k10: f64 = 0.0;
 
-/** Number of family parameters after β (1 for codes 3–5, else 0). */
+/** Number of family parameters after β (1 for codes 3–5, 2 for code 8, else 0). */
 export function _numExtra(family: i32): i32 {
-  return family >= 3 && family <= 5 ? 1 : 0;
+  return family == 8 ? 2 : family >= 3 && family <= 5 ? 1 : 0;
 }
 
 /** Scalar log Γ(x) for x > 0 (log Γ(x + 1) − log x below 1). */
@@ -143,15 +160,19 @@ function _strigamma(x: f64): f64 {
 /**
  * Validate the family code, ν and τ and set the per-call constants; false =
  * do nothing (the loader's invalidArgument has thrown). what = 0 family,
- * 3 ν, 4 τ.
+ * 3 ν, 4 τ, 5 ω.
  */
-export function _setupExt(family: i32, famParam: f64, tau: f64): bool {
+export function _setupExt(family: i32, famParam: f64, tau: f64, omega: f64): bool {
   if (family < FAM_EXT_FIRST || family > FAM_EXT_LAST) {
     _invalidArgument(0, <f64>family);
     return false;
   }
   if (_numExtra(family) == 1 && !(Math.abs(tau) < 700.0)) {
     _invalidArgument(4, tau);
+    return false;
+  }
+  if (family == 8 && !(Math.abs(omega) < 700.0)) {
+    _invalidArgument(5, omega);
     return false;
   }
   if (family == 3) {
@@ -167,6 +188,18 @@ export function _setupExt(family: i32, famParam: f64, tau: f64): bool {
     _k1 = nu * Math.exp(2.0 * tau); // c = νσ²
     _k2 = nu + 1.0;
     _k3 = 0.5 * (nu + 1.0);
+  } else if (family == 8) {
+    const nm1 = Math.exp(omega), nu = 1.0 + nm1, h = 0.5 * (nu + 1.0), g = 0.5 * nu;
+    _k0 = _slgamma(h) - _slgamma(g) - 0.5 * Math.log(nu * Math.PI) - tau;
+    const s2 = Math.exp(2.0 * tau);
+    _k1 = nu * s2;
+    _k2 = nu + 1.0;
+    _k3 = h;
+    _k6 = nm1;
+    _k7 = nu;
+    _k8 = s2;
+    _k9 = 0.5 * (_sdigamma(h) - _sdigamma(g) - 1.0 / nu);
+    _k10 = 0.25 * (_strigamma(h) - _strigamma(g)) + 0.5 / (nu * nu);
   } else if (family == 5) {
     const phi = Math.exp(tau);
     _k0 = phi;
@@ -194,7 +227,7 @@ export function _setupExt(family: i32, famParam: f64, tau: f64): bool {
     _e4 = f64x2.mul(f64x2.splat(-2.0), rs);
     _e5 = f64x2.mul(f64x2.splat(-2.0), rrs);
     return f64x2.sub(f64x2.splat(_k0), f64x2.mul(f64x2.splat(0.5), rrs));
-  } else if (fam == 4) {
+  } else if (fam == 4 || fam == 8) {
     const r = f64x2.sub(y, eta);
     const c = f64x2.splat(_k1);
     const r2 = f64x2.mul(r, r);
@@ -209,6 +242,21 @@ export function _setupExt(family: i32, famParam: f64, tau: f64): bool {
     _e3 = f64x2.sub(f64x2.mul(q, r2), one);
     _e4 = f64x2.mul(f64x2.splat(-2.0), f64x2.mul(qc, r));
     _e5 = f64x2.mul(f64x2.splat(-2.0), f64x2.mul(qc, r2));
+    if (fam == 8) {
+      const nu = f64x2.splat(_k7), nm1 = f64x2.splat(_k6), s2 = f64x2.splat(_k8);
+      const inv2nu = f64x2.div(f64x2.splat(0.5), nu);
+      const lnu = f64x2.add(
+        f64x2.sub(f64x2.splat(_k9), f64x2.mul(f64x2.splat(0.5), l1p)),
+        f64x2.mul(f64x2.mul(q, r2), inv2nu),
+      );
+      const w = f64x2.div(f64x2.sub(r2, s2), f64x2.mul(dd, dd));
+      const br = f64x2.sub(f64x2.div(f64x2.sub(nu, one), nu), f64x2.mul(q, s2));
+      const lnn = f64x2.add(f64x2.splat(_k10), f64x2.mul(f64x2.div(f64x2.mul(r2, inv2nu), dd), br));
+      _e6 = f64x2.mul(nm1, lnu);
+      _e7 = f64x2.mul(nm1, f64x2.mul(r, w));
+      _e8 = f64x2.mul(nm1, f64x2.mul(r2, w));
+      _e9 = f64x2.add(f64x2.mul(f64x2.mul(nm1, nm1), lnn), _e6);
+    }
     return f64x2.sub(f64x2.splat(_k0), f64x2.mul(f64x2.splat(_k3), l1p));
   } else if (fam == 5) {
     const phi = f64x2.splat(_k0);

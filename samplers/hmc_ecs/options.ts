@@ -35,7 +35,10 @@ export interface PrecomputedCentring extends CentringSums {
 export interface HmcEcsOptions {
   /** `"perturbed"` (eq. 12, default) or `"signed"` (eq. 15). */
   variant?: HmcEcsVariant;
-  /** Taylor order of the control variates (default 2). */
+  /**
+   * Taylor order of the control variates (default 2; 1 for a DataModel
+   * without `perRowHessians`, where 2 is refused).
+   */
   order?: TaylorOrder;
   /** Warmup iterations the tuning is planned for (default 1000). */
   numWarmup?: number;

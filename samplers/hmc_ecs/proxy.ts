@@ -2,8 +2,8 @@
  * The proxy of HMC-ECS: Taylor control variates qₖ around θ* and the chain's
  * subsample estimator of the likelihood built on them — the interface the
  * u-update, the θ-update and the warmup use, with one fast WebAssembly
- * implementation for GLMs and one TypeScript implementation for any model
- * with per-row Hessians.
+ * implementation for GLMs and one TypeScript implementation for any
+ * DataModel (order 2 needs its per-row Hessians).
  *
  * ```
  *  ControlVariateProxy   θ*, S = Σℓₖ(θ*), A = Σ∇ℓₖ(θ*), B = ΣHₖ(θ*); recenter(θ*)
@@ -16,7 +16,9 @@
  *  createProxy(model)    GlmModel            → proxy_glm.ts  (per-row cache η*, ℓ*, a, b in WASM)
  *                        ExternalGlmModel    → proxy_external.ts (rows read by index; the cache
  *                                              rows of the m gathered rows computed in place)
- *                        PerRowHessianModel  → proxy_rows.ts (per-row ℓ*, ∇ℓ*, H* in TypeScript)
+ *                        DataModel           → proxy_rows.ts (per-row ℓ*, ∇ℓ*, H* in TypeScript;
+ *                                              without perRowHessians: order ≤ 1, per-row ℓ*, ∇ℓ*,
+ *                                              B from logLikelihoodHessian)
  *                        — and the GLM families with a scale parameter τ or an
  *                        aux column (GlmModel.hasCompactCache false): their
  *                        Taylor expansion needs all of (β, τ), which the
@@ -32,7 +34,12 @@
  */
 import { type ExternalGlmModel, isExternalGlm } from "../../models/external_glm.ts";
 import { GlmModel } from "../../models/glm.ts";
-import { type DataModel, hasPerRowHessians, type Model } from "../../models/model.ts";
+import {
+  type DataModel,
+  hasPerRowGradients,
+  hasPerRowHessians,
+  type Model,
+} from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import type {
@@ -43,7 +50,7 @@ import type {
 import type { CentringSums } from "./options.ts";
 import { externalProxy } from "./proxy_external.ts";
 import { glmProxy, glmSubsetHessian, glmSubsetMap } from "./proxy_glm.ts";
-import { rowsProxy, rowsSubsetHessian, rowsSubsetMap } from "./proxy_rows.ts";
+import { orderTwoError, rowsProxy, rowsSubsetHessian, rowsSubsetMap } from "./proxy_rows.ts";
 
 /** log L̂(θ; u) and what comes with it. */
 export interface LikelihoodEstimate {
@@ -179,7 +186,7 @@ export interface RecenterOptions {
   hessian?: Float64Array;
 }
 
-/** A model HMC-ECS can run on: a GLM (in memory or external), or a DataModel with per-row Hessians. */
+/** A model HMC-ECS can run on: a GLM (in memory or external), or any DataModel (order 2: with per-row Hessians). */
 export type HmcEcsModel = DataModel;
 
 /**
@@ -187,14 +194,14 @@ export type HmcEcsModel = DataModel;
  *
  * @param model Any model.
  * @returns The model as a DataModel.
- * @throws {TypeError} If it is neither a GlmModel, an ExternalGlmModel nor a PerRowHessianModel.
+ * @throws {TypeError} If it is neither a GlmModel, an ExternalGlmModel nor a DataModel.
  */
 export function assertControlVariateModel(model: Model): HmcEcsModel {
-  if (model instanceof GlmModel || isExternalGlm(model) || hasPerRowHessians(model)) {
+  if (model instanceof GlmModel || isExternalGlm(model) || hasPerRowGradients(model)) {
     return model as DataModel;
   }
   throw new TypeError(
-    `HMC-ECS needs a GlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), or an ExternalGlmModel, got ${
+    `HMC-ECS needs a GlmModel or a DataModel (per-row ℓ and ∇ℓ, logLikelihoodHessian), or an ExternalGlmModel, got ${
       (model as object)?.constructor?.name ?? typeof model
     }`,
   );
@@ -212,11 +219,41 @@ export function isCompactGlm(model: Model): model is GlmModel | ExternalGlmModel
 }
 
 /**
+ * The Taylor order HMC-ECS uses on `model`: the requested one, or by default
+ * 2 where per-row Hessians exist (GLMs in memory or external, PerRowHessianModel)
+ * and 1 otherwise.
+ *
+ * @param model A model accepted by {@link assertControlVariateModel}.
+ * @param requested The `order` option, if given.
+ * @returns The order.
+ * @throws {TypeError} For order 2 on a model without per-row Hessians.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { controlVariateOrder } from "./proxy.ts";
+ * const model = new NormalGammaModel(new Float64Array([0.1, 0.2]));
+ * assert.equal(controlVariateOrder(model, undefined), 2); // it has perRowHessians
+ * assert.equal(controlVariateOrder(model, 1), 1);
+ * ```
+ */
+export function controlVariateOrder(
+  model: DataModel,
+  requested: TaylorOrder | undefined,
+): TaylorOrder {
+  const hessians = model instanceof GlmModel || isExternalGlm(model) ||
+    hasPerRowHessians(model);
+  if (requested === 2 && !hessians) throw orderTwoError(model);
+  return requested ?? (hessians ? 2 : 1);
+}
+
+/**
  * The control variates of one chain centred at θ* (one full-data pass):
  * the GLM's WebAssembly path, the external GLM's path or the generic
  * per-row path.
  *
- * @param model A GlmModel, an ExternalGlmModel or a PerRowHessianModel.
+ * @param model A GlmModel, an ExternalGlmModel or a DataModel (order 2: with
+ *   per-row Hessians).
  * @param thetaStar The expansion point.
  * @param order Taylor order 0, 1 or 2.
  * @param options An estimate of B to use instead of a full-data Hessian pass;
@@ -248,7 +285,6 @@ export function createProxy(
     );
   }
   if (m instanceof GlmModel && m.hasCompactCache) return glmProxy(m, thetaStar, order, options);
-  if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsProxy(m, thetaStar, order);
 }
 
@@ -256,7 +292,7 @@ export function createProxy(
  * θ* as the MAP of the prior plus the n/ñ-scaled likelihood of a random
  * subset, with its Laplace precision (§6.3), for either kind of model.
  *
- * @param model A GlmModel, an ExternalGlmModel or a PerRowHessianModel.
+ * @param model A GlmModel, an ExternalGlmModel or a DataModel (order 2: with per-row Hessians).
  * @param rng Generator for the subset.
  * @param options Subset fraction, Newton settings and starting point.
  * @returns θ*, the precision and the subset size.
@@ -275,7 +311,6 @@ export function createProxy(
 export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): SubsetMapResult {
   const m = assertControlVariateModel(model);
   if (isCompactGlm(m)) return glmSubsetMap(m, rng, options);
-  if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetMap(m, rng, options);
 }
 
@@ -285,7 +320,7 @@ export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): Su
  * kind of model: the metric's and the control variates' B without a
  * full-data Hessian pass.
  *
- * @param model A GlmModel, an ExternalGlmModel or a PerRowHessianModel.
+ * @param model A GlmModel, an ExternalGlmModel or a DataModel (order 2: with per-row Hessians).
  * @param rng Generator for the subset.
  * @param options θ and the fraction f.
  * @returns The estimate and ñ (the Hessian rows evaluated).
@@ -308,6 +343,5 @@ export function subsampleHessian(
 ): { hessian: Float64Array; numSubsetRows: number } {
   const m = assertControlVariateModel(model);
   if (isCompactGlm(m)) return glmSubsetHessian(m, rng, options);
-  if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetHessian(m, rng, options);
 }

@@ -1,9 +1,14 @@
 /**
  * The generic proxy: HMC-ECS's control variates and subsample estimators for
- * any {@link PerRowHessianModel}, in TypeScript.
+ * any {@link DataModel}, in TypeScript.
  *
  * One full-data pass at θ* stores, per row, ℓₖ(θ*), ∇ℓₖ(θ*) and (order 2)
- * Hₖ(θ*) — O(n d²) memory, fine for small d — and the sums S, A, B. Then
+ * Hₖ(θ*) — O(n d²) memory, fine for small d — and the sums S, A, B. A model
+ * without `perRowHessians` gets order-0 or order-1 control variates only
+ * (O(n d) memory): B is then its full-data `logLikelihoodHessian` at θ* (the
+ * metric and the Newton steps need B, the control variates do not), and the
+ * subset fit's Newton steps and the Hessian estimate use that full-data
+ * Hessian instead of a sum over the subset's rows. Then
  *
  * ```
  *  qₖ(θ) = ℓₖ* + ∇ℓₖ*ᵀδ + ½ δᵀHₖ*δ,   ∇qₖ(θ) = ∇ℓₖ* + Hₖ*δ,   δ = θ − θ*   (eq. 11)
@@ -22,7 +27,7 @@
  * @module
  */
 import { cholesky, choleskySolve } from "../../math/linalg.ts";
-import type { PerRowHessianModel } from "../../models/model.ts";
+import { type DataModel, hasPerRowHessians, type PerRowHessianModel } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import { blockPoissonEstimate } from "../../subsampling/block_poisson.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
@@ -42,21 +47,24 @@ import type {
 } from "./proxy.ts";
 
 /**
- * A chain's control variates for a model with per-row Hessians, centred at θ*.
+ * A chain's control variates for a DataModel, centred at θ* (order 2 needs
+ * per-row Hessians).
  *
  * @param model The model.
  * @param thetaStar The expansion point.
  * @param order Taylor order.
  * @returns The proxy.
+ * @throws {TypeError} For order 2 on a model without `perRowHessians`.
  */
 export function rowsProxy(
-  model: PerRowHessianModel,
+  model: DataModel,
   thetaStar: Float64Array,
   order: TaylorOrder,
 ): ControlVariateProxy {
   if (order !== 0 && order !== 1 && order !== 2) {
     throw new RangeError(`order must be 0, 1 or 2, got ${order}`);
   }
+  if (order === 2 && !hasPerRowHessians(model)) throw orderTwoError(model);
   const cache = new _RowCache(model, order);
   cache.recenter(thetaStar);
   return {
@@ -81,8 +89,26 @@ export function rowsProxy(
 }
 
 /**
+ * The error for order-2 control variates on a model without per-row Hessians.
+ *
+ * @param model The model.
+ * @returns The TypeError to throw.
+ */
+export function orderTwoError(model: DataModel): TypeError {
+  return new TypeError(
+    `order-2 control variates need per-row Hessians Hₖ(θ*) (perRowHessians), which ${
+      (model as object)?.constructor?.name ?? "this model"
+    } does not provide; use order: 1 (first-order control variates from ℓₖ and ∇ℓₖ, the metric from logLikelihoodHessian) or add perRowHessians`,
+  );
+}
+
+/**
  * θ* as the MAP of log p(θ) + (n/ñ) Σ_{k ∈ subset} ℓₖ(θ) by damped Newton,
- * with the Laplace precision (the generic counterpart of `subsetMap`).
+ * with the Laplace precision (the generic counterpart of `subsetMap`). The
+ * Newton steps use the subset's per-row Hessians, or, for a model without
+ * them, the full-data `logLikelihoodHessian` (one pass per step: the steps
+ * still ascend, and the gradient is the subset's, so the fixed point is the
+ * subset MAP).
  *
  * @param model The model.
  * @param rng Generator for the subset.
@@ -90,7 +116,7 @@ export function rowsProxy(
  * @returns The fit.
  */
 export function rowsSubsetMap(
-  model: PerRowHessianModel,
+  model: DataModel,
   rng: Rng,
   options: SubsetMapOptions,
 ): SubsetMapResult {
@@ -104,7 +130,8 @@ export function rowsSubsetMap(
   const scale = n / sub;
   const rows = rng.sampleWithoutReplacement(n, sub);
   const gLik = new Float64Array(d), gPrior = new Float64Array(d);
-  const hRows = new Float64Array(sub * d * d), hPrior = new Float64Array(d * d);
+  const perRow = hasPerRowHessians(model) ? model : null;
+  const hRows = new Float64Array(perRow ? sub * d * d : d * d), hPrior = new Float64Array(d * d);
   const evalF = (theta: Float64Array, g: Float64Array | null): number => {
     const ll = model.logLikelihoodRows(theta, rows, g ? { grad: gLik } : {});
     const lp = model.logPrior(theta, gPrior);
@@ -113,9 +140,15 @@ export function rowsSubsetMap(
   };
   let numHessianRows = 0;
   const negHess = (theta: Float64Array, out: Float64Array): void => {
-    model.perRowHessians(theta, rows, hRows);
-    numHessianRows += sub;
     model.logPriorHessian(theta, hPrior);
+    if (perRow === null) {
+      model.logLikelihoodHessian(theta, hRows);
+      numHessianRows += n;
+      for (let i = 0; i < d * d; i++) out[i] = -(hPrior[i] + hRows[i]);
+      return;
+    }
+    perRow.perRowHessians(theta, rows, hRows);
+    numHessianRows += sub;
     for (let i = 0; i < d * d; i++) {
       let s = 0;
       for (let k = 0; k < sub; k++) s += hRows[k * d * d + i];
@@ -165,7 +198,8 @@ export function rowsSubsetMap(
 }
 
 /**
- * (n/ñ) Σ_{k ∈ S} Hₖ(θ) over a random subset S of ⌈f·n⌉ rows (at least 1000).
+ * (n/ñ) Σ_{k ∈ S} Hₖ(θ) over a random subset S of ⌈f·n⌉ rows (at least 1000);
+ * for a model without per-row Hessians, its full-data Hessian (ñ = n).
  *
  * @param model The model.
  * @param rng Generator for the subset.
@@ -173,12 +207,17 @@ export function rowsSubsetMap(
  * @returns The estimate and ñ.
  */
 export function rowsSubsetHessian(
-  model: PerRowHessianModel,
+  model: DataModel,
   rng: Rng,
   options: { theta: Float64Array; fraction: number },
 ): { hessian: Float64Array; numSubsetRows: number } {
   const n = model.numRows, d = model.dim, f = options.fraction;
   if (!(f > 0 && f <= 1)) throw new RangeError(`fraction must be in (0, 1], got ${f}`);
+  if (!hasPerRowHessians(model)) {
+    const hessian = new Float64Array(d * d);
+    model.logLikelihoodHessian(options.theta, hessian);
+    return { hessian, numSubsetRows: n };
+  }
   const sub = Math.min(n, Math.max(1000, Math.ceil(f * n)));
   const rows = sub === n
     ? Int32Array.from({ length: n }, (_, i) => i)
@@ -212,9 +251,13 @@ function _levenbergCholesky(prec: Float64Array): Float64Array {
   throw new RangeError("unreachable");
 }
 
-/** Per-row ℓₖ*, ∇ℓₖ*, Hₖ* at θ* and their sums; dₖ and ∇dₖ at any θ. */
+/**
+ * Per-row ℓₖ*, ∇ℓₖ*, Hₖ* at θ* (Hₖ* only for a model with per-row Hessians)
+ * and their sums; dₖ and ∇dₖ at any θ.
+ */
 class _RowCache {
-  readonly model: PerRowHessianModel;
+  readonly model: DataModel;
+  readonly #perRow: PerRowHessianModel | null;
   readonly order: TaylorOrder;
   readonly dim: number;
   readonly numRows: number;
@@ -229,9 +272,10 @@ class _RowCache {
   readonly #all: Int32Array;
   readonly #delta: Float64Array;
 
-  constructor(model: PerRowHessianModel, order: TaylorOrder) {
+  constructor(model: DataModel, order: TaylorOrder) {
     const n = model.numRows, d = model.dim;
     this.model = model;
+    this.#perRow = hasPerRowHessians(model) ? model : null;
     this.order = order;
     this.dim = d;
     this.numRows = n;
@@ -240,7 +284,7 @@ class _RowCache {
     this.hessSum = new Float64Array(d * d);
     this.llStar = new Float64Array(n);
     this.gradStar = new Float64Array(n * d);
-    this.hessStar = new Float64Array(n * d * d);
+    this.hessStar = new Float64Array(this.#perRow ? n * d * d : 0);
     this.#all = Int32Array.from({ length: n }, (_, i) => i);
     this.#delta = new Float64Array(d);
   }
@@ -259,11 +303,13 @@ class _RowCache {
     this.thetaStar.set(thetaStar);
     this.llStarSum = m.logLikelihoodRows(thetaStar, this.#all, { perRow: this.llStar });
     m.perRowGradients(thetaStar, this.#all, this.gradStar);
-    m.perRowHessians(thetaStar, this.#all, this.hessStar);
     this.gradSum.fill(0);
     this.hessSum.fill(0);
+    if (this.#perRow === null) m.logLikelihoodHessian(thetaStar, this.hessSum);
+    else this.#perRow.perRowHessians(thetaStar, this.#all, this.hessStar);
     for (let k = 0; k < n; k++) {
       for (let j = 0; j < d; j++) this.gradSum[j] += this.gradStar[k * d + j];
+      if (this.#perRow === null) continue;
       for (let i = 0; i < d * d; i++) this.hessSum[i] += this.hessStar[k * d * d + i];
     }
     this.version++;

@@ -30,7 +30,7 @@ import { checkHmcEcsAssumptions, guardHmcEcsChain } from "./assumptions.ts";
 import { initialCentring, retune } from "./centring.ts";
 import * as kernel from "./kernel.ts";
 import { type HmcEcsOptions, resolveHmcEcsOptions } from "./options.ts";
-import { assertControlVariateModel, isCompactGlm } from "./proxy.ts";
+import { assertControlVariateModel, controlVariateOrder, isCompactGlm } from "./proxy.ts";
 import type { HmcEcsEngine, HmcEcsState } from "./state.ts";
 import { warmupFinish, warmupInit, warmupUpdate } from "./warmup.ts";
 
@@ -43,8 +43,8 @@ export type HmcEcsChainSampler =
  * The HMC-ECS chain sampler for one run: validates the options and
  * allocates nothing until a chain's `init`.
  *
- * @param model A GlmModel, an ExternalGlmModel, or any DataModel with per-row Hessians
- *   (`PerRowHessianModel`).
+ * @param model A GlmModel, an ExternalGlmModel, or any DataModel (order-2 control
+ *   variates need per-row Hessians, `PerRowHessianModel`; without them the order is 1).
  * @param options Variant, control variates, tuning ({@link HmcEcsOptions}).
  * @returns The chain sampler; call `dispose(state)` when a chain ends.
  * @example
@@ -69,8 +69,10 @@ export function hmcEcsChainSampler(
 ): HmcEcsChainSampler {
   const m = assertControlVariateModel(model);
   const o = resolveHmcEcsOptions(m, options);
+  o.order = controlVariateOrder(m, options.order); // 1 by default without per-row Hessians
   checkHmcEcsAssumptions(m, o);
-  // The generic per-row proxy computes every Hₖ for its cache: B is exact there.
+  // The generic per-row proxy computes B exactly at each centring (the sum of its Hₖ, or the
+  // full-data Hessian of a model without per-row Hessians).
   if (!isCompactGlm(m)) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
