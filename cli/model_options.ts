@@ -238,12 +238,13 @@ export function familyFlagsHelp(): string[] {
     "                      sorts second is 1 (no → 0, yes → 1) unless --success LEVEL",
     "  gaussian            with --sigma S: σ known; without --sigma: σ unknown, sampled as",
     '                      log_sigma (the "gaussian-scale" family)',
-    "  student-t           --nu V (required, > 0): fixed degrees of freedom; σ sampled as log_sigma",
+    "  student-t           --nu V (required): fixed degrees of freedom V > 0, or --nu sample",
+    "                      (ν > 1 sampled as log_nu_minus_1, Gamma(2, 0.1) prior); σ as log_sigma",
     "  poisson             counts; --offset COL adds a log-exposure column to η",
     "  negative-binomial   counts, NB2 (Var = μ + μ²/φ), φ sampled as log_phi; --offset COL",
     "  binomial            --trials COL (required): successes y out of COL trials (integers ≥ 1, ≥ y)",
     "  --sigma S           known residual sd of --family gaussian",
-    "  --nu V              degrees of freedom of --family student-t",
+    "  --nu V|sample       degrees of freedom of --family student-t",
     "  --offset COL        column of per-row offsets (finite; not a covariate)",
     "  --trials COL        column of per-row trials (not a covariate)",
     "  --success LEVEL     the level of a two-level text response coded 1",
@@ -256,8 +257,8 @@ export function familyFlagsHelp(): string[] {
 }
 
 /**
- * The value of `--nu`: a positive finite number. (Kept apart so that a
- * sampled ν can be added as a further value.)
+ * The value of `--nu`: a positive finite number (ν fixed), or `sample`
+ * (ν > 1 sampled as log_nu_minus_1 with a Gamma(2, 0.1) prior).
  *
  * @param value The text typed, or undefined.
  * @returns ν.
@@ -268,16 +269,19 @@ export function familyFlagsHelp(): string[] {
  * import assert from "node:assert/strict";
  * import { nuFlag } from "./model_options.ts";
  * assert.equal(nuFlag("4"), 4);
+ * assert.equal(nuFlag("sample"), "sample");
  * assert.throws(() => nuFlag(undefined), /--family student-t needs --nu/);
  * assert.throws(() => nuFlag("0"), /--nu must be a positive number, got "0"/);
  * ```
  */
-export function nuFlag(value: string | boolean | undefined): number {
+export function nuFlag(value: string | boolean | undefined): number | "sample" {
   if (value === undefined) {
     throw new CliUsageError(
-      "--family student-t needs --nu (its degrees of freedom, a positive number, e.g. --nu 4)",
+      "--family student-t needs --nu (its degrees of freedom: a positive number, e.g. --nu 4, " +
+        "or sample)",
     );
   }
+  if (typeof value === "string" && value.trim() === "sample") return "sample";
   return positiveFlag(value, "nu")!;
 }
 
@@ -288,7 +292,7 @@ export interface FamilyChoice {
   /** `--sigma`. */
   readonly sigma?: number;
   /** `--nu`. */
-  readonly nu?: number;
+  readonly nu?: number | "sample";
   /** `--offset` (a column name). */
   readonly offset?: string;
   /** `--trials` (a column name). */

@@ -175,10 +175,10 @@ export function summaryWarnings(
 }
 
 /**
- * σ and φ on their natural scale beside the sampled `log_sigma` and
- * `log_phi`: the draws of `sigma` = exp(log_sigma) and `phi` =
- * exp(log_phi) appended after the parameters (a name already present is
- * not added again).
+ * σ, φ and ν on their natural scale beside the sampled `log_sigma`,
+ * `log_phi` and `log_nu_minus_1`: the draws of `sigma` = exp(log_sigma),
+ * `phi` = exp(log_phi) and `nu` = 1 + exp(log_nu_minus_1) appended after the
+ * parameters (a name already present is not added again).
  *
  * @param draws `draws[chain][param]`.
  * @param names Parameter names.
@@ -191,6 +191,9 @@ export function summaryWarnings(
  * const r = withNaturalScales([[new Float64Array([0, 1]), new Float64Array([0, Math.LN2])]], ["x", "log_phi"]);
  * assert.deepEqual(r.names, ["x", "log_phi", "phi"]);
  * assert.deepEqual(Array.from(r.draws[0][2]), [1, 2]);
+ * const t = withNaturalScales([[new Float64Array([0])]], ["log_nu_minus_1"]);
+ * assert.deepEqual(t.names, ["log_nu_minus_1", "nu"]);
+ * assert.deepEqual(Array.from(t.draws[0][1]), [2]);
  * ```
  */
 export function withNaturalScales(
@@ -199,10 +202,11 @@ export function withNaturalScales(
 ): { draws: Float64Array[][]; names: string[] } {
   const outNames = [...names], outDraws = draws.map((c) => [...c]);
   names.forEach((name, j) => {
-    const m = /^log_(sigma|phi)$/.exec(name);
-    if (m === null || names.includes(m[1])) return;
+    const m = /^log_(sigma|phi|nu)(_minus_1)?$/.exec(name);
+    if (m === null || (m[1] === "nu") !== (m[2] !== undefined) || names.includes(m[1])) return;
+    const shift = m[2] === undefined ? 0 : 1;
     outNames.push(m[1]);
-    outDraws.forEach((chain) => chain.push(chain[j].map(Math.exp)));
+    outDraws.forEach((chain) => chain.push(chain[j].map((v) => shift + Math.exp(v))));
   });
   return { draws: outDraws, names: outNames };
 }
