@@ -198,19 +198,22 @@ Deno.test("sample --family: every family against a reference computed apart", as
     );
   });
 
-  await t.step("student-t --nu sample: ν sampled as log_nu_minus_1, nu in the summary", async () => {
-    const p = familyProblem("student-t", N, 2, 24);
-    const csv = `${dir}/student_nu.csv`;
-    await Deno.writeTextFile(csv, _csv(p, null));
-    const ref = _reference(p, { family: "student-t", nu: "sample", priorScale: 10 });
-    assert.equal(ref.names.at(-1), "log_nu_minus_1");
-    const r = await _checkAgainst(
-      ["--family", "student-t", "--nu", "sample", "--data", csv, "--response", "y"],
-      ref,
-      dir,
-    );
-    assert.match(r.out, /^\s*nu\b/m, "the summary adds ν on its natural scale");
-  });
+  await t.step(
+    "student-t --nu sample: ν sampled as log_nu_minus_1, nu in the summary",
+    async () => {
+      const p = familyProblem("student-t", N, 2, 24);
+      const csv = `${dir}/student_nu.csv`;
+      await Deno.writeTextFile(csv, _csv(p, null));
+      const ref = _reference(p, { family: "student-t", nu: "sample", priorScale: 10 });
+      assert.equal(ref.names.at(-1), "log_nu_minus_1");
+      const r = await _checkAgainst(
+        ["--family", "student-t", "--nu", "sample", "--data", csv, "--response", "y"],
+        ref,
+        dir,
+      );
+      assert.match(r.out, /^\s*nu\b/m, "the summary adds ν on its natural scale");
+    },
+  );
 
   await t.step("negative-binomial --offset with --formula and stated priors", async () => {
     const p = familyProblem("negative-binomial", N, 2, 23);
