@@ -19,6 +19,9 @@
  *                        aux column (GlmModel.hasCompactCache false): their
  *                        Taylor expansion needs all of (β, τ), which the
  *                        compact cache (η*, ℓ*, a, b) cannot hold
+ *                        ThreadedGlmModel    → proxy_glm.ts over its base model, the
+ *                        full-data passes (centring, B) split over its threads;
+ *                        subsets and subsamples on the calling thread
  * ```
  *
  * Every proxy and estimator is owned by one chain: creating or disposing one
@@ -30,8 +33,9 @@
  */
 import { GlmModel } from "../../models/glm.ts";
 import { type DataModel, hasPerRowHessians, type Model } from "../../models/model.ts";
+import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
 import type { Rng } from "../../random/rng.ts";
-import type { TaylorOrder } from "../../subsampling/control_variates.ts";
+import type { ControlVariatePasses, TaylorOrder } from "../../subsampling/control_variates.ts";
 import type {
   PilotDifferences,
   SubsetMapOptions,
@@ -180,16 +184,42 @@ export interface RecenterOptions {
 export type HmcEcsModel = DataModel;
 
 /**
+ * The GLM whose compact per-row cache HMC-ECS's fast proxy uses for `model`,
+ * and where its full-data passes run: a compact-cache GlmModel itself, or a
+ * ThreadedGlmModel's base with the passes on its threads; null for the
+ * per-row path.
+ *
+ * @param model Any model.
+ * @returns The GLM and its passes, or null.
+ */
+export function compactGlmOf(
+  model: Model,
+): { glm: GlmModel; passes?: ControlVariatePasses } | null {
+  if (model instanceof GlmModel) return model.hasCompactCache ? { glm: model } : null;
+  if (model instanceof ThreadedGlmModel) {
+    return model.base.hasCompactCache ? { glm: model.base, passes: model } : null;
+  }
+  return null;
+}
+
+/** The model HMC-ECS evaluates subsets and per-row quantities on (a threaded model's base). */
+function _rowsModel(model: DataModel): DataModel {
+  return model instanceof ThreadedGlmModel ? model.base : model;
+}
+
+/**
  * Check that HMC-ECS can build control variates for `model`.
  *
  * @param model Any model.
  * @returns The model as a DataModel.
- * @throws {TypeError} If it is neither a GlmModel nor a PerRowHessianModel.
+ * @throws {TypeError} If it is not a GlmModel, a ThreadedGlmModel or a PerRowHessianModel.
  */
 export function assertControlVariateModel(model: Model): HmcEcsModel {
-  if (model instanceof GlmModel || hasPerRowHessians(model)) return model as DataModel;
+  if (
+    model instanceof GlmModel || model instanceof ThreadedGlmModel || hasPerRowHessians(model)
+  ) return model as DataModel;
   throw new TypeError(
-    `HMC-ECS needs a GlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), got ${
+    `HMC-ECS needs a GlmModel, a ThreadedGlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), got ${
       (model as object)?.constructor?.name ?? typeof model
     }`,
   );
@@ -222,10 +252,11 @@ export function createProxy(
   order: TaylorOrder,
   options: RecenterOptions = {},
 ): ControlVariateProxy {
-  const m = assertControlVariateModel(model);
-  if (m instanceof GlmModel && m.hasCompactCache) return glmProxy(m, thetaStar, order, options);
-  if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
-  return rowsProxy(m, thetaStar, order);
+  const m = assertControlVariateModel(model), glm = compactGlmOf(m);
+  if (glm !== null) return glmProxy(glm.glm, thetaStar, order, { ...options, passes: glm.passes });
+  const rows = _rowsModel(m);
+  if (!hasPerRowHessians(rows)) throw new TypeError("unreachable: checked above");
+  return rowsProxy(rows, thetaStar, order);
 }
 
 /**
@@ -249,7 +280,7 @@ export function createProxy(
  * References: Dang et al. (2019), §6.3.
  */
 export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): SubsetMapResult {
-  const m = assertControlVariateModel(model);
+  const m = _rowsModel(assertControlVariateModel(model));
   if (m instanceof GlmModel && m.hasCompactCache) return glmSubsetMap(m, rng, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetMap(m, rng, options);
@@ -282,7 +313,7 @@ export function subsampleHessian(
   rng: Rng,
   options: { theta: Float64Array; fraction: number },
 ): { hessian: Float64Array; numSubsetRows: number } {
-  const m = assertControlVariateModel(model);
+  const m = _rowsModel(assertControlVariateModel(model));
   if (m instanceof GlmModel && m.hasCompactCache) return glmSubsetHessian(m, rng, options);
   if (!hasPerRowHessians(m)) throw new TypeError("unreachable: checked above");
   return rowsSubsetHessian(m, rng, options);

@@ -15,7 +15,11 @@
 import type { GlmModel } from "../../models/glm.ts";
 import type { Rng } from "../../random/rng.ts";
 import { BlockPoissonEstimator } from "../../subsampling/block_poisson.ts";
-import { ControlVariates, type TaylorOrder } from "../../subsampling/control_variates.ts";
+import {
+  type ControlVariatePasses,
+  ControlVariates,
+  type TaylorOrder,
+} from "../../subsampling/control_variates.ts";
 import { DifferenceEstimator } from "../../subsampling/difference_estimator.ts";
 import {
   type BlockProposal,
@@ -49,20 +53,23 @@ import type {
  * @param model The GLM.
  * @param thetaStar The expansion point.
  * @param order Taylor order.
- * @param options An estimate of B instead of the full-data Hessian pass.
+ * @param options An estimate of B instead of the full-data Hessian pass, and
+ *   where the full-data passes run (`passes`, e.g. a `ThreadedGlmModel`;
+ *   default the model, on the calling thread).
  * @returns The proxy.
  */
 export function glmProxy(
   model: GlmModel,
   thetaStar: Float64Array,
   order: TaylorOrder,
-  options: RecenterOptions = {},
+  options: RecenterOptions & { passes?: ControlVariatePasses } = {},
 ): ControlVariateProxy {
   // B is set here rather than by ControlVariates: the exact full-data sum
   // (one Hessian pass, d(d+1)/2 multiply-adds per row, ≈ 4–5 gradient passes
   // at d = 30) or an estimate the caller gives (a subsample's), so that the
   // warmup can centre with one pass of ℓ and ∇ℓ only.
-  const cv = new ControlVariates(model, thetaStar, { order, computeHessian: false });
+  const passes = options.passes;
+  const cv = new ControlVariates(model, thetaStar, { order, computeHessian: false, passes });
   let numHessianRows = 0;
   const setHessian = (o: RecenterOptions) => {
     if (o.hessian !== undefined) {
@@ -73,7 +80,7 @@ export function glmProxy(
       }
       cv.hessSum.set(o.hessian);
     } else {
-      model.logLikelihoodHessian(cv.thetaStar, cv.hessSum);
+      (passes ?? model).logLikelihoodHessian(cv.thetaStar, cv.hessSum);
       numHessianRows += cv.numRows;
     }
   };

@@ -21,7 +21,6 @@
  *
  * @module
  */
-import { GlmModel } from "../../models/glm.ts";
 import type { Model } from "../../models/model.ts";
 import { findReasonableStepSize } from "../dual_averaging.ts";
 import * as hmc from "../hmc.ts";
@@ -31,7 +30,7 @@ import { checkHmcEcsAssumptions, guardHmcEcsChain } from "./assumptions.ts";
 import { initialCentring, retune } from "./centring.ts";
 import * as kernel from "./kernel.ts";
 import { type HmcEcsOptions, resolveHmcEcsOptions } from "./options.ts";
-import { assertControlVariateModel } from "./proxy.ts";
+import { assertControlVariateModel, compactGlmOf } from "./proxy.ts";
 import type { HmcEcsEngine, HmcEcsState } from "./state.ts";
 import { warmupFinish, warmupInit, warmupUpdate } from "./warmup.ts";
 
@@ -72,7 +71,7 @@ export function hmcEcsChainSampler(
   const o = resolveHmcEcsOptions(m, options);
   checkHmcEcsAssumptions(m, o);
   // The generic per-row proxy computes every Hₖ for its cache: B is exact there.
-  if (!(m instanceof GlmModel && m.hasCompactCache)) o.hessianFraction = 1;
+  if (compactGlmOf(m) === null) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
   const paramsOf = (state: HmcEcsState): kernel.HmcEcsParams => ({
