@@ -229,7 +229,8 @@ export function assertControlVariateModel(model: Model): HmcEcsModel {
  * The control variates of one chain centred at θ* (one full-data pass):
  * the GLM's WebAssembly path or the generic per-row path.
  *
- * @param model A GlmModel or a PerRowHessianModel.
+ * @param model A GlmModel, a ThreadedGlmModel (full-data passes on its threads) or a
+ *   PerRowHessianModel.
  * @param thetaStar The expansion point.
  * @param order Taylor order 0, 1 or 2.
  * @param options An estimate of B to use instead of a full-data Hessian pass.
@@ -263,7 +264,7 @@ export function createProxy(
  * θ* as the MAP of the prior plus the n/ñ-scaled likelihood of a random
  * subset, with its Laplace precision (§6.3), for either kind of model.
  *
- * @param model A GlmModel or a PerRowHessianModel.
+ * @param model A GlmModel, a ThreadedGlmModel (its base model) or a PerRowHessianModel.
  * @param rng Generator for the subset.
  * @param options Subset fraction, Newton settings and starting point.
  * @returns θ*, the precision and the subset size.
@@ -292,7 +293,7 @@ export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): Su
  * kind of model: the metric's and the control variates' B without a
  * full-data Hessian pass.
  *
- * @param model A GlmModel or a PerRowHessianModel.
+ * @param model A GlmModel, a ThreadedGlmModel (its base model) or a PerRowHessianModel.
  * @param rng Generator for the subset.
  * @param options θ and the fraction f.
  * @returns The estimate and ñ (the Hessian rows evaluated).

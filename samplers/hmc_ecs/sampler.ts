@@ -43,8 +43,8 @@ export type HmcEcsChainSampler =
  * The HMC-ECS chain sampler for one run: validates the options and
  * allocates nothing until a chain's `init`.
  *
- * @param model A GlmModel, or any DataModel with per-row Hessians
- *   (`PerRowHessianModel`).
+ * @param model A GlmModel, a ThreadedGlmModel (full-data passes on its
+ *   threads), or any DataModel with per-row Hessians (`PerRowHessianModel`).
  * @param options Variant, control variates, tuning ({@link HmcEcsOptions}).
  * @returns The chain sampler; call `dispose(state)` when a chain ends.
  * @example
