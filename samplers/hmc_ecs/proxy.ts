@@ -219,7 +219,7 @@ export function assertControlVariateModel(model: Model): HmcEcsModel {
     model instanceof GlmModel || model instanceof ThreadedGlmModel || hasPerRowHessians(model)
   ) return model as DataModel;
   throw new TypeError(
-    `HMC-ECS needs a GlmModel, a ThreadedGlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ), got ${
+    `HMC-ECS needs a GlmModel or a DataModel with perRowHessians (per-row ℓ, ∇ℓ and ∇²ℓ; a ThreadedGlmModel over a GlmModel works too), got ${
       (model as object)?.constructor?.name ?? typeof model
     }`,
   );
