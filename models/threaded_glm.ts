@@ -306,6 +306,11 @@ export class ThreadedGlmModel implements DataModel {
     options: { cache: ControlVariateCache; gradSum: Float64Array; chunkRows?: number },
   ): number {
     const d = this.dim, { cache, gradSum } = options, chunkRows = options.chunkRows ?? 65536;
+    if (cache.arena.memory !== this.base.arena.memory) {
+      throw new RangeError(
+        "the cache must live in this model's shared memory (ControlVariates over this model's base)",
+      );
+    }
     if (cache.numRows !== this.numRows) {
       throw new RangeError(`the cache has ${cache.numRows} rows, the data ${this.numRows}`);
     }

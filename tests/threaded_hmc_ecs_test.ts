@@ -95,28 +95,42 @@ Deno.test("ThreadedGlmModel.prepareControlVariates() fills the cache bit for bit
       }
     });
   }
-  await t.step("refuses a cache of another size, and more threads than pairs of rows", async () => {
-    const arena = loadCore({ shared: true });
-    const small = new GlmModel(higgsShaped(arena, { n: 101, seed: 1 }).data, {
-      family: "logistic",
-    });
-    const tiny = new GlmModel(higgsShaped(arena, { n: 3, seed: 1 }).data, { family: "logistic" });
-    const cv = new ControlVariates(small, thetaStar);
-    const threaded = await ThreadedGlmModel.create(model, { threads: 2 });
-    try {
-      assert.throws(
-        () => threaded.prepareControlVariates(thetaStar, { cache: cv.cache, gradSum: cv.gradSum }),
-        { name: "RangeError", message: "the cache has 101 rows, the data 30001" },
-      );
-      await assert.rejects(() => ThreadedGlmModel.create(tiny, { threads: 2 }), {
-        name: "RangeError",
-        message: "threads must be at most 1 for 3 rows (blocks of ≥ 2 rows), got 2",
-      });
-    } finally {
-      threaded.close();
-      cv.dispose();
-    }
-  });
+  await t.step(
+    "refuses a cache elsewhere or of another size, and more threads than pairs of rows",
+    async () => {
+      const arena = loadCore({ shared: true });
+      const logistic = { family: "logistic" } as const;
+      const small = new GlmModel(higgsShaped(model.data.arena, { n: 101, seed: 1 }).data, logistic);
+      const other = new GlmModel(higgsShaped(arena, { n: N, seed: 1 }).data, logistic);
+      const tiny = new GlmModel(higgsShaped(arena, { n: 3, seed: 1 }).data, logistic);
+      const cv = new ControlVariates(small, thetaStar);
+      const elsewhere = new ControlVariates(other, thetaStar);
+      const threaded = await ThreadedGlmModel.create(model, { threads: 2 });
+      try {
+        assert.throws(
+          () =>
+            threaded.prepareControlVariates(thetaStar, { cache: cv.cache, gradSum: cv.gradSum }),
+          { name: "RangeError", message: "the cache has 101 rows, the data 30001" },
+        );
+        assert.throws(
+          () =>
+            threaded.prepareControlVariates(thetaStar, {
+              cache: elsewhere.cache,
+              gradSum: cv.gradSum,
+            }),
+          /the cache must live in this model's shared memory/,
+        );
+        await assert.rejects(() => ThreadedGlmModel.create(tiny, { threads: 2 }), {
+          name: "RangeError",
+          message: "threads must be at most 1 for 3 rows (blocks of ≥ 2 rows), got 2",
+        });
+      } finally {
+        threaded.close();
+        cv.dispose();
+        elsewhere.dispose();
+      }
+    },
+  );
   one.dispose();
   model.dispose();
 });
