@@ -329,22 +329,44 @@ export class GlmKernels {
    * Fill `cache` at θ* in one full-data pass (in chunks of `chunkRows` rows) and
    * return S = Σℓᵢ(θ*), writing A = Σᵢ ℓ'(η*ᵢ)xᵢ into `gradSum`.
    *
-   * @param data The full data set (f64 or f32 X, read in place).
+   * With `firstRow`, `data` is a block of rows of a larger data set (e.g.
+   * `glmDataRows`) whose row i fills cache row `firstRow + i`; each row's
+   * arithmetic is the same as in a pass over the whole data set when
+   * `firstRow` is even (the kernels take rows in pairs from the start of
+   * their range), so a pass split into such blocks fills a bit-identical
+   * cache and S, A differ only in the order of the block sums.
+   *
+   * @param data The full data set (f64 or f32 X, read in place), or a block of it.
    * @param thetaStar θ* (length d).
-   * @param options `cache` to fill, `gradSum` output (length d), `chunkRows`.
+   * @param options `cache` to fill, `gradSum` output (length d), `chunkRows`,
+   *   `firstRow` (the block's first row in the cache; default 0, and then the
+   *   cache must have exactly the data's rows).
    * @returns S.
    */
   prepareControlVariates(
     data: StoredGlmData,
     thetaStar: Float64Array,
-    options: { cache: ControlVariateCache; gradSum: Float64Array; chunkRows?: number },
+    options: {
+      cache: ControlVariateCache;
+      gradSum: Float64Array;
+      chunkRows?: number;
+      firstRow?: number;
+    },
   ): number {
     if (this.#ext !== null) throw this.#noCompact("the compact control-variate cache");
     const n = data.numRows;
-    if (options.cache.numRows !== n) {
-      throw new RangeError(`the cache has ${options.cache.numRows} rows, the data ${n}`);
+    const first = options.firstRow;
+    if (
+      first === undefined ? options.cache.numRows !== n : !(
+        Number.isInteger(first) && first >= 0 && first + n <= options.cache.numRows
+      )
+    ) {
+      throw new RangeError(
+        `the cache has ${options.cache.numRows} rows, the data ${n}` +
+          (first === undefined ? "" : ` from cache row ${first}`),
+      );
     }
-    const cache = pointerOf(options.cache);
+    const cache = pointerOf(options.cache) + (first ?? 0) * CV_STRIDE * 8;
     return this.#cvPass(data, thetaStar, {
       gradSum: options.gradSum,
       chunkRows: options.chunkRows,

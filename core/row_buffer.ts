@@ -125,15 +125,77 @@ export class ControlVariateCache {
   }
 
   /**
-   * Release the cache.
+   * The cache as plain, structured-cloneable data, for another thread over
+   * the same shared memory ({@link ControlVariateCache.attach}).
+   *
+   * @returns The shared handle (valid until this cache is disposed).
+   */
+  share(): SharedCache {
+    return { numRows: this.numRows, offset: pointerOf(this) };
+  }
+
+  /**
+   * A view of a cache another thread {@link ControlVariateCache.share | shared}:
+   * it reads and fills the same rows; its `dispose` only forgets them (the
+   * owner frees the memory).
+   *
+   * @param arena An arena over the owner's shared memory (e.g. a worker's attached region).
+   * @param shared The owner's handle.
+   * @returns The view.
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { loadCore } from "./load.ts";
+   * import { ControlVariateCache } from "./row_buffer.ts";
+   * const arena = loadCore({ backend: "reference", shared: true });
+   * const cache = new ControlVariateCache(arena, 3);
+   * const view = ControlVariateCache.attach(arena, cache.share());
+   * assert.equal(view.numRows, 3);
+   * view.dispose();
+   * assert.deepEqual(Array.from(cache.row(2)), [0, 0, 0, 0]); // still the owner's
+   * cache.dispose();
+   * ```
+   */
+  static attach(arena: Arena, shared: SharedCache): ControlVariateCache {
+    if (!(Number.isInteger(shared.numRows) && shared.numRows >= 1 && shared.offset > 0)) {
+      throw new RangeError(
+        `a shared cache needs numRows ≥ 1 and an offset, got ${JSON.stringify(shared)}`,
+      );
+    }
+    const view = Object.create(ControlVariateCache.prototype) as ControlVariateCache;
+    Object.defineProperties(view, {
+      arena: { value: arena, enumerable: true },
+      numRows: { value: shared.numRows, enumerable: true },
+    });
+    setPointer(view, shared.offset);
+    _views.add(view);
+    return view;
+  }
+
+  /**
+   * Release the cache (a view from {@link ControlVariateCache.attach} only
+   * forgets its rows).
    *
    * @returns Nothing.
    */
   dispose(): void {
-    this.arena.free(pointerOf(this));
+    if (!_views.has(this)) this.arena.free(pointerOf(this));
     setPointer(this, 0);
   }
 }
+
+/**
+ * A {@link ControlVariateCache} as plain data (structured-cloneable; its
+ * offset is opaque outside `core/`).
+ */
+export interface SharedCache {
+  /** Rows n. */
+  readonly numRows: number;
+  /** @internal Byte offset of row 0. */
+  readonly offset: number;
+}
+
+const _views = new WeakSet<ControlVariateCache>();
 
 /** Byte offsets of a {@link RowBuffer}'s blocks (core-internal). */
 export interface RowBufferBlocks {

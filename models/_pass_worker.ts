@@ -5,15 +5,18 @@
  *
  * ```
  *  control   a PassControl block (./_pass_control.ts); commands
- *            1 = ℓ, 2 = ℓ and ∇ℓ, 3 = Σ∇²ℓ
+ *            1 = ℓ, 2 = ℓ and ∇ℓ, 3 = Σ∇²ℓ,
+ *            5 = control-variate centring (cache rows, S, A)
  *  io (Float64Array over a SharedArrayBuffer)
- *   [0, d)                       θ
- *   [d + k·(1+d+d²), …)          worker k's slot: ℓ, ∇ℓ (d), ∇²ℓ (d²)
+ *   [0, d)                       θ (θ* for command 5)
+ *   [d, d + 3)                   command 5: the shared cache (rows, offset), chunkRows
+ *   [d + 3 + k·(1+d+d²), …)      worker k's slot: ℓ or S, ∇ℓ or A (d), ∇²ℓ (d²)
  * ```
  *
  * @module
  */
 /// <reference lib="deno.worker" />
+import { ControlVariateCache } from "../core/row_buffer.ts";
 import { attachRegion, type SharedRegion } from "../core/shared_region.ts";
 import { modelFromSpec, type ModelSpec } from "./model_spec.ts";
 import { type PassControlShared, servePasses } from "./_pass_control.ts";
@@ -25,15 +28,18 @@ export interface PassWorkerInit {
   control: PassControlShared;
   io: SharedArrayBuffer;
   slot: number;
+  /** The block's first row in the whole data set (even). */
+  firstRow: number;
 }
 
 self.onmessage = (event: MessageEvent<PassWorkerInit>) => {
-  const { spec, region, slot } = event.data;
+  const { spec, region, slot, firstRow } = event.data;
   const io = new Float64Array(event.data.io);
-  const model = modelFromSpec(spec, attachRegion(region));
+  const arena = attachRegion(region);
+  const model = modelFromSpec(spec, arena);
   const d = model.dim;
   const theta = new Float64Array(d), grad = new Float64Array(d), hess = new Float64Array(d * d);
-  const base = d + slot * (1 + d + d * d);
+  const base = d + 3 + slot * (1 + d + d * d);
   servePasses(event.data.control, slot, (command) => {
     theta.set(io.subarray(0, d));
     if (command === 1) io[base] = model.logLikelihood(theta);
@@ -43,6 +49,19 @@ self.onmessage = (event: MessageEvent<PassWorkerInit>) => {
     } else if (command === 3) {
       model.logLikelihoodHessian(theta, hess);
       io.set(hess, base + 1 + d);
+    } else if (command === 5) {
+      const cache = ControlVariateCache.attach(arena, { numRows: io[d], offset: io[d + 1] });
+      try {
+        io[base] = model.kernels.prepareControlVariates(model.data, theta, {
+          cache,
+          gradSum: grad,
+          chunkRows: io[d + 2],
+          firstRow,
+        });
+        io.set(grad, base + 1);
+      } finally {
+        cache.dispose(); // a view: forgets the rows, frees nothing
+      }
     }
   }, () => self.postMessage("ready"));
   self.close();

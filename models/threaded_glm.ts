@@ -18,20 +18,33 @@
  * below 1e-10·Σᵢ|ℓᵢ| for any n a wasm32 memory holds; the same bound holds per
  * coordinate of the gradient with |∂ℓᵢ| in place of |ℓᵢ|.
  *
+ * The centring pass of HMC-ECS's control variates is one more such pass
+ * ({@link ThreadedGlmModel.prepareControlVariates}): each block fills its own
+ * rows of the per-row cache (η*ₖ, ℓₖ*, aₖ, bₖ), which lives in the shared
+ * memory, in place, and returns its partial S = Σℓₖ(θ*) and A = Σ∇ℓₖ(θ*),
+ * added in block order. Blocks start at even rows, where a one-thread pass
+ * also starts a pair of rows, so every row's arithmetic is the same as on one
+ * thread: the cache is bit-identical and S, A obey the bound above.
+ * `sample(threaded, { sampler: "hmc-ecs" })` runs these passes, the exact
+ * Hessian B and the Newton centring steps on all threads.
+ *
  * Subsample evaluations (`logLikelihoodRows`, `perRowGradients`) touch few
- * rows and run in the calling thread on the whole data.
+ * rows and run in the calling thread on the whole data. The cost counter is
+ * the base model's: a pass counts n rows whatever the number of threads, and
+ * rows evaluated through {@link ThreadedGlmModel.base} count there too.
  *
  * References: DESIGN.md, "Threads"; Higham (2002), "Accuracy and Stability
  * of Numerical Algorithms", §4.2 (error of recursive summation).
  *
  * @module
  */
+import type { ControlVariateCache } from "../core/row_buffer.ts";
 import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
 import { type GlmData, glmDataRows } from "../data/dataset.ts";
 import { PassControl } from "./_pass_control.ts";
 import type { PassWorkerInit } from "./_pass_worker.ts";
 import { GlmModel } from "./glm.ts";
-import { type CostCounter, type DataModel, newCostCounter } from "./model.ts";
+import type { CostCounter, DataModel } from "./model.ts";
 import { type ModelSpec, modelSpecOf } from "./model_spec.ts";
 
 /** Options of {@link ThreadedGlmModel.create}. */
@@ -40,7 +53,9 @@ export interface ThreadedGlmOptions {
   threads?: number;
 }
 
-const _LL = 1, _GRAD = 2, _HESS = 3;
+const _LL = 1, _GRAD = 2, _HESS = 3, _CV = 5;
+/** io entries between θ and the workers' slots: the shared cache (rows, offset) and chunkRows. */
+const _ARGS = 3;
 
 /**
  * A GLM whose full-data passes run on several threads (see the module notes).
@@ -71,10 +86,12 @@ export class ThreadedGlmModel implements DataModel {
   readonly numRows: number;
   /** Parameter names. */
   readonly parameterNames: readonly string[];
-  /** Cost counter (a full pass counts n rows, whatever the number of threads). */
-  readonly cost: CostCounter = newCostCounter();
+  /** The base model's cost counter (a full pass counts n rows, whatever the number of threads). */
+  readonly cost: CostCounter;
   /** Threads used, the calling one included. */
   readonly threads: number;
+  /** First row of each thread's block, then n (length threads + 1; even but the last). */
+  readonly blockStarts: readonly number[];
   #block0: GlmModel;
   #workers: Worker[];
   #regions: SharedRegion[];
@@ -92,8 +109,11 @@ export class ThreadedGlmModel implements DataModel {
     regions: SharedRegion[],
     control: PassControl,
     io: Float64Array,
+    bounds: readonly number[],
   ) {
     this.base = base;
+    this.cost = base.cost;
+    this.blockStarts = bounds;
     this.dim = base.dim;
     this.numRows = base.numRows;
     this.parameterNames = base.parameterNames;
@@ -114,7 +134,8 @@ export class ThreadedGlmModel implements DataModel {
    * @param model A GlmModel whose data are in a shared memory (`loadCore({ shared: true })`).
    * @param options `threads`.
    * @returns The threaded model; call {@link ThreadedGlmModel.close} when done.
-   * @throws {TypeError} If the data are not in a shared memory; {@link RangeError} on bad `threads`.
+   * @throws {TypeError} If the data are not in a shared memory; {@link RangeError} on bad
+   *   `threads` or more threads than pairs of rows.
    */
   static async create(
     model: GlmModel,
@@ -128,11 +149,24 @@ export class ThreadedGlmModel implements DataModel {
     const described = modelSpecOf(model);
     if (!("spec" in described)) throw new TypeError(described.reason);
     const d = model.dim, n = model.numRows, data = model.data;
-    const bounds = Array.from({ length: threads + 1 }, (_, k) => Math.round((k * n) / threads));
+    if (threads > 1 && 2 * threads > n) {
+      throw new RangeError(
+        `threads must be at most ${
+          Math.max(1, Math.floor(n / 2))
+        } for ${n} rows (blocks of ≥ 2 rows), got ${threads}`,
+      );
+    }
+    // Blocks start at even rows (see the module notes).
+    const bounds = Array.from(
+      { length: threads + 1 },
+      (_, k) => k === threads ? n : 2 * Math.round((k * n) / (2 * threads)),
+    );
     const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
     const block0 = new GlmModel(block(0), model.options);
     const control = new PassControl(threads - 1);
-    const io = new Float64Array(new SharedArrayBuffer(8 * (d + (threads - 1) * (1 + d + d * d))));
+    const io = new Float64Array(
+      new SharedArrayBuffer(8 * (d + _ARGS + (threads - 1) * (1 + d + d * d))),
+    );
     const scratch = (1 << 20) + 64 * d * d;
     const regions: SharedRegion[] = [];
     for (let k = 1; k < threads; k++) regions.push(reserveRegion(model.arena, scratch));
@@ -154,6 +188,7 @@ export class ThreadedGlmModel implements DataModel {
             control: control.shared,
             io: io.buffer as SharedArrayBuffer,
             slot: i,
+            firstRow: bounds[i + 1],
           };
           w.postMessage(init);
         });
@@ -163,7 +198,7 @@ export class ThreadedGlmModel implements DataModel {
       for (const r of regions) releaseRegion(model.arena, r);
       throw e;
     }
-    return new ThreadedGlmModel(model, block0, workers, regions, control, io);
+    return new ThreadedGlmModel(model, block0, workers, regions, control, io, bounds);
   }
 
   #run(command: number, theta: Float64Array): void {
@@ -196,7 +231,7 @@ export class ThreadedGlmModel implements DataModel {
     this.#wait();
     const io = this.#io, slot = 1 + d + d * d;
     for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + k * slot;
+      const base = d + _ARGS + k * slot;
       ll += io[base];
       if (grad) { for (let j = 0; j < d; j++) grad[j] += io[base + 1 + j]; }
     }
@@ -214,28 +249,102 @@ export class ThreadedGlmModel implements DataModel {
     this.#wait();
     const io = this.#io, slot = 1 + d + d * d;
     for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + k * slot + 1 + d;
+      const base = d + _ARGS + k * slot + 1 + d;
       for (let q = 0; q < d * d; q++) out[q] += io[base + q];
     }
     this.cost.numHessianRows += this.numRows;
   }
 
-  /** Listed rows, in the calling thread. */
+  /**
+   * The centring pass of Taylor control variates on all threads: each block
+   * fills its rows of `cache` (η*ₖ, ℓₖ*, aₖ, bₖ) in place; returns
+   * S = Σℓₖ(θ*) and writes A = Σ∇ℓₖ(θ*) to `gradSum`, the blocks' partial
+   * sums added in block order. The same cache as one thread's
+   * `base.kernels.prepareControlVariates`, bit for bit; S and A within the
+   * bound of the module notes. Counts no cost (the control variates do), so
+   * that it can stand in for the kernel: pass the model to `ControlVariates`
+   * as its `passes`, which calls this (HMC-ECS does so for a threaded model).
+   *
+   * @param thetaStar θ* (length d).
+   * @param options The cache to fill (over all n rows, in this model's
+   *   memory), `gradSum` (length d, overwritten) and `chunkRows` (rows per
+   *   kernel call within a block, default 65536).
+   * @returns S.
+   * @internal
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { loadCore } from "../core/load.ts";
+   * import { higgsShaped } from "../data/synthetic.ts";
+   * import { ControlVariates } from "../subsampling/control_variates.ts";
+   * import { GlmModel } from "./glm.ts";
+   * import { ThreadedGlmModel } from "./threaded_glm.ts";
+   * const { data } = higgsShaped(loadCore({ shared: true }), { n: 4001, seed: 1 });
+   * const model = new GlmModel(data, { family: "logistic" });
+   * const threaded = await ThreadedGlmModel.create(model, { threads: 2 });
+   * const theta = new Float64Array(30).fill(0.01);
+   * const one = new ControlVariates(model, theta);
+   * const two = new ControlVariates(model, theta, { passes: threaded });
+   * assert.deepEqual(two.cache.row(4000), one.cache.row(4000)); // same arithmetic per row
+   * assert.ok(Math.abs(two.llStarSum - one.llStarSum) <= 1e-10 * Math.abs(one.llStarSum));
+   * one.dispose();
+   * two.dispose();
+   * threaded.close();
+   * ```
+   */
+  prepareControlVariates(
+    thetaStar: Float64Array,
+    options: { cache: ControlVariateCache; gradSum: Float64Array; chunkRows?: number },
+  ): number {
+    const d = this.dim, { cache, gradSum } = options, chunkRows = options.chunkRows ?? 65536;
+    if (cache.arena.memory !== this.base.arena.memory) {
+      throw new RangeError(
+        "the cache must live in this model's shared memory (ControlVariates over this model's base)",
+      );
+    }
+    if (cache.numRows !== this.numRows) {
+      throw new RangeError(`the cache has ${cache.numRows} rows, the data ${this.numRows}`);
+    }
+    if (!Number.isInteger(chunkRows) || chunkRows < 1) {
+      throw new RangeError(`chunkRows must be a positive integer, got ${chunkRows}`);
+    }
+    if (!(thetaStar instanceof Float64Array) || thetaStar.length !== d) {
+      throw new RangeError(`thetaStar must be a Float64Array of length ${d}`);
+    }
+    const shared = cache.share(), io = this.#io;
+    io[d] = shared.numRows;
+    io[d + 1] = shared.offset;
+    io[d + 2] = chunkRows;
+    this.#run(_CV, thetaStar);
+    let s = this.#block0.kernels.prepareControlVariates(this.#block0.data, thetaStar, {
+      cache,
+      gradSum: this.#grad0,
+      chunkRows,
+      firstRow: 0,
+    });
+    gradSum.set(this.#grad0);
+    this.#wait();
+    const slot = 1 + d + d * d;
+    for (let k = 0; k < this.#workers.length; k++) {
+      const base = d + _ARGS + k * slot;
+      s += io[base];
+      for (let j = 0; j < d; j++) gradSum[j] += io[base + 1 + j];
+    }
+    return s;
+  }
+
+  /** Listed rows, in the calling thread (counted in the shared cost counter). */
   logLikelihoodRows(
     theta: Float64Array,
     rows: Int32Array,
     options: { grad?: Float64Array; perRow?: Float64Array } = {},
   ): number {
-    const ll = this.base.logLikelihoodRows(theta, rows, options);
-    this.cost.numLogLikRows += rows.length;
-    if (options.grad) this.cost.numGradRows += rows.length;
-    return ll;
+    return this.base.logLikelihoodRows(theta, rows, options);
   }
 
-  /** Per-row gradients of listed rows, in the calling thread. */
+  /** Per-row gradients of listed rows, in the calling thread (counted in the shared cost counter). */
   perRowGradients(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
     this.base.perRowGradients(theta, rows, out);
-    this.cost.numGradRows += rows.length;
   }
 
   /** log π(θ). */

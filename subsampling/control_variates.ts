@@ -22,6 +22,11 @@
  * {@link GatheredRows} buffer by the core's typed
  * {@link GlmKernels.controlVariateDifferences}.
  *
+ * The full-data passes of a (re)centring run on the calling thread, or
+ * wherever the `passes` option says: a `ThreadedGlmModel` splits them into
+ * row blocks over threads, each block filling its own cache rows with the
+ * same per-row arithmetic (see {@link ControlVariatePasses}).
+ *
  * Cost accounting (added to `model.cost`): a (re)centring pass counts n
  * log-likelihood rows and n gradient rows, plus n Hessian rows for B; every
  * difference evaluation counts its rows as log-likelihood rows and, when
@@ -52,6 +57,34 @@ export interface ControlVariateOptions {
   computeHessian?: boolean;
   /** Rows processed per kernel call in full-data passes (default 65536). */
   chunkRows?: number;
+  /**
+   * Where the full-data passes of a (re)centring run, e.g. a
+   * `ThreadedGlmModel` that splits them over threads (default: the model, on
+   * the calling thread). The cache and S, A, B are those of the same model.
+   */
+  passes?: ControlVariatePasses;
+}
+
+/**
+ * The two full-data passes of a centring, run by someone other than the
+ * model itself (another thread, several threads) over the model's rows: the
+ * per-row cache with S and A, and B. Implementations count no cost for the
+ * first (the {@link ControlVariates} do) and n gradient rows for the second,
+ * as `GlmModel.logLikelihoodHessian` does.
+ */
+export interface ControlVariatePasses {
+  /** Rows n (must equal the model's). */
+  readonly numRows: number;
+  /**
+   * Fill `cache` at θ*, return S = Σℓₖ(θ*) and write A = Σ∇ℓₖ(θ*) to `gradSum`,
+   * as `GlmKernels.prepareControlVariates` does over all rows.
+   */
+  prepareControlVariates(
+    thetaStar: Float64Array,
+    options: { cache: ControlVariateCache; gradSum: Float64Array; chunkRows?: number },
+  ): number;
+  /** B = ΣHₖ(θ) into `out` (d × d). */
+  logLikelihoodHessian(theta: Float64Array, out: Float64Array): void;
 }
 
 /** A range of positions in a {@link GatheredRows} buffer. */
@@ -221,6 +254,7 @@ export class ControlVariates implements SubsampleControlVariates {
   version = 0;
   readonly #chunk: number;
   readonly #delta: Float64Array;
+  readonly #passes: ControlVariatePasses | null;
 
   /**
    * Allocate the per-row cache and centre at θ* (one full-data pass).
@@ -251,6 +285,12 @@ export class ControlVariates implements SubsampleControlVariates {
     this.numRows = model.numRows;
     this.computesHessian = options.computeHessian ?? order === 2;
     this.#chunk = chunk;
+    this.#passes = options.passes ?? null;
+    if (this.#passes !== null && this.#passes.numRows !== model.numRows) {
+      throw new RangeError(
+        `passes run over ${this.#passes.numRows} rows, the model has ${model.numRows}`,
+      );
+    }
     this.thetaStar = new Float64Array(this.dim);
     this.gradSum = new Float64Array(this.dim);
     this.hessSum = new Float64Array(this.dim * this.dim);
@@ -261,7 +301,8 @@ export class ControlVariates implements SubsampleControlVariates {
 
   /**
    * Move the expansion point to θ* and recompute the per-row cache and S, A, B
-   * in one full-data pass (counted in `model.cost`). Gathered buffers must
+   * in one full-data pass (counted in `model.cost`; run by the `passes`
+   * option when given). Gathered buffers must
    * re-gather their cache rows afterwards (see {@link version}).
    *
    * @param thetaStar The new expansion point (length d).
@@ -271,14 +312,13 @@ export class ControlVariates implements SubsampleControlVariates {
     const d = this.dim, n = this.numRows, m = this.model;
     _checkTheta(thetaStar, d, "thetaStar", true);
     this.thetaStar.set(thetaStar);
-    this.llStarSum = this.#kernels.prepareControlVariates(m.data, thetaStar, {
-      cache: this.cache,
-      gradSum: this.gradSum,
-      chunkRows: this.#chunk,
-    });
+    const out = { cache: this.cache, gradSum: this.gradSum, chunkRows: this.#chunk };
+    this.llStarSum = this.#passes === null
+      ? this.#kernels.prepareControlVariates(m.data, thetaStar, out)
+      : this.#passes.prepareControlVariates(thetaStar, out);
     m.cost.numLogLikRows += n;
     m.cost.numGradRows += n;
-    if (this.computesHessian) m.logLikelihoodHessian(thetaStar, this.hessSum);
+    if (this.computesHessian) (this.#passes ?? m).logLikelihoodHessian(thetaStar, this.hessSum);
     else this.hessSum.fill(0);
     this.numCenterings++;
     this.version++;

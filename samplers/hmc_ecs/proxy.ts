@@ -23,6 +23,9 @@
  *                        aux column (GlmModel.hasCompactCache false): their
  *                        Taylor expansion needs all of (β, τ), which the
  *                        compact cache (η*, ℓ*, a, b) cannot hold
+ *                        ThreadedGlmModel    → proxy_glm.ts over its base model, the
+ *                        full-data passes (centring, B) split over its threads;
+ *                        subsets and subsamples on the calling thread
  * ```
  *
  * Every proxy and estimator is owned by one chain: creating or disposing one
@@ -40,8 +43,9 @@ import {
   hasPerRowHessians,
   type Model,
 } from "../../models/model.ts";
+import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
 import type { Rng } from "../../random/rng.ts";
-import type { TaylorOrder } from "../../subsampling/control_variates.ts";
+import type { ControlVariatePasses, TaylorOrder } from "../../subsampling/control_variates.ts";
 import type {
   PilotDifferences,
   SubsetMapOptions,
@@ -190,18 +194,43 @@ export interface RecenterOptions {
 export type HmcEcsModel = DataModel;
 
 /**
+ * The GLM whose compact per-row cache HMC-ECS's fast proxy uses for `model`,
+ * and where its full-data passes run: a compact-cache GlmModel itself, or a
+ * ThreadedGlmModel's base with the passes on its threads; null for the
+ * per-row path.
+ *
+ * @param model Any model.
+ * @returns The GLM and its passes, or null.
+ */
+export function compactGlmOf(
+  model: Model,
+): { glm: GlmModel; passes?: ControlVariatePasses } | null {
+  if (model instanceof GlmModel) return model.hasCompactCache ? { glm: model } : null;
+  if (model instanceof ThreadedGlmModel) {
+    return model.base.hasCompactCache ? { glm: model.base, passes: model } : null;
+  }
+  return null;
+}
+
+/** The model HMC-ECS evaluates subsets and per-row quantities on (a threaded model's base). */
+function _rowsModel(model: DataModel): DataModel {
+  return model instanceof ThreadedGlmModel ? model.base : model;
+}
+
+/**
  * Check that HMC-ECS can build control variates for `model`.
  *
  * @param model Any model.
  * @returns The model as a DataModel.
- * @throws {TypeError} If it is neither a GlmModel, an ExternalGlmModel nor a DataModel.
+ * @throws {TypeError} If it is neither a GlmModel, a ThreadedGlmModel, an ExternalGlmModel nor a DataModel.
  */
 export function assertControlVariateModel(model: Model): HmcEcsModel {
-  if (model instanceof GlmModel || isExternalGlm(model) || hasPerRowGradients(model)) {
-    return model as DataModel;
-  }
+  if (
+    model instanceof GlmModel || model instanceof ThreadedGlmModel || isExternalGlm(model) ||
+    hasPerRowGradients(model)
+  ) return model as DataModel;
   throw new TypeError(
-    `HMC-ECS needs a GlmModel or a DataModel (per-row ℓ and ∇ℓ, logLikelihoodHessian), or an ExternalGlmModel, got ${
+    `HMC-ECS needs a GlmModel or a DataModel (per-row ℓ and ∇ℓ, logLikelihoodHessian), a ThreadedGlmModel over a GlmModel or an ExternalGlmModel, got ${
       (model as object)?.constructor?.name ?? typeof model
     }`,
   );
@@ -220,7 +249,7 @@ export function isCompactGlm(model: Model): model is GlmModel | ExternalGlmModel
 
 /**
  * The Taylor order HMC-ECS uses on `model`: the requested one, or by default
- * 2 where per-row Hessians exist (GLMs in memory or external, PerRowHessianModel)
+ * 2 where per-row Hessians exist (GLMs in memory, threaded or external, PerRowHessianModel)
  * and 1 otherwise.
  *
  * @param model A model accepted by {@link assertControlVariateModel}.
@@ -241,8 +270,8 @@ export function controlVariateOrder(
   model: DataModel,
   requested: TaylorOrder | undefined,
 ): TaylorOrder {
-  const hessians = model instanceof GlmModel || isExternalGlm(model) ||
-    hasPerRowHessians(model);
+  const hessians = model instanceof GlmModel || model instanceof ThreadedGlmModel ||
+    isExternalGlm(model) || hasPerRowHessians(model);
   if (requested === 2 && !hessians) throw orderTwoError(model);
   return requested ?? (hessians ? 2 : 1);
 }
@@ -252,8 +281,8 @@ export function controlVariateOrder(
  * the GLM's WebAssembly path, the external GLM's path or the generic
  * per-row path.
  *
- * @param model A GlmModel, an ExternalGlmModel or a DataModel (order 2: with
- *   per-row Hessians).
+ * @param model A GlmModel, a ThreadedGlmModel (full-data passes on its threads), an
+ *   ExternalGlmModel or a DataModel (order 2: with per-row Hessians).
  * @param thetaStar The expansion point.
  * @param order Taylor order 0, 1 or 2.
  * @param options An estimate of B to use instead of a full-data Hessian pass;
@@ -284,15 +313,17 @@ export function createProxy(
       "precomputed centring sums need an ExternalGlmModel: an in-memory model's control variates make their own pass",
     );
   }
-  if (m instanceof GlmModel && m.hasCompactCache) return glmProxy(m, thetaStar, order, options);
-  return rowsProxy(m, thetaStar, order);
+  const glm = compactGlmOf(m);
+  if (glm !== null) return glmProxy(glm.glm, thetaStar, order, { ...options, passes: glm.passes });
+  return rowsProxy(_rowsModel(m), thetaStar, order);
 }
 
 /**
  * θ* as the MAP of the prior plus the n/ñ-scaled likelihood of a random
  * subset, with its Laplace precision (§6.3), for either kind of model.
  *
- * @param model A GlmModel, an ExternalGlmModel or a DataModel (order 2: with per-row Hessians).
+ * @param model A GlmModel, a ThreadedGlmModel (its base model), an ExternalGlmModel or a
+ *   DataModel (order 2: with per-row Hessians).
  * @param rng Generator for the subset.
  * @param options Subset fraction, Newton settings and starting point.
  * @returns θ*, the precision and the subset size.
@@ -309,7 +340,7 @@ export function createProxy(
  * References: Dang et al. (2019), §6.3.
  */
 export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): SubsetMapResult {
-  const m = assertControlVariateModel(model);
+  const m = _rowsModel(assertControlVariateModel(model));
   if (isCompactGlm(m)) return glmSubsetMap(m, rng, options);
   return rowsSubsetMap(m, rng, options);
 }
@@ -320,7 +351,8 @@ export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): Su
  * kind of model: the metric's and the control variates' B without a
  * full-data Hessian pass.
  *
- * @param model A GlmModel, an ExternalGlmModel or a DataModel (order 2: with per-row Hessians).
+ * @param model A GlmModel, a ThreadedGlmModel (its base model), an ExternalGlmModel or a
+ *   DataModel (order 2: with per-row Hessians).
  * @param rng Generator for the subset.
  * @param options θ and the fraction f.
  * @returns The estimate and ñ (the Hessian rows evaluated).
@@ -341,7 +373,7 @@ export function subsampleHessian(
   rng: Rng,
   options: { theta: Float64Array; fraction: number },
 ): { hessian: Float64Array; numSubsetRows: number } {
-  const m = assertControlVariateModel(model);
+  const m = _rowsModel(assertControlVariateModel(model));
   if (isCompactGlm(m)) return glmSubsetHessian(m, rng, options);
   return rowsSubsetHessian(m, rng, options);
 }

@@ -17,6 +17,7 @@ import type { GlmModel } from "../../models/glm.ts";
 import type { Rng } from "../../random/rng.ts";
 import { BlockPoissonEstimator } from "../../subsampling/block_poisson.ts";
 import {
+  type ControlVariatePasses,
   ControlVariates,
   type SubsampleControlVariates,
   type TaylorOrder,
@@ -54,20 +55,23 @@ import type {
  * @param model The GLM.
  * @param thetaStar The expansion point.
  * @param order Taylor order.
- * @param options An estimate of B instead of the full-data Hessian pass.
+ * @param options An estimate of B instead of the full-data Hessian pass, and
+ *   where the full-data passes run (`passes`, e.g. a `ThreadedGlmModel`;
+ *   default the model, on the calling thread).
  * @returns The proxy.
  */
 export function glmProxy(
   model: GlmModel,
   thetaStar: Float64Array,
   order: TaylorOrder,
-  options: RecenterOptions = {},
+  options: RecenterOptions & { passes?: ControlVariatePasses } = {},
 ): ControlVariateProxy {
   // B is set here rather than by ControlVariates: the exact full-data sum
   // (one Hessian pass, d(d+1)/2 multiply-adds per row, ≈ 4–5 gradient passes
   // at d = 30) or an estimate the caller gives (a subsample's), so that the
   // warmup can centre with one pass of ℓ and ∇ℓ only.
-  const cv = new ControlVariates(model, thetaStar, { order, computeHessian: false });
+  const passes = options.passes;
+  const cv = new ControlVariates(model, thetaStar, { order, computeHessian: false, passes });
   const setHessian = (o: RecenterOptions) => {
     if (o.hessian !== undefined) {
       if (o.hessian.length !== cv.dim * cv.dim) {
@@ -77,7 +81,7 @@ export function glmProxy(
       }
       cv.hessSum.set(o.hessian);
     } else {
-      model.logLikelihoodHessian(cv.thetaStar, cv.hessSum);
+      (passes ?? model).logLikelihoodHessian(cv.thetaStar, cv.hessSum);
     }
   };
   setHessian(options);

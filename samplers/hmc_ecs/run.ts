@@ -19,7 +19,8 @@ export type RunHmcEcsOptions =
  * Run HMC-ECS with the common driver (default 4 chains, 1000 warmup + 1000
  * sampling iterations) and free every chain's memory afterwards.
  *
- * @param model A GlmModel, or any DataModel (order-2 control variates: with per-row Hessians).
+ * @param model A GlmModel, a ThreadedGlmModel (full-data passes on its threads), an
+ *   ExternalGlmModel, or any DataModel (order-2 control variates: with per-row Hessians).
  * @param options Sampler options ({@link HmcEcsOptions}) and driver options.
  * @returns The driver's result; per-iteration `subsampleAcceptanceRate`,
  *   `acceptanceRate`, `sign`, `logLikelihoodVariance` are in

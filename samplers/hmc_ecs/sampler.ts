@@ -30,7 +30,12 @@ import { checkHmcEcsAssumptions, guardHmcEcsChain } from "./assumptions.ts";
 import { initialCentring, retune } from "./centring.ts";
 import * as kernel from "./kernel.ts";
 import { type HmcEcsOptions, resolveHmcEcsOptions } from "./options.ts";
-import { assertControlVariateModel, controlVariateOrder, isCompactGlm } from "./proxy.ts";
+import {
+  assertControlVariateModel,
+  compactGlmOf,
+  controlVariateOrder,
+  isCompactGlm,
+} from "./proxy.ts";
 import type { HmcEcsEngine, HmcEcsState } from "./state.ts";
 import { warmupFinish, warmupInit, warmupUpdate } from "./warmup.ts";
 
@@ -43,8 +48,9 @@ export type HmcEcsChainSampler =
  * The HMC-ECS chain sampler for one run: validates the options and
  * allocates nothing until a chain's `init`.
  *
- * @param model A GlmModel, an ExternalGlmModel, or any DataModel (order-2 control
- *   variates need per-row Hessians, `PerRowHessianModel`; without them the order is 1).
+ * @param model A GlmModel, a ThreadedGlmModel (full-data passes on its threads), an
+ *   ExternalGlmModel, or any DataModel (order-2 control variates need per-row Hessians,
+ *   `PerRowHessianModel`; without them the order is 1).
  * @param options Variant, control variates, tuning ({@link HmcEcsOptions}).
  * @returns The chain sampler; call `dispose(state)` when a chain ends.
  * @example
@@ -73,7 +79,7 @@ export function hmcEcsChainSampler(
   checkHmcEcsAssumptions(m, o);
   // The generic per-row proxy computes B exactly at each centring (the sum of its Hₖ, or the
   // full-data Hessian of a model without per-row Hessians).
-  if (!isCompactGlm(m)) o.hessianFraction = 1;
+  if (!isCompactGlm(m) && compactGlmOf(m) === null) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
   const paramsOf = (state: HmcEcsState): kernel.HmcEcsParams => ({
