@@ -121,8 +121,9 @@ export function sampleHelp(): string {
     "  --samples N         draws per chain after warmup (default 1000)",
     "  --warmup N          warmup iterations per chain (default 1000; burn-in for SG samplers)",
     "  --chains N          number of chains (default 4)",
-    "  --workers N         run chains in N workers over one shared copy of the data (default 0:",
-    "                      this thread); draws are identical for every N",
+    "  --workers N         run chains in N workers over one shared copy of the data (default:",
+    "                      one per core, at most one per chain; 0 = this thread); draws are",
+    "                      identical for every N",
     "  --seed N            random seed (default 1)",
     "  --out FILE          draws as CSV (chain,iteration,params…), written as they are made;",
     "                      σ and φ as log_sigma and log_phi (the summary adds sigma and phi)",
@@ -322,7 +323,14 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const numSamples = intFlag(values.samples, { flag: "samples", default: 1000, min: 1 });
   const numWarmup = intFlag(values.warmup, { flag: "warmup", default: 1000, min: 0 });
   const numChains = intFlag(values.chains, { flag: "chains", default: 4, min: 1, max: 10_000 });
-  const numWorkers = intFlag(values.workers, { flag: "workers", default: 0, min: 0, max: 256 });
+  // One worker per core, capped by the number of chains; a single chain stays in this thread.
+  const perCore = Math.min(navigator.hardwareConcurrency ?? 1, numChains);
+  const numWorkers = intFlag(values.workers, {
+    flag: "workers",
+    default: perCore > 1 ? perCore : 0,
+    min: 0,
+    max: 256,
+  });
   const seed = intFlag(values.seed, { flag: "seed", default: 1, min: 0 });
   const thin = intFlag(values.thin, { flag: "thin", default: 1, min: 1 });
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: 1 }, values, false);
