@@ -24,6 +24,7 @@
 import { strict as assert } from "node:assert";
 import { essBulk } from "../diagnostics/ess.ts";
 import { mcseMean, mcseSd } from "../diagnostics/mcse.ts";
+import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
 
 /** Options of the MCSE-band assertions. */
 export interface BandOptions {
@@ -153,5 +154,60 @@ export function assertMatchesGaussian(
         });
       }
     }
+  }
+}
+
+/** Posterior means and sds per coordinate (a reference to compare with). */
+export interface PosteriorMoments {
+  /** Mean per coordinate. */
+  mean: Float64Array;
+  /** Standard deviation per coordinate. */
+  sd: Float64Array;
+}
+
+/**
+ * Pooled posterior mean, sd and bulk-ESS per coordinate of a run.
+ *
+ * @param run The sampler's result.
+ * @param P Number of coordinates.
+ * @returns Means, sds and bulk-ESS.
+ */
+export function posteriorSummary(
+  run: SamplingResult,
+  P: number,
+): PosteriorMoments & { ess: number[] } {
+  const mean = new Float64Array(P), sd = new Float64Array(P), ess: number[] = [];
+  for (let j = 0; j < P; j++) {
+    const chains = parameterDraws(run, j), all = chains.flatMap((c) => Array.from(c));
+    const m = all.reduce((a, b) => a + b, 0) / all.length;
+    mean[j] = m;
+    sd[j] = Math.sqrt(all.reduce((a, b) => a + (b - m) ** 2, 0) / (all.length - 1));
+    ess.push(essBulk(chains));
+  }
+  return { mean, sd, ess };
+}
+
+/**
+ * The posterior criterion of the families' checks: every mean within 0.1
+ * reference sd, every sd within 10 %, with the numbers in the message.
+ *
+ * @param what Names the run in messages.
+ * @param got The run's summary ({@link posteriorSummary}).
+ * @param ref The reference moments.
+ */
+export function assertPosteriorMatches(
+  what: string,
+  got: PosteriorMoments & { ess: number[] },
+  ref: PosteriorMoments,
+): void {
+  for (let j = 0; j < ref.mean.length; j++) {
+    const z = (got.mean[j] - ref.mean[j]) / ref.sd[j], r = got.sd[j] / ref.sd[j] - 1;
+    const msg = `${what} θ${j}: mean ${got.mean[j].toFixed(5)} vs ${ref.mean[j].toFixed(5)} (${
+      z.toFixed(3)
+    } sd), sd ${got.sd[j].toFixed(5)} vs ${ref.sd[j].toFixed(5)} (${(100 * r).toFixed(1)} %), ESS ${
+      got.ess[j].toFixed(0)
+    }`;
+    console.log(msg);
+    assert.ok(Math.abs(z) < 0.1 && Math.abs(r) < 0.1, msg);
   }
 }

@@ -8,7 +8,6 @@
  * or column and the value (exit 2).
  */
 import assert from "node:assert/strict";
-import { main } from "../cli.ts";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
@@ -20,20 +19,9 @@ import { type PriorSpec, withPrior } from "../models/priors.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import { familyProblem, NU } from "./_family_fixtures.ts";
 import { assertMeanWithinMcse } from "./_stat.ts";
+import { runCli } from "./_cli_fixtures.ts";
 
-/** Run main() capturing what it prints. */
-async function _run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [], err: string[] = [];
-  const log = console.log, error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    return { code: await main(args), out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const _run = runCli;
 
 const N = 400;
 

@@ -1,20 +1,8 @@
 import assert from "node:assert/strict";
-import { main } from "../cli.ts";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
+import { runCli } from "./_cli_fixtures.ts";
 
-/** Run main() capturing what it prints. */
-async function _run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [], err: string[] = [];
-  const log = console.log, error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    return { code: await main(args), out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const _run = runCli;
 
 Deno.test("main() sample then summary on a CSV", async (t) => {
   const dir = await Deno.makeTempDir();

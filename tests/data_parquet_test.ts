@@ -7,7 +7,6 @@
  * Needs `--allow-read --allow-write=/tmp`.
  */
 import assert from "node:assert/strict";
-import { main } from "../cli.ts";
 import { loadCore } from "../core/load.ts";
 import { convertTable } from "../cli/convert_command.ts";
 import {
@@ -24,6 +23,7 @@ import {
 import { loadCsvWithFormula } from "../data/design.ts";
 import { openRowStore } from "../data/row_store.ts";
 import { Rng } from "../random/rng.ts";
+import { runCli } from "./_cli_fixtures.ts";
 
 /** n rows of awkward but valid numbers: y (0/1), then d covariates. */
 function _csv(n: number, d: number, seed: number): string {
@@ -51,18 +51,7 @@ function _bytes(data: GlmData): { x: Uint8Array; y: Uint8Array } {
   };
 }
 
-async function _run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [], err: string[] = [];
-  const log = console.log, error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    return { code: await main(args), out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const _run = runCli;
 
 Deno.test("loadParquet() of a converted CSV equals loadCsvToArena() bit for bit", async (t) => {
   const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "tallmc_parquet_test_" });

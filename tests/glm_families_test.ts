@@ -13,47 +13,20 @@ import assert from "node:assert/strict";
 import type { GlmExtFamilyName } from "../core/glm_kernels_ext.ts";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
-import { essBulk } from "../diagnostics/ess.ts";
 import { cholesky, inverseSpd } from "../math/linalg.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "../models/glm.ts";
-import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
+import { parameterDraws } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import { samplerNames } from "../samplers/registry.ts";
 import { sample } from "../samplers/sample.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 import { familyProblem } from "./_family_fixtures.ts";
+import { assertPosteriorMatches, posteriorSummary } from "./_stat.ts";
 
 interface Reference {
   mean: Float64Array;
   sd: Float64Array;
-}
-
-/** Posterior mean and sd per coordinate, draws pooled over chains. */
-function _summary(run: SamplingResult, P: number): Reference & { ess: number[] } {
-  const mean = new Float64Array(P), sd = new Float64Array(P), ess: number[] = [];
-  for (let j = 0; j < P; j++) {
-    const chains = parameterDraws(run, j), all = chains.flatMap((c) => Array.from(c));
-    const m = all.reduce((a, b) => a + b, 0) / all.length;
-    mean[j] = m;
-    sd[j] = Math.sqrt(all.reduce((a, b) => a + (b - m) ** 2, 0) / (all.length - 1));
-    ess.push(essBulk(chains));
-  }
-  return { mean, sd, ess };
-}
-
-/** The posterior criterion, with the numbers in the message. */
-function _assertMatches(what: string, got: Reference & { ess: number[] }, ref: Reference) {
-  for (let j = 0; j < ref.mean.length; j++) {
-    const z = (got.mean[j] - ref.mean[j]) / ref.sd[j], r = got.sd[j] / ref.sd[j] - 1;
-    const msg = `${what} θ${j}: mean ${got.mean[j].toFixed(5)} vs ${ref.mean[j].toFixed(5)} (${
-      z.toFixed(3)
-    } sd), sd ${got.sd[j].toFixed(5)} vs ${ref.sd[j].toFixed(5)} (${(100 * r).toFixed(1)} %), ESS ${
-      got.ess[j].toFixed(0)
-    }`;
-    console.log(msg);
-    assert.ok(Math.abs(z) < 0.1 && Math.abs(r) < 0.1, msg);
-  }
 }
 
 /** Normal–inverse-gamma posterior: flat β, σ² ~ IG(a, b); returns (β, log σ) moments. */
@@ -175,11 +148,15 @@ Deno.test("GlmModel gaussian-scale: HMC and HMC-ECS match the conjugate posterio
   const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: d }), options);
   assert.deepEqual(model.parameterNames.slice(-1), ["log_sigma"]);
   await t.step("full-data HMC", () => {
-    _assertMatches("HMC", _summary(runHmc(model, { ...HMC, seed: 1 }), model.dim), ref);
+    assertPosteriorMatches(
+      "HMC",
+      posteriorSummary(runHmc(model, { ...HMC, seed: 1 }), model.dim),
+      ref,
+    );
   });
   await t.step("HMC-ECS (perturbed, per-row control variates in (β, log σ))", () => {
     const run = runHmcEcs(model, { ...HMC, seed: 2, numChains: 2, numSamples: 2000 });
-    _assertMatches("HMC-ECS", _summary(run, model.dim), ref);
+    assertPosteriorMatches("HMC-ECS", posteriorSummary(run, model.dim), ref);
     const rows = run.chains[0].cost.sampling.numLogLikRows;
     assert.ok(rows < 0.5 * n * 2000, `HMC-ECS evaluated ${rows} rows`);
   });
@@ -208,12 +185,16 @@ for (const c of QUAD_CASES) {
     const model = new GlmModel(glmDataFromArrays(arena, p.x, p.y, { numCols: d }), options);
     const ref = _quadrature(model, p.theta);
     await t.step("full-data HMC", () => {
-      _assertMatches(c.family, _summary(runHmc(model, { ...HMC, seed: 3 }), model.dim), ref);
+      assertPosteriorMatches(
+        c.family,
+        posteriorSummary(runHmc(model, { ...HMC, seed: 3 }), model.dim),
+        ref,
+      );
     });
     if (c.ecs) {
       await t.step("HMC-ECS", () => {
         const run = runHmcEcs(model, { ...HMC, seed: 4, numChains: 2, numSamples: 2000 });
-        _assertMatches(`${c.family} HMC-ECS`, _summary(run, model.dim), ref);
+        assertPosteriorMatches(`${c.family} HMC-ECS`, posteriorSummary(run, model.dim), ref);
       });
     }
     model.dispose();

@@ -6,14 +6,14 @@
 import assert from "node:assert/strict";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
-import { essBulk } from "../diagnostics/ess.ts";
 import { GlmModel } from "../models/glm.ts";
 import { type CostCounter, type DataModel, hasPerRowHessians } from "../models/model.ts";
-import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
+import type { SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { createProxy } from "../samplers/hmc_ecs/proxy.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
+import { posteriorSummary } from "./_stat.ts";
 
 /** A GlmModel seen only through DataModel: no perRowHessians, not a GlmModel. */
 class GradientsOnly implements DataModel {
@@ -73,22 +73,10 @@ function _model(n: number) {
   });
 }
 
-function _summary(run: SamplingResult, P: number) {
-  const mean = new Float64Array(P), sd = new Float64Array(P), ess: number[] = [];
-  for (let j = 0; j < P; j++) {
-    const chains = parameterDraws(run, j), all = chains.flatMap((c) => Array.from(c));
-    const m = all.reduce((a, b) => a + b, 0) / all.length;
-    mean[j] = m;
-    sd[j] = Math.sqrt(all.reduce((a, b) => a + (b - m) ** 2, 0) / (all.length - 1));
-    ess.push(essBulk(chains));
-  }
-  return { mean, sd, ess };
-}
-
 Deno.test("runHmcEcs() on a DataModel without perRowHessians: order 1, matches full-data HMC", async (t) => {
   const n = 5000, glm = _model(n), model = new GradientsOnly(glm);
   assert.equal(hasPerRowHessians(model), false);
-  const ref = _summary(
+  const ref = posteriorSummary(
     runHmc(glm, { numWarmup: 500, numSamples: 3000, numChains: 4, seed: 1 }),
     glm.dim,
   );
@@ -108,7 +96,7 @@ Deno.test("runHmcEcs() on a DataModel without perRowHessians: order 1, matches f
     });
   }
   function _check(run: SamplingResult) {
-    const got = _summary(run, glm.dim);
+    const got = posteriorSummary(run, glm.dim);
     for (let j = 0; j < glm.dim; j++) {
       const z = (got.mean[j] - ref.mean[j]) / ref.sd[j], r = got.sd[j] / ref.sd[j] - 1;
       const msg = `θ${j}: mean ${got.mean[j].toFixed(5)} vs ${ref.mean[j].toFixed(5)} (${

@@ -8,15 +8,14 @@
 import assert from "node:assert/strict";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
-import { essBulk } from "../diagnostics/ess.ts";
 import { cholesky, inverseSpd } from "../math/linalg.ts";
 import { logGamma } from "../math/special.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { DEFAULT_NU_PRIOR, nuLogPrior } from "../models/nu_prior.ts";
-import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
+import { assertPosteriorMatches, posteriorSummary } from "./_stat.ts";
 
 const BACKENDS = ["reference", "simd", "relaxed-simd"] as const;
 
@@ -278,31 +277,6 @@ function _quadrature(model: GlmModel, x: Float64Array, y: Float64Array, d: numbe
   return { mean, sd: s2.map((v, j) => Math.sqrt(v / s0 - mean[j] ** 2)) };
 }
 
-function _summary(run: SamplingResult, P: number): Reference & { ess: number[] } {
-  const mean = new Float64Array(P), sd = new Float64Array(P), ess: number[] = [];
-  for (let j = 0; j < P; j++) {
-    const chains = parameterDraws(run, j), all = chains.flatMap((c) => Array.from(c));
-    const m = all.reduce((a, b) => a + b, 0) / all.length;
-    mean[j] = m;
-    sd[j] = Math.sqrt(all.reduce((a, b) => a + (b - m) ** 2, 0) / (all.length - 1));
-    ess.push(essBulk(chains));
-  }
-  return { mean, sd, ess };
-}
-
-function _assertMatches(what: string, got: Reference & { ess: number[] }, ref: Reference) {
-  for (let j = 0; j < ref.mean.length; j++) {
-    const z = (got.mean[j] - ref.mean[j]) / ref.sd[j], r = got.sd[j] / ref.sd[j] - 1;
-    const msg = `${what} θ${j}: mean ${got.mean[j].toFixed(5)} vs ${ref.mean[j].toFixed(5)} (${
-      z.toFixed(3)
-    } sd), sd ${got.sd[j].toFixed(5)} vs ${ref.sd[j].toFixed(5)} (${(100 * r).toFixed(1)} %), ESS ${
-      got.ess[j].toFixed(0)
-    }`;
-    console.log(msg);
-    assert.ok(Math.abs(z) < 0.1 && Math.abs(r) < 0.1, msg);
-  }
-}
-
 Deno.test("GlmModel student-t nu: sample, HMC and HMC-ECS match a plain-loop quadrature", async (t) => {
   const n = 2000, { x, y, d } = _data(n, 4, 0.8, 21);
   const arena = loadCore();
@@ -311,11 +285,15 @@ Deno.test("GlmModel student-t nu: sample, HMC and HMC-ECS match a plain-loop qua
   console.log(`quadrature: mean ${Array.from(ref.mean)}, sd ${Array.from(ref.sd)}`);
   const HMC = { numWarmup: 500, numSamples: 1000, numChains: 4 } as const;
   await t.step("full-data HMC", () => {
-    _assertMatches("HMC", _summary(runHmc(model, { ...HMC, seed: 3 }), model.dim), ref);
+    assertPosteriorMatches(
+      "HMC",
+      posteriorSummary(runHmc(model, { ...HMC, seed: 3 }), model.dim),
+      ref,
+    );
   });
   await t.step("HMC-ECS (perturbed)", () => {
     const run = runHmcEcs(model, { ...HMC, seed: 4, numChains: 2, numSamples: 2000 });
-    _assertMatches("HMC-ECS", _summary(run, model.dim), ref);
+    assertPosteriorMatches("HMC-ECS", posteriorSummary(run, model.dim), ref);
     const rows = run.chains[0].cost.sampling.numLogLikRows;
     assert.ok(rows < 0.5 * n * 2000, `HMC-ECS evaluated ${rows} rows`);
   });
