@@ -22,6 +22,10 @@ import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { newtonMap } from "../replicate/laplace.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import { Rng } from "../random/rng.ts";
+import { writeRowStoreFromGlmData } from "../data/row_store.ts";
+import { ShardedGlmModel } from "../models/sharded_glm.ts";
+import { parameterDraws } from "../samplers/driver.ts";
+import { sample } from "../samplers/sample.ts";
 import { centringBounds, writeParquet } from "./_duckdb_fixtures.ts";
 
 const N = 20_000;
@@ -397,5 +401,90 @@ Deno.test("tallmc centring-sql prints the query the library runs", async () => {
     );
   } finally {
     console.error = err;
+  }
+});
+
+Deno.test("HMC-ECS samples a row store streamed out of core from a centring DuckDB computed over Parquet", async () => {
+  // The cluster workflow end to end: the centring pass (Newton to the MAP and
+  // S, A, B there) runs as SQL where the rows live; the sampler reads only
+  // subsample rows, from a row store streamed by shard workers. Against the
+  // same run centred by the sampler's own full-data pass at DuckDB's θ*, only
+  // the sums' rounding differs (centringBounds), so the posteriors agree far
+  // inside 0.1 posterior sd.
+  const dir = await Deno.makeTempDir({ prefix: "tallmc_duckdb_ecs_" });
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  try {
+    const { data } = CASES[0].make("f64");
+    const parquet = `${dir}/rows.parquet`, store = `${dir}/rows.rows`;
+    const columns = await writeParquet(conn, data, parquet, { fromCol: 1 });
+    const prior = { priorScale: 10, interceptColumn: 0, interceptPriorScale: 10 };
+    const centring = await duckdbNewtonCentring({
+      source: { parquet },
+      family: "logistic",
+      columns,
+      response: "y",
+      intercept: true,
+      connection: conn,
+      ...prior,
+    });
+    await writeRowStoreFromGlmData(store, data);
+    const model = await ShardedGlmModel.create(store, { family: "logistic", ...prior }, {
+      workers: 2,
+      shardKind: "stream",
+    });
+    try {
+      const settings = {
+        sampler: "hmc-ecs",
+        numChains: 1,
+        numWarmup: 300,
+        numSamples: 600,
+        seed: 4,
+      };
+      const before = { ...model.cost };
+      const given = sample(model, {
+        ...settings,
+        centring: {
+          thetaStar: centring.thetaStar,
+          llStarSum: centring.llStarSum,
+          gradSum: centring.gradSum,
+          hessSum: centring.hessSum,
+        },
+      });
+      const mid = { ...model.cost };
+      const own = sample(model, {
+        ...settings,
+        thetaStar: centring.thetaStar,
+        maxNewtonSteps: 0,
+        recenterTolerance: 1e300,
+      });
+      // The sampler's own centring is the one full-data pass the SQL spared:
+      // n more ℓ rows, n more ∇ℓ rows and n Hessian rows for B.
+      const n = data.numRows;
+      assert.equal(
+        model.cost.numLogLikRows - mid.numLogLikRows,
+        mid.numLogLikRows - before.numLogLikRows + n,
+      );
+      assert.equal(
+        model.cost.numHessianRows - mid.numHessianRows,
+        mid.numHessianRows - before.numHessianRows + n,
+      );
+      for (let j = 0; j < model.dim; j++) {
+        const a = parameterDraws(given, j)[0], b = parameterDraws(own, j)[0];
+        const mean = (v: Float64Array) => v.reduce((s, x) => s + x, 0) / v.length;
+        const mb = mean(b);
+        const sd = Math.sqrt(b.reduce((s, x) => s + (x - mb) ** 2, 0) / (b.length - 1));
+        assert.ok(
+          Math.abs(mean(a) - mb) <= 0.1 * sd,
+          `θ${j}: ${mean(a)} with DuckDB's sums vs ${mb} (sd ${sd})`,
+        );
+      }
+    } finally {
+      model.close();
+    }
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    await Deno.remove(dir, { recursive: true });
   }
 });
