@@ -516,8 +516,12 @@ export async function ecsPhase(
         `(${e.warmupGradientPasses.toFixed(2)} ∇ + ${e.warmupHessianRowPasses.toFixed(2)} H × w ${
           hessianCostRatio.toFixed(2)
         }); sampling ${e.msPerIteration.toFixed(2)} ms/it, ` +
-        `${e.llRowsPerIteration.toFixed(0)} ℓ rows/it, ${e.readRowsPerIteration.toFixed(0)} rows read/it ` +
-        `in ${e.readMsPerIteration.toFixed(2)} ms; m ${e.subsampleSize}, G ${e.numBlocks}, L ${e.numIntegrationSteps}`,
+        `${e.llRowsPerIteration.toFixed(0)} ℓ rows/it, ${
+          e.readRowsPerIteration.toFixed(0)
+        } rows read/it ` +
+        `in ${
+          e.readMsPerIteration.toFixed(2)
+        } ms; m ${e.subsampleSize}, G ${e.numBlocks}, L ${e.numIntegrationSteps}`,
     });
   });
   return { ...base, ...extra! };
@@ -598,6 +602,19 @@ export function printPhase(r: PhaseResult): void {
   );
 }
 
+/** How much of a file is in the page cache (`fincore`, util-linux), or "" where unavailable. */
+function _cacheNote(path: string): string {
+  try {
+    const out = new Deno.Command("fincore", { args: ["-b", "-n", "-r", "-o", "RES,SIZE", path] })
+      .outputSync();
+    if (!out.success) return "";
+    const [res, size] = new TextDecoder().decode(out.stdout).trim().split(/\s+/).map(Number);
+    return `${path}: ${_fmtBytes(res)} of ${_fmtBytes(size)} in the page cache`;
+  } catch {
+    return "";
+  }
+}
+
 function _smallHessianCostRatio(seed: string): number {
   const { data } = higgsShaped(loadCore(), { n: 200_000, seed, storage: "f32" });
   const model = new GlmModel(data, TALL_GLM);
@@ -620,7 +637,7 @@ async function _main(args: string[]): Promise<void> {
         default: "generate,scan,rows,rowscan,gather,load,ecsmem,centre,ecs",
       },
       warmup: { type: "string", default: "300" },
-      samples: { type: "string", default: "1000" },
+      samples: { type: "string", default: "5000" },
       "row-group": { type: "string", default: "100000" },
       keep: { type: "boolean" },
       json: { type: "string" },
@@ -684,6 +701,10 @@ async function _main(args: string[]): Promise<void> {
       results.push(r);
       printPhase(r);
     }
+    if (phases.has("centre") || phases.has("ecs")) {
+      const note = _cacheNote(rows);
+      if (note) console.log(note);
+    }
     if (phases.has("centre")) {
       for (const r of await centringPhases(rows, n, mem)) {
         results.push(r);
@@ -691,6 +712,8 @@ async function _main(args: string[]): Promise<void> {
       }
     }
     if (phases.has("ecs")) {
+      const note = phases.has("centre") ? _cacheNote(rows) : "";
+      if (note) console.log(note);
       w ??= _smallHessianCostRatio(values.seed!);
       const r = await ecsStreamPhase(rows, n, mem, ecs, w);
       results.push(r);
