@@ -24,9 +24,18 @@
  *   200 times: the I/O part of one HMC-ECS iteration's block refresh. The
  *   page cache is warm (the file was just written), as it stays on a machine
  *   with memory to spare; a cold cache costs one disk seek per row.
- * - `load`: `loadParquet` into a fresh core's memory (f32), the in-memory path
- *   (run last, as it holds the most memory); skipped when X would not fit in
- *   a 4 GiB wasm32 memory (n above ≈ 3·10⁷).
+ * - `load`: `loadParquet` into a fresh core's memory (f32), the in-memory path;
+ *   skipped when X would not fit in a 4 GiB wasm32 memory (n above ≈ 3·10⁷).
+ * - `centre`: a {@link ShardedGlmModel} streaming the row store (2 workers),
+ *   one `controlVariateSums` pass with B (S, A and B in one read) and one
+ *   log-likelihood + gradient pass: the full-data passes of HMC-ECS, out of
+ *   core.
+ * - `ecs`: HMC-ECS (`sample(…, { sampler: "hmc-ecs" })`, one chain) on that
+ *   streamed model: warm-up wall time and full-data pass-equivalents, then
+ *   the wall time and rows per iteration of the sampling phase, with the
+ *   time spent in `readRows` (the subsample's block refresh).
+ * - `ecsmem`: the same HMC-ECS run on a {@link GlmModel} over the data loaded
+ *   into wasm memory (f32), for comparison; skipped where `load` is.
  *
  * Peak memory is the kernel's VmHWM (/proc/self/status), reset at the start
  * of each phase through /proc/self/clear_refs; Deno only lets a script read
@@ -39,7 +48,7 @@
  */
 import { parseArgs } from "node:util";
 import { Rng } from "../random/rng.ts";
-import { INTERCEPT_NAME } from "../data/synthetic.ts";
+import { higgsShaped, INTERCEPT_NAME } from "../data/synthetic.ts";
 import type { Storage } from "../data/dataset.ts";
 import {
   loadParquet,
@@ -50,6 +59,11 @@ import {
 import { loadCore } from "../core/load.ts";
 import { openRowStore } from "../data/row_store.ts";
 import { convertTable } from "../cli/convert_command.ts";
+import { ShardedGlmModel } from "../models/sharded_glm.ts";
+import { GlmModel } from "../models/glm.ts";
+import type { Model } from "../models/model.ts";
+import { sample } from "../samplers/sample.ts";
+import { measureHessianCostRatio, passEquivalents } from "../samplers/hmc_ecs/passes.ts";
 
 /** What one phase measured. */
 export interface PhaseResult {
@@ -356,6 +370,220 @@ export function gatherPhase(
   });
 }
 
+/** Settings of the HMC-ECS phases (the same at every n). */
+export interface EcsSettings {
+  /** Warm-up iterations. */
+  numWarmup: number;
+  /** Sampling iterations. */
+  numSamples: number;
+  /** Seed. */
+  seed: number;
+}
+
+/** The model options every HMC-ECS phase uses. */
+const TALL_GLM = { family: "logistic", priorScale: 10 } as const;
+
+/**
+ * Phase `centre`: the full-data passes of HMC-ECS on the streamed row store.
+ *
+ * @param rows The row store.
+ * @param n Rows (for the record).
+ * @param mem Peak-memory bookkeeping.
+ * @param workers Shard workers (default 2).
+ * @returns Two measurements: `controlVariateSums` with B, and ℓ + ∇ℓ.
+ */
+export async function centringPhases(
+  rows: string,
+  n: number,
+  mem: PeakMemory,
+  workers = 2,
+): Promise<PhaseResult[]> {
+  const model = await ShardedGlmModel.create(rows, TALL_GLM, { workers, shardKind: "stream" });
+  try {
+    const d = model.dim, theta = new Float64Array(d).fill(0.01);
+    const a = new Float64Array(d), b = new Float64Array(d * d);
+    const cv = await runPhase(`centring S, A, B (stream, ${workers} w)`, n, mem, () => {
+      const s = model.controlVariateSums(theta, a, b);
+      return Promise.resolve({ note: `S ${s.toExponential(6)}` });
+    });
+    const g = await runPhase(`ℓ + ∇ℓ pass (stream, ${workers} w)`, n, mem, () => {
+      const ll = model.logLikelihood(theta, a);
+      return Promise.resolve({ note: `ℓ ${ll.toExponential(6)}` });
+    });
+    return [cv, g];
+  } finally {
+    model.close();
+  }
+}
+
+/** What an HMC-ECS phase measured, beyond {@link PhaseResult}. */
+export interface EcsResult extends PhaseResult {
+  /** Warm-up wall seconds (includes the subset MAP and the centrings). */
+  warmupSeconds: number;
+  /** Warm-up ℓ + ∇ℓ rows in gradient passes, and Hessian rows in full-data passes. */
+  warmupGradientPasses: number;
+  /** Warm-up Hessian rows / n. */
+  warmupHessianRowPasses: number;
+  /** Warm-up pass-equivalents, Hessian rows weighted by `hessianCostRatio`. */
+  warmupPasses: number;
+  /** w used for {@link warmupPasses}. */
+  hessianCostRatio: number;
+  /** Sampling-phase wall milliseconds per iteration. */
+  msPerIteration: number;
+  /** Sampling-phase ℓ rows per iteration (the model's counter). */
+  llRowsPerIteration: number;
+  /** Sampling-phase rows read from the store per iteration (0 in memory). */
+  readRowsPerIteration: number;
+  /** Sampling-phase milliseconds per iteration spent in `readRows`. */
+  readMsPerIteration: number;
+  /** Subsample size m and number of blocks G after warm-up. */
+  subsampleSize: number;
+  /** Blocks. */
+  numBlocks: number;
+  /** Leapfrog steps L. */
+  numIntegrationSteps: number;
+}
+
+/**
+ * One HMC-ECS chain on `model`; `model.readRows`, if there, is wrapped to
+ * count and time the rows read.
+ *
+ * @param label Phase label.
+ * @param model The model (a ShardedGlmModel or a GlmModel).
+ * @param n Rows.
+ * @param mem Peak-memory bookkeeping.
+ * @param settings Warm-up, sampling, seed.
+ * @param hessianCostRatio w for the pass-equivalents.
+ * @returns The measurement.
+ */
+export async function ecsPhase(
+  label: string,
+  model: Model,
+  n: number,
+  mem: PeakMemory,
+  settings: EcsSettings,
+  hessianCostRatio: number,
+): Promise<EcsResult> {
+  const reads = { rows: 0, ms: 0, phase: "warmup" as "warmup" | "sampling" };
+  const m = model as unknown as {
+    readRows?: (r: Int32Array, x: Float64Array, y: Float64Array) => void;
+  };
+  if (typeof m.readRows === "function") {
+    const inner = m.readRows.bind(model);
+    m.readRows = (r, x, y) => {
+      const t = performance.now();
+      inner(r, x, y);
+      if (reads.phase === "sampling") {
+        reads.ms += performance.now() - t;
+        reads.rows += r.length;
+      }
+    };
+  }
+  let extra: Omit<EcsResult, keyof PhaseResult> | undefined;
+  const base = await runPhase(label, n, mem, () => {
+    const r = sample(model, {
+      sampler: "hmc-ecs",
+      numChains: 1,
+      numWarmup: settings.numWarmup,
+      numSamples: settings.numSamples,
+      seed: settings.seed,
+      onProgress: (_c, it) => {
+        if (it === settings.numWarmup) reads.phase = "sampling";
+      },
+    });
+    const c = r.chains[0];
+    if (c.stop !== null) throw new Error(`${label}: the chain stopped: ${c.stop.reason}`);
+    const p = passEquivalents(c.cost.warmup, { numRows: n, hessianCostRatio });
+    const S = settings.numSamples, tu = c.tuning;
+    extra = {
+      warmupSeconds: c.wallTimeMs.warmup / 1000,
+      warmupGradientPasses: p.gradientPasses,
+      warmupHessianRowPasses: c.cost.warmup.numHessianRows / n,
+      warmupPasses: p.total,
+      hessianCostRatio,
+      msPerIteration: c.wallTimeMs.sampling / S,
+      llRowsPerIteration: c.cost.sampling.numLogLikRows / S,
+      readRowsPerIteration: reads.rows / S,
+      readMsPerIteration: reads.ms / S,
+      subsampleSize: Number(tu.subsampleSize),
+      numBlocks: Number(tu.numBlocks),
+      numIntegrationSteps: Number(tu.numIntegrationSteps),
+    };
+    const e = extra;
+    return Promise.resolve({
+      rowsHandled: c.cost.warmup.numLogLikRows + c.cost.sampling.numLogLikRows,
+      note: `warm-up ${e.warmupSeconds.toFixed(1)} s, ${e.warmupPasses.toFixed(2)} passes ` +
+        `(${e.warmupGradientPasses.toFixed(2)} ∇ + ${e.warmupHessianRowPasses.toFixed(2)} H × w ${
+          hessianCostRatio.toFixed(2)
+        }); sampling ${e.msPerIteration.toFixed(2)} ms/it, ` +
+        `${e.llRowsPerIteration.toFixed(0)} ℓ rows/it, ${
+          e.readRowsPerIteration.toFixed(0)
+        } rows read/it ` +
+        `in ${
+          e.readMsPerIteration.toFixed(2)
+        } ms; m ${e.subsampleSize}, G ${e.numBlocks}, L ${e.numIntegrationSteps}`,
+    });
+  });
+  return { ...base, ...extra! };
+}
+
+/**
+ * Phase `ecs`: HMC-ECS on the row store streamed by a {@link ShardedGlmModel}.
+ *
+ * @param rows The row store.
+ * @param n Rows.
+ * @param mem Peak-memory bookkeeping.
+ * @param settings Warm-up, sampling, seed.
+ * @param hessianCostRatio w for the pass-equivalents.
+ * @returns The measurement.
+ */
+export async function ecsStreamPhase(
+  rows: string,
+  n: number,
+  mem: PeakMemory,
+  settings: EcsSettings,
+  hessianCostRatio: number,
+): Promise<EcsResult> {
+  const model = await ShardedGlmModel.create(rows, TALL_GLM, { workers: 2, shardKind: "stream" });
+  try {
+    return await ecsPhase("HMC-ECS out of core", model, n, mem, settings, hessianCostRatio);
+  } finally {
+    model.close();
+  }
+}
+
+/**
+ * Phase `ecsmem`: HMC-ECS on a {@link GlmModel} over the Parquet file loaded
+ * into wasm memory (f32). The load is not timed.
+ *
+ * @param parquet The Parquet file.
+ * @param n Rows.
+ * @param mem Peak-memory bookkeeping.
+ * @param settings Warm-up, sampling, seed.
+ * @param hessianCostRatio w for the pass-equivalents.
+ * @returns The measurement.
+ */
+export async function ecsMemoryPhase(
+  parquet: string,
+  n: number,
+  mem: PeakMemory,
+  settings: EcsSettings,
+  hessianCostRatio: number,
+): Promise<EcsResult> {
+  const arena = loadCore();
+  const data = await loadParquet(arena, parquet, {
+    response: "y",
+    family: "logistic",
+    storage: "f32",
+  });
+  const model = new GlmModel(data, TALL_GLM);
+  try {
+    return await ecsPhase("HMC-ECS in memory", model, n, mem, settings, hessianCostRatio);
+  } finally {
+    model.dispose();
+  }
+}
+
 function _fmtBytes(b: number): string {
   return b >= 1e9 ? `${(b / 1e9).toFixed(2)} GB` : `${(b / 1e6).toFixed(1)} MB`;
 }
@@ -375,6 +603,29 @@ export function printPhase(r: PhaseResult): void {
   );
 }
 
+/** How much of a file is in the page cache (`fincore`, util-linux), or "" where unavailable. */
+function _cacheNote(path: string): string {
+  try {
+    const out = new Deno.Command("fincore", { args: ["-b", "-n", "-r", "-o", "RES,SIZE", path] })
+      .outputSync();
+    if (!out.success) return "";
+    const [res, size] = new TextDecoder().decode(out.stdout).trim().split(/\s+/).map(Number);
+    return `${path}: ${_fmtBytes(res)} of ${_fmtBytes(size)} in the page cache`;
+  } catch {
+    return "";
+  }
+}
+
+function _smallHessianCostRatio(seed: string): number {
+  const { data } = higgsShaped(loadCore(), { n: 200_000, seed, storage: "f32" });
+  const model = new GlmModel(data, TALL_GLM);
+  try {
+    return measureHessianCostRatio(model, { repeats: 9 });
+  } finally {
+    model.dispose();
+  }
+}
+
 async function _main(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -382,7 +633,12 @@ async function _main(args: string[]): Promise<void> {
       n: { type: "string", default: "1e4" },
       seed: { type: "string", default: "1" },
       dir: { type: "string" },
-      phases: { type: "string", default: "generate,scan,rows,rowscan,gather,load" },
+      phases: {
+        type: "string",
+        default: "generate,scan,rows,rowscan,gather,centre,ecs,load,ecsmem",
+      },
+      warmup: { type: "string", default: "300" },
+      samples: { type: "string", default: "5000" },
       "row-group": { type: "string", default: "100000" },
       keep: { type: "boolean" },
       json: { type: "string" },
@@ -396,6 +652,11 @@ async function _main(args: string[]): Promise<void> {
   }
   const rowGroupSize = Number(values["row-group"]);
   const phases = new Set(values.phases!.split(",").map((s) => s.trim()));
+  const ecs: EcsSettings = {
+    numWarmup: Number(values.warmup),
+    numSamples: Number(values.samples),
+    seed: Number(values.seed),
+  };
   const dir = values.dir ?? await Deno.makeTempDir({ prefix: "tallmc_tall_" });
   await Deno.mkdir(dir, { recursive: true });
   const mem = new PeakMemory();
@@ -403,6 +664,10 @@ async function _main(args: string[]): Promise<void> {
     `tall data in ${dir}; peak memory from ${mem.isKernelPeak ? "VmHWM" : "sampled RSS"}; ` +
       `${TALL_NUM_COLS} columns f32, row groups of ${rowGroupSize}`,
   );
+  // w (Hessian row / gradient row cost) for the pass-equivalents: a per-row
+  // compute ratio, measured once on 2·10⁵ rows in memory.
+  const w = phases.has("ecs") || phases.has("ecsmem") ? _smallHessianCostRatio(values.seed!) : 0;
+  if (w > 0) console.log(`w = t(Hessian pass) / t(gradient pass) = ${w.toFixed(2)}`);
   const results: PhaseResult[] = [];
   for (const n of ns) {
     const parquet = `${dir}/higgs_${n}.parquet`;
@@ -427,9 +692,34 @@ async function _main(args: string[]): Promise<void> {
       results.push(await gatherPhase(rows, n, mem));
       printPhase(results.at(-1)!);
     }
-    if (phases.has("load") && n * TALL_NUM_COLS * 4 + n * 8 < 3.5 * 2 ** 30) {
+    // Out of core first: memory an in-memory phase held (wasm memory is
+    // freed only when V8 collects it) would count in the later phases' peaks.
+    if (phases.has("centre") || phases.has("ecs")) {
+      const note = _cacheNote(rows);
+      if (note) console.log(note);
+    }
+    if (phases.has("centre")) {
+      for (const r of await centringPhases(rows, n, mem)) {
+        results.push(r);
+        printPhase(r);
+      }
+    }
+    if (phases.has("ecs")) {
+      const note = phases.has("centre") ? _cacheNote(rows) : "";
+      if (note) console.log(note);
+      const r = await ecsStreamPhase(rows, n, mem, ecs, w);
+      results.push(r);
+      printPhase(r);
+    }
+    const fitsWasm = n * TALL_NUM_COLS * 4 + n * 8 < 3.5 * 2 ** 30;
+    if (phases.has("load") && fitsWasm) {
       results.push(await loadPhase(parquet, n, mem));
       printPhase(results.at(-1)!);
+    }
+    if (phases.has("ecsmem") && fitsWasm) {
+      const r = await ecsMemoryPhase(parquet, n, mem, ecs, w);
+      results.push(r);
+      printPhase(r);
     }
     if (!values.keep) {
       await Deno.remove(parquet).catch(() => {});
