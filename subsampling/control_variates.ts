@@ -39,6 +39,7 @@
 import type { GlmKernels } from "../core/glm_kernels.ts";
 import { ControlVariateCache, type RowBuffer } from "../core/row_buffer.ts";
 import type { GlmModel } from "../models/glm.ts";
+import type { CostCounter } from "../models/model.ts";
 import { GatheredRows } from "./gathered_rows.ts";
 
 export { ControlVariateCache, GatheredRows };
@@ -158,6 +159,48 @@ export interface SubsampleControlVariates {
    * @internal
    */
   refreshRows(rows: RowBuffer, range: { start: number; end: number }): void;
+}
+
+/**
+ * dₖ = ℓₖ(θ) − qₖ(θ) (and, with `derivative`, rₖ = ∂dₖ/∂ηₖ) over positions
+ * [start, end) of a buffer whose cache rows are current, by the core's kernel,
+ * counted in `cv.model.cost` (k ℓ rows, and k ∇ℓ rows with rₖ): the part of
+ * `differences` every compact-cache implementation shares.
+ *
+ * @param kernels The kernels for the buffer's arena.
+ * @param cv The order and the model whose cost is counted.
+ * @param rows The buffer.
+ * @param theta Position (length d), checked by `checkTheta` once the range is non-empty.
+ * @param options Range, `derivative` (default true) and the θ check.
+ * @returns Σₖ dₖ over the range.
+ * @internal
+ */
+export function countedDifferences(
+  kernels: GlmKernels,
+  cv: { readonly order: TaylorOrder; readonly model: { readonly cost: CostCounter } },
+  rows: RowBuffer,
+  theta: Float64Array,
+  options: RowRange & { derivative?: boolean; checkTheta: (theta: Float64Array) => void },
+): number {
+  const start = options.start ?? 0, end = options.end ?? rows.capacity;
+  if (!(start >= 0 && end <= rows.capacity && start <= end)) {
+    throw new RangeError(
+      `row range [${start}, ${end}) is not inside the buffer of capacity ${rows.capacity}`,
+    );
+  }
+  const k = end - start;
+  if (k === 0) return 0;
+  options.checkTheta(theta);
+  const wantR = options.derivative ?? true;
+  const s = kernels.controlVariateDifferences(rows, theta, {
+    order: cv.order,
+    start,
+    end,
+    derivative: wantR,
+  });
+  cv.model.cost.numLogLikRows += k;
+  if (wantR) cv.model.cost.numGradRows += k;
+  return s;
 }
 
 /**
@@ -399,25 +442,10 @@ export class ControlVariates implements SubsampleControlVariates {
     theta: Float64Array,
     options: RowRange & { derivative?: boolean } = {},
   ): number {
-    const start = options.start ?? 0, end = options.end ?? rows.capacity;
-    if (!(start >= 0 && end <= rows.capacity && start <= end)) {
-      throw new RangeError(
-        `row range [${start}, ${end}) is not inside the buffer of capacity ${rows.capacity}`,
-      );
-    }
-    const k = end - start;
-    if (k === 0) return 0;
-    const m = this.model, wantR = options.derivative ?? true;
-    _checkTheta(theta, this.dim, "theta");
-    const s = this.#kernels.controlVariateDifferences(rows, theta, {
-      order: this.order,
-      start,
-      end,
-      derivative: wantR,
+    return countedDifferences(this.#kernels, this, rows, theta, {
+      ...options,
+      checkTheta: (t) => _checkTheta(t, this.dim, "theta"),
     });
-    m.cost.numLogLikRows += k;
-    if (wantR) m.cost.numGradRows += k;
-    return s;
   }
 
   /**

@@ -31,6 +31,7 @@ import { LoadedRowBuffer, type RowBuffer } from "../core/row_buffer.ts";
 import type { Rng } from "../random/rng.ts";
 import type { ExternalGlmModel } from "../models/external_glm.ts";
 import {
+  countedDifferences,
   type RowRange,
   type SubsampleControlVariates,
   type TaylorOrder,
@@ -247,25 +248,10 @@ export class ExternalControlVariates implements SubsampleControlVariates {
     theta: Float64Array,
     options: RowRange & { derivative?: boolean } = {},
   ): number {
-    const start = options.start ?? 0, end = options.end ?? rows.capacity;
-    if (!(start >= 0 && end <= rows.capacity && start <= end)) {
-      throw new RangeError(
-        `row range [${start}, ${end}) is not inside the buffer of capacity ${rows.capacity}`,
-      );
-    }
-    const k = end - start;
-    if (k === 0) return 0;
-    _checkVector(theta, this.dim, "theta");
-    const wantR = options.derivative ?? true;
-    const s = this.#kernels.controlVariateDifferences(rows, theta, {
-      order: this.order,
-      start,
-      end,
-      derivative: wantR,
+    return countedDifferences(this.#kernels, this, rows, theta, {
+      ...options,
+      checkTheta: (t) => _checkVector(t, this.dim, "theta"),
     });
-    this.model.cost.numLogLikRows += k;
-    if (wantR) this.model.cost.numGradRows += k;
-    return s;
   }
 
   /** Σₖ wₖxₖ over positions of a buffer (no row evaluations). */
