@@ -26,10 +26,9 @@
 import type { ExternalGlmModel } from "../../models/external_glm.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import { ExternalControlVariates } from "../../subsampling/external_rows.ts";
-import { pilotDifferences } from "../../subsampling/tuning.ts";
 import type { CentringSums } from "./options.ts";
 import type { ControlVariateProxy, RecenterOptions } from "./proxy.ts";
-import { perturbedEstimator, signedEstimator } from "./proxy_glm.ts";
+import { compactProxy } from "./proxy_glm.ts";
 
 /**
  * A chain's control variates for an external GLM centred at θ* (one
@@ -64,27 +63,9 @@ export function externalProxy(
   if (options.sums === undefined) {
     if (options.hessian !== undefined) cv.hessSum.set(options.hessian);
   }
-  return {
-    order: cv.order,
-    dim: cv.dim,
-    numRows: cv.numRows,
-    thetaStar: cv.thetaStar,
-    get llStarSum() {
-      return cv.llStarSum;
-    },
-    gradSum: cv.gradSum,
-    hessSum: cv.hessSum,
-    get version() {
-      return cv.version;
-    },
-    recenter(t, o = {}) {
-      if (o.hessian !== undefined) checkHessian(o.hessian);
-      cv.recenter(t, { hessian: o.hessian === undefined });
-      if (o.hessian !== undefined) cv.hessSum.set(o.hessian);
-    },
-    pilotDifferences: (thetas, rng, pilotSize) => pilotDifferences(cv, { thetas, rng, pilotSize }),
-    blockSubsample: (rng, s) => perturbedEstimator(cv, rng, s),
-    poissonSubsample: (rng, s) => signedEstimator(cv, rng, s),
-    dispose: () => cv.dispose(),
-  };
+  return compactProxy(cv, (t, o) => {
+    if (o.hessian !== undefined) checkHessian(o.hessian);
+    cv.recenter(t, { hessian: o.hessian === undefined });
+    if (o.hessian !== undefined) cv.hessSum.set(o.hessian);
+  });
 }

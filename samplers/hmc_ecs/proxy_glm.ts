@@ -85,6 +85,25 @@ export function glmProxy(
     }
   };
   setHessian(options);
+  return compactProxy(cv, (t, o) => {
+    cv.recenter(t);
+    setHessian(o);
+  });
+}
+
+/**
+ * The proxy over compact-cache control variates (in memory or external):
+ * their sums, subsamples and pilot, with `recenter` as the caller sets B.
+ *
+ * @param cv The chain's control variates.
+ * @param recenter Moves θ* and sets B as the options say.
+ * @returns The proxy; `dispose` releases `cv`.
+ * @internal
+ */
+export function compactProxy(
+  cv: SubsampleControlVariates & { dispose(): void },
+  recenter: (thetaStar: Float64Array, options: RecenterOptions) => void,
+): ControlVariateProxy {
   return {
     order: cv.order,
     dim: cv.dim,
@@ -98,10 +117,7 @@ export function glmProxy(
     get version() {
       return cv.version;
     },
-    recenter(t, o = {}) {
-      cv.recenter(t);
-      setHessian(o);
-    },
+    recenter: (t, o = {}) => recenter(t, o),
     pilotDifferences: (thetas, rng, pilotSize) => pilotDifferences(cv, { thetas, rng, pilotSize }),
     blockSubsample: (rng, s) => perturbedEstimator(cv, rng, s),
     poissonSubsample: (rng, s) => signedEstimator(cv, rng, s),
