@@ -47,6 +47,7 @@ import type { GlmData } from "../data/dataset.ts";
 import {
   assertPosition,
   type CostCounter,
+  logPosteriorAndGradient,
   newCostCounter,
   type PerRowHessianModel,
 } from "./model.ts";
@@ -371,11 +372,7 @@ export class GlmModel implements PerRowHessianModel {
 
   /** log π(θ) and its gradient. */
   logDensityAndGradient(theta: Float64Array, grad: Float64Array): number {
-    const ll = this.logLikelihood(theta, grad);
-    const priorGrad = this.#priorGrad;
-    const lp = this.logPrior(theta, priorGrad);
-    for (let j = 0; j < this.dim; j++) grad[j] += priorGrad[j];
-    return ll + lp;
+    return logPosteriorAndGradient(this, theta, grad, this.#priorGrad);
   }
 
   /** Release scratch buffers (the data set itself is not freed). */

@@ -242,6 +242,39 @@ export function hasPerRowGradients(model: Model): model is DataModel {
 }
 
 /**
+ * log π(θ) = log p(θ) + Σᵢ ℓᵢ(θ) with its gradient written into `grad`: the
+ * composition every DataModel's `logDensityAndGradient` makes.
+ *
+ * @param model The model (its `logLikelihood` with gradient, then `logPrior`).
+ * @param theta Position (length d).
+ * @param grad Output ∇ log π(θ) (length d, overwritten).
+ * @param priorGrad Scratch for ∇ log p(θ) (length d).
+ * @returns log π(θ).
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { logPosteriorAndGradient } from "./model.ts";
+ * import { NormalGammaModel } from "./normal_gamma.ts";
+ * const model = new NormalGammaModel(new Float64Array([0.1, 0.2]));
+ * const theta = new Float64Array([0, 0.5]), g = new Float64Array(2), h = new Float64Array(2);
+ * const lp = logPosteriorAndGradient(model, theta, g, new Float64Array(2));
+ * assert.equal(lp, model.logDensityAndGradient(theta, h));
+ * assert.deepEqual(g, h);
+ * ```
+ */
+export function logPosteriorAndGradient(
+  model: Pick<DataModel, "dim" | "logLikelihood" | "logPrior">,
+  theta: Float64Array,
+  grad: Float64Array,
+  priorGrad: Float64Array,
+): number {
+  const ll = model.logLikelihood(theta, grad);
+  const lp = model.logPrior(theta, priorGrad);
+  for (let j = 0; j < model.dim; j++) grad[j] += priorGrad[j];
+  return ll + lp;
+}
+
+/**
  * Check that `theta` is a Float64Array of length `dim`.
  *
  * @param theta The value to check.

@@ -55,7 +55,12 @@ import {
 } from "./_shard_worker.ts";
 import type { ExternalGlmModel } from "./external_glm.ts";
 import { type GlmFamily, GlmModel, type GlmOptions } from "./glm.ts";
-import { assertPosition, type CostCounter, newCostCounter } from "./model.ts";
+import {
+  assertPosition,
+  type CostCounter,
+  logPosteriorAndGradient,
+  newCostCounter,
+} from "./model.ts";
 
 /** Options of {@link ShardedGlmModel.create}. */
 export interface ShardedGlmOptions {
@@ -532,10 +537,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
 
   /** log π(θ) and its gradient (the same composition as GlmModel's). */
   logDensityAndGradient(theta: Float64Array, grad: Float64Array): number {
-    const ll = this.logLikelihood(theta, grad);
-    const lp = this.logPrior(theta, this.#priorGrad);
-    for (let j = 0; j < this.dim; j++) grad[j] += this.#priorGrad[j];
-    return ll + lp;
+    return logPosteriorAndGradient(this, theta, grad, this.#priorGrad);
   }
 
   /** Stop the workers, close the file and free the local buffers. Idempotent. */

@@ -44,7 +44,7 @@ import { type GlmData, glmDataRows } from "../data/dataset.ts";
 import { PassControl } from "./_pass_control.ts";
 import type { PassWorkerInit } from "./_pass_worker.ts";
 import { GlmModel } from "./glm.ts";
-import type { CostCounter, DataModel } from "./model.ts";
+import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { type ModelSpec, modelSpecOf } from "./model_spec.ts";
 
 /** Options of {@link ThreadedGlmModel.create}. */
@@ -354,10 +354,7 @@ export class ThreadedGlmModel implements DataModel {
 
   /** log π(θ) and its gradient. */
   logDensityAndGradient(theta: Float64Array, grad: Float64Array): number {
-    const ll = this.logLikelihood(theta, grad);
-    const lp = this.logPrior(theta, this.#priorGrad);
-    for (let j = 0; j < this.dim; j++) grad[j] += this.#priorGrad[j];
-    return ll + lp;
+    return logPosteriorAndGradient(this, theta, grad, this.#priorGrad);
   }
 
   /**
