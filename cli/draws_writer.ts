@@ -1,88 +1,48 @@
 /**
  * Streaming writer of a tallmc draws file (`chain,iteration,params…[,extra…]`,
- * the format `data/draws_csv.ts` reads): the header is written when the file
- * is opened and each draw as it is made, so the file is complete, valid CSV
- * whenever the run stops, with every draw made before the stop.
+ * the format `data/draws_csv.ts` reads). The file is written under a
+ * temporary name beside `--out` ({@link AtomicOutput}) and renamed into
+ * place when the run ends — completed, stopped by a chain, interrupted by a
+ * signal, or cut short by a full disk — so the target name never holds a
+ * file that is being written. Rows are written whole: when a write fails
+ * (disk full) the file is cut back to its last complete row, and the writer
+ * counts the rows, per chain, that are actually on disk.
  *
  * @module
  */
-import { dirname } from "node:path";
-import { CliUsageError } from "./args.ts";
+import { AtomicOutput } from "./safe_output.ts";
+
+export { checkWritable } from "./safe_output.ts";
 
 function _quote(name: string): string {
   return /[",\n\r]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name;
 }
 
-/**
- * Check that `path` can be written as the `--out` file, without creating or
- * changing it: its directory exists and is writable, and the path is not a
- * directory.
- *
- * @param path Absolute path.
- * @param flag The flag it came from (for messages), e.g. `"--out"`.
- * @returns Nothing.
- * @throws {CliUsageError} Naming the flag and the path.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { checkWritable } from "./draws_writer.ts";
- * assert.throws(() => checkWritable("/nonexistent-dir/x.csv", "--out"), /--out/);
- * ```
- */
-export function checkWritable(path: string, flag: string): void {
-  const dir = dirname(path);
-  let info: Deno.FileInfo | null = null;
-  try {
-    info = Deno.statSync(path);
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) {
-      throw new CliUsageError(`${flag} ${path} cannot be checked: ${(e as Error).message}`);
-    }
-  }
-  if (info?.isDirectory) {
-    throw new CliUsageError(
-      `${flag} ${path} is a directory; give a file name such as ${path}/draws.csv`,
-    );
-  }
-  try {
-    if (info !== null) {
-      Deno.openSync(path, { append: true }).close();
-      return;
-    }
-    const dinfo = Deno.statSync(dir);
-    if (!dinfo.isDirectory) throw new Error(`${dir} is not a directory`);
-    // Create and remove a probe file: the only portable writability test.
-    const probe = `${dir}/.tallmc-write-test-${Deno.pid}`;
-    Deno.writeTextFileSync(probe, "");
-    Deno.removeSync(probe);
-  } catch (e) {
-    const why = e instanceof Deno.errors.NotFound
-      ? `the directory ${dir} does not exist`
-      : e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.NotCapable
-      ? `no permission to write there`
-      : (e as Error).message;
-    throw new CliUsageError(`${flag} ${path} is not writable: ${why}`);
-  }
-}
+/** Rows queued before a write (a signal or a stop flushes them too). */
+const _BUFFER_ROWS = 1000;
 
 /** Writes draws to a file as they are made. */
 export class DrawsFileWriter {
-  readonly #file: Deno.FsFile;
+  readonly #out: AtomicOutput;
   readonly #numColumns: number;
   readonly #encoder = new TextEncoder();
   #buffer: string[] = [];
-  #numRows = 0;
+  #bufferChains: number[] = [];
+  #bytesOnDisk = 0;
+  #rowsOnDisk = 0;
+  readonly #perChain = new Map<number, number>();
+  #failure: Error | null = null;
+  #closed = false;
 
-  private constructor(file: Deno.FsFile, numColumns: number) {
-    this.#file = file;
+  private constructor(out: AtomicOutput, numColumns: number) {
+    this.#out = out;
     this.#numColumns = numColumns;
   }
 
   /**
-   * Create (truncate) the file and write the header.
+   * Create the temporary file beside `path` and write the header.
    *
-   * @param path Absolute path.
+   * @param path Absolute path of the draws file (written on {@link commit}).
    * @param columns `parameterNames` and `extraNames` (e.g. `["sign"]`).
    * @returns The writer.
    *
@@ -93,7 +53,7 @@ export class DrawsFileWriter {
    * const path = await Deno.makeTempFile({ suffix: ".csv" });
    * const w = DrawsFileWriter.open(path, { parameterNames: ["a"], extraNames: [] });
    * w.write(0, 0, [1.5], []);
-   * w.close();
+   * w.commit();
    * assert.equal(await Deno.readTextFile(path), "chain,iteration,a\n0,0,1.5\n");
    * ```
    */
@@ -101,21 +61,48 @@ export class DrawsFileWriter {
     path: string,
     columns: { parameterNames: readonly string[]; extraNames: readonly string[] },
   ): DrawsFileWriter {
-    const file = Deno.openSync(path, { write: true, create: true, truncate: true });
+    const out = AtomicOutput.create(path);
     const names = ["chain", "iteration", ...columns.parameterNames, ...columns.extraNames];
-    const w = new DrawsFileWriter(file, names.length);
+    const w = new DrawsFileWriter(out, names.length);
     w.#buffer.push(names.map(_quote).join(","));
+    w.#bufferChains.push(-1);
     w.flush();
+    if (w.#failure !== null) {
+      out.discard();
+      throw w.#failure;
+    }
     return w;
   }
 
-  /** Rows written so far (without the header). */
+  /** The path the file gets on commit. */
+  get path(): string {
+    return this.#out.target;
+  }
+
+  /** Rows queued or written so far (without the header). */
   get numRows(): number {
-    return this.#numRows;
+    return this.#rowsOnDisk + this.#bufferChains.filter((c) => c >= 0).length;
+  }
+
+  /** Rows written to disk (without the header); after a failure, those before it. */
+  get rowsOnDisk(): number {
+    return this.#rowsOnDisk;
+  }
+
+  /** Rows on disk per chain id, in chain order. */
+  get rowsOnDiskPerChain(): [chain: number, rows: number][] {
+    return [...this.#perChain.entries()].sort((a, b) => a[0] - b[0]);
+  }
+
+  /** The error of a failed write (disk full, …), or null; later rows are dropped. */
+  get failure(): Error | null {
+    return this.#failure;
   }
 
   /**
-   * Queue one draw (written whole at the next flush, every 1000 rows and on close).
+   * Queue one draw (written whole at the next flush, every 1000 rows, on a
+   * stop and on commit). After a failed write or once the file is committed
+   * or discarded, rows are dropped.
    *
    * @param chain Chain id.
    * @param iteration 0-based draw index in the chain.
@@ -128,6 +115,7 @@ export class DrawsFileWriter {
     values: ArrayLike<number>,
     extra: readonly number[],
   ): void {
+    if (this.#failure !== null || this.#closed) return;
     const cells: (number | string)[] = [chain, iteration];
     for (let j = 0; j < values.length; j++) cells.push(values[j]);
     cells.push(...extra);
@@ -135,25 +123,62 @@ export class DrawsFileWriter {
       throw new RangeError(`a draws row needs ${this.#numColumns} cells, got ${cells.length}`);
     }
     this.#buffer.push(cells.join(","));
-    this.#numRows++;
-    if (this.#buffer.length >= 1000) this.flush();
+    this.#bufferChains.push(chain);
+    if (this.#buffer.length >= _BUFFER_ROWS) this.flush();
   }
 
-  /** Write the queued rows (each row whole, newline-terminated). */
+  /**
+   * Write the queued rows. A failed write (disk full) is not thrown: the file
+   * is cut back to its last whole row, {@link failure} is set and later rows
+   * are dropped.
+   */
   flush(): void {
-    if (this.#buffer.length === 0) return;
+    if (this.#buffer.length === 0 || this.#failure !== null || this.#closed) return;
     const bytes = this.#encoder.encode(this.#buffer.join("\n") + "\n");
+    const chains = this.#bufferChains;
     this.#buffer = [];
+    this.#bufferChains = [];
+    const file = this.#out.file!;
     let off = 0;
-    while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
+    try {
+      while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+    } catch (e) {
+      this.#failure = e instanceof Error ? e : new Error(String(e));
+    }
+    // Count the whole rows that reached the file; cut a partial one.
+    let whole = 0, end = 0;
+    for (let i = 0; i < off; i++) {
+      if (bytes[i] !== 10) continue;
+      const c = chains[whole++];
+      end = i + 1;
+      if (c < 0) continue;
+      this.#rowsOnDisk++;
+      this.#perChain.set(c, (this.#perChain.get(c) ?? 0) + 1);
+    }
+    if (end < off) {
+      try {
+        file.truncateSync(this.#bytesOnDisk + end);
+        file.seekSync(this.#bytesOnDisk + end, Deno.SeekMode.Start);
+      } catch {
+        // the failure is reported already; the reader drops a cut last row
+      }
+    }
+    this.#bytesOnDisk += end;
   }
 
-  /** Flush and close the file. */
-  close(): void {
-    try {
-      this.flush();
-    } finally {
-      this.#file.close();
-    }
+  /**
+   * Flush, close and rename the file into place (also after a failed write:
+   * the whole rows on disk are kept).
+   */
+  commit(): void {
+    this.flush();
+    this.#closed = true;
+    this.#out.commit();
+  }
+
+  /** Close and remove the temporary file: the target stays as it was. */
+  discard(): void {
+    this.#closed = true;
+    this.#out.discard();
   }
 }

@@ -29,7 +29,9 @@ import {
   positiveFlag,
   resolveUserPath,
 } from "./args.ts";
-import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
+import { DrawsFileWriter } from "./draws_writer.ts";
+import { binaryKind, headBytes } from "./file_kind.ts";
+import { checkWritable, refuseSameFile } from "./safe_output.ts";
 import { formatSummary, summaryWarnings, withNaturalScales } from "./summary_table.ts";
 import {
   checkModelFlags,
@@ -184,6 +186,32 @@ function _optionValue(o: SamplerOption, raw: string | boolean): unknown {
   }
 }
 
+/**
+ * Ranges of sampler options narrower than "positive" (the registry's
+ * `"number"`), checked with the other flags, before data are read or the
+ * output is created (the samplers check them only when a chain starts).
+ */
+const _OPTION_RANGES: Record<string, { below: number; atLeastZero?: boolean }> = {
+  targetAcceptanceRate: { below: 1 },
+  stepSizeJitter: { below: 1, atLeastZero: true },
+};
+
+function _checkOptionBounds(
+  options: Record<string, unknown>,
+  description: SamplerDescription,
+): void {
+  for (const o of description.options ?? []) {
+    const range = _OPTION_RANGES[o.name];
+    const v = options[o.name];
+    if (range === undefined || typeof v !== "number") continue;
+    if (!(v < range.below)) {
+      throw new CliUsageError(
+        `--${o.flag} must be in ${range.atLeastZero ? "[0" : "(0"}, ${range.below}), got ${v}`,
+      );
+    }
+  }
+}
+
 /** Replace the library's option names in a message by the flags the user typed. */
 function _userMessage(message: string, description: SamplerDescription | null): string {
   const names: Record<string, string> = { ..._COMMON_NAMES };
@@ -334,9 +362,15 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const seed = intFlag(values.seed, { flag: "seed", default: 1, min: 0 });
   const thin = intFlag(values.thin, { flag: "thin", default: 1, min: 1 });
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: 1 }, values, false);
+  _checkOptionBounds(samplerOptions, description);
+  // Every flag is checked; now the files: --out must not be an input, by
+  // device and inode (a symlink or hard link to --data is the same file).
   const outPath = values.out === undefined ? undefined : resolveUserPath(values.out as string);
-  if (outPath !== undefined) checkWritable(outPath, "--out");
   const dataPath = resolveUserPath(values.data as string);
+  if (outPath !== undefined) {
+    refuseSameFile({ path: outPath, flag: "--out" }, [{ path: dataPath, flag: "--data" }]);
+    checkWritable(outPath, "--out");
+  }
   let dataInfo: Deno.FileInfo;
   try {
     dataInfo = await Deno.stat(dataPath);
@@ -347,6 +381,17 @@ export async function sampleCommand(args: string[]): Promise<number> {
     throw new CliUsageError(
       `--data ${dataPath} is a directory; give the path of a CSV or Parquet file`,
     );
+  }
+  if (!/\.parquet$/i.test(dataPath)) {
+    const head = headBytes(dataPath);
+    const kind = head === null ? null : binaryKind(head);
+    if (kind !== null) {
+      throw new CliUsageError(
+        `--data ${dataPath} is ${kind}, not CSV text${
+          /Parquet/.test(kind) ? "; name it with the extension .parquet to read it as Parquet" : ""
+        }`,
+      );
+    }
   }
 
   // Workers read the data in place: it must sit in a shared memory.
@@ -388,63 +433,270 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const extraNames = samplerName === "hmc-ecs" && samplerOptions.variant === "signed"
     ? ["sign"]
     : [];
-  const writer = outPath === undefined
-    ? null
-    : DrawsFileWriter.open(outPath, { parameterNames: model.parameterNames, extraNames });
+  // From here on SIGINT / SIGTERM stop the run and keep its draws.
+  const watch = await _StopWatch.start();
+  let writer: DrawsFileWriter | null = null;
+  try {
+    writer = outPath === undefined
+      ? null
+      : DrawsFileWriter.open(outPath, { parameterNames: model.parameterNames, extraNames });
+  } catch (e) {
+    watch.close();
+    throw new CliUsageError(`--out ${outPath} cannot be written: ${(e as Error).message}`);
+  }
   const bar = _progress(samplerName, Boolean(values.quiet));
-  let result: SamplingResult;
+  // Iterations done per chain (draws kept, when there is no --out).
+  const done = new Map<number, number>();
+  // In a synchronous run a callback stops the chain by throwing (the driver
+  // catches it); from a worker's message it must not throw.
+  let mayThrow = true;
+  const checkStop = () => {
+    if (writer?.failure != null) watch.trigger();
+    if (mayThrow && watch.stopped) throw new _Stopped();
+  };
+  let result: SamplingResult | null = null;
   try {
     const driver = {
       seed,
       numSamples,
       numWarmup,
-      numChains,
       thin,
-      onProgress: (chain: number, it: number, total: number) =>
-        bar.update(chain * total + it, numChains * total),
-      onDraw: writer === null
-        ? undefined
-        : (chain: number, k: number, pos: Float64Array, info: object) => {
-          const extra = extraNames.map((n) =>
-            Number((info as unknown as Record<string, unknown>)[n])
-          );
-          writer.write(chain, k, pos, extra);
-        },
+      onProgress: (chain: number, it: number, total: number) => {
+        done.set(chain, it);
+        bar.update(chain * total + it, numChains * total);
+        checkStop();
+      },
+      onDraw: writer === null ? undefined : (
+        chain: number,
+        k: number,
+        pos: Float64Array,
+        info: object,
+      ) => {
+        const extra = extraNames.map((n) =>
+          Number((info as unknown as Record<string, unknown>)[n])
+        );
+        writer!.write(chain, k, pos, extra);
+        checkStop();
+      },
     };
     if (numWorkers > 0) {
-      const parallel = await sampleParallel(model, {
+      const run = sampleParallel(model, {
         sampler: samplerName,
         ...samplerOptions,
         ...driver,
+        numChains,
         workers: numWorkers,
       });
-      if (parallel.parallel.note !== null && !values.quiet) {
-        console.error(`tallmc: note: --workers ${numWorkers}: ${parallel.parallel.note}`);
+      mayThrow = false; // the synchronous part (and any in-thread fallback) is over
+      run.catch(() => {}); // a run abandoned on a stop may fail later, unobserved
+      const parallel = await Promise.race([run, watch.promise.then(() => null)]);
+      if (parallel !== null) {
+        if (parallel.parallel.note !== null && !values.quiet) {
+          console.error(`tallmc: note: --workers ${numWorkers}: ${parallel.parallel.note}`);
+        }
+        result = parallel;
+      } else {
+        // Let draws already posted by the workers reach the file.
+        await new Promise((r) => setTimeout(r, 20));
       }
-      result = parallel;
     } else {
-      result = sampleChains({ sampler, model, ...driver });
+      result = _sampleInThread(sampler, model, numChains, driver, () => watch.stopped);
     }
   } catch (e) {
     // A chain could not start (e.g. a non-finite log density at θ₀): say
     // which columns the loader found extreme, the likely cause.
-    if (!(e instanceof RangeError || e instanceof TypeError)) throw e;
+    bar.done();
+    watch.close();
+    const kept = writer === null ? "" : _keepOrDiscard(writer);
+    if (!(e instanceof RangeError || e instanceof TypeError)) {
+      if (kept !== "") console.error(`tallmc: note: ${kept}`);
+      throw e;
+    }
     throw new CliUsageError(
       `--sampler ${samplerName} cannot start: ${_userMessage(e.message, description)}${
         _extremeColumnsHint(dataWarnings)
-      }`,
+      }${kept === "" ? "" : `; ${kept}`}`,
     );
-  } finally {
-    writer?.close();
-    bar.done();
   }
+  bar.done();
+  watch.close();
+  if (watch.stopped || result === null) {
+    return _finishStopped(writer, watch.signal, done, { numChains, numWarmup, thin });
+  }
+  let code = 0;
   console.log(
     `${samplerName}: ${numChains} chain(s) × ${result.numDraws} draws, n = ${model.numRows}, d = ${model.dim}, backend ${arena.backend}`,
   );
-  if (writer !== null) console.log(`draws written to ${outPath} (${writer.numRows} rows)`);
-  const code = _report(result, description, dataWarnings);
+  if (writer !== null) {
+    writer.commit();
+    if (writer.failure !== null) code = _reportWriteFailure(writer);
+    else console.log(`draws written to ${outPath} (${writer.rowsOnDisk} rows)`);
+  }
+  code = Math.max(code, _report(result, description, dataWarnings));
   _printSummary(result);
   return code;
+}
+
+/** Thrown by a callback to end a synchronous chain when the run is stopped. */
+class _Stopped extends Error {
+  constructor() {
+    super("the run was stopped");
+  }
+}
+
+/**
+ * SIGINT / SIGTERM, seen by a watcher worker (a synchronous sampling loop
+ * never runs this thread's listeners) and a write failure, as one stop.
+ */
+class _StopWatch {
+  readonly #flag = new Int32Array(new SharedArrayBuffer(4));
+  readonly #worker: Worker | null;
+  #failed = false;
+  #resolve: () => void = () => {};
+  /** Resolves on the first stop. */
+  readonly promise: Promise<void>;
+
+  private constructor(worker: Worker | null) {
+    this.#worker = worker;
+    this.promise = new Promise<void>((r) => (this.#resolve = r));
+  }
+
+  /** Start the watcher and wait until it listens. */
+  static async start(): Promise<_StopWatch> {
+    let worker: Worker | null = null;
+    try {
+      worker = new Worker(new URL("./signal_watcher.ts", import.meta.url), { type: "module" });
+    } catch {
+      return new _StopWatch(null); // no workers here: signals keep their default action
+    }
+    const watch = new _StopWatch(worker);
+    await new Promise<void>((ready) => {
+      worker.onmessage = (e: MessageEvent<{ type: string }>) => {
+        if (e.data.type === "ready") ready();
+        else watch.#resolve();
+      };
+      worker.onerror = (e: ErrorEvent) => {
+        e.preventDefault();
+        ready();
+      };
+      worker.postMessage(watch.#flag.buffer);
+    });
+    return watch;
+  }
+
+  /** The number of the signal received (2 SIGINT, 15 SIGTERM), or 0. */
+  get signal(): number {
+    return Atomics.load(this.#flag, 0);
+  }
+
+  /** Whether a signal came or {@link trigger} was called. */
+  get stopped(): boolean {
+    return this.#failed || this.signal !== 0;
+  }
+
+  /** Stop for a reason other than a signal (a failed write). */
+  trigger(): void {
+    this.#failed = true;
+    this.#resolve();
+  }
+
+  /** Stop listening. */
+  close(): void {
+    this.#worker?.terminate();
+  }
+}
+
+/** The chains one after another in this thread, none started after a stop. */
+function _sampleInThread(
+  sampler: Parameters<typeof sampleChains>[0]["sampler"],
+  model: GlmModel,
+  numChains: number,
+  driver: Omit<Parameters<typeof sampleChains>[0], "sampler" | "model">,
+  stopped: () => boolean,
+): SamplingResult | null {
+  let result: SamplingResult | null = null;
+  for (let c = 0; c < numChains; c++) {
+    if (stopped()) return null;
+    const r = sampleChains({ sampler, model, ...driver, chainIds: [c] });
+    if (result === null) result = r;
+    else {
+      result.chains.push(...r.chains);
+      result.draws.push(...r.draws);
+      result.numChains = result.chains.length;
+    }
+  }
+  return stopped() ? null : result;
+}
+
+/** After a run that failed: keep the draws it wrote (renamed into place), or remove the file. */
+function _keepOrDiscard(writer: DrawsFileWriter): string {
+  writer.flush();
+  if (writer.rowsOnDisk === 0) {
+    writer.discard();
+    return "";
+  }
+  writer.commit();
+  return `the ${writer.rowsOnDisk} draws made before are in ${writer.path}`;
+}
+
+function _perChain(rows: [number, number][]): string {
+  if (rows.length === 0) return "no draws";
+  return rows.map(([c, n]) => `chain ${c}: ${n}`).join(", ");
+}
+
+/** Report a failed write of --out (disk full): the rows on disk; exit code 2. */
+function _reportWriteFailure(writer: DrawsFileWriter): number {
+  const e = writer.failure!;
+  const why = /no space left|os error 28|ENOSPC/i.test(e.message)
+    ? "the disk is full"
+    : `writing failed (${e.message})`;
+  console.error(
+    `tallmc: error: --out ${writer.path}: ${why}; the file holds the ${writer.rowsOnDisk} ` +
+      `draws written before (${
+        _perChain(writer.rowsOnDiskPerChain)
+      }), ending on a whole row; the run was stopped`,
+  );
+  return 2;
+}
+
+/** A run ended by a signal or a failed write: keep what was made, say so, exit code. */
+function _finishStopped(
+  writer: DrawsFileWriter | null,
+  signal: number,
+  done: Map<number, number>,
+  plan: { numChains: number; numWarmup: number; thin: number },
+): number {
+  if (writer !== null) {
+    try {
+      writer.commit();
+    } catch (e) {
+      console.error(
+        `tallmc: error: --out ${writer.path}: cannot rename the draws into place: ${
+          (e as Error).message
+        }`,
+      );
+      return 2;
+    }
+  }
+  if (writer?.failure != null) {
+    const code = _reportWriteFailure(writer);
+    if (signal === 0) return code;
+  }
+  if (signal === 0) return 2;
+  const name = signal === 2 ? "SIGINT" : signal === 15 ? "SIGTERM" : `signal ${signal}`;
+  const onDisk = new Map(writer?.rowsOnDiskPerChain ?? []);
+  const perChain: [number, number][] = Array.from({ length: plan.numChains }, (_, c) => {
+    if (writer !== null) return [c, onDisk.get(c) ?? 0];
+    const it = done.get(c) ?? 0;
+    return [c, it > plan.numWarmup ? Math.ceil((it - plan.numWarmup) / plan.thin) : 0];
+  });
+  const total = perChain.reduce((s, [, n]) => s + n, 0);
+  console.error(
+    `tallmc: stopped by ${name}: ${total} draws kept (${_perChain(perChain)})${
+      writer !== null ? ` in ${writer.path}, ending on a whole row` : ""
+    }`,
+  );
+  return 128 + signal;
 }
 
 /** "; column "x" has extreme values: standardise it" from the loader's warnings, or "". */
