@@ -30,6 +30,8 @@ import { openParquetRows, type ParquetRowChunk, writeParquet } from "../data/par
 import { fingerprintFile, writeRowStore } from "../data/row_store.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
+import { binaryKind, headBytes } from "./file_kind.ts";
+import { AtomicOutput, checkWritable, isSameFile, refuseSameFile } from "./safe_output.ts";
 
 /** The `convert --help` text. */
 export const CONVERT_HELP = `Usage: tallmc convert IN OUT --response COL [options]
@@ -72,6 +74,12 @@ export interface ConvertOptions {
   rowGroupSize?: number;
   /** A row store's X starts with a column of ones (default true; tables never hold it). */
   intercept?: boolean;
+  /**
+   * Told the temporary file the output is written to (beside it, renamed
+   * into place when complete), then null once it is renamed or removed: a
+   * caller that is stopped meanwhile removes it.
+   */
+  onTempFile?: (path: string | null) => void;
 }
 
 /** What {@link convertTable} wrote. */
@@ -132,8 +140,22 @@ export async function convertTable(
       } must end in .parquet, .csv or .rows (the format is taken from the extension)`,
     );
   }
-  if (resolveUserPath(input) === resolveUserPath(output)) {
-    throw new RangeError(`the output is the input file ${input}; give another path`);
+  if (isSameFile(input, output) || resolveUserPath(input) === resolveUserPath(output)) {
+    throw new RangeError(
+      `the output ${output} is the input file ${input} (compared by device and inode, so ` +
+        `also through a symlink or a hard link); writing it would destroy the input; give another path`,
+    );
+  }
+  if (_format(input) === "csv") {
+    const head = headBytes(input);
+    const kind = head === null ? null : binaryKind(head);
+    if (kind !== null) {
+      throw new RangeError(
+        `the input ${input} is ${kind}, not CSV text${
+          /Parquet/.test(kind) ? "; name it with the extension .parquet to read it as Parquet" : ""
+        }`,
+      );
+    }
   }
   const storage = options.storage ?? "f64";
   const rowGroupSize = options.rowGroupSize ?? 100_000;
@@ -149,9 +171,24 @@ export async function convertTable(
     : await openCsvRows(input, { ...loadOptions, chunkRows: rowGroupSize });
   const columnNames = rows.columnNames;
   let numRows = 0, numBytes = 0;
+  // Written beside the target under a temporary name (with the same
+  // extension), renamed into place when complete: a failed or killed
+  // conversion never leaves a partial file under the output's name.
+  let atomic: AtomicOutput;
+  try {
+    atomic = AtomicOutput.create(output, `.${outFormat}`);
+  } catch (e) {
+    rows.close();
+    throw e;
+  }
+  atomic.file?.close();
+  atomic.file = null;
+  const tmp = atomic.tempPath;
+  options.onTempFile?.(atomic.tempPath);
+  let complete = false;
   try {
     if (outFormat === "parquet") {
-      const r = await writeParquet(output, rows, {
+      const r = await writeParquet(tmp, rows, {
         columnNames,
         responseName: rows.responseName,
         storage,
@@ -161,7 +198,7 @@ export async function convertTable(
       numBytes = r.numBytes;
     } else if (outFormat === "rows") {
       const source = await fingerprintFile(input);
-      const header = await writeRowStore(output, rows, {
+      const header = await writeRowStore(tmp, rows, {
         numCols: columnNames.length,
         storage,
         columnNames: [...columnNames],
@@ -169,18 +206,20 @@ export async function convertTable(
         source,
       });
       numRows = header.numRows;
-      numBytes = (await Deno.stat(output)).size;
+      numBytes = (await Deno.stat(tmp)).size;
     } else {
-      try {
-        numRows = await _writeCsv(output, rows, rows.responseName, columnNames);
-      } catch (e) {
-        await Deno.remove(output).catch(() => {});
-        throw e;
-      }
-      numBytes = (await Deno.stat(output)).size;
+      numRows = await _writeCsv(tmp, rows, rows.responseName, columnNames);
+      numBytes = (await Deno.stat(tmp)).size;
     }
+    atomic.commit();
+    complete = true;
   } finally {
     rows.close();
+    if (!complete) {
+      atomic.discard();
+      await Deno.remove(`${atomic.tempPath}.partial`).catch(() => {});
+    }
+    options.onTempFile?.(null);
   }
   return { numRows, columnNames, numBytes, warnings: rows.warnings };
 }
@@ -278,10 +317,42 @@ export async function convertCommand(args: string[]): Promise<number> {
       "--no-intercept applies to .rows output only (tables never hold the intercept column)",
     );
   }
+  refuseSameFile({ path: output, flag: "the output" }, [{ path: input, flag: "input" }]);
+  checkWritable(output, "the output");
+  // A signal removes the temporary file: the output is never left half-written.
+  let temp: string | null = null;
+  const onSignal = (name: string, code: number) => () => {
+    if (temp !== null) {
+      try {
+        Deno.removeSync(temp);
+      } catch {
+        // not created yet, or gone
+      }
+      try {
+        Deno.removeSync(`${temp}.partial`);
+      } catch {
+        // only a row store writes one
+      }
+    }
+    console.error(`tallmc: stopped by ${name}: ${output} was not written`);
+    Deno.exit(code);
+  };
+  const listeners: [Deno.Signal, () => void][] = [
+    ["SIGINT", onSignal("SIGINT", 130)],
+    ["SIGTERM", onSignal("SIGTERM", 143)],
+  ];
+  for (const [sig, f] of listeners) {
+    try {
+      Deno.addSignalListener(sig, f);
+    } catch {
+      // a platform without this signal
+    }
+  }
   const t0 = performance.now();
   let r: ConvertResult;
   try {
     r = await convertTable(input, output, {
+      onTempFile: (path) => (temp = path),
       response: values.response as string,
       columns: values.columns === undefined
         ? undefined
@@ -295,6 +366,14 @@ export async function convertCommand(args: string[]): Promise<number> {
     if (!(e instanceof Error)) throw e;
     const msg = e.message;
     throw new CliUsageError(msg.includes(input) || msg.includes(output) ? msg : `${input}: ${msg}`);
+  } finally {
+    for (const [sig, f] of listeners) {
+      try {
+        Deno.removeSignalListener(sig, f);
+      } catch {
+        // never added
+      }
+    }
   }
   for (const w of r.warnings) console.error(`tallmc: warning: ${w}`);
   console.log(
