@@ -91,9 +91,7 @@ export function refuseSameFile(
 ): void {
   const out = _identity(output.path);
   for (const input of inputs) {
-    const same = out === null
-      ? output.path === input.path
-      : isSameFile(output.path, input.path);
+    const same = out === null ? output.path === input.path : isSameFile(output.path, input.path);
     if (!same) continue;
     const how = out !== null && out.real !== output.path
       ? ` (through a symlink to ${out.real})`

@@ -3,14 +3,20 @@
  *
  * Order of work, so that nothing the user made is lost and bad input fails
  * before any cost: parse and check every flag (the sampler's own flags come
- * from its registry description) → refuse sizes whose memory would not fit →
- * check `--out` is writable → load the data and build the sampler → open
- * `--out` and stream each draw to it as it is made → report divergences and
- * early stops → print the summary (a failure there cannot lose the draws).
+ * from its registry description, with their ranges) → refuse sizes whose
+ * memory would not fit → refuse an `--out` that is the `--data` file (device
+ * and inode) and check it is writable → load the data and build the sampler
+ * → stream each draw to a temporary file beside `--out` → rename it into
+ * place (also when a chain stopped, on SIGINT / SIGTERM, or when the disk is
+ * full, with the whole rows on disk) → report divergences and early stops →
+ * print the summary (a failure there cannot lose the draws). A run that
+ * cannot start leaves `--out` as it was. See docs/cli_files.md.
  *
  * Exit codes: 0 when every chain ran to the end (divergent transitions, if
- * any, are reported as Stan does), 2 for bad flags or data, or when a chain
- * stopped early (the draws before the stop are in `--out`).
+ * any, are reported as Stan does), 2 for bad flags or data, when a chain
+ * stopped early (the draws before the stop are in `--out`) or when `--out`
+ * could not be written in full (disk full; the rows on disk are said),
+ * 130 / 143 after SIGINT / SIGTERM (every draw made is in `--out`).
  *
  * @module
  */
@@ -127,7 +133,8 @@ export function sampleHelp(): string {
     "                      one per core, at most one per chain; 0 = this thread); draws are",
     "                      identical for every N",
     "  --seed N            random seed (default 1)",
-    "  --out FILE          draws as CSV (chain,iteration,params…), written as they are made;",
+    "  --out FILE          draws as CSV (chain,iteration,params…), written as they are made",
+    "                      beside FILE and renamed to it when the run ends or is stopped;",
     "                      σ and φ as log_sigma and log_phi (the summary adds sigma and phi)",
     "  --columns A,B,…     covariates to use (default: all but the response)",
     "  --no-intercept      do not prepend an intercept column",
@@ -157,8 +164,10 @@ export function sampleHelp(): string {
   }
   lines.push(
     "",
-    "Exit codes: 0 ok; 2 bad flags or data, or a chain stopped early (its draws before",
-    "the stop are in --out). Divergent transitions are counted and reported, as in Stan.",
+    "Exit codes: 0 ok; 2 bad flags or data, a chain stopped early (its draws before",
+    "the stop are in --out) or a full disk (the whole rows on disk are kept and counted);",
+    "130 / 143 on SIGINT / SIGTERM (every draw made is kept; the counts are printed).",
+    "Divergent transitions are counted and reported, as in Stan.",
   );
   return lines.join("\n");
 }

@@ -23,6 +23,8 @@ import { mcseQuantile } from "../diagnostics/mcse.ts";
 import { rhatBasic } from "../diagnostics/rhat.ts";
 import { summarize, summaryToCsv } from "../diagnostics/summary.ts";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
+import { binaryKind } from "./file_kind.ts";
+import { isSameFile } from "./safe_output.ts";
 import {
   type BasicColumns,
   formatSummary,
@@ -41,7 +43,11 @@ for every parameter whose diagnostics call for one (R-hat > 1.01, ESS below
 
 Reads the draws files "tallmc sample" writes, a plain draws CSV (one column
 per parameter, optional chain column) and CmdStan's output CSV; several files
-(CmdStan writes one per chain) are read as consecutive chains. CmdStan's
+(CmdStan writes one per chain) are read as consecutive chains. The file of an
+interrupted run is read with a warning: a last row cut mid-way is dropped and
+chains of unequal length are cut to the shortest. A data file (whole-number
+columns), a binary file (Parquet, a row store) or one file given twice is
+refused. CmdStan's
 divergent__ transitions are counted. Signed HMC-ECS draws (a "sign" column)
 get the sign-corrected mean and sd (Dang et al. 2019, eq. 17). A log_sigma or
 log_phi column (σ, φ sampled on the log scale) gets a sigma or phi row too:
@@ -96,21 +102,49 @@ export async function summaryCommand(args: string[]): Promise<number> {
   }
   const digits = intFlag(values.digits, { flag: "digits", default: 3, min: 1, max: 17 });
   const paths = positionals.map(resolveUserPath);
+  // One file given twice (or through a link) would count its draws as two chains.
+  for (let i = 0; i < paths.length; i++) {
+    for (let j = 0; j < i; j++) {
+      if (paths[i] === paths[j] || isSameFile(paths[i], paths[j])) {
+        throw new CliUsageError(
+          `${paths[i]} is given twice (the same file as ${paths[j]}, compared by device and ` +
+            `inode): its draws would count as two chains; give each draws file once`,
+        );
+      }
+    }
+  }
   const texts: string[] = [];
   for (const path of paths) {
+    let bytes: Uint8Array;
     try {
-      texts.push(await Deno.readTextFile(path));
+      bytes = await Deno.readFile(path);
     } catch (e) {
       throw new CliUsageError(`cannot read ${path}: ${(e as Error).message}`);
     }
+    const kind = binaryKind(bytes);
+    if (kind !== null) {
+      throw new CliUsageError(
+        `${path} is ${kind}, not a draws CSV; summary reads the --out file of tallmc sample, ` +
+          `a plain draws CSV or CmdStan's output CSV`,
+      );
+    }
+    texts.push(new TextDecoder().decode(bytes));
   }
   let table;
   try {
-    table = parseDrawsCsv(texts, { sources: paths });
+    table = parseDrawsCsv(texts, { sources: paths, interrupted: true });
   } catch (e) {
     const msg = (e as Error).message;
     throw new CliUsageError(paths.some((p) => msg.includes(p)) ? msg : `${paths[0]}: ${msg}`);
   }
+  const dataColumn = _dataLikeColumn(table);
+  if (dataColumn !== null) {
+    throw new CliUsageError(
+      `${paths[0]} looks like a data file, not draws: ${dataColumn}; summary reads the ` +
+        `--out file of tallmc sample (give a data file to "tallmc sample --data")`,
+    );
+  }
+  for (const w of table.warnings ?? []) console.error(`tallmc: warning: ${w}`);
   const signs = table.extra.sign;
   const { draws, names } = withNaturalScales(table.draws, table.parameterNames);
   const rows = summarize(draws, names, signs ? { signs } : {});
@@ -140,6 +174,34 @@ export async function summaryCommand(args: string[]): Promise<number> {
     console.error(`tallmc: warning: ${w}`);
   }
   return 0;
+}
+
+/**
+ * A column of a plain table (no chain or iteration column) whose values
+ * are all whole numbers, with at least two distinct values: a response or a
+ * count covariate, which draws of continuous parameters never are. Returns
+ * its description, or null.
+ */
+function _dataLikeColumn(table: ReturnType<typeof parseDrawsCsv>): string | null {
+  if (table.format !== "plain" || table.draws.length !== 1) return null;
+  const chain = table.draws[0];
+  for (let j = 0; j < chain.length; j++) {
+    const v = chain[j];
+    if (v.length < 2) continue;
+    const seen = new Set<number>();
+    let whole = true;
+    for (let i = 0; i < v.length && whole; i++) {
+      whole = Number.isInteger(v[i]);
+      if (seen.size < 3) seen.add(v[i]);
+    }
+    if (whole && seen.size >= 2) {
+      const shown = [...seen].sort((a, b) => a - b).slice(0, 2).join(", ");
+      return `column ${JSON.stringify(table.parameterNames[j])} holds only whole numbers (${shown}${
+        seen.size > 2 ? ", …" : ""
+      }) in all ${v.length} rows, as a response or a count does and posterior draws never do`;
+    }
+  }
+  return null;
 }
 
 function _csv(rows: Parameters<typeof summaryToCsv>[0], basic?: BasicColumns[]): string {

@@ -23,7 +23,9 @@
  * Cells may be NaN, NA or ±Inf (a diverged run; the summary reports them);
  * empty or non-numeric cells, ragged rows, duplicate columns and unequal
  * chains are refused with a RangeError or TypeError naming the source, the
- * line, the column and the value.
+ * line, the column and the value — except that with `interrupted: true` (an
+ * interrupted run's file) a cut last row is dropped and unequal chains are
+ * cut to the shortest, each said in `warnings`.
  *
  * @module
  */
@@ -43,6 +45,26 @@ export interface DrawsTable {
   format?: "tallmc" | "plain" | "cmdstan";
   /** The chain ids of the file(s), one per chain (set by {@link parseDrawsCsv}). */
   chainIds?: number[];
+  /**
+   * What {@link parseDrawsCsv} dropped to read an interrupted run's file (a
+   * row cut mid-way, chains cut to the shortest), one sentence each; absent
+   * when nothing was dropped.
+   */
+  warnings?: string[];
+}
+
+/** Options of {@link parseDrawsCsv}. */
+export interface ParseDrawsOptions {
+  /** A name per text (e.g. the file path) that prefixes error messages. */
+  sources?: readonly string[];
+  /**
+   * Read an interrupted run's file (default false: refuse it): a last row
+   * cut mid-way (the text does not end with a newline and the row is short,
+   * or it is tallmc's own format, whose writer ends every row with one) is
+   * dropped, and chains of unequal length are cut to the shortest; each
+   * drop is described in `warnings`.
+   */
+  interrupted?: boolean;
 }
 
 function _quote(name: string): string {
@@ -149,9 +171,11 @@ interface _Parsed {
   extraNames: string[];
   /** chain id → [per-parameter values, per-extra values] */
   chains: Map<number, { params: number[][]; extra: number[][] }>;
+  /** A description of the cut last row that was dropped, or null. */
+  cutRow: string | null;
 }
 
-function _parseOne(text: string, source: string): _Parsed {
+function _parseOne(text: string, source: string, interrupted: boolean): _Parsed {
   const label = source === "" ? "" : `${source}: `;
   if (typeof text !== "string") {
     throw new TypeError(`${label}the draws must be CSV text (a string), got ${typeof text}`);
@@ -217,9 +241,33 @@ function _parseOne(text: string, source: string): _Parsed {
   let inWarmup = format === "cmdstan" && saveWarmup &&
     lines.some((l) => /^#\s*Adaptation terminated/.test(l));
   let numRows = 0;
+  // Without a final newline the last line may be a row cut mid-way.
+  let lastLine = lines.length - 1;
+  while (lastLine >= headerLine && lines[lastLine].trim() === "") lastLine--;
+  const mayBeCut = interrupted && lastLine >= headerLine && lastLine === lines.length - 1 &&
+    !lines[lastLine].startsWith("#");
+  let cutRow: string | null = null;
   for (li = headerLine; li < lines.length; li++) {
     const line = lines[li];
     if (line.trim() === "") continue;
+    if (mayBeCut && li === lastLine) {
+      let cells: string[] | null = null;
+      try {
+        cells = _splitLine(line, "");
+      } catch {
+        // an unclosed quote: cut
+      }
+      const bad = cells === null || cells.length !== header.length || format === "tallmc" ||
+        cells.some((c) => c.trim() === "");
+      if (bad) {
+        cutRow =
+          `${label}line ${li + 1} is cut mid-row (${
+            cells?.length ?? 0
+          } of ${header.length} fields, no final newline): it was dropped and the ${numRows} ` +
+          `complete rows before it are read`;
+        break;
+      }
+    }
     if (line.startsWith("#")) {
       if (/^#\s*Adaptation terminated/.test(line)) inWarmup = false;
       continue;
@@ -294,6 +342,7 @@ function _parseOne(text: string, source: string): _Parsed {
     parameterNames: paramIdx.map((j) => header[j]),
     extraNames: extraIdx.map((j) => header[j]),
     chains,
+    cutRow,
   };
 }
 
@@ -305,11 +354,13 @@ function _parseOne(text: string, source: string): _Parsed {
  *
  * @param text The CSV text, or one text per file.
  * @param options `sources`: a name per text (e.g. the file path) that
- *   prefixes error messages.
+ *   prefixes error messages; `interrupted`: read an interrupted run's file
+ *   (a cut last row dropped, chains cut to the shortest, both in `warnings`).
  * @returns The draws per chain and parameter; `sign` and CmdStan's sampler
- *   columns in `extra`; the detected `format` and the `chainIds`.
+ *   columns in `extra`; the detected `format`, the `chainIds` and any `warnings`.
  * @throws {RangeError} On an empty file, a header without draws, a ragged row,
- *   duplicate or mismatched columns, or chains of unequal length.
+ *   duplicate or mismatched columns, or chains of unequal length (unless
+ *   `interrupted`).
  * @throws {TypeError} On a non-numeric or empty cell (naming line, column and
  *   value), or input that is not text.
  *
@@ -332,7 +383,7 @@ function _parseOne(text: string, source: string): _Parsed {
  */
 export function parseDrawsCsv(
   text: string | readonly string[],
-  options: { sources?: readonly string[] } = {},
+  options: ParseDrawsOptions = {},
 ): DrawsTable {
   const texts = typeof text === "string" ? [text] : text;
   if (!Array.isArray(texts)) {
@@ -345,9 +396,11 @@ export function parseDrawsCsv(
       `options.sources must name every text (${texts.length}), got ${sources.length}`,
     );
   }
+  const interrupted = options.interrupted ?? false;
   const parsed = texts.map((t, k) =>
-    _parseOne(t, sources[k] ?? (texts.length > 1 ? `text ${k + 1}` : ""))
+    _parseOne(t, sources[k] ?? (texts.length > 1 ? `text ${k + 1}` : ""), interrupted)
   );
+  const warnings = parsed.flatMap((p) => p.cutRow === null ? [] : [p.cutRow]);
   const first = parsed[0];
   const source = (k: number) => sources[k] ?? `text ${k + 1}`;
   for (let k = 1; k < parsed.length; k++) {
@@ -393,12 +446,35 @@ export function parseDrawsCsv(
     }
   });
   const short = lengths.find((l) => l.n !== lengths[0].n);
-  if (short !== undefined) {
+  if (short !== undefined && interrupted) {
+    const n = Math.min(...lengths.map((l) => l.n));
+    const dropped = lengths.filter((l) => l.n > n).map((l) =>
+      `the last ${l.n - n} draws of ${l.what}`
+    );
+    warnings.push(
+      `the chains have unequal lengths (${
+        lengths.map((l) => `${l.what}: ${l.n}`).join(", ")
+      } draws), as an interrupted run leaves them; each is cut to the shortest, ${n} draws: ` +
+        `dropped ${dropped.join(", ")}`,
+    );
+    for (let c = 0; c < draws.length; c++) {
+      if (draws[c][0].length === n) continue;
+      draws[c] = draws[c].map((v) => v.slice(0, n));
+      for (const name of first.extraNames) extra[name][c] = extra[name][c].slice(0, n);
+    }
+  } else if (short !== undefined) {
     throw new RangeError(
       `chains must be equally long, got ${lengths[0].n} draws in ${
         lengths[0].what
       } and ${short.n} in ${short.what}`,
     );
   }
-  return { parameterNames: first.parameterNames, draws, extra, format: first.format, chainIds };
+  return {
+    parameterNames: first.parameterNames,
+    draws,
+    extra,
+    format: first.format,
+    chainIds,
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }
