@@ -538,7 +538,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
   );
   if (writer !== null) {
     writer.commit();
-    if (writer.failure !== null) code = _reportWriteFailure(writer);
+    if (writer.failure !== null) code = _reportWriteFailure(writer, numChains);
     else console.log(`draws written to ${outPath} (${writer.rowsOnDisk} rows)`);
   }
   code = Math.max(code, _report(result, description, dataWarnings));
@@ -648,13 +648,15 @@ function _keepOrDiscard(writer: DrawsFileWriter): string {
   return `the ${writer.rowsOnDisk} draws made before are in ${writer.path}`;
 }
 
-function _perChain(rows: [number, number][]): string {
-  if (rows.length === 0) return "no draws";
-  return rows.map(([c, n]) => `chain ${c}: ${n}`).join(", ");
+/** "chain 0: 120, chain 1: 0, …" for every chain of the run. */
+function _perChain(rows: [number, number][], numChains: number): string {
+  const counts = new Map(rows);
+  return Array.from({ length: numChains }, (_, c) => `chain ${c}: ${counts.get(c) ?? 0}`)
+    .join(", ");
 }
 
 /** Report a failed write of --out (disk full): the rows on disk; exit code 2. */
-function _reportWriteFailure(writer: DrawsFileWriter): number {
+function _reportWriteFailure(writer: DrawsFileWriter, numChains: number): number {
   const e = writer.failure!;
   const why = /no space left|os error 28|ENOSPC/i.test(e.message)
     ? "the disk is full"
@@ -662,7 +664,7 @@ function _reportWriteFailure(writer: DrawsFileWriter): number {
   console.error(
     `tallmc: error: --out ${writer.path}: ${why}; the file holds the ${writer.rowsOnDisk} ` +
       `draws written before (${
-        _perChain(writer.rowsOnDiskPerChain)
+        _perChain(writer.rowsOnDiskPerChain, numChains)
       }), ending on a whole row; the run was stopped`,
   );
   return 2;
@@ -688,20 +690,20 @@ function _finishStopped(
     }
   }
   if (writer?.failure != null) {
-    const code = _reportWriteFailure(writer);
+    const code = _reportWriteFailure(writer, plan.numChains);
     if (signal === 0) return code;
   }
   if (signal === 0) return 2;
   const name = signal === 2 ? "SIGINT" : signal === 15 ? "SIGTERM" : `signal ${signal}`;
-  const onDisk = new Map(writer?.rowsOnDiskPerChain ?? []);
-  const perChain: [number, number][] = Array.from({ length: plan.numChains }, (_, c) => {
-    if (writer !== null) return [c, onDisk.get(c) ?? 0];
-    const it = done.get(c) ?? 0;
-    return [c, it > plan.numWarmup ? Math.ceil((it - plan.numWarmup) / plan.thin) : 0];
-  });
+  const perChain: [number, number][] = writer !== null
+    ? writer.rowsOnDiskPerChain
+    : [...done.entries()].map(([c, it]) => [
+      c,
+      it > plan.numWarmup ? Math.ceil((it - plan.numWarmup) / plan.thin) : 0,
+    ]);
   const total = perChain.reduce((s, [, n]) => s + n, 0);
   console.error(
-    `tallmc: stopped by ${name}: ${total} draws kept (${_perChain(perChain)})${
+    `tallmc: stopped by ${name}: ${total} draws kept (${_perChain(perChain, plan.numChains)})${
       writer !== null ? ` in ${writer.path}, ending on a whole row` : ""
     }`,
   );

@@ -73,7 +73,9 @@ function _assertCompleteDraws(path: string): ReturnType<typeof parseDrawsCsv> {
 const SAMPLE = ["sample", "--family", "logistic", "--response", "y", "--quiet"];
 
 Deno.test("files: --out that is the --data file, by any name, is refused before anything is opened", async (t) => {
-  Deno.symlinkSync(data, `${dir}/link.csv`);
+  // ln(1): Deno.symlinkSync needs unscoped write permission, which tests do not have.
+  const ln = await new Deno.Command("ln", { args: ["-s", data, `${dir}/link.csv`] }).output();
+  assert.equal(ln.code, 0);
   Deno.linkSync(data, `${dir}/hard.csv`);
   const before = await _hash(data);
   for (
@@ -136,7 +138,11 @@ Deno.test("files: a run that fails leaves an existing --out as it was", async (t
       /--step-size-jitter must be in \[0, 1\), got 1/,
     ],
     ["an unknown response column", ["--response", "nope"], /nope/],
-    ["a run that cannot start (a non-finite start)", ["--prior-scale", "1e-320"], /./],
+    [
+      "a run that cannot start (a non-finite start)",
+      ["--prior-scale", "1e-320"],
+      /--sampler hmc cannot start: log density at the initial position must be finite/,
+    ],
   ];
   for (const [name, extra, pattern] of cases) {
     await t.step(name, async () => {
@@ -398,8 +404,7 @@ for (
     assert.equal(counts.get(0) ?? 0, Number(m[2]));
     assert.equal(counts.get(1) ?? 0, Number(m[3]));
     assert.equal(Number(m[1]), Number(m[2]) + Number(m[3]));
-    // Rows beyond whole buffers were flushed at the signal.
-    assert.ok(Number(m[1]) % 1000 !== 0 || Number(m[1]) === 0, `only whole buffers: ${m[1]}`);
+    assert.ok(Number(m[1]) >= 1000, `${m[1]} draws: fewer than were on disk at the signal`);
     assert.equal(await _hash(data), h);
     _assertNoTempFiles(dir);
     // summary reads the interrupted run's file.
@@ -412,11 +417,14 @@ for (
 /** Whether a tmpfs can be mounted here (root on Linux with mount(8)). */
 function _canMountTmpfs(): string | null {
   if (Deno.build.os !== "linux") return "not Linux";
-  if (Deno.uid() !== 0) return "not running as root (mounting a tmpfs needs root)";
   try {
+    const id = new Deno.Command("id", { args: ["-u"], stdout: "piped" }).outputSync();
+    if (new TextDecoder().decode(id.stdout).trim() !== "0") {
+      return "not running as root (mounting a tmpfs needs root)";
+    }
     Deno.statSync("/bin/mount");
   } catch {
-    return "no /bin/mount";
+    return "no id(1) or mount(8)";
   }
   return null;
 }
