@@ -77,10 +77,10 @@ export function isSameFile(a: string, b: string): boolean {
  * import { refuseSameFile } from "./safe_output.ts";
  * const dir = Deno.makeTempDirSync();
  * Deno.writeTextFileSync(`${dir}/d.csv`, "y\n1\n");
- * Deno.symlinkSync(`${dir}/d.csv`, `${dir}/link.csv`);
+ * Deno.linkSync(`${dir}/d.csv`, `${dir}/link.csv`);
  * assert.throws(
  *   () => refuseSameFile({ path: `${dir}/link.csv`, flag: "--out" }, [{ path: `${dir}/d.csv`, flag: "--data" }]),
- *   /--out .*link\.csv is the --data file/,
+ *   /--out .*link\.csv is the --data file .*a hard link to it/,
  * );
  * Deno.removeSync(dir, { recursive: true });
  * ```

@@ -53,20 +53,6 @@ export interface DrawsTable {
   warnings?: string[];
 }
 
-/** Options of {@link parseDrawsCsv}. */
-export interface ParseDrawsOptions {
-  /** A name per text (e.g. the file path) that prefixes error messages. */
-  sources?: readonly string[];
-  /**
-   * Read an interrupted run's file (default false: refuse it): a last row
-   * cut mid-way (the text does not end with a newline and the row is short,
-   * or it is tallmc's own format, whose writer ends every row with one) is
-   * dropped, and chains of unequal length are cut to the shortest; each
-   * drop is described in `warnings`.
-   */
-  interrupted?: boolean;
-}
-
 function _quote(name: string): string {
   return /[",\n\r]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name;
 }
@@ -354,8 +340,11 @@ function _parseOne(text: string, source: string, interrupted: boolean): _Parsed 
  *
  * @param text The CSV text, or one text per file.
  * @param options `sources`: a name per text (e.g. the file path) that
- *   prefixes error messages; `interrupted`: read an interrupted run's file
- *   (a cut last row dropped, chains cut to the shortest, both in `warnings`).
+ *   prefixes error messages; `interrupted` (default false): read an
+ *   interrupted run's file — a last row cut mid-way (no final newline, and
+ *   the row short or in tallmc's format, whose writer ends every row with
+ *   one) is dropped and chains of unequal length are cut to the shortest,
+ *   each drop said in `warnings`.
  * @returns The draws per chain and parameter; `sign` and CmdStan's sampler
  *   columns in `extra`; the detected `format`, the `chainIds` and any `warnings`.
  * @throws {RangeError} On an empty file, a header without draws, a ragged row,
@@ -383,7 +372,7 @@ function _parseOne(text: string, source: string, interrupted: boolean): _Parsed 
  */
 export function parseDrawsCsv(
   text: string | readonly string[],
-  options: ParseDrawsOptions = {},
+  options: { sources?: readonly string[]; interrupted?: boolean } = {},
 ): DrawsTable {
   const texts = typeof text === "string" ? [text] : text;
   if (!Array.isArray(texts)) {

@@ -12,7 +12,8 @@
  * `--out`; a `convert` failing half-way; `summary` of a data file, of one
  * file given twice, of a file cut mid-row and of unequal chains; Parquet and
  * row-store files named `.csv`; SIGINT and SIGTERM mid-run, with chains in
- * workers and in the calling thread; a full disk (a 200 kB tmpfs, as root).
+ * workers and in the calling thread; `convert` stopped by SIGTERM and
+ * killed by SIGKILL; a full disk (a 200 kB tmpfs, as root).
  *
  * Needs `--allow-run` (the signal and disk-full cases run the CLI in a
  * subprocess) besides the usual test permissions.
@@ -21,6 +22,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { Rng } from "../random/rng.ts";
+import { DrawsFileWriter } from "../cli/draws_writer.ts";
 import { runCli } from "./_cli_fixtures.ts";
 
 const CLI = fromFileUrl(new URL("../cli.ts", import.meta.url));
@@ -410,6 +412,59 @@ for (
     // summary reads the interrupted run's file.
     const s = await runCli(["summary", out]);
     assert.equal(s.code, 0, s.err);
+    Deno.removeSync(out);
+  });
+}
+
+Deno.test("files: the draws writer keeps every queued row on commit, under the target only then", () => {
+  const out = `${dir}/w.csv`;
+  Deno.writeTextFileSync(out, "previous\n");
+  const w = DrawsFileWriter.open(out, { parameterNames: ["a"], extraNames: [] });
+  for (let k = 0; k < 1234; k++) w.write(k % 2, k >> 1, [k / 7], []);
+  assert.equal(Deno.readTextFileSync(out), "previous\n");
+  w.commit();
+  assert.equal(w.rowsOnDisk, 1234);
+  assert.deepEqual(w.rowsOnDiskPerChain, [[0, 617], [1, 617]]);
+  assert.equal(w.failure, null);
+  const table = _assertCompleteDraws(out);
+  assert.equal(table.draws[1][0].length, 617);
+  w.write(0, 617, [1], []); // after commit: dropped, never written to a closed file
+  assert.equal(_chainRows(out).get(0), 617);
+  _assertNoTempFiles(dir);
+  Deno.removeSync(out);
+});
+
+for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+  Deno.test(`files: convert stopped by ${signal} leaves the output as it was`, async () => {
+    const big = `${dir}/big_${signal}.csv`, out = `${dir}/big_out_${signal}.csv`;
+    const rng = new Rng(3);
+    const rows = ["y,x1,x2,x3"];
+    for (let i = 0; i < 300_000; i++) {
+      rows.push(`${i % 2},${rng.normal()},${rng.normal()},${rng.normal()}`);
+    }
+    Deno.writeTextFileSync(big, rows.join("\n") + "\n");
+    rows.length = 0;
+    Deno.writeTextFileSync(out, "previous\n");
+    const h = await _hash(big);
+    const child = _spawn(["convert", big, out, "--response", "y", "--row-group", "1000"]);
+    await _waitForDraws(out, 100_000); // its temporary file is being written
+    child.kill(signal);
+    const r = await child.output();
+    const err = new TextDecoder().decode(r.stderr);
+    assert.equal(Deno.readTextFileSync(out), "previous\n", "the output was changed");
+    assert.equal(await _hash(big), h);
+    if (signal === "SIGTERM") {
+      assert.equal(r.code, 143, err);
+      assert.match(err, /stopped by SIGTERM: .*big_out_SIGTERM\.csv was not written/);
+      _assertNoStackTrace({ out: "", err });
+      _assertNoTempFiles(dir);
+    } else {
+      // Nothing can run on SIGKILL: the temporary file stays, hidden, beside the output.
+      for (const e of Deno.readDirSync(dir)) {
+        if (e.name.startsWith(".big_out_SIGKILL.csv.")) Deno.removeSync(`${dir}/${e.name}`);
+      }
+    }
+    Deno.removeSync(big);
     Deno.removeSync(out);
   });
 }
