@@ -377,7 +377,11 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const outPath = values.out === undefined ? undefined : resolveUserPath(values.out as string);
   const dataPath = resolveUserPath(values.data as string);
   if (outPath !== undefined) {
-    refuseSameFile({ path: outPath, flag: "--out" }, [{ path: dataPath, flag: "--data" }]);
+    const inputs = [{ path: dataPath, flag: "--data" }];
+    if (typeof values["prior-file"] === "string") {
+      inputs.push({ path: resolveUserPath(values["prior-file"]), flag: "--prior-file" });
+    }
+    refuseSameFile({ path: outPath, flag: "--out" }, inputs);
     checkWritable(outPath, "--out");
   }
   let dataInfo: Deno.FileInfo;
@@ -537,7 +541,13 @@ export async function sampleCommand(args: string[]): Promise<number> {
     `${samplerName}: ${numChains} chain(s) × ${result.numDraws} draws, n = ${model.numRows}, d = ${model.dim}, backend ${arena.backend}`,
   );
   if (writer !== null) {
-    writer.commit();
+    try {
+      writer.commit();
+    } catch (e) {
+      throw new CliUsageError(
+        `--out ${outPath}: the draws could not be renamed into place: ${(e as Error).message}`,
+      );
+    }
     if (writer.failure !== null) code = _reportWriteFailure(writer, numChains);
     else console.log(`draws written to ${outPath} (${writer.rowsOnDisk} rows)`);
   }
