@@ -33,7 +33,7 @@ export function binaryKind(bytes: Uint8Array): string | null {
     return `a tallmc row store (it starts with the magic bytes ${ROW_STORE_MAGIC}, written by "tallmc convert … OUT.rows")`;
   }
   const probe = bytes.subarray(0, 4096);
-  if (probe.includes(0)) return "a binary file (it holds NUL bytes), not CSV text";
+  if (probe.includes(0)) return "a binary file (it holds NUL bytes)";
   return null;
 }
 

@@ -325,6 +325,17 @@ Deno.test("files: Parquet and row-store files named .csv are recognised by their
       await assert.rejects(Deno.stat(`${dir}/x.csv`), Deno.errors.NotFound);
     });
   }
+  await t.step("any file with NUL bytes", async () => {
+    const bin = `${dir}/bin.csv`;
+    Deno.writeFileSync(bin, new Uint8Array([121, 44, 120, 10, 0, 1, 2, 3, 10]));
+    for (const args of [["summary", bin], [...SAMPLE, "--data", bin]]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, /bin\.csv is a binary file \(it holds NUL bytes\), not/);
+      _assertNoStackTrace(r);
+    }
+    Deno.removeSync(bin);
+  });
   for (const p of [pq, rows, `${dir}/p.csv`, `${dir}/r.csv`]) Deno.removeSync(p);
 });
 
