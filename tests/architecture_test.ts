@@ -97,3 +97,118 @@ Deno.test("the raw kernel ABI stays inside core/", async (t) => {
     }
   });
 });
+
+/** Modules that only workers load: each sets its worker's `onmessage`. */
+const WORKER_ENTRIES = [
+  "models/_shard_worker.ts",
+  "models/_pass_worker.ts",
+  "samplers/chain_worker.ts",
+];
+
+Deno.test("importing a module has no side effects: worker entry points stay out of the static graph", async (t) => {
+  const files = (await _sources(ROOT)).filter((f) => f !== SELF);
+  const read = (f: string) => Deno.readTextFileSync(new URL(f, ROOT));
+
+  await t.step("only worker entry points install a message handler", () => {
+    const pattern =
+      /\b(self|globalThis)\.(onmessage|addEventListener)\b|^\s*(onmessage|addEventListener)\s*[=(]/;
+    const bad = files
+      .filter((f) => !WORKER_ENTRIES.includes(f) && !/^(tests|web|bench)\//.test(f))
+      .flatMap((f) => _hits(read(f), pattern).map((h) => `${f}:${h}`));
+    assert.deepEqual(bad, []);
+  });
+
+  await t.step("no module imports a worker entry point (not even its types)", () => {
+    const names = WORKER_ENTRIES.map((f) => f.split("/").pop()!.replace(".", "\\."));
+    const pattern = new RegExp(`(from|import)\\s*\\(?\\s*["'][^"']*/(${names.join("|")})["']`);
+    const bad = files.flatMap((f) => _hits(read(f), pattern).map((h) => `${f}:${h}`));
+    assert.deepEqual(bad, []);
+  });
+
+  await t.step(
+    "no URL is resolved against import.meta.url at the top level of library code",
+    () => {
+      const library = files.filter((f) =>
+        !/^(tests|bench|web|replicate|cli)\//.test(f) && f !== "cli.ts" && f !== "core/build.ts"
+      );
+      const bad = library.flatMap((f) =>
+        _hits(read(f), /^(export\s+)?(const|let|var)\s+\w+\s*=\s*new URL\(.*import\.meta\.url/)
+          .map((h) => `${f}:${h}`)
+      );
+      assert.deepEqual(bad, []);
+    },
+  );
+});
+
+/**
+ * Runs `target` (a module URL) in a fresh Deno worker — a global scope with
+ * `onmessage`, `addEventListener` and `postMessage` like a page's — and
+ * reports what importing it changed: the handler slot, workers constructed,
+ * URLs resolved against a module URL, and whether a message posted after the
+ * import reached anything but the probe's own listener.
+ */
+export async function importSideEffects(target: string, ping = true): Promise<{
+  onmessageChanged: boolean;
+  workersStarted: number;
+  replies: unknown[];
+}> {
+  const probe = `
+    const before = self.onmessage;
+    let workers = 0;
+    const W = globalThis.Worker;
+    globalThis.Worker = class extends W { constructor(...a) { super(...a); workers++; } };
+    await import(${JSON.stringify(target)});
+    self.addEventListener("message", (e) => postMessage({ echo: e.data }));
+    postMessage({ onmessageChanged: self.onmessage !== before, workersStarted: workers });
+  `;
+  const url = `data:application/javascript,${encodeURIComponent(probe)}`;
+  const worker = new Worker(url, { type: "module" });
+  const replies: unknown[] = [];
+  let imported: { onmessageChanged: boolean; workersStarted: number } | null = null;
+  try {
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no answer in 60 s")), 60_000);
+      // Give a library handler, if any, time to answer "ping" too.
+      const settle = () =>
+        setTimeout(() => {
+          clearTimeout(timer);
+          resolve({ ...imported!, replies });
+        }, 200);
+      worker.onerror = (e) => {
+        e.preventDefault();
+        if (imported === null) {
+          clearTimeout(timer);
+          reject(new Error(`worker error: ${e.message}`));
+        } else replies.push({ error: e.message }); // a handler other than the probe's ran
+      };
+      worker.onmessage = (e) => {
+        replies.push(e.data);
+        if (imported === null) {
+          imported = e.data;
+          if (ping) worker.postMessage("ping");
+          settle();
+        }
+      };
+    });
+  } finally {
+    worker.terminate();
+  }
+}
+
+Deno.test("importing mod.ts in a page-like global scope installs no handler and starts no worker", async () => {
+  const before = globalThis.onmessage;
+  await import("../mod.ts");
+  assert.equal(globalThis.onmessage, before, "globalThis.onmessage changed in the calling thread");
+  for (
+    const entry of ["mod.ts", "diagnostics/mod.ts", "models/sharded_glm.ts", "samplers/parallel.ts"]
+  ) {
+    const result = await importSideEffects(new URL(entry, ROOT).href);
+    assert.equal(result.onmessageChanged, false, `${entry}: onmessage changed`);
+    assert.equal(result.workersStarted, 0, `${entry}: a worker started`);
+    // Exactly the probe's two messages: no library handler answered "ping".
+    assert.equal(result.replies.length, 2, `${entry}: ${JSON.stringify(result.replies)}`);
+  }
+  // The probe sees a handler where there is one: a worker entry point's.
+  const entry = await importSideEffects(new URL("models/_pass_worker.ts", ROOT).href, false);
+  assert.equal(entry.onmessageChanged, true, "the probe missed a worker entry's onmessage");
+});
