@@ -6,15 +6,29 @@
  *
  * ```
  *  mod.ts ───────────► dist/tallmc.js      one ES module, no imports, WASM inside
+ *  worker entries ───► dist/chain_worker.js, _pass_worker.js, _shard_worker.js
  *  web/app.ts ───────► web/dist/app.js     page: controls, Vega-Lite plots (vega-embed bundled)
  *  web/worker.ts ────► web/dist/worker.js  sampler worker: the core and the samplers
+ *
+ *  the package (`deno task dist`), dist/:
+ *   package.json     exports map: tallmc, tallmc/diagnostics, tallmc/samplers, …
+ *   esm/             one code-split build of every entry: shared chunks, so
+ *                    tallmc/diagnostics loads only what diagnostics need
+ *   tallmc.js        the single-file bundle (tallmc/bundle), with its workers
+ *   wasm/            tallmc-simd.wasm, tallmc-relaxed-simd.wasm (precompilable)
  * ```
  *
- * Usage: `deno task bundle` (library) and `deno task web` (page, then serve).
+ * Worker URLs stay `new URL("./chain_worker.ts", import.meta.url)` in the
+ * sources (resolved when a worker starts); the build rewrites each to the
+ * bundled worker's path relative to the file that holds it.
+ *
+ * Usage: `deno task bundle` (library), `deno task dist` (package) and
+ * `deno task web` (page, then serve).
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
+import { coreWasmFile } from "../core/load.ts";
 
 const _ROOT = new URL("..", import.meta.url).pathname;
 
@@ -58,14 +72,185 @@ export async function bundle(job: BundleJob): Promise<number> {
   return (await Deno.stat(output)).size;
 }
 
+/** The worker entry points: source path → the name its bundle gets. */
+export const WORKER_ENTRIES: Readonly<Record<string, string>> = {
+  "samplers/chain_worker.ts": "chain_worker.js",
+  "models/_pass_worker.ts": "_pass_worker.js",
+  "models/_shard_worker.ts": "_shard_worker.js",
+};
+
 /**
- * The library bundle: `mod.ts` → `outFile`.
+ * Point the worker URLs in one built file at the bundled workers:
+ * `"./chain_worker.ts"` becomes the path of `workerFiles["chain_worker.ts"]`
+ * relative to `file`.
+ */
+async function _rewriteWorkerUrls(
+  file: string,
+  workerFiles: Record<string, string>,
+): Promise<void> {
+  let text = await Deno.readTextFile(file);
+  let changed = false;
+  for (const [source, built] of Object.entries(workerFiles)) {
+    const escaped = source.replaceAll(".", "\\.");
+    const quoted = new RegExp(`(["'\`])\\./${escaped}\\1`, "g");
+    let rel = relative(dirname(file), built);
+    if (!rel.startsWith(".")) rel = `./${rel}`;
+    text = text.replace(quoted, (_m, q) => {
+      changed = true;
+      return `${q}${rel}${q}`;
+    });
+  }
+  if (changed) await Deno.writeTextFile(file, text);
+}
+
+/**
+ * The library bundle: `mod.ts` → `outFile`, and beside it one bundle per
+ * worker entry point (what `sampleParallel` and the threaded models start).
  *
  * @param outFile Where to write (default `dist/tallmc.js`).
  * @returns Its size in bytes.
  */
-export function bundleLibrary(outFile = "dist/tallmc.js"): Promise<number> {
-  return bundle({ entry: "mod.ts", output: outFile });
+export async function bundleLibrary(outFile = "dist/tallmc.js"): Promise<number> {
+  const out = outFile.startsWith("/") ? outFile : join(_ROOT, outFile);
+  const workerFiles: Record<string, string> = {};
+  await Promise.all(
+    Object.entries(WORKER_ENTRIES).map(([entry, name]) => {
+      workerFiles[basename(entry)] = join(dirname(out), name);
+      return bundle({ entry, output: join(dirname(out), name) });
+    }),
+  );
+  const size = await bundle({ entry: "mod.ts", output: out });
+  for (const f of [out, ...Object.values(workerFiles)]) await _rewriteWorkerUrls(f, workerFiles);
+  return size;
+}
+
+/** The package's sub-path entry points: export path → source module. */
+export const DIST_ENTRIES: Readonly<Record<string, string>> = {
+  ".": "mod.ts",
+  "./diagnostics": "diagnostics/mod.ts",
+  "./samplers": "samplers/mod.ts",
+  "./data": "data/web.ts",
+  "./core": "core/mod.ts",
+  "./subsampling": "subsampling/mod.ts",
+};
+
+/** What {@link buildDist} wrote. */
+export interface DistReport {
+  /** Export path → bytes an import of it loads (the entry and every chunk it imports). */
+  entryBytes: Record<string, number>;
+  /** The single-file bundle's size. */
+  bundleBytes: number;
+  /** `.wasm` file name → size. */
+  wasmBytes: Record<string, number>;
+}
+
+/**
+ * The npm-style package in `outDir`: a code-split ES build of every sub-path
+ * entry (see {@link DIST_ENTRIES}) and of the workers, the single-file
+ * bundle, the core's `.wasm` files and a package.json with an exports map.
+ *
+ * @param outDir Directory to (re)create (default `dist`).
+ * @returns Sizes.
+ */
+export async function buildDist(outDir = "dist"): Promise<DistReport> {
+  const out = outDir.startsWith("/") ? outDir : join(_ROOT, outDir);
+  await Deno.remove(out, { recursive: true }).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
+  await Deno.mkdir(join(out, "wasm"), { recursive: true });
+  const esm = join(out, "esm");
+  const entries = [...Object.values(DIST_ENTRIES), ...Object.keys(WORKER_ENTRIES)];
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=browser",
+      "--format=esm",
+      "--packages=bundle",
+      "--minify",
+      "--code-splitting",
+      `--config=${join(_ROOT, "deno.json")}`,
+      `--outdir=${esm}`,
+      ...entries.map((e) => join(_ROOT, e)),
+    ],
+    cwd: _ROOT,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(`deno bundle (code splitting) failed:\n${new TextDecoder().decode(stderr)}`);
+  }
+  const js = (f: string) => join(esm, f.replace(/\.ts$/, ".js"));
+  const workerFiles = Object.fromEntries(
+    Object.keys(WORKER_ENTRIES).map((e) => [basename(e), js(e)]),
+  );
+  for await (const f of _walk(esm)) await _rewriteWorkerUrls(f, workerFiles);
+  const bundleBytes = await bundleLibrary(join(out, "tallmc.js"));
+  const wasmBytes: Record<string, number> = {};
+  for (const backend of ["simd", "relaxed-simd"] as const) {
+    const bytes = coreWasmFile(backend);
+    await Deno.writeFile(join(out, "wasm", `tallmc-${backend}.wasm`), bytes);
+    wasmBytes[`tallmc-${backend}.wasm`] = bytes.length;
+  }
+  const config = JSON.parse(await Deno.readTextFile(join(_ROOT, "deno.json")));
+  const exportsMap: Record<string, unknown> = {};
+  const entryBytes: Record<string, number> = {};
+  for (const [path, source] of Object.entries(DIST_ENTRIES)) {
+    exportsMap[path] = `./esm/${source.replace(/\.ts$/, ".js")}`;
+    entryBytes[path] = await closureBytes(js(source));
+  }
+  exportsMap["./bundle"] = "./tallmc.js";
+  exportsMap["./wasm/*"] = "./wasm/*";
+  exportsMap["./package.json"] = "./package.json";
+  const pkg = {
+    name: "tallmc",
+    version: config.version,
+    description: "Scalable Bayesian MCMC for tall data, with a WebAssembly SIMD core",
+    type: "module",
+    main: "./esm/mod.js",
+    exports: exportsMap,
+    sideEffects: false,
+    engines: { node: ">=20" },
+    license: "MIT",
+  };
+  await Deno.writeTextFile(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  await Deno.writeTextFile(
+    join(out, "README.md"),
+    "# tallmc\n\nBuilt by `deno task dist`. See docs/embedding.md in the repository.\n",
+  );
+  return { entryBytes, bundleBytes, wasmBytes };
+}
+
+async function* _walk(dir: string): AsyncGenerator<string> {
+  for await (const e of Deno.readDir(dir)) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) yield* _walk(p);
+    else if (e.name.endsWith(".js")) yield p;
+  }
+}
+
+/**
+ * Bytes a page loads when it imports `file`: the file and every module it
+ * imports statically, transitively (relative imports only: the build
+ * inlines packages).
+ *
+ * @param file A built module.
+ * @returns The total size.
+ */
+export async function closureBytes(file: string): Promise<number> {
+  const seen = new Set<string>();
+  const visit = async (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    const text = await Deno.readTextFile(f);
+    for (const m of text.matchAll(/(?:from|import)\s*["'](\.[^"']+)["']/g)) {
+      await visit(join(dirname(f), m[1]));
+    }
+  };
+  await visit(file);
+  let total = 0;
+  for (const f of seen) total += (await Deno.stat(f)).size;
+  return total;
 }
 
 /**
@@ -86,12 +271,21 @@ if (import.meta.main) {
   const kb = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
   if (what === "library") {
     console.log(`dist/tallmc.js: ${kb(await bundleLibrary())}`);
+  } else if (what === "dist") {
+    const report = await buildDist();
+    for (const [path, bytes] of Object.entries(report.entryBytes)) {
+      console.log(`tallmc${path.slice(1)}: ${kb(bytes)}`);
+    }
+    console.log(`tallmc/bundle (dist/tallmc.js): ${kb(report.bundleBytes)}`);
+    for (const [name, bytes] of Object.entries(report.wasmBytes)) {
+      console.log(`dist/wasm/${name}: ${kb(bytes)}`);
+    }
   } else if (what === "web") {
     for (const [name, size] of Object.entries(await bundleWeb())) {
       console.log(`web/dist/${name}: ${kb(size)}`);
     }
   } else {
-    console.error(`usage: deno run … web/build.ts [library|web], got ${what}`);
+    console.error(`usage: deno run … web/build.ts [library|dist|web], got ${what}`);
     Deno.exit(2);
   }
 }
