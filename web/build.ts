@@ -12,9 +12,11 @@
  *
  *  the package (`deno task dist`), dist/:
  *   package.json     exports map: tallmc, tallmc/diagnostics, tallmc/samplers, …
- *   esm/             one code-split build of every entry: shared chunks, so
- *                    tallmc/diagnostics loads only what diagnostics need
- *   tallmc.js        the single-file bundle (tallmc/bundle), with its workers
+ *   tallmc.js        tallmc (and tallmc/bundle): the single-file bundle of
+ *                    mod.ts, with its worker bundles beside it
+ *   esm/             the sub-paths (DIST_ENTRIES), one code-split build:
+ *                    shared chunks, no file access, so tallmc/diagnostics
+ *                    loads only what diagnostics need
  *   wasm/            tallmc-simd.wasm, tallmc-relaxed-simd.wasm (precompilable)
  * ```
  *
@@ -124,13 +126,19 @@ export async function bundleLibrary(outFile = "dist/tallmc.js"): Promise<number>
   return size;
 }
 
-/** The package's sub-path entry points: export path → source module. */
+/**
+ * The package's sub-path entry points: export path → source module. They
+ * are built together (code splitting: shared chunks, one instance of each
+ * module between them) and hold no file access; the root `tallmc` is the
+ * single-file bundle of mod.ts, which includes the Deno file readers.
+ */
 export const DIST_ENTRIES: Readonly<Record<string, string>> = {
-  ".": "mod.ts",
   "./diagnostics": "diagnostics/mod.ts",
-  "./samplers": "samplers/mod.ts",
-  "./data": "data/web.ts",
   "./core": "core/mod.ts",
+  "./data": "data/web.ts",
+  "./models": "models/mod.ts",
+  "./samplers": "samplers/mod.ts",
+  "./hmc-ecs": "samplers/hmc_ecs/mod.ts",
   "./subsampling": "subsampling/mod.ts",
 };
 
@@ -193,13 +201,12 @@ export async function buildDist(outDir = "dist"): Promise<DistReport> {
     wasmBytes[`tallmc-${backend}.wasm`] = bytes.length;
   }
   const config = JSON.parse(await Deno.readTextFile(join(_ROOT, "deno.json")));
-  const exportsMap: Record<string, unknown> = {};
-  const entryBytes: Record<string, number> = {};
+  const exportsMap: Record<string, unknown> = { ".": "./tallmc.js", "./bundle": "./tallmc.js" };
+  const entryBytes: Record<string, number> = { ".": bundleBytes };
   for (const [path, source] of Object.entries(DIST_ENTRIES)) {
     exportsMap[path] = `./esm/${source.replace(/\.ts$/, ".js")}`;
     entryBytes[path] = await closureBytes(js(source));
   }
-  exportsMap["./bundle"] = "./tallmc.js";
   exportsMap["./wasm/*"] = "./wasm/*";
   exportsMap["./package.json"] = "./package.json";
   const pkg = {
@@ -207,7 +214,7 @@ export async function buildDist(outDir = "dist"): Promise<DistReport> {
     version: config.version,
     description: "Scalable Bayesian MCMC for tall data, with a WebAssembly SIMD core",
     type: "module",
-    main: "./esm/mod.js",
+    main: "./tallmc.js",
     exports: exportsMap,
     sideEffects: false,
     engines: { node: ">=20" },
