@@ -17,6 +17,7 @@ import {
 } from "../mod.ts";
 import { bundleLibrary } from "../web/build.ts";
 import { readmeBlock } from "./_serve.ts";
+import { importSideEffects } from "./_side_effects.ts";
 
 Deno.test("dist/tallmc.js: self-contained, and samples in a worker with permissions none", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "tallmc_bundle_" });
@@ -29,6 +30,21 @@ Deno.test("dist/tallmc.js: self-contained, and samples in a worker with permissi
       assert.ok(size < 1_000_000, `bundle is ${size} bytes`);
       assert.doesNotMatch(text, /\bimport\s*[("'{*]|\brequire\(["']/);
       assert.doesNotMatch(text, /\bprocess\.(env|versions|platform)/);
+    });
+
+    await t.step("importing the bundle installs no handler and starts no worker", async () => {
+      const result = await importSideEffects(`file://${dir}/tallmc.js`);
+      assert.equal(result.onmessageChanged, false, "onmessage changed");
+      assert.equal(result.workersStarted, 0, "a worker started");
+      assert.equal(result.replies.length, 2, JSON.stringify(result.replies));
+    });
+
+    await t.step("worker bundles ship beside it, and its worker URLs point at them", async () => {
+      for (const name of ["chain_worker.js", "_pass_worker.js", "_shard_worker.js"]) {
+        assert.ok((await Deno.stat(join(dir, name))).size > 0, name);
+        assert.match(text, new RegExp(`"\\./${name.replace(".", "\\.")}"`), name);
+      }
+      assert.doesNotMatch(text, /_worker\.ts["']/);
     });
 
     // `deno.permissions` is an unstable worker option ("unstable": ["worker-options"]

@@ -224,7 +224,8 @@ Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and 
     await t.step("package.json maps every sub-path to a built file; size budget", async () => {
       const pkg = JSON.parse(await Deno.readTextFile(join(dist, "package.json")));
       assert.equal(pkg.type, "module");
-      for (const [path, target] of Object.entries(pkg.exports as Record<string, string>)) {
+      const { exports: exportsMap } = pkg as { exports: Record<string, string> };
+      for (const [path, target] of Object.entries(exportsMap)) {
         if (path.includes("*")) continue;
         assert.ok(await _exists(join(dist, target)), `${path} → ${target} is missing`);
       }
