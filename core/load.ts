@@ -41,7 +41,7 @@ export interface LoadCoreOptions {
    * `backend`. The module is remembered: later loads and
    * {@link bindCore} use it instead of compiling.
    */
-  wasm?: CoreWasm;
+  wasm?: WebAssembly.Module | ArrayBuffer | ArrayBufferView;
   /**
    * What to do if the runtime refuses to compile the embedded bytes:
    * "throw" (default: an error that names the fix) or "reference" (use the
