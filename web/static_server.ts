@@ -58,6 +58,10 @@ export function serveDirectory(root: string, port = 0): StaticServer {
           headers: {
             "content-type": _TYPES[extname(file)] ?? "application/octet-stream",
             "cache-control": "no-store",
+            // Cross-origin isolation: the page may share memory with workers
+            // (sampleParallel); every resource it loads is same-origin.
+            "cross-origin-opener-policy": "same-origin",
+            "cross-origin-embedder-policy": "require-corp",
           },
         });
       } catch {
