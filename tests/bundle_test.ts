@@ -47,6 +47,41 @@ Deno.test("dist/tallmc.js: self-contained, and samples in a worker with permissi
       assert.doesNotMatch(text, /_worker\.ts["']/);
     });
 
+    await t.step(
+      "sampleParallel from the bundle runs its chains in the bundled workers",
+      async () => {
+        const lib = await import(`file://${dir}/tallmc.js`);
+        const arena = lib.loadCore({ shared: true });
+        const { data } = lib.higgsShaped(arena, { n: 2000, seed: 4 });
+        const model = new lib.GlmModel(data, { family: "logistic", priorScale: 5 });
+        const base = { sampler: "hmc", seed: 11, numWarmup: 100, numSamples: 50, numChains: 2 };
+        const par = await lib.sampleParallel(model, { ...base, workers: 2 });
+        assert.equal(par.parallel.workers, 2, String(par.parallel.note));
+        assert.equal(par.parallel.note, null);
+        assert.deepEqual(par.draws, lib.sample(model, base).draws);
+      },
+    );
+
+    await t.step(
+      "without cross-origin isolation, sampleParallel runs in the calling thread",
+      async () => {
+        const lib = await import(`file://${dir}/tallmc.js`);
+        const { data } = lib.higgsShaped(lib.loadCore({ shared: true }), { n: 500, seed: 4 });
+        const model = new lib.GlmModel(data, { family: "logistic", priorScale: 5 });
+        const base = { sampler: "hmc", seed: 11, numWarmup: 20, numSamples: 10, numChains: 2 };
+        const g = globalThis as { crossOriginIsolated?: boolean };
+        g.crossOriginIsolated = false; // what a page served without COOP/COEP reports
+        try {
+          const par = await lib.sampleParallel(model, { ...base, workers: 2 });
+          assert.equal(par.parallel.workers, 0);
+          assert.match(String(par.parallel.note), /not cross-origin isolated/);
+          assert.deepEqual(par.draws, lib.sample(model, base).draws);
+        } finally {
+          delete g.crossOriginIsolated;
+        }
+      },
+    );
+
     // `deno.permissions` is an unstable worker option ("unstable": ["worker-options"]
     // in deno.json); lib.deno.window's WorkerOptions does not declare it.
     const options = { type: "module", deno: { permissions: "none" } } as WorkerOptions;
