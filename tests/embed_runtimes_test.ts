@@ -224,10 +224,12 @@ Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and 
     await t.step("package.json maps every sub-path to a built file; size budget", async () => {
       const pkg = JSON.parse(await Deno.readTextFile(join(dist, "package.json")));
       assert.equal(pkg.type, "module");
-      const { exports: exportsMap } = pkg as { exports: Record<string, string> };
+      type Target = string | { types: string; default: string };
+      const { exports: exportsMap } = pkg as { exports: Record<string, Target> };
       for (const [path, target] of Object.entries(exportsMap)) {
         if (path.includes("*")) continue;
-        assert.ok(await _exists(join(dist, target)), `${path} → ${target} is missing`);
+        const files = typeof target === "string" ? [target] : [target.types, target.default];
+        for (const f of files) assert.ok(await _exists(join(dist, f)), `${path} → ${f} is missing`);
       }
       for (const w of ["tallmc-simd.wasm", "tallmc-relaxed-simd.wasm"]) {
         assert.ok(WebAssembly.validate(await Deno.readFile(join(dist, "wasm", w))), w);
@@ -291,6 +293,7 @@ Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and 
         );
         assert.equal(got.single, got.backend, "the single-file bundle picks the same backend");
         console.log(`node: ${_checkRun("node", got)}`);
+        await _checkTypes(project);
       },
     });
     if (nodeSkip !== null) console.log(`skipped Node: ${nodeSkip}`);
@@ -330,6 +333,67 @@ Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/**
+ * The installed package's declarations type a consumer's TypeScript: a
+ * correct file compiles, and a wrong one fails on the line that misuses a
+ * return type (so the types are not `any`).
+ */
+async function _checkTypes(project: string): Promise<void> {
+  const good = `import { essBulk } from "tallmc/diagnostics";
+import { loadCore } from "tallmc/core";
+import { GlmModel } from "tallmc";
+const ess: number = essBulk([[0.1, 0.5, 0.2, 0.9, 0.4, 0.3, 0.8, 0.6]]);
+const backend: "relaxed-simd" | "simd" | "reference" = loadCore().backend;
+export const used = [ess, backend, GlmModel];
+`;
+  const bad = `import { essBulk } from "tallmc/diagnostics";
+export const wrong: string = essBulk([[0.1, 0.5, 0.2, 0.9]]);
+`;
+  await Deno.writeTextFile(join(project, "good.ts"), good);
+  await Deno.writeTextFile(join(project, "bad.ts"), bad);
+  const tsc = async (file: string) => {
+    const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-config",
+        "--no-lock",
+        "--quiet",
+        "--allow-read",
+        "--allow-env",
+        "--allow-sys",
+        "npm:typescript@5.9.3/bin/tsc",
+        "--noEmit",
+        "--strict",
+        "--skipLibCheck",
+        "--module",
+        "nodenext",
+        "--moduleResolution",
+        "nodenext",
+        "--target",
+        "es2022",
+        "--lib",
+        "es2023,dom",
+        file,
+      ],
+      cwd: project,
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(180_000),
+    }).output();
+    return { code, out: new TextDecoder().decode(stdout) };
+  };
+  const ok = await tsc("good.ts");
+  if (ok.code !== 0 && /Cannot find module 'typescript|npm:typescript/.test(ok.out)) {
+    console.log("skipped the type check: the TypeScript compiler is not available");
+    return;
+  }
+  assert.equal(ok.code, 0, `tsc on a correct consumer:\n${ok.out}`);
+  const wrong = await tsc("bad.ts");
+  assert.notEqual(wrong.code, 0, "tsc accepted a misuse of essBulk's return type");
+  assert.match(wrong.out, /bad\.ts\(2,14\): error TS2322/);
+  console.log("node: the package's .d.ts types a consumer (tsc, nodenext resolution)");
+}
 
 async function _closureText(file: string): Promise<string> {
   const seen = new Set<string>();

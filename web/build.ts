@@ -18,6 +18,7 @@
  *                    shared chunks, no file access, so tallmc/diagnostics
  *                    loads only what diagnostics need
  *   wasm/            tallmc-simd.wasm, tallmc-relaxed-simd.wasm (precompilable)
+ *   types/           .d.ts of every entry (npm:typescript), named in exports
  * ```
  *
  * Worker URLs stay `new URL("./chain_worker.ts", import.meta.url)` in the
@@ -150,6 +151,8 @@ export interface DistReport {
   bundleBytes: number;
   /** `.wasm` file name → size. */
   wasmBytes: Record<string, number>;
+  /** What the declaration build emitted, or null if there are no types. */
+  typesNote: string | null;
 }
 
 /**
@@ -160,7 +163,10 @@ export interface DistReport {
  * @param outDir Directory to (re)create (default `dist`).
  * @returns Sizes.
  */
-export async function buildDist(outDir = "dist"): Promise<DistReport> {
+export async function buildDist(
+  outDir = "dist",
+  options: { types?: boolean } = {},
+): Promise<DistReport> {
   const out = outDir.startsWith("/") ? outDir : join(_ROOT, outDir);
   await Deno.remove(out, { recursive: true }).catch((e) => {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
@@ -201,10 +207,16 @@ export async function buildDist(outDir = "dist"): Promise<DistReport> {
     wasmBytes[`tallmc-${backend}.wasm`] = bytes.length;
   }
   const config = JSON.parse(await Deno.readTextFile(join(_ROOT, "deno.json")));
-  const exportsMap: Record<string, unknown> = { ".": "./tallmc.js", "./bundle": "./tallmc.js" };
+  const types = (options.types ?? true) ? await _declarations(out) : null;
+  const entry = (source: string, file: string) =>
+    types === null ? file : { types: `./types/${source.replace(/\.ts$/, ".d.ts")}`, default: file };
+  const exportsMap: Record<string, unknown> = {
+    ".": entry("mod.ts", "./tallmc.js"),
+    "./bundle": entry("mod.ts", "./tallmc.js"),
+  };
   const entryBytes: Record<string, number> = { ".": bundleBytes };
   for (const [path, source] of Object.entries(DIST_ENTRIES)) {
-    exportsMap[path] = `./esm/${source.replace(/\.ts$/, ".js")}`;
+    exportsMap[path] = entry(source, `./esm/${source.replace(/\.ts$/, ".js")}`);
     entryBytes[path] = await closureBytes(js(source));
   }
   exportsMap["./wasm/*"] = "./wasm/*";
@@ -225,14 +237,93 @@ export async function buildDist(outDir = "dist"): Promise<DistReport> {
     join(out, "README.md"),
     "# tallmc\n\nBuilt by `deno task dist`. See docs/embedding.md in the repository.\n",
   );
-  return { entryBytes, bundleBytes, wasmBytes };
+  return { entryBytes, bundleBytes, wasmBytes, typesNote: types };
 }
 
-async function* _walk(dir: string): AsyncGenerator<string> {
-  for await (const e of Deno.readDir(dir)) {
+/**
+ * TypeScript declarations of mod.ts and the sub-path entries into
+ * `out/types/`, by the TypeScript compiler (`npm:typescript`, run by Deno).
+ * The compiler does not know Deno's globals or `npm:` specifiers; it reports
+ * them and emits the declarations anyway (such names become `any`).
+ * Relative `.ts` specifiers are rewritten to `.js`, which resolve to the
+ * `.d.ts` files beside them.
+ *
+ * @returns A note on what was emitted, or null if the compiler could not run.
+ */
+async function _declarations(out: string): Promise<string | null> {
+  const typesDir = join(out, "types");
+  const tsconfig = join(out, "tsconfig.types.json");
+  await Deno.writeTextFile(
+    tsconfig,
+    JSON.stringify({
+      compilerOptions: {
+        declaration: true,
+        emitDeclarationOnly: true,
+        allowImportingTsExtensions: true,
+        target: "ES2022",
+        module: "ESNext",
+        moduleResolution: "bundler",
+        lib: ["ES2023", "DOM"],
+        skipLibCheck: true,
+        strict: true,
+        noEmitOnError: false,
+        types: [],
+        outDir: typesDir,
+        rootDir: _ROOT,
+      },
+      files: ["mod.ts", ...Object.values(DIST_ENTRIES)].map((f) => join(_ROOT, f)),
+    }),
+  );
+  try {
+    const { stdout } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-config",
+        "--no-lock",
+        "--quiet",
+        "--allow-read",
+        `--allow-write=${typesDir}`,
+        "--allow-env",
+        "--allow-sys",
+        "npm:typescript@5.9.3/bin/tsc",
+        "-p",
+        tsconfig,
+      ],
+      cwd: out,
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    let files = 0;
+    for await (const f of _walk(typesDir, ".d.ts")) {
+      const text = await Deno.readTextFile(f);
+      await Deno.writeTextFile(
+        f,
+        text.replace(/(["'])(\.{1,2}\/[^"'\n]+)\.ts\1/g, (_m, q, p) => `${q}${p}.js${q}`),
+      );
+      files++;
+    }
+    if (files === 0) return null;
+    const errors = (new TextDecoder().decode(stdout).match(/error TS/g) ?? []).length;
+    return `${files} declaration files (${errors} compiler errors on Deno globals and npm: specifiers, typed any)`;
+  } catch {
+    return null;
+  } finally {
+    await Deno.remove(tsconfig);
+  }
+}
+
+async function* _walk(dir: string, suffix = ".js"): AsyncGenerator<string> {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  for (const e of entries) {
     const p = join(dir, e.name);
-    if (e.isDirectory) yield* _walk(p);
-    else if (e.name.endsWith(".js")) yield p;
+    if (e.isDirectory) yield* _walk(p, suffix);
+    else if (e.name.endsWith(suffix)) yield p;
   }
 }
 
@@ -287,6 +378,9 @@ if (import.meta.main) {
     for (const [name, bytes] of Object.entries(report.wasmBytes)) {
       console.log(`dist/wasm/${name}: ${kb(bytes)}`);
     }
+    console.log(
+      `dist/types: ${report.typesNote ?? "not built (the TypeScript compiler did not run)"}`,
+    );
   } else if (what === "web") {
     for (const [name, size] of Object.entries(await bundleWeb())) {
       console.log(`web/dist/${name}: ${kb(size)}`);
