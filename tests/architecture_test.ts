@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { importSideEffects } from "./_side_effects.ts";
 
 const ROOT = new URL("../", import.meta.url);
-const SKIP_DIRS = new Set([".git", "node_modules", "out", "report", "core"]);
+const SKIP_DIRS = new Set([".git", "node_modules", "out", "report", "core", "dist"]);
 /** The raw ABI's own oracle tests, their fixtures and benchmark: they exercise the ABI itself. */
 const ABI_CLIENTS = new Set([
   "tests/core_test.ts",
