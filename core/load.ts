@@ -22,6 +22,9 @@ export type { CoreBackend };
 import { createReferenceExports, invalidArgumentError } from "./reference.ts";
 import { decodeWasmBase64, RELAXED_WASM_BASE64, SIMD_WASM_BASE64 } from "./wasm_bytes.generated.ts";
 
+/** A core build the host compiled: a module, or the bytes of a `.wasm` file of `dist/wasm/`. */
+export type CoreWasm = WebAssembly.Module | ArrayBuffer | ArrayBufferView;
+
 /** Options of {@link loadCore}. */
 export interface LoadCoreOptions {
   /** Backend to use; "auto" (default) picks the fastest the runtime validates. */
@@ -30,7 +33,27 @@ export interface LoadCoreOptions {
   initialBytes?: number;
   /** Use a shared memory (for workers). Default false. */
   shared?: boolean;
+  /**
+   * A precompiled core build, for runtimes that forbid compiling WebAssembly
+   * from bytes (Cloudflare Workers / workerd): `dist/wasm/tallmc-simd.wasm`
+   * or `tallmc-relaxed-simd.wasm` imported as a module. The dist files name
+   * their build in a custom section; for other builds say which in
+   * `backend`. The module is remembered: later loads and
+   * {@link bindCore} use it instead of compiling.
+   */
+  wasm?: WebAssembly.Module | ArrayBuffer | ArrayBufferView;
+  /**
+   * What to do if the runtime refuses to compile the embedded bytes:
+   * "throw" (default: an error that names the fix) or "reference" (use the
+   * TypeScript kernels and report it through `onNote`).
+   */
+  ifCompileForbidden?: "throw" | "reference";
+  /** Receives a note when the loader falls back (default: `console.warn`). */
+  onNote?: (note: string) => void;
 }
+
+/** The custom section in which the `dist/wasm/` files name their build. */
+export const CORE_BACKEND_SECTION = "tallmc.backend";
 
 /** Names every build must export (the {@link CoreExports} interface). */
 const _EXPORT_NAMES: readonly (keyof CoreExports)[] = [
@@ -62,6 +85,8 @@ const _EXPORT_NAMES: readonly (keyof CoreExports)[] = [
 
 const _bytes = new Map<string, Uint8Array<ArrayBuffer>>();
 const _modules = new Map<string, WebAssembly.Module>();
+/** Builds the host provided precompiled ({@link provideCoreWasm}). */
+const _provided = new Set<string>();
 
 function _wasmBytes(backend: "simd" | "relaxed-simd", shared: boolean): Uint8Array<ArrayBuffer> {
   const key = `${backend}/${shared}`;
@@ -129,14 +154,168 @@ function _withSharedMemoryImport(bytes: Uint8Array<ArrayBuffer>): Uint8Array<Arr
   throw new TypeError("the core wasm module does not import its memory");
 }
 
+/** Thrown when the runtime will not compile WebAssembly from bytes. */
+class _CompileForbidden extends Error {}
+
 function _module(backend: "simd" | "relaxed-simd", shared: boolean): WebAssembly.Module {
   const key = `${backend}/${shared}`;
   let mod = _modules.get(key);
   if (mod === undefined) {
-    mod = new WebAssembly.Module(_wasmBytes(backend, shared));
+    const bytes = _wasmBytes(backend, shared);
+    try {
+      mod = new WebAssembly.Module(bytes);
+    } catch (e) {
+      // The bytes validated (see _choose): a refusal is the host's policy.
+      const why = e instanceof Error ? e.message : String(e);
+      throw new _CompileForbidden(
+        `this runtime does not compile WebAssembly from bytes (${why}). Pass the core ` +
+          `precompiled: import dist/wasm/tallmc-${backend}.wasm as a module and call ` +
+          `loadCore({ wasm: module }), or loadCore({ ifCompileForbidden: "reference" }) ` +
+          `for the TypeScript kernels`,
+      );
+    }
     _modules.set(key, mod);
   }
   return mod;
+}
+
+/** Which build a precompiled module or its bytes hold, from its custom section. */
+function _backendOf(wasm: CoreWasm): "simd" | "relaxed-simd" | null {
+  let mod: WebAssembly.Module;
+  if (wasm instanceof WebAssembly.Module) mod = wasm;
+  else {
+    const bytes = wasm instanceof ArrayBuffer
+      ? new Uint8Array(wasm)
+      : new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength);
+    return _sectionBackend(bytes);
+  }
+  const sections = WebAssembly.Module.customSections(mod, CORE_BACKEND_SECTION);
+  if (sections.length === 0) return null;
+  const name = new TextDecoder().decode(sections[0]);
+  return name === "simd" || name === "relaxed-simd" ? name : null;
+}
+
+function _sectionBackend(bytes: Uint8Array): "simd" | "relaxed-simd" | null {
+  let pos = 8;
+  while (pos < bytes.length) {
+    const id = bytes[pos++];
+    const [size, body] = _readLeb(bytes, pos);
+    if (id === 0) {
+      const [len, p] = _readLeb(bytes, body);
+      const name = new TextDecoder().decode(bytes.subarray(p, p + len));
+      if (name === CORE_BACKEND_SECTION) {
+        const value = new TextDecoder().decode(bytes.subarray(p + len, body + size));
+        return value === "simd" || value === "relaxed-simd" ? value : null;
+      }
+    }
+    pos = body + size;
+  }
+  return null;
+}
+
+/**
+ * The bytes of a core build as shipped in `dist/wasm/`: the embedded build
+ * plus a custom section that names it, so that {@link loadCore} knows which
+ * build a precompiled module holds.
+ *
+ * @param backend Which build.
+ * @returns A `.wasm` file's bytes (empty if the build is missing).
+ */
+export function coreWasmFile(backend: "simd" | "relaxed-simd"): Uint8Array<ArrayBuffer> {
+  const bytes = _wasmBytes(backend, false);
+  if (bytes.length === 0) return bytes;
+  const name = new TextEncoder().encode(CORE_BACKEND_SECTION);
+  const value = new TextEncoder().encode(backend);
+  const payload = [..._leb(name.length), ...name, ...value];
+  const out = new Uint8Array(bytes.length + 1 + _leb(payload.length).length + payload.length);
+  out.set(bytes);
+  out.set([0, ..._leb(payload.length), ...payload], bytes.length);
+  return out;
+}
+
+function _leb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+
+/**
+ * Remember a precompiled core build, so that every later load and bind of
+ * its backend uses it instead of compiling the embedded bytes.
+ *
+ * @param wasm A module (or bytes) of a `dist/wasm/` file.
+ * @param backend Which build it holds (default: read from the module).
+ * @returns The backend it was registered as.
+ * @throws {TypeError} If the build cannot be told, or lacks a core export.
+ */
+export function provideCoreWasm(
+  wasm: CoreWasm,
+  backend?: "simd" | "relaxed-simd",
+): "simd" | "relaxed-simd" {
+  const named = _backendOf(wasm);
+  const chosen = backend ?? named;
+  if (chosen === null || (chosen !== "simd" && chosen !== "relaxed-simd")) {
+    throw new TypeError(
+      `loadCore: wasm is not a dist/wasm/ build (no ${CORE_BACKEND_SECTION} section): ` +
+        `say which build it is with backend: "simd" or "relaxed-simd", got ${String(backend)}`,
+    );
+  }
+  if (named !== null && backend !== undefined && named !== backend) {
+    throw new TypeError(`loadCore: wasm holds the ${named} build, but backend is "${backend}"`);
+  }
+  const mod = wasm instanceof WebAssembly.Module ? wasm : new WebAssembly.Module(
+    wasm instanceof ArrayBuffer
+      ? wasm
+      : new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength).slice(),
+  );
+  const names = new Set(WebAssembly.Module.exports(mod).map((e) => e.name));
+  for (const name of _EXPORT_NAMES) {
+    if (!names.has(name)) {
+      throw new TypeError(`loadCore: wasm does not export function ${name}(): not a core build`);
+    }
+  }
+  _modules.set(`${chosen}/false`, mod);
+  _valid.set(chosen, true);
+  _provided.add(chosen);
+  return chosen;
+}
+
+/**
+ * {@link loadCore} from a `.wasm` file fetched or read by the host: compiles
+ * it asynchronously (streaming from a `Response`), registers it with
+ * {@link provideCoreWasm}, then loads.
+ *
+ * @param source A module, bytes, a `Response` or a promise of one of them.
+ * @param options As for {@link loadCore}.
+ * @returns The arena.
+ */
+export async function loadCoreFrom(
+  source: CoreWasm | Response | PromiseLike<CoreWasm | Response>,
+  options: Omit<LoadCoreOptions, "wasm"> = {},
+): Promise<Arena> {
+  const got = await source;
+  let wasm: CoreWasm;
+  if (typeof Response !== "undefined" && got instanceof Response) {
+    if (!got.ok) throw new Error(`loadCoreFrom: fetching the core failed: HTTP ${got.status}`);
+    wasm = new Uint8Array(await got.arrayBuffer());
+  } else wasm = got as CoreWasm;
+  const backend = options.backend === "simd" || options.backend === "relaxed-simd"
+    ? options.backend
+    : undefined;
+  const named = provideCoreWasm(
+    wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(
+      wasm instanceof ArrayBuffer
+        ? wasm
+        : new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength).slice(),
+    ),
+    backend ?? _backendOf(wasm) ?? undefined,
+  );
+  return loadCore({ ...options, backend: named });
 }
 
 const _valid = new Map<string, boolean>();
@@ -236,7 +415,12 @@ export function bindCore(
 }
 
 function _choose(wanted: CoreBackend | "auto"): CoreBackend {
-  if (wanted === "auto") return availableBackends()[0];
+  if (wanted === "auto") {
+    // A precompiled build the host provided comes first: compiling may be forbidden.
+    if (_provided.has("relaxed-simd")) return "relaxed-simd";
+    if (_provided.has("simd")) return "simd";
+    return availableBackends()[0];
+  }
   if (wanted === "relaxed-simd" || wanted === "simd") {
     if (!_validates(wanted)) {
       throw new TypeError(
@@ -271,7 +455,37 @@ function _choose(wanted: CoreBackend | "auto"): CoreBackend {
  */
 export function loadCore(options: LoadCoreOptions = {}): Arena {
   const shared = options.shared ?? false;
-  const backend = _choose(options.backend ?? "auto");
+  let wanted = options.backend ?? "auto";
+  if (options.wasm !== undefined) {
+    if (shared) {
+      throw new TypeError(
+        "loadCore: a precompiled wasm imports an unshared memory; shared: true needs the embedded bytes",
+      );
+    }
+    const named = provideCoreWasm(
+      options.wasm,
+      wanted === "simd" || wanted === "relaxed-simd" ? wanted : undefined,
+    );
+    if (wanted === "auto") wanted = named;
+  }
+  const ifForbidden = options.ifCompileForbidden ?? "throw";
+  if (ifForbidden !== "throw" && ifForbidden !== "reference") {
+    throw new TypeError(
+      `loadCore: ifCompileForbidden must be "throw" or "reference", got ${String(ifForbidden)}`,
+    );
+  }
+  let backend = _choose(wanted);
+  if (backend !== "reference") {
+    try {
+      _module(backend, shared);
+    } catch (e) {
+      if (!(e instanceof _CompileForbidden) || ifForbidden === "throw") throw e;
+      (options.onNote ?? console.warn)(
+        `tallmc: ${e.message}; using the TypeScript kernels (backend "reference")`,
+      );
+      backend = "reference";
+    }
+  }
   return new Arena({
     backend,
     bindFn: backend === "reference" ? createReferenceExports : _bind(backend, shared),

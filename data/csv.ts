@@ -509,15 +509,19 @@ export async function loadCsvToArena(
   // whichever of \n, \r\n or \r the parser settles on).
   let numLf = 0, numCr = 0, numBytes = 0;
   {
-    using file = await Deno.open(path, { read: true });
-    const buf = new Uint8Array(Math.max(chunkBytes, 1 << 22));
-    for (;;) {
-      const got = await file.read(buf);
-      if (got === null) break;
-      const view = buf.subarray(0, got);
-      numBytes += got;
-      numLf += countByte(view, 10);
-      numCr += countByte(view, 13);
+    const file = await Deno.open(path, { read: true });
+    try {
+      const buf = new Uint8Array(Math.max(chunkBytes, 1 << 22));
+      for (;;) {
+        const got = await file.read(buf);
+        if (got === null) break;
+        const view = buf.subarray(0, got);
+        numBytes += got;
+        numLf += countByte(view, 10);
+        numCr += countByte(view, 13);
+      }
+    } finally {
+      file.close();
     }
   }
   if (numBytes === 0) throw new RangeError(`${where}the file is empty: no header and no data rows`);
@@ -541,17 +545,21 @@ export async function loadCsvToArena(
     };
   });
   try {
-    using file = await Deno.open(path, { read: true });
-    const decoder = new TextDecoder("utf-8");
-    const feeder = new ChunkFeeder(options.delimiter ?? ",", sink);
-    const buf = new Uint8Array(chunkBytes);
-    for (;;) {
-      const got = await file.read(buf);
-      if (got === null) break;
-      feeder.feed(decoder.decode(buf.subarray(0, got), { stream: true }), false);
+    const file = await Deno.open(path, { read: true });
+    try {
+      const decoder = new TextDecoder("utf-8");
+      const feeder = new ChunkFeeder(options.delimiter ?? ",", sink);
+      const buf = new Uint8Array(chunkBytes);
+      for (;;) {
+        const got = await file.read(buf);
+        if (got === null) break;
+        feeder.feed(decoder.decode(buf.subarray(0, got), { stream: true }), false);
+      }
+      feeder.feed(decoder.decode(), true);
+      sink.finish();
+    } finally {
+      file.close();
     }
-    feeder.feed(decoder.decode(), true);
-    sink.finish();
   } catch (e) {
     if (xPtr !== 0) arena.free(xPtr);
     if (yPtr !== 0) arena.free(yPtr);

@@ -984,7 +984,7 @@ export async function writeParquet(
   );
   const yCol = new Float64Array(rowGroupSize);
   const auxCol = auxName !== undefined ? new Float64Array(rowGroupSize) : undefined;
-  using file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const file = await Deno.open(path, { write: true, create: true, truncate: true });
   try {
     const writer = new ByteWriter(1 << 20);
     // Every row group is appended to the file and the buffer emptied.
@@ -1058,6 +1058,8 @@ export async function writeParquet(
     // No half-written file is left to be mistaken for data.
     await Deno.remove(path).catch(() => {});
     throw e;
+  } finally {
+    file.close();
   }
 }
 

@@ -114,15 +114,19 @@ function fingerprintSync(path: string): SourceFingerprint {
   const abs = Deno.realPathSync(path);
   const stat = Deno.statSync(abs);
   const size = stat.size;
-  using file = Deno.openSync(abs, { read: true });
+  const file = Deno.openSync(abs, { read: true });
   let parts: Uint8Array[];
-  if (size <= 2 * FINGERPRINT_SPAN) {
-    parts = [new Uint8Array(size)];
-    readFully(file, parts[0], 0, abs);
-  } else {
-    parts = [new Uint8Array(FINGERPRINT_SPAN), new Uint8Array(FINGERPRINT_SPAN)];
-    readFully(file, parts[0], 0, abs);
-    readFully(file, parts[1], size - FINGERPRINT_SPAN, abs);
+  try {
+    if (size <= 2 * FINGERPRINT_SPAN) {
+      parts = [new Uint8Array(size)];
+      readFully(file, parts[0], 0, abs);
+    } else {
+      parts = [new Uint8Array(FINGERPRINT_SPAN), new Uint8Array(FINGERPRINT_SPAN)];
+      readFully(file, parts[0], 0, abs);
+      readFully(file, parts[1], size - FINGERPRINT_SPAN, abs);
+    }
+  } finally {
+    file.close();
   }
   return { path: abs, size, mtimeMs: stat.mtime?.getTime() ?? 0, digest: sha256Hex(parts) };
 }

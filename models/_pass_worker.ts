@@ -13,24 +13,17 @@
  *   [d + 3 + k·(1+d+d²), …)      worker k's slot: ℓ or S, ∇ℓ or A (d), ∇²ℓ (d²)
  * ```
  *
+ * Only a worker loads this module (it sets the worker's `onmessage`); the
+ * start message's type is in ./_pass_protocol.ts.
+ *
  * @module
  */
 /// <reference lib="deno.worker" />
 import { ControlVariateCache } from "../core/row_buffer.ts";
-import { attachRegion, type SharedRegion } from "../core/shared_region.ts";
-import { modelFromSpec, type ModelSpec } from "./model_spec.ts";
-import { type PassControlShared, servePasses } from "./_pass_control.ts";
-
-/** @internal The message that starts a pass worker. */
-export interface PassWorkerInit {
-  spec: ModelSpec;
-  region: SharedRegion;
-  control: PassControlShared;
-  io: SharedArrayBuffer;
-  slot: number;
-  /** The block's first row in the whole data set (even). */
-  firstRow: number;
-}
+import { attachRegion } from "../core/shared_region.ts";
+import { modelFromSpec } from "./model_spec.ts";
+import { servePasses } from "./_pass_control.ts";
+import type { PassWorkerInit } from "./_pass_protocol.ts";
 
 self.onmessage = (event: MessageEvent<PassWorkerInit>) => {
   const { spec, region, slot, firstRow } = event.data;

@@ -15,40 +15,26 @@
  *   y (capacity f64) out — each shard writes the positions whose rows it holds
  * ```
  *
+ * Only a worker loads this module (it sets the worker's `onmessage`); the
+ * message types and command codes are in ./_shard_protocol.ts.
+ *
  * @module
  */
 /// <reference lib="deno.worker" />
 import { GlmKernels } from "../core/glm_kernels.ts";
-import { type CoreBackend, loadCore } from "../core/load.ts";
+import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
-import { type PassControlShared, servePasses } from "./_pass_control.ts";
-
-/** @internal Commands of a shard worker. */
-export const SHARD_LL = 1, SHARD_GRAD = 2, SHARD_HESS = 3, SHARD_ALL = 4, SHARD_GATHER = 5;
-
-/** @internal The message that starts a shard worker. */
-export interface ShardWorkerInit {
-  control: PassControlShared;
-  slot: number;
-  kind: "memory" | "stream";
-  backend: CoreBackend;
-  family: "logistic" | "poisson" | "gaussian";
-  sigma?: number;
-  numCols: number;
-  storage: "f32" | "f64";
-  /** First row of the shard and number of rows. */
-  start: number;
-  count: number;
-  /** The row store to read (stream kind, or memory kind loaded from a file). */
-  storePath?: string;
-  /** The shard's rows handed over (memory kind without a file). */
-  rows?: { x: Float64Array | Float32Array; y: Float64Array };
-  chunkRows: number;
-  io: SharedArrayBuffer;
-  gather: { idx: SharedArrayBuffer; x: SharedArrayBuffer; y: SharedArrayBuffer };
-}
+import { servePasses } from "./_pass_control.ts";
+import {
+  SHARD_ALL,
+  SHARD_GATHER,
+  SHARD_GRAD,
+  SHARD_HESS,
+  SHARD_LL,
+  type ShardWorkerInit,
+} from "./_shard_protocol.ts";
 
 self.onmessage = (event: MessageEvent<ShardWorkerInit>) => {
   const init = event.data;

@@ -52,7 +52,7 @@ import {
   SHARD_HESS,
   SHARD_LL,
   type ShardWorkerInit,
-} from "./_shard_worker.ts";
+} from "./_shard_protocol.ts";
 import type { ExternalGlmModel } from "./external_glm.ts";
 import { type GlmFamily, GlmModel, type GlmOptions } from "./glm.ts";
 import {

@@ -42,7 +42,7 @@ import type { ControlVariateCache } from "../core/row_buffer.ts";
 import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
 import { type GlmData, glmDataRows } from "../data/dataset.ts";
 import { PassControl } from "./_pass_control.ts";
-import type { PassWorkerInit } from "./_pass_worker.ts";
+import type { PassWorkerInit } from "./_pass_protocol.ts";
 import { GlmModel } from "./glm.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { type ModelSpec, modelSpecOf } from "./model_spec.ts";

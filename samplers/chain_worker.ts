@@ -13,50 +13,18 @@
  * thread, over the same rows and the same kernels, so its draws are
  * bit-identical to the sequential run's.
  *
+ * Only a worker loads this module (it sets the worker's `onmessage`); the
+ * message types are in ./_chain_protocol.ts.
+ *
  * @module
  */
 /// <reference lib="deno.worker" />
-import { attachRegion, type SharedRegion } from "../core/shared_region.ts";
-import { modelFromSpec, type ModelSpec } from "../models/model_spec.ts";
-import { type ChainOutput, sampleChains } from "./driver.ts";
+import { attachRegion } from "../core/shared_region.ts";
+import { modelFromSpec } from "../models/model_spec.ts";
+import type { WorkerChain, WorkerInit, WorkerReply } from "./_chain_protocol.ts";
+import { sampleChains } from "./driver.ts";
 import { getSampler } from "./registry.ts";
-import type { ChainSampler, RunPlan, StepInfo } from "./sampler.ts";
-
-/** @internal The first message a chain worker receives. */
-export interface WorkerInit {
-  type: "init";
-  spec: ModelSpec;
-  region: SharedRegion;
-  sampler: string;
-  own: Record<string, unknown>;
-  plan: RunPlan;
-  run: {
-    seed: number | string;
-    numWarmup: number;
-    numSamples: number;
-    thin?: number;
-    initialPosition?: Float64Array;
-    jitter?: number;
-    recordWarmupInfo?: boolean;
-  };
-  relayProgress: boolean;
-  relayDraws: boolean;
-}
-
-/** @internal A chain to run. */
-export interface WorkerChain {
-  type: "chain";
-  chainId: number;
-  start?: Float64Array;
-}
-
-/** @internal What a chain worker posts back. */
-export type WorkerReply =
-  | { type: "ready" }
-  | { type: "chain"; output: ChainOutput }
-  | { type: "progress"; chain: number; iteration: number; total: number }
-  | { type: "draw"; chain: number; draw: number; position: Float64Array; info: StepInfo }
-  | { type: "error"; error: unknown };
+import type { ChainSampler, StepInfo } from "./sampler.ts";
 
 let _init: WorkerInit | null = null;
 let _model: ReturnType<typeof modelFromSpec> | null = null;

@@ -37,7 +37,7 @@ import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_
 import type { Model } from "../models/model.ts";
 import { modelSpecOf } from "../models/model_spec.ts";
 import type { GlmModel } from "../models/glm.ts";
-import type { WorkerChain, WorkerInit, WorkerReply } from "./chain_worker.ts";
+import type { WorkerChain, WorkerInit, WorkerReply } from "./_chain_protocol.ts";
 import { chainIdsOf, type ChainOutput, type SamplingResult } from "./driver.ts";
 import { DRIVER_KEYS, sample, type SampleOptions } from "./sample.ts";
 import { getSampler } from "./registry.ts";
@@ -142,6 +142,11 @@ export async function sampleParallel(
   if (numWorkers === 0) return inThread(null);
   if (typeof Worker === "undefined") {
     return inThread("this runtime has no Web Workers, so chains ran in the calling thread");
+  }
+  if ((globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) {
+    return inThread(
+      "the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp), so its memory cannot be shared with workers; chains ran in the calling thread",
+    );
   }
   const described = modelSpecOf(model);
   if (!("spec" in described)) return inThread(described.reason);
@@ -275,8 +280,6 @@ export async function sampleParallel(
   };
 }
 
-const _WORKER_URL = new URL("./chain_worker.ts", import.meta.url);
-
 /**
  * A chain worker. It inherits the calling thread's permissions: narrowing
  * them (read access to its module graph only) needs Deno's
@@ -284,5 +287,7 @@ const _WORKER_URL = new URL("./chain_worker.ts", import.meta.url);
  * throws, so it cannot be tried and caught here.
  */
 function _spawn(): Worker {
-  return new Worker(_WORKER_URL, { type: "module" });
+  // Resolved here, not at import: importing this module resolves no URL
+  // (some runtimes have no usable import.meta.url until a worker is wanted).
+  return new Worker(new URL("./chain_worker.ts", import.meta.url), { type: "module" });
 }

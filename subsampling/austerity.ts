@@ -33,9 +33,7 @@
  *
  * @module
  */
-// Pinned npm specifier (not an import-map name) so that URL imports of mod.ts resolve it.
-// deno-lint-ignore no-import-prefix
-import studentTCdf from "npm:@stdlib/stats-base-dists-t-cdf@0.2.3";
+import { studentTCdf } from "../math/student_t.ts";
 import { GlmRowDifferences } from "../core/glm_diff.ts";
 import { GlmModel } from "../models/glm.ts";
 import { assertPosition, type DataModel } from "../models/model.ts";

@@ -7,9 +7,10 @@
  * References: DESIGN.md "Layers" and "The WASM core"; STYLE.md "core boundary".
  */
 import assert from "node:assert/strict";
+import { importSideEffects } from "./_side_effects.ts";
 
 const ROOT = new URL("../", import.meta.url);
-const SKIP_DIRS = new Set([".git", "node_modules", "out", "report", "core"]);
+const SKIP_DIRS = new Set([".git", "node_modules", "out", "report", "core", "dist"]);
 /** The raw ABI's own oracle tests, their fixtures and benchmark: they exercise the ABI itself. */
 const ABI_CLIENTS = new Set([
   "tests/core_test.ts",
@@ -96,4 +97,64 @@ Deno.test("the raw kernel ABI stays inside core/", async (t) => {
       assert.deepEqual(_hits(read(f), /core\/(exports|_handles|reference)\.ts|CoreExports/), [], f);
     }
   });
+});
+
+/** Modules that only workers load: each sets its worker's `onmessage`. */
+const WORKER_ENTRIES = [
+  "models/_shard_worker.ts",
+  "models/_pass_worker.ts",
+  "samplers/chain_worker.ts",
+];
+
+Deno.test("importing a module has no side effects: worker entry points stay out of the static graph", async (t) => {
+  const files = (await _sources(ROOT)).filter((f) => f !== SELF);
+  const read = (f: string) => Deno.readTextFileSync(new URL(f, ROOT));
+
+  await t.step("only worker entry points install a message handler", () => {
+    const pattern =
+      /\b(self|globalThis)\.(onmessage|addEventListener)\b|^\s*(onmessage|addEventListener)\s*[=(]/;
+    const bad = files
+      .filter((f) => !WORKER_ENTRIES.includes(f) && !/^(tests|web|bench)\//.test(f))
+      .flatMap((f) => _hits(read(f), pattern).map((h) => `${f}:${h}`));
+    assert.deepEqual(bad, []);
+  });
+
+  await t.step("no module imports a worker entry point (not even its types)", () => {
+    const names = WORKER_ENTRIES.map((f) => f.split("/").pop()!.replace(".", "\\."));
+    const pattern = new RegExp(`(from|import)\\s*\\(?\\s*["'][^"']*/(${names.join("|")})["']`);
+    const bad = files.flatMap((f) => _hits(read(f), pattern).map((h) => `${f}:${h}`));
+    assert.deepEqual(bad, []);
+  });
+
+  await t.step(
+    "no URL is resolved against import.meta.url at the top level of library code",
+    () => {
+      const library = files.filter((f) =>
+        !/^(tests|bench|web|replicate|cli)\//.test(f) && f !== "cli.ts" && f !== "core/build.ts"
+      );
+      const bad = library.flatMap((f) =>
+        _hits(read(f), /^(export\s+)?(const|let|var)\s+\w+\s*=\s*new URL\(.*import\.meta\.url/)
+          .map((h) => `${f}:${h}`)
+      );
+      assert.deepEqual(bad, []);
+    },
+  );
+});
+
+Deno.test("importing mod.ts in a page-like global scope installs no handler and starts no worker", async () => {
+  const before = globalThis.onmessage;
+  await import("../mod.ts");
+  assert.equal(globalThis.onmessage, before, "globalThis.onmessage changed in the calling thread");
+  for (
+    const entry of ["mod.ts", "diagnostics/mod.ts", "models/sharded_glm.ts", "samplers/parallel.ts"]
+  ) {
+    const result = await importSideEffects(new URL(entry, ROOT).href);
+    assert.equal(result.onmessageChanged, false, `${entry}: onmessage changed`);
+    assert.equal(result.workersStarted, 0, `${entry}: a worker started`);
+    // Exactly the probe's two messages: no library handler answered "ping".
+    assert.equal(result.replies.length, 2, `${entry}: ${JSON.stringify(result.replies)}`);
+  }
+  // The probe sees a handler where there is one: a worker entry point's.
+  const entry = await importSideEffects(new URL("models/_pass_worker.ts", ROOT).href, false);
+  assert.equal(entry.onmessageChanged, true, "the probe missed a worker entry's onmessage");
 });

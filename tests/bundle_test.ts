@@ -17,6 +17,7 @@ import {
 } from "../mod.ts";
 import { bundleLibrary } from "../web/build.ts";
 import { readmeBlock } from "./_serve.ts";
+import { importSideEffects } from "./_side_effects.ts";
 
 Deno.test("dist/tallmc.js: self-contained, and samples in a worker with permissions none", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "tallmc_bundle_" });
@@ -30,6 +31,56 @@ Deno.test("dist/tallmc.js: self-contained, and samples in a worker with permissi
       assert.doesNotMatch(text, /\bimport\s*[("'{*]|\brequire\(["']/);
       assert.doesNotMatch(text, /\bprocess\.(env|versions|platform)/);
     });
+
+    await t.step("importing the bundle installs no handler and starts no worker", async () => {
+      const result = await importSideEffects(`file://${dir}/tallmc.js`);
+      assert.equal(result.onmessageChanged, false, "onmessage changed");
+      assert.equal(result.workersStarted, 0, "a worker started");
+      assert.equal(result.replies.length, 2, JSON.stringify(result.replies));
+    });
+
+    await t.step("worker bundles ship beside it, and its worker URLs point at them", async () => {
+      for (const name of ["chain_worker.js", "_pass_worker.js", "_shard_worker.js"]) {
+        assert.ok((await Deno.stat(join(dir, name))).size > 0, name);
+        assert.match(text, new RegExp(`"\\./${name.replace(".", "\\.")}"`), name);
+      }
+      assert.doesNotMatch(text, /_worker\.ts["']/);
+    });
+
+    await t.step(
+      "sampleParallel from the bundle runs its chains in the bundled workers",
+      async () => {
+        const lib = await import(`file://${dir}/tallmc.js`);
+        const arena = lib.loadCore({ shared: true });
+        const { data } = lib.higgsShaped(arena, { n: 2000, seed: 4 });
+        const model = new lib.GlmModel(data, { family: "logistic", priorScale: 5 });
+        const base = { sampler: "hmc", seed: 11, numWarmup: 100, numSamples: 50, numChains: 2 };
+        const par = await lib.sampleParallel(model, { ...base, workers: 2 });
+        assert.equal(par.parallel.workers, 2, String(par.parallel.note));
+        assert.equal(par.parallel.note, null);
+        assert.deepEqual(par.draws, lib.sample(model, base).draws);
+      },
+    );
+
+    await t.step(
+      "without cross-origin isolation, sampleParallel runs in the calling thread",
+      async () => {
+        const lib = await import(`file://${dir}/tallmc.js`);
+        const { data } = lib.higgsShaped(lib.loadCore({ shared: true }), { n: 500, seed: 4 });
+        const model = new lib.GlmModel(data, { family: "logistic", priorScale: 5 });
+        const base = { sampler: "hmc", seed: 11, numWarmup: 20, numSamples: 10, numChains: 2 };
+        const g = globalThis as { crossOriginIsolated?: boolean };
+        g.crossOriginIsolated = false; // what a page served without COOP/COEP reports
+        try {
+          const par = await lib.sampleParallel(model, { ...base, workers: 2 });
+          assert.equal(par.parallel.workers, 0);
+          assert.match(String(par.parallel.note), /not cross-origin isolated/);
+          assert.deepEqual(par.draws, lib.sample(model, base).draws);
+        } finally {
+          delete g.crossOriginIsolated;
+        }
+      },
+    );
 
     // `deno.permissions` is an unstable worker option ("unstable": ["worker-options"]
     // in deno.json); lib.deno.window's WorkerOptions does not declare it.

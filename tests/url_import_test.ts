@@ -47,3 +47,37 @@ Deno.test("mod.ts by URL: the README example samples with --no-config and --allo
     await server.close();
   }
 });
+
+Deno.test("mod.ts by URL: `deno check --all` passes on the README example (no worker lib in the graph)", async () => {
+  const server = serveDirectory(REPO_ROOT);
+  const dir = await Deno.makeTempDir({ prefix: "tallmc_url_check_" });
+  try {
+    const example = await readmeBlock("url-import-example");
+    const script = example.replace("https://example.org/tallmc/", `${server.origin}/`);
+    const file = join(dir, "example.ts");
+    await Deno.writeTextFile(file, script);
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "check",
+        "--no-config",
+        "--quiet",
+        "--all",
+        `--allow-import=127.0.0.1:${server.port}`,
+        file,
+      ],
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+      signal: AbortSignal.timeout(180_000),
+    }).output();
+    assert.equal(code, 0, `deno check --all failed:\n${new TextDecoder().decode(stderr)}`);
+    // The check read the library's modules, and no worker entry point among them.
+    assert.ok(server.served.includes("/mod.ts"));
+    for (const entry of ["_shard_worker.ts", "_pass_worker.ts", "chain_worker.ts"]) {
+      assert.ok(!server.served.some((p) => p.endsWith(entry)), `${entry} is in the static graph`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await server.close();
+  }
+});

@@ -6,15 +6,32 @@
  *
  * ```
  *  mod.ts ───────────► dist/tallmc.js      one ES module, no imports, WASM inside
+ *  worker entries ───► dist/chain_worker.js, _pass_worker.js, _shard_worker.js
  *  web/app.ts ───────► web/dist/app.js     page: controls, Vega-Lite plots (vega-embed bundled)
  *  web/worker.ts ────► web/dist/worker.js  sampler worker: the core and the samplers
+ *
+ *  the package (`deno task dist`), dist/:
+ *   package.json     exports map: tallmc, tallmc/diagnostics, tallmc/samplers, …
+ *   tallmc.js        tallmc (and tallmc/bundle): the single-file bundle of
+ *                    mod.ts, with its worker bundles beside it
+ *   esm/             the sub-paths (DIST_ENTRIES), one code-split build:
+ *                    shared chunks, no file access, so tallmc/diagnostics
+ *                    loads only what diagnostics need
+ *   wasm/            tallmc-simd.wasm, tallmc-relaxed-simd.wasm (precompilable)
+ *   types/           .d.ts of every entry (npm:typescript), named in exports
  * ```
  *
- * Usage: `deno task bundle` (library) and `deno task web` (page, then serve).
+ * Worker URLs stay `new URL("./chain_worker.ts", import.meta.url)` in the
+ * sources (resolved when a worker starts); the build rewrites each to the
+ * bundled worker's path relative to the file that holds it.
+ *
+ * Usage: `deno task bundle` (library), `deno task dist` (package) and
+ * `deno task web` (page, then serve).
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
+import { coreWasmFile } from "../core/load.ts";
 
 const _ROOT = new URL("..", import.meta.url).pathname;
 
@@ -58,14 +75,280 @@ export async function bundle(job: BundleJob): Promise<number> {
   return (await Deno.stat(output)).size;
 }
 
+/** The worker entry points: source path → the name its bundle gets. */
+export const WORKER_ENTRIES: Readonly<Record<string, string>> = {
+  "samplers/chain_worker.ts": "chain_worker.js",
+  "models/_pass_worker.ts": "_pass_worker.js",
+  "models/_shard_worker.ts": "_shard_worker.js",
+};
+
 /**
- * The library bundle: `mod.ts` → `outFile`.
+ * Point the worker URLs in one built file at the bundled workers:
+ * `"./chain_worker.ts"` becomes the path of `workerFiles["chain_worker.ts"]`
+ * relative to `file`.
+ */
+async function _rewriteWorkerUrls(
+  file: string,
+  workerFiles: Record<string, string>,
+): Promise<void> {
+  let text = await Deno.readTextFile(file);
+  let changed = false;
+  for (const [source, built] of Object.entries(workerFiles)) {
+    const escaped = source.replaceAll(".", "\\.");
+    const quoted = new RegExp(`(["'\`])\\./${escaped}\\1`, "g");
+    let rel = relative(dirname(file), built);
+    if (!rel.startsWith(".")) rel = `./${rel}`;
+    text = text.replace(quoted, (_m, q) => {
+      changed = true;
+      return `${q}${rel}${q}`;
+    });
+  }
+  if (changed) await Deno.writeTextFile(file, text);
+}
+
+/**
+ * The library bundle: `mod.ts` → `outFile`, and beside it one bundle per
+ * worker entry point (what `sampleParallel` and the threaded models start).
  *
  * @param outFile Where to write (default `dist/tallmc.js`).
  * @returns Its size in bytes.
  */
-export function bundleLibrary(outFile = "dist/tallmc.js"): Promise<number> {
-  return bundle({ entry: "mod.ts", output: outFile });
+export async function bundleLibrary(outFile = "dist/tallmc.js"): Promise<number> {
+  const out = outFile.startsWith("/") ? outFile : join(_ROOT, outFile);
+  const workerFiles: Record<string, string> = {};
+  await Promise.all(
+    Object.entries(WORKER_ENTRIES).map(([entry, name]) => {
+      workerFiles[basename(entry)] = join(dirname(out), name);
+      return bundle({ entry, output: join(dirname(out), name) });
+    }),
+  );
+  const size = await bundle({ entry: "mod.ts", output: out });
+  for (const f of [out, ...Object.values(workerFiles)]) await _rewriteWorkerUrls(f, workerFiles);
+  return size;
+}
+
+/**
+ * The package's sub-path entry points: export path → source module. They
+ * are built together (code splitting: shared chunks, one instance of each
+ * module between them) and hold no file access; the root `tallmc` is the
+ * single-file bundle of mod.ts, which includes the Deno file readers.
+ */
+export const DIST_ENTRIES: Readonly<Record<string, string>> = {
+  "./diagnostics": "diagnostics/mod.ts",
+  "./core": "core/mod.ts",
+  "./data": "data/web.ts",
+  "./models": "models/mod.ts",
+  "./samplers": "samplers/mod.ts",
+  "./hmc-ecs": "samplers/hmc_ecs/mod.ts",
+  "./subsampling": "subsampling/mod.ts",
+};
+
+/** What {@link buildDist} wrote. */
+export interface DistReport {
+  /** Export path → bytes an import of it loads (the entry and every chunk it imports). */
+  entryBytes: Record<string, number>;
+  /** The single-file bundle's size. */
+  bundleBytes: number;
+  /** `.wasm` file name → size. */
+  wasmBytes: Record<string, number>;
+  /** What the declaration build emitted, or null if there are no types. */
+  typesNote: string | null;
+}
+
+/**
+ * The npm-style package in `outDir`: a code-split ES build of every sub-path
+ * entry (see {@link DIST_ENTRIES}) and of the workers, the single-file
+ * bundle, the core's `.wasm` files and a package.json with an exports map.
+ *
+ * @param outDir Directory to (re)create (default `dist`).
+ * @returns Sizes.
+ */
+export async function buildDist(
+  outDir = "dist",
+  options: { types?: boolean } = {},
+): Promise<DistReport> {
+  const out = outDir.startsWith("/") ? outDir : join(_ROOT, outDir);
+  await Deno.remove(out, { recursive: true }).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
+  await Deno.mkdir(join(out, "wasm"), { recursive: true });
+  const esm = join(out, "esm");
+  const entries = [...Object.values(DIST_ENTRIES), ...Object.keys(WORKER_ENTRIES)];
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=browser",
+      "--format=esm",
+      "--packages=bundle",
+      "--minify",
+      "--code-splitting",
+      `--config=${join(_ROOT, "deno.json")}`,
+      `--outdir=${esm}`,
+      ...entries.map((e) => join(_ROOT, e)),
+    ],
+    cwd: _ROOT,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(`deno bundle (code splitting) failed:\n${new TextDecoder().decode(stderr)}`);
+  }
+  const js = (f: string) => join(esm, f.replace(/\.ts$/, ".js"));
+  const workerFiles = Object.fromEntries(
+    Object.keys(WORKER_ENTRIES).map((e) => [basename(e), js(e)]),
+  );
+  for await (const f of _walk(esm)) await _rewriteWorkerUrls(f, workerFiles);
+  const bundleBytes = await bundleLibrary(join(out, "tallmc.js"));
+  const wasmBytes: Record<string, number> = {};
+  for (const backend of ["simd", "relaxed-simd"] as const) {
+    const bytes = coreWasmFile(backend);
+    await Deno.writeFile(join(out, "wasm", `tallmc-${backend}.wasm`), bytes);
+    wasmBytes[`tallmc-${backend}.wasm`] = bytes.length;
+  }
+  const config = JSON.parse(await Deno.readTextFile(join(_ROOT, "deno.json")));
+  const types = (options.types ?? true) ? await _declarations(out) : null;
+  const entry = (source: string, file: string) =>
+    types === null ? file : { types: `./types/${source.replace(/\.ts$/, ".d.ts")}`, default: file };
+  const exportsMap: Record<string, unknown> = {
+    ".": entry("mod.ts", "./tallmc.js"),
+    "./bundle": entry("mod.ts", "./tallmc.js"),
+  };
+  const entryBytes: Record<string, number> = { ".": bundleBytes };
+  for (const [path, source] of Object.entries(DIST_ENTRIES)) {
+    exportsMap[path] = entry(source, `./esm/${source.replace(/\.ts$/, ".js")}`);
+    entryBytes[path] = await closureBytes(js(source));
+  }
+  exportsMap["./wasm/*"] = "./wasm/*";
+  exportsMap["./package.json"] = "./package.json";
+  const pkg = {
+    name: "tallmc",
+    version: config.version,
+    description: "Scalable Bayesian MCMC for tall data, with a WebAssembly SIMD core",
+    type: "module",
+    main: "./tallmc.js",
+    exports: exportsMap,
+    sideEffects: false,
+    engines: { node: ">=20" },
+    license: "MIT",
+  };
+  await Deno.writeTextFile(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  await Deno.writeTextFile(
+    join(out, "README.md"),
+    "# tallmc\n\nBuilt by `deno task dist`. See docs/embedding.md in the repository.\n",
+  );
+  return { entryBytes, bundleBytes, wasmBytes, typesNote: types };
+}
+
+/**
+ * TypeScript declarations of mod.ts and the sub-path entries into
+ * `out/types/`, by the TypeScript compiler (`npm:typescript`, run by Deno).
+ * The compiler does not know Deno's globals or `npm:` specifiers; it reports
+ * them and emits the declarations anyway (such names become `any`).
+ * Relative `.ts` specifiers are rewritten to `.js`, which resolve to the
+ * `.d.ts` files beside them.
+ *
+ * @returns A note on what was emitted, or null if the compiler could not run.
+ */
+async function _declarations(out: string): Promise<string | null> {
+  const typesDir = join(out, "types");
+  const tsconfig = join(out, "tsconfig.types.json");
+  await Deno.writeTextFile(
+    tsconfig,
+    JSON.stringify({
+      compilerOptions: {
+        declaration: true,
+        emitDeclarationOnly: true,
+        allowImportingTsExtensions: true,
+        target: "ES2022",
+        module: "ESNext",
+        moduleResolution: "bundler",
+        lib: ["ES2023", "DOM"],
+        skipLibCheck: true,
+        strict: true,
+        noEmitOnError: false,
+        types: [],
+        outDir: typesDir,
+        rootDir: _ROOT,
+      },
+      files: ["mod.ts", ...Object.values(DIST_ENTRIES)].map((f) => join(_ROOT, f)),
+    }),
+  );
+  try {
+    const { stdout } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-config",
+        "--no-lock",
+        "--quiet",
+        "--allow-read",
+        `--allow-write=${typesDir}`,
+        "--allow-env",
+        "--allow-sys",
+        "npm:typescript@5.9.3/bin/tsc",
+        "-p",
+        tsconfig,
+      ],
+      cwd: out,
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    let files = 0;
+    for await (const f of _walk(typesDir, ".d.ts")) {
+      const text = await Deno.readTextFile(f);
+      await Deno.writeTextFile(
+        f,
+        text.replace(/(["'])(\.{1,2}\/[^"'\n]+)\.ts\1/g, (_m, q, p) => `${q}${p}.js${q}`),
+      );
+      files++;
+    }
+    if (files === 0) return null;
+    const errors = (new TextDecoder().decode(stdout).match(/error TS/g) ?? []).length;
+    return `${files} declaration files (${errors} compiler errors on Deno globals and npm: specifiers, typed any)`;
+  } catch {
+    return null;
+  } finally {
+    await Deno.remove(tsconfig);
+  }
+}
+
+async function* _walk(dir: string, suffix = ".js"): AsyncGenerator<string> {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) yield* _walk(p, suffix);
+    else if (e.name.endsWith(suffix)) yield p;
+  }
+}
+
+/**
+ * Bytes a page loads when it imports `file`: the file and every module it
+ * imports statically, transitively (relative imports only: the build
+ * inlines packages).
+ *
+ * @param file A built module.
+ * @returns The total size.
+ */
+export async function closureBytes(file: string): Promise<number> {
+  const seen = new Set<string>();
+  const visit = async (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    const text = await Deno.readTextFile(f);
+    for (const m of text.matchAll(/(?:from|import)\s*["'](\.[^"']+)["']/g)) {
+      await visit(join(dirname(f), m[1]));
+    }
+  };
+  await visit(file);
+  let total = 0;
+  for (const f of seen) total += (await Deno.stat(f)).size;
+  return total;
 }
 
 /**
@@ -86,12 +369,24 @@ if (import.meta.main) {
   const kb = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
   if (what === "library") {
     console.log(`dist/tallmc.js: ${kb(await bundleLibrary())}`);
+  } else if (what === "dist") {
+    const report = await buildDist();
+    for (const [path, bytes] of Object.entries(report.entryBytes)) {
+      console.log(`tallmc${path.slice(1)}: ${kb(bytes)}`);
+    }
+    console.log(`tallmc/bundle (dist/tallmc.js): ${kb(report.bundleBytes)}`);
+    for (const [name, bytes] of Object.entries(report.wasmBytes)) {
+      console.log(`dist/wasm/${name}: ${kb(bytes)}`);
+    }
+    console.log(
+      `dist/types: ${report.typesNote ?? "not built (the TypeScript compiler did not run)"}`,
+    );
   } else if (what === "web") {
     for (const [name, size] of Object.entries(await bundleWeb())) {
       console.log(`web/dist/${name}: ${kb(size)}`);
     }
   } else {
-    console.error(`usage: deno run … web/build.ts [library|web], got ${what}`);
+    console.error(`usage: deno run … web/build.ts [library|dist|web], got ${what}`);
     Deno.exit(2);
   }
 }

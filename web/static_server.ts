@@ -38,9 +38,22 @@ export interface StaticServer {
  *
  * @param root The directory to serve (requests cannot leave it).
  * @param port The port (default 0: a free port the OS picks).
+ * @param options `crossOriginIsolated` (default true): send COOP/COEP headers.
  * @returns The running server.
  */
-export function serveDirectory(root: string, port = 0): StaticServer {
+export function serveDirectory(
+  root: string,
+  port = 0,
+  options: { crossOriginIsolated?: boolean } = {},
+): StaticServer {
+  const isolation: Record<string, string> = (options.crossOriginIsolated ?? true)
+    ? {
+      // The page may share memory with workers (sampleParallel); every
+      // resource it loads is same-origin.
+      "cross-origin-opener-policy": "same-origin",
+      "cross-origin-embedder-policy": "require-corp",
+    }
+    : {};
   const base = normalize(root).replace(/[\\/]+$/, "");
   const served: string[] = [];
   const server = Deno.serve(
@@ -58,6 +71,7 @@ export function serveDirectory(root: string, port = 0): StaticServer {
           headers: {
             "content-type": _TYPES[extname(file)] ?? "application/octet-stream",
             "cache-control": "no-store",
+            ...isolation,
           },
         });
       } catch {

@@ -1,0 +1,35 @@
+/**
+ * The messages and command codes between
+ * {@link import("./sharded_glm.ts").ShardedGlmModel} and its shard workers
+ * (./_shard_worker.ts): definitions only, so the model can import them
+ * without loading the worker's entry point.
+ *
+ * @module
+ */
+import type { CoreBackend } from "../core/load.ts";
+import type { PassControlShared } from "./_pass_control.ts";
+
+/** @internal Commands of a shard worker. */
+export const SHARD_LL = 1, SHARD_GRAD = 2, SHARD_HESS = 3, SHARD_ALL = 4, SHARD_GATHER = 5;
+
+/** @internal The message that starts a shard worker. */
+export interface ShardWorkerInit {
+  control: PassControlShared;
+  slot: number;
+  kind: "memory" | "stream";
+  backend: CoreBackend;
+  family: "logistic" | "poisson" | "gaussian";
+  sigma?: number;
+  numCols: number;
+  storage: "f32" | "f64";
+  /** First row of the shard and number of rows. */
+  start: number;
+  count: number;
+  /** The row store to read (stream kind, or memory kind loaded from a file). */
+  storePath?: string;
+  /** The shard's rows handed over (memory kind without a file). */
+  rows?: { x: Float64Array | Float32Array; y: Float64Array };
+  chunkRows: number;
+  io: SharedArrayBuffer;
+  gather: { idx: SharedArrayBuffer; x: SharedArrayBuffer; y: SharedArrayBuffer };
+}

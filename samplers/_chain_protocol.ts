@@ -1,0 +1,47 @@
+/**
+ * The messages between {@link import("./parallel.ts").sampleParallel} and
+ * its chain workers (./chain_worker.ts): definitions only, so the caller
+ * can name them without loading the worker's entry point.
+ *
+ * @module
+ */
+import type { SharedRegion } from "../core/shared_region.ts";
+import type { ModelSpec } from "../models/model_spec.ts";
+import type { ChainOutput } from "./driver.ts";
+import type { RunPlan, StepInfo } from "./sampler.ts";
+
+/** @internal The first message a chain worker receives. */
+export interface WorkerInit {
+  type: "init";
+  spec: ModelSpec;
+  region: SharedRegion;
+  sampler: string;
+  own: Record<string, unknown>;
+  plan: RunPlan;
+  run: {
+    seed: number | string;
+    numWarmup: number;
+    numSamples: number;
+    thin?: number;
+    initialPosition?: Float64Array;
+    jitter?: number;
+    recordWarmupInfo?: boolean;
+  };
+  relayProgress: boolean;
+  relayDraws: boolean;
+}
+
+/** @internal A chain to run. */
+export interface WorkerChain {
+  type: "chain";
+  chainId: number;
+  start?: Float64Array;
+}
+
+/** @internal What a chain worker posts back. */
+export type WorkerReply =
+  | { type: "ready" }
+  | { type: "chain"; output: ChainOutput }
+  | { type: "progress"; chain: number; iteration: number; total: number }
+  | { type: "draw"; chain: number; draw: number; position: Float64Array; info: StepInfo }
+  | { type: "error"; error: unknown };
