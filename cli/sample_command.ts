@@ -336,10 +336,12 @@ export async function sampleCommand(args: string[]): Promise<number> {
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: 1 }, values, false);
   const outPath = values.out === undefined ? undefined : resolveUserPath(values.out as string);
   if (outPath !== undefined) checkWritable(outPath, "--out");
-  const dataPath = resolveUserPath(values.data as string);
+  const dataPath = values.data === "-" ? "-" : resolveUserPath(values.data as string); // - : stdin
   let dataInfo: Deno.FileInfo;
   try {
-    dataInfo = await Deno.stat(dataPath);
+    dataInfo = dataPath === "-"
+      ? { isDirectory: false } as Deno.FileInfo
+      : await Deno.stat(dataPath);
   } catch (e) {
     throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
   }
@@ -362,8 +364,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       for (const line of built.priorLines ?? []) console.log(`prior: ${line}`);
     }
     for (const note of built.notes) console.error(`tallmc: note: ${note}`);
-    // The formula path's warnings were not printed before (its loader has its own checks).
-    if (built.priorLines === null) dataWarnings = built.warnings;
+    dataWarnings = built.warnings;
     model = built.model;
   } catch (e) {
     if (e instanceof CliUsageError) throw e;

@@ -294,9 +294,9 @@ class _CsvSink {
     const Err = p[0].type === "type" ? TypeError : RangeError;
     if (p.length === 1) throw new Err(`${this.#where}${p[0].text}`);
     throw new Err(
-      `${this.#where}${p.length} problems${
+      `${this.#where}${p[0].text}; and ${p.length - 1} more problem${p.length === 2 ? "" : "s"}${
         stopped ? ` in the first ${this.lineNo} lines (reading stopped there)` : ""
-      }:\n  ${p.map((q) => q.text).join("\n  ")}`,
+      }: ${p.slice(1).map((q, k) => `(${k + 2}) ${q.text}`).join(" ")}`,
     );
   }
 

@@ -286,6 +286,9 @@ export function notNumberReason(s: string): string | null {
     : null;
   if (base !== null) return `${base} notation is not read as a number; write the value in decimal`;
   if (/^[+-]?[0-9.]*[0-9]_[0-9]/.test(t)) return "digit separators (_) are not allowed";
+  if (/^[+-]?[0-9]*,[0-9]+$/.test(t)) {
+    return "a decimal comma is not read as a number; write a decimal point (0.5, not 0,5)";
+  }
   if (/^\s|\s$/.test(t) && Number.isFinite(Number(t))) {
     return "only spaces and tabs may surround a number (no line breaks or other blanks)";
   }

@@ -56,7 +56,15 @@
  */
 import Papa from "npm:papaparse@5.7.1";
 import type { Arena } from "../core/arena.ts";
-import { CSV_INTERCEPT_NAME } from "./csv.ts";
+import { CSV_INTERCEPT_NAME, MAX_LISTED_PROBLEMS, readInputText } from "./csv.ts";
+import {
+  cellNumber,
+  ColumnStats,
+  csvDataWarnings,
+  detectDelimiter,
+  notNumberReason,
+  safeColumnNames,
+} from "./csv_checks.ts";
 import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";
 import { type Formula, parseFormula } from "./formula.ts";
 
@@ -76,6 +84,8 @@ export interface ColumnTable {
   readonly columns: readonly (readonly string[])[];
   /** Number of data rows. */
   readonly numRows: number;
+  /** The 1-based line of each data row in the file, when known (for messages). */
+  readonly lines?: Int32Array;
 }
 
 /** Options of {@link buildDesign}. */
@@ -184,11 +194,22 @@ export interface FormulaCsvOptions extends DesignOptions {
  * ```
  */
 export function parseColumnTable(text: string, options: { delimiter?: string } = {}): ColumnTable {
-  const parsed = _papa.parse(text, {
-    delimiter: options.delimiter ?? ",",
-    skipEmptyLines: "greedy",
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let delimiter = options.delimiter;
+  if (delimiter === undefined) {
+    const [l1, l2] = text.split(/\r\n|\n|\r/, 2);
+    const found = detectDelimiter(l1 ?? "", l2);
+    if (typeof found !== "string") throw new RangeError(found.error);
+    delimiter = found;
+  }
+  const parsed = _papa.parse(text, { delimiter });
+  const all = parsed.data;
+  const rows: string[][] = [], lineOf: number[] = [];
+  all.forEach((r, i) => {
+    if (r.every((c) => c.trim() === "")) return;
+    rows.push(r);
+    lineOf.push(i + 1);
   });
-  const rows = parsed.data;
   if (rows.length === 0) throw new RangeError("the CSV file is empty");
   const names = rows[0].map((s) => s.trim());
   const seen = new Set<string>();
@@ -201,24 +222,44 @@ export function parseColumnTable(text: string, options: { delimiter?: string } =
   });
   if (rows.length < 2) throw new RangeError("the CSV file has a header but no data rows");
   const columns: string[][] = names.map(() => new Array(rows.length - 1));
+  const problems: string[] = [];
   for (let i = 1; i < rows.length; i++) {
     const r = rows[i];
     if (r.length !== names.length) {
-      throw new RangeError(
-        `data row ${i} has ${r.length} fields, expected ${names.length} (as in the header)`,
+      problems.push(
+        `data row ${i} has ${r.length} fields, expected ${names.length} (as in the header), at line ${
+          lineOf[i]
+        }`,
       );
+      if (problems.length >= MAX_LISTED_PROBLEMS) break;
+      continue;
     }
     for (let j = 0; j < names.length; j++) columns[j][i - 1] = r[j].trim();
   }
-  return { names, columns, numRows: rows.length - 1 };
+  if (problems.length === 1) throw new RangeError(problems[0]);
+  if (problems.length > 1) {
+    throw new RangeError(
+      `${problems[0]}; and ${problems.length - 1} more rows${
+        problems.length === MAX_LISTED_PROBLEMS ? " (at least; reading stopped there)" : ""
+      } with the wrong number of fields: ${
+        problems.slice(1).map((q, k) => `(${k + 2}) ${q}`).join(" ")
+      }`,
+    );
+  }
+  return { names, columns, numRows: rows.length - 1, lines: Int32Array.from(lineOf.slice(1)) };
 }
 
 const _papa = Papa as unknown as {
   parse(
     text: string,
-    config: { delimiter: string; skipEmptyLines: "greedy" },
+    config: { delimiter: string },
   ): { data: string[][] };
 };
+
+/** "data row R (line L)" of data row i (0-based). */
+function _rowAt(table: ColumnTable, i: number): string {
+  return `data row ${i + 1}${table.lines === undefined ? "" : ` (line ${table.lines[i]})`}`;
+}
 
 type _Column = { kind: "numeric"; values: Float64Array } | {
   kind: "categorical";
@@ -241,13 +282,30 @@ function _readColumn(table: ColumnTable, name: string, formula: Formula): _Colum
   for (let i = 0; i < n; i++) {
     const c = cells[i];
     if (c === "") {
-      throw new RangeError(`column ${JSON.stringify(name)} has an empty cell at data row ${i + 1}`);
+      throw new RangeError(
+        `column ${JSON.stringify(name)} has an empty cell at ${_rowAt(table, i)}`,
+      );
     }
-    const v = Number(c);
-    if (Number.isFinite(v)) {
+    const v = cellNumber(c);
+    if (v - v === 0) {
       values[i] = v;
       if (firstNum < 0) firstNum = i;
-    } else if (firstText < 0) firstText = i;
+      continue;
+    }
+    const asJs = Number(c);
+    const reason = Number.isFinite(asJs) || /^[+-]?(inf|infinity|nan)$/i.test(c)
+      ? notNumberReason(c)
+      : asJs === Infinity || asJs === -Infinity
+      ? `overflows to ${asJs}; values must be finite`
+      : null;
+    if (reason !== null) {
+      throw new RangeError(
+        `column ${JSON.stringify(name)}, ${_rowAt(table, i)}: ${reason}, got ${
+          JSON.stringify(c)
+        } (a category needs a label that is not a number, e.g. "h${c}")`,
+      );
+    }
+    if (firstText < 0) firstText = i;
   }
   if (firstText < 0) return { kind: "numeric", values };
   if (firstNum >= 0) {
@@ -390,7 +448,13 @@ export function buildDesign(
     }
     blocks.push({ names, gens });
   }
-  const columnNames = [...(f.intercept ? [INTERCEPT_NAME] : []), ...blocks.flatMap((b) => b.names)];
+  const rawNames = blocks.flatMap((b) => b.names);
+  const safe = safeColumnNames(
+    rawNames,
+    rawNames.map((nm) => table.names.indexOf(nm) + 1),
+    [...table.names, INTERCEPT_NAME],
+  );
+  const columnNames = [...(f.intercept ? [INTERCEPT_NAME] : []), ...safe.names];
   const p = columnNames.length;
   const x = new Float64Array(n * p);
   for (let i = 0; i < n; i++) {
@@ -423,20 +487,10 @@ export function buildDesign(
     columnMean[j] = m;
     columnSd[j] = columnNames[j] === INTERCEPT_NAME || n < 2 ? 0 : Math.sqrt(ss / (n - 1));
   }
-  const warnings: string[] = [];
   const center = new Float64Array(p), scale = new Float64Array(p).fill(1);
   const standardized = Boolean(options.standardize);
   for (let j = 0; j < p; j++) {
-    if (columnNames[j] === INTERCEPT_NAME) continue;
-    if (columnSd[j] === 0) {
-      warnings.push(
-        `column ${JSON.stringify(columnNames[j])} is constant (${columnMean[j]} in every row)${
-          f.intercept ? ": it is not identified apart from the intercept" : ""
-        }`,
-      );
-      continue;
-    }
-    if (!standardized) continue;
+    if (columnNames[j] === INTERCEPT_NAME || columnSd[j] === 0 || !standardized) continue;
     if (f.intercept) center[j] = columnMean[j];
     scale[j] = columnSd[j];
   }
@@ -445,7 +499,35 @@ export function buildDesign(
       for (let j = 0; j < p; j++) x[i * p + j] = (x[i * p + j] - center[j]) / scale[j];
     }
   }
-  if (n < p) warnings.push(`the design has fewer rows (${n}) than columns (${p})`);
+  // The plain CSV path's warnings, on X as it enters the model.
+  const stats = new ColumnStats(p);
+  stats.add(x, n);
+  let yMin = Infinity, yMax = -Infinity;
+  for (let i = 0; i < n; i++) {
+    if (y[i] < yMin) yMin = y[i];
+    if (y[i] > yMax) yMax = y[i];
+  }
+  const fam = options.family;
+  const warnings = [
+    ...safe.notes,
+    ...csvDataWarnings({
+      where: "",
+      family: fam === "logistic" ? "logistic" : fam === undefined || fam === "gaussian" ||
+          fam === "student-t"
+        ? "gaussian"
+        : "poisson",
+      intercept: f.intercept,
+      responseName: f.response,
+      columnNames,
+      numRows: n,
+      numCols: p,
+      colMin: stats.colMin,
+      colMax: stats.colMax,
+      yMin,
+      yMax,
+      stats,
+    }),
+  ];
   let ySum = 0;
   for (let i = 0; i < n; i++) ySum += y[i];
   const responseMean = ySum / n;
@@ -508,7 +590,7 @@ function _auxColumn(table: ColumnTable, name: string, which: "offset" | "trials"
   }
   const cells = table.columns[j], out = new Float64Array(table.numRows);
   for (let i = 0; i < cells.length; i++) {
-    const v = cells[i] === "" ? NaN : Number(cells[i]);
+    const v = cellNumber(cells[i]);
     if (!Number.isFinite(v) || (which === "trials" && !Number.isInteger(v))) {
       throw new RangeError(
         `the ${which} column ${JSON.stringify(name)} must hold ${
@@ -611,7 +693,7 @@ export async function loadCsvWithFormula(
   path: string,
   options: FormulaCsvOptions,
 ): Promise<FormulaData> {
-  const text = await Deno.readTextFile(path);
+  const text = await readInputText(path);
   let d: Design;
   try {
     d = parseCsvWithFormula(text, options);
