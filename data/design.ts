@@ -309,6 +309,14 @@ function _readColumn(table: ColumnTable, name: string, formula: Formula): _Colum
   }
   if (firstText < 0) return { kind: "numeric", values };
   if (firstNum >= 0) {
+    const reason = notNumberReason(cells[firstText]);
+    if (reason !== null) {
+      throw new RangeError(
+        `column ${JSON.stringify(name)}, ${_rowAt(table, firstText)}: ${reason}, got ${
+          JSON.stringify(cells[firstText])
+        }`,
+      );
+    }
     throw new RangeError(
       `column ${JSON.stringify(name)} mixes numbers (${
         JSON.stringify(cells[firstNum])
