@@ -176,8 +176,11 @@ class _CsvSink {
   #notes: string[] = [];
   #stats: ColumnStats | null = null;
 
-  constructor(options: CsvOptions, where: string, onSchema: _Schema) {
+  #expectedRows: number | undefined;
+
+  constructor(options: CsvOptions, where: string, onSchema: _Schema, expectedRows?: number) {
     this.#options = options;
+    this.#expectedRows = expectedRows;
     this.#intercept = options.intercept ?? true;
     this.#family = options.family;
     this.#header = options.header ?? true;
@@ -398,7 +401,7 @@ class _CsvSink {
     this.#blockRows = Math.max(1, Math.floor(_STAGING_CELLS / this.numCols));
     this.#xs = new Float64Array(this.#blockRows * this.numCols);
     this.#ys = new Float64Array(this.#blockRows);
-    this.#stats = new ColumnStats(this.numCols);
+    this.#stats = new ColumnStats(this.numCols, this.#expectedRows);
     this.#flush = this.#onSchema(this.numCols);
   }
 
@@ -640,7 +643,7 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
       x.set(xs.subarray(0, m * numCols), rowStart * numCols);
       y.set(ys.subarray(0, m), rowStart);
     };
-  });
+  }, maxRecords);
   new ChunkFeeder(options.delimiter, sink, "CSV text: ").feed(text, true);
   sink.finish();
   const n = sink.numRows;
@@ -745,7 +748,7 @@ export async function loadCsvToArena(
       else arena.f32(off, len).set(xs.subarray(0, len));
       arena.f64(yPtr + rowStart * 8, m).set(ys.subarray(0, m));
     };
-  });
+  }, maxRecords);
   try {
     const decoder = new TextDecoder("utf-8");
     const feeder = new ChunkFeeder(options.delimiter, sink, where);

@@ -459,15 +459,19 @@ export function detectDelimiter(
 // Duplicate and collinear columns.
 
 /**
- * The cross-product X'X is accumulated while its cost stays below this many
- * multiply-adds (n·d(d+1)/2); beyond it, over the first rows only (the
- * warning says how many).
+ * X'X is accumulated over about max(2d, ⌊{@link GRAM_BUDGET} / (d(d+1)/2)⌋)
+ * rows, spread evenly over the table when its length is known (the first
+ * ones otherwise); the warning says so when that is not every row. Above
+ * {@link GRAM_MAX_COLS} columns only exact copies are looked for.
  */
-export const GRAM_BUDGET = 4e9;
+export const GRAM_BUDGET = 1e7;
+
+/** The rank check runs up to this many columns of X. */
+export const GRAM_MAX_COLS = 500;
 
 /**
  * Per-column statistics of a row-major table, accumulated block by block in
- * one pass: ranges, a 64-bit hash of each column's bits (exact duplicates)
+ * one pass: ranges, a hash of each column's bits and its sum (exact duplicates)
  * and the lower triangle of X'X (rank deficiency).
  */
 export class ColumnStats {
@@ -483,43 +487,76 @@ export class ColumnStats {
   gramRows = 0;
   /** Rows seen. */
   numRows = 0;
-  #h1: Uint32Array;
-  #h2: Uint32Array;
+  #h1: Int32Array;
+  #sum: Float64Array;
   #maxGramRows: number;
+  #cols = new Float64Array(0);
 
-  constructor(numCols: number) {
+  #stride: number;
+
+  /**
+   * @param numCols Number of columns.
+   * @param expectedRows An upper bound on the number of rows, if known
+   *   (the rows of X'X are then spread over the table).
+   */
+  constructor(numCols: number, expectedRows?: number) {
     this.numCols = numCols;
     this.colMin = new Float64Array(numCols).fill(Infinity);
     this.colMax = new Float64Array(numCols).fill(-Infinity);
     this.gram = new Float64Array(numCols * numCols);
-    this.#h1 = new Uint32Array(numCols).fill(0x811c9dc5);
-    this.#h2 = new Uint32Array(numCols).fill(0x12345678);
-    this.#maxGramRows = Math.floor(GRAM_BUDGET / Math.max(1, (numCols * (numCols + 1)) / 2));
+    this.#h1 = new Int32Array(numCols).fill(0x811c9dc5 | 0);
+    this.#sum = new Float64Array(numCols);
+    this.#maxGramRows = numCols > GRAM_MAX_COLS ? 0 : Math.max(
+      2 * numCols,
+      Math.floor(GRAM_BUDGET / Math.max(1, (numCols * (numCols + 1)) / 2)),
+    );
+    this.#stride = expectedRows === undefined || this.#maxGramRows === 0
+      ? 1
+      : Math.max(1, Math.floor(expectedRows / this.#maxGramRows));
   }
 
   /** Adds rows `[0, m)` of a row-major block. */
   add(xs: Float64Array, m: number): void {
-    const d = this.numCols, lo = this.colMin, hi = this.colMax, h1 = this.#h1, h2 = this.#h2;
-    const bits = new Uint32Array(xs.buffer, xs.byteOffset, xs.length * 2);
+    const d = this.numCols, lo = this.colMin, hi = this.colMax, h1 = this.#h1, sum = this.#sum;
+    const bits = new Int32Array(xs.buffer, xs.byteOffset, xs.length * 2);
     for (let i = 0; i < m; i++) {
       for (let k = 0, o = i * d; k < d; k++) {
         const v = xs[o + k];
         if (v < lo[k]) lo[k] = v;
         if (v > hi[k]) hi[k] = v;
-        const a = bits[2 * (o + k)], b = bits[2 * (o + k) + 1];
-        h1[k] = Math.imul(h1[k] ^ a, 0x01000193) ^ b;
-        h2[k] = Math.imul((h2[k] + b) | 0, 0x5bd1e995) ^ (a >>> 7);
+        sum[k] += v;
+        h1[k] = Math.imul(h1[k] ^ bits[2 * (o + k) + 1], 0x01000193) + bits[2 * (o + k)];
       }
     }
-    const take = Math.min(m, this.#maxGramRows - this.gramRows);
-    const g = this.gram;
-    for (let i = 0; i < take; i++) {
-      const o = i * d;
+    // Rows numRows + i with (numRows + i) % stride === 0, while the budget lasts.
+    const stride = this.#stride;
+    const first = (stride - (this.numRows % stride)) % stride;
+    const take = first >= m
+      ? 0
+      : Math.min(Math.ceil((m - first) / stride), this.#maxGramRows - this.gramRows);
+    if (take > 0) {
+      // Column-major copy, then one dot product per pair: sums stay in registers.
+      if (this.#cols.length < d * take) this.#cols = new Float64Array(d * take);
+      const cols = this.#cols, g = this.gram;
+      for (let t = 0; t < take; t++) {
+        for (let k = 0, o = (first + t * stride) * d; k < d; k++) cols[k * take + t] = xs[o + k];
+      }
+      const end4 = take - (take % 4);
       for (let a = 0; a < d; a++) {
-        const xa = xs[o + a];
-        if (xa === 0) continue;
-        const ga = a * d;
-        for (let b = 0; b <= a; b++) g[ga + b] += xa * xs[o + b];
+        const oa = a * take;
+        for (let b = 0; b <= a; b++) {
+          const ob = b * take;
+          let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+          let i = 0;
+          for (; i < end4; i += 4) {
+            s0 += cols[oa + i] * cols[ob + i];
+            s1 += cols[oa + i + 1] * cols[ob + i + 1];
+            s2 += cols[oa + i + 2] * cols[ob + i + 2];
+            s3 += cols[oa + i + 3] * cols[ob + i + 3];
+          }
+          for (; i < take; i++) s0 += cols[oa + i] * cols[ob + i];
+          g[a * d + b] += (s0 + s1) + (s2 + s3);
+        }
       }
     }
     this.gramRows += take;
@@ -530,7 +567,7 @@ export class ColumnStats {
   duplicates(): number[][] {
     const groups = new Map<string, number[]>();
     for (let k = 0; k < this.numCols; k++) {
-      const key = `${this.#h1[k]}:${this.#h2[k]}`;
+      const key = `${this.#h1[k]}:${this.#sum[k]}:${this.colMin[k]}:${this.colMax[k]}`;
       const g = groups.get(key);
       if (g === undefined) groups.set(key, [k]);
       else g.push(k);
@@ -607,7 +644,7 @@ export function collinearityWarnings(
     }
     r = k + 1;
   }
-  if (r === m) return out;
+  if (r === m || stats.gramRows === 0) return out;
   const sets: string[] = [];
   for (let t = r; t < m; t++) {
     const j = perm[t];
@@ -633,7 +670,7 @@ export function collinearityWarnings(
   const limit = 5;
   out.push(
     `${o.where}columns are linearly dependent (X'X is singular${
-      stats.gramRows < stats.numRows ? ` over the first ${stats.gramRows} rows` : ""
+      stats.gramRows < stats.numRows ? ` over ${stats.gramRows} of the ${stats.numRows} rows` : ""
     }): ${sets.slice(0, limit).join("; ")}${
       sets.length > limit ? `; … and ${sets.length - limit} more` : ""
     }; the coefficients of each set are not identified apart: drop a column of each set`,

@@ -508,7 +508,7 @@ export function buildDesign(
     }
   }
   // The plain CSV path's warnings, on X as it enters the model.
-  const stats = new ColumnStats(p);
+  const stats = new ColumnStats(p, n);
   stats.add(x, n);
   let yMin = Infinity, yMax = -Infinity;
   for (let i = 0; i < n; i++) {
