@@ -27,14 +27,41 @@
  * 10⁶ × 30 numeric file (2.2–2.6·10⁵ vs 5.1–5.6·10⁴ rows/s on an idle
  * 2-core machine; bench/csv_bench.ts repeats the measurement).
  *
+ * **Delimiter.** Without the `delimiter` option it is detected from the
+ * header line: the one of comma, tab, semicolon and pipe that occurs there
+ * (outside quotes), or, when several do, the one that occurs as often in the
+ * next line; a header with none is one column. An ambiguous header is
+ * refused with a message naming `--delimiter` (the `delimiter` option).
+ *
+ * **Numbers.** A cell is a number when it is a plain decimal (digits, one
+ * point, an optional sign and exponent: `1`, `-2.5`, `.5`, `5.`, `1e-3`),
+ * optionally with spaces or tabs around it; it is then read by `Number()`,
+ * correctly rounded, bit for bit. Everything else that JavaScript would
+ * also read as a number is refused: `0x10`, `0b11`, `0o7`, `Infinity`, and
+ * other blanks (line breaks, no-break spaces); so are `1_000` and `0,5`.
+ *
  * Validation errors (RangeError, or TypeError for a non-numeric cell) name
  * the 1-based line number and the column: non-numeric or empty cells, NaN and
  * ±Infinity, rows with the wrong number of fields, responses outside the
- * family's domain (logistic: 0 or 1; Poisson: non-negative integers), empty
- * files, header-only files, unknown or duplicate columns, and a path that is
- * a directory or does not exist. Line numbers count one record per line (a
- * quoted field spanning lines shifts later numbers); messages also give the
- * data row (1-based, header and blank lines not counted).
+ * family's domain (logistic: 0 or 1; Poisson: non-negative integers), cells
+ * that overflow f32 (|x| > 3.4028234663852886e38) or underflow it to zero or
+ * a denormal with `storage: "f32"`, empty files, header-only files, unknown
+ * or duplicate columns, and a path that is a directory or does not exist.
+ * Problems in the rows are collected: one error lists the first
+ * {@link MAX_LISTED_PROBLEMS} (on one line) and stops reading there. Line
+ * numbers count one record per line (a quoted field spanning lines shifts
+ * later numbers); messages also give the data row (1-based, header and
+ * blank lines not counted).
+ *
+ * **Column names.** A covariate named like a column of a draws file
+ * (`chain`, `iteration`, `sign`, `log_sigma`, `log_phi`, `log_nu_minus_1`,
+ * `.chain`, `.iteration`, `.draw`, `lp__`) is renamed with the suffix `_x`,
+ * an empty header name becomes `V<field>`, each with a warning; duplicate
+ * names are refused.
+ *
+ * **Streams.** Standard input (the path `-`) and paths that are not regular
+ * files (FIFOs) are read once, into memory, and parsed from there; a
+ * regular file is read twice (see below) and never held whole.
  *
  * **Extreme values** (the rule; see {@link EXTREME_ABS} and
  * {@link EXTREME_RATIO}): a cell with |x| > 10¹⁰⁰ is refused (RangeError
@@ -51,7 +78,11 @@
  * {@link GlmData.warnings} list them): a constant response (e.g. all zeros:
  * the likelihood cannot locate the intercept, the posterior follows the
  * prior), a constant covariate next to the intercept (not identified apart
- * from it), and fewer rows than columns.
+ * from it), fewer rows than columns, covariates that are copies of one
+ * another, and sets of linearly dependent covariates (a pivoted Cholesky
+ * factorisation of X'X: see `collinearityWarnings` in csv_checks.ts). A
+ * warning that concerns many columns is one line naming the first ten and
+ * counting the rest.
  *
  * The option and path checks, the extreme-value limits and the warnings are
  * in csv_checks.ts; the papaparse chunk feeding is in _csv_chunks.ts.
@@ -99,7 +130,7 @@ export interface CsvOptions {
   columns?: readonly string[];
   /** Whether the first line is a header (default true). */
   header?: boolean;
-  /** Field delimiter (default ","). */
+  /** Field delimiter (default: detected from the header line among , tab ; |). */
   delimiter?: string;
 }
 
@@ -604,7 +635,7 @@ export async function peekInputText(
  *
  * @param text The CSV text.
  * @param options `response`, `family`, `intercept` (true), `columns`,
- *   `header` (true), `delimiter` (",").
+ *   `header` (true), `delimiter` (detected).
  * @returns The design matrix, responses, column names and warnings.
  * @throws {RangeError} On an empty or header-only text, a duplicate or
  *   unknown column, a ragged row, NaN, ±Infinity or |x| > 10¹⁰⁰, or a
@@ -668,7 +699,7 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
  * @param arena The arena to allocate X and y in.
  * @param path The file.
  * @param options `response`, `family`, `intercept` (true), `columns`,
- *   `storage` ("f64"), `header` (true), `delimiter` (","), `chunkBytes`.
+ *   `storage` ("f64"), `header` (true), `delimiter` (detected), `chunkBytes`.
  * @returns The data set; `columnNames` starts with "(Intercept)" when
  *   `intercept` is true.
  * @example

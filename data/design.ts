@@ -7,7 +7,9 @@
  *                            numeric or categorical per column
  * ```
  *
- * **Columns.** A column whose every cell is a number is numeric and enters
+ * **Columns.** A number is a plain decimal, as in csv.ts (`0x10`, `0b11`,
+ * `0o7` and `Infinity` are refused by column and line, `1_000` too when the
+ * rest of the column is numeric). A column whose every cell is a number is numeric and enters
  * as itself. A column with no numeric cell is categorical: its levels are its
  * distinct values in sorted order (JavaScript's code-unit order, which is
  * R's for ASCII names in the C locale), and the **first level is the
@@ -45,6 +47,12 @@
  * predictors; without an intercept the columns are only scaled (centring
  * would change the model). The coefficients are then per sd of the
  * predictor; `center` and `scale` give the transformation back.
+ *
+ * **Warnings** are csv.ts's, computed on X as it enters the model (after
+ * standardising): a constant response, constant and extreme columns,
+ * copies and linearly dependent sets of columns, fewer rows than columns. A
+ * numeric column named like a draws-file column (`chain`, `sign`, …) is
+ * renamed with the suffix `_x`, with a warning.
  *
  * The whole file is read into memory as text (the formula path is for data
  * that fit in memory twice; numeric data beyond that use `loadCsvToArena`).
@@ -169,7 +177,7 @@ export type FormulaData = GlmData & { readonly design: DesignInfo };
 export interface FormulaCsvOptions extends DesignOptions {
   /** The formula, e.g. `"y ~ x1 + x2 + x1:x2 + region"`. */
   formula: string | Formula;
-  /** Field delimiter (default ","). */
+  /** Field delimiter (default: detected from the header line among , tab ; |). */
   delimiter?: string;
   /** Storage of X in the arena (default "f64"). */
   storage?: Storage;
@@ -179,7 +187,7 @@ export interface FormulaCsvOptions extends DesignOptions {
  * Read CSV text (with a header row) into a table of text cells.
  *
  * @param text The file's contents.
- * @param options The delimiter (default ",").
+ * @param options The delimiter (default: detected, as in csv.ts).
  * @returns The table.
  * @throws {RangeError} For an empty file, a file with no data rows,
  *   duplicate or empty header names, and rows with the wrong number of fields
