@@ -57,7 +57,16 @@ import {
 import { ByteWriter, ParquetWriter } from "npm:hyparquet-writer@0.17.0";
 import type { Arena } from "../core/arena.ts";
 import { CSV_INTERCEPT_NAME, type CsvOptions } from "./csv.ts";
-import { checkCsvFile, checkCsvOptions, csvDataWarnings, EXTREME_ABS } from "./csv_checks.ts";
+import {
+  checkCsvFile,
+  checkCsvOptions,
+  csvDataWarnings,
+  EXTREME_ABS,
+  F32_MAX,
+  F32_MIN_NORMAL,
+  f32Problem,
+  safeColumnNames,
+} from "./csv_checks.ts";
 import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";
 import { buildDesign, type DesignOptions, type FormulaData } from "./design.ts";
 import type { Formula } from "./formula.ts";
@@ -302,6 +311,7 @@ interface _Layout {
   columnNames: string[];
   numCols: number;
   storage: Storage;
+  notes: string[];
 }
 
 function _layout(o: _Opened, options: ParquetOptions): _Layout {
@@ -380,7 +390,9 @@ function _layout(o: _Opened, options: ParquetOptions): _Layout {
   }
   const intercept = options.intercept ?? true;
   const xCols = idx.map((j) => names[j]);
-  const columnNames = [...(intercept ? [CSV_INTERCEPT_NAME] : []), ...xCols];
+  // Covariates named like draws-file columns are renamed (csv.ts's rule).
+  const safe = safeColumnNames(xCols, idx.map((j) => j + 1), [...names, CSV_INTERCEPT_NAME]);
+  const columnNames = [...(intercept ? [CSV_INTERCEPT_NAME] : []), ...safe.names];
   if (columnNames.length === 0) {
     throw new RangeError(`${where}no covariate columns and no intercept: X would be empty`);
   }
@@ -393,10 +405,16 @@ function _layout(o: _Opened, options: ParquetOptions): _Layout {
     columnNames,
     numCols: columnNames.length,
     storage,
+    notes: safe.notes.map((n) => `${where}${n}`),
   };
 }
 
 type _Column = ArrayLike<unknown>;
+
+/** Whether a finite v overflows f32 or underflows it to zero or a denormal. */
+function _notF32(v: number): boolean {
+  return v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL);
+}
 
 /** Reads the named columns of row group g, each as one array of the group's length. */
 async function _readGroup(
@@ -528,11 +546,12 @@ class _ChunkBuilder {
     stride: number,
   ): [number, number] {
     let lo = Infinity, hi = -Infinity;
-    const n = col.length;
+    const n = col.length, f32 = out instanceof Float32Array;
     if (col instanceof Float64Array || col instanceof Float32Array || col instanceof Int32Array) {
       for (let i = 0, o = offset; i < n; i++, o += stride) {
         const v = col[i];
         if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) this.#bad(v, name, firstRow + i);
+        if (f32 && _notF32(v)) this.#badF32(v, name, firstRow + i);
         if (v < lo) lo = v;
         if (v > hi) hi = v;
         out[o] = v;
@@ -557,6 +576,7 @@ class _ChunkBuilder {
         );
       }
       if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) this.#bad(v, name, firstRow + i);
+      if (f32 && _notF32(v)) this.#badF32(v, name, firstRow + i);
       if (v < lo) lo = v;
       if (v > hi) hi = v;
       out[o] = v;
@@ -566,6 +586,10 @@ class _ChunkBuilder {
 
   #at(name: string, row: number): string {
     return `${this.#o.where}row ${row}, column ${JSON.stringify(name)}`;
+  }
+
+  #badF32(v: number, name: string, row: number): never {
+    throw new RangeError(`${this.#at(name, row)}: ${v} ${f32Problem(v)}`);
   }
 
   #bad(v: number, name: string, row: number): never {
@@ -650,19 +674,22 @@ export async function openParquetRows(
           start += n;
         }
         if (numRows === 0) throw new RangeError(`${o.where}the file has no data rows`);
-        warnings = csvDataWarnings({
-          where: o.where,
-          family: options.family,
-          intercept: l.intercept,
-          responseName: l.responseName,
-          columnNames: l.columnNames,
-          numRows,
-          numCols: l.numCols,
-          colMin: builder.colMin,
-          colMax: builder.colMax,
-          yMin: builder.yMin,
-          yMax: builder.yMax,
-        });
+        warnings = [
+          ...l.notes,
+          ...csvDataWarnings({
+            where: o.where,
+            family: options.family,
+            intercept: l.intercept,
+            responseName: l.responseName,
+            columnNames: l.columnNames,
+            numRows,
+            numCols: l.numCols,
+            colMin: builder.colMin,
+            colMax: builder.colMax,
+            yMin: builder.yMin,
+            yMax: builder.yMax,
+          }),
+        ];
       } finally {
         o.close();
       }

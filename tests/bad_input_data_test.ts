@@ -20,9 +20,11 @@ import {
   glmDataFromArrays,
   loadCsvToArena,
   loadCsvWithFormula,
+  loadParquet,
   parseCsvText,
   parseCsvWithFormula,
   RESERVED_COLUMN_NAMES,
+  writeParquet,
 } from "../data/mod.ts";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { Rng } from "../random/rng.ts";
@@ -474,6 +476,26 @@ Deno.test("bad data through the API: the same checks and messages", async (t) =>
       );
     },
   );
+  await t.step("Parquet: f32 limits and reserved names as in CSV", async () => {
+    const arena = loadCore({ backend: "reference" });
+    const path = await Deno.makeTempFile({ suffix: ".parquet" });
+    try {
+      await writeParquet(path, [{
+        numRows: 3,
+        x: new Float64Array([1e39, 1, 2, 3, 3, 1]),
+        y: new Float64Array([1, 0, 1]),
+      }], { columnNames: ["a", "sign"], responseName: "y", storage: "f64" });
+      await assert.rejects(
+        loadParquet(arena, path, { ...opts, storage: "f32" }),
+        /row 1, column "a": 1e\+39 overflows f32/,
+      );
+      const data = await loadParquet(arena, path, opts);
+      assert.deepEqual(data.columnNames, ["(Intercept)", "a", "sign_x"]);
+      assert.match(data.warnings!.join("\n"), /column "sign" \(field 3\) is renamed "sign_x"/);
+    } finally {
+      await Deno.remove(path);
+    }
+  });
   await t.step("the formula path's warnings equal the plain path's", () => {
     const text = "y,a,b,c\n1,1,5,1e12\n1,2,5,3\n1,3,5,2\n1,4,5,2\n";
     const plain = parseCsvText(text, opts).warnings.map((w) => w.replace(/^CSV text: /, ""));
