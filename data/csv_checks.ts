@@ -418,8 +418,10 @@ export function delimiterName(d: string): string {
  * The field delimiter of a delimited text file, from its first lines: the
  * one candidate ({@link DELIMITER_CANDIDATES}) that occurs (outside quotes)
  * in the header; when several do, the one that occurs as often, and at
- * least once, in the next line, if that settles it. A line with none is one
- * column (","). Otherwise the choice is ambiguous.
+ * least once, in the next line, if that settles it; then the one whose
+ * fields, blanks trimmed, hold none of the others (tabs as padding in a
+ * comma-separated file). A line with none is one column (","). Otherwise
+ * the choice is ambiguous.
  *
  * @param header The first line.
  * @param next The second line, if any.
@@ -440,12 +442,25 @@ export function detectDelimiter(
   const present = DELIMITER_CANDIDATES.filter((_, k) => counts[k] > 0);
   if (present.length === 0) return ",";
   if (present.length === 1) return present[0];
+  let agree = present;
   if (next !== undefined) {
-    const agree = present.filter((d) =>
+    agree = present.filter((d) =>
       _countOutsideQuotes(next, d) === counts[DELIMITER_CANDIDATES.indexOf(d)]
     );
     if (agree.length === 1) return agree[0];
   }
+  // Still several: the one whose fields (blanks trimmed) hold none of the
+  // others, e.g. "," for "y, a,\tb" (tabs as padding).
+  const lines = next === undefined ? [header] : [header, next];
+  const clean = agree.filter((d) =>
+    lines.every((line) =>
+      line.split(d).every((f) => {
+        const t = f.replace(/^[ \t]+|[ \t]+$/g, "");
+        return agree.every((o) => o === d || !t.includes(o));
+      })
+    )
+  );
+  if (clean.length === 1) return clean[0];
   return {
     error: `line 1: the delimiter is ambiguous: the header holds ${
       present.map(delimiterName).join(" and ")

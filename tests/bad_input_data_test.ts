@@ -399,6 +399,7 @@ Deno.test("bad data through the API: the same checks and messages", async (t) =>
     }
     assert.equal(detectDelimiter("y;a,b;c", "1;2;3"), ";");
     assert.equal(detectDelimiter("y", "1"), ",");
+    assert.equal(detectDelimiter("y, a,\tb", "1, 2,\t3"), ","); // tabs as padding
     const amb = detectDelimiter("y,a;b", undefined);
     assert.equal(typeof amb, "object");
     assert.throws(() => parseCsvText("y,a;b\n1,2;3\n", opts), RangeError);
