@@ -60,6 +60,7 @@ import { CSV_INTERCEPT_NAME, type CsvOptions } from "./csv.ts";
 import {
   checkCsvFile,
   checkCsvOptions,
+  ColumnStats,
   csvDataWarnings,
   EXTREME_ABS,
   F32_MAX,
@@ -484,17 +485,22 @@ class _ChunkBuilder {
   yMin = Infinity;
   yMax = -Infinity;
 
-  constructor(o: _Opened, l: _Layout, family: CsvOptions["family"]) {
+  /** Copies and X'X, as csv.ts accumulates them. */
+  stats: ColumnStats;
+
+  constructor(o: _Opened, l: _Layout, family: CsvOptions["family"], numRows?: number) {
     this.#o = o;
     this.#l = l;
     this.#family = family;
+    this.stats = new ColumnStats(l.numCols, numRows);
     this.colMin = new Float64Array(l.numCols).fill(Infinity);
     this.colMax = new Float64Array(l.numCols).fill(-Infinity);
   }
 
   build(cols: Map<string, _Column>, numRows: number, firstRow: number): ParquetRowChunk {
     const l = this.#l, d = l.numCols;
-    const x = l.storage === "f64" ? new Float64Array(numRows * d) : new Float32Array(numRows * d);
+    // X is built in f64 (the checks see the values read), then rounded for f32.
+    const x = new Float64Array(numRows * d);
     const y = new Float64Array(numRows);
     this.#numbers(cols.get(l.responseName)!, l.responseName, firstRow, y, 0, 1);
     const fam = this.#family;
@@ -525,12 +531,14 @@ class _ChunkBuilder {
       k = 1;
     }
     for (const name of l.xCols) {
-      const [lo, hi] = this.#numbers(cols.get(name)!, name, firstRow, x, k, d);
+      const [lo, hi] = this.#numbers(cols.get(name)!, name, firstRow, x, k, d, l.storage === "f32");
       if (lo < this.colMin[k]) this.colMin[k] = lo;
       if (hi > this.colMax[k]) this.colMax[k] = hi;
       k++;
     }
-    return aux === undefined ? { numRows, x, y } : { numRows, x, y, aux };
+    this.stats.add(x, numRows);
+    const xs = l.storage === "f64" ? x : Float32Array.from(x);
+    return aux === undefined ? { numRows, x: xs, y } : { numRows, x: xs, y, aux };
   }
 
   /**
@@ -544,9 +552,10 @@ class _ChunkBuilder {
     out: Float64Array | Float32Array,
     offset: number,
     stride: number,
+    f32 = false,
   ): [number, number] {
     let lo = Infinity, hi = -Infinity;
-    const n = col.length, f32 = out instanceof Float32Array;
+    const n = col.length;
     if (col instanceof Float64Array || col instanceof Float32Array || col instanceof Int32Array) {
       for (let i = 0, o = offset; i < n; i++, o += stride) {
         const v = col[i];
@@ -646,7 +655,7 @@ export async function openParquetRows(
   }
   const rowGroupRows = o.metadata.row_groups.map((g) => Number(g.num_rows));
   const numRows = rowGroupRows.reduce((a, b) => a + b, 0);
-  const builder = new _ChunkBuilder(o, l, options.family);
+  const builder = new _ChunkBuilder(o, l, options.family, numRows);
   let warnings: string[] = [];
   let used = false;
   return {
@@ -688,6 +697,7 @@ export async function openParquetRows(
             colMax: builder.colMax,
             yMin: builder.yMin,
             yMax: builder.yMax,
+            stats: builder.stats,
           }),
         ];
       } finally {

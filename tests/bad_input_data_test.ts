@@ -493,6 +493,28 @@ Deno.test("bad data through the API: the same checks and messages", async (t) =>
       const data = await loadParquet(arena, path, opts);
       assert.deepEqual(data.columnNames, ["(Intercept)", "a", "sign_x"]);
       assert.match(data.warnings!.join("\n"), /column "sign" \(field 3\) is renamed "sign_x"/);
+      // Copies and a dependent set: the same warnings as the CSV of the same table.
+      const rng = new Rng(13), n = 50, x: number[] = [], y: number[] = [], lines = ["y,a,b,c,d"];
+      for (let i = 0; i < n; i++) {
+        const a = rng.normal(), b = rng.normal(), r = [a, b, a, a - b];
+        x.push(...r);
+        y.push(i % 2);
+        lines.push([i % 2, ...r].join(","));
+      }
+      await writeParquet(path, [{ numRows: n, x: new Float64Array(x), y: new Float64Array(y) }], {
+        columnNames: ["a", "b", "c", "d"],
+        responseName: "y",
+        storage: "f64",
+      });
+      const pq = (await loadParquet(arena, path, opts)).warnings!.map((w) =>
+        w.replace(`${path}: `, "")
+      );
+      const csv = parseCsvText(lines.join("\n"), opts).warnings.map((w) =>
+        w.replace("CSV text: ", "")
+      );
+      assert.deepEqual(pq, csv);
+      assert.match(pq.join("\n"), /"c" = "a"/);
+      assert.match(pq.join("\n"), /linearly dependent/);
     } finally {
       await Deno.remove(path);
     }
