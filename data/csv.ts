@@ -239,7 +239,14 @@ class _CsvSink {
     for (let j = 0; j < colIdx.length; j++) {
       const s = fields[colIdx[j]];
       let v = +s;
-      if (v - v !== 0 || !isPlainDecimal(s) || v > EXTREME_ABS || v < -EXTREME_ABS) {
+      // isPlainDecimal(s), inlined: first char digit, sign or point; last digit or point; no 0x/0b/0o.
+      const c0 = s.charCodeAt(0), cl = s.charCodeAt(s.length - 1);
+      if (
+        v - v !== 0 || v > EXTREME_ABS || v < -EXTREME_ABS ||
+        !((c0 >= 48 && c0 <= 57) || c0 === 45 || c0 === 43 || c0 === 46) ||
+        !((cl >= 48 && cl <= 57) || cl === 46) ||
+        (c0 === 48 && s.length > 2 && !isPlainDecimal(s))
+      ) {
         v = this.#slowCell(s, colIdx[j]);
       }
       if (

@@ -684,7 +684,7 @@ export function collinearityWarnings(
   }
   const limit = 5;
   out.push(
-    `${o.where}columns are linearly dependent (X'X is singular${
+    `${o.where}columns are linearly dependent, or nearly so (X'X is singular to 1e-9${
       stats.gramRows < stats.numRows ? ` over ${stats.gramRows} of the ${stats.numRows} rows` : ""
     }): ${sets.slice(0, limit).join("; ")}${
       sets.length > limit ? `; … and ${sets.length - limit} more` : ""
