@@ -14,7 +14,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
+import { type LoadCsvOptions, loadCsvToArena, peekInputText } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { columnMoments, loadCsvWithFormula, parseColumnTable } from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
@@ -53,6 +53,7 @@ export const FAMILY_OPTION_FLAGS: FlagSpec = {
 
 /** The model flags, for `parseFlags`. */
 export const MODEL_FLAGS: FlagSpec = {
+  delimiter: { type: "string" },
   formula: { type: "string" },
   standardize: { type: "boolean" },
   prior: { type: "string", multiple: true },
@@ -76,6 +77,9 @@ export function modelFlagsHelp(): string[] {
   return [
     "",
     "Model (formula, categorical columns, priors):",
+    "  --delimiter D       the field delimiter of --data: , ; | or tab (default: detected",
+    "                      from the header line among these four). --data - reads standard",
+    "                      input; a FIFO is read once, as a stream",
     '  --formula F         R-style formula, e.g. "y ~ x1 + x2 + x1:x2 + region"; replaces',
     "                      --response, --columns and --no-intercept. Intercept by default",
     '                      ("- 1" or "0 +" removes it); a:b interaction; a*b = a + b + a:b.',
@@ -102,7 +106,28 @@ export function modelFlagsHelp(): string[] {
 
 /** Whether any model flag was given (otherwise `sample` builds its model as before). */
 export function hasModelFlags(values: Record<string, unknown>): boolean {
-  return Object.keys(MODEL_FLAGS).some((k) => values[k] !== undefined && values[k] !== false);
+  return Object.keys(MODEL_FLAGS).some((k) =>
+    k !== "delimiter" && values[k] !== undefined && values[k] !== false
+  );
+}
+
+/**
+ * The `--delimiter` value (undefined: detect it): one character, or `tab`.
+ *
+ * @param values Parsed flag values.
+ * @returns The delimiter, or undefined.
+ * @throws {CliUsageError} Naming the flag and the value.
+ */
+export function delimiterFromFlags(values: Record<string, unknown>): string | undefined {
+  const v = values.delimiter;
+  if (v === undefined) return undefined;
+  const d = v === "tab" || v === "\\t" ? "\t" : v;
+  if (typeof d !== "string" || d.length !== 1 || /["\r\n]/.test(d)) {
+    throw new CliUsageError(
+      `--delimiter must be one character (e.g. "," ";" "|") or tab, got ${JSON.stringify(v)}`,
+    );
+  }
+  return d;
 }
 
 /**
@@ -112,6 +137,7 @@ export function hasModelFlags(values: Record<string, unknown>): boolean {
  * @throws {CliUsageError} For flags that contradict each other.
  */
 export function checkModelFlags(values: Record<string, unknown>): void {
+  delimiterFromFlags(values);
   if (values.formula !== undefined) {
     try {
       parseFormula(values.formula as string);
@@ -502,7 +528,8 @@ export async function modelFromFlags(
   const notes: string[] = [];
   const useTable = values.formula !== undefined || choice.offset !== undefined ||
     choice.trials !== undefined || choice.success !== undefined ||
-    (choice.family === "logistic" && await _responseIsText(dataPath, values.response as string));
+    (choice.family === "logistic" &&
+      await _responseIsText(dataPath, values.response as string, delimiterFromFlags(values)));
   if (useTable) {
     const formula = (values.formula as string | undefined) ??
       await _formulaFor(dataPath, values, choice);
@@ -516,6 +543,7 @@ export async function modelFromFlags(
         offset: choice.offset,
         trials: choice.trials,
         success: choice.success,
+        delimiter: delimiterFromFlags(values),
       };
       fd = _isParquet(dataPath)
         ? await loadParquetWithFormula(arena, dataPath, {
@@ -580,6 +608,7 @@ export async function modelFromFlags(
           ? (values.columns as string).split(",").map((s) => s.trim())
           : undefined,
         storage: glm.storage,
+        delimiter: delimiterFromFlags(values),
       });
     } catch (e) {
       if (csvFamily === "poisson" && choice.family !== "poisson") {
@@ -634,35 +663,36 @@ export async function modelFromFlags(
  * or a Parquet file's column names with "text" as the first cell of its text
  * columns.
  */
-async function _peekCsv(path: string): Promise<{ names: string[]; first: string[] | null }> {
+async function _peekCsv(
+  path: string,
+  delimiter: string | undefined,
+): Promise<{ names: string[]; first: string[] | null }> {
   if (_isParquet(path)) {
     const cols = await parquetColumns(path);
     return { names: cols.map((c) => c.name), first: cols.map((c) => (c.text ? "text" : "0")) };
   }
-  const file = await Deno.open(path);
+  const peek = await peekInputText(path, 65536);
+  let text = peek.text;
+  if (peek.more) text = text.slice(0, Math.max(text.lastIndexOf("\n"), 0));
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
-    const buf = new Uint8Array(65536);
-    const n = (await file.read(buf)) ?? 0;
-    let text = new TextDecoder().decode(buf.subarray(0, n));
-    if (n === buf.length) text = text.slice(0, Math.max(text.lastIndexOf("\n"), 0));
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    try {
-      const t = parseColumnTable(text);
-      return { names: [...t.names], first: t.columns.map((c) => c[0]) };
-    } catch {
-      const header = text.split(/\r?\n/)[0] ?? "";
-      return { names: header.split(",").map((s) => s.trim()), first: null };
-    }
-  } finally {
-    file.close();
+    const t = parseColumnTable(text, { delimiter });
+    return { names: [...t.names], first: t.columns.map((c) => c[0]) };
+  } catch {
+    const header = text.split(/\r?\n/)[0] ?? "";
+    return { names: header.split(delimiter ?? ",").map((s) => s.trim()), first: null };
   }
 }
 
 /** Whether the response's first cell is text (then the file is read as a table). */
-async function _responseIsText(path: string, response: string | undefined): Promise<boolean> {
+async function _responseIsText(
+  path: string,
+  response: string | undefined,
+  delimiter: string | undefined,
+): Promise<boolean> {
   if (response === undefined) return false;
   try {
-    const { names, first } = await _peekCsv(path);
+    const { names, first } = await _peekCsv(path, delimiter);
     const j = names.indexOf(response);
     return first !== null && j >= 0 && first[j] !== "" && !Number.isFinite(Number(first[j]));
   } catch {
@@ -692,7 +722,7 @@ async function _formulaFor(
       }
     }
   } else {
-    const { names } = await _peekCsv(path);
+    const { names } = await _peekCsv(path, delimiterFromFlags(values));
     for (const a of aux) {
       if (!names.includes(a)) {
         const flag = a === choice.offset ? "--offset" : "--trials";

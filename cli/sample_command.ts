@@ -375,9 +375,9 @@ export async function sampleCommand(args: string[]): Promise<number> {
   // Every flag is checked; now the files: --out must not be an input, by
   // device and inode (a symlink or hard link to --data is the same file).
   const outPath = values.out === undefined ? undefined : resolveUserPath(values.out as string);
-  const dataPath = resolveUserPath(values.data as string);
+  const dataPath = values.data === "-" ? "-" : resolveUserPath(values.data as string); // - : stdin
   if (outPath !== undefined) {
-    const inputs = [{ path: dataPath, flag: "--data" }];
+    const inputs = dataPath === "-" ? [] : [{ path: dataPath, flag: "--data" }];
     if (typeof values["prior-file"] === "string") {
       inputs.push({ path: resolveUserPath(values["prior-file"]), flag: "--prior-file" });
     }
@@ -386,7 +386,9 @@ export async function sampleCommand(args: string[]): Promise<number> {
   }
   let dataInfo: Deno.FileInfo;
   try {
-    dataInfo = await Deno.stat(dataPath);
+    dataInfo = dataPath === "-"
+      ? { isDirectory: false } as Deno.FileInfo
+      : await Deno.stat(dataPath);
   } catch (e) {
     throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
   }
@@ -420,8 +422,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       for (const line of built.priorLines ?? []) console.log(`prior: ${line}`);
     }
     for (const note of built.notes) console.error(`tallmc: note: ${note}`);
-    // The formula path's warnings were not printed before (its loader has its own checks).
-    if (built.priorLines === null) dataWarnings = built.warnings;
+    dataWarnings = built.warnings;
     model = built.model;
   } catch (e) {
     if (e instanceof CliUsageError) throw e;

@@ -7,6 +7,7 @@
  * @module
  */
 import Papa from "npm:papaparse@5.7.1";
+import { detectDelimiter } from "./csv_checks.ts";
 
 /** Where parsed records go (csv.ts's sink validates and stores them). */
 export interface RecordSink {
@@ -48,18 +49,26 @@ export function countByte(buf: Uint8Array, byte: number): number {
 /**
  * Streams text chunks through one Papa.Parser, carrying the unparsed tail of
  * each chunk (an incomplete record) into the next, as papaparse's own
- * ChunkStreamer does.
+ * ChunkStreamer does. Without a delimiter, the delimiter is detected from
+ * the first two lines (`detectDelimiter` in csv_checks.ts).
  */
 export class ChunkFeeder {
   #parser: _PapaParser | null = null;
   #partial = "";
   #base = 0;
-  #delimiter: string;
+  #delimiter: string | undefined;
   #sink: RecordSink;
+  #where: string;
 
-  constructor(delimiter: string, sink: RecordSink) {
+  constructor(delimiter: string | undefined, sink: RecordSink, where = "") {
     this.#delimiter = delimiter;
     this.#sink = sink;
+    this.#where = where;
+  }
+
+  /** The delimiter in use (undefined until detected). */
+  get delimiter(): string | undefined {
+    return this.#delimiter;
   }
 
   feed(text: string, last: boolean): void {
@@ -69,6 +78,23 @@ export class ChunkFeeder {
       if (newline === null && !last) {
         this.#partial = aggregate;
         return;
+      }
+      if (this.#delimiter === undefined) {
+        const start = aggregate.charCodeAt(0) === 0xfeff ? 1 : 0;
+        const nl = newline ?? "\n";
+        const end1 = aggregate.indexOf(nl, start);
+        const end2 = end1 < 0 ? -1 : aggregate.indexOf(nl, end1 + nl.length);
+        if (end2 < 0 && !last) {
+          this.#partial = aggregate;
+          return;
+        }
+        const header = aggregate.slice(start, end1 < 0 ? aggregate.length : end1);
+        const next = end1 < 0
+          ? undefined
+          : aggregate.slice(end1 + nl.length, end2 < 0 ? aggregate.length : end2);
+        const found = detectDelimiter(header, next);
+        if (typeof found !== "string") throw new RangeError(`${this.#where}${found.error}`);
+        this.#delimiter = found;
       }
       const sink = this.#sink;
       this.#parser = new _Parser({

@@ -27,14 +27,41 @@
  * 10⁶ × 30 numeric file (2.2–2.6·10⁵ vs 5.1–5.6·10⁴ rows/s on an idle
  * 2-core machine; bench/csv_bench.ts repeats the measurement).
  *
+ * **Delimiter.** Without the `delimiter` option it is detected from the
+ * header line: the one of comma, tab, semicolon and pipe that occurs there
+ * (outside quotes), or, when several do, the one that occurs as often in the
+ * next line; a header with none is one column. An ambiguous header is
+ * refused with a message naming `--delimiter` (the `delimiter` option).
+ *
+ * **Numbers.** A cell is a number when it is a plain decimal (digits, one
+ * point, an optional sign and exponent: `1`, `-2.5`, `.5`, `5.`, `1e-3`),
+ * optionally with spaces or tabs around it; it is then read by `Number()`,
+ * correctly rounded, bit for bit. Everything else that JavaScript would
+ * also read as a number is refused: `0x10`, `0b11`, `0o7`, `Infinity`, and
+ * other blanks (line breaks, no-break spaces); so are `1_000` and `0,5`.
+ *
  * Validation errors (RangeError, or TypeError for a non-numeric cell) name
  * the 1-based line number and the column: non-numeric or empty cells, NaN and
  * ±Infinity, rows with the wrong number of fields, responses outside the
- * family's domain (logistic: 0 or 1; Poisson: non-negative integers), empty
- * files, header-only files, unknown or duplicate columns, and a path that is
- * a directory or does not exist. Line numbers count one record per line (a
- * quoted field spanning lines shifts later numbers); messages also give the
- * data row (1-based, header and blank lines not counted).
+ * family's domain (logistic: 0 or 1; Poisson: non-negative integers), cells
+ * that overflow f32 (|x| > 3.4028234663852886e38) or underflow it to zero or
+ * a denormal with `storage: "f32"`, empty files, header-only files, unknown
+ * or duplicate columns, and a path that is a directory or does not exist.
+ * Problems in the rows are collected: one error lists the first
+ * {@link MAX_LISTED_PROBLEMS} (on one line) and stops reading there. Line
+ * numbers count one record per line (a quoted field spanning lines shifts
+ * later numbers); messages also give the data row (1-based, header and
+ * blank lines not counted).
+ *
+ * **Column names.** A covariate named like a column of a draws file
+ * (`chain`, `iteration`, `sign`, `log_sigma`, `log_phi`, `log_nu_minus_1`,
+ * `.chain`, `.iteration`, `.draw`, `lp__`) is renamed with the suffix `_x`,
+ * an empty header name becomes `V<field>`, each with a warning; duplicate
+ * names are refused.
+ *
+ * **Streams.** Standard input (the path `-`) and paths that are not regular
+ * files (FIFOs) are read once, into memory, and parsed from there; a
+ * regular file is read twice (see below) and never held whole.
  *
  * **Extreme values** (the rule; see {@link EXTREME_ABS} and
  * {@link EXTREME_RATIO}): a cell with |x| > 10¹⁰⁰ is refused (RangeError
@@ -51,7 +78,11 @@
  * {@link GlmData.warnings} list them): a constant response (e.g. all zeros:
  * the likelihood cannot locate the intercept, the posterior follows the
  * prior), a constant covariate next to the intercept (not identified apart
- * from it), and fewer rows than columns.
+ * from it), fewer rows than columns, covariates that are copies of one
+ * another, and sets of linearly dependent covariates (a pivoted Cholesky
+ * factorisation of X'X: see `collinearityWarnings` in csv_checks.ts). A
+ * warning that concerns many columns is one line naming the first ten and
+ * counting the rest.
  *
  * The option and path checks, the extreme-value limits and the warnings are
  * in csv_checks.ts; the papaparse chunk feeding is in _csv_chunks.ts.
@@ -62,11 +93,21 @@ import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
 import {
+  cellNumber,
   checkCsvFile,
   checkCsvOptions,
+  ColumnStats,
   csvDataWarnings,
+  DELIMITER_CANDIDATES,
+  delimiterName,
   EXTREME_ABS,
   EXTREME_RATIO,
+  F32_MAX,
+  F32_MIN_NORMAL,
+  f32Problem,
+  isPlainDecimal,
+  notNumberReason,
+  safeColumnNames,
 } from "./csv_checks.ts";
 
 export { EXTREME_ABS, EXTREME_RATIO };
@@ -89,7 +130,7 @@ export interface CsvOptions {
   columns?: readonly string[];
   /** Whether the first line is a header (default true). */
   header?: boolean;
-  /** Field delimiter (default ","). */
+  /** Field delimiter (default: detected from the header line among , tab ; |). */
   delimiter?: string;
 }
 
@@ -130,9 +171,13 @@ type _Schema = (numCols: number) => _Flush;
 
 const _STAGING_CELLS = 1 << 17; // 1 MiB of f64
 
+/** A load stops after this many problems in the rows, listing them all. */
+export const MAX_LISTED_PROBLEMS = 20;
+
 /**
  * Validates records and writes them into staging blocks. One instance per
- * parse; `record()` is the parser's step callback.
+ * parse; `record()` is the parser's step callback. Problems in the rows are
+ * collected (up to {@link MAX_LISTED_PROBLEMS}) and thrown together.
  */
 class _CsvSink {
   lineNo = 0;
@@ -140,6 +185,7 @@ class _CsvSink {
   numCols = 0;
   columnNames: string[] = [];
   responseName = "";
+  #dataRow = 0;
   #numFields = -1;
   #fieldNames: string[] = [];
   #colIdx = new Int32Array(0);
@@ -147,6 +193,7 @@ class _CsvSink {
   #intercept: boolean;
   #family: CsvOptions["family"];
   #header: boolean;
+  #f32: boolean;
   #where: string;
   #options: CsvOptions;
   #onSchema: _Schema;
@@ -156,12 +203,19 @@ class _CsvSink {
   #blockRows = 0;
   #inBlock = 0;
   #blockStart = 0;
+  #problems: { type: "range" | "type"; text: string }[] = [];
+  #notes: string[] = [];
+  #stats: ColumnStats | null = null;
 
-  constructor(options: CsvOptions, where: string, onSchema: _Schema) {
+  #expectedRows: number | undefined;
+
+  constructor(options: CsvOptions, where: string, onSchema: _Schema, expectedRows?: number) {
     this.#options = options;
+    this.#expectedRows = expectedRows;
     this.#intercept = options.intercept ?? true;
     this.#family = options.family;
     this.#header = options.header ?? true;
+    this.#f32 = (options as LoadCsvOptions).storage === "f32";
     this.#where = where;
     this.#onSchema = onSchema;
   }
@@ -173,23 +227,40 @@ class _CsvSink {
       if (this.#header) return;
     }
     if (fields.length === 1 && fields[0] === "") return; // blank line
-    if (fields.length !== this.#numFields) this.#ragged(fields);
-    const xs = this.#xs, colIdx = this.#colIdx;
+    this.#dataRow++;
+    if (fields.length !== this.#numFields) {
+      this.#ragged(fields);
+      return;
+    }
+    const before = this.#problems.length;
+    const xs = this.#xs, colIdx = this.#colIdx, f32 = this.#f32;
     let c = this.#inBlock * this.numCols;
     if (this.#intercept) xs[c++] = 1;
     for (let j = 0; j < colIdx.length; j++) {
       const s = fields[colIdx[j]];
-      const v = +s;
-      // v − v is 0 exactly for finite v; "" and blanks convert to 0.
-      if (v - v !== 0 || (v === 0 && s.indexOf("0") < 0) || v > EXTREME_ABS || v < -EXTREME_ABS) {
-        this.#badCell(s, colIdx[j]);
+      let v = +s;
+      // isPlainDecimal(s), inlined: first char digit, sign or point; last digit or point; no 0x/0b/0o.
+      const c0 = s.charCodeAt(0), cl = s.charCodeAt(s.length - 1);
+      if (
+        v - v !== 0 || v > EXTREME_ABS || v < -EXTREME_ABS ||
+        !((c0 >= 48 && c0 <= 57) || c0 === 45 || c0 === 43 || c0 === 46) ||
+        !((cl >= 48 && cl <= 57) || cl === 46) ||
+        (c0 === 48 && s.length > 2 && !isPlainDecimal(s))
+      ) {
+        v = this.#slowCell(s, colIdx[j]);
+      }
+      if (
+        f32 &&
+        (v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL))
+      ) {
+        this.#problem("range", `${this.#at(colIdx[j])}: ${JSON.stringify(s)} ${f32Problem(v)}`);
       }
       xs[c++] = v;
     }
     const s = fields[this.#respIdx];
-    const v = +s;
-    if (v - v !== 0 || (v === 0 && s.indexOf("0") < 0) || v > EXTREME_ABS || v < -EXTREME_ABS) {
-      this.#badCell(s, this.#respIdx);
+    let v = +s;
+    if (v - v !== 0 || !isPlainDecimal(s) || v > EXTREME_ABS || v < -EXTREME_ABS) {
+      v = this.#slowCell(s, this.#respIdx);
     }
     if (
       this.#family === "logistic"
@@ -198,6 +269,7 @@ class _CsvSink {
     ) {
       this.#badResponse(v);
     }
+    if (this.#problems.length > before) return; // the row is not stored
     this.#ys[this.#inBlock] = v;
     this.numRows++;
     if (++this.#inBlock === this.#blockRows) this.#flushBlock();
@@ -205,12 +277,11 @@ class _CsvSink {
 
   /** Warnings about the loaded data (valid after {@link finish}). */
   warnings: string[] = [];
-  #colMin = new Float64Array(0);
-  #colMax = new Float64Array(0);
   #yMin = Infinity;
   #yMax = -Infinity;
 
   finish(): void {
+    if (this.#problems.length > 0) this.#throwProblems(false);
     if (this.#inBlock > 0) this.#flushBlock();
     if (this.numRows === 0) {
       if (this.lineNo === 0) {
@@ -222,36 +293,52 @@ class _CsvSink {
           : `${this.#where}the input has no data rows, only blank lines`,
       );
     }
-    this.warnings = csvDataWarnings({
-      where: this.#where,
-      family: this.#family,
-      intercept: this.#intercept,
-      responseName: this.responseName,
-      columnNames: this.columnNames,
-      numRows: this.numRows,
-      numCols: this.numCols,
-      colMin: this.#colMin,
-      colMax: this.#colMax,
-      yMin: this.#yMin,
-      yMax: this.#yMax,
-    });
+    const stats = this.#stats!;
+    this.warnings = [
+      ...this.#notes.map((n) => `${this.#where}${n}`),
+      ...csvDataWarnings({
+        where: this.#where,
+        family: this.#family,
+        intercept: this.#intercept,
+        responseName: this.responseName,
+        columnNames: this.columnNames,
+        numRows: this.numRows,
+        numCols: this.numCols,
+        colMin: stats.colMin,
+        colMax: stats.colMax,
+        yMin: this.#yMin,
+        yMax: this.#yMax,
+        stats,
+      }),
+    ];
   }
 
   #flushBlock(): void {
-    const xs = this.#xs, ys = this.#ys, d = this.numCols, m = this.#inBlock;
-    const lo = this.#colMin, hi = this.#colMax;
+    const ys = this.#ys, m = this.#inBlock;
+    this.#stats!.add(this.#xs, m);
     for (let i = 0; i < m; i++) {
-      for (let k = 0, o = i * d; k < d; k++) {
-        const v = xs[o + k];
-        if (v < lo[k]) lo[k] = v;
-        if (v > hi[k]) hi[k] = v;
-      }
       if (ys[i] < this.#yMin) this.#yMin = ys[i];
       if (ys[i] > this.#yMax) this.#yMax = ys[i];
     }
     this.#flush!(this.#xs, this.#ys, this.#blockStart, this.#inBlock);
     this.#blockStart += this.#inBlock;
     this.#inBlock = 0;
+  }
+
+  #problem(type: "range" | "type", text: string): void {
+    this.#problems.push({ type, text });
+    if (this.#problems.length >= MAX_LISTED_PROBLEMS) this.#throwProblems(true);
+  }
+
+  #throwProblems(stopped: boolean): never {
+    const p = this.#problems;
+    const Err = p[0].type === "type" ? TypeError : RangeError;
+    if (p.length === 1) throw new Err(`${this.#where}${p[0].text}`);
+    throw new Err(
+      `${this.#where}${p[0].text}; and ${p.length - 1} more problem${p.length === 2 ? "" : "s"}${
+        stopped ? ` in the first ${this.lineNo} lines (reading stopped there)` : ""
+      }: ${p.slice(1).map((q, k) => `(${k + 2}) ${q.text}`).join(" ")}`,
+    );
   }
 
   #schema(fields: string[]): void {
@@ -278,12 +365,22 @@ class _CsvSink {
       });
     }
     const listed = names.map((n) => JSON.stringify(n)).join(", ");
+    const hint = names.length === 1
+      ? (() => {
+        const other = DELIMITER_CANDIDATES.find((d) => names[0].includes(d));
+        return other === undefined
+          ? ""
+          : ` (the header is one field that holds ${delimiterName(other)}: give the delimiter ` +
+            `with --delimiter ${other === "\t" ? "tab" : JSON.stringify(other)}, or the ` +
+            `delimiter option in the API)`;
+      })()
+      : "";
     if (typeof opts.response === "number") {
       if (!Number.isInteger(opts.response) || opts.response < 0 || opts.response >= names.length) {
         throw new RangeError(
           `${this.#where}response index must be an integer in [0, ${
             names.length - 1
-          }] (the line has ${names.length} fields), got ${opts.response}`,
+          }] (the line has ${names.length} fields), got ${opts.response}${hint}`,
         );
       }
       this.#respIdx = opts.response;
@@ -293,7 +390,7 @@ class _CsvSink {
         throw new RangeError(
           `${this.#where}response column ${
             JSON.stringify(opts.response)
-          } not found; the columns are ${listed}`,
+          } not found; the columns are ${listed}${hint}`,
         );
       }
     }
@@ -305,7 +402,9 @@ class _CsvSink {
         const j = names.indexOf(name);
         if (j < 0) {
           throw new RangeError(
-            `${this.#where}column ${JSON.stringify(name)} not found; the columns are ${listed}`,
+            `${this.#where}column ${
+              JSON.stringify(name)
+            } not found; the columns are ${listed}${hint}`,
           );
         }
         if (j === this.#respIdx) {
@@ -330,19 +429,21 @@ class _CsvSink {
     if (this.numCols === 0) {
       throw new RangeError(`${this.#where}no covariate columns and no intercept: X would be empty`);
     }
-    this.columnNames = [
-      ...(this.#intercept ? [CSV_INTERCEPT_NAME] : []),
-      ...idx.map((j) => names[j]),
-    ];
+    const safe = safeColumnNames(
+      idx.map((j) => names[j]),
+      idx.map((j) => j + 1),
+      [...names, CSV_INTERCEPT_NAME],
+    );
+    this.#notes = safe.notes;
+    this.columnNames = [...(this.#intercept ? [CSV_INTERCEPT_NAME] : []), ...safe.names];
     this.#blockRows = Math.max(1, Math.floor(_STAGING_CELLS / this.numCols));
     this.#xs = new Float64Array(this.#blockRows * this.numCols);
     this.#ys = new Float64Array(this.#blockRows);
-    this.#colMin = new Float64Array(this.numCols).fill(Infinity);
-    this.#colMax = new Float64Array(this.numCols).fill(-Infinity);
+    this.#stats = new ColumnStats(this.numCols, this.#expectedRows);
     this.#flush = this.#onSchema(this.numCols);
   }
 
-  #ragged(fields: string[]): never {
+  #ragged(fields: string[]): void {
     const expected = this.#numFields, got = fields.length;
     const names = this.#fieldNames;
     const detail = got < expected
@@ -350,10 +451,9 @@ class _CsvSink {
       : `extra field ${JSON.stringify(fields[expected])} after column ${
         JSON.stringify(names[expected - 1])
       }`;
-    throw new RangeError(
-      `${this.#where}line ${this.lineNo} (data row ${
-        this.numRows + 1
-      }): expected ${expected} fields${
+    this.#problem(
+      "range",
+      `line ${this.lineNo} (data row ${this.#dataRow}): expected ${expected} fields${
         this.#header ? " (one per header column)" : ""
       }, got ${got}; ${detail}`,
     );
@@ -361,42 +461,176 @@ class _CsvSink {
 
   /** "line L, column "a" (data row R)" for messages. */
   #at(field: number): string {
-    return `${this.#where}line ${this.lineNo}, column ${
+    return `line ${this.lineNo}, column ${
       JSON.stringify(this.#fieldNames[field])
-    } (data row ${this.numRows + 1})`;
+    } (data row ${this.#dataRow})`;
   }
 
-  #badCell(s: string, field: number): never {
+  /** A cell the fast path did not accept: its value, or 0 after recording the problem. */
+  #slowCell(s: string, field: number): number {
+    const v = cellNumber(s);
+    if (v - v === 0 && v <= EXTREME_ABS && v >= -EXTREME_ABS) return v;
     const where = this.#at(field);
-    const t = s.trim();
-    if (t === "") {
-      throw new RangeError(`${where}: the cell is empty (missing values are not allowed)`);
-    }
-    if (/^[+-]?(nan|inf|infinity)$/i.test(t)) {
-      throw new RangeError(`${where}: NaN and ±Infinity are not allowed, got ${JSON.stringify(s)}`);
-    }
-    const v = +s;
-    if (v === Infinity || v === -Infinity) {
-      throw new RangeError(
-        `${where}: ${JSON.stringify(s)} overflows to ${v}; values must be finite`,
-      );
-    }
-    if (Math.abs(v) > EXTREME_ABS) {
-      throw new RangeError(
+    const reason = notNumberReason(s);
+    const w = +s.trim();
+    if (reason !== null) {
+      this.#problem("range", `${where}: ${reason}, got ${JSON.stringify(s)}`);
+    } else if (Math.abs(v) > EXTREME_ABS) {
+      this.#problem(
+        "range",
         `${where}: ${JSON.stringify(s)} is beyond ±${EXTREME_ABS.toExponential()}, which ` +
           `overflows the log density; rescale or standardise the column`,
       );
+    } else if (w === Infinity || w === -Infinity) {
+      this.#problem(
+        "range",
+        `${where}: ${JSON.stringify(s)} overflows to ${w}; values must be finite`,
+      );
+    } else {
+      this.#problem("type", `${where}: expected a number, got ${JSON.stringify(s)}`);
     }
-    throw new TypeError(`${where}: expected a number, got ${JSON.stringify(s)}`);
+    return 0;
   }
 
-  #badResponse(v: number): never {
+  #badResponse(v: number): void {
     const where = this.#at(this.#respIdx);
-    throw new RangeError(
+    this.#problem(
+      "range",
       this.#family === "logistic"
         ? `${where}: a logistic response must be 0 or 1, got ${v}`
         : `${where}: a Poisson response must be a non-negative integer, got ${v}`,
     );
+  }
+}
+
+/** The path that means standard input. */
+export const STDIN_PATH = "-";
+
+/** A source of bytes: a file, a FIFO, or standard input. */
+interface _Input {
+  read(buf: Uint8Array): Promise<number | null>;
+  close(): void;
+}
+
+async function _openInput(path: string | URL): Promise<_Input> {
+  if (path === STDIN_PATH) {
+    return { read: (buf) => Deno.stdin.read(buf), close: () => {} };
+  }
+  const file = await Deno.open(path, { read: true });
+  return { read: (buf) => file.read(buf), close: () => file.close() };
+}
+
+/**
+ * Whether an input is read once, as a stream: standard input (`-`), or a
+ * path that is not a regular file (a FIFO, a character device), which
+ * cannot be opened a second time for a second pass.
+ *
+ * @param path The input.
+ * @returns True for a stream.
+ */
+export async function isStreamInput(path: string | URL): Promise<boolean> {
+  if (path === STDIN_PATH) return true;
+  try {
+    const info = await Deno.stat(path);
+    return !info.isFile && !info.isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+const _streamCache = new Map<string, Promise<Uint8Array[]>>();
+
+/**
+ * The whole content of a stream input ({@link isStreamInput}), as the
+ * blocks read. The stream is read once: with `keep`, the blocks stay cached
+ * for the next call (a peek at the header before the load); without, the
+ * cache entry is dropped.
+ *
+ * @param path The input.
+ * @param keep Keep the blocks for a later call.
+ * @returns The blocks, in order.
+ */
+export function readStreamInput(path: string | URL, keep = false): Promise<Uint8Array[]> {
+  const key = String(path);
+  let p = _streamCache.get(key);
+  if (p === undefined) {
+    p = (async () => {
+      const input = await _openInput(path);
+      const blocks: Uint8Array[] = [];
+      try {
+        for (;;) {
+          const buf = new Uint8Array(1 << 20);
+          const got = await input.read(buf);
+          if (got === null) break;
+          if (got > 0) blocks.push(buf.subarray(0, got));
+        }
+      } finally {
+        input.close();
+      }
+      return blocks;
+    })();
+    if (keep) _streamCache.set(key, p);
+  } else if (!keep) {
+    _streamCache.delete(key);
+  }
+  return p;
+}
+
+/**
+ * The text of an input: a file read whole, or a stream input
+ * ({@link readStreamInput}) read once.
+ *
+ * @param path The input.
+ * @returns Its text (UTF-8).
+ */
+export async function readInputText(path: string | URL): Promise<string> {
+  if (!(await isStreamInput(path))) return await Deno.readTextFile(path);
+  const decoder = new TextDecoder("utf-8");
+  let text = "";
+  for (const b of await readStreamInput(path)) text += decoder.decode(b, { stream: true });
+  return text + decoder.decode();
+}
+
+/**
+ * The first `maxBytes` bytes of an input as text, without consuming a
+ * stream input (its blocks are kept for the load).
+ *
+ * @param path The input.
+ * @param maxBytes How much to read.
+ * @returns The text, and whether the input is longer.
+ */
+export async function peekInputText(
+  path: string | URL,
+  maxBytes: number,
+): Promise<{ text: string; more: boolean }> {
+  let bytes: Uint8Array;
+  if (await isStreamInput(path)) {
+    const blocks = await readStreamInput(path, true);
+    let total = 0;
+    for (const b of blocks) total += b.length;
+    bytes = new Uint8Array(Math.min(total, maxBytes));
+    let o = 0;
+    for (const b of blocks) {
+      if (o >= bytes.length) break;
+      const take = Math.min(b.length, bytes.length - o);
+      bytes.set(b.subarray(0, take), o);
+      o += take;
+    }
+    return { text: new TextDecoder().decode(bytes), more: total > maxBytes };
+  }
+  const file = await Deno.open(path, { read: true });
+  try {
+    const buf = new Uint8Array(maxBytes);
+    let n = 0;
+    for (;;) {
+      const got = await file.read(buf.subarray(n));
+      if (got === null || got === 0) break;
+      n += got;
+      if (n === maxBytes) break;
+    }
+    return { text: new TextDecoder().decode(buf.subarray(0, n)), more: n === maxBytes };
+  } finally {
+    file.close();
   }
 }
 
@@ -408,7 +642,7 @@ class _CsvSink {
  *
  * @param text The CSV text.
  * @param options `response`, `family`, `intercept` (true), `columns`,
- *   `header` (true), `delimiter` (",").
+ *   `header` (true), `delimiter` (detected).
  * @returns The design matrix, responses, column names and warnings.
  * @throws {RangeError} On an empty or header-only text, a duplicate or
  *   unknown column, a ragged row, NaN, ±Infinity or |x| > 10¹⁰⁰, or a
@@ -447,8 +681,8 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
       x.set(xs.subarray(0, m * numCols), rowStart * numCols);
       y.set(ys.subarray(0, m), rowStart);
     };
-  });
-  new ChunkFeeder(options.delimiter ?? ",", sink).feed(text, true);
+  }, maxRecords);
+  new ChunkFeeder(options.delimiter, sink, "CSV text: ").feed(text, true);
   sink.finish();
   const n = sink.numRows;
   return {
@@ -472,7 +706,7 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
  * @param arena The arena to allocate X and y in.
  * @param path The file.
  * @param options `response`, `family`, `intercept` (true), `columns`,
- *   `storage` ("f64"), `header` (true), `delimiter` (","), `chunkBytes`.
+ *   `storage` ("f64"), `header` (true), `delimiter` (detected), `chunkBytes`.
  * @returns The data set; `columnNames` starts with "(Intercept)" when
  *   `intercept` is true.
  * @example
@@ -504,27 +738,40 @@ export async function loadCsvToArena(
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }
   const where = `${path instanceof URL ? path.href : path}: `;
-  await checkCsvFile(path, where);
-  // Pass 1: count line breaks (an upper bound on the number of records,
-  // whichever of \n, \r\n or \r the parser settles on).
-  let numLf = 0, numCr = 0, numBytes = 0;
-  {
+  const stream = await isStreamInput(path);
+  if (!stream) await checkCsvFile(path, where);
+  // A stream (standard input, a FIFO) is read once, into memory; a file twice.
+  const streamed = stream ? await readStreamInput(path) : null;
+  const blocks = async function* (size: number): AsyncGenerator<Uint8Array> {
+    if (streamed !== null) {
+      yield* streamed;
+      return;
+    }
     const file = await Deno.open(path, { read: true });
     try {
-      const buf = new Uint8Array(Math.max(chunkBytes, 1 << 22));
+      const buf = new Uint8Array(size);
       for (;;) {
         const got = await file.read(buf);
         if (got === null) break;
-        const view = buf.subarray(0, got);
-        numBytes += got;
-        numLf += countByte(view, 10);
-        numCr += countByte(view, 13);
+        yield buf.subarray(0, got);
       }
     } finally {
       file.close();
     }
+  };
+  // Pass 1: count line breaks (an upper bound on the number of records,
+  // whichever of \n, \r\n or \r the parser settles on).
+  let numLf = 0, numCr = 0, numBytes = 0;
+  for await (const view of blocks(Math.max(chunkBytes, 1 << 22))) {
+    numBytes += view.length;
+    numLf += countByte(view, 10);
+    numCr += countByte(view, 13);
   }
-  if (numBytes === 0) throw new RangeError(`${where}the file is empty: no header and no data rows`);
+  if (numBytes === 0) {
+    throw new RangeError(
+      `${where}the ${stream ? "input" : "file"} is empty: no header and no data rows`,
+    );
+  }
   const maxRecords = Math.max(numLf, numCr) + 1;
   // Pass 2: parse and write.
   let xPtr = 0, yPtr = 0;
@@ -543,22 +790,12 @@ export async function loadCsvToArena(
       else arena.f32(off, len).set(xs.subarray(0, len));
       arena.f64(yPtr + rowStart * 8, m).set(ys.subarray(0, m));
     };
-  });
+  }, maxRecords);
   try {
-    const file = await Deno.open(path, { read: true });
-    try {
-      const decoder = new TextDecoder("utf-8");
-      const feeder = new ChunkFeeder(options.delimiter ?? ",", sink);
-      const buf = new Uint8Array(chunkBytes);
-      for (;;) {
-        const got = await file.read(buf);
-        if (got === null) break;
-        feeder.feed(decoder.decode(buf.subarray(0, got), { stream: true }), false);
-      }
-      feeder.feed(decoder.decode(), true);
-      sink.finish();
-    } finally {
-      file.close();
+    const decoder = new TextDecoder("utf-8");
+    const feeder = new ChunkFeeder(options.delimiter, sink, where);
+    for await (const view of blocks(chunkBytes)) {
+      feeder.feed(decoder.decode(view, { stream: true }), false);
     }
   } catch (e) {
     if (xPtr !== 0) arena.free(xPtr);
@@ -648,9 +885,12 @@ export async function openCsvRows(
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }
   const where = `${path instanceof URL ? path.href : path}: `;
-  await checkCsvFile(path, where);
-  if ((await Deno.stat(path)).size === 0) {
-    throw new RangeError(`${where}the file is empty: no header and no data rows`);
+  const stream = await isStreamInput(path);
+  if (!stream) {
+    await checkCsvFile(path, where);
+    if ((await Deno.stat(path)).size === 0) {
+      throw new RangeError(`${where}the file is empty: no header and no data rows`);
+    }
   }
   const ready: CsvRowChunk[] = [];
   let numCols = 0, x: Float64Array | Float32Array = new Float64Array(0), y = new Float64Array(0);
@@ -683,9 +923,9 @@ export async function openCsvRows(
       }
     };
   });
-  const file = await Deno.open(path, { read: true });
+  const file = await _openInput(path);
   const decoder = new TextDecoder("utf-8");
-  const feeder = new ChunkFeeder(options.delimiter ?? ",", sink);
+  const feeder = new ChunkFeeder(options.delimiter, sink, where);
   const buf = new Uint8Array(chunkBytes);
   let done = false;
   const step = async (): Promise<void> => {

@@ -11,6 +11,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
+import { f32Problem } from "./csv_checks.ts";
 
 /** Storage type of the design matrix. */
 export type Storage = "f64" | "f32";
@@ -79,13 +80,26 @@ export function glmDataFromArrays(
   if (y.length !== numRows) {
     throw new RangeError(`y must have one value per row (${numRows}), got ${y.length}`);
   }
+  const storage = options.storage ?? "f64";
+  const columnName = (j: number) =>
+    options.columnNames?.[j] !== undefined ? ` (${JSON.stringify(options.columnNames[j])})` : "";
   for (let i = 0; i < x.length; i++) {
     if (!Number.isFinite(x[i])) {
       throw new RangeError(
         `x has a non-finite value ${x[i]} at row ${Math.floor(i / numCols) + 1}, column ${
           (i % numCols) + 1
-        }`,
+        }${columnName(i % numCols)}`,
       );
+    }
+    if (storage === "f32") {
+      const why = f32Problem(x[i]);
+      if (why !== null) {
+        throw new RangeError(
+          `x has the value ${x[i]} at row ${Math.floor(i / numCols) + 1}, column ${
+            (i % numCols) + 1
+          }${columnName(i % numCols)}, which ${why}`,
+        );
+      }
     }
   }
   for (let i = 0; i < numRows; i++) {
@@ -93,7 +107,6 @@ export function glmDataFromArrays(
       throw new RangeError(`y has a non-finite value ${y[i]} at row ${i + 1}`);
     }
   }
-  const storage = options.storage ?? "f64";
   const columnNames = options.columnNames ?? Array.from({ length: numCols }, (_, j) => `x${j}`);
   if (columnNames.length !== numCols) {
     throw new RangeError(`columnNames must have ${numCols} names, got ${columnNames.length}`);

@@ -7,7 +7,9 @@
  *                            numeric or categorical per column
  * ```
  *
- * **Columns.** A column whose every cell is a number is numeric and enters
+ * **Columns.** A number is a plain decimal, as in csv.ts (`0x10`, `0b11`,
+ * `0o7` and `Infinity` are refused by column and line, `1_000` too when the
+ * rest of the column is numeric). A column whose every cell is a number is numeric and enters
  * as itself. A column with no numeric cell is categorical: its levels are its
  * distinct values in sorted order (JavaScript's code-unit order, which is
  * R's for ASCII names in the C locale), and the **first level is the
@@ -46,6 +48,12 @@
  * would change the model). The coefficients are then per sd of the
  * predictor; `center` and `scale` give the transformation back.
  *
+ * **Warnings** are csv.ts's, computed on X as it enters the model (after
+ * standardising): a constant response, constant and extreme columns,
+ * copies and linearly dependent sets of columns, fewer rows than columns. A
+ * numeric column named like a draws-file column (`chain`, `sign`, …) is
+ * renamed with the suffix `_x`, with a warning.
+ *
  * The whole file is read into memory as text (the formula path is for data
  * that fit in memory twice; numeric data beyond that use `loadCsvToArena`).
  *
@@ -56,7 +64,15 @@
  */
 import Papa from "npm:papaparse@5.7.1";
 import type { Arena } from "../core/arena.ts";
-import { CSV_INTERCEPT_NAME } from "./csv.ts";
+import { CSV_INTERCEPT_NAME, MAX_LISTED_PROBLEMS, readInputText } from "./csv.ts";
+import {
+  cellNumber,
+  ColumnStats,
+  csvDataWarnings,
+  detectDelimiter,
+  notNumberReason,
+  safeColumnNames,
+} from "./csv_checks.ts";
 import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";
 import { type Formula, parseFormula } from "./formula.ts";
 
@@ -76,6 +92,8 @@ export interface ColumnTable {
   readonly columns: readonly (readonly string[])[];
   /** Number of data rows. */
   readonly numRows: number;
+  /** The 1-based line of each data row in the file, when known (for messages). */
+  readonly lines?: Int32Array;
 }
 
 /** Options of {@link buildDesign}. */
@@ -159,7 +177,7 @@ export type FormulaData = GlmData & { readonly design: DesignInfo };
 export interface FormulaCsvOptions extends DesignOptions {
   /** The formula, e.g. `"y ~ x1 + x2 + x1:x2 + region"`. */
   formula: string | Formula;
-  /** Field delimiter (default ","). */
+  /** Field delimiter (default: detected from the header line among , tab ; |). */
   delimiter?: string;
   /** Storage of X in the arena (default "f64"). */
   storage?: Storage;
@@ -169,7 +187,7 @@ export interface FormulaCsvOptions extends DesignOptions {
  * Read CSV text (with a header row) into a table of text cells.
  *
  * @param text The file's contents.
- * @param options The delimiter (default ",").
+ * @param options The delimiter (default: detected, as in csv.ts).
  * @returns The table.
  * @throws {RangeError} For an empty file, a file with no data rows,
  *   duplicate or empty header names, and rows with the wrong number of fields
@@ -184,11 +202,22 @@ export interface FormulaCsvOptions extends DesignOptions {
  * ```
  */
 export function parseColumnTable(text: string, options: { delimiter?: string } = {}): ColumnTable {
-  const parsed = _papa.parse(text, {
-    delimiter: options.delimiter ?? ",",
-    skipEmptyLines: "greedy",
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let delimiter = options.delimiter;
+  if (delimiter === undefined) {
+    const [l1, l2] = text.split(/\r\n|\n|\r/, 2);
+    const found = detectDelimiter(l1 ?? "", l2);
+    if (typeof found !== "string") throw new RangeError(found.error);
+    delimiter = found;
+  }
+  const parsed = _papa.parse(text, { delimiter });
+  const all = parsed.data;
+  const rows: string[][] = [], lineOf: number[] = [];
+  all.forEach((r, i) => {
+    if (r.every((c) => c.trim() === "")) return;
+    rows.push(r);
+    lineOf.push(i + 1);
   });
-  const rows = parsed.data;
   if (rows.length === 0) throw new RangeError("the CSV file is empty");
   const names = rows[0].map((s) => s.trim());
   const seen = new Set<string>();
@@ -201,24 +230,44 @@ export function parseColumnTable(text: string, options: { delimiter?: string } =
   });
   if (rows.length < 2) throw new RangeError("the CSV file has a header but no data rows");
   const columns: string[][] = names.map(() => new Array(rows.length - 1));
+  const problems: string[] = [];
   for (let i = 1; i < rows.length; i++) {
     const r = rows[i];
     if (r.length !== names.length) {
-      throw new RangeError(
-        `data row ${i} has ${r.length} fields, expected ${names.length} (as in the header)`,
+      problems.push(
+        `data row ${i} has ${r.length} fields, expected ${names.length} (as in the header), at line ${
+          lineOf[i]
+        }`,
       );
+      if (problems.length >= MAX_LISTED_PROBLEMS) break;
+      continue;
     }
     for (let j = 0; j < names.length; j++) columns[j][i - 1] = r[j].trim();
   }
-  return { names, columns, numRows: rows.length - 1 };
+  if (problems.length === 1) throw new RangeError(problems[0]);
+  if (problems.length > 1) {
+    throw new RangeError(
+      `${problems[0]}; and ${problems.length - 1} more rows${
+        problems.length === MAX_LISTED_PROBLEMS ? " (at least; reading stopped there)" : ""
+      } with the wrong number of fields: ${
+        problems.slice(1).map((q, k) => `(${k + 2}) ${q}`).join(" ")
+      }`,
+    );
+  }
+  return { names, columns, numRows: rows.length - 1, lines: Int32Array.from(lineOf.slice(1)) };
 }
 
 const _papa = Papa as unknown as {
   parse(
     text: string,
-    config: { delimiter: string; skipEmptyLines: "greedy" },
+    config: { delimiter: string },
   ): { data: string[][] };
 };
+
+/** "data row R (line L)" of data row i (0-based). */
+function _rowAt(table: ColumnTable, i: number): string {
+  return `data row ${i + 1}${table.lines === undefined ? "" : ` (line ${table.lines[i]})`}`;
+}
 
 type _Column = { kind: "numeric"; values: Float64Array } | {
   kind: "categorical";
@@ -241,16 +290,41 @@ function _readColumn(table: ColumnTable, name: string, formula: Formula): _Colum
   for (let i = 0; i < n; i++) {
     const c = cells[i];
     if (c === "") {
-      throw new RangeError(`column ${JSON.stringify(name)} has an empty cell at data row ${i + 1}`);
+      throw new RangeError(
+        `column ${JSON.stringify(name)} has an empty cell at ${_rowAt(table, i)}`,
+      );
     }
-    const v = Number(c);
-    if (Number.isFinite(v)) {
+    const v = cellNumber(c);
+    if (v - v === 0) {
       values[i] = v;
       if (firstNum < 0) firstNum = i;
-    } else if (firstText < 0) firstText = i;
+      continue;
+    }
+    const asJs = Number(c);
+    const reason = Number.isFinite(asJs) || /^[+-]?(inf|infinity|nan)$/i.test(c)
+      ? notNumberReason(c)
+      : asJs === Infinity || asJs === -Infinity
+      ? `overflows to ${asJs}; values must be finite`
+      : null;
+    if (reason !== null) {
+      throw new RangeError(
+        `column ${JSON.stringify(name)}, ${_rowAt(table, i)}: ${reason}, got ${
+          JSON.stringify(c)
+        } (a category needs a label that is not a number, e.g. "h${c}")`,
+      );
+    }
+    if (firstText < 0) firstText = i;
   }
   if (firstText < 0) return { kind: "numeric", values };
   if (firstNum >= 0) {
+    const reason = notNumberReason(cells[firstText]);
+    if (reason !== null) {
+      throw new RangeError(
+        `column ${JSON.stringify(name)}, ${_rowAt(table, firstText)}: ${reason}, got ${
+          JSON.stringify(cells[firstText])
+        }`,
+      );
+    }
     throw new RangeError(
       `column ${JSON.stringify(name)} mixes numbers (${
         JSON.stringify(cells[firstNum])
@@ -390,7 +464,13 @@ export function buildDesign(
     }
     blocks.push({ names, gens });
   }
-  const columnNames = [...(f.intercept ? [INTERCEPT_NAME] : []), ...blocks.flatMap((b) => b.names)];
+  const rawNames = blocks.flatMap((b) => b.names);
+  const safe = safeColumnNames(
+    rawNames,
+    rawNames.map((nm) => table.names.indexOf(nm) + 1),
+    [...table.names, INTERCEPT_NAME],
+  );
+  const columnNames = [...(f.intercept ? [INTERCEPT_NAME] : []), ...safe.names];
   const p = columnNames.length;
   const x = new Float64Array(n * p);
   for (let i = 0; i < n; i++) {
@@ -423,20 +503,10 @@ export function buildDesign(
     columnMean[j] = m;
     columnSd[j] = columnNames[j] === INTERCEPT_NAME || n < 2 ? 0 : Math.sqrt(ss / (n - 1));
   }
-  const warnings: string[] = [];
   const center = new Float64Array(p), scale = new Float64Array(p).fill(1);
   const standardized = Boolean(options.standardize);
   for (let j = 0; j < p; j++) {
-    if (columnNames[j] === INTERCEPT_NAME) continue;
-    if (columnSd[j] === 0) {
-      warnings.push(
-        `column ${JSON.stringify(columnNames[j])} is constant (${columnMean[j]} in every row)${
-          f.intercept ? ": it is not identified apart from the intercept" : ""
-        }`,
-      );
-      continue;
-    }
-    if (!standardized) continue;
+    if (columnNames[j] === INTERCEPT_NAME || columnSd[j] === 0 || !standardized) continue;
     if (f.intercept) center[j] = columnMean[j];
     scale[j] = columnSd[j];
   }
@@ -445,7 +515,35 @@ export function buildDesign(
       for (let j = 0; j < p; j++) x[i * p + j] = (x[i * p + j] - center[j]) / scale[j];
     }
   }
-  if (n < p) warnings.push(`the design has fewer rows (${n}) than columns (${p})`);
+  // The plain CSV path's warnings, on X as it enters the model.
+  const stats = new ColumnStats(p, n);
+  stats.add(x, n);
+  let yMin = Infinity, yMax = -Infinity;
+  for (let i = 0; i < n; i++) {
+    if (y[i] < yMin) yMin = y[i];
+    if (y[i] > yMax) yMax = y[i];
+  }
+  const fam = options.family;
+  const warnings = [
+    ...safe.notes,
+    ...csvDataWarnings({
+      where: "",
+      family: fam === "logistic" ? "logistic" : fam === undefined || fam === "gaussian" ||
+          fam === "student-t"
+        ? "gaussian"
+        : "poisson",
+      intercept: f.intercept,
+      responseName: f.response,
+      columnNames,
+      numRows: n,
+      numCols: p,
+      colMin: stats.colMin,
+      colMax: stats.colMax,
+      yMin,
+      yMax,
+      stats,
+    }),
+  ];
   let ySum = 0;
   for (let i = 0; i < n; i++) ySum += y[i];
   const responseMean = ySum / n;
@@ -508,7 +606,7 @@ function _auxColumn(table: ColumnTable, name: string, which: "offset" | "trials"
   }
   const cells = table.columns[j], out = new Float64Array(table.numRows);
   for (let i = 0; i < cells.length; i++) {
-    const v = cells[i] === "" ? NaN : Number(cells[i]);
+    const v = cellNumber(cells[i]);
     if (!Number.isFinite(v) || (which === "trials" && !Number.isInteger(v))) {
       throw new RangeError(
         `the ${which} column ${JSON.stringify(name)} must hold ${
@@ -611,7 +709,7 @@ export async function loadCsvWithFormula(
   path: string,
   options: FormulaCsvOptions,
 ): Promise<FormulaData> {
-  const text = await Deno.readTextFile(path);
+  const text = await readInputText(path);
   let d: Design;
   try {
     d = parseCsvWithFormula(text, options);

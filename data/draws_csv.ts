@@ -29,6 +29,7 @@
  *
  * @module
  */
+import { isPlainDecimal } from "./csv_checks.ts";
 
 /** Draws of several chains, as read from or written to a draws file. */
 export interface DrawsTable {
@@ -273,7 +274,7 @@ function _parseOne(text: string, source: string, interrupted: boolean): _Parsed 
       const cell = cells[j].trim();
       const special = _SPECIAL[cell.toLowerCase()];
       if (special !== undefined) return special;
-      const v = cell === "" ? NaN : Number(cell);
+      const v = cell === "" || !isPlainDecimal(cell) ? NaN : Number(cell); // no 0x10, 0b11
       if (Number.isNaN(v)) {
         throw new TypeError(
           `${where}, column ${JSON.stringify(header[j])}: expected a number, got ${

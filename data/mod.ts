@@ -55,6 +55,7 @@ export {
   type WriteParquetOptions,
 } from "./parquet.ts";
 export { type Formula, parseFormula } from "./formula.ts";
+export { cellNumber, detectDelimiter, RESERVED_COLUMN_NAMES } from "./csv_checks.ts";
 export {
   buildDesign,
   columnMoments,

@@ -57,7 +57,17 @@ import {
 import { ByteWriter, ParquetWriter } from "npm:hyparquet-writer@0.17.0";
 import type { Arena } from "../core/arena.ts";
 import { CSV_INTERCEPT_NAME, type CsvOptions } from "./csv.ts";
-import { checkCsvFile, checkCsvOptions, csvDataWarnings, EXTREME_ABS } from "./csv_checks.ts";
+import {
+  checkCsvFile,
+  checkCsvOptions,
+  ColumnStats,
+  csvDataWarnings,
+  EXTREME_ABS,
+  F32_MAX,
+  F32_MIN_NORMAL,
+  f32Problem,
+  safeColumnNames,
+} from "./csv_checks.ts";
 import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";
 import { buildDesign, type DesignOptions, type FormulaData } from "./design.ts";
 import type { Formula } from "./formula.ts";
@@ -302,6 +312,7 @@ interface _Layout {
   columnNames: string[];
   numCols: number;
   storage: Storage;
+  notes: string[];
 }
 
 function _layout(o: _Opened, options: ParquetOptions): _Layout {
@@ -380,7 +391,9 @@ function _layout(o: _Opened, options: ParquetOptions): _Layout {
   }
   const intercept = options.intercept ?? true;
   const xCols = idx.map((j) => names[j]);
-  const columnNames = [...(intercept ? [CSV_INTERCEPT_NAME] : []), ...xCols];
+  // Covariates named like draws-file columns are renamed (csv.ts's rule).
+  const safe = safeColumnNames(xCols, idx.map((j) => j + 1), [...names, CSV_INTERCEPT_NAME]);
+  const columnNames = [...(intercept ? [CSV_INTERCEPT_NAME] : []), ...safe.names];
   if (columnNames.length === 0) {
     throw new RangeError(`${where}no covariate columns and no intercept: X would be empty`);
   }
@@ -393,10 +406,16 @@ function _layout(o: _Opened, options: ParquetOptions): _Layout {
     columnNames,
     numCols: columnNames.length,
     storage,
+    notes: safe.notes.map((n) => `${where}${n}`),
   };
 }
 
 type _Column = ArrayLike<unknown>;
+
+/** Whether a finite v overflows f32 or underflows it to zero or a denormal. */
+function _notF32(v: number): boolean {
+  return v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL);
+}
 
 /** Reads the named columns of row group g, each as one array of the group's length. */
 async function _readGroup(
@@ -466,17 +485,22 @@ class _ChunkBuilder {
   yMin = Infinity;
   yMax = -Infinity;
 
-  constructor(o: _Opened, l: _Layout, family: CsvOptions["family"]) {
+  /** Copies and X'X, as csv.ts accumulates them. */
+  stats: ColumnStats;
+
+  constructor(o: _Opened, l: _Layout, family: CsvOptions["family"], numRows?: number) {
     this.#o = o;
     this.#l = l;
     this.#family = family;
+    this.stats = new ColumnStats(l.numCols, numRows);
     this.colMin = new Float64Array(l.numCols).fill(Infinity);
     this.colMax = new Float64Array(l.numCols).fill(-Infinity);
   }
 
   build(cols: Map<string, _Column>, numRows: number, firstRow: number): ParquetRowChunk {
     const l = this.#l, d = l.numCols;
-    const x = l.storage === "f64" ? new Float64Array(numRows * d) : new Float32Array(numRows * d);
+    // X is built in f64 (the checks see the values read), then rounded for f32.
+    const x = new Float64Array(numRows * d);
     const y = new Float64Array(numRows);
     this.#numbers(cols.get(l.responseName)!, l.responseName, firstRow, y, 0, 1);
     const fam = this.#family;
@@ -507,12 +531,14 @@ class _ChunkBuilder {
       k = 1;
     }
     for (const name of l.xCols) {
-      const [lo, hi] = this.#numbers(cols.get(name)!, name, firstRow, x, k, d);
+      const [lo, hi] = this.#numbers(cols.get(name)!, name, firstRow, x, k, d, l.storage === "f32");
       if (lo < this.colMin[k]) this.colMin[k] = lo;
       if (hi > this.colMax[k]) this.colMax[k] = hi;
       k++;
     }
-    return aux === undefined ? { numRows, x, y } : { numRows, x, y, aux };
+    this.stats.add(x, numRows);
+    const xs = l.storage === "f64" ? x : Float32Array.from(x);
+    return aux === undefined ? { numRows, x: xs, y } : { numRows, x: xs, y, aux };
   }
 
   /**
@@ -526,6 +552,7 @@ class _ChunkBuilder {
     out: Float64Array | Float32Array,
     offset: number,
     stride: number,
+    f32 = false,
   ): [number, number] {
     let lo = Infinity, hi = -Infinity;
     const n = col.length;
@@ -533,6 +560,7 @@ class _ChunkBuilder {
       for (let i = 0, o = offset; i < n; i++, o += stride) {
         const v = col[i];
         if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) this.#bad(v, name, firstRow + i);
+        if (f32 && _notF32(v)) this.#badF32(v, name, firstRow + i);
         if (v < lo) lo = v;
         if (v > hi) hi = v;
         out[o] = v;
@@ -557,6 +585,7 @@ class _ChunkBuilder {
         );
       }
       if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) this.#bad(v, name, firstRow + i);
+      if (f32 && _notF32(v)) this.#badF32(v, name, firstRow + i);
       if (v < lo) lo = v;
       if (v > hi) hi = v;
       out[o] = v;
@@ -566,6 +595,10 @@ class _ChunkBuilder {
 
   #at(name: string, row: number): string {
     return `${this.#o.where}row ${row}, column ${JSON.stringify(name)}`;
+  }
+
+  #badF32(v: number, name: string, row: number): never {
+    throw new RangeError(`${this.#at(name, row)}: ${v} ${f32Problem(v)}`);
   }
 
   #bad(v: number, name: string, row: number): never {
@@ -622,7 +655,7 @@ export async function openParquetRows(
   }
   const rowGroupRows = o.metadata.row_groups.map((g) => Number(g.num_rows));
   const numRows = rowGroupRows.reduce((a, b) => a + b, 0);
-  const builder = new _ChunkBuilder(o, l, options.family);
+  const builder = new _ChunkBuilder(o, l, options.family, numRows);
   let warnings: string[] = [];
   let used = false;
   return {
@@ -650,19 +683,23 @@ export async function openParquetRows(
           start += n;
         }
         if (numRows === 0) throw new RangeError(`${o.where}the file has no data rows`);
-        warnings = csvDataWarnings({
-          where: o.where,
-          family: options.family,
-          intercept: l.intercept,
-          responseName: l.responseName,
-          columnNames: l.columnNames,
-          numRows,
-          numCols: l.numCols,
-          colMin: builder.colMin,
-          colMax: builder.colMax,
-          yMin: builder.yMin,
-          yMax: builder.yMax,
-        });
+        warnings = [
+          ...l.notes,
+          ...csvDataWarnings({
+            where: o.where,
+            family: options.family,
+            intercept: l.intercept,
+            responseName: l.responseName,
+            columnNames: l.columnNames,
+            numRows,
+            numCols: l.numCols,
+            colMin: builder.colMin,
+            colMax: builder.colMax,
+            yMin: builder.yMin,
+            yMax: builder.yMax,
+            stats: builder.stats,
+          }),
+        ];
       } finally {
         o.close();
       }

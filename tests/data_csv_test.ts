@@ -207,3 +207,49 @@ Deno.test("loadCsvToArena() streams a file into the arena", async (t) => {
     },
   );
 });
+
+Deno.test("ordinary decimals parse to the last bit, as Number() reads them", async () => {
+  // Every way a decimal is commonly written: shortest round trip, fixed and
+  // exponential notation at several precisions, 17 significant digits, a
+  // leading "+", a leading or trailing point, subnormal and huge magnitudes.
+  const rng = new Rng(77);
+  const cells: string[] = [];
+  for (let i = 0; i < 4000; i++) {
+    const v = rng.normal() * 10 ** (rng.int(61) - 30);
+    const k = rng.int(8);
+    const s = k === 0
+      ? String(v)
+      : k === 1
+      ? v.toExponential(rng.int(17))
+      : k === 2
+      ? v.toFixed(rng.int(12))
+      : k === 3
+      ? v.toPrecision(17)
+      : k === 4
+      ? (v < 0 ? String(v) : `+${v}`)
+      : k === 5
+      ? String(Math.abs(v) < 1 ? Math.abs(v) : 0.5).replace(/^0\./, ".")
+      : k === 6
+      ? `${Math.round(v % 1e15)}.`
+      : [5e-324, 2.2250738585072014e-308, 9.999999999999999e99, -0, 0.1, 1e-7][rng.int(6)]
+        .toString();
+    cells.push(s);
+  }
+  const lines = ["y,a"];
+  for (let i = 0; i < cells.length; i++) lines.push(`${i % 2},${cells[i]}`);
+  const text = lines.join("\n") + "\n";
+  const opts = { response: "y", family: "logistic", intercept: false } as const;
+  const t = parseCsvText(text, opts);
+  const want = new Float64Array(cells.map(Number));
+  assert.deepEqual(new Uint8Array(t.x.buffer), new Uint8Array(want.buffer), "bits differ");
+  const arena = loadCore({ backend: "reference" });
+  const data = await _withTempCsv(
+    text,
+    (p) => loadCsvToArena(arena, p, { ...opts, chunkBytes: 977 }),
+  );
+  const x = _x(data);
+  assert.deepEqual(
+    new Uint8Array(x.buffer, x.byteOffset, x.byteLength),
+    new Uint8Array(want.buffer),
+  );
+});
