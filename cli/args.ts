@@ -7,6 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { isAbsolute, resolve } from "node:path";
+import { closestName } from "../math/names.ts";
 
 /** An error in what the user gave (flags, files, data): exit code 2. */
 export class CliUsageError extends Error {
@@ -49,7 +50,7 @@ export function parseFlags(
     const unknown = /^Unknown option '([^']+)'/.exec(msg);
     if (unknown) {
       const flag = unknown[1];
-      const near = _closest(flag.replace(/^-+/, ""), Object.keys(options.flags));
+      const near = closestName(flag.replace(/^-+/, ""), Object.keys(options.flags));
       throw new CliUsageError(
         `unknown flag ${flag} for "${command}"${
           near ? `; did you mean --${near}?` : ""
@@ -80,29 +81,6 @@ export function parseFlags(
     values: parsed.values as Record<string, string | boolean | undefined>,
     positionals: parsed.positionals,
   };
-}
-
-function _closest(name: string, candidates: string[]): string | undefined {
-  let best: string | undefined, bestD = Infinity;
-  for (const c of candidates) {
-    const d = _editDistance(name, c);
-    if (d < bestD) (bestD = d, best = c);
-  }
-  return bestD <= Math.max(1, Math.floor(name.length / 3)) ? best : undefined;
-}
-
-function _editDistance(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0];
-    dp[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j];
-      dp[j] = Math.min(dp[j] + 1, dp[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return dp[b.length];
 }
 
 /**
