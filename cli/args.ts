@@ -84,6 +84,54 @@ export function parseFlags(
 }
 
 /**
+ * Refuse sampler flags that contradict each other (each message names both
+ * flags): `--trajectory-length` with `--warmup-scheme chees` (ChEES adapts
+ * the length, so the value would only be where it starts), and
+ * `--cv-order` when the control variates are off (`--control-variates no`,
+ * or that default of the sampler).
+ *
+ * @param values Parsed flag values.
+ * @param sampler The sampler's name and its options (their flags and defaults).
+ * @throws {CliUsageError} Naming both flags.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkSamplerFlagConflicts } from "./args.ts";
+ * const sgld = { name: "sgld", options: [{ flag: "control-variates", default: "yes" }] };
+ * assert.throws(() => checkSamplerFlagConflicts({ "cv-order": "1", "control-variates": "no" }, sgld),
+ *   /--cv-order 1 cannot be combined with --control-variates no/);
+ * ```
+ */
+export function checkSamplerFlagConflicts(
+  values: Record<string, unknown>,
+  sampler: { name: string; options?: readonly { flag: string; default: string }[] },
+): void {
+  const show = (flag: string) => `--${flag} ${values[flag]}`;
+  if (values["warmup-scheme"] === "chees" && values["trajectory-length"] !== undefined) {
+    throw new CliUsageError(
+      `${show("trajectory-length")} cannot be combined with --warmup-scheme chees: ChEES adapts ` +
+        "the trajectory length (the value would only be its start); for a fixed length give " +
+        "--warmup-scheme fixed, or leave --warmup-scheme out",
+    );
+  }
+  const cv = sampler.options?.find((o) => o.flag === "control-variates");
+  if (values["cv-order"] !== undefined && cv !== undefined) {
+    const given = values["control-variates"];
+    const off = given === undefined
+      ? /^no\b/.test(cv.default)
+      : given === "no" || given === "false";
+    if (off) {
+      throw new CliUsageError(
+        `${show("cv-order")} cannot be combined with --control-variates no${
+          given === undefined ? ` (the default of --sampler ${sampler.name})` : ""
+        }: the order applies to control-variate gradients; give --control-variates yes or drop --cv-order`,
+      );
+    }
+  }
+}
+
+/**
  * An integer flag value (or its default).
  *
  * @param value The text typed, or undefined.
@@ -140,6 +188,41 @@ export function positiveFlag(
   const v = typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
   if (!Number.isFinite(v) || v <= 0) {
     throw new CliUsageError(`--${flag} must be a positive number, got ${JSON.stringify(value)}`);
+  }
+  return v;
+}
+
+/**
+ * A number flag value ≥ 0 when `min` is 0 (a sampler option whose zero
+ * means something, as `--approx-mh-epsilon 0`, exact MH), else positive;
+ * finite either way (undefined if not given).
+ *
+ * @param value The text typed, or undefined.
+ * @param flag The flag without dashes.
+ * @param min 0 to accept zero; anything else (or undefined) requires > 0.
+ * @returns The number, or undefined.
+ * @throws {CliUsageError} Naming the flag and the value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { numberFlag } from "./args.ts";
+ * assert.equal(numberFlag("0", "approx-mh-epsilon", 0), 0);
+ * assert.throws(() => numberFlag("0", "step-size"), /--step-size must be a positive number, got "0"/);
+ * ```
+ */
+export function numberFlag(
+  value: string | boolean | undefined,
+  flag: string,
+  min?: number,
+): number | undefined {
+  if (min !== 0) return positiveFlag(value, flag);
+  if (value === undefined) return undefined;
+  const v = typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  if (!Number.isFinite(v) || v < 0) {
+    throw new CliUsageError(
+      `--${flag} must be a number ≥ 0, got ${JSON.stringify(value)}`,
+    );
   }
   return v;
 }

@@ -22,11 +22,12 @@ import { sampleParallel } from "../samplers/parallel.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import type { SamplerDescription, SamplerOption } from "../samplers/sampler.ts";
 import {
+  checkSamplerFlagConflicts,
   CliUsageError,
   type FlagSpec,
   intFlag,
+  numberFlag,
   parseFlags,
-  positiveFlag,
   resolveUserPath,
 } from "./args.ts";
 import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
@@ -164,7 +165,7 @@ function _optionValue(o: SamplerOption, raw: string | boolean): unknown {
   const flag = `--${o.flag}`;
   switch (o.type) {
     case "number":
-      return positiveFlag(raw, o.flag);
+      return numberFlag(raw, o.flag, o.min);
     case "integer":
       return intFlag(raw, { flag: o.flag, default: 0, min: o.min ?? 1 });
     case "boolean":
@@ -289,6 +290,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
     }
     samplerOptions[own.name] = _optionValue(own ?? option, raw);
   }
+  checkSamplerFlagConflicts(values, description);
   for (const o of description.options ?? []) {
     if (o.default === "required" && values[o.flag] === undefined) {
       throw new CliUsageError(

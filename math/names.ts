@@ -69,6 +69,7 @@ export function closestName(name: string, candidates: Iterable<string>): string 
  * @param options The options object the caller passed.
  * @param known Every key the callee reads.
  * @param where Who takes the options, for the message (`"sample()"`).
+ * @param shown The names to list when none is close (default `known`).
  * @throws {TypeError} `sample(): unknown option "numSample"; did you mean "numSamples"?`
  *
  * @example
@@ -84,6 +85,7 @@ export function checkOptionNames(
   options: object,
   known: Iterable<string>,
   where: string,
+  shown?: Iterable<string>,
 ): void {
   const set = known instanceof Set ? known as Set<string> : new Set(known);
   for (const key of Object.keys(options)) {
@@ -93,7 +95,7 @@ export function checkOptionNames(
       `${where}: unknown option ${JSON.stringify(key)}; ${
         near !== undefined
           ? `did you mean ${JSON.stringify(near)}?`
-          : `known options: ${[...set].sort().join(", ")}`
+          : `known options: ${[...(shown ?? set)].sort().join(", ")}`
       }`,
     );
   }

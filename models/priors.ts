@@ -319,10 +319,19 @@ export function buildPrior(
         : "coefficient");
     const what = JSON.stringify(name);
     if (kind === "log-scale" || kind === "scale") {
-      const bare = name.replace(/^log\((.*)\)$/, "$1").replace(/^log_/, "");
+      const bare = _bareScaleName(name);
+      if (spec.terms?.[name] !== undefined || spec.terms?.[bare] !== undefined) {
+        const key = spec.terms?.[name] !== undefined ? name : bare;
+        throw new RangeError(
+          `prior of ${JSON.stringify(key)}: ${name} is a scale parameter (sampled as ${name}); ` +
+            `state its prior on ${bare} as a scale prior, e.g. ${bare}=half_normal(1) ` +
+            `(scales: { ${bare}: … })`,
+        );
+      }
       const v = spec.scales?.[name] ?? spec.scales?.[bare] ?? defaults.scales?.[name] ??
         defaults.scales?.[bare] ?? { family: "exponential", rate: 1 };
-      if (spec.scales?.[name] !== undefined) used.add(name);
+      if (spec.scales?.[name] !== undefined) used.add(`scale:${name}`);
+      else if (spec.scales?.[bare] !== undefined) used.add(`scale:${bare}`);
       const prior = asPrior(v, what);
       if (!_isScalePrior(prior) && prior.family !== "flat") {
         throw new RangeError(
@@ -350,7 +359,32 @@ export function buildPrior(
       );
     }
   }
+  const scales = parameters.filter((p) => p.kind === "log-scale" || p.kind === "scale");
+  for (const key of Object.keys(spec.scales ?? {})) {
+    if (used.has(`scale:${key}`)) continue;
+    throw new RangeError(
+      `prior of scale ${JSON.stringify(key)}: the model has ${
+        scales.length === 0
+          ? "no scale parameter (σ or φ)"
+          : `no scale ${key}; its scale parameters: ${
+            scales.map((p) => `${_bareScaleName(p.name)} (sampled as ${p.name})`).join(", ")
+          }`
+      } (parameters: ${names.join(", ")})`,
+    );
+  }
+  if (spec.intercept !== undefined && !parameters.some((p) => p.kind === "intercept")) {
+    throw new RangeError(
+      `a prior of the intercept was given, but the model has no intercept ${
+        JSON.stringify(interceptName)
+      } (parameters: ${names.join(", ")})`,
+    );
+  }
   return new Prior(parameters);
+}
+
+/** `log_sigma` → `sigma`, `log(σ)` → `σ`. */
+function _bareScaleName(name: string): string {
+  return name.replace(/^log\((.*)\)$/, "$1").replace(/^log_/, "");
 }
 
 /** `region[south]` → `region`; `x1:region[south]` → `x1:region`. */
