@@ -83,6 +83,41 @@ export function parseFlags(
   };
 }
 
+/** Library words in messages → what a command-line user types instead. */
+const _CLI_WORDING: readonly [RegExp, string][] = [
+  [/\(e\.g\. with standardize\(\)\)/g, "(--formula with --standardize)"],
+  [/\bstandardize\(\)/g, "--standardize"],
+  [/\blisted twice in columns\b/g, "listed twice in --columns"],
+  [/\binterceptPriorScale\b/g, "--prior-intercept"],
+  [/\bpriorScale\b/g, "--prior-scale"],
+  [/\bscalePrior\b/g, "--prior-aux"],
+  [/ \(scales: \{ (\w+): … \}\)/g, " (--prior $1=…)"],
+  [/\s*\(load them with loadCore\(\{ shared: true \}\)\)/g, ""],
+  [/^GlmModel: family "([\w-]+)" needs/, "--family $1 needs"],
+];
+
+/**
+ * A library message as the command line should print it: hints naming API
+ * options or functions a command-line user cannot use (`standardize()`,
+ * `columns`, `priorScale`, `scales: { sigma }`) name the flag instead.
+ *
+ * @param message The library's message.
+ * @returns The message with flags in place of API names.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { cliWording } from "./args.ts";
+ * assert.equal(cliWording("standardise the columns (e.g. with standardize())"),
+ *   "standardise the columns (--formula with --standardize)");
+ * ```
+ */
+export function cliWording(message: string): string {
+  let out = message;
+  for (const [pattern, replacement] of _CLI_WORDING) out = out.replace(pattern, replacement);
+  return out;
+}
+
 /**
  * Refuse sampler flags that contradict each other (each message names both
  * flags): `--trajectory-length` with `--warmup-scheme chees` (ChEES adapts

@@ -31,7 +31,7 @@ import {
   withPrior,
 } from "../models/priors.ts";
 import { checkGlmPosterior } from "../samplers/proper_posterior.ts";
-import { CliUsageError, type FlagSpec, positiveFlag, resolveUserPath } from "./args.ts";
+import { CliUsageError, cliWording, type FlagSpec, positiveFlag, resolveUserPath } from "./args.ts";
 
 /** The families `sample --family` takes (gaussian without --sigma is "gaussian-scale"). */
 export const CLI_FAMILIES: readonly string[] = [
@@ -512,6 +512,22 @@ export function loadDataFile(
  * @throws {RangeError} For bad data and formulas (the caller adds `--data`).
  */
 export async function modelFromFlags(
+  arena: Arena,
+  dataPath: string,
+  values: Record<string, unknown>,
+  glm: { choice: FamilyChoice; storage: "f32" | "f64" },
+): Promise<ModelFromFlags> {
+  try {
+    const r = await _modelFromFlags(arena, dataPath, values, glm);
+    return { ...r, warnings: r.warnings.map(cliWording) };
+  } catch (e) {
+    // Hints naming library options name the flags instead.
+    if (e instanceof Error) e.message = cliWording(e.message);
+    throw e;
+  }
+}
+
+async function _modelFromFlags(
   arena: Arena,
   dataPath: string,
   values: Record<string, unknown>,

@@ -8,6 +8,8 @@
  * @module
  */
 import { checkOptionNames } from "../math/names.ts";
+import type { Model } from "../models/model.ts";
+import { assertProperPosterior } from "./proper_posterior.ts";
 import type { ApproxMhOptions } from "./approx_mh.ts";
 import type { RunOptions } from "./driver.ts";
 import type { HmcEcsOptions } from "./hmc_ecs/options.ts";
@@ -231,6 +233,21 @@ export function checkSampleOptionNames(name: string, options: object, where: str
     `${where} with sampler ${JSON.stringify(name)}`,
     ["sampler", "workers", ...RUN_OPTION_NAMES, ...own],
   );
+}
+
+/**
+ * What every typed runner checks before it starts: its option names
+ * ({@link checkRunOptionNames}) and that a GLM posterior with flat priors
+ * is proper (`assertProperPosterior`).
+ *
+ * @param runner The runner's name (`"runHmc"`, …).
+ * @param model The model to sample.
+ * @param options The options as passed.
+ * @throws {TypeError} For an unknown option name; {@link RangeError} for an improper posterior.
+ */
+export function checkRunInputs(runner: string, model: Model, options: object): void {
+  checkRunOptionNames(runner, options);
+  assertProperPosterior(model, `${runner}()`);
 }
 
 /**

@@ -40,6 +40,7 @@ import type { GlmModel } from "../models/glm.ts";
 import type { WorkerChain, WorkerInit, WorkerReply } from "./chain_worker.ts";
 import { chainIdsOf, type ChainOutput, checkRunMemory, type SamplingResult } from "./driver.ts";
 import { checkSampleOptionNames } from "./option_names.ts";
+import { assertProperPosterior } from "./proper_posterior.ts";
 import { DRIVER_KEYS, sample, type SampleOptions } from "./sample.ts";
 import { getSampler } from "./registry.ts";
 
@@ -154,6 +155,7 @@ export async function sampleParallel(
   }
   const described = modelSpecOf(model);
   if (!("spec" in described)) return inThread(described.reason);
+  assertProperPosterior(model, "sampleParallel()");
   const description = getSampler(sequential.sampler);
   const own: Record<string, unknown> = {};
   const run: Record<string, unknown> = {};

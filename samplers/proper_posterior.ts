@@ -130,6 +130,26 @@ export function checkGlmPosterior(
   }
 }
 
+/**
+ * Refuse an improper GLM posterior (an unbounded direction under flat
+ * coefficient priors) before a run starts. Does nothing — and costs nothing —
+ * unless `model` is a {@link GlmModel} with a flat prior on some coefficient.
+ *
+ * @param model The model to sample.
+ * @param where Who runs it, for the message (`"sample()"`).
+ * @throws {RangeError} Naming the columns along the unbounded direction and the fix.
+ */
+export function assertProperPosterior(model: Model, where: string): void {
+  if (!(model instanceof GlmModel)) return;
+  const glm = model as GlmModel & { prior?: unknown };
+  const hasFlat = glm.prior instanceof Prior
+    ? glm.prior.parameters.some((p) => p.prior.family === "flat" && p.kind !== "log-scale")
+    : glm.priorPrecision.some((v) => v === 0);
+  if (!hasFlat) return;
+  const r = checkGlmPosterior(model, { separation: false });
+  if (r.error !== null) throw new RangeError(`${where}: ${r.error}`);
+}
+
 /** The drift direction of log π (or of the likelihood alone), from the first m rows, then all. */
 function _unboundedDirection(
   model: GlmModel,

@@ -35,7 +35,7 @@ import {
   cheesUpdate,
   haltonJitter,
 } from "./trajectory_adaptation.ts";
-import { checkRunOptionNames } from "./option_names.ts";
+import { checkRunInputs } from "./option_names.ts";
 
 /** Options of {@link hmcSampler} (the kernel and its warmup). */
 export interface HmcSamplerOptions {
@@ -493,7 +493,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  * References: Neal (2011), §5.3.2; Hoffman & Gelman (2014), Algorithm 5; Dang et al. (2019), §6.3.
  */
 export function runHmc(model: Model, options: RunHmcOptions): SamplingResult {
-  checkRunOptionNames("runHmc", options);
+  checkRunInputs("runHmc", model, options);
   return sampleChains({ ...options, sampler: hmcDescription.build(model, options), model });
 }
 

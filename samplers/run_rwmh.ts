@@ -16,7 +16,7 @@ import {
   type ScaleAdaptationState,
   scaleAdaptationUpdate,
 } from "./scale_adaptation.ts";
-import { checkRunOptionNames } from "./option_names.ts";
+import { checkRunInputs } from "./option_names.ts";
 
 /** Options of {@link rwmhSampler}. */
 export interface RwmhSamplerOptions {
@@ -167,6 +167,6 @@ export const rwmhDescription: SamplerDescription<RwmhSamplerOptions> = {
  * References: Roberts, Gelman & Gilks (1997); Andrieu & Thoms (2008).
  */
 export function runRwmh(model: Model, options: RunRwmhOptions): SamplingResult {
-  checkRunOptionNames("runRwmh", options);
+  checkRunInputs("runRwmh", model, options);
   return sampleChains({ ...options, sampler: rwmhDescription.build(model, options), model });
 }

@@ -16,6 +16,7 @@
 import type { Model } from "../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import { checkSampleOptionNames } from "./option_names.ts";
+import { assertProperPosterior } from "./proper_posterior.ts";
 import { getSampler } from "./registry.ts";
 import { isDataModel } from "./sg_samplers.ts";
 
@@ -74,6 +75,7 @@ export const DRIVER_KEYS = [
 export function sample(model: Model, options: SampleOptions): SamplingResult {
   const description = getSampler(options.sampler);
   checkSampleOptionNames(description.name, options, "sample()");
+  assertProperPosterior(model, "sample()");
   if (description.requires === "data-model" && !isDataModel(model)) {
     throw new TypeError(
       `sampler ${
