@@ -134,12 +134,14 @@ export interface AscentCheck {
    * `"converged"`: the Newton steps shrank to nothing (a maximum exists);
    * `"unbounded"`: log π keeps increasing along `direction` with no
    * maximum (an improper posterior, or separated data for a likelihood);
-   * `"undecided"`: neither within the iterations.
+   * `"flat"`: converged, but −∇² log π is singular there, so log π is
+   * constant along `direction` (collinear columns); `"undecided"`: none of
+   * these within the iterations.
    */
-  kind: "converged" | "unbounded" | "undecided";
+  kind: "converged" | "unbounded" | "flat" | "undecided";
   /** The last iterate. */
   position: Float64Array;
-  /** For `"unbounded"`: the unit direction the iterates drift along; else null. */
+  /** For `"unbounded"`: the unit direction the iterates drift along; for `"flat"` the null direction; else null. */
   direction: Float64Array | null;
   /** Newton iterations made. */
   numIterations: number;
@@ -214,8 +216,8 @@ export function findUnboundedAscent(
     for (let k = 0; k < d * d; k++) negH[k] = -hess[k];
     for (let j = 0; j < d; j++) maxDiag = Math.max(maxDiag, Math.abs(negH[j * d + j]));
     if (firstCurvature === null) firstCurvature = Float64Array.from(negH);
-    let chol: Float64Array | null = null;
-    for (let ridge = 0, k = 0; chol === null && k < 12; k++) {
+    let chol: Float64Array | null = null, ridge = 0;
+    for (let k = 0; chol === null && k < 12; k++) {
       const a = Float64Array.from(negH);
       for (let j = 0; j < d; j++) a[j * d + j] += ridge;
       try {
@@ -225,6 +227,11 @@ export function findUnboundedAscent(
       }
     }
     if (chol === null) break;
+    // Singular −∇² (a pivot below 1e-12 of its diagonal): log π is flat along some direction.
+    let isSingular = ridge > 0;
+    for (let j = 0; j < d && !isSingular; j++) {
+      isSingular = chol[j * d + j] ** 2 < 1e-12 * Math.max(negH[j * d + j], 1e-300);
+    }
     const step = choleskySolve(chol, grad);
     let stepNorm = 0, thetaNorm = 0;
     for (let j = 0; j < d; j++) {
@@ -232,7 +239,15 @@ export function findUnboundedAscent(
       thetaNorm = Math.max(thetaNorm, Math.abs(theta[j]));
     }
     if (!(stepNorm > 1e-9 * (1 + thetaNorm))) {
-      return { kind: "converged", position: theta, direction: null, numIterations };
+      if (!isSingular) {
+        return { kind: "converged", position: theta, direction: null, numIterations };
+      }
+      return {
+        kind: "flat",
+        position: theta,
+        direction: _nullDirection(negH, maxDiag),
+        numIterations,
+      };
     }
     let t = 1, accepted = false;
     const next = new Float64Array(d), nextGrad = new Float64Array(d);
@@ -280,6 +295,17 @@ function _isSteadyDrift(steps: Float64Array[]): boolean {
     if (!(dot / (na * nb) > 0.95)) return false;
   }
   return true;
+}
+
+/** The eigenvector of the smallest eigenvalue of a singular PSD matrix (inverse iteration). */
+function _nullDirection(a: Float64Array, maxDiag: number): Float64Array {
+  const d = Math.round(Math.sqrt(a.length));
+  const shifted = Float64Array.from(a);
+  for (let j = 0; j < d; j++) shifted[j * d + j] += 1e-8 * (1 + maxDiag);
+  const l = cholesky(shifted);
+  let v: Float64Array = new Float64Array(d).map((_, j) => 1 + j / d);
+  for (let k = 0; k < 30; k++) v = _unit(choleskySolve(l, v));
+  return v;
 }
 
 function _unit(v: Float64Array): Float64Array {

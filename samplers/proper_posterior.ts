@@ -15,9 +15,10 @@
  * separating columns, which deserves a warning.
  *
  * Cost: each Newton iteration is a Hessian pass and one or more gradient
- * passes. Both searches first run on the first rows only (at most 2,000):
- * rows only add constraints, so a search that converges there converges on
- * all rows; the full data are searched only when it does not. Families
+ * passes. Both searches first run on the first 2,000 rows, then 20,000, …:
+ * rows only add constraints, so a search that converges on some rows
+ * converges on all; the full data are searched only when none does, and a
+ * stage whose Hessian pass would exceed 2e10 rows × d² is not run. Families
  * whose log-likelihood is not concave in θ (gaussian-scale, student-t,
  * negative-binomial) and models with more than 300 parameters are not
  * checked.
@@ -105,9 +106,14 @@ export function checkGlmPosterior(
     if (flat.length > 0) {
       const dir = _unboundedDirection(glm, prior, m, true);
       if (dir !== null) {
-        const cols = _columnsOf(dir, names);
+        const cols = _columnsOf(dir.direction, names);
         return {
-          error: _improperMessage(cols, logistic, flat, options.wording ?? "api"),
+          error: _improperMessage(
+            cols,
+            dir.kind === "flat" ? "flat" : logistic,
+            flat,
+            options.wording ?? "api",
+          ),
           warnings: [],
           columns: cols.map((c) => c.name),
         };
@@ -116,7 +122,7 @@ export function checkGlmPosterior(
     if (logistic && (options.separation ?? true)) {
       const dir = _unboundedDirection(glm, prior, m, false);
       if (dir !== null) {
-        const cols = _columnsOf(dir, names);
+        const cols = _columnsOf(dir.direction, names);
         return {
           error: null,
           warnings: [_separationWarning(cols)],
@@ -156,7 +162,7 @@ function _unboundedDirection(
   prior: Prior | null,
   m: number,
   withPriorTerm: boolean,
-): Float64Array | null {
+): { kind: "unbounded" | "flat"; direction: Float64Array } | null {
   const search = (target: GlmModel) => {
     const P = target.dim, h2 = new Float64Array(P * P);
     const fn = (theta: Float64Array, grad: Float64Array) => {
@@ -171,17 +177,25 @@ function _unboundedDirection(
     };
     return findUnboundedAscent(fn, new Float64Array(P), { hessianFn });
   };
-  if (m < model.numRows) {
-    const sub = _firstRows(model, prior, m);
+  // The first m rows, then 10 m, …: a search that converges on some rows converges on all.
+  for (let rows = m; rows < model.numRows; rows *= 10) {
+    if (rows * model.dim * model.dim > _MAX_HESSIAN_WORK) return null;
+    const sub = _firstRows(model, prior, rows);
     try {
       if (search(sub).kind === "converged") return null;
     } finally {
       sub.dispose();
     }
   }
+  if (model.numRows * model.dim * model.dim > _MAX_HESSIAN_WORK) return null;
   const r = search(model);
-  return r.kind === "unbounded" ? r.direction : null;
+  return r.kind === "unbounded" || (r.kind === "flat" && withPriorTerm)
+    ? { kind: r.kind, direction: r.direction! }
+    : null;
 }
+
+/** Most rows × d² of one Hessian pass the check spends (beyond it the check is skipped). */
+const _MAX_HESSIAN_WORK = 2e10;
 
 /** The model over its first m rows, with the same options and prior. */
 function _firstRows(model: GlmModel, prior: Prior | null, m: number): GlmModel {
@@ -217,12 +231,17 @@ function _describe(cols: _Column[]): string {
 
 function _improperMessage(
   cols: _Column[],
-  logistic: boolean,
+  logistic: boolean | "flat",
   flat: readonly string[],
   wording: "api" | "cli",
 ): string {
   const list = cols.map((c) => c.name).join(", ");
-  const cause = logistic
+  const cause = logistic === "flat"
+    ? `the likelihood is constant along ${
+      _describe(cols).replace(" (each coefficient in proportion, → ∞)", "")
+    }: ${list} are collinear (a linear combination of them is constant, or one column ` +
+      `repeats another), so the data cannot tell their coefficients apart`
+    : logistic
     ? `the data are separated (completely or quasi-completely) by ${list}: the likelihood keeps increasing along ${
       _describe(cols)
     } and never reaches a maximum`

@@ -280,6 +280,19 @@ Deno.test("improper posteriors: separated data under a flat prior are refused, u
   const w = checkGlmPosterior(proper);
   assert.equal(w.error, null);
   assert.match(w.warnings.join("\n"), /separated .* by x1: the likelihood alone keeps increasing/);
+  // A duplicated column under flat priors: log π is constant along x1 − x3.
+  const dup = overlapping(300);
+  const dx: number[] = [];
+  for (let i = 0; i < 300; i++) dx.push(1, dup.x[2 * i + 1], dup.x[2 * i + 1]);
+  const dupData = glmDataFromArrays(arena, dx, dup.y, {
+    numCols: 3,
+    columnNames: ["(Intercept)", "x1", "x3"],
+  });
+  const collinear = checkGlmPosterior(
+    new GlmModel(dupData, { family: "logistic", priorScale: [10, Infinity, Infinity] }),
+  );
+  assert.match(collinear.error!, /constant along .*x1.*x3.*collinear/);
+  assert.deepEqual([...collinear.columns].sort(), ["x1", "x3"]);
   // Overlapping data under a flat prior: nothing to say.
   const ok = overlapping(400);
   const okData = glmDataFromArrays(arena, ok.x, ok.y, { numCols: 2 });
@@ -505,8 +518,7 @@ Deno.test("CLI: priors, conflicting flags, documented values and separation", as
         args: run("ok.csv", "logistic", [
           "--sampler",
           "austerity-rwmh",
-          "--approx-mh-epsilon",
-          "-1",
+          "--approx-mh-epsilon=-1",
         ]),
         code: 2,
         err: [/--approx-mh-epsilon must be a number ≥ 0, got "-1"/],
