@@ -88,7 +88,8 @@ export function modelFlagsHelp(): string[] {
     '                      coefficient or term ("region=normal(0, 1)" covers region[…]); or',
     '                      sigma=P for a scale: "half_normal(1)", "half_t(3, 1)",',
     '                      "half_cauchy(1)", "exponential(1)", "inverse_gamma(2, 1)",',
-    '                      "flat" (sigma=P for log_sigma, phi=P for log_phi). Repeatable.',
+    '                      "flat" (sigma=P for log_sigma, phi=P for log_phi); nu=gamma(A, B)',
+    "                      for the sampled ν of --nu sample (default gamma(2, 0.1)). Repeatable.",
     "  --prior-intercept P prior of the intercept",
     '  --prior-file FILE   JSON: {"coefficients": P, "intercept": P, "terms": {NAME: P},',
     '                      "scales": {NAME: P}} with P as text or {"family": …, "scale": …}',
@@ -204,7 +205,8 @@ export async function priorSpecFromFlags(values: Record<string, unknown>): Promi
     // scale-only prior on another name is a scale too (buildPrior refuses
     // names the model has no scale for).
     if (
-      _SCALE_NAMES.includes(name) || (p.family !== "flat" && _SCALE_FAMILIES.includes(p.family))
+      _SCALE_NAMES.includes(name) || name === "nu" || p.family === "gamma" ||
+      (p.family !== "flat" && _SCALE_FAMILIES.includes(p.family))
     ) {
       spec.scales = { ...spec.scales, [name]: p as ScalePrior };
     } else spec.terms = { ...spec.terms, [name]: p as CoefficientPrior };
@@ -538,6 +540,13 @@ async function _modelFromFlags(
   const spec = withPriors ? await priorSpecFromFlags(values) : {};
   if (withPriors && choice.scalePrior !== undefined) {
     spec.scales = { ...spec.scales, [_scaleName(choice.family)]: choice.scalePrior };
+  }
+  if (withPriors && values["prior-scale"] !== undefined) {
+    // --prior-scale S with --formula or --prior-intercept: every coefficient
+    // (and the intercept, unless --prior-intercept gives it) ~ normal(0, S), as without them.
+    const s: CoefficientPrior = { family: "normal", location: 0, scale: choice.priorScale };
+    spec.coefficients = s;
+    spec.intercept ??= s;
   }
   const priorFamily = _HAS_SCALE.includes(choice.family) && choice.family !== "negative-binomial"
     ? "gaussian"

@@ -211,6 +211,35 @@ Deno.test("priors: unknown scales, log_sigma=, and an intercept prior without an
   assert.equal(p.describe()[3], "log_sigma ~ flat");
 });
 
+Deno.test("withPrior keeps a sampled ν's own Gamma prior instead of replacing it", () => {
+  const { x, y } = overlapping(50);
+  const data = glmDataFromArrays(arena, x, y.map((v, i) => v + Math.sin(i)), {
+    numCols: 2,
+    columnNames: ["(Intercept)", "x1"],
+  });
+  const own = new GlmModel(data, {
+    family: "student-t",
+    nu: "sample",
+    nuPrior: { shape: 3, rate: 0.2 },
+  });
+  const w = withPrior(own, { coefficients: "normal(0, 1)", intercept: "normal(0, 1)" });
+  assert.equal(w.prior.describe()[3], "log_nu_minus_1 ~ gamma(3, 0.2)");
+  // The ν term of both priors is the same function of ω.
+  const at = (m: { logPrior(t: Float64Array): number }, omega: number) =>
+    m.logPrior(new Float64Array([0.1, 0.2, 0.3, omega]));
+  for (const omega of [-1, 0.5, 2]) {
+    const a = at(own, omega) - at(own, 0), b = at(w, omega) - at(w, 0);
+    assert.ok(Math.abs(a - b) < 1e-12, `ω = ${omega}: ${a} vs ${b}`);
+  }
+  const plain = withPrior(new GlmModel(data, { family: "student-t", nu: "sample" }), {});
+  assert.equal(plain.prior.describe()[3], "log_nu_minus_1 ~ gamma(2, 0.1)");
+  refuses(
+    () => buildPrior(["x1", "log_sigma", "log_nu_minus_1"], { scales: { nu: "half_normal(1)" } }),
+    RangeError,
+    /sampled ν of student-t takes gamma\(shape, rate\)/,
+  );
+});
+
 Deno.test("--prior sigma=flat and sigma=inverse_gamma(2, 1) are scale priors; the IG density on log σ is right", async () => {
   const spec = await priorSpecFromFlags({ prior: ["sigma=inverse_gamma(2, 1)", "x1=flat"] });
   assert.deepEqual(spec.scales, { sigma: { family: "inverse_gamma", shape: 2, scale: 1 } });
@@ -490,6 +519,12 @@ Deno.test("CLI: priors, conflicting flags, documented values and separation", as
         ]),
         code: 2,
         err: [/--prior-aux "half_normal\(1\)" and --prior "sigma=flat" both set the prior/],
+      },
+      {
+        name: "--prior-scale with --formula is applied, not ignored",
+        args: run("ok.csv", "logistic", ["--formula", "y ~ x1", "--prior-scale", "3"]),
+        code: 0,
+        out: [/prior: \(Intercept\) ~ normal\(0, 3\)/, /prior: x1 ~ normal\(0, 3\)/],
       },
       {
         name: "--prior sigma=flat runs",
