@@ -123,7 +123,8 @@ export function cliWording(message: string): string {
  * flags): `--trajectory-length` with `--warmup-scheme chees` (ChEES adapts
  * the length, so the value would only be where it starts), and
  * `--cv-order` when the control variates are off (`--control-variates no`,
- * or that default of the sampler).
+ * or that default of the sampler), and `--target-acceptance` with
+ * `--step-size` for samplers that keep a given step size fixed.
  *
  * @param values Parsed flag values.
  * @param sampler The sampler's name and its options (their flags and defaults).
@@ -148,6 +149,19 @@ export function checkSamplerFlagConflicts(
       `${show("trajectory-length")} cannot be combined with --warmup-scheme chees: ChEES adapts ` +
         "the trajectory length (the value would only be its start); for a fixed length give " +
         "--warmup-scheme fixed, or leave --warmup-scheme out",
+    );
+  }
+  const step = sampler.options?.find((o) => o.flag === "step-size");
+  if (
+    values["target-acceptance"] !== undefined && values["step-size"] !== undefined &&
+    step !== undefined && /\(given: fixed\)/.test(step.default)
+  ) {
+    throw new CliUsageError(
+      `${show("target-acceptance")} cannot be combined with ${
+        show("step-size")
+      } for --sampler ${sampler.name}: ` +
+        "a given step size stays fixed, so no acceptance rate is targeted; leave --step-size out " +
+        "to adapt it",
     );
   }
   const cv = sampler.options?.find((o) => o.flag === "control-variates");

@@ -586,6 +586,21 @@ Deno.test("CLI: priors, conflicting flags, documented values and separation", as
         ],
       },
       {
+        name: "--target-acceptance with a fixed --step-size",
+        args: run("ok.csv", "logistic", [
+          "--sampler",
+          "qnhmc",
+          "--step-size",
+          "0.1",
+          "--target-acceptance",
+          "0.9",
+        ]),
+        code: 2,
+        err: [
+          /--target-acceptance 0.9 cannot be combined with --step-size 0.1 for --sampler qnhmc/,
+        ],
+      },
+      {
         name: "a hint about extreme columns names the flag, not standardize()",
         args: run("big.csv", "logistic", []),
         code: 0,
