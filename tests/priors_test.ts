@@ -104,7 +104,11 @@ Deno.test("buildPrior() errors name the parameter and the bad value", async (t) 
     assert.throws(() => parsePriorText("student_t(0, 0, 1)", "x"), /student_t df must be positive/);
   });
   await t.step("unknown family, wrong arity, wrong kind, unknown term", () => {
-    assert.throws(() => parsePriorText("gamma(1, 1)", "x"), /unknown family "gamma"/);
+    assert.throws(() => parsePriorText("beta(1, 1)", "x"), /unknown family "beta"/);
+    assert.throws(
+      () => buildPrior(["x"], { coefficients: "gamma(1, 1)" }),
+      /a coefficient needs normal/,
+    );
     assert.throws(() => parsePriorText("normal(1, 2, 3)", "x"), /normal takes \(location, scale\)/);
     assert.throws(
       () => buildPrior(["x"], { coefficients: "exponential(1)" }),
