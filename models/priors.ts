@@ -51,6 +51,7 @@
  */
 import { logGamma } from "../math/special.ts";
 import { assertPosition, type DataModel } from "./model.ts";
+import { checkOptionNames } from "../math/names.ts";
 import { checkPrior, formatPrior, parsePriorText } from "./prior_text.ts";
 import { DEFAULT_NU_PRIOR, nuLogPrior } from "./nu_prior.ts";
 
@@ -306,6 +307,11 @@ export function buildPrior(
   options: PriorLayoutOptions = {},
 ): Prior {
   const interceptName = options.interceptName ?? "(Intercept)";
+  if (typeof spec !== "object" || spec === null) {
+    throw new TypeError(`a prior spec must be an object, got ${String(spec)}`);
+  }
+  checkOptionNames(spec, ["coefficients", "intercept", "terms", "scales"], "prior spec");
+  checkOptionNames(options, ["interceptName", "kinds", "defaults"], "buildPrior options");
   const defaults = options.defaults ?? defaultPriorSpec(names);
   const asPrior = (v: PriorInput, what: string) => {
     if (typeof v !== "string" && (typeof v !== "object" || v === null || Array.isArray(v))) {

@@ -202,6 +202,11 @@ Deno.test("priors: unknown scales, log_sigma=, and an intercept prior without an
     /prior of "log_sigma": log_sigma is a scale parameter.*sigma=half_normal\(1\)/,
   );
   refuses(
+    () => buildPrior(NAMES, { coeficients: "normal(0, 1)" } as never),
+    TypeError,
+    /prior spec: unknown option "coeficients"; did you mean "coefficients"\?/,
+  );
+  refuses(
     () => buildPrior(["x1", "x2"], { intercept: "normal(0, 5)" }),
     RangeError,
     /prior of the intercept was given, but the model has no intercept/,
