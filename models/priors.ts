@@ -410,6 +410,12 @@ export function buildPrior(
   );
   for (const key of Object.keys(spec.scales ?? {})) {
     if (used.has(`scale:${key}`)) continue;
+    if (names.includes(key) || names.some((n) => _termOf(n) === key)) {
+      throw new RangeError(
+        `prior of ${JSON.stringify(key)}: a coefficient needs normal, student_t, cauchy, ` +
+          `laplace or flat, got the scale prior ${formatPrior(asPrior(spec.scales![key], key))}`,
+      );
+    }
     throw new RangeError(
       `prior of scale ${JSON.stringify(key)}: the model has ${
         scales.length === 0

@@ -207,6 +207,11 @@ Deno.test("priors: unknown scales, log_sigma=, and an intercept prior without an
     /prior spec: unknown option "coeficients"; did you mean "coefficients"\?/,
   );
   refuses(
+    () => buildPrior(NAMES, { scales: { x1: "half_normal(1)" } }),
+    RangeError,
+    /prior of "x1": a coefficient needs normal, .*got the scale prior half_normal\(1\)/,
+  );
+  refuses(
     () => buildPrior(["x1", "x2"], { intercept: "normal(0, 5)" }),
     RangeError,
     /prior of the intercept was given, but the model has no intercept/,
