@@ -276,9 +276,14 @@ export function defaultPriorSpec(
       scale: 10 * sy,
     },
     terms,
-    scales: { sigma: { family: "exponential", rate: 1 / ySd } },
+    // No σ for the families without one, so that the spec can be given to buildPrior as it is.
+    ...(_NO_SIGMA.includes(options.family ?? "")
+      ? {}
+      : { scales: { sigma: { family: "exponential" as const, rate: 1 / ySd } } }),
   };
 }
+
+const _NO_SIGMA = ["logistic", "poisson", "binomial", "negative-binomial"];
 
 /**
  * Resolve a spec against parameter names into a {@link Prior}.
