@@ -7,6 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { isAbsolute, resolve } from "node:path";
+import { closestName } from "../math/names.ts";
 
 /** An error in what the user gave (flags, files, data): exit code 2. */
 export class CliUsageError extends Error {
@@ -49,7 +50,7 @@ export function parseFlags(
     const unknown = /^Unknown option '([^']+)'/.exec(msg);
     if (unknown) {
       const flag = unknown[1];
-      const near = _closest(flag.replace(/^-+/, ""), Object.keys(options.flags));
+      const near = closestName(flag.replace(/^-+/, ""), Object.keys(options.flags));
       throw new CliUsageError(
         `unknown flag ${flag} for "${command}"${
           near ? `; did you mean --${near}?` : ""
@@ -82,27 +83,101 @@ export function parseFlags(
   };
 }
 
-function _closest(name: string, candidates: string[]): string | undefined {
-  let best: string | undefined, bestD = Infinity;
-  for (const c of candidates) {
-    const d = _editDistance(name, c);
-    if (d < bestD) (bestD = d, best = c);
-  }
-  return bestD <= Math.max(1, Math.floor(name.length / 3)) ? best : undefined;
+/** Library words in messages → what a command-line user types instead. */
+const _CLI_WORDING: readonly [RegExp, string][] = [
+  [/\(e\.g\. with standardize\(\)\)/g, "(--formula with --standardize)"],
+  [/\bstandardize\(\)/g, "--standardize"],
+  [/\blisted twice in columns\b/g, "listed twice in --columns"],
+  [/\binterceptPriorScale\b/g, "--prior-intercept"],
+  [/\bpriorScale\b/g, "--prior-scale"],
+  [/\bscalePrior\b/g, "--prior-aux"],
+  [/ \(scales: \{ (\w+): … \}\)/g, " (--prior $1=…)"],
+  [/\s*\(load them with loadCore\(\{ shared: true \}\)\)/g, ""],
+  [/^GlmModel: family "([\w-]+)" needs/, "--family $1 needs"],
+];
+
+/**
+ * A library message as the command line should print it: hints naming API
+ * options or functions a command-line user cannot use (`standardize()`,
+ * `columns`, `priorScale`, `scales: { sigma }`) name the flag instead.
+ *
+ * @param message The library's message.
+ * @returns The message with flags in place of API names.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { cliWording } from "./args.ts";
+ * assert.equal(cliWording("standardise the columns (e.g. with standardize())"),
+ *   "standardise the columns (--formula with --standardize)");
+ * ```
+ */
+export function cliWording(message: string): string {
+  let out = message;
+  for (const [pattern, replacement] of _CLI_WORDING) out = out.replace(pattern, replacement);
+  return out;
 }
 
-function _editDistance(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0];
-    dp[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j];
-      dp[j] = Math.min(dp[j] + 1, dp[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
+/**
+ * Refuse sampler flags that contradict each other (each message names both
+ * flags): `--trajectory-length` with `--warmup-scheme chees` (ChEES adapts
+ * the length, so the value would only be where it starts), and
+ * `--cv-order` when the control variates are off (`--control-variates no`,
+ * or that default of the sampler), and `--target-acceptance` with
+ * `--step-size` for samplers that keep a given step size fixed.
+ *
+ * @param values Parsed flag values.
+ * @param sampler The sampler's name and its options (their flags and defaults).
+ * @throws {CliUsageError} Naming both flags.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkSamplerFlagConflicts } from "./args.ts";
+ * const sgld = { name: "sgld", options: [{ flag: "control-variates", default: "yes" }] };
+ * assert.throws(() => checkSamplerFlagConflicts({ "cv-order": "1", "control-variates": "no" }, sgld),
+ *   /--cv-order 1 cannot be combined with --control-variates no/);
+ * ```
+ */
+export function checkSamplerFlagConflicts(
+  values: Record<string, unknown>,
+  sampler: { name: string; options?: readonly { flag: string; default: string }[] },
+): void {
+  const show = (flag: string) => `--${flag} ${values[flag]}`;
+  if (values["warmup-scheme"] === "chees" && values["trajectory-length"] !== undefined) {
+    throw new CliUsageError(
+      `${show("trajectory-length")} cannot be combined with --warmup-scheme chees: ChEES adapts ` +
+        "the trajectory length (the value would only be its start); for a fixed length give " +
+        "--warmup-scheme fixed, or leave --warmup-scheme out",
+    );
+  }
+  const step = sampler.options?.find((o) => o.flag === "step-size");
+  if (
+    values["target-acceptance"] !== undefined && values["step-size"] !== undefined &&
+    step !== undefined && /\(given: fixed\)/.test(step.default)
+  ) {
+    throw new CliUsageError(
+      `${show("target-acceptance")} cannot be combined with ${
+        show("step-size")
+      } for --sampler ${sampler.name}: ` +
+        "a given step size stays fixed, so no acceptance rate is targeted; leave --step-size out " +
+        "to adapt it",
+    );
+  }
+  const cv = sampler.options?.find((o) => o.flag === "control-variates");
+  if (values["cv-order"] !== undefined && cv !== undefined) {
+    const given = values["control-variates"];
+    const off = given === undefined
+      ? /^no\b/.test(cv.default)
+      : given === "no" || given === "false";
+    if (off) {
+      throw new CliUsageError(
+        `${show("cv-order")} cannot be combined with --control-variates no${
+          given === undefined ? ` (the default of --sampler ${sampler.name})` : ""
+        }: the order applies to control-variate gradients; give --control-variates yes or drop --cv-order`,
+      );
     }
   }
-  return dp[b.length];
 }
 
 /**
@@ -162,6 +237,41 @@ export function positiveFlag(
   const v = typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
   if (!Number.isFinite(v) || v <= 0) {
     throw new CliUsageError(`--${flag} must be a positive number, got ${JSON.stringify(value)}`);
+  }
+  return v;
+}
+
+/**
+ * A number flag value ≥ 0 when `min` is 0 (a sampler option whose zero
+ * means something, as `--approx-mh-epsilon 0`, exact MH), else positive;
+ * finite either way (undefined if not given).
+ *
+ * @param value The text typed, or undefined.
+ * @param flag The flag without dashes.
+ * @param min 0 to accept zero; anything else (or undefined) requires > 0.
+ * @returns The number, or undefined.
+ * @throws {CliUsageError} Naming the flag and the value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { numberFlag } from "./args.ts";
+ * assert.equal(numberFlag("0", "approx-mh-epsilon", 0), 0);
+ * assert.throws(() => numberFlag("0", "step-size"), /--step-size must be a positive number, got "0"/);
+ * ```
+ */
+export function numberFlag(
+  value: string | boolean | undefined,
+  flag: string,
+  min?: number,
+): number | undefined {
+  if (min !== 0) return positiveFlag(value, flag);
+  if (value === undefined) return undefined;
+  const v = typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  if (!Number.isFinite(v) || v < 0) {
+    throw new CliUsageError(
+      `--${flag} must be a number ≥ 0, got ${JSON.stringify(value)}`,
+    );
   }
   return v;
 }

@@ -30,7 +30,8 @@ import {
   type ScalePrior,
   withPrior,
 } from "../models/priors.ts";
-import { CliUsageError, type FlagSpec, positiveFlag, resolveUserPath } from "./args.ts";
+import { checkGlmPosterior } from "../samplers/proper_posterior.ts";
+import { CliUsageError, cliWording, type FlagSpec, positiveFlag, resolveUserPath } from "./args.ts";
 
 /** The families `sample --family` takes (gaussian without --sigma is "gaussian-scale"). */
 export const CLI_FAMILIES: readonly string[] = [
@@ -91,7 +92,8 @@ export function modelFlagsHelp(): string[] {
     '                      coefficient or term ("region=normal(0, 1)" covers region[…]); or',
     '                      sigma=P for a scale: "half_normal(1)", "half_t(3, 1)",',
     '                      "half_cauchy(1)", "exponential(1)", "inverse_gamma(2, 1)",',
-    '                      "flat" (sigma=P for log_sigma, phi=P for log_phi). Repeatable.',
+    '                      "flat" (sigma=P for log_sigma, phi=P for log_phi); nu=gamma(A, B)',
+    "                      for the sampled ν of --nu sample (default gamma(2, 0.1)). Repeatable.",
     "  --prior-intercept P prior of the intercept",
     '  --prior-file FILE   JSON: {"coefficients": P, "intercept": P, "terms": {NAME: P},',
     '                      "scales": {NAME: P}} with P as text or {"family": …, "scale": …}',
@@ -154,6 +156,22 @@ export function checkModelFlags(values: Record<string, unknown>): void {
   } else if (values.standardize) {
     throw new CliUsageError("--standardize needs --formula");
   }
+  if (values["prior-intercept"] !== undefined && values["no-intercept"]) {
+    throw new CliUsageError(
+      `--prior-intercept ${
+        JSON.stringify(values["prior-intercept"])
+      } cannot be combined with --no-intercept (the model has no intercept)`,
+    );
+  }
+  const scalePriors = ((values.prior as string[] | undefined) ?? [])
+    .filter((p) => _SCALE_NAMES.includes(p.slice(0, Math.max(p.indexOf("="), 0)).trim()));
+  if (values["prior-aux"] !== undefined && scalePriors.length > 0) {
+    throw new CliUsageError(
+      `--prior-aux ${JSON.stringify(values["prior-aux"])} and --prior ${
+        JSON.stringify(scalePriors[0])
+      } both set the prior of σ or φ; give one`,
+    );
+  }
   if (
     values["prior-scale"] !== undefined &&
     (values.prior !== undefined || values["prior-file"] !== undefined)
@@ -203,8 +221,19 @@ export async function priorSpecFromFlags(values: Record<string, unknown>): Promi
       continue;
     }
     const name = raw.slice(0, eq).trim(), text = raw.slice(eq + 1);
+    if (name === "") {
+      throw new CliUsageError(
+        `--prior ${JSON.stringify(raw)}: no name before "="; write NAME=P, e.g. x1=normal(0, 1)`,
+      );
+    }
     const p = wrap("--prior", () => parsePriorText(text, JSON.stringify(name)));
-    if (["half_normal", "half_t", "half_cauchy", "exponential"].includes(p.family)) {
+    // sigma= and phi= name the scales (any scale prior, flat included); a
+    // scale-only prior on another name is a scale too (buildPrior refuses
+    // names the model has no scale for).
+    if (
+      _SCALE_NAMES.includes(name) || name === "nu" || p.family === "gamma" ||
+      (p.family !== "flat" && _SCALE_FAMILIES.includes(p.family))
+    ) {
       spec.scales = { ...spec.scales, [name]: p as ScalePrior };
     } else spec.terms = { ...spec.terms, [name]: p as CoefficientPrior };
   }
@@ -431,6 +460,9 @@ export function familyFromFlags(values: Record<string, unknown>): FamilyChoice {
   return { family, sigma, nu, offset, trials, success, priorScale, scalePrior };
 }
 
+/** The names `--prior NAME=P` takes for the scales. */
+const _SCALE_NAMES = ["sigma", "phi"];
+
 const _SCALE_FAMILIES = [
   "half_normal",
   "half_t",
@@ -513,11 +545,34 @@ export async function modelFromFlags(
   values: Record<string, unknown>,
   glm: { choice: FamilyChoice; storage: "f32" | "f64" },
 ): Promise<ModelFromFlags> {
+  try {
+    const r = await _modelFromFlags(arena, dataPath, values, glm);
+    return { ...r, warnings: r.warnings.map(cliWording) };
+  } catch (e) {
+    // Hints naming library options name the flags instead.
+    if (e instanceof Error) e.message = cliWording(e.message);
+    throw e;
+  }
+}
+
+async function _modelFromFlags(
+  arena: Arena,
+  dataPath: string,
+  values: Record<string, unknown>,
+  glm: { choice: FamilyChoice; storage: "f32" | "f64" },
+): Promise<ModelFromFlags> {
   const { choice } = glm;
   const withPriors = hasModelFlags(values);
   const spec = withPriors ? await priorSpecFromFlags(values) : {};
   if (withPriors && choice.scalePrior !== undefined) {
     spec.scales = { ...spec.scales, [_scaleName(choice.family)]: choice.scalePrior };
+  }
+  if (withPriors && values["prior-scale"] !== undefined) {
+    // --prior-scale S with --formula or --prior-intercept: every coefficient
+    // (and the intercept, unless --prior-intercept gives it) ~ normal(0, S), as without them.
+    const s: CoefficientPrior = { family: "normal", location: 0, scale: choice.priorScale };
+    spec.coefficients = s;
+    spec.intercept ??= s;
   }
   const priorFamily = _HAS_SCALE.includes(choice.family) && choice.family !== "negative-binomial"
     ? "gaussian"
@@ -642,20 +697,42 @@ export async function modelFromFlags(
   }
   const model = new GlmModel(data, options);
   if (!withPriors) {
+    _checkPosterior(model);
     return { model, priorLines: null, warnings: data.warnings ?? [], notes };
   }
   let prior;
   try {
     prior = buildPrior(model.parameterNames, spec, { defaults });
   } catch (e) {
-    throw new CliUsageError(`--prior: ${(e as Error).message}`);
+    const msg = (e as Error).message;
+    const flag = /prior of the intercept/.test(msg) && values["prior-intercept"] !== undefined
+      ? "--prior-intercept"
+      : /^prior of scale/.test(msg) && values["prior-aux"] !== undefined
+      ? "--prior-aux"
+      : values["prior-file"] !== undefined && values.prior === undefined
+      ? "--prior-file"
+      : "--prior";
+    throw new CliUsageError(`${flag}: ${msg}`);
   }
+  const withFlags = withPrior(model, prior);
+  _checkPosterior(withFlags);
   return {
-    model: withPrior(model, prior),
+    model: withFlags,
     priorLines: prior.describe(),
     warnings: data.warnings ?? [],
     notes,
   };
+}
+
+/**
+ * Refuse an improper posterior (an unbounded direction under flat priors:
+ * exit 2, naming the columns and the fix) and warn about separated data
+ * under a proper prior (on stderr, naming the columns).
+ */
+function _checkPosterior(model: GlmModel): void {
+  const r = checkGlmPosterior(model, { wording: "cli" });
+  if (r.error !== null) throw new CliUsageError(r.error);
+  for (const w of r.warnings) console.error(`tallmc: warning: ${w}`);
 }
 
 /**

@@ -23,16 +23,17 @@
 import { loadCore } from "../core/load.ts";
 import { summarize } from "../diagnostics/summary.ts";
 import type { GlmModel } from "../models/glm.ts";
-import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
+import { MAX_RUN_BYTES, runBytes, sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import type { SamplerDescription, SamplerOption } from "../samplers/sampler.ts";
 import {
+  checkSamplerFlagConflicts,
   CliUsageError,
   type FlagSpec,
   intFlag,
+  numberFlag,
   parseFlags,
-  positiveFlag,
   resolveUserPath,
 } from "./args.ts";
 import { DrawsFileWriter } from "./draws_writer.ts";
@@ -49,8 +50,7 @@ import {
   modelFromFlags,
 } from "./model_options.ts";
 
-/** Memory the per-run arrays may take before a run is refused (2 GiB). */
-export const MAX_RUN_BYTES = 2 ** 31;
+export { MAX_RUN_BYTES, runBytes } from "../samplers/driver.ts";
 
 const _COMMON_FLAGS: FlagSpec = {
   family: { type: "string" },
@@ -176,7 +176,7 @@ function _optionValue(o: SamplerOption, raw: string | boolean): unknown {
   const flag = `--${o.flag}`;
   switch (o.type) {
     case "number":
-      return positiveFlag(raw, o.flag);
+      return numberFlag(raw, o.flag, o.min);
     case "integer":
       return intFlag(raw, { flag: o.flag, default: 0, min: o.min ?? 1 });
     case "boolean":
@@ -230,29 +230,6 @@ function _userMessage(message: string, description: SamplerDescription | null): 
     out = out.replace(new RegExp(`\\b(?:options\\.)?${name}\\b`, "g"), flag);
   }
   return out;
-}
-
-/**
- * Memory a run's arrays need: draws (chains × ⌈samples/thin⌉ × d) and the
- * per-iteration diagnostics (chains × (warmup + samples) × about 10 fields),
- * 8 bytes each.
- *
- * @param sizes Chains, warmup, samples, thin and the dimension d.
- * @returns Bytes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { runBytes } from "./sample_command.ts";
- * assert.equal(runBytes({ numChains: 1, numWarmup: 0, numSamples: 10, thin: 1, dim: 2 }), 8 * (20 + 100));
- * ```
- */
-export function runBytes(
-  sizes: { numChains: number; numWarmup: number; numSamples: number; thin: number; dim: number },
-): number {
-  const draws = Math.ceil(sizes.numSamples / sizes.thin) * sizes.dim;
-  const info = (sizes.numWarmup + sizes.numSamples) * 10;
-  return 8 * sizes.numChains * (draws + info);
 }
 
 function _formatBytes(b: number): string {
@@ -350,6 +327,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
     }
     samplerOptions[own.name] = _optionValue(own ?? option, raw);
   }
+  checkSamplerFlagConflicts(values, description);
   for (const o of description.options ?? []) {
     if (o.default === "required" && values[o.flag] === undefined) {
       throw new CliUsageError(

@@ -149,22 +149,66 @@ export function glmDataRows(data: GlmData, start: number, count: number): GlmDat
       `rows [${start}, ${start + count}) are not inside the data set's ${data.numRows} rows`,
     );
   }
-  return {
+  assertLiveGlmData(data, "glmDataRows");
+  const view = {
     ...data,
     x: data.x + start * data.numCols * bytesPerCell(data.storage),
     y: data.y + start * 8,
     numRows: count,
   };
+  _parentOf.set(view, _parentOf.get(data) ?? data);
+  return view;
+}
+
+/** Data sets released by {@link freeGlmData}. */
+const _freed = new WeakSet<GlmData>();
+/** The data set a {@link glmDataRows} view reads. */
+const _parentOf = new WeakMap<GlmData, GlmData>();
+
+/**
+ * Refuse a data set released by {@link freeGlmData} (or a view of one): its
+ * memory may already hold another data set's rows.
+ *
+ * @param data The data set.
+ * @param where Who uses it, for the message.
+ * @throws {RangeError} `GlmModel: the data set was released by freeGlmData …`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { assertLiveGlmData, freeGlmData, glmDataFromArrays } from "./dataset.ts";
+ * const data = glmDataFromArrays(loadCore({ backend: "reference" }), [1, 2], [0, 1], { numCols: 1 });
+ * freeGlmData(data);
+ * assert.throws(() => assertLiveGlmData(data, "GlmModel"), /released by freeGlmData/);
+ * ```
+ */
+export function assertLiveGlmData(data: GlmData, where: string): void {
+  if (_freed.has(data) || _freed.has(_parentOf.get(data) ?? data)) {
+    throw new RangeError(
+      `${where}: the data set was released by freeGlmData; its memory may now hold other rows (load it again)`,
+    );
+  }
 }
 
 /**
  * Release a data set's memory back to its arena.
  *
- * @param data The data set; its offsets must not be used afterwards.
+ * @param data The data set; using it afterwards (in a new model, or
+ *   freeing it again) is a RangeError.
+ * @throws {RangeError} For a data set already freed, or a view from
+ *   {@link glmDataRows} (free the original).
  */
 export function freeGlmData(data: GlmData): void {
+  assertLiveGlmData(data, "freeGlmData");
+  if (_parentOf.has(data)) {
+    throw new RangeError(
+      "freeGlmData: this is a view from glmDataRows; free the original data set",
+    );
+  }
   data.arena.free(data.x);
   data.arena.free(data.y);
+  _freed.add(data);
 }
 
 /** Bytes per cell of X for a storage type. @param storage "f64" or "f32". @returns 8 or 4. */

@@ -22,6 +22,7 @@
 export type { Arena } from "../core/arena.ts";
 export type { CoreBackend } from "../core/load.ts";
 export {
+  assertLiveGlmData,
   bytesPerCell,
   freeGlmData,
   type GlmData,

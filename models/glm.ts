@@ -54,6 +54,8 @@ import {
 import { parsePriorText } from "./prior_text.ts";
 import { logScaleDensity, type ScalePrior } from "./priors.ts";
 import { checkNuPrior, nuLogPrior, type NuPrior } from "./nu_prior.ts";
+import { checkOptionNames } from "../math/names.ts";
+import { assertLiveGlmData } from "../data/dataset.ts";
 
 export type { NuPrior } from "./nu_prior.ts";
 
@@ -70,6 +72,36 @@ export type GlmModelFamily =
   | "student-t"
   | "negative-binomial"
   | "binomial";
+
+/** Every family {@link GlmModel} implements, as a list. */
+export const GLM_FAMILIES: readonly GlmModelFamily[] = [
+  "logistic",
+  "gaussian",
+  "poisson",
+  "gaussian-scale",
+  "student-t",
+  "negative-binomial",
+  "binomial",
+];
+
+/** Every key of {@link GlmOptions} (others are a TypeError naming the closest). */
+const GLM_OPTION_NAMES = [
+  "family",
+  "sigma",
+  "nu",
+  "nuPrior",
+  "offset",
+  "trials",
+  "scalePrior",
+  "priorScale",
+  "priorMean",
+  "interceptColumn",
+  "interceptPriorScale",
+] as const satisfies readonly (keyof GlmOptions)[];
+const _glmKeysComplete: [Exclude<keyof GlmOptions, typeof GLM_OPTION_NAMES[number]>] extends [never]
+  ? true
+  : never = true;
+void _glmKeysComplete;
 
 /** Options of {@link GlmModel}. */
 export interface GlmOptions {
@@ -174,6 +206,18 @@ export class GlmModel implements PerRowHessianModel {
    * @param options Family, σ and prior.
    */
   constructor(data: GlmData, options: GlmOptions) {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`GlmModel options must be an object, got ${String(options)}`);
+    }
+    checkOptionNames(options, GLM_OPTION_NAMES, "GlmModel");
+    if (!(GLM_FAMILIES as readonly string[]).includes(options.family)) {
+      throw new TypeError(
+        `GlmModel: family must be one of ${GLM_FAMILIES.join(", ")}, got ${
+          JSON.stringify(options.family)
+        }`,
+      );
+    }
+    assertLiveGlmData(data, "GlmModel");
     const d = data.numCols;
     const prior = _prior(options, d);
     const kernelFamily = _kernelFamily(options, data);
@@ -262,6 +306,7 @@ export class GlmModel implements PerRowHessianModel {
   /** Σᵢ ℓᵢ(θ) over all rows and optionally its gradient. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
     assertPosition(theta, this.dim);
+    assertLiveGlmData(this.data, "GlmModel.logLikelihood");
     if (
       (this.dim > this.numCols && !(Math.abs(theta[this.numCols]) < 700)) ||
       (this.dim > this.numCols + 1 && !(Math.abs(theta[this.numCols + 1]) < 700))
@@ -282,6 +327,7 @@ export class GlmModel implements PerRowHessianModel {
     options: { grad?: Float64Array; perRow?: Float64Array } = {},
   ): number {
     assertPosition(theta, this.dim);
+    assertLiveGlmData(this.data, "GlmModel.logLikelihoodRows");
     const m = rows.length;
     const ll = this.kernels.logLikelihood(this.data, theta, {
       rows,
@@ -406,30 +452,48 @@ function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
       `nu must be a positive number or "sample", got ${JSON.stringify(options.nu)}`,
     );
   }
-  const y = f === "poisson" || f === "negative-binomial" || f === "binomial"
-    ? dataViews(data).y
-    : null;
-  if (f === "binomial") {
-    if (options.trials === undefined) throw new TypeError(`family "binomial" needs trials`);
-    for (let i = 0; i < n; i++) {
-      const t = options.trials[i], yi = (y as Float64Array)[i];
-      if (!(Number.isInteger(t) && t >= 0 && Number.isInteger(yi) && yi >= 0 && yi <= t)) {
-        throw new RangeError(
-          `binomial rows need integer trials ≥ y ≥ 0, got y = ${yi}, trials = ${t} at row ${i}`,
-        );
-      }
-    }
-  } else if (f === "negative-binomial" || (f === "poisson" && options.offset !== undefined)) {
-    for (let i = 0; i < n; i++) {
-      const yi = (y as Float64Array)[i];
-      if (!(Number.isInteger(yi) && yi >= 0)) {
-        throw new RangeError(`${f} needs integer counts y ≥ 0, got ${yi} at row ${i}`);
-      }
-    }
-  }
+  _checkResponse(f, dataViews(data).y, options.trials);
   if (f === "poisson" && options.offset !== undefined) return "poisson-offset";
   if (f === "student-t" && options.nu === "sample") return "student-t-nu";
   return f;
+}
+
+/**
+ * Refuse a response outside the family's domain (as the CSV loader does), naming
+ * the first bad row (1-based) and its value: logistic y ∈ {0, 1}; Poisson and
+ * negative-binomial counts integer ≥ 0; binomial integer trials ≥ y ≥ 0.
+ */
+function _checkResponse(
+  f: GlmModelFamily,
+  y: Float64Array,
+  trials: ArrayLike<number> | undefined,
+): void {
+  const n = y.length;
+  const bad = (i: number, need: string): never => {
+    throw new RangeError(
+      `GlmModel: family ${JSON.stringify(f)} needs ${need}; y = ${y[i]} at row ${i + 1}`,
+    );
+  };
+  if (f === "logistic") {
+    for (let i = 0; i < n; i++) if (y[i] !== 0 && y[i] !== 1) bad(i, "a 0/1 response");
+  } else if (f === "poisson" || f === "negative-binomial") {
+    for (let i = 0; i < n; i++) {
+      const v = y[i];
+      if (!(Number.isInteger(v) && v >= 0)) bad(i, "integer counts y ≥ 0");
+    }
+  } else if (f === "binomial") {
+    if (trials === undefined) throw new TypeError(`family "binomial" needs trials`);
+    for (let i = 0; i < n; i++) {
+      const t = trials[i], v = y[i];
+      if (!(Number.isInteger(t) && t >= 0 && Number.isInteger(v) && v >= 0 && v <= t)) {
+        throw new RangeError(
+          `GlmModel: family "binomial" needs integer trials ≥ y ≥ 0; y = ${v}, trials = ${t} at row ${
+            i + 1
+          }`,
+        );
+      }
+    }
+  }
 }
 
 function _prior(

@@ -7,12 +7,16 @@
  *
  * @module
  */
-import type { CoefficientPrior, ScalePrior } from "./priors.ts";
+import type { CoefficientPrior, NuGammaPrior, ScalePrior } from "./priors.ts";
+
+/** Any prior the text form reads. */
+type _AnyPrior = CoefficientPrior | ScalePrior | NuGammaPrior;
 
 /**
  * Read a prior written as text: `normal(0, 2.5)`, `student_t(3, 0, 2.5)`,
  * `cauchy(0, 1)`, `laplace(0, 1)`, `flat`, `half_normal(1)`, `half_t(3, 1)`,
- * `half_cauchy(1)`, `exponential(1)`, `inverse_gamma(2, 1)` (on σ²) (`-` may
+ * `half_cauchy(1)`, `exponential(1)`, `inverse_gamma(2, 1)` (on σ²),
+ * `gamma(2, 0.1)` (on ν > 1, the sampled ν of student-t) (`-` may
  * replace `_`, and `half_cauchy` may be written `half-Cauchy`; a location may
  * be left out: `normal(2.5)` is N(0, 2.5²)).
  *
@@ -29,7 +33,7 @@ import type { CoefficientPrior, ScalePrior } from "./priors.ts";
  * assert.throws(() => parsePriorText("normal(0, -1)", "x1"), /prior of x1: normal scale must be positive, got -1/);
  * ```
  */
-export function parsePriorText(text: string, what = "a parameter"): CoefficientPrior | ScalePrior {
+export function parsePriorText(text: string, what = "a parameter"): _AnyPrior {
   const m = /^\s*([A-Za-z_-]+)\s*(?:\(([^()]*)\))?\s*$/.exec(text);
   if (!m) {
     throw new RangeError(
@@ -47,7 +51,7 @@ export function parsePriorText(text: string, what = "a parameter"): CoefficientP
       );
     }
   };
-  let prior: CoefficientPrior | ScalePrior;
+  let prior: _AnyPrior;
   switch (family) {
     case "normal":
     case "cauchy":
@@ -84,11 +88,15 @@ export function parsePriorText(text: string, what = "a parameter"): CoefficientP
       need([2], "shape, scale");
       prior = { family, shape: args[0], scale: args[1] };
       break;
+    case "gamma":
+      need([2], "shape, rate");
+      prior = { family, shape: args[0], rate: args[1] };
+      break;
     default:
       throw new RangeError(
         `prior of ${what}: unknown family ${
           JSON.stringify(m[1])
-        }; expected normal, student_t, cauchy, laplace, flat, half_normal, half_t, half_cauchy, exponential or inverse_gamma`,
+        }; expected normal, student_t, cauchy, laplace, flat, half_normal, half_t, half_cauchy, exponential, inverse_gamma or gamma (ν of student-t)`,
       );
   }
   checkPrior(prior, what);
@@ -103,7 +111,7 @@ export function parsePriorText(text: string, what = "a parameter"): CoefficientP
  * @param what Who the prior is for, named in the message.
  * @throws {RangeError} `prior of x1: normal scale must be positive, got 0`.
  */
-export function checkPrior(prior: CoefficientPrior | ScalePrior, what: string): void {
+export function checkPrior(prior: _AnyPrior, what: string): void {
   const p = prior as {
     family: string;
     location?: number;
@@ -123,6 +131,9 @@ export function checkPrior(prior: CoefficientPrior | ScalePrior, what: string): 
     case "flat":
       return;
     case "exponential":
+      return positive(p.rate, "rate");
+    case "gamma":
+      positive(p.shape, "shape");
       return positive(p.rate, "rate");
     case "inverse_gamma":
       positive(p.shape, "shape");
@@ -154,7 +165,7 @@ export function checkPrior(prior: CoefficientPrior | ScalePrior, what: string): 
  * @param prior The prior.
  * @returns E.g. `normal(0, 2.5)`.
  */
-export function formatPrior(prior: CoefficientPrior | ScalePrior): string {
+export function formatPrior(prior: _AnyPrior): string {
   const g = (v: number) => Number(v.toPrecision(6)).toString();
   switch (prior.family) {
     case "flat":
@@ -174,5 +185,7 @@ export function formatPrior(prior: CoefficientPrior | ScalePrior): string {
       return `exponential(${g(prior.rate)})`;
     case "inverse_gamma":
       return `inverse_gamma(${g(prior.shape)}, ${g(prior.scale)})`;
+    case "gamma":
+      return `gamma(${g(prior.shape)}, ${g(prior.rate)})`;
   }
 }

@@ -51,7 +51,9 @@
  */
 import { logGamma } from "../math/special.ts";
 import { assertPosition, type DataModel } from "./model.ts";
+import { checkOptionNames } from "../math/names.ts";
 import { checkPrior, formatPrior, parsePriorText } from "./prior_text.ts";
+import { DEFAULT_NU_PRIOR, nuLogPrior } from "./nu_prior.ts";
 
 /** A prior on a real coefficient (or the intercept). */
 export type CoefficientPrior =
@@ -76,8 +78,16 @@ export type ScalePrior =
   | { family: "inverse_gamma"; shape: number; scale: number }
   | { family: "flat" };
 
-/** Either kind of prior, or its text form (see {@link parsePriorText}). */
-export type PriorInput = CoefficientPrior | ScalePrior | string;
+/**
+ * Gamma(shape, rate) on the degrees of freedom ν > 1 of Student-t regression
+ * with sampled ν (parameter `log_nu_minus_1`, ω = log(ν − 1)); the density
+ * and its Jacobian are those of `nu_prior.ts`. Text form `gamma(2, 0.1)`
+ * (the default).
+ */
+export type NuGammaPrior = { family: "gamma"; shape: number; rate: number };
+
+/** Any prior, or its text form (see {@link parsePriorText}). */
+export type PriorInput = CoefficientPrior | ScalePrior | NuGammaPrior | string;
 
 /**
  * What a user states. Each parameter takes the first that applies: its own
@@ -92,12 +102,21 @@ export interface PriorSpec {
   intercept?: CoefficientPrior | string;
   /** Priors by coefficient name or by term (a categorical column's dummies, `x1:x2`). */
   terms?: Record<string, CoefficientPrior | string>;
-  /** Priors of scale parameters by name (`"sigma"`, or the parameter's own name). */
-  scales?: Record<string, ScalePrior | string>;
+  /**
+   * Priors of scale parameters by name (`"sigma"`, `"phi"`, or the
+   * parameter's own name), and of a sampled ν (`"nu"`: a {@link NuGammaPrior}).
+   */
+  scales?: Record<string, ScalePrior | NuGammaPrior | string>;
 }
 
 /** How a parameter enters the model. */
-export type ParameterKind = "coefficient" | "intercept" | "log-scale" | "scale";
+export type ParameterKind =
+  | "coefficient"
+  | "intercept"
+  | "log-scale"
+  | "scale"
+  /** ω = log(ν − 1) of Student-t with sampled ν (the name `log_nu_minus_1`). */
+  | "log-nu-minus-1";
 
 /** Options of {@link buildPrior}: how to tell the parameters apart. */
 export interface PriorLayoutOptions {
@@ -120,7 +139,7 @@ export interface ResolvedPrior {
   /** Its kind. */
   readonly kind: ParameterKind;
   /** Its prior. */
-  readonly prior: CoefficientPrior | ScalePrior;
+  readonly prior: CoefficientPrior | ScalePrior | NuGammaPrior;
 }
 
 const _HALF_LOG_2PI = 0.9189385332046728;
@@ -257,9 +276,14 @@ export function defaultPriorSpec(
       scale: 10 * sy,
     },
     terms,
-    scales: { sigma: { family: "exponential", rate: 1 / ySd } },
+    // No σ for the families without one, so that the spec can be given to buildPrior as it is.
+    ...(_NO_SIGMA.includes(options.family ?? "")
+      ? {}
+      : { scales: { sigma: { family: "exponential" as const, rate: 1 / ySd } } }),
   };
 }
+
+const _NO_SIGMA = ["logistic", "poisson", "binomial", "negative-binomial"];
 
 /**
  * Resolve a spec against parameter names into a {@link Prior}.
@@ -288,6 +312,11 @@ export function buildPrior(
   options: PriorLayoutOptions = {},
 ): Prior {
   const interceptName = options.interceptName ?? "(Intercept)";
+  if (typeof spec !== "object" || spec === null) {
+    throw new TypeError(`a prior spec must be an object, got ${String(spec)}`);
+  }
+  checkOptionNames(spec, ["coefficients", "intercept", "terms", "scales"], "prior spec");
+  checkOptionNames(options, ["interceptName", "kinds", "defaults"], "buildPrior options");
   const defaults = options.defaults ?? defaultPriorSpec(names);
   const asPrior = (v: PriorInput, what: string) => {
     if (typeof v !== "string" && (typeof v !== "object" || v === null || Array.isArray(v))) {
@@ -314,15 +343,46 @@ export function buildPrior(
     const kind = options.kinds?.[name] ??
       (name === interceptName
         ? "intercept"
+        : name === "log_nu_minus_1"
+        ? "log-nu-minus-1"
         : /^log(\(.*\)|_.+)$/.test(name)
         ? "log-scale"
         : "coefficient");
     const what = JSON.stringify(name);
+    if (kind === "log-nu-minus-1") {
+      if (spec.terms?.[name] !== undefined || spec.terms?.nu !== undefined) {
+        throw new RangeError(
+          `prior of ${name}: state the prior of ν as a scale prior on nu, e.g. nu=gamma(2, 0.1) ` +
+            `(scales: { nu: … })`,
+        );
+      }
+      const key = spec.scales?.[name] !== undefined ? name : "nu";
+      const v = spec.scales?.[key] ?? defaults.scales?.[name] ?? defaults.scales?.nu ??
+        { family: "gamma", ...DEFAULT_NU_PRIOR };
+      if (spec.scales?.[key] !== undefined) used.add(`scale:${key}`);
+      const prior = asPrior(v, what);
+      if (prior.family !== "gamma") {
+        throw new RangeError(
+          `prior of ${what}: the sampled ν of student-t takes gamma(shape, rate) on ν > 1 ` +
+            `(default gamma(2, 0.1)), got ${prior.family}`,
+        );
+      }
+      return { name, kind, prior };
+    }
     if (kind === "log-scale" || kind === "scale") {
-      const bare = name.replace(/^log\((.*)\)$/, "$1").replace(/^log_/, "");
+      const bare = _bareScaleName(name);
+      if (spec.terms?.[name] !== undefined || spec.terms?.[bare] !== undefined) {
+        const key = spec.terms?.[name] !== undefined ? name : bare;
+        throw new RangeError(
+          `prior of ${JSON.stringify(key)}: ${name} is a scale parameter (sampled as ${name}); ` +
+            `state its prior on ${bare} as a scale prior, e.g. ${bare}=half_normal(1) ` +
+            `(scales: { ${bare}: … })`,
+        );
+      }
       const v = spec.scales?.[name] ?? spec.scales?.[bare] ?? defaults.scales?.[name] ??
         defaults.scales?.[bare] ?? { family: "exponential", rate: 1 };
-      if (spec.scales?.[name] !== undefined) used.add(name);
+      if (spec.scales?.[name] !== undefined) used.add(`scale:${name}`);
+      else if (spec.scales?.[bare] !== undefined) used.add(`scale:${bare}`);
       const prior = asPrior(v, what);
       if (!_isScalePrior(prior) && prior.family !== "flat") {
         throw new RangeError(
@@ -336,7 +396,7 @@ export function buildPrior(
       (kind === "intercept" ? defaults.intercept : fromTerms(name, defaults.terms)) ??
       defaults.coefficients ?? { family: "normal", location: 0, scale: 2.5 };
     const prior = asPrior(v, what);
-    if (_isScalePrior(prior)) {
+    if (_isScalePrior(prior) || prior.family === "gamma") {
       throw new RangeError(
         `prior of ${what}: a coefficient needs normal, student_t, cauchy, laplace or flat, got ${prior.family}`,
       );
@@ -350,7 +410,44 @@ export function buildPrior(
       );
     }
   }
+  const scales = parameters.filter((p) =>
+    p.kind === "log-scale" || p.kind === "scale" || p.kind === "log-nu-minus-1"
+  );
+  for (const key of Object.keys(spec.scales ?? {})) {
+    if (used.has(`scale:${key}`)) continue;
+    if (names.includes(key) || names.some((n) => _termOf(n) === key)) {
+      throw new RangeError(
+        `prior of ${JSON.stringify(key)}: a coefficient needs normal, student_t, cauchy, ` +
+          `laplace or flat, got the scale prior ${formatPrior(asPrior(spec.scales![key], key))}`,
+      );
+    }
+    throw new RangeError(
+      `prior of scale ${JSON.stringify(key)}: the model has ${
+        scales.length === 0
+          ? "no scale parameter (σ or φ)"
+          : `no scale ${key}; its scale parameters: ${
+            scales.map((p) =>
+              `${
+                p.kind === "log-nu-minus-1" ? "nu" : _bareScaleName(p.name)
+              } (sampled as ${p.name})`
+            ).join(", ")
+          }`
+      } (parameters: ${names.join(", ")})`,
+    );
+  }
+  if (spec.intercept !== undefined && !parameters.some((p) => p.kind === "intercept")) {
+    throw new RangeError(
+      `a prior of the intercept was given, but the model has no intercept ${
+        JSON.stringify(interceptName)
+      } (parameters: ${names.join(", ")})`,
+    );
+  }
   return new Prior(parameters);
+}
+
+/** `log_sigma` → `sigma`, `log(σ)` → `σ`. */
+function _bareScaleName(name: string): string {
+  return name.replace(/^log\((.*)\)$/, "$1").replace(/^log_/, "");
 }
 
 /** `region[south]` → `region`; `x1:region[south]` → `x1:region`. */
@@ -359,7 +456,7 @@ function _termOf(name: string): string {
 }
 
 function _isScalePrior(
-  p: CoefficientPrior | ScalePrior,
+  p: CoefficientPrior | ScalePrior | NuGammaPrior,
 ): p is Exclude<ScalePrior, { family: "flat" }> {
   return p.family === "half_normal" || p.family === "half_t" || p.family === "half_cauchy" ||
     p.family === "exponential" || p.family === "inverse_gamma";
@@ -430,6 +527,20 @@ function _symmetric(
 function _term(r: ResolvedPrior): _Term {
   const p = r.prior;
   checkPrior(p, JSON.stringify(r.name));
+  if (p.family === "gamma" || r.kind === "log-nu-minus-1") {
+    if (p.family !== "gamma" || r.kind !== "log-nu-minus-1") {
+      throw new RangeError(
+        `prior of ${JSON.stringify(r.name)}: gamma(shape, rate) is the prior of a sampled ν ` +
+          `(log_nu_minus_1) and only of it, got ${p.family} for a ${r.kind}`,
+      );
+    }
+    const nu = { shape: p.shape, rate: p.rate };
+    return {
+      logDensity: (w) => nuLogPrior(nu, w)[0],
+      gradient: (w) => nuLogPrior(nu, w)[1],
+      hessian: (w) => nuLogPrior(nu, w)[2],
+    };
+  }
   if (p.family === "flat") {
     if (r.kind === "log-scale") {
       return {
@@ -528,7 +639,13 @@ export type WithPrior<M extends DataModel> = M & {
  * ```
  */
 export function withPrior<M extends DataModel>(model: M, prior: Prior | PriorSpec): WithPrior<M> {
-  const p = prior instanceof Prior ? prior : buildPrior(model.parameterNames, prior);
+  // A model's own prior on a sampled ν (GlmModel's nuPrior) stays unless the spec states one.
+  const ownNu = (model as { nuPrior?: { shape: number; rate: number } | null }).nuPrior;
+  const spec = prior instanceof Prior || ownNu == null || prior.scales?.nu !== undefined ||
+      prior.scales?.log_nu_minus_1 !== undefined
+    ? prior
+    : { ...prior, scales: { ...prior.scales, nu: { family: "gamma" as const, ...ownNu } } };
+  const p = spec instanceof Prior ? spec : buildPrior(model.parameterNames, spec);
   if (p.dim !== model.dim) {
     throw new RangeError(`the prior has ${p.dim} parameters but the model has ${model.dim}`);
   }

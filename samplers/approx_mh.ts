@@ -36,6 +36,7 @@ import {
   type ScaleAdaptationState,
   scaleAdaptationUpdate,
 } from "./scale_adaptation.ts";
+import { checkRunInputs } from "./option_names.ts";
 
 /** A proposed move and its log proposal ratio log q(θ|θ') − log q(θ'|θ). */
 export interface ProposalDraw {
@@ -583,6 +584,7 @@ export type RunApproxMhOptions =
  * References: Korattikara et al. (2014), Algorithm 1.
  */
 export function runApproxMh(model: Model, options: RunApproxMhOptions): SamplingResult {
+  checkRunInputs("runApproxMh", model, options);
   const description = options.proposal === "langevin"
     ? austeritySgldDescription
     : austerityRwmhDescription;

@@ -41,6 +41,65 @@ import type { CostCounter, Model } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import type { ChainSampler, Phase, StepInfo } from "./sampler.ts";
 
+/** Memory the per-run arrays may take before a run is refused (2 GiB), in the CLI and the API alike. */
+export const MAX_RUN_BYTES = 2 ** 31;
+
+/** The sizes that decide a run's memory (see {@link runBytes}). */
+export interface RunSizes {
+  /** Chains. */
+  numChains: number;
+  /** Warmup iterations per chain. */
+  numWarmup: number;
+  /** Sampling iterations per chain. */
+  numSamples: number;
+  /** Thinning. */
+  thin: number;
+  /** Parameters d. */
+  dim: number;
+}
+
+/**
+ * Memory a run's arrays need: draws (chains × ⌈samples/thin⌉ × d) and the
+ * per-iteration diagnostics (chains × (warmup + samples) × about 10 fields),
+ * 8 bytes each.
+ *
+ * @param sizes Chains, warmup, samples, thin and the dimension d.
+ * @returns Bytes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runBytes } from "./driver.ts";
+ * assert.equal(runBytes({ numChains: 1, numWarmup: 0, numSamples: 10, thin: 1, dim: 2 }), 8 * (20 + 100));
+ * ```
+ */
+export function runBytes(sizes: RunSizes): number {
+  const draws = Math.ceil(sizes.numSamples / sizes.thin) * sizes.dim;
+  const info = (sizes.numWarmup + sizes.numSamples) * 10;
+  return 8 * sizes.numChains * (draws + info);
+}
+
+/**
+ * Refuse, before anything runs, sizes whose draws and diagnostics would take
+ * more than {@link MAX_RUN_BYTES} (the limit the CLI applies to its flags).
+ *
+ * @param sizes The run's sizes.
+ * @param where Who runs it, for the message (`"sampleChains"`).
+ * @throws {RangeError} Naming numSamples, numWarmup, numChains, d and the bytes.
+ */
+export function checkRunMemory(sizes: RunSizes, where: string): void {
+  const bytes = runBytes(sizes);
+  if (!(bytes > MAX_RUN_BYTES)) return; // (sizes that are not numbers are refused by their own checks)
+  throw new RangeError(
+    `${where}: numSamples = ${sizes.numSamples}, numWarmup = ${sizes.numWarmup}, numChains = ${sizes.numChains} ` +
+      `with d = ${sizes.dim} would need about ${
+        (bytes / 1e9).toPrecision(3)
+      } GB for the draws and per-iteration diagnostics; the limit is ${
+        (MAX_RUN_BYTES / 1e9).toPrecision(3)
+      } GB: lower numSamples, numWarmup or numChains, or thin`,
+  );
+}
+
 /** Options of {@link sampleChains}. */
 export interface SampleChainsOptions<S, I extends StepInfo> {
   /** The chain sampler (one per run; see {@link ChainSampler}). */
@@ -241,6 +300,7 @@ export function sampleChains<S, I extends StepInfo>(
   if (options.initialPosition !== undefined) {
     _checkPosition(options.initialPosition, dim, "initialPosition");
   }
+  checkRunMemory({ numChains, numWarmup, numSamples, thin, dim }, "sampleChains");
   const base = new Rng(options.seed);
   const names = model.parameterNames !== undefined
     ? Array.from(model.parameterNames)

@@ -81,3 +81,10 @@ export type {
 } from "./dual_averaging.ts";
 export type { CostCounter, DataModel, Model } from "../models/model.ts";
 export type { Rng } from "../random/rng.ts";
+export { type AscentCheck, findUnboundedAscent } from "./optimize_start.ts";
+export {
+  assertProperPosterior,
+  checkGlmPosterior,
+  type CheckGlmPosteriorOptions,
+  type PosteriorCheck,
+} from "./proper_posterior.ts";

@@ -38,7 +38,9 @@ import type { Model } from "../models/model.ts";
 import { modelSpecOf } from "../models/model_spec.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { WorkerChain, WorkerInit, WorkerReply } from "./_chain_protocol.ts";
-import { chainIdsOf, type ChainOutput, type SamplingResult } from "./driver.ts";
+import { chainIdsOf, type ChainOutput, checkRunMemory, type SamplingResult } from "./driver.ts";
+import { checkSampleOptionNames } from "./option_names.ts";
+import { assertProperPosterior } from "./proper_posterior.ts";
 import { DRIVER_KEYS, sample, type SampleOptions } from "./sample.ts";
 import { getSampler } from "./registry.ts";
 
@@ -128,9 +130,17 @@ export async function sampleParallel(
   model: Model,
   options: SampleParallelOptions,
 ): Promise<ParallelSamplingResult> {
+  checkSampleOptionNames(getSampler(options.sampler).name, options, "sampleParallel()");
   const { workers: wanted, workerScratchBytes, ...rest } = options;
   const sequential = rest as SampleOptions;
   const chainIds = chainIdsOf(sequential);
+  checkRunMemory({
+    numChains: chainIds.length,
+    numWarmup: sequential.numWarmup ?? 1000,
+    numSamples: sequential.numSamples ?? 1000,
+    thin: sequential.thin ?? 1,
+    dim: model.dim,
+  }, "sampleParallel");
   if (wanted !== undefined && (!Number.isInteger(wanted) || wanted < 0)) {
     throw new RangeError(`workers must be a non-negative integer, got ${wanted}`);
   }
@@ -150,6 +160,7 @@ export async function sampleParallel(
   }
   const described = modelSpecOf(model);
   if (!("spec" in described)) return inThread(described.reason);
+  assertProperPosterior(model, "sampleParallel()");
   const description = getSampler(sequential.sampler);
   const own: Record<string, unknown> = {};
   const run: Record<string, unknown> = {};

@@ -35,6 +35,7 @@ import {
   cheesUpdate,
   haltonJitter,
 } from "./trajectory_adaptation.ts";
+import { checkRunInputs } from "./option_names.ts";
 
 /** Options of {@link hmcSampler} (the kernel and its warmup). */
 export interface HmcSamplerOptions {
@@ -492,6 +493,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  * References: Neal (2011), §5.3.2; Hoffman & Gelman (2014), Algorithm 5; Dang et al. (2019), §6.3.
  */
 export function runHmc(model: Model, options: RunHmcOptions): SamplingResult {
+  checkRunInputs("runHmc", model, options);
   return sampleChains({ ...options, sampler: hmcDescription.build(model, options), model });
 }
 

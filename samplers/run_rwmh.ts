@@ -16,6 +16,7 @@ import {
   type ScaleAdaptationState,
   scaleAdaptationUpdate,
 } from "./scale_adaptation.ts";
+import { checkRunInputs } from "./option_names.ts";
 
 /** Options of {@link rwmhSampler}. */
 export interface RwmhSamplerOptions {
@@ -166,5 +167,6 @@ export const rwmhDescription: SamplerDescription<RwmhSamplerOptions> = {
  * References: Roberts, Gelman & Gilks (1997); Andrieu & Thoms (2008).
  */
 export function runRwmh(model: Model, options: RunRwmhOptions): SamplingResult {
+  checkRunInputs("runRwmh", model, options);
   return sampleChains({ ...options, sampler: rwmhDescription.build(model, options), model });
 }

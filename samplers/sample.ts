@@ -15,6 +15,8 @@
  */
 import type { Model } from "../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
+import { checkSampleOptionNames } from "./option_names.ts";
+import { assertProperPosterior } from "./proper_posterior.ts";
 import { getSampler } from "./registry.ts";
 import { isDataModel } from "./sg_samplers.ts";
 
@@ -53,7 +55,8 @@ export const DRIVER_KEYS = [
  * @returns The driver's result (draws, info, divergence counts, stops, cost).
  * @throws {RangeError} For an unknown sampler name or bad options;
  *   {@link TypeError} if the sampler needs a DataModel and `model` is not one,
- *   or for `workers` other than 0 (use `sampleParallel()` from `parallel.ts`).
+ *   or for `workers` other than 0 (use `sampleParallel()` from `parallel.ts`), or an
+ *   option name no built-in sampler reads (naming the closest known one).
  *
  * @example
  * ```ts
@@ -71,6 +74,8 @@ export const DRIVER_KEYS = [
  */
 export function sample(model: Model, options: SampleOptions): SamplingResult {
   const description = getSampler(options.sampler);
+  checkSampleOptionNames(description.name, options, "sample()");
+  assertProperPosterior(model, "sample()");
   if (description.requires === "data-model" && !isDataModel(model)) {
     throw new TypeError(
       `sampler ${

@@ -213,7 +213,10 @@ export interface SamplerOption {
   readonly type: "number" | "integer" | "boolean" | "choice";
   /** Allowed values of a `"choice"` option. */
   readonly choices?: readonly string[];
-  /** Smallest allowed value of an `"integer"` option (default 1). */
+  /**
+   * Smallest allowed value of an `"integer"` option (default 1); 0 on a
+   * `"number"` option lets the command line accept zero (else it must be positive).
+   */
   readonly min?: number;
   /** The default, as a user should read it (`"1e-4·(1000/n)"`, `"diagonal"`). */
   readonly default: string;

@@ -423,8 +423,13 @@ Deno.test("sample --family: bad input names the flag or column and the value (ex
     ],
     [
       "unknown --prior-aux form",
+      ["--family", "negative-binomial", "--columns", "x1", "--prior-aux", "beta(2, 1)"],
+      /--prior-aux "beta\(2, 1\)": .*unknown family "beta"/,
+    ],
+    [
+      "the prior of ν as --prior-aux",
       ["--family", "negative-binomial", "--columns", "x1", "--prior-aux", "gamma(2, 1)"],
-      /--prior-aux "gamma\(2, 1\)": .*unknown family "gamma"/,
+      /--prior-aux "gamma\(2, 1\)": a prior of σ or φ must be half_normal.*got gamma/,
     ],
     [
       "a coefficient prior as --prior-aux",

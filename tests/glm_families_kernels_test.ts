@@ -206,7 +206,7 @@ Deno.test("GlmModel extended families: options are checked and the compact cache
   assert.throws(() => new GlmModel(data, { family: "binomial" }), /needs trials/);
   assert.throws(
     () => new GlmModel(data, { family: "binomial", trials: [1, 1, 9] }),
-    /trials ≥ y ≥ 0, got y = 2, trials = 1 at row 1/,
+    /trials ≥ y ≥ 0; y = 2, trials = 1 at row 2/,
   );
   assert.throws(
     () => new GlmModel(data, { family: "logistic", offset: [0, 0, 0] }),

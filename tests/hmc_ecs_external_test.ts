@@ -174,14 +174,22 @@ Deno.test("cache rows computed in place match the full-data pass for odd d, odd 
     sigma: 1.5,
     seed: 4,
   });
-  // (The logistic terms are evaluated at the Gaussian y: the arithmetic is
-  // what is compared.)
+  // (The logistic terms are evaluated at y > 0 of the same rows: the
+  // arithmetic is what is compared.)
+  const a = data.arena;
+  const binary = glmDataFromArrays(
+    a,
+    a.readF64(data.x, data.numRows * data.numCols),
+    Array.from(a.readF64(data.y, data.numRows), (v) => (v > 0 ? 1 : 0)),
+    { numCols: data.numCols },
+  );
   for (const family of ["gaussian", "logistic"] as const) {
     const o = family === "gaussian" ? { family, sigma } : { family };
-    const glm = new GlmModel(data, o);
+    const rows = family === "gaussian" ? data : binary;
+    const glm = new GlmModel(rows, o);
     const star = new Float64Array([0.2, -0.1, 0.3, 0.05, -0.2]);
     const cv = new ControlVariates(glm, star, { order: 2 });
-    const xcv = new ExternalControlVariates(externalFromGlm(new GlmModel(data, o)), star);
+    const xcv = new ExternalControlVariates(externalFromGlm(new GlmModel(rows, o)), star);
     const size = 2000, r1 = cv.createRows(size), r2 = xcv.createRows(size);
     const rng = new Rng(6);
     for (let offset = 0, k = 1; offset < size; offset += k) {

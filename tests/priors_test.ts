@@ -37,9 +37,8 @@ Deno.test("Prior gradients and Hessians match finite differences", async (t) => 
   for (const text of _SCALE) cases.push({ text, kind: "scale", points: [0.3, 1.4, 3.2] });
   for (const c of cases) {
     await t.step(`${c.kind} ${c.text}`, () => {
-      const prior = buildPrior(["p"], { terms: { p: c.text }, scales: { p: c.text } }, {
-        kinds: { p: c.kind },
-      });
+      const spec = c.kind === "coefficient" ? { terms: { p: c.text } } : { scales: { p: c.text } };
+      const prior = buildPrior(["p"], spec, { kinds: { p: c.kind } });
       const lp = (x: number) => prior.logDensity(new Float64Array([x]));
       const g = (x: number) => {
         const grad = new Float64Array(1);
@@ -60,7 +59,7 @@ Deno.test("Prior gradients and Hessians match finite differences", async (t) => 
   await t.step("proper priors integrate to 1 (σ on the log scale includes the Jacobian)", () => {
     for (const text of [..._COEF.slice(0, 4), ..._SCALE.slice(0, 4)]) {
       const isScale = _SCALE.includes(text);
-      const prior = buildPrior(["p"], { terms: { p: text }, scales: { p: text } }, {
+      const prior = buildPrior(["p"], isScale ? { scales: { p: text } } : { terms: { p: text } }, {
         kinds: { p: isScale ? "log-scale" : "coefficient" },
       });
       // Trapezoid on a wide grid (Cauchy tails: substitute x = tan(v)).
@@ -105,7 +104,11 @@ Deno.test("buildPrior() errors name the parameter and the bad value", async (t) 
     assert.throws(() => parsePriorText("student_t(0, 0, 1)", "x"), /student_t df must be positive/);
   });
   await t.step("unknown family, wrong arity, wrong kind, unknown term", () => {
-    assert.throws(() => parsePriorText("gamma(1, 1)", "x"), /unknown family "gamma"/);
+    assert.throws(() => parsePriorText("beta(1, 1)", "x"), /unknown family "beta"/);
+    assert.throws(
+      () => buildPrior(["x"], { coefficients: "gamma(1, 1)" }),
+      /a coefficient needs normal/,
+    );
     assert.throws(() => parsePriorText("normal(1, 2, 3)", "x"), /normal takes \(location, scale\)/);
     assert.throws(
       () => buildPrior(["x"], { coefficients: "exponential(1)" }),

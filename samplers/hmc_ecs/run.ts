@@ -9,6 +9,7 @@ import { signCorrectedMean } from "../../diagnostics/sign_corrected.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
 import type { HmcEcsOptions } from "./options.ts";
 import { hmcEcsChainSampler } from "./sampler.ts";
+import { checkRunInputs } from "../option_names.ts";
 
 /** Options of {@link runHmcEcs}: the sampler's and the driver's. */
 export type RunHmcEcsOptions =
@@ -42,6 +43,7 @@ export type RunHmcEcsOptions =
  * References: Dang et al. (2019), Algorithm 1, §6.3.
  */
 export function runHmcEcs(model: Model, options: RunHmcEcsOptions): SamplingResult {
+  checkRunInputs("runHmcEcs", model, options);
   const numWarmup = options.numWarmup ?? 1000;
   const sampler = hmcEcsChainSampler(model, { ...options, numWarmup });
   // The driver disposes every chain's engine when that chain ends.

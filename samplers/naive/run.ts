@@ -9,6 +9,7 @@
 import type { Model } from "../../models/model.ts";
 import { sampleChains, type SamplingResult } from "../driver.ts";
 import { naiveChainSampler, type NaiveOptions, type NaiveVariant } from "./descriptions.ts";
+import { checkRunInputs } from "../option_names.ts";
 
 /** Options of {@link runNaive}. */
 export interface RunNaiveOptions extends NaiveOptions {
@@ -52,6 +53,7 @@ export interface RunNaiveOptions extends NaiveOptions {
  * References: Betancourt (2015), §3.
  */
 export function runNaive(model: Model, options: RunNaiveOptions): SamplingResult {
+  checkRunInputs("runNaive", model, options);
   const { variant, isCorrected = false, seed, ...rest } = options;
   const sampler = naiveChainSampler(model, { ...rest, variant, isCorrected });
   return sampleChains({

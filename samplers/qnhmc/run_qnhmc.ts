@@ -8,6 +8,7 @@
 import type { Model } from "../../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
 import { qnhmcChainSampler, type QnhmcOptions } from "./description.ts";
+import { checkRunInputs } from "../option_names.ts";
 
 /** Options of {@link runQnhmc}: the sampler's options and the driver's. */
 export type RunQnhmcOptions =
@@ -35,6 +36,7 @@ export type RunQnhmcOptions =
  * References: Fu, Luo & Zhang (2016), Algorithm 2.
  */
 export function runQnhmc(model: Model, options: RunQnhmcOptions): SamplingResult {
+  checkRunInputs("runQnhmc", model, options);
   // The chain sampler reads its own options and the driver its own, as runHmcEcs does:
   // no list of option names to keep in step with QnhmcOptions.
   const sampler = qnhmcChainSampler(model, options);
