@@ -797,6 +797,8 @@ export async function loadCsvToArena(
     for await (const view of blocks(chunkBytes)) {
       feeder.feed(decoder.decode(view, { stream: true }), false);
     }
+    feeder.feed(decoder.decode(), true);
+    sink.finish();
   } catch (e) {
     if (xPtr !== 0) arena.free(xPtr);
     if (yPtr !== 0) arena.free(yPtr);
