@@ -30,7 +30,9 @@ import {
   resolveUserPath,
 } from "./args.ts";
 import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
-import { formatSummary, summaryWarnings, withNaturalScales } from "./summary_table.ts";
+import { formatSummary, withNaturalScales } from "./summary_table.ts";
+import { initFromFlag, printVerdict, RUN_CHECK_FLAGS, runCheckHelp } from "./verdict_print.ts";
+import type { SummaryRow } from "../diagnostics/summary.ts";
 import {
   checkModelFlags,
   FAMILY_OPTION_FLAGS,
@@ -135,6 +137,7 @@ export function sampleHelp(): string {
     "  -h, --help          this help",
     ...familyFlagsHelp(),
     ...modelFlagsHelp(),
+    ...runCheckHelp(),
   ];
   for (const name of samplerNames()) {
     const d = getSampler(name);
@@ -156,7 +159,7 @@ export function sampleHelp(): string {
   lines.push(
     "",
     "Exit codes: 0 ok; 2 bad flags or data, or a chain stopped early (its draws before",
-    "the stop are in --out). Divergent transitions are counted and reported, as in Stan.",
+    "the stop are in --out); 3 with --strict when the verdict fails.",
   );
   return lines.join("\n");
 }
@@ -278,7 +281,12 @@ function _progress(label: string, quiet: boolean) {
  */
 export async function sampleCommand(args: string[]): Promise<number> {
   const samplerFlags = _samplerFlags();
-  const flags: FlagSpec = { ..._COMMON_FLAGS, ...FAMILY_OPTION_FLAGS, ...MODEL_FLAGS };
+  const flags: FlagSpec = {
+    ..._COMMON_FLAGS,
+    ...FAMILY_OPTION_FLAGS,
+    ...MODEL_FLAGS,
+    ...RUN_CHECK_FLAGS,
+  };
   for (const flag of samplerFlags.keys()) flags[flag] = { type: "string" };
   const { values } = parseFlags("sample", args, { flags });
   if (values.help) {
@@ -374,6 +382,12 @@ export async function sampleCommand(args: string[]): Promise<number> {
   }
   for (const w of dataWarnings) console.error(`tallmc: warning: --data: ${w}`);
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
+  const init = initFromFlag(values.init, {
+    sampler: samplerName,
+    parameterNames: model.parameterNames,
+    numChains,
+  });
+  Object.assign(samplerOptions, init.samplerOptions);
   let sampler;
   try {
     sampler = description.build(model, samplerOptions, { seed, numWarmup, numSamples });
@@ -400,6 +414,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       numWarmup,
       numChains,
       thin,
+      ...init.driver,
       onProgress: (chain: number, it: number, total: number) =>
         bar.update(chain * total + it, numChains * total),
       onDraw: writer === null
@@ -443,8 +458,12 @@ export async function sampleCommand(args: string[]): Promise<number> {
   );
   if (writer !== null) console.log(`draws written to ${outPath} (${writer.numRows} rows)`);
   const code = _report(result, description, dataWarnings);
-  _printSummary(result);
-  return code;
+  const rows = _printSummary(result);
+  const checked = printVerdict(result, rows, {
+    sampler: samplerName,
+    strict: Boolean(values.strict),
+  });
+  return code !== 0 ? code : checked.code;
 }
 
 /** "; column "x" has extreme values: standardise it" from the loader's warnings, or "". */
@@ -486,11 +505,7 @@ function _report(
           }`
           : ""),
     );
-  } else if (warmupDivergent > 0) {
-    console.error(
-      `tallmc: note: ${warmupDivergent} warmup transitions ended with a divergence, none after warmup`,
-    );
-  }
+  } // warmup divergences alone: one note in the verdict block
   let code = 0;
   for (const c of result.chains) {
     if (c.stop === null) continue;
@@ -505,12 +520,12 @@ function _report(
 }
 
 /** The summary table, over the common length of the chains that made draws. */
-function _printSummary(result: SamplingResult): void {
+function _printSummary(result: SamplingResult): SummaryRow[] | null {
   const chains = result.chains.filter((c) => c.numDraws > 0);
   const len = Math.min(...chains.map((c) => c.numDraws));
   if (chains.length === 0 || len < 4) {
     console.log("(too few draws for a summary)");
-    return;
+    return null;
   }
   try {
     const { draws, names } = withNaturalScales(
@@ -519,10 +534,9 @@ function _printSummary(result: SamplingResult): void {
     );
     const rows = summarize(draws, names);
     console.log(formatSummary(rows, 3));
-    for (const w of summaryWarnings(rows, { numChains: chains.length })) {
-      console.error(`tallmc: warning: ${w}`);
-    }
+    return rows;
   } catch (e) {
     console.error(`tallmc: warning: no summary: ${(e as Error).message}`);
+    return null;
   }
 }

@@ -182,7 +182,8 @@ export function optimizeStart(
       const v = Math.abs(grad[j]) * Math.sqrt(Math.max(inverseHessianDiagonal?.[j] ?? 1, 0));
       if (v > worstValue) (worst = j, worstValue = v);
     }
-    warning = `the start search stopped after ${numIterations} Newton iterations before the mode; ` +
+    warning =
+      `the start search stopped after ${numIterations} Newton iterations before the mode; ` +
       `log π still rises fastest in ${name(worst)} (${
         worstValue.toPrecision(3)
       } sd per unit step): check its scale or prior`;

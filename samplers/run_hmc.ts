@@ -147,7 +147,9 @@ export const AUTO_DENSE_MIN_CORRELATION = 0.9;
  * assert.deepEqual(parseHmcInit(0), { kind: "given", radius: 0 });
  * ```
  */
-export function parseHmcInit(init: HmcInit): { kind: "laplace" | "given" | "uniform"; radius: number } {
+export function parseHmcInit(
+  init: HmcInit,
+): { kind: "laplace" | "given" | "uniform"; radius: number } {
   if (init === 0 || init === "0" || init === "given") return { kind: "given", radius: 0 };
   if (init === "laplace") return { kind: "laplace", radius: 0 };
   let radius = NaN;
@@ -158,7 +160,9 @@ export function parseHmcInit(init: HmcInit): { kind: "laplace" | "given" | "unif
   }
   if (!(radius > 0) || !Number.isFinite(radius)) {
     throw new TypeError(
-      `init must be "laplace", "0", "given" or "uniform(R)" with R > 0, got ${JSON.stringify(init)}`,
+      `init must be "laplace", "0", "given" or "uniform(R)" with R > 0, got ${
+        JSON.stringify(init)
+      }`,
     );
   }
   return { kind: "uniform", radius };
@@ -519,7 +523,8 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       flag: "metric",
       type: "choice",
       choices: ["identity", "diagonal", "dense", "hessian", "auto"],
-      default: `auto (dense when d ≤ ${AUTO_DENSE_MAX_DIM} and a Laplace correlation ≥ ${AUTO_DENSE_MIN_CORRELATION}, else diagonal)`,
+      default:
+        `auto (dense when d ≤ ${AUTO_DENSE_MAX_DIM} and a Laplace correlation ≥ ${AUTO_DENSE_MIN_CORRELATION}, else diagonal)`,
       help: "metric (mass matrix) adaptation",
     },
     {
@@ -651,7 +656,9 @@ function _startPoint(
   try {
     l = cholesky(opt.laplaceCovariance, { name: "Laplace covariance" });
   } catch {
-    for (let j = 0; j < d; j++) start[j] += Math.sqrt(opt.laplaceCovariance[j * d + j]) * rng.normal();
+    for (let j = 0; j < d; j++) {
+      start[j] += Math.sqrt(opt.laplaceCovariance[j * d + j]) * rng.normal();
+    }
     return start;
   }
   const z = new Float64Array(d);
