@@ -167,9 +167,9 @@ export function optimizeStart(
     } catch (e) {
       const m = /pivot (\d+)/.exec((e as Error).message);
       const j = m === null ? 0 : Number(m[1]);
-      warning = `−∇² log π is not positive definite at the last iterate (in the direction of ${
-        name(j)
-      }): the posterior may be improper or flat in ${name(j)}; give it a proper prior`;
+      warning = `the start search stopped after ${numIterations} Newton iterations where ` +
+        `−∇² log π is not positive definite (in the direction of ${name(j)}): ` +
+        `still far from the mode, or ${name(j)} is not identified by the data and prior`;
     }
     if (laplaceCovariance === null && warning === null) {
       warning = "−∇² log π has a non-finite inverse at the last iterate";

@@ -107,7 +107,7 @@ export interface HmcSamplerOptions {
    * `"fixed"` otherwise.
    */
   warmupScheme?: "chees" | "fixed";
-  /** Newton iterations of the `"chees"` start (default 10; 0 skips the optimisation). */
+  /** Most Newton iterations of the start search (default 50; it stops at the mode; 0 skips it). */
   optimizationIterations?: number;
 }
 
@@ -260,7 +260,7 @@ export function hmcSampler(
   const isChees = warmupMode === "chees";
   const initialT = trajectoryLength ?? 1;
   if (numIntegrationSteps === undefined) trajectoryLength ??= 1.2;
-  const optimizationIterations = options.optimizationIterations ?? 10;
+  const optimizationIterations = options.optimizationIterations ?? 50;
   if (!Number.isInteger(optimizationIterations) || optimizationIterations < 0) {
     throw new RangeError(
       `optimizationIterations must be a non-negative integer, got ${optimizationIterations}`,
