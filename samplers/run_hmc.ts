@@ -307,18 +307,15 @@ export function hmcSampler(
       startHessianFn = null; // no Hessian: start from the given point and metric
     }
   }
-  // The search is the same for every chain: made once, at the first init.
-  let search: OptimizedStart | null | undefined;
+  // The search is the same for every chain, but each chain makes it in its
+  // own init: chains stay self-contained (same draws and costs in any worker).
   const startSearch = (position: Float64Array): OptimizedStart | null => {
-    if (search !== undefined) return search;
-    if (startHessianFn === null) return (search = null);
-    const from = dataBasedStart(model) ?? position;
-    search = optimizeStart(fn, from, {
+    if (startHessianFn === null) return null;
+    return optimizeStart(fn, dataBasedStart(model) ?? position, {
       hessianFn: startHessianFn,
       maxIterations: optimizationIterations,
       parameterNames: model.parameterNames,
     });
-    return search;
   };
   const adaptStepSize = options.adaptStepSize ?? true;
   const params = (state: AdaptiveHmcState, jitter: number, phase: Phase): hmc.HmcParams =>
