@@ -60,7 +60,9 @@ export interface HmcSamplerOptions {
   metric?: "identity" | "diagonal" | "dense" | "hessian" | "auto" | Metric;
   /**
    * Where each chain starts (see {@link HmcInit}). Default `"laplace"` with
-   * the `"chees"` warmup, `"given"` (the driver's initial position) with `"fixed"`.
+   * the `"chees"` warmup, `"given"` (the driver's initial position) with
+   * `"fixed"`, and `"given"` whenever the run is given `initialPosition`,
+   * `initialPositions` or `jitter` (through {@link runHmc} or the registry).
    */
   init?: HmcInit;
   /**
@@ -92,10 +94,12 @@ export interface HmcSamplerOptions {
   /**
    * How warmup sets the integration time and where it starts:
    *
-   * - `"chees"`: a short Newton optimisation from the chain's start (when
-   *   the model has a Hessian and no `initialMetric` is given) gives the
-   *   first metric, diag((−∇² log π)⁻¹), and the chain starts at its end plus
-   *   a draw from that Laplace approximation; then Stan's windows and dual
+   * - `"chees"`: a damped Newton search of the mode from a data-based point
+   *   (samplers/optimize_start.ts; when the model has a Hessian and no
+   *   `initialMetric` is given) gives the first metric — the Laplace
+   *   covariance (−∇² log π)⁻¹, dense or its diagonal as the metric scheme
+   *   says — and by default (`init: "laplace"`) each chain starts at its own
+   *   draw from that Laplace approximation; then Stan's windows and dual
    *   averaging as before, with the integration time T adapted by ChEES and
    *   jittered (L = ⌈h·T/ε⌉, h from a Halton sequence) in both phases
    *   (`trajectoryLength` is the initial T, default 1).
@@ -311,11 +315,18 @@ export function hmcSampler(
   // own init: chains stay self-contained (same draws and costs in any worker).
   const startSearch = (position: Float64Array): OptimizedStart | null => {
     if (startHessianFn === null) return null;
-    return optimizeStart(fn, dataBasedStart(model) ?? position, {
-      hessianFn: startHessianFn,
-      maxIterations: optimizationIterations,
-      parameterNames: model.parameterNames,
-    });
+    const search = (from: Float64Array) =>
+      optimizeStart(fn, from, {
+        hessianFn: startHessianFn!,
+        maxIterations: optimizationIterations,
+        parameterNames: model.parameterNames,
+      });
+    const fromData = dataBasedStart(model);
+    const first = search(fromData ?? position);
+    if (fromData === null || first.laplaceCovariance !== null) return first;
+    // The data-based point failed: fall back to the prior's centre (the given position).
+    const second = search(position);
+    return second.laplaceCovariance !== null || !Number.isFinite(first.logDensity) ? second : first;
   };
   const adaptStepSize = options.adaptStepSize ?? true;
   const params = (state: AdaptiveHmcState, jitter: number, phase: Phase): hmc.HmcParams =>
@@ -509,7 +520,7 @@ export function hmcSampler(
 export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
   name: "hmc",
   summary:
-    "full-data HMC: Newton start + Laplace metric, Stan windows, dual averaging, ChEES-adapted jittered T",
+    "full-data HMC: damped Newton start + Laplace draws and metric, Stan windows, dual averaging, ChEES-adapted jittered T",
   references:
     "Neal (2011) §5.3.2; Hoffman & Gelman (2014) Algorithms 4–5; Hoffman, Radul & Sountsov (2021) Algorithm 1; Dang et al. (2019) §6.3",
   requires: "log-density",
@@ -554,7 +565,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       help: "dual-averaging target acceptance rate",
     },
   ],
-  build: (model, options) => hmcSampler(model, options),
+  build: (model, options) => hmcSampler(model, _givenStartInit(options)),
 };
 
 /**
@@ -562,7 +573,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  *
  * Defaults: 4 chains, 1000 warmup + 1000 sampling iterations, warmup
  * `"chees"` (Newton start, Laplace diagonal metric, ChEES-adapted jittered
- * integration time), dual averaging to δ = 0.8, diagonal windowed metric;
+ * integration time), dual averaging to δ = 0.8, windowed metric chosen by `"auto"`;
  * `warmupScheme: "fixed"` gives the previous εL = 1.2 from the identity metric. Use
  * `metric: "hessian"` for the HMC-ECS §6.3 tuning.
  *
@@ -584,6 +595,16 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  */
 export function runHmc(model: Model, options: RunHmcOptions): SamplingResult {
   return sampleChains({ ...options, sampler: hmcDescription.build(model, options), model });
+}
+
+/** Starts given to the driver are used as they are unless `init` says otherwise. */
+function _givenStartInit(options: HmcSamplerOptions): HmcSamplerOptions {
+  const o = options as HmcSamplerOptions & Partial<RunOptions>;
+  return o.init === undefined &&
+      (o.initialPosition !== undefined || o.initialPositions !== undefined ||
+        (o.jitter ?? 0) > 0)
+    ? { ...options, init: "given" }
+    : options;
 }
 
 /**
