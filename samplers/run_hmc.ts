@@ -64,7 +64,7 @@ export interface HmcSamplerOptions {
    * `"fixed"`, and `"given"` whenever the run is given `initialPosition`,
    * `initialPositions` or `jitter` (through {@link runHmc} or the registry).
    */
-  init?: HmcInit;
+  init?: "laplace" | "given" | "0" | 0 | string | { uniform: number };
   /**
    * Metric to start warmup from when `metric` names an adaptive scheme
    * (default identity, as in HMC-ECS §6.3). A good start (e.g. the Laplace
@@ -128,7 +128,7 @@ export interface HmcSamplerOptions {
  * - `"uniform(R)"` or `{ uniform: R }`: the driver's initial position plus
  *   uniform(−R, R) noise per coordinate of θ (Stan's `init = R`).
  */
-export type HmcInit = "laplace" | "given" | "0" | 0 | string | { uniform: number };
+export type HmcInit = NonNullable<HmcSamplerOptions["init"]>;
 
 /** d up to which `metric: "auto"` may choose the dense metric. */
 export const AUTO_DENSE_MAX_DIM = 100;
