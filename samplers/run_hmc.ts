@@ -27,7 +27,7 @@ import type { LogDensityGradientFn } from "./integrators.ts";
 import { dataModelHessianFn, type HessianFn } from "./mass_matrix_adaptation.ts";
 import { denseMetric, diagonalMetric, identityMetric, type Metric } from "./metric.ts";
 import { dataBasedStart, type OptimizedStart, optimizeStart } from "./optimize_start.ts";
-import { cholesky } from "../math/linalg.ts";
+import { cholesky, inverseSpd } from "../math/linalg.ts";
 import type { Rng } from "../random/rng.ts";
 import {
   cheesFinal,
@@ -53,9 +53,10 @@ export interface HmcSamplerOptions {
    * estimates), `"hessian"` (HMC-ECS §6.3: M = −∇² log π(θ*) every
    * `updateEvery` warmup iterations, from M = I), `"auto"` or a fixed
    * {@link Metric}. Default `"auto"`: `"dense"` when d ≤
-   * {@link AUTO_DENSE_MAX_DIM} and the Laplace approximation at the start
-   * has a correlation of at least {@link AUTO_DENSE_MIN_CORRELATION} in
-   * absolute value, else `"diagonal"`.
+   * {@link AUTO_DENSE_MAX_DIM} and, under the Laplace approximation at the
+   * start, some parameter has a multiple correlation of at least
+   * {@link AUTO_DENSE_MIN_CORRELATION} with the others, else `"diagonal"`
+   * ({@link chooseMetric}).
    */
   metric?: "identity" | "diagonal" | "dense" | "hessian" | "auto" | Metric;
   /**
@@ -133,7 +134,10 @@ export type HmcInit = NonNullable<HmcSamplerOptions["init"]>;
 /** d up to which `metric: "auto"` may choose the dense metric. */
 export const AUTO_DENSE_MAX_DIM = 100;
 
-/** |correlation| of the Laplace approximation from which `metric: "auto"` chooses dense. */
+/**
+ * Multiple correlation of a parameter with the others, under the Laplace
+ * approximation, from which `metric: "auto"` chooses dense ({@link chooseMetric}).
+ */
 export const AUTO_DENSE_MIN_CORRELATION = 0.9;
 
 /**
@@ -532,7 +536,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       type: "choice",
       choices: ["identity", "diagonal", "dense", "hessian", "auto"],
       default:
-        `auto (dense when d ≤ ${AUTO_DENSE_MAX_DIM} and a Laplace correlation ≥ ${AUTO_DENSE_MIN_CORRELATION}, else diagonal)`,
+        `auto (dense when d ≤ ${AUTO_DENSE_MAX_DIM} and a Laplace multiple correlation ≥ ${AUTO_DENSE_MIN_CORRELATION}, else diagonal)`,
       help: "metric (mass matrix) adaptation",
     },
     {
@@ -608,10 +612,15 @@ function _givenStartInit(options: HmcSamplerOptions): HmcSamplerOptions {
 }
 
 /**
- * The metric `"auto"` chooses from the Laplace covariance: `"dense"` when
- * d ≤ {@link AUTO_DENSE_MAX_DIM} and some |correlation| ≥
+ * The metric `"auto"` chooses from the Laplace covariance Σ: `"dense"` when
+ * d ≤ {@link AUTO_DENSE_MAX_DIM} and some parameter's multiple correlation
+ * with the others, Rⱼ = √(1 − 1/(Σⱼⱼ (Σ⁻¹)ⱼⱼ)), is at least
  * {@link AUTO_DENSE_MIN_CORRELATION}, else `"diagonal"` (also without a
- * Laplace approximation).
+ * Laplace approximation). Σⱼⱼ (Σ⁻¹)ⱼⱼ is the variance inflation of θⱼ: the
+ * squared ratio of its marginal to its conditional sd, by which a diagonal
+ * metric shortens the steps along the correlated direction. Rⱼ is at least
+ * the largest pairwise |correlation| of θⱼ, and also sees a parameter
+ * correlated with a combination of many others (collinear predictors).
  *
  * @param covariance The Laplace covariance (d×d row-major) or null.
  * @param dim d.
@@ -627,12 +636,15 @@ function _givenStartInit(options: HmcSamplerOptions): HmcSamplerOptions {
  */
 export function chooseMetric(covariance: Float64Array | null, dim: number): "dense" | "diagonal" {
   if (covariance === null || dim > AUTO_DENSE_MAX_DIM) return "diagonal";
-  for (let i = 0; i < dim; i++) {
-    for (let j = 0; j < i; j++) {
-      const r = covariance[i * dim + j] /
-        Math.sqrt(covariance[i * dim + i] * covariance[j * dim + j]);
-      if (Math.abs(r) >= AUTO_DENSE_MIN_CORRELATION) return "dense";
-    }
+  let precision: Float64Array;
+  try {
+    precision = inverseSpd(covariance);
+  } catch {
+    return "diagonal";
+  }
+  const minInflation = 1 / (1 - AUTO_DENSE_MIN_CORRELATION ** 2);
+  for (let j = 0; j < dim; j++) {
+    if (covariance[j * dim + j] * precision[j * dim + j] >= minInflation) return "dense";
   }
   return "diagonal";
 }
