@@ -242,20 +242,27 @@ function _dampedNewtonStep(
   return { step: grad.map((g) => g / scale), lambda: Infinity };
 }
 
-/** What {@link dataBasedStart} reads of a model (a GlmModel has all of it). */
+/** What {@link dataBasedStart} reads of a model (GlmModel and ShardedGlmModel have it). */
 interface _GlmLike {
   readonly dim: number;
   readonly family?: string;
   readonly numCols?: number;
+  readonly numRows?: number;
   readonly data?: GlmData;
-  readonly parameterNames?: readonly string[];
   readonly priorMean?: Float64Array;
-  readonly options?: {
-    readonly offset?: ArrayLike<number>;
-    readonly trials?: ArrayLike<number>;
-    readonly nu?: number | "sample";
-  };
+  readonly options?: _GlmOptionsLike;
+  readonly glmOptions?: _GlmOptionsLike;
+  readRows?(rows: Int32Array, x: Float64Array, y: Float64Array): void;
 }
+
+interface _GlmOptionsLike {
+  readonly offset?: ArrayLike<number>;
+  readonly trials?: ArrayLike<number>;
+  readonly priorMean?: number | ArrayLike<number>;
+}
+
+/** Rows {@link dataBasedStart} reads at most (evenly spaced beyond this). */
+const _START_ROWS = 20_000;
 
 /**
  * A data-based start for a GLM: the intercept at the response's mean on the
@@ -263,10 +270,13 @@ interface _GlmLike {
  * mean offset, the mean for Gaussian and Student-t responses), log σ at
  * log sd(y), log φ from the moments (φ = μ²/(Var − μ), or 100 without
  * overdispersion), log(ν − 1) at log 4, and every other coefficient at its
- * prior mean. Null for a model that is not a single-data-set GLM (the caller
- * then starts at the prior's centre).
+ * prior mean. The moments come from at most 20 000 evenly spaced rows, the
+ * same for every kind of GLM model (in memory or sharded), so that they all
+ * start alike. Null for a model that is not a GLM (the caller then starts at
+ * the prior's centre).
  *
- * @param model A model; GlmModel-like ones (family, data, numCols) get a start.
+ * @param model A model; GlmModel-like ones (family, numCols, and their data
+ *   or `readRows`) get a start.
  * @returns θ₀ (length `model.dim`) or null.
  *
  * @example
@@ -280,54 +290,67 @@ interface _GlmLike {
  */
 export function dataBasedStart(model: unknown): Float64Array | null {
   const m = model as _GlmLike;
-  if (
-    typeof m?.family !== "string" || m.data === undefined || typeof m.numCols !== "number" ||
-    typeof m.dim !== "number" || m.data.numRows === undefined
-  ) return null;
-  let views: { x: Float64Array | Float32Array; y: Float64Array };
+  if (typeof m?.family !== "string" || typeof m.numCols !== "number") return null;
+  const p = m.numCols;
+  const n = m.data?.numRows ?? m.numRows;
+  if (typeof n !== "number" || n < 2 || typeof m.dim !== "number") return null;
+  const stride = Math.ceil(n / _START_ROWS), k = Math.ceil(n / stride);
+  const rows = Int32Array.from({ length: k }, (_, i) => i * stride);
+  const x = new Float64Array(k * p), y = new Float64Array(k);
   try {
-    views = dataViews(m.data as Parameters<typeof dataViews>[0]);
+    if (m.data !== undefined) {
+      const v = dataViews(m.data as Parameters<typeof dataViews>[0]);
+      for (let i = 0; i < k; i++) {
+        const r = rows[i];
+        y[i] = v.y[r];
+        for (let j = 0; j < p; j++) x[i * p + j] = v.x[r * p + j];
+      }
+    } else if (typeof m.readRows === "function") {
+      m.readRows(rows, x, y);
+    } else return null;
   } catch {
     return null;
   }
-  const { x, y } = views;
-  const n = m.data.numRows, p = m.numCols;
-  if (n < 2 || y.length < n) return null;
+  const options = m.options ?? m.glmOptions ?? {};
   const theta = new Float64Array(m.dim);
-  if (m.priorMean !== undefined) theta.set(m.priorMean.subarray(0, Math.min(p, m.dim)));
+  const pm = m.priorMean ?? options.priorMean;
+  for (let j = 0; j < p; j++) {
+    const v = typeof pm === "number" ? pm : pm === undefined ? 0 : Number(pm[j]);
+    theta[j] = Number.isFinite(v) ? v : 0;
+  }
   // The intercept: a column of ones.
   let intercept = -1;
   for (let j = 0; j < p && intercept < 0; j++) {
     let ones = true;
-    for (let i = 0; i < n && ones; i++) ones = x[i * p + j] === 1;
+    for (let i = 0; i < k && ones; i++) ones = x[i * p + j] === 1;
     if (ones) intercept = j;
   }
   let mean = 0, m2 = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < k; i++) {
     const delta = y[i] - mean;
     mean += delta / (i + 1);
     m2 += delta * (y[i] - mean);
   }
-  const variance = m2 / (n - 1);
+  const variance = k > 1 ? m2 / (k - 1) : 0;
   const sd = Math.sqrt(variance);
-  let linkMean: number;
   const avg = (a: ArrayLike<number> | undefined) => {
     if (a === undefined) return 0;
     let s = 0;
-    for (let i = 0; i < n; i++) s += Number(a[i]);
-    return s / n;
+    for (let i = 0; i < k; i++) s += Number(a[rows[i]]);
+    return s / k;
   };
+  let linkMean: number;
   switch (m.family) {
     case "logistic":
     case "binomial": {
-      const trials = m.family === "binomial" ? avg(m.options?.trials) : 1;
-      const rate = Math.min(Math.max(mean / Math.max(trials, 1e-300), 0.5 / n), 1 - 0.5 / n);
+      const trials = m.family === "binomial" ? avg(options.trials) : 1;
+      const rate = Math.min(Math.max(mean / Math.max(trials, 1e-300), 0.5 / k), 1 - 0.5 / k);
       linkMean = Math.log(rate / (1 - rate));
       break;
     }
     case "poisson":
     case "negative-binomial":
-      linkMean = Math.log(Math.max(mean, 0.5 / n)) - avg(m.options?.offset);
+      linkMean = Math.log(Math.max(mean, 0.5 / k)) - avg(options.offset);
       break;
     default:
       linkMean = mean;

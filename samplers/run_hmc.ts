@@ -138,7 +138,7 @@ export const AUTO_DENSE_MAX_DIM = 100;
  * Multiple correlation of a parameter with the others, under the Laplace
  * approximation, from which `metric: "auto"` chooses dense ({@link chooseMetric}).
  */
-export const AUTO_DENSE_MIN_CORRELATION = 0.9;
+export const AUTO_DENSE_MIN_CORRELATION = 0.5;
 
 /**
  * Parse an {@link HmcInit}.
