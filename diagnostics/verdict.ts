@@ -151,7 +151,9 @@ export function verdict(run: VerdictRun, options: VerdictOptions = {}): Verdict 
   const chains = run.chains.filter((c) => c.numDraws > 0);
   const ids = (cs: typeof run.chains) => cs.map((c, k) => c.chainId ?? k);
   const problems: VerdictProblem[] = [];
+  // Samplers other than the HMC family: the fix is more iterations or hmc.
   const rwmh = options.sampler !== undefined && !/hmc/.test(options.sampler);
+  const randomWalk = options.sampler !== undefined && /rwmh|naive/.test(options.sampler);
 
   const stopped = run.chains.filter((c) => c.stop != null);
   if (stopped.length > 0) {
@@ -239,8 +241,10 @@ export function verdict(run: VerdictRun, options: VerdictOptions = {}): Verdict 
         }, tail ${_fmtEss(w.essTail)})`,
       parameters: badEss.map((r) => r.name),
       chains: [],
-      cause: rwmh
+      cause: randomWalk
         ? "random-walk proposals: draws are strongly autocorrelated"
+        : rwmh
+        ? "small steps relative to the posterior's scale: draws are strongly autocorrelated"
         : "strongly autocorrelated draws (correlated or badly scaled parameters, an unadapted metric) or too few draws",
       fix: rwmh
         ? "run more iterations (--samples), or use --sampler hmc"
