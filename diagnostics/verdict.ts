@@ -8,9 +8,10 @@
  * - bulk- and tail-ESS ≥ 100 per chain for every parameter;
  * - no divergent transition after warmup;
  * - E-BFMI ≥ 0.3 in every chain (when the run recorded energies);
- * - every chain ran to its end, and the start search reached a mode.
+ * - every chain ran to its end.
  *
- * Warmup divergences do not fail a run; they are counted in one note.
+ * Warmup divergences and a start search that did not reach a mode do not
+ * fail a run by themselves; they are notes.
  *
  * References: Vehtari, Gelman, Simpson, Carpenter & Bürkner (2021), §4–5;
  * Betancourt (2016), "Diagnosing suboptimal cotangent disintegrations in
@@ -54,7 +55,7 @@ export interface VerdictOptions {
 }
 
 /** The checks a run can fail. */
-export type VerdictCheck = "stopped" | "start" | "rhat" | "ess" | "divergences" | "ebfmi";
+export type VerdictCheck = "stopped" | "rhat" | "ess" | "divergences" | "ebfmi";
 
 /** One failed check. */
 export interface VerdictProblem {
@@ -76,8 +77,13 @@ export interface VerdictProblem {
 export interface Verdict {
   /** True when no check failed. */
   converged: boolean;
-  /** The failed checks, in the order stopped, start, rhat, ess, divergences, ebfmi. */
+  /** The failed checks, in the order stopped, rhat, ess, divergences, ebfmi. */
   problems: VerdictProblem[];
+  /**
+   * Warnings that do not fail the run by themselves: the start search's
+   * (naming the parameter that kept it from a mode), one per distinct text.
+   */
+  notes: string[];
   /** Number of chains with draws. */
   numChains: number;
   /** Largest finite R̂ over the parameters (−Infinity if none could be computed). */
@@ -124,7 +130,7 @@ export function ebfmi(energy: ArrayLike<number>): number {
 
 /**
  * The verdict on a run: R̂, bulk/tail ESS per chain, post-warmup
- * divergences, E-BFMI, early stops and start-search warnings.
+ * divergences, E-BFMI and early stops; start-search warnings as notes.
  *
  * @param run A sampling result (or anything with its fields).
  * @param options Thresholds, precomputed summary rows, the sampler's name.
@@ -174,18 +180,6 @@ export function verdict(run: VerdictRun, options: VerdictOptions = {}): Verdict 
       return typeof w === "string" ? [w] : [];
     })),
   ];
-  if (startWarnings.length > 0) {
-    problems.push({
-      check: "start",
-      what: `the start search did not reach a mode: ${startWarnings[0]}`,
-      parameters: [],
-      chains: [],
-      cause: "a flat or improper direction of the posterior, or extreme column scales",
-      fix:
-        "give the named parameter a proper prior or standardise its column; or --init uniform(2)",
-    });
-  }
-
   let rows: readonly SummaryRow[] = [];
   const len = chains.length === 0 ? 0 : Math.min(...chains.map((c) => c.numDraws));
   if (options.rows !== undefined) rows = options.rows;
@@ -295,6 +289,7 @@ export function verdict(run: VerdictRun, options: VerdictOptions = {}): Verdict 
   return {
     converged: problems.length === 0,
     problems,
+    notes: startWarnings.map((w) => `start search: ${w}`),
     numChains,
     maxRhat: finite(rows.map((r) => r.rhat)).reduce((a, b) => Math.max(a, b), -Infinity),
     minEssBulk: finite(rows.map((r) => r.essBulk)).reduce((a, b) => Math.min(a, b), Infinity),
@@ -356,6 +351,7 @@ export function formatVerdict(v: Verdict, options: { maxNames?: number } = {}): 
       lines.push(`    fix: ${p.fix}`);
     }
   }
+  for (const note of v.notes) lines.push(`  note: ${note}`);
   if (v.numWarmupDivergent > 0) {
     lines.push(
       `  note: ${v.numWarmupDivergent} divergent transition(s) in warmup (expected while the step size adapts; they do not affect the draws)`,

@@ -238,6 +238,17 @@ Deno.test("the verdict aggregates long lists: d = 1000 failing parameters print 
   assert.match(lines.join("\n"), /and 994 more/);
   // Warmup divergences: one note, not a failure.
   assert.equal(lines.filter((l) => /in warmup/.test(l)).length, 1);
+  // A start-search warning is a note: mixed chains still converge.
+  const mixed = [0, 1, 2, 3].map(() => ({
+    draws: [Float64Array.from({ length: 400 }, () => rng.normal())],
+    numDraws: 400,
+    tuning: { startWarning: 'log π still rises fastest in "b"' },
+  }));
+  const ok = verdict({ parameterNames: ["b"], chains: mixed });
+  assert.equal(ok.converged, true);
+  const okLines = formatVerdict(ok);
+  assert.match(okLines[0], /^verdict: converged/);
+  assert.equal(okLines.filter((l) => /note: start search: .*"b"/.test(l)).length, 1);
 });
 
 Deno.test("the start search reaches the mode from θ = 0 for a family with σ, and names a flat parameter", () => {
