@@ -17,7 +17,11 @@ import { Rng } from "../random/rng.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { dataBasedStart, optimizeStart } from "../samplers/optimize_start.ts";
 import { hmcSampler, parseHmcInit } from "../samplers/run_hmc.ts";
-import { dataModelHessianFn } from "../samplers/mass_matrix_adaptation.ts";
+import {
+  dataModelHessianFn,
+  windowedAdaptationInit,
+  windowedAdaptationUpdate,
+} from "../samplers/mass_matrix_adaptation.ts";
 import { cholesky, inverseSpd } from "../math/linalg.ts";
 import { initFromFlag } from "../cli/verdict_print.ts";
 import { runCli } from "./_cli_fixtures.ts";
@@ -379,4 +383,17 @@ Deno.test("--init FILE.json, 0 and uniform(R) on the command line; bad values na
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a dense window over collinear draws gives a metric, not an error", () => {
+  const s = windowedAdaptationInit(2, { numWarmup: 200, metric: "dense" });
+  const rng = new Rng(3);
+  let metric = null;
+  for (let i = 0; i < 200; i++) {
+    const v = 1e8 * rng.normal();
+    // The second coordinate is exactly twice the first: Σ̂ is singular up to round-off.
+    metric = windowedAdaptationUpdate(s, new Float64Array([v, 2 * v])) ?? metric;
+  }
+  assert.ok(metric !== null);
+  assert.ok(metric.inverseMassMatrix.every(Number.isFinite));
 });
