@@ -39,7 +39,9 @@ import {
 import { DrawsFileWriter } from "./draws_writer.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
 import { checkWritable, refuseSameFile } from "./safe_output.ts";
-import { formatSummary, summaryWarnings, withNaturalScales } from "./summary_table.ts";
+import { formatSummary, withNaturalScales } from "./summary_table.ts";
+import { initFromFlag, printVerdict, RUN_CHECK_FLAGS, runCheckHelp } from "./verdict_print.ts";
+import type { SummaryRow } from "../diagnostics/summary.ts";
 import {
   checkModelFlags,
   FAMILY_OPTION_FLAGS,
@@ -144,6 +146,7 @@ export function sampleHelp(): string {
     "  -h, --help          this help",
     ...familyFlagsHelp(),
     ...modelFlagsHelp(),
+    ...runCheckHelp(),
   ];
   for (const name of samplerNames()) {
     const d = getSampler(name);
@@ -166,6 +169,7 @@ export function sampleHelp(): string {
     "",
     "Exit codes: 0 ok; 2 bad flags or data, a chain stopped early (its draws before",
     "the stop are in --out) or a full disk (the whole rows on disk are kept and counted);",
+    "3 with --strict when the verdict fails;",
     "130 / 143 on SIGINT / SIGTERM (every draw made is kept; the counts are printed).",
     "Divergent transitions are counted and reported, as in Stan.",
   );
@@ -292,7 +296,12 @@ function _progress(label: string, quiet: boolean) {
  */
 export async function sampleCommand(args: string[]): Promise<number> {
   const samplerFlags = _samplerFlags();
-  const flags: FlagSpec = { ..._COMMON_FLAGS, ...FAMILY_OPTION_FLAGS, ...MODEL_FLAGS };
+  const flags: FlagSpec = {
+    ..._COMMON_FLAGS,
+    ...FAMILY_OPTION_FLAGS,
+    ...MODEL_FLAGS,
+    ...RUN_CHECK_FLAGS,
+  };
   for (const flag of samplerFlags.keys()) flags[flag] = { type: "string" };
   const { values } = parseFlags("sample", args, { flags });
   if (values.help) {
@@ -411,6 +420,12 @@ export async function sampleCommand(args: string[]): Promise<number> {
   }
   for (const w of dataWarnings) console.error(`tallmc: warning: --data: ${w}`);
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
+  const init = initFromFlag(values.init, {
+    sampler: samplerName,
+    parameterNames: model.parameterNames,
+    numChains,
+  });
+  Object.assign(samplerOptions, init.samplerOptions);
   let sampler;
   try {
     sampler = description.build(model, samplerOptions, { seed, numWarmup, numSamples });
@@ -453,6 +468,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       numSamples,
       numWarmup,
       thin,
+      ...init.driver,
       onProgress: (chain: number, it: number, total: number) => {
         done.set(chain, it);
         bar.update(chain * total + it, numChains * total);
@@ -531,8 +547,12 @@ export async function sampleCommand(args: string[]): Promise<number> {
     else console.log(`draws written to ${outPath} (${writer.rowsOnDisk} rows)`);
   }
   code = Math.max(code, _report(result, description, dataWarnings));
-  _printSummary(result);
-  return code;
+  const rows = _printSummary(result);
+  const checked = printVerdict(result, rows, {
+    sampler: samplerName,
+    strict: Boolean(values.strict),
+  });
+  return code !== 0 ? code : checked.code;
 }
 
 /** Thrown by a callback to end a synchronous chain when the run is stopped. */
@@ -738,11 +758,7 @@ function _report(
           }`
           : ""),
     );
-  } else if (warmupDivergent > 0) {
-    console.error(
-      `tallmc: note: ${warmupDivergent} warmup transitions ended with a divergence, none after warmup`,
-    );
-  }
+  } // warmup divergences alone: one note in the verdict block
   let code = 0;
   for (const c of result.chains) {
     if (c.stop === null) continue;
@@ -757,12 +773,12 @@ function _report(
 }
 
 /** The summary table, over the common length of the chains that made draws. */
-function _printSummary(result: SamplingResult): void {
+function _printSummary(result: SamplingResult): SummaryRow[] | null {
   const chains = result.chains.filter((c) => c.numDraws > 0);
   const len = Math.min(...chains.map((c) => c.numDraws));
   if (chains.length === 0 || len < 4) {
     console.log("(too few draws for a summary)");
-    return;
+    return null;
   }
   try {
     const { draws, names } = withNaturalScales(
@@ -771,10 +787,9 @@ function _printSummary(result: SamplingResult): void {
     );
     const rows = summarize(draws, names);
     console.log(formatSummary(rows, 3));
-    for (const w of summaryWarnings(rows, { numChains: chains.length })) {
-      console.error(`tallmc: warning: ${w}`);
-    }
+    return rows;
   } catch (e) {
     console.error(`tallmc: warning: no summary: ${(e as Error).message}`);
+    return null;
   }
 }

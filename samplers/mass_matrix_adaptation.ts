@@ -312,7 +312,40 @@ export function windowedAdaptationUpdate(
   if (i !== w.end - 1) return null;
   const cov = welfordCovariance(state.estimator);
   state.estimator = welfordInit(position.length, { dense: state.metric === "dense" });
-  return state.metric === "dense" ? denseMetric(cov) : diagonalMetric(cov);
+  return state.metric === "dense" ? _robustDense(cov) : _robustDiagonal(cov);
+}
+
+/**
+ * The dense metric of a regularised covariance estimate; when round-off
+ * leaves it not positive definite (near-collinear draws), 10⁻¹⁰…10⁻⁴ of its
+ * mean variance is added to the diagonal, and at worst only its diagonal is kept.
+ */
+function _robustDense(cov: Float64Array): Metric {
+  const d = Math.round(Math.sqrt(cov.length));
+  let meanVar = 0;
+  for (let i = 0; i < d; i++) meanVar += cov[i * d + i] / d;
+  for (const tau of [0, 1e-10, 1e-8, 1e-6, 1e-4]) {
+    try {
+      const c = Float64Array.from(cov);
+      for (let i = 0; i < d; i++) c[i * d + i] += tau * meanVar;
+      return denseMetric(c);
+    } catch {
+      // more jitter
+    }
+  }
+  const diag = new Float64Array(d);
+  for (let i = 0; i < d; i++) diag[i] = cov[i * d + i];
+  return _robustDiagonal(diag);
+}
+
+/** The diagonal metric of variance estimates, with non-positive or non-finite entries floored. */
+function _robustDiagonal(variances: Float64Array): Metric {
+  const v = Float64Array.from(variances);
+  let fallback = 0, count = 0;
+  for (const x of v) if (x > 0 && Number.isFinite(x)) (fallback += x, count++);
+  fallback = count > 0 ? fallback / count : 1;
+  for (let i = 0; i < v.length; i++) if (!(v[i] > 0) || !Number.isFinite(v[i])) v[i] = fallback;
+  return diagonalMetric(v);
 }
 
 /**
@@ -408,7 +441,9 @@ export function hessianAdaptationInit(
  * Feed the position after one warmup iteration. After every `updateEvery`
  * iterations (while warmup iterations remain) set θ* to the mean of the
  * positions since the last update, evaluate H = ∇² log π(θ*) and return the
- * metric with M⁻¹ = (−H)⁻¹ (or `null` when the Hessian function declines).
+ * metric with M⁻¹ = (−H)⁻¹, shrunk toward its diagonal where −H is not
+ * positive definite ({@link metricFromNegativeHessian}); `null` (keep the
+ * metric) when the Hessian function declines or H is not finite.
  *
  * @param state The state (updated in place).
  * @param position The chain's position after this warmup iteration.
@@ -441,8 +476,11 @@ export function hessianAdaptationUpdate(
   state.windowCount = 0;
   const h = new Float64Array(d * d);
   if (state.hessianFn(center, h) === false) return null;
-  state.center = center;
   state.numHessianEvaluations++;
+  // A non-finite Hessian (θ* in an overflow region) keeps the current metric:
+  // warmup never stops for the metric.
+  if (!h.every(Number.isFinite)) return null;
+  state.center = center;
   return metricFromNegativeHessian(h);
 }
 

@@ -185,14 +185,18 @@ export function denseMetric(inverseMassMatrix: Float64Array): Metric {
  * The dense metric M = −H of HMC-ECS §6.3: M⁻¹ = (−H)⁻¹ for the Hessian H of
  * the log posterior at some θ*.
  *
- * −H is symmetrised; if it is not numerically positive definite (θ* far from
- * the mode, round-off), a jitter τ·s·I with s = max(mean |diag(−H)|, 1e-300)
- * and τ = 1e-10, 1e-8, 1e-6, 1e-4 is added until the Cholesky factorisation
- * succeeds. Momenta are p = L z with −H + τ s I = L Lᵀ.
+ * −H is symmetrised; if it is not numerically positive definite (round-off),
+ * a jitter τ·s·I with s = max(mean |diag(−H)|, 1e-300) and τ = 1e-10, 1e-8,
+ * 1e-6, 1e-4 is added until the Cholesky factorisation succeeds. If it is
+ * indefinite (θ* far from the mode, a posterior that is not log-concave), it
+ * is shrunk toward its diagonal, as Stan shrinks its covariance estimate:
+ * α(−H) + (1 − α)D with D = diag(max(|−Hᵢᵢ|, 10⁻⁸s)) and α = 0.9, 0.5, 0.1,
+ * 0 — the first that is positive definite (α = 0 always is). Momenta are
+ * p = L z with the factored matrix = L Lᵀ.
  *
  * @param hessian H = ∇² log π(θ*), d×d row-major.
- * @returns The metric (its `inverseMassMatrix` is (−H)⁻¹).
- * @throws {RangeError} If −H is not positive definite even with the largest jitter.
+ * @returns The metric (its `inverseMassMatrix` is the inverse of the factored matrix).
+ * @throws {RangeError} If H has a non-finite entry.
  *
  * @example
  * ```ts
@@ -213,21 +217,35 @@ export function metricFromNegativeHessian(hessian: Float64Array): Metric {
     meanDiag += Math.abs(neg[i * n + i]) / n;
   }
   const scale = Math.max(meanDiag, 1e-300);
-  let lastError: unknown;
-  for (const tau of [0, 1e-10, 1e-8, 1e-6, 1e-4]) {
+  const attempt = (a: Float64Array, jitter: number): Metric | null => {
     try {
-      const l = cholesky(neg, { name: "negative Hessian", jitter: tau * scale });
-      return _dense(inverseFromCholesky(l), l, "mass");
+      const l = cholesky(a, { name: "negative Hessian", jitter });
+      const inv = inverseFromCholesky(l);
+      return inv.every(Number.isFinite) ? _dense(inv, l, "mass") : null;
     } catch (e) {
       if (!(e instanceof RangeError) || /must be finite/.test(e.message)) throw e;
-      lastError = e;
+      return null;
     }
+  };
+  for (const tau of [0, 1e-10, 1e-8, 1e-6, 1e-4]) {
+    const m = attempt(neg, tau * scale);
+    if (m !== null) return m;
   }
-  throw new RangeError(
-    `${(lastError as Error).message}; still not positive definite with jitter ${
-      1e-4 * scale
-    } on the diagonal`,
-  );
+  // Indefinite: shrink toward the (positive) diagonal.
+  const shrunk = new Float64Array(n * n);
+  for (const alpha of [0.9, 0.5, 0.1, 0]) {
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        shrunk[i * n + j] = i === j
+          ? alpha * neg[i * n + i] +
+            (1 - alpha) * Math.max(Math.abs(neg[i * n + i]), 1e-8 * scale)
+          : alpha * neg[i * n + j];
+      }
+    }
+    const m = attempt(shrunk, alpha === 0 ? 1e-8 * scale : 0);
+    if (m !== null) return m;
+  }
+  throw new RangeError(`the negative Hessian's diagonal cannot be inverted (scale ${scale})`);
 }
 
 /**

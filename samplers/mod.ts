@@ -69,6 +69,12 @@ export {
 export * from "./sg_samplers.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";
+export {
+  dataBasedStart,
+  type OptimizedStart,
+  optimizeStart,
+  type OptimizeStartOptions,
+} from "./optimize_start.ts";
 export * from "./run_rwmh.ts";
 export * from "./hmc_ecs.ts";
 // Types the API mentions, re-exported flat so that documentation tools see them.

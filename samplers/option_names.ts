@@ -61,6 +61,7 @@ const _HMC = _keys<HmcSamplerOptions>()([
   "divergenceThreshold",
   "warmupScheme",
   "optimizationIterations",
+  "init",
 ]);
 const _RWMH = _keys<RwmhSamplerOptions>()([
   "scale",

@@ -25,8 +25,10 @@ import {
 } from "./hmc_warmup.ts";
 import type { LogDensityGradientFn } from "./integrators.ts";
 import { dataModelHessianFn, type HessianFn } from "./mass_matrix_adaptation.ts";
-import { diagonalMetric, identityMetric, type Metric } from "./metric.ts";
-import { optimizeStart } from "./optimize_start.ts";
+import { denseMetric, diagonalMetric, identityMetric, type Metric } from "./metric.ts";
+import { dataBasedStart, type OptimizedStart, optimizeStart } from "./optimize_start.ts";
+import { cholesky, inverseSpd } from "../math/linalg.ts";
+import type { Rng } from "../random/rng.ts";
 import {
   cheesFinal,
   cheesInit,
@@ -50,10 +52,21 @@ export interface HmcSamplerOptions {
   /**
    * Metric: `"identity"` (fixed I), `"diagonal"`/`"dense"` (Stan windowed
    * estimates), `"hessian"` (HMC-ECS §6.3: M = −∇² log π(θ*) every
-   * `updateEvery` warmup iterations, from M = I), or a fixed {@link Metric}.
-   * Default `"diagonal"`.
+   * `updateEvery` warmup iterations, from M = I), `"auto"` or a fixed
+   * {@link Metric}. Default `"auto"`: `"dense"` when d ≤
+   * {@link AUTO_DENSE_MAX_DIM} and, under the Laplace approximation at the
+   * start, some parameter has a multiple correlation of at least
+   * {@link AUTO_DENSE_MIN_CORRELATION} with the others, else `"diagonal"`
+   * ({@link chooseMetric}).
    */
-  metric?: "identity" | "diagonal" | "dense" | "hessian" | Metric;
+  metric?: "identity" | "diagonal" | "dense" | "hessian" | "auto" | Metric;
+  /**
+   * Where each chain starts (see {@link HmcInit}). Default `"laplace"` with
+   * the `"chees"` warmup, `"given"` (the driver's initial position) with
+   * `"fixed"`, and `"given"` whenever the run is given `initialPosition`,
+   * `initialPositions` or `jitter` (through {@link runHmc} or the registry).
+   */
+  init?: "laplace" | "given" | "0" | 0 | string | { uniform: number };
   /**
    * Metric to start warmup from when `metric` names an adaptive scheme
    * (default identity, as in HMC-ECS §6.3). A good start (e.g. the Laplace
@@ -83,10 +96,12 @@ export interface HmcSamplerOptions {
   /**
    * How warmup sets the integration time and where it starts:
    *
-   * - `"chees"`: a short Newton optimisation from the chain's start (when
-   *   the model has a Hessian and no `initialMetric` is given) gives the
-   *   first metric, diag((−∇² log π)⁻¹), and the chain starts at its end plus
-   *   a draw from that Laplace approximation; then Stan's windows and dual
+   * - `"chees"`: a damped Newton search of the mode from a data-based point
+   *   (samplers/optimize_start.ts; when the model has a Hessian and no
+   *   `initialMetric` is given) gives the first metric — the Laplace
+   *   covariance (−∇² log π)⁻¹, dense or its diagonal as the metric scheme
+   *   says — and by default (`init: "laplace"`) each chain starts at its own
+   *   draw from that Laplace approximation; then Stan's windows and dual
    *   averaging as before, with the integration time T adapted by ChEES and
    *   jittered (L = ⌈h·T/ε⌉, h from a Halton sequence) in both phases
    *   (`trajectoryLength` is the initial T, default 1).
@@ -98,8 +113,68 @@ export interface HmcSamplerOptions {
    * `"fixed"` otherwise.
    */
   warmupScheme?: "chees" | "fixed";
-  /** Newton iterations of the `"chees"` start (default 10; 0 skips the optimisation). */
+  /** Most Newton iterations of the start search (default 50; it stops at the mode; 0 skips it). */
   optimizationIterations?: number;
+}
+
+/**
+ * Where each chain starts:
+ *
+ * - `"laplace"`: a draw from the Laplace approximation N(θ̂, (−∇² log π(θ̂))⁻¹)
+ *   at the mode θ̂ found by a damped Newton search from a data-based point
+ *   ({@link dataBasedStart}); when there is no Laplace approximation (no
+ *   Hessian, or −∇² log π not positive definite at the search's end), the
+ *   search's last point plus uniform(−2, 2) noise per coordinate.
+ * - `"given"` or `"0"` (or the number 0): the driver's initial position
+ *   (zeros unless `initialPosition(s)` is given), as is.
+ * - `"uniform(R)"` or `{ uniform: R }`: the driver's initial position plus
+ *   uniform(−R, R) noise per coordinate of θ (Stan's `init = R`).
+ */
+export type HmcInit = NonNullable<HmcSamplerOptions["init"]>;
+
+/** d up to which `metric: "auto"` may choose the dense metric. */
+export const AUTO_DENSE_MAX_DIM = 100;
+
+/**
+ * Multiple correlation of a parameter with the others, under the Laplace
+ * approximation, from which `metric: "auto"` chooses dense ({@link chooseMetric}).
+ */
+export const AUTO_DENSE_MIN_CORRELATION = 0.5;
+
+/**
+ * Parse an {@link HmcInit}.
+ *
+ * @param init The option (or a CLI `--init` value other than a file).
+ * @returns `{kind, radius}`.
+ * @throws {TypeError} Naming the value when it is not one of the forms.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseHmcInit } from "./run_hmc.ts";
+ * assert.deepEqual(parseHmcInit("uniform(0.5)"), { kind: "uniform", radius: 0.5 });
+ * assert.deepEqual(parseHmcInit(0), { kind: "given", radius: 0 });
+ * ```
+ */
+export function parseHmcInit(
+  init: HmcInit,
+): { kind: "laplace" | "given" | "uniform"; radius: number } {
+  if (init === 0 || init === "0" || init === "given") return { kind: "given", radius: 0 };
+  if (init === "laplace") return { kind: "laplace", radius: 0 };
+  let radius = NaN;
+  if (typeof init === "object" && init !== null && "uniform" in init) radius = Number(init.uniform);
+  else if (typeof init === "string") {
+    const m = /^\s*uniform\s*\(\s*([^)]*?)\s*\)\s*$/.exec(init);
+    if (m !== null && m[1] !== "") radius = Number(m[1]);
+  }
+  if (!(radius > 0) || !Number.isFinite(radius)) {
+    throw new TypeError(
+      `init must be "laplace", "0", "given" or "uniform(R)" with R > 0, got ${
+        JSON.stringify(init)
+      }`,
+    );
+  }
+  return { kind: "uniform", radius };
 }
 
 /** Per-chain state of {@link hmcSampler}: the kernel state plus its tuning. */
@@ -122,6 +197,10 @@ export interface AdaptiveHmcState {
   readonly previousPosition: Float64Array | null;
   /** Jitter h of the last transition. */
   readonly jitter: number;
+  /** The metric scheme this chain adapts (`"auto"` resolved at `init`). */
+  readonly metricAdaptation: MetricAdaptation;
+  /** Why the start search did not reach a mode (naming the parameter), or null. */
+  readonly startWarning: string | null;
 }
 
 /** Options of {@link runHmc}: the sampler's options and the driver's. */
@@ -170,8 +249,9 @@ export function hmcSampler(
       `give numIntegrationSteps or trajectoryLength, not both (got ${numIntegrationSteps} and ${trajectoryLength})`,
     );
   }
-  const metricOption = options.metric ?? "diagonal";
-  const isAdaptiveMetric = metricOption === "diagonal" || metricOption === "dense";
+  const metricOption = options.metric ?? "auto";
+  const isAdaptiveMetric = metricOption === "diagonal" || metricOption === "dense" ||
+    metricOption === "auto";
   const warmupMode = options.warmupScheme ??
     (numIntegrationSteps === undefined && trajectoryLength === undefined && isAdaptiveMetric
       ? "chees"
@@ -189,18 +269,19 @@ export function hmcSampler(
   const isChees = warmupMode === "chees";
   const initialT = trajectoryLength ?? 1;
   if (numIntegrationSteps === undefined) trajectoryLength ??= 1.2;
-  const optimizationIterations = options.optimizationIterations ?? 10;
+  const optimizationIterations = options.optimizationIterations ?? 50;
   if (!Number.isInteger(optimizationIterations) || optimizationIterations < 0) {
     throw new RangeError(
       `optimizationIterations must be a non-negative integer, got ${optimizationIterations}`,
     );
   }
+  const init = parseHmcInit(options.init ?? (isChees ? "laplace" : "given"));
   let initialMetric: Metric;
-  let metricAdaptation: MetricAdaptation;
+  let metricAdaptation: MetricAdaptation | "auto";
   if (typeof metricOption === "string") {
-    if (!["identity", "diagonal", "dense", "hessian"].includes(metricOption)) {
+    if (!["identity", "diagonal", "dense", "hessian", "auto"].includes(metricOption)) {
       throw new TypeError(
-        `metric must be "identity", "diagonal", "dense", "hessian" or a Metric, got ${
+        `metric must be "identity", "diagonal", "dense", "hessian", "auto" or a Metric, got ${
           JSON.stringify(metricOption)
         }`,
       );
@@ -223,17 +304,35 @@ export function hmcSampler(
   }
   let hessianFn = options.hessianFn;
   if (metricAdaptation === "hessian" && hessianFn === undefined) hessianFn = _modelHessianFn(model);
+  // The Newton search runs when its mode is used: for a Laplace start, or
+  // for the first metric of the "chees" warmup (or to resolve "auto").
+  const isLaplaceMetric = isChees && options.initialMetric === undefined &&
+    typeof metricOption === "string";
   let startHessianFn: HessianFn | null = null;
-  if (
-    isChees && optimizationIterations > 0 && options.initialMetric === undefined &&
-    typeof metricOption === "string"
-  ) {
+  if (optimizationIterations > 0 && (init.kind === "laplace" || isLaplaceMetric)) {
     try {
       startHessianFn = hessianFn ?? _modelHessianFn(model);
     } catch {
       startHessianFn = null; // no Hessian: start from the given point and metric
     }
   }
+  // The search is the same for every chain, but each chain makes it in its
+  // own init: chains stay self-contained (same draws and costs in any worker).
+  const startSearch = (position: Float64Array): OptimizedStart | null => {
+    if (startHessianFn === null) return null;
+    const search = (from: Float64Array) =>
+      optimizeStart(fn, from, {
+        hessianFn: startHessianFn!,
+        maxIterations: optimizationIterations,
+        parameterNames: model.parameterNames,
+      });
+    const fromData = dataBasedStart(model);
+    const first = search(fromData ?? position);
+    if (fromData === null || first.laplaceCovariance !== null) return first;
+    // The data-based point failed: fall back to the prior's centre (the given position).
+    const second = search(position);
+    return second.laplaceCovariance !== null || !Number.isFinite(first.logDensity) ? second : first;
+  };
   const adaptStepSize = options.adaptStepSize ?? true;
   const params = (state: AdaptiveHmcState, jitter: number, phase: Phase): hmc.HmcParams =>
     isChees
@@ -262,13 +361,14 @@ export function hmcSampler(
     stepSize: number,
     numWarmup: number,
     metric: Metric,
+    chainMetricAdaptation: MetricAdaptation,
   ): HmcWarmupState | null =>
-    adaptStepSize || metricAdaptation !== "none"
+    adaptStepSize || chainMetricAdaptation !== "none"
       ? hmcWarmupInit(dim, {
         numWarmup,
         stepSize,
         adaptStepSize,
-        metricAdaptation,
+        metricAdaptation: chainMetricAdaptation,
         initialMetric: metric,
         hessianFn,
         updateEvery: options.updateEvery,
@@ -284,20 +384,17 @@ export function hmcSampler(
       if (position.length !== dim) {
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
-      let start = position, metric = initialMetric;
-      if (startHessianFn !== null) {
-        const opt = optimizeStart(fn, position, {
-          hessianFn: startHessianFn,
-          maxIterations: optimizationIterations,
-        });
-        const v = opt.inverseHessianDiagonal;
-        if (v !== null) {
-          // Start at a draw from the (diagonal) Laplace approximation: chains stay dispersed.
-          start = Float64Array.from(opt.position);
-          for (let j = 0; j < dim; j++) start[j] += Math.sqrt(v[j]) * rng.normal();
-          metric = diagonalMetric(v);
-        }
+      let metric = initialMetric;
+      const opt = startSearch(position);
+      const cov = opt?.laplaceCovariance ?? null;
+      let chainAdaptation: MetricAdaptation = metricAdaptation === "auto"
+        ? chooseMetric(cov, dim)
+        : metricAdaptation;
+      if (metricAdaptation === "auto" && cov === null) chainAdaptation = "diagonal";
+      if (isLaplaceMetric && cov !== null && metricAdaptation !== "none") {
+        metric = _laplaceMetric(cov, dim, chainAdaptation === "diagonal");
       }
+      const start = _startPoint(init, position, opt, rng);
       const state = hmc.init(start, fn, { parameterNames: model.parameterNames });
       const stepSize = options.stepSize ??
         findReasonableStepSize(state, rng, {
@@ -314,6 +411,8 @@ export function hmcSampler(
         numTransitions: 0,
         previousPosition: null,
         jitter: 1,
+        metricAdaptation: chainAdaptation,
+        startWarning: opt?.warning ?? null,
       };
     },
     step(rng, state, phase: Phase, _iteration) {
@@ -336,7 +435,7 @@ export function hmcSampler(
         // The warmup plan is made at the first warmup iteration, when the
         // driver's numWarmup is known.
         const current = context.iteration === 0
-          ? startWarmup(state.stepSize, context.numWarmup, state.metric)
+          ? startWarmup(state.stepSize, context.numWarmup, state.metric, state.metricAdaptation)
           : state.warmup;
         let chees = state.chees, T = state.trajectoryLength;
         const proposal = context.info.proposal;
@@ -381,8 +480,13 @@ export function hmcSampler(
       },
     },
     tuning(state) {
+      const notes = {
+        metricAdaptation: state.metricAdaptation,
+        ...(state.startWarning === null ? {} : { startWarning: state.startWarning }),
+      };
       if (isChees) {
         return {
+          ...notes,
           stepSize: state.stepSize,
           trajectoryLength: state.trajectoryLength,
           // L is jittered: ⌈h·T/ε⌉ with h uniform on (0, 1), mean ≈ T/(2ε) + ½.
@@ -392,6 +496,7 @@ export function hmcSampler(
         };
       }
       return {
+        ...notes,
         stepSize: state.stepSize,
         numIntegrationSteps: numIntegrationSteps ??
           hmc.numStepsForTrajectory(trajectoryLength as number, {
@@ -420,7 +525,7 @@ export function hmcSampler(
 export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
   name: "hmc",
   summary:
-    "full-data HMC: Newton start + Laplace metric, Stan windows, dual averaging, ChEES-adapted jittered T",
+    "full-data HMC: damped Newton start + Laplace draws and metric, Stan windows, dual averaging, ChEES-adapted jittered T",
   references:
     "Neal (2011) §5.3.2; Hoffman & Gelman (2014) Algorithms 4–5; Hoffman, Radul & Sountsov (2021) Algorithm 1; Dang et al. (2019) §6.3",
   requires: "log-density",
@@ -430,8 +535,9 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       name: "metric",
       flag: "metric",
       type: "choice",
-      choices: ["identity", "diagonal", "dense", "hessian"],
-      default: "diagonal",
+      choices: ["identity", "diagonal", "dense", "hessian", "auto"],
+      default:
+        `auto (dense when d ≤ ${AUTO_DENSE_MAX_DIM} and a Laplace multiple correlation ≥ ${AUTO_DENSE_MIN_CORRELATION}, else diagonal)`,
       help: "metric (mass matrix) adaptation",
     },
     {
@@ -464,7 +570,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       help: "dual-averaging target acceptance rate",
     },
   ],
-  build: (model, options) => hmcSampler(model, options),
+  build: (model, options) => hmcSampler(model, _givenStartInit(options)),
 };
 
 /**
@@ -472,7 +578,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  *
  * Defaults: 4 chains, 1000 warmup + 1000 sampling iterations, warmup
  * `"chees"` (Newton start, Laplace diagonal metric, ChEES-adapted jittered
- * integration time), dual averaging to δ = 0.8, diagonal windowed metric;
+ * integration time), dual averaging to δ = 0.8, windowed metric chosen by `"auto"`;
  * `warmupScheme: "fixed"` gives the previous εL = 1.2 from the identity metric. Use
  * `metric: "hessian"` for the HMC-ECS §6.3 tuning.
  *
@@ -495,6 +601,106 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
 export function runHmc(model: Model, options: RunHmcOptions): SamplingResult {
   checkRunInputs("runHmc", model, options);
   return sampleChains({ ...options, sampler: hmcDescription.build(model, options), model });
+}
+
+/** Starts given to the driver are used as they are unless `init` says otherwise. */
+function _givenStartInit(options: HmcSamplerOptions): HmcSamplerOptions {
+  const o = options as HmcSamplerOptions & Partial<RunOptions>;
+  return o.init === undefined &&
+      (o.initialPosition !== undefined || o.initialPositions !== undefined ||
+        (o.jitter ?? 0) > 0)
+    ? { ...options, init: "given" }
+    : options;
+}
+
+/**
+ * The metric `"auto"` chooses from the Laplace covariance Σ: `"dense"` when
+ * d ≤ {@link AUTO_DENSE_MAX_DIM} and some parameter's multiple correlation
+ * with the others, Rⱼ = √(1 − 1/(Σⱼⱼ (Σ⁻¹)ⱼⱼ)), is at least
+ * {@link AUTO_DENSE_MIN_CORRELATION}, else `"diagonal"` (also without a
+ * Laplace approximation). Σⱼⱼ (Σ⁻¹)ⱼⱼ is the variance inflation of θⱼ: the
+ * squared ratio of its marginal to its conditional sd, by which a diagonal
+ * metric shortens the steps along the correlated direction. Rⱼ is at least
+ * the largest pairwise |correlation| of θⱼ, and also sees a parameter
+ * correlated with a combination of many others (collinear predictors).
+ *
+ * @param covariance The Laplace covariance (d×d row-major) or null.
+ * @param dim d.
+ * @returns `"dense"` or `"diagonal"`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { chooseMetric } from "./run_hmc.ts";
+ * assert.equal(chooseMetric(new Float64Array([1, -0.999, -0.999, 1]), 2), "dense");
+ * assert.equal(chooseMetric(new Float64Array([1, 0.3, 0.3, 1]), 2), "diagonal");
+ * ```
+ */
+export function chooseMetric(covariance: Float64Array | null, dim: number): "dense" | "diagonal" {
+  if (covariance === null || dim > AUTO_DENSE_MAX_DIM) return "diagonal";
+  let precision: Float64Array;
+  try {
+    precision = inverseSpd(covariance);
+  } catch {
+    return "diagonal";
+  }
+  const minInflation = 1 / (1 - AUTO_DENSE_MIN_CORRELATION ** 2);
+  for (let j = 0; j < dim; j++) {
+    if (covariance[j * dim + j] * precision[j * dim + j] >= minInflation) return "dense";
+  }
+  return "diagonal";
+}
+
+/** The first metric from the Laplace covariance: its diagonal, or all of it. */
+function _laplaceMetric(cov: Float64Array, dim: number, isDiagonal: boolean): Metric {
+  const diag = new Float64Array(dim);
+  for (let j = 0; j < dim; j++) diag[j] = cov[j * dim + j];
+  if (!isDiagonal) {
+    try {
+      return denseMetric(cov);
+    } catch {
+      // round-off: keep the diagonal
+    }
+  }
+  return diagonalMetric(diag);
+}
+
+/** A chain's starting point for its init mode (see {@link HmcInit}). */
+function _startPoint(
+  init: { kind: "laplace" | "given" | "uniform"; radius: number },
+  position: Float64Array,
+  opt: OptimizedStart | null,
+  rng: Rng,
+): Float64Array {
+  const d = position.length;
+  if (init.kind === "given") return Float64Array.from(position);
+  if (init.kind === "uniform") {
+    return position.map((x) => x + init.radius * (2 * rng.uniform() - 1));
+  }
+  if (opt === null) return position.map((x) => x + 2 * (2 * rng.uniform() - 1));
+  const start = Float64Array.from(opt.position);
+  if (opt.laplaceCovariance === null) {
+    for (let j = 0; j < d; j++) start[j] += 2 * (2 * rng.uniform() - 1);
+    return start;
+  }
+  // θ̂ + L z with L Lᵀ the Laplace covariance: chains start dispersed as the posterior.
+  let l: Float64Array;
+  try {
+    l = cholesky(opt.laplaceCovariance, { name: "Laplace covariance" });
+  } catch {
+    for (let j = 0; j < d; j++) {
+      start[j] += Math.sqrt(opt.laplaceCovariance[j * d + j]) * rng.normal();
+    }
+    return start;
+  }
+  const z = new Float64Array(d);
+  for (let j = 0; j < d; j++) z[j] = rng.normal();
+  for (let i = 0; i < d; i++) {
+    let s = 0;
+    for (let k = 0; k <= i; k++) s += l[i * d + k] * z[k];
+    start[i] += s;
+  }
+  return start;
 }
 
 function _modelHessianFn(model: Model): HessianFn {

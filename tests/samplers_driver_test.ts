@@ -308,10 +308,16 @@ Deno.test("samplers reject bad inputs with messages naming the value", async (t)
     });
     assert.throws(() => diagonalMetric(new Float64Array([1, -2])), /got -2 at index 1/);
     assert.throws(() => denseMetric(new Float64Array([1, 0.5, 0, 1])), /must be symmetric/);
-    // H positive definite ⇒ −H negative definite: no jitter can fix that.
+    // H positive definite ⇒ −H negative definite: no jitter can fix that, so
+    // −H is shrunk toward its |diagonal| (0.1·(−I) + 0.9·I = 0.8 I): warmup
+    // goes on with a usable metric instead of stopping.
+    const shrunk = metricFromNegativeHessian(new Float64Array([1, 0, 0, 1]));
+    Array.from(shrunk.inverseMassMatrix).forEach((v, k) =>
+      assert.ok(Math.abs(v - [1.25, 0, 0, 1.25][k]) < 1e-12, `${k}: ${v}`)
+    );
     assert.throws(
-      () => metricFromNegativeHessian(new Float64Array([1, 0, 0, 1])),
-      /negative Hessian is not positive definite.*jitter/,
+      () => metricFromNegativeHessian(new Float64Array([NaN, 0, 0, 1])),
+      /must be finite/,
     );
     // A barely indefinite −H is rescued by the jitter.
     const m = metricFromNegativeHessian(new Float64Array([-1, -1, -1, -1 + 1e-17]));
