@@ -53,6 +53,7 @@ export interface WorkerChain {
 /** @internal What a chain worker posts back. */
 export type WorkerReply =
   | { type: "ready" }
+  | { type: "grow"; bytes: number }
   | { type: "chain"; output: ChainOutput }
   | { type: "progress"; chain: number; iteration: number; total: number }
   | { type: "draw"; chain: number; draw: number; position: Float64Array; info: StepInfo }
@@ -86,7 +87,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
   try {
     if (msg.type === "init") {
       _init = msg;
-      const arena = attachRegion(msg.region);
+      const arena = attachRegion(msg.region, (bytes) => _post({ type: "grow", bytes }));
       _model = modelFromSpec(msg.spec, arena);
       _sampler = getSampler(msg.sampler).build(_model, msg.own, msg.plan);
       _post({ type: "ready" });

@@ -33,7 +33,12 @@
  *
  * @module
  */
-import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
+import {
+  grantExtension,
+  releaseRegion,
+  reserveRegion,
+  type SharedRegion,
+} from "../core/shared_region.ts";
 import type { Model } from "../models/model.ts";
 import { modelSpecOf } from "../models/model_spec.ts";
 import type { GlmModel } from "../models/glm.ts";
@@ -179,7 +184,9 @@ export async function sampleParallel(
     throw new RangeError(`workerScratchBytes must be an integer ≥ 65536, got ${scratch}`);
   }
   const regions: SharedRegion[] = [];
-  for (let k = 0; k < numWorkers; k++) regions.push(reserveRegion(glm.arena, scratch));
+  for (let k = 0; k < numWorkers; k++) {
+    regions.push(reserveRegion(glm.arena, scratch, { growable: true }));
+  }
   const spec = modelSpecOf(model) as { spec: WorkerInit["spec"] }; // after growth: same memory
   const init: WorkerInit = {
     type: "init",
@@ -234,6 +241,9 @@ export async function sampleParallel(
           switch (reply.type) {
             case "ready":
               give();
+              break;
+            case "grow":
+              grantExtension(glm.arena, regions[k], reply.bytes);
               break;
             case "chain":
               outputs[current] = reply.output;
