@@ -29,6 +29,7 @@ import {
   positiveFlag,
   resolveUserPath,
 } from "./args.ts";
+import { ChainProgress } from "./progress.ts";
 import { checkWritable, DrawsFileWriter } from "./draws_writer.ts";
 import { formatSummary, summaryWarnings, withNaturalScales } from "./summary_table.ts";
 import {
@@ -246,29 +247,6 @@ function _checkMemory(
   );
 }
 
-/** A progress bar on stderr (a line per 10 % when stderr is not a terminal). */
-function _progress(label: string, quiet: boolean) {
-  const tty = Deno.stderr.isTerminal();
-  const enc = new TextEncoder();
-  let lastPct = -1;
-  const t0 = performance.now();
-  return {
-    update(done: number, total: number) {
-      if (quiet || total <= 0) return;
-      const pct = Math.floor((100 * done) / total);
-      if (pct === lastPct || (!tty && pct % 10 !== 0)) return;
-      lastPct = pct;
-      const width = 30, filled = Math.round((width * done) / total);
-      const secs = ((performance.now() - t0) / 1000).toFixed(1);
-      const bar = `${label} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${pct}% ${secs}s`;
-      Deno.stderr.writeSync(enc.encode(tty ? `\r${bar}` : `${bar}\n`));
-    },
-    done() {
-      if (!quiet && tty) Deno.stderr.writeSync(enc.encode("\n"));
-    },
-  };
-}
-
 /**
  * Run `tallmc sample`.
  *
@@ -391,7 +369,11 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const writer = outPath === undefined
     ? null
     : DrawsFileWriter.open(outPath, { parameterNames: model.parameterNames, extraNames });
-  const bar = _progress(samplerName, Boolean(values.quiet));
+  const bar = values.quiet ? null : new ChainProgress({
+    label: samplerName,
+    numChains,
+    tty: Deno.stderr.isTerminal(),
+  });
   let result: SamplingResult;
   try {
     const driver = {
@@ -400,8 +382,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       numWarmup,
       numChains,
       thin,
-      onProgress: (chain: number, it: number, total: number) =>
-        bar.update(chain * total + it, numChains * total),
+      onProgress: (chain: number, it: number, total: number) => bar?.update(chain, it, total),
       onDraw: writer === null
         ? undefined
         : (chain: number, k: number, pos: Float64Array, info: object) => {
@@ -436,7 +417,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
     );
   } finally {
     writer?.close();
-    bar.done();
+    bar?.done();
   }
   console.log(
     `${samplerName}: ${numChains} chain(s) × ${result.numDraws} draws, n = ${model.numRows}, d = ${model.dim}, backend ${arena.backend}`,

@@ -14,9 +14,12 @@
  * ```
  *
  * The data are read in place by every worker; each worker allocates its
- * scratch (θ, gradients, subsample buffers) only in its own block of the
- * memory, set aside by the owning arena before the workers start. The calling
- * thread must not allocate in that arena while a parallel run is under way.
+ * scratch (θ, gradients, subsample buffers) only in its own blocks of the
+ * memory: one set aside by the owning arena before the workers start, and
+ * more when the worker asks (a "grow" message; the worker waits until this
+ * thread allocates the block in the owning arena and wakes it, see
+ * `core/shared_region.ts`). So a sampler's scratch need not be known in
+ * advance. Every block is freed when the run ends.
  *
  * `sampleParallel` is async (workers answer by messages); `workers: 0`, a
  * model that cannot be sent (see `modelSpecOf`: user closures, TypeScript
@@ -55,8 +58,10 @@ export type SampleParallelOptions = SampleOptions & {
    */
   workers?: number;
   /**
-   * Bytes of the shared memory set aside per worker for its scratch (default
-   * 4 MiB + 32 bytes per row + 128·d² bytes).
+   * Bytes of the shared memory first set aside per worker for its scratch
+   * (default 4 MiB + 32 bytes per row + 128·d² bytes). A worker that needs
+   * more (HMC-ECS's subset fit, per-row caches) is given further blocks as it
+   * asks for them, so this only sets how often it must ask (see docs/parallel.md).
    */
   workerScratchBytes?: number;
 };
