@@ -90,7 +90,7 @@ export function reserveRegion(
 /**
  * Answer a worker's request for `bytes` more scratch in a growable region:
  * allocate a zeroed block in the owning arena and wake the worker (or tell it
- * the block could not be had, when the memory is full).
+ * the block could not be had: the memory is full, or the region was released).
  *
  * @param arena The owning arena.
  * @param region A growable region from {@link reserveRegion}.
@@ -104,9 +104,12 @@ export function grantExtension(arena: Arena, region: SharedRegion, bytes: number
   }
   const signal = new Int32Array(region.signal);
   const words = new Uint32Array(region.signal);
+  const granted = _extensions.get(region);
   try {
+    // a region already released gets nothing (its worker is being ended)
+    if (granted === undefined) throw new RangeError("released");
     const start = arena.alloc(bytes, 64);
-    _extensions.get(region)?.push(start);
+    granted.push(start);
     words[1] = start;
     words[2] = start + bytes;
     Atomics.store(signal, 0, 1);

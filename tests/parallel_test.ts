@@ -5,6 +5,7 @@ import { GlmModel } from "../models/glm.ts";
 import { gaussianTarget } from "../models/gaussian_target.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { sample } from "../samplers/sample.ts";
+import { grantExtension, releaseRegion, reserveRegion } from "../core/shared_region.ts";
 
 function _model(shared: boolean, n = 2000): GlmModel {
   const arena = loadCore({ shared });
@@ -181,4 +182,17 @@ Deno.test("an attached arena with region.extend continues in the blocks it is gi
     region: { start, end: start + 1024, extend: () => ({ start, end: start + 8 }) },
   });
   assert.throws(() => refusing.allocF64(1000), /region\.extend returned .*not a block of/);
+});
+
+Deno.test("grantExtension() allocates for a live growable region only; releaseRegion() frees the extensions too", () => {
+  const owner = loadCore({ shared: true });
+  const before = owner.bytesInUse;
+  const region = reserveRegion(owner, 1 << 16, { growable: true });
+  grantExtension(owner, region, 1 << 17);
+  assert.equal(owner.bytesInUse, before + (1 << 16) + (1 << 17));
+  releaseRegion(owner, region);
+  assert.equal(owner.bytesInUse, before);
+  grantExtension(owner, region, 1 << 17); // released: refused, nothing allocated
+  assert.equal(owner.bytesInUse, before);
+  assert.throws(() => grantExtension(owner, reserveRegion(owner, 1 << 16), 64), /growable/);
 });
