@@ -42,6 +42,7 @@ import { checkWritable, refuseSameFile } from "./safe_output.ts";
 import { formatSummary, withNaturalScales } from "./summary_table.ts";
 import { initFromFlag, printVerdict, RUN_CHECK_FLAGS, runCheckHelp } from "./verdict_print.ts";
 import type { SummaryRow } from "../diagnostics/summary.ts";
+import { ChainProgress } from "./progress.ts";
 import {
   checkModelFlags,
   FAMILY_OPTION_FLAGS,
@@ -264,29 +265,6 @@ function _checkMemory(
   );
 }
 
-/** A progress bar on stderr (a line per 10 % when stderr is not a terminal). */
-function _progress(label: string, quiet: boolean) {
-  const tty = Deno.stderr.isTerminal();
-  const enc = new TextEncoder();
-  let lastPct = -1;
-  const t0 = performance.now();
-  return {
-    update(done: number, total: number) {
-      if (quiet || total <= 0) return;
-      const pct = Math.floor((100 * done) / total);
-      if (pct === lastPct || (!tty && pct % 10 !== 0)) return;
-      lastPct = pct;
-      const width = 30, filled = Math.round((width * done) / total);
-      const secs = ((performance.now() - t0) / 1000).toFixed(1);
-      const bar = `${label} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${pct}% ${secs}s`;
-      Deno.stderr.writeSync(enc.encode(tty ? `\r${bar}` : `${bar}\n`));
-    },
-    done() {
-      if (!quiet && tty) Deno.stderr.writeSync(enc.encode("\n"));
-    },
-  };
-}
-
 /**
  * Run `tallmc sample`.
  *
@@ -451,7 +429,11 @@ export async function sampleCommand(args: string[]): Promise<number> {
     watch.close();
     throw new CliUsageError(`--out ${outPath} cannot be written: ${(e as Error).message}`);
   }
-  const bar = _progress(samplerName, Boolean(values.quiet));
+  const bar = values.quiet ? null : new ChainProgress({
+    label: samplerName,
+    numChains,
+    tty: Deno.stderr.isTerminal(),
+  });
   // Iterations done per chain (draws kept, when there is no --out).
   const done = new Map<number, number>();
   // In a synchronous run a callback stops the chain by throwing (the driver
@@ -471,7 +453,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       ...init.driver,
       onProgress: (chain: number, it: number, total: number) => {
         done.set(chain, it);
-        bar.update(chain * total + it, numChains * total);
+        bar?.update(chain, it, total);
         checkStop();
       },
       onDraw: writer === null ? undefined : (
@@ -513,7 +495,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
   } catch (e) {
     // A chain could not start (e.g. a non-finite log density at θ₀): say
     // which columns the loader found extreme, the likely cause.
-    bar.done();
+    bar?.done();
     watch.close();
     const kept = writer === null ? "" : _keepOrDiscard(writer);
     if (!(e instanceof RangeError || e instanceof TypeError)) {
@@ -526,7 +508,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
       }${kept === "" ? "" : `; ${kept}`}`,
     );
   }
-  bar.done();
+  bar?.done();
   watch.close();
   if (watch.stopped || result === null) {
     return _finishStopped(writer, watch.signal, done, { numChains, numWarmup, thin });

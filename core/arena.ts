@@ -53,9 +53,24 @@ export interface ArenaOptions {
   /**
    * With `memory`: the byte range `[start, end)` this arena may allocate in,
    * a block the owning arena allocated for it (zeroed). The arena never grows
-   * the memory and throws when the region is full.
+   * the memory itself. When the region is full it calls `region.extend`, if
+   * given, for another zeroed block of at least the bytes it names (the owner
+   * allocates it; see `core/shared_region.ts`), and throws otherwise.
    */
-  region?: { start: number; end: number };
+  region?: ArenaRegion;
+}
+
+/** The block an attached arena allocates in (see {@link ArenaOptions.region}). */
+export interface ArenaRegion {
+  /** First byte of the block. */
+  start: number;
+  /** One past its last byte. */
+  end: number;
+  /**
+   * Called when an allocation does not fit: return another zeroed block of
+   * at least `bytes` bytes owned by this arena from then on (or throw).
+   */
+  extend?: (bytes: number) => { start: number; end: number };
 }
 
 interface _Block {
@@ -96,12 +111,19 @@ export class Arena {
 
   #start: number;
   #top: number;
-  /** End of the region an attached arena may use (MAX_BYTES for an owning arena). */
+  /** End of the block an attached arena bumps in (MAX_BYTES for an owning arena). */
   #end: number = MAX_BYTES;
+  #attached = false;
+  #extend: ArenaRegion["extend"];
+  /** Bytes of every block an attached arena was given (its region and extensions). */
+  #owned = 0;
   #free: _Block[] = [];
   #used = new Map<number, number>();
   #inUse = 0;
-  /** Bytes at or above this offset have never been handed out: still zero. */
+  /**
+   * Bytes in [#clean, #end) have never been handed out: still zero. Any other
+   * byte (an attached arena's earlier blocks included) is cleared when claimed.
+   */
   #clean: number;
 
   /**
@@ -151,6 +173,9 @@ export class Arena {
     if (options.memory !== undefined) {
       this.#start = _alignUp(options.region!.start, 16);
       this.#end = options.region!.end;
+      this.#attached = true;
+      this.#extend = options.region!.extend;
+      this.#owned = this.#end - this.#start;
     }
     this.#top = this.#start;
     this.#clean = this.#start;
@@ -159,7 +184,15 @@ export class Arena {
 
   /** Whether this arena allocates in a region of a memory another arena owns. */
   get isAttached(): boolean {
-    return this.#end !== MAX_BYTES;
+    return this.#attached;
+  }
+
+  /**
+   * Bytes an attached arena may allocate in: its region plus every block
+   * `region.extend` gave it (for an owning arena, the 4 GiB of a wasm32 memory).
+   */
+  get capacity(): number {
+    return this.#attached ? this.#owned : MAX_BYTES;
   }
 
   /** Bytes currently allocated (after rounding sizes up to 8). */
@@ -214,13 +247,15 @@ export class Arena {
       return this.#claim(p, size);
     }
     // Bump.
-    const p = _alignUp(this.#top, align);
-    if (p + size > this.#end && this.isAttached) {
-      throw new RangeError(
-        `alloc(${bytes}) does not fit in this attached arena's region of ${
-          this.#end - this.#start
-        } bytes (${this.#inUse} in use); give the worker a larger scratch region`,
-      );
+    let p = _alignUp(this.#top, align);
+    if (p + size > this.#end && this.#attached) {
+      if (this.#extend === undefined) {
+        throw new RangeError(
+          `alloc(${bytes}) does not fit in this attached arena's region of ${this.#owned} bytes (${this.#inUse} in use); give the worker a larger scratch region`,
+        );
+      }
+      this.#moveTo(this.#extend(Math.max(size + align, this.#owned)), size + align);
+      p = _alignUp(this.#top, align);
     }
     if (p + size > MAX_BYTES) {
       throw new RangeError(
@@ -521,14 +556,41 @@ export class Arena {
     }
   }
 
+  /**
+   * An attached arena continues in a new block: what is left of the current
+   * one joins the free list (cleared when claimed), the new one is bumped in.
+   */
+  #moveTo(block: { start: number; end: number }, atLeast: number): void {
+    const start = _alignUp(block.start, 16);
+    // Another thread may have grown the shared memory: grow(0) refreshes this thread's buffer.
+    if (block.end > this.memory.buffer.byteLength) this.memory.grow(0);
+    if (
+      !Number.isInteger(block.start) || !Number.isInteger(block.end) ||
+      block.start < RESERVED_BYTES || block.end > this.memory.buffer.byteLength ||
+      block.end - start < atLeast
+    ) {
+      throw new RangeError(
+        `region.extend returned ${
+          JSON.stringify(block)
+        }, not a block of ${atLeast} bytes inside the memory`,
+      );
+    }
+    if (this.#top < this.#end) this.#insertFree({ ptr: this.#top, size: this.#end - this.#top });
+    this.#owned += block.end - block.start;
+    this.#top = start;
+    this.#clean = start;
+    this.#end = block.end;
+  }
+
   #claim(ptr: number, size: number): number {
     ptr = ptr >>> 0;
     this.#used.set(ptr, size);
     this.#inUse += size;
-    // fresh memory from growth is zero: only reused bytes need clearing
-    const dirty = Math.min(ptr + size, this.#clean) - ptr;
+    // fresh memory from growth (or a fresh block) is zero: only reused bytes need clearing
+    const outside = ptr >= this.#end;
+    const dirty = (outside ? ptr + size : Math.min(ptr + size, this.#clean)) - ptr;
     if (dirty > 0) new Uint8Array(this.memory.buffer, ptr, dirty).fill(0);
-    this.#clean = Math.max(this.#clean, ptr + size);
+    if (!outside) this.#clean = Math.max(this.#clean, ptr + size);
     return ptr;
   }
 

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { Arena, RESERVED_BYTES } from "./arena.ts";
+import { Arena, type ArenaRegion, RESERVED_BYTES } from "./arena.ts";
 import type { CoreBackend, CoreExports } from "./exports.ts";
 
 export type { CoreBackend };
@@ -522,7 +522,7 @@ export function loadCore(options: LoadCoreOptions = {}): Arena {
  */
 export function attachCore(
   memory: WebAssembly.Memory,
-  options: { region: { start: number; end: number }; backend?: CoreBackend | "auto" },
+  options: { region: ArenaRegion; backend?: CoreBackend | "auto" },
 ): Arena {
   const backend = _choose(options.backend ?? "auto");
   const shared = memory.buffer instanceof SharedArrayBuffer;

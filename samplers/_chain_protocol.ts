@@ -41,6 +41,7 @@ export interface WorkerChain {
 /** @internal What a chain worker posts back. */
 export type WorkerReply =
   | { type: "ready" }
+  | { type: "grow"; bytes: number }
   | { type: "chain"; output: ChainOutput }
   | { type: "progress"; chain: number; iteration: number; total: number }
   | { type: "draw"; chain: number; draw: number; position: Float64Array; info: StepInfo }

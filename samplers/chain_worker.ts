@@ -54,7 +54,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
   try {
     if (msg.type === "init") {
       _init = msg;
-      const arena = attachRegion(msg.region);
+      const arena = attachRegion(msg.region, (bytes) => _post({ type: "grow", bytes }));
       _model = modelFromSpec(msg.spec, arena);
       _sampler = getSampler(msg.sampler).build(_model, msg.own, msg.plan);
       _post({ type: "ready" });

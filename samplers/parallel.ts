@@ -14,9 +14,12 @@
  * ```
  *
  * The data are read in place by every worker; each worker allocates its
- * scratch (θ, gradients, subsample buffers) only in its own block of the
- * memory, set aside by the owning arena before the workers start. The calling
- * thread must not allocate in that arena while a parallel run is under way.
+ * scratch (θ, gradients, subsample buffers) only in its own blocks of the
+ * memory: one set aside by the owning arena before the workers start, and
+ * more when the worker asks (a "grow" message; the worker waits until this
+ * thread allocates the block in the owning arena and wakes it, see
+ * `core/shared_region.ts`). So a sampler's scratch need not be known in
+ * advance. Every block is freed when the run ends.
  *
  * `sampleParallel` is async (workers answer by messages); `workers: 0`, a
  * model that cannot be sent (see `modelSpecOf`: user closures, TypeScript
@@ -33,7 +36,12 @@
  *
  * @module
  */
-import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
+import {
+  grantExtension,
+  releaseRegion,
+  reserveRegion,
+  type SharedRegion,
+} from "../core/shared_region.ts";
 import type { Model } from "../models/model.ts";
 import { modelSpecOf } from "../models/model_spec.ts";
 import type { GlmModel } from "../models/glm.ts";
@@ -52,8 +60,10 @@ export type SampleParallelOptions = SampleOptions & {
    */
   workers?: number;
   /**
-   * Bytes of the shared memory set aside per worker for its scratch (default
-   * 4 MiB + 32 bytes per row + 128·d² bytes).
+   * Bytes of the shared memory first set aside per worker for its scratch
+   * (default 4 MiB + 32 bytes per row + 128·d² bytes). A worker that needs
+   * more (HMC-ECS's subset fit, per-row caches) is given further blocks as it
+   * asks for them, so this only sets how often it must ask (see docs/parallel.md).
    */
   workerScratchBytes?: number;
 };
@@ -195,7 +205,9 @@ export async function sampleParallel(
     throw new RangeError(`workerScratchBytes must be an integer ≥ 65536, got ${scratch}`);
   }
   const regions: SharedRegion[] = [];
-  for (let k = 0; k < numWorkers; k++) regions.push(reserveRegion(glm.arena, scratch));
+  for (let k = 0; k < numWorkers; k++) {
+    regions.push(reserveRegion(glm.arena, scratch, { growable: true }));
+  }
   const spec = modelSpecOf(model) as { spec: WorkerInit["spec"] }; // after growth: same memory
   const init: WorkerInit = {
     type: "init",
@@ -250,6 +262,9 @@ export async function sampleParallel(
           switch (reply.type) {
             case "ready":
               give();
+              break;
+            case "grow":
+              grantExtension(glm.arena, regions[k], reply.bytes);
               break;
             case "chain":
               outputs[current] = reply.output;

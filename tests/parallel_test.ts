@@ -5,6 +5,7 @@ import { GlmModel } from "../models/glm.ts";
 import { gaussianTarget } from "../models/gaussian_target.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { sample } from "../samplers/sample.ts";
+import { grantExtension, releaseRegion, reserveRegion } from "../core/shared_region.ts";
 
 function _model(shared: boolean, n = 2000): GlmModel {
   const arena = loadCore({ shared });
@@ -123,4 +124,75 @@ Deno.test("attachCore() arenas stay in their region and never grow the memory", 
     () => attachCore(owner.memory, { region: { start: 0, end: 100 } }),
     /needs a region inside/,
   );
+});
+
+Deno.test("sampleParallel() gives a worker more scratch when it asks: a 64 KiB region runs HMC-ECS at n = 20,000, bit for bit", async () => {
+  // At n = 20,000 HMC-ECS's per-row caches alone are 20,000 × d × 8 bytes
+  // (4.6 MB), 70 times the region each worker starts with.
+  const model = _model(true, 20000);
+  const opts = {
+    sampler: "hmc-ecs",
+    seed: 5,
+    numWarmup: 20,
+    numSamples: 10,
+    numChains: 2,
+  };
+  const inUse = model.arena.bytesInUse;
+  const par = await sampleParallel(model, { ...opts, workers: 2, workerScratchBytes: 65536 });
+  assert.equal(par.parallel.workers, 2);
+  assert.deepEqual(par.chains.map((c) => c.stop), [null, null]);
+  // every block a worker was given is back in the owning arena
+  assert.equal(model.arena.bytesInUse, inUse);
+  assert.deepEqual(par.draws, sample(model, opts).draws);
+});
+
+Deno.test("an attached arena with region.extend continues in the blocks it is given, zeroed", () => {
+  const owner = loadCore({ shared: true });
+  const start = owner.alloc(1 << 16);
+  const blocks: number[] = [];
+  const arena = attachCore(owner.memory, {
+    region: {
+      start,
+      end: start + (1 << 16),
+      extend: (bytes) => {
+        const p = owner.alloc(bytes, 64);
+        new Uint8Array(owner.memory.buffer, p, bytes).fill(0);
+        blocks.push(p);
+        return { start: p, end: p + bytes };
+      },
+    },
+  });
+  const a = arena.allocF64(4000); // 32,000 bytes: fits
+  arena.f64(a, 4000).fill(7);
+  const b = arena.allocF64(10000); // 80,000 bytes: a new block
+  assert.equal(blocks.length, 1);
+  assert.ok(b >= blocks[0]);
+  assert.ok(arena.capacity >= (1 << 16) + 80000);
+  arena.f64(b, 10000).fill(3);
+  arena.free(a);
+  // the first region's bytes are reused, and cleared although the arena moved on
+  const c = arena.allocF64(4000);
+  assert.equal(c, a);
+  assert.ok(arena.f64(c, 4000).every((v) => v === 0));
+  arena.free(b);
+  const e = arena.allocF64(10000);
+  assert.ok(arena.f64(e, 10000).every((v) => v === 0));
+  assert.throws(() => arena.grow(1), /never grows/);
+  const refusing = attachCore(owner.memory, {
+    region: { start, end: start + 1024, extend: () => ({ start, end: start + 8 }) },
+  });
+  assert.throws(() => refusing.allocF64(1000), /region\.extend returned .*not a block of/);
+});
+
+Deno.test("grantExtension() allocates for a live growable region only; releaseRegion() frees the extensions too", () => {
+  const owner = loadCore({ shared: true });
+  const before = owner.bytesInUse;
+  const region = reserveRegion(owner, 1 << 16, { growable: true });
+  grantExtension(owner, region, 1 << 17);
+  assert.equal(owner.bytesInUse, before + (1 << 16) + (1 << 17));
+  releaseRegion(owner, region);
+  assert.equal(owner.bytesInUse, before);
+  grantExtension(owner, region, 1 << 17); // released: refused, nothing allocated
+  assert.equal(owner.bytesInUse, before);
+  assert.throws(() => grantExtension(owner, reserveRegion(owner, 1 << 16), 64), /growable/);
 });
