@@ -85,6 +85,10 @@ export function parseFlags(
 
 /** Library words in messages → what a command-line user types instead. */
 const _CLI_WORDING: readonly [RegExp, string][] = [
+  [
+    /--standardize with --formula in the CLI; standardize: true with a formula in the API/g,
+    "--formula with --standardize",
+  ],
   [/\(e\.g\. with standardize\(\)\)/g, "(--formula with --standardize)"],
   [/\bstandardize\(\)/g, "--standardize"],
   [/\blisted twice in columns\b/g, "listed twice in --columns"],

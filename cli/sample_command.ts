@@ -617,7 +617,15 @@ function _sampleInThread(
   let result: SamplingResult | null = null;
   for (let c = 0; c < numChains; c++) {
     if (stopped()) return null;
-    const r = sampleChains({ sampler, model, ...driver, chainIds: [c] });
+    // One chain per call: its own start, when the caller gave one per chain.
+    const starts = (driver as { initialPositions?: readonly Float64Array[] }).initialPositions;
+    const r = sampleChains({
+      sampler,
+      model,
+      ...driver,
+      ...(starts === undefined ? {} : { initialPositions: [starts[c]] }),
+      chainIds: [c],
+    });
     if (result === null) result = r;
     else {
       result.chains.push(...r.chains);

@@ -395,13 +395,22 @@ Deno.test("runHmcEcs() claim: warm-up costs at most 3 full-data pass-equivalents
     family: "logistic",
     priorScale: 10,
   });
-  const w = measureHessianCostRatio(model, { repeats: 7 });
+  // w is fixed, not timed here: a timed ratio makes the claim depend on the
+  // machine's load (it measured 1.42 at d = 10 on an idle machine; loaded,
+  // 2–4). The measured value is printed beside the fixed one.
+  const w = 1.5;
   const ecs = runHmcEcs(model, { seed: 5, numChains: 1, numWarmup: 100, numSamples: 6000 });
   const tuning = ecs.chains[0].tuning;
   const passes = passEquivalents(ecs.chains[0].cost.warmup, {
     numRows: n,
     hessianCostRatio: w,
   });
+  const timed = measureHessianCostRatio(model, { repeats: 7 });
+  console.log(
+    `warm-up: ${passes.gradientPasses.toFixed(3)} passes of ℓ and ∇ℓ, ${
+      passes.hessianPasses.toFixed(3)
+    } of Hessians at w = ${w} (timed here: w = ${timed.toFixed(2)})`,
+  );
   // The subset MAP's Newton steps and the subsample Hessian are part of it.
   assert.ok(passes.hessianPasses > 0, "the warm-up evaluated no Hessian rows");
   assert.ok(
