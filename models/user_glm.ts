@@ -11,7 +11,7 @@
  * It is a {@link PerRowHessianModel}, so every sampler runs on it, HMC-ECS
  * through the per-row control variates.
  *
- * References: DESIGN.md, "The WASM core" (the data layout the kernel reads).
+ * References: docs/architecture.md, "The WASM core" (the data layout the kernel reads).
  *
  * @module
  */

@@ -4,7 +4,7 @@
  * `core/`; every other layer calls the typed operations of
  * `core/glm_kernels.ts`, `core/row_buffer.ts` and `core/scratch.ts`.
  *
- * References: DESIGN.md "Layers" and "The WASM core"; STYLE.md "core boundary".
+ * References: docs/architecture.md, "Layers", "The WASM core" and "Conventions".
  */
 import assert from "node:assert/strict";
 
