@@ -26,7 +26,7 @@ const GENERIC = new Set(["axpy", "dot", "matvec", "mulElem"]);
  * sets into the arena (a `GlmData` is a pair of offsets that only core/ reads),
  * and tests and benches build fixtures. Every other layer holds no offsets.
  */
-const OFFSET_LAYERS = ["data/", "tests/", "bench/"];
+const OFFSET_LAYERS = ["data/", "tests/", "testing/", "bench/"];
 
 async function _sources(dir: URL, prefix = ""): Promise<string[]> {
   const out: string[] = [];
@@ -96,4 +96,14 @@ Deno.test("the raw kernel ABI stays inside core/", async (t) => {
       assert.deepEqual(_hits(read(f), /core\/(exports|_handles|reference)\.ts|CoreExports/), [], f);
     }
   });
+});
+
+Deno.test("nothing outside tests/ imports from tests/", async () => {
+  const files = (await _sources(ROOT)).filter((f) => !f.startsWith("tests/"));
+  const bad = files.flatMap((f) =>
+    _hits(Deno.readTextFileSync(new URL(f, ROOT)), /from\s+["'](\.\.\/)+tests\//).map((h) =>
+      `${f}:${h}`
+    )
+  );
+  assert.deepEqual(bad, []);
 });
