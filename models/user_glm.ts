@@ -192,6 +192,6 @@ export class UserGlmModel implements PerRowHessianModel {
 
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";
-export type { CoreBackend } from "../core/exports.ts";
+export type { CoreBackend } from "../core/load.ts";
 export type { GlmData, Storage } from "../data/dataset.ts";
 export type { CostCounter, DataModel, Model, PerRowHessianModel } from "./model.ts";

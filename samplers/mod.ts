@@ -97,7 +97,7 @@ export {
 
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";
-export type { CoreBackend } from "../core/exports.ts";
+export type { CoreBackend } from "../core/load.ts";
 export type { GlmData, Storage } from "../data/dataset.ts";
 export type { GlmFamily, GlmModel, GlmModelFamily, GlmOptions } from "../models/glm.ts";
 export type { Bounds } from "../models/normal_gamma.ts";

@@ -20,7 +20,7 @@ export * from "./austerity.ts";
 
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";
-export type { CoreBackend } from "../core/exports.ts";
+export type { CoreBackend } from "../core/load.ts";
 export type { RowBuffer, SharedCache, StoredGlmData } from "../core/row_buffer.ts";
 export type { GlmData, Storage } from "../data/dataset.ts";
 export type { ExternalGlmModel } from "../models/external_glm.ts";
