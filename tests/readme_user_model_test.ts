@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
  * HMC and HMC-ECS reproduces GlmModel's Poisson posterior (means within 4
  * combined MCSE, sds within 20 %) — the block's own assertions.
  */
-Deno.test("docs/models.md user-model example runs and matches GlmModel's posterior", async () => {
+Deno.test("[e2e] docs/models.md user-model example runs and matches GlmModel's posterior", async () => {
   const root = dirname(dirname(fileURLToPath(import.meta.url)));
   const guide = await Deno.readTextFile(join(root, "docs", "models.md"));
   const m = /<!-- example: user-model -->\s*```ts\n([\s\S]*?)\n```/.exec(guide);
