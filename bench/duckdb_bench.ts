@@ -21,7 +21,7 @@ import { higgsShaped } from "../data/synthetic.ts";
 import { duckdbControlVariateSums } from "../engines/duckdb.ts";
 import { GlmModel } from "../models/glm.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
-import { writeParquet } from "../tests/_duckdb_fixtures.ts";
+import { writeParquet } from "../testing/duckdb_fixtures.ts";
 
 const n = Math.round(Number(Deno.env.get("TALLMC_BENCH_DUCKDB_N") ?? "1e6"));
 const threads = Number(Deno.env.get("TALLMC_BENCH_DUCKDB_THREADS") ?? "1");

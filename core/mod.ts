@@ -1,12 +1,22 @@
 /**
- * The compute core on its own: load it (from the embedded bytes, or from a
- * build the host compiled, for runtimes that forbid compiling WebAssembly
- * from bytes) and see which backends run here.
+ * The WebAssembly core, as a user sees it: {@link loadCore} validates and
+ * instantiates the fastest build this host runs (relaxed-SIMD, SIMD, or the
+ * TypeScript reference of the same kernels) and returns its {@link Arena},
+ * the linear memory that data sets live in; {@link availableBackends} lists
+ * the builds the host can run. A runtime that forbids compiling WebAssembly
+ * from bytes passes a build it compiled itself ({@link loadCoreFrom},
+ * `loadCore({ wasm })`, {@link coreWasmFile}). The typed kernel layer stays
+ * inside `core/`. The seeded generator {@link Rng} (seedrandom's xor4096)
+ * is re-exported here because every kernel takes one.
  *
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { coreWasmFile, loadCore } from "./mod.ts";
+ * import { availableBackends, coreWasmFile, loadCore, Rng } from "./mod.ts";
+ * const arena = loadCore({ backend: "reference" });
+ * assert.equal(arena.backend, "reference");
+ * assert.ok(availableBackends().includes("reference"));
+ * assert.equal(new Rng(1).uniform(), new Rng(1).uniform());
  * const module = new WebAssembly.Module(coreWasmFile("simd"));
  * assert.equal(loadCore({ wasm: module }).backend, "simd");
  * ```
@@ -16,7 +26,6 @@
 export { type Arena } from "./arena.ts";
 export {
   availableBackends,
-  bindCore,
   CORE_BACKEND_SECTION,
   type CoreBackend,
   type CoreWasm,
@@ -26,3 +35,4 @@ export {
   type LoadCoreOptions,
   provideCoreWasm,
 } from "./load.ts";
+export { Rng } from "../random/rng.ts";

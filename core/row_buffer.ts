@@ -20,7 +20,7 @@
  * {@link RowBuffer.weights}, fresh views re-derived on every call.
  *
  * References: Dang et al. (2019) §3.3 (block updates of u keep most rows);
- * DESIGN.md "Subsampling: what makes it fast".
+ * docs/architecture.md "Subsampling: what makes it fast".
  *
  * @module
  */

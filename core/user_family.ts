@@ -22,7 +22,7 @@
  * the data. The user's source may use everything vmath.ts exports (vexp,
  * vlog, … on f64x2) and AssemblyScript's Math.
  *
- * References: DESIGN.md, "The WASM core".
+ * References: docs/architecture.md, "The WASM core".
  *
  * @module
  */

@@ -234,3 +234,9 @@ export function mnist79(arena: Arena, options: Mnist79Options): Mnist79 {
   });
   return { train, test, projection, featureMean, featureSd };
 }
+
+// Types the signatures above mention, so that the documentation is complete.
+export type { Arena } from "../core/arena.ts";
+export type { CoreBackend } from "../core/load.ts";
+export type { GlmData, Storage } from "./dataset.ts";
+export type { Projection } from "./projection.ts";

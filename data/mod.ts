@@ -100,3 +100,16 @@ export {
   type Standardized,
   type StandardizeOptions,
 } from "./projection.ts";
+export {
+  fingerprintFile,
+  openRowStore,
+  type RowChunk,
+  RowStore,
+  type RowStoreHeader,
+  type RowStoreMeta,
+  type SourceFingerprint,
+  StagedRows,
+  writeRowStore,
+  writeRowStoreFromGlmData,
+} from "./row_store.ts";
+export { type DrawsTable, formatDrawsCsv, parseDrawsCsv } from "./draws_csv.ts";

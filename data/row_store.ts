@@ -21,7 +21,7 @@
  *
  * Reads are synchronous (`pread`-style), as a DataModel's passes are.
  *
- * References: DESIGN.md, "Data beyond memory".
+ * References: docs/architecture.md, "Data beyond memory".
  *
  * @module
  */

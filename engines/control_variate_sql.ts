@@ -40,7 +40,7 @@
  * Hessian, i.e. a Newton step; {@link logLikelihoodSql} omits the Hessian.
  *
  * References: Dang et al. (2019), eqs. 11 and 14 (control variates and their
- * sums); DESIGN.md, "Data beyond memory".
+ * sums); docs/architecture.md, "Data beyond memory".
  *
  * @module
  */

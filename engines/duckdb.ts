@@ -16,7 +16,7 @@
  * imported by `mod.ts`, the URL import or the browser bundle.
  *
  * References: Dang et al. (2019), eqs. 11 and 14; Nocedal & Wright (2006),
- * §3.3 (Newton's method with step halving); DESIGN.md, "Data beyond memory".
+ * §3.3 (Newton's method with step halving); docs/architecture.md, "Data beyond memory".
  *
  * @module
  */

@@ -21,7 +21,7 @@
  * sharded across workers (one WebAssembly instance each) or streamed from a
  * row store file (`data/row_store.ts`).
  *
- * References: Dang et al. (2019), eqs. 11 and 14; DESIGN.md, "Data beyond
+ * References: Dang et al. (2019), eqs. 11 and 14; docs/architecture.md, "Data beyond
  * memory".
  *
  * @module

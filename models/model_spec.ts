@@ -69,7 +69,7 @@ export type ModelSpec = GlmModelSpec;
  * assert.equal("spec" in r && r.spec.data.numRows, 2);
  * ```
  *
- * References: DESIGN.md, "Threads" and "Samplers" (chains in workers over one shared copy).
+ * References: docs/architecture.md, "Threads" and "Samplers" (chains in workers over one shared copy).
  */
 export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: string } {
   if (!(model instanceof GlmModel)) {
@@ -139,7 +139,7 @@ function _priorOf(model: GlmModel): Prior | null {
  * assert.equal(copy.logDensity(theta), model.logDensity(theta));
  * ```
  *
- * References: DESIGN.md, "Threads".
+ * References: docs/architecture.md, "Threads".
  */
 export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel {
   if (spec.kind !== "glm") throw new TypeError(`unknown model spec kind ${String(spec.kind)}`);

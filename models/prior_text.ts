@@ -10,7 +10,8 @@
 import type { CoefficientPrior, NuGammaPrior, ScalePrior } from "./priors.ts";
 
 /** Any prior the text form reads. */
-type _AnyPrior = CoefficientPrior | ScalePrior | NuGammaPrior;
+/** Any prior a text can state: a coefficient prior, a scale prior or the gamma prior of ν. */
+export type AnyPrior = CoefficientPrior | ScalePrior | NuGammaPrior;
 
 /**
  * Read a prior written as text: `normal(0, 2.5)`, `student_t(3, 0, 2.5)`,
@@ -33,7 +34,7 @@ type _AnyPrior = CoefficientPrior | ScalePrior | NuGammaPrior;
  * assert.throws(() => parsePriorText("normal(0, -1)", "x1"), /prior of x1: normal scale must be positive, got -1/);
  * ```
  */
-export function parsePriorText(text: string, what = "a parameter"): _AnyPrior {
+export function parsePriorText(text: string, what = "a parameter"): AnyPrior {
   const m = /^\s*([A-Za-z_-]+)\s*(?:\(([^()]*)\))?\s*$/.exec(text);
   if (!m) {
     throw new RangeError(
@@ -51,7 +52,7 @@ export function parsePriorText(text: string, what = "a parameter"): _AnyPrior {
       );
     }
   };
-  let prior: _AnyPrior;
+  let prior: AnyPrior;
   switch (family) {
     case "normal":
     case "cauchy":
@@ -111,7 +112,7 @@ export function parsePriorText(text: string, what = "a parameter"): _AnyPrior {
  * @param what Who the prior is for, named in the message.
  * @throws {RangeError} `prior of x1: normal scale must be positive, got 0`.
  */
-export function checkPrior(prior: _AnyPrior, what: string): void {
+export function checkPrior(prior: AnyPrior, what: string): void {
   const p = prior as {
     family: string;
     location?: number;
@@ -165,7 +166,7 @@ export function checkPrior(prior: _AnyPrior, what: string): void {
  * @param prior The prior.
  * @returns E.g. `normal(0, 2.5)`.
  */
-export function formatPrior(prior: _AnyPrior): string {
+export function formatPrior(prior: AnyPrior): string {
   const g = (v: number) => Number(v.toPrecision(6)).toString();
   switch (prior.family) {
     case "flat":

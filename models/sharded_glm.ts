@@ -35,7 +35,7 @@
  * and its message; a worker that dies without answering (the process killed
  * it) is not detected and the call waits.
  *
- * References: DESIGN.md, "Data beyond memory" and "Threads"; Higham (2002),
+ * References: docs/architecture.md, "Data beyond memory" and "Threads"; Higham (2002),
  * "Accuracy and Stability of Numerical Algorithms", §4.2.
  *
  * @module

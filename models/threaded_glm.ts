@@ -33,7 +33,7 @@
  * the base model's: a pass counts n rows whatever the number of threads, and
  * rows evaluated through {@link ThreadedGlmModel.base} count there too.
  *
- * References: DESIGN.md, "Threads"; Higham (2002), "Accuracy and Stability
+ * References: docs/architecture.md, "Threads"; Higham (2002), "Accuracy and Stability
  * of Numerical Algorithms", §4.2 (error of recursive summation).
  *
  * @module

@@ -11,7 +11,7 @@
  * It is a {@link PerRowHessianModel}, so every sampler runs on it, HMC-ECS
  * through the per-row control variates.
  *
- * References: DESIGN.md, "The WASM core" (the data layout the kernel reads).
+ * References: docs/architecture.md, "The WASM core" (the data layout the kernel reads).
  *
  * @module
  */
@@ -189,3 +189,9 @@ export class UserGlmModel implements PerRowHessianModel {
     else this.cost.numGradRows += m;
   }
 }
+
+// Types the signatures above mention, so that the documentation is complete.
+export type { Arena } from "../core/arena.ts";
+export type { CoreBackend } from "../core/load.ts";
+export type { GlmData, Storage } from "../data/dataset.ts";
+export type { CostCounter, DataModel, Model, PerRowHessianModel } from "./model.ts";

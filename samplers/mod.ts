@@ -3,8 +3,10 @@
  * driver.
  *
  * Kernel modules share one shape (`State`, `Info`, `init`, `step`) and are
- * re-exported as namespaces: `hmc`, `rwmh`, `dualAveraging`. Building blocks
- * and the driver are re-exported flat.
+ * re-exported as namespaces: `hmc`, `rwmh`, `sgld`, `sghmc`, `sgnht`, `ccadl`,
+ * `hmcEcs`, `qnhmc`, `approxMh`, `naive`, `dualAveraging`. Building blocks,
+ * the driver, the registry and the typed runners (`runHmc`, `runRwmh`,
+ * `runHmcEcs`, `runQnhmc`, `runApproxMh`, `runNaive`) are re-exported flat.
  *
  * @example
  * ```ts
@@ -24,6 +26,10 @@ export * as sgld from "./sgld.ts";
 export * as sghmc from "./sghmc.ts";
 export * as sgnht from "./sgnht.ts";
 export * as ccadl from "./ccadl.ts";
+export * as hmcEcs from "./hmc_ecs/kernel.ts";
+export * as qnhmc from "./qnhmc/kernel.ts";
+export * as approxMh from "./approx_mh.ts";
+export * as naive from "./naive/mod.ts";
 // The registry entries (austerityRwmhDescription, austeritySgldDescription) are
 // imported from ./approx_mh.ts by the sampler registry, not re-exported here.
 export {
@@ -76,7 +82,7 @@ export {
   type OptimizeStartOptions,
 } from "./optimize_start.ts";
 export * from "./run_rwmh.ts";
-export * from "./hmc_ecs.ts";
+export * from "./hmc_ecs/mod.ts";
 // Types the API mentions, re-exported flat so that documentation tools see them.
 export type { HmcInfo, HmcParams, HmcState } from "./hmc.ts";
 export type { LogDensityFn, RwmhInfo, RwmhParams, RwmhState } from "./rwmh.ts";
@@ -94,3 +100,29 @@ export {
   type CheckGlmPosteriorOptions,
   type PosteriorCheck,
 } from "./proper_posterior.ts";
+export { type QnhmcOptions, runQnhmc, type RunQnhmcOptions } from "./qnhmc/mod.ts";
+export {
+  type NaiveOptions,
+  type NaiveVariant,
+  runNaive,
+  type RunNaiveOptions,
+} from "./naive/mod.ts";
+
+// Types the signatures above mention, so that the documentation is complete.
+export type { Arena } from "../core/arena.ts";
+export type { CoreBackend } from "../core/load.ts";
+export type { GlmData, Storage } from "../data/dataset.ts";
+export type { GlmFamily, GlmModel, GlmModelFamily, GlmOptions } from "../models/glm.ts";
+export type { Bounds } from "../models/normal_gamma.ts";
+export type { NuPrior } from "../models/nu_prior.ts";
+export type { ScalePrior } from "../models/priors.ts";
+export type { TaylorOrder } from "../subsampling/control_variates.ts";
+export type { CovarianceEstimate, CovarianceKind } from "../subsampling/gradient_covariance.ts";
+export type {
+  EstimateOptions,
+  GradientEstimate,
+  GradientEstimator,
+} from "../subsampling/gradient_estimators.ts";
+export type { PilotDifferences } from "../subsampling/tuning.ts";
+export type { HmcEcsChainSampler } from "./hmc_ecs/sampler.ts";
+export type { CheesOptions, CheesState } from "./trajectory_adaptation.ts";

@@ -31,7 +31,7 @@
  * `model.cost` in the calling thread does not move; per-chain costs are in
  * `chains[c].cost` as in a sequential run.
  *
- * References: DESIGN.md, "Threads" and "Samplers" (chains in workers over one
+ * References: docs/architecture.md, "Threads" and "Samplers" (chains in workers over one
  * shared copy of the data); Stan Reference Manual, "MCMC sampling".
  *
  * @module
@@ -93,7 +93,7 @@ export interface ParallelSamplingResult extends SamplingResult {
  * assert.equal(defaultWorkers(1), 1);
  * ```
  *
- * References: DESIGN.md, "Threads".
+ * References: docs/architecture.md, "Threads".
  */
 export function defaultWorkers(numChains: number): number {
   const cores = typeof navigator !== "undefined" && navigator.hardwareConcurrency > 0
@@ -134,7 +134,7 @@ export function defaultWorkers(numChains: number): number {
  * assert.deepEqual(par.draws, sample(model, options).draws);
  * ```
  *
- * References: DESIGN.md, "Threads"; Stan Reference Manual, "MCMC sampling".
+ * References: docs/architecture.md, "Threads"; Stan Reference Manual, "MCMC sampling".
  */
 export async function sampleParallel(
   model: Model,

@@ -46,7 +46,7 @@ const _registry = new Map<string, SamplerDescription<any>>();
  * assert.equal(getSampler("my-hmc").requires, "log-density");
  * ```
  *
- * References: DESIGN.md, "Samplers" (a registry maps names to descriptions).
+ * References: docs/architecture.md, "Samplers" (a registry maps names to descriptions).
  */
 export function registerSampler<O extends object>(
   description: SamplerDescription<O>,
@@ -79,7 +79,7 @@ export function registerSampler<O extends object>(
  * assert.throws(() => getSampler("nuts"), /unknown sampler "nuts"; registered: hmc, rwmh/);
  * ```
  *
- * References: DESIGN.md, "Samplers".
+ * References: docs/architecture.md, "Samplers".
  */
 // deno-lint-ignore no-explicit-any
 export function getSampler(name: string): SamplerDescription<any> {
@@ -104,7 +104,7 @@ export function getSampler(name: string): SamplerDescription<any> {
  * assert.deepEqual(samplerNames().slice(0, 2), ["hmc", "rwmh"]);
  * ```
  *
- * References: DESIGN.md, "Samplers".
+ * References: docs/architecture.md, "Samplers".
  */
 export function samplerNames(): string[] {
   return [..._registry.keys()];

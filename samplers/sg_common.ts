@@ -56,7 +56,7 @@ export interface SgBaseParams {
  * }
  * ```
  *
- * References: STYLE.md (errors name the bad value).
+ * References: docs/architecture.md, "Conventions" (errors name the bad value).
  */
 export function checkSgParams(params: SgBaseParams, dim: number): void {
   const h = params.stepSize;
@@ -97,7 +97,7 @@ export function checkSgParams(params: SgBaseParams, dim: number): void {
  * assert.equal(checkPositive(1, "friction"), 1);
  * ```
  *
- * References: STYLE.md (errors name the bad value).
+ * References: docs/architecture.md, "Conventions" (errors name the bad value).
  */
 export function checkPositive(value: number, name: string): number {
   if (!(value > 0) || !Number.isFinite(value)) {

@@ -19,7 +19,7 @@
  * and k gradient rows (what a centring pass counts per row), on top of the
  * model's own count of its full-data passes.
  *
- * References: Dang et al. (2019), eqs. 11 and 14; DESIGN.md, "Data beyond
+ * References: Dang et al. (2019), eqs. 11 and 14; docs/architecture.md, "Data beyond
  * memory".
  *
  * @module

@@ -13,7 +13,7 @@
  * `derivatives()` (rₖ = ∂dₖ/∂ηₖ) and `weights()` (wₖ of Σ wₖxₖ).
  *
  * References: Dang et al. (2019) §3.3 (block updates of u keep most rows);
- * DESIGN.md "Subsampling: what makes it fast".
+ * docs/architecture.md "Subsampling: what makes it fast".
  *
  * @module
  */

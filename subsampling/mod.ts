@@ -17,3 +17,15 @@ export * from "./tuning.ts";
 export * from "./gradient_estimators.ts";
 export * from "./gradient_covariance.ts";
 export * from "./austerity.ts";
+
+// Types the signatures above mention, so that the documentation is complete.
+export type { Arena } from "../core/arena.ts";
+export type { CoreBackend } from "../core/load.ts";
+export type { RowBuffer, SharedCache, StoredGlmData } from "../core/row_buffer.ts";
+export type { GlmData, Storage } from "../data/dataset.ts";
+export type { ExternalGlmModel } from "../models/external_glm.ts";
+export type { GlmFamily, GlmModel, GlmModelFamily, GlmOptions } from "../models/glm.ts";
+export type { CostCounter, DataModel, Model, PerRowHessianModel } from "../models/model.ts";
+export type { NuPrior } from "../models/nu_prior.ts";
+export type { ScalePrior } from "../models/priors.ts";
+export type { Rng } from "../random/rng.ts";

@@ -4,7 +4,7 @@
  * `core/`; every other layer calls the typed operations of
  * `core/glm_kernels.ts`, `core/row_buffer.ts` and `core/scratch.ts`.
  *
- * References: DESIGN.md "Layers" and "The WASM core"; STYLE.md "core boundary".
+ * References: docs/architecture.md, "Layers", "The WASM core" and "Conventions".
  */
 import assert from "node:assert/strict";
 import { importSideEffects } from "./_side_effects.ts";
@@ -27,7 +27,7 @@ const GENERIC = new Set(["axpy", "dot", "matvec", "mulElem"]);
  * sets into the arena (a `GlmData` is a pair of offsets that only core/ reads),
  * and tests and benches build fixtures. Every other layer holds no offsets.
  */
-const OFFSET_LAYERS = ["data/", "tests/", "bench/"];
+const OFFSET_LAYERS = ["data/", "tests/", "testing/", "bench/"];
 
 async function _sources(dir: URL, prefix = ""): Promise<string[]> {
   const out: string[] = [];
@@ -157,4 +157,14 @@ Deno.test("importing mod.ts in a page-like global scope installs no handler and 
   // The probe sees a handler where there is one: a worker entry point's.
   const entry = await importSideEffects(new URL("models/_pass_worker.ts", ROOT).href, false);
   assert.equal(entry.onmessageChanged, true, "the probe missed a worker entry's onmessage");
+});
+
+Deno.test("nothing outside tests/ imports from tests/", async () => {
+  const files = (await _sources(ROOT)).filter((f) => !f.startsWith("tests/"));
+  const bad = files.flatMap((f) =>
+    _hits(Deno.readTextFileSync(new URL(f, ROOT)), /from\s+["'](\.\.\/)+tests\//).map((h) =>
+      `${f}:${h}`
+    )
+  );
+  assert.deepEqual(bad, []);
 });

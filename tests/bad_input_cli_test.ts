@@ -114,7 +114,7 @@ const csv = `${dir}/data.csv`;
 const base = ["sample", "--family", "logistic", "--data", csv, "--response", "y", "--quiet"];
 const small = ["--samples", "30", "--warmup", "30", "--chains", "2"];
 
-Deno.test("cli sample: usage errors exit 2 naming the flag, without a stack trace", async (t) => {
+Deno.test("[e2e] cli sample: usage errors exit 2 naming the flag, without a stack trace", async (t) => {
   const cases: [string, string[], RegExp][] = [
     ["unknown flag", [...base, "--frobnicate", "1"], /unknown flag --frobnicate/],
     ["misspelt flag gets a suggestion", [...base, "--sampels", "10"], /did you mean --samples/],
@@ -216,7 +216,7 @@ Deno.test("cli sample: a diverging SG run stops, names --step-size and keeps its
   }
 });
 
-Deno.test("cli sample: SG samplers run without --step-size (defaults scale with n)", async () => {
+Deno.test("[e2e] cli sample: SG samplers run without --step-size (defaults scale with n)", async () => {
   for (const sampler of ["sgld", "sghmc", "sgnht", "ccadl"]) {
     const out = `${dir}/${sampler}.csv`;
     const r = await _cli([...base, ...small, "--sampler", sampler, "--out", out]);
@@ -265,7 +265,7 @@ Deno.test("deno task cli resolves relative paths against the caller's directory"
   assert.equal(_readDraws(`${cwd}/rel_draws.csv`).rowsPerChain.get(0), 30);
 });
 
-Deno.test("cli sample: fuzzed flag combinations and malformed CSV exit 0 or 2, never a stack trace or a partial file", async () => {
+Deno.test("[e2e] cli sample: fuzzed flag combinations and malformed CSV exit 0 or 2, never a stack trace or a partial file", async () => {
   const rng = new Rng("cli-fuzz");
   const pick = <T>(xs: readonly T[]): T => xs[rng.int(xs.length)];
   const values: Record<string, readonly string[]> = {
@@ -370,7 +370,7 @@ Deno.test("cli sample: HMC-ECS on data too small for subsampling refuses, naming
   assert.match(summary.out, /mean and sd are sign-corrected \(Dang et al\. 2019, eq\. 17\)/);
 });
 
-Deno.test("cli sample: awkward and extreme data files", async (t) => {
+Deno.test("[e2e] cli sample: awkward and extreme data files", async (t) => {
   const lines = Deno.readTextFileSync(csv).trimEnd().split("\n");
   const data = (name: string, text: string) => {
     Deno.writeTextFileSync(`${dir}/${name}.csv`, text);

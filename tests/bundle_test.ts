@@ -19,7 +19,7 @@ import { bundleLibrary } from "../web/build.ts";
 import { readmeBlock } from "./_serve.ts";
 import { importSideEffects } from "./_side_effects.ts";
 
-Deno.test("dist/tallmc.js: self-contained, and samples in a worker with permissions none", async (t) => {
+Deno.test("[e2e] dist/tallmc.js: self-contained, and samples in a worker with permissions none", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "tallmc_bundle_" });
   try {
     const size = await bundleLibrary(join(dir, "tallmc.js"));

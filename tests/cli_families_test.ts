@@ -96,7 +96,7 @@ async function _checkAgainst(
   return { out: r.out, err: r.err, draws: table.draws, file: out };
 }
 
-Deno.test("sample --family: every family against a reference computed apart", async (t) => {
+Deno.test("[e2e] sample --family: every family against a reference computed apart", async (t) => {
   const dir = await Deno.makeTempDir();
 
   await t.step(

@@ -26,7 +26,7 @@ import { writeRowStoreFromGlmData } from "../data/row_store.ts";
 import { ShardedGlmModel } from "../models/sharded_glm.ts";
 import { parameterDraws } from "../samplers/driver.ts";
 import { sample } from "../samplers/sample.ts";
-import { centringBounds, writeParquet } from "./_duckdb_fixtures.ts";
+import { centringBounds, writeParquet } from "../testing/duckdb_fixtures.ts";
 
 const N = 20_000;
 

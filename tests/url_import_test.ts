@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readmeBlock, REPO_ROOT, serveDirectory } from "./_serve.ts";
 
-Deno.test("mod.ts by URL: the README example samples with --no-config and --allow-import only", async () => {
+Deno.test("[e2e] mod.ts by URL: the README example samples with --no-config and --allow-import only", async () => {
   const server = serveDirectory(REPO_ROOT);
   const dir = await Deno.makeTempDir({ prefix: "tallmc_url_import_" });
   try {

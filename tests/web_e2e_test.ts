@@ -50,7 +50,7 @@ interface _DriverReport {
 }
 
 Deno.test({
-  name: "web/ in Chromium: HMC-ECS on HIGGS-shaped data recovers the generating coefficients",
+  name: "[e2e] web/ in Chromium: HMC-ECS on HIGGS-shaped data recovers the generating coefficients",
   ignore: !hasChromium,
   async fn() {
     const exampleDir = await Deno.makeTempDir({ prefix: "tallmc_readme_page_" });

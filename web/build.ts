@@ -137,7 +137,7 @@ export const DIST_ENTRIES: Readonly<Record<string, string>> = {
   "./diagnostics": "diagnostics/mod.ts",
   "./core": "core/mod.ts",
   "./data": "data/web.ts",
-  "./models": "models/mod.ts",
+  "./models": "models/web.ts",
   "./samplers": "samplers/mod.ts",
   "./hmc-ecs": "samplers/hmc_ecs/mod.ts",
   "./subsampling": "subsampling/mod.ts",

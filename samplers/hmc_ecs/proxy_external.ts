@@ -18,7 +18,7 @@
  * kernels run on the same values as the in-memory GLM proxy: for the same
  * seed, the same draws.
  *
- * References: Dang et al. (2019), eqs. 8–15, §6.3; DESIGN.md, "Data beyond
+ * References: Dang et al. (2019), eqs. 8–15, §6.3; docs/architecture.md, "Data beyond
  * memory".
  *
  * @module
