@@ -34,7 +34,8 @@
  *   draws as CSV (row stores and shards for data beyond memory are in
  *   `/data` and `/models`).
  * - **Diagnostics.** {@link summarize} (bulk/tail ESS, R̂, MCSE as R's
- *   `posterior`) and the main diagnostics it is built from.
+ *   `posterior`), the main diagnostics it is built from, and {@link verdict}:
+ *   converged or not, each failed check with its likely cause and fix.
  * - **Core.** {@link loadCore}, which picks the fastest WASM build the host
  *   validates, and the seeded {@link Rng}.
  *
@@ -107,6 +108,15 @@ export {
   type SummaryRow,
   summaryToCsv,
 } from "./diagnostics/mod.ts";
+export {
+  formatVerdict,
+  type Verdict,
+  verdict,
+  type VerdictCheck,
+  type VerdictOptions,
+  type VerdictProblem,
+  type VerdictRun,
+} from "./diagnostics/verdict.ts";
 
 // ── Core and randomness ──────────────────────────────────────────────────────
 export type { Arena } from "./core/arena.ts";

@@ -653,10 +653,10 @@ export async function peekInputText(
  * import { parseCsvText } from "./csv.ts";
  * import { strict as assert } from "node:assert";
  *
- * const text = "y,a,b\n1,0.5,2\n0,-1,3\n0,2,1\n";
+ * const text = "y,a,b\n1,0.5,2\n0,-1,3\n0,2,2\n";
  * const t = parseCsvText(text, { response: "y", family: "logistic" });
  * assert.deepEqual(t.columnNames, ["(Intercept)", "a", "b"]);
- * assert.deepEqual(Array.from(t.x), [1, 0.5, 2, 1, -1, 3, 1, 2, 1]);
+ * assert.deepEqual(Array.from(t.x), [1, 0.5, 2, 1, -1, 3, 1, 2, 2]);
  * assert.deepEqual(t.warnings, []);
  *
  * // An all-zero response loads, with a warning naming it.

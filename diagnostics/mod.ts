@@ -73,13 +73,3 @@ export { rocAuc, type RocCurve, rocCurve } from "./roc.ts";
 export { quantile, quantiles } from "./quantile.ts";
 export { type CovarianceEllipse, covarianceEllipse, type EllipseOptions } from "./ellipse.ts";
 export { type AutocorrelationTimeOptions, integratedAutocorrelationTime } from "./acf_time.ts";
-export {
-  ebfmi,
-  formatVerdict,
-  type Verdict,
-  verdict,
-  type VerdictCheck,
-  type VerdictOptions,
-  type VerdictProblem,
-  type VerdictRun,
-} from "./verdict.ts";

@@ -222,7 +222,7 @@ const _BY_RUNNER: Record<string, readonly string[]> = {
  * import assert from "node:assert/strict";
  * import { checkSampleOptionNames } from "./option_names.ts";
  * assert.throws(() => checkSampleOptionNames("hmc", { sampler: "hmc", numSample: 7 }, "sample()"),
- *   /sample\(\): unknown option "numSample"; did you mean "numSamples"\?/);
+ *   /sample\(\) with sampler "hmc": unknown option "numSample"; did you mean "numSamples"\?/);
  * ```
  */
 export function checkSampleOptionNames(name: string, options: object, where: string): void {

@@ -104,6 +104,7 @@ const WORKER_ENTRIES = [
   "models/_shard_worker.ts",
   "models/_pass_worker.ts",
   "samplers/chain_worker.ts",
+  "cli/signal_watcher.ts",
 ];
 
 Deno.test("importing a module has no side effects: worker entry points stay out of the static graph", async (t) => {
