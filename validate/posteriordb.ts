@@ -325,7 +325,7 @@ export async function checkPosterior(
     out,
   ];
   const t0 = performance.now();
-  const r = await new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "piped" })
+  const r = await new Deno.Command("deno", { args, stdout: "piped", stderr: "piped" })
     .output();
   const seconds = (performance.now() - t0) / 1000;
   const stderr = new TextDecoder().decode(r.stderr);
