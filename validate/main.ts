@@ -55,7 +55,7 @@ function flag(args: string[], name: string): string | undefined {
 export const QUICK_POSTERIORS = [
   "kidiq-kidscore_momhs",
   "sblrc-blr",
-  "earnings-logearn_height",
+  "mesquite-logmesquite",
 ];
 
 /** The sampler × family pairs of the quick SBC. */
