@@ -45,6 +45,11 @@ for (
     ["sblrc-blr", false],
     // Covariates named log_*: they were once given a scale prior by their name.
     ["mesquite-logmesquite", false],
+    // Measured on this branch (seed 1, defaults): bulk ESS 6, intercept mean
+    // −51 288 vs −61 285 (1.03 ref sd off), intercept sd 2.25e4 vs 9 668 (+133 %):
+    // the start/warm-up problem of unstandardised income-sized responses.
+    // Enable when the default start and metric handle it.
+    ["earnings-earn_height", true],
   ] as const
 ) {
   Deno.test({

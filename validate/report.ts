@@ -11,6 +11,11 @@ import type { SbcResult } from "./sbc.ts";
 /** The SBC significance level per test, before the Bonferroni correction. */
 export const SBC_ALPHA = 0.01;
 
+/** Round the numbers of an SVG's attributes to 0.1 px. */
+function tidy(svg: string): string {
+  return svg.replace(/="(-?\d+\.\d{2,})"/g, (_m, v) => `="${Number(v).toFixed(1)}"`);
+}
+
 function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
@@ -241,7 +246,7 @@ export function writeReport(
     Deno.writeTextFileSync(tmp, text);
     Deno.renameSync(tmp, `${dir}/${name}`);
   };
-  if (pdb.length > 0) put("posteriordb.svg", posteriordbSvg(pdb));
-  for (const r of sbc) put(`sbc_${r.sampler}_${r.family}.svg`, sbcSvg(r));
+  if (pdb.length > 0) put("posteriordb.svg", tidy(posteriordbSvg(pdb)));
+  for (const r of sbc) put(`sbc_${r.sampler}_${r.family}.svg`, tidy(sbcSvg(r)));
   put("report.md", reportMarkdown(pdb, sbc, options));
 }
