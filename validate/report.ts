@@ -8,6 +8,11 @@
 import { MEAN_BAND, type PosteriorResult, SD_BAND } from "./posteriordb.ts";
 import type { SbcResult } from "./sbc.ts";
 
+/** A run HMC-ECS refused because n is too small for its subsample: the check does not apply. */
+export function notApplicable(r: PosteriorResult): boolean {
+  return r.error !== null && /cannot subsample n = /.test(r.error);
+}
+
 /** The SBC significance level per test, before the Bonferroni correction. */
 export const SBC_ALPHA = 0.01;
 
@@ -25,7 +30,8 @@ function f(x: number, digits = 3): string {
 }
 
 /** Dot chart: per posterior × sampler, max |mean err|/sd and max sd rel. err, with the bands. */
-export function posteriordbSvg(results: PosteriorResult[]): string {
+export function posteriordbSvg(all: PosteriorResult[]): string {
+  const results = all.filter((r) => !notApplicable(r));
   const rowH = 16, left = 330, w = 260, gap = 40;
   const h = 40 + rowH * results.length;
   const max = 0.3;
@@ -163,6 +169,12 @@ export function reportMarkdown(
     );
     lines.push("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
     for (const r of pdb) {
+      if (notApplicable(r)) {
+        lines.push(
+          `| ${r.posterior} | ${r.sampler} | ${r.n} | ${r.d} | — | — | — | — | n/a: n too small for subsampling (refused with exit 2) |`,
+        );
+        continue;
+      }
       lines.push(
         `| ${r.posterior} | ${r.sampler} | ${r.n} | ${r.d} | ${f(r.seconds, 1)} | ${
           f(r.minEss, 0)
@@ -171,8 +183,15 @@ export function reportMarkdown(
         } |`,
       );
     }
-    const passed = pdb.filter((r) => r.pass).length;
-    lines.push("", `${passed} of ${pdb.length} runs pass.`, "");
+    const applicable = pdb.filter((r) => !notApplicable(r));
+    const passed = applicable.filter((r) => r.pass).length;
+    lines.push(
+      "",
+      `${passed} of ${applicable.length} runs pass (${
+        pdb.length - applicable.length
+      } not applicable: HMC-ECS refuses n this small).`,
+      "",
+    );
     lines.push("![posteriordb errors](posteriordb.svg)", "");
     const failing = pdb.filter((r) => !r.pass && r.parameters.length > 0);
     if (failing.length > 0) {
