@@ -9,7 +9,8 @@
  * deno task validate --report-only   # re-render out/validate/report.md from saved results
  * ```
  *
- * Results are saved as JSON in `out/validate/` after every run (so a long
+ * Results are saved as JSON in `out/validate/` (`out/validate/quick/` with
+ * `--quick`) after every run (so a long
  * run that is stopped keeps what it made), and `out/validate/report.md` plus
  * its SVG figures are rendered from them.
  *
@@ -84,9 +85,10 @@ async function main(args: string[]): Promise<number> {
     console.error(`validate: --part takes all, posteriordb or sbc, got ${part}`);
     return 2;
   }
-  Deno.mkdirSync(OUT_DIR, { recursive: true });
-  const pdbPath = `${OUT_DIR}/posteriordb${quick ? "_quick" : ""}.json`;
-  const sbcPath = `${OUT_DIR}/sbc${quick ? "_quick" : ""}.json`;
+  const dir = quick ? `${OUT_DIR}/quick` : OUT_DIR;
+  Deno.mkdirSync(dir, { recursive: true });
+  const pdbPath = `${dir}/posteriordb.json`;
+  const sbcPath = `${dir}/sbc.json`;
   const seed = Number(flag(args, "--seed") ?? "1");
 
   if (!args.includes("--report-only") && (part === "all" || part === "posteriordb")) {
@@ -149,8 +151,8 @@ async function main(args: string[]): Promise<number> {
     }
   }
 
-  writeReport(OUT_DIR, readJson(pdbPath, []), readJson(sbcPath, []), { quick });
-  console.log(`report: ${OUT_DIR}/report.md`);
+  writeReport(dir, readJson(pdbPath, []), readJson(sbcPath, []), { quick });
+  console.log(`report: ${dir}/report.md`);
   return 0;
 }
 
