@@ -7,6 +7,7 @@
  * deno task validate --part posteriordb --samplers hmc
  * deno task validate --part sbc --reps 500 --pairs hmc:logistic,rwmh:poisson
  * deno task validate --report-only   # re-render out/validate/report.md from saved results
+ * deno task validate --out-dir out/validate/b --part sbc --pairs …   # results elsewhere
  * ```
  *
  * Results are saved as JSON in `out/validate/` (`out/validate/quick/` with
@@ -72,6 +73,7 @@ async function main(args: string[]): Promise<number> {
     "--pairs",
     "--report-only",
     "--seed",
+    "--out-dir",
   ]);
   for (const a of args) {
     if (a.startsWith("--") && !known.has(a)) {
@@ -85,7 +87,7 @@ async function main(args: string[]): Promise<number> {
     console.error(`validate: --part takes all, posteriordb or sbc, got ${part}`);
     return 2;
   }
-  const dir = quick ? `${OUT_DIR}/quick` : OUT_DIR;
+  const dir = flag(args, "--out-dir") ?? (quick ? `${OUT_DIR}/quick` : OUT_DIR);
   Deno.mkdirSync(dir, { recursive: true });
   const pdbPath = `${dir}/posteriordb.json`;
   const sbcPath = `${dir}/sbc.json`;
