@@ -234,7 +234,11 @@ export function reportMarkdown(
       const minP = Math.min(...r.parameters.map((p) => p.pValue));
       const verdict = !r.exact
         ? (minP > threshold ? "calibrated at this size" : "miscalibrated (not exact)")
-        : (minP > threshold && r.failed === 0 ? "pass" : "**FAIL**");
+        : minP <= threshold
+        ? "**FAIL**"
+        : r.failed > 0
+        ? `ranks pass; **${r.failed} run(s) failed**`
+        : "pass";
       lines.push(
         `| ${r.sampler} | ${r.family} | ${
           r.exact ? "yes" : "no"
@@ -244,6 +248,9 @@ export function reportMarkdown(
       );
     }
     lines.push("");
+    for (const r of sbc.filter((x) => (x.failures ?? []).length > 0)) {
+      lines.push(`Failed runs of ${r.sampler} × ${r.family}: ${r.failures!.join("; ")}`, "");
+    }
     for (const r of sbc) {
       lines.push(`![${r.sampler} ${r.family}](sbc_${r.sampler}_${r.family}.svg)`, "");
     }

@@ -98,6 +98,8 @@ export interface SbcResult {
   reps: number;
   /** Replications whose run failed or stopped early (left out of the ranks). */
   failed: number;
+  /** The first few failures: replication index and message. */
+  failures?: string[];
   L: number;
   thin: number;
   rows: number;
@@ -222,7 +224,7 @@ function _modelFamily(family: string): GlmModelFamily {
 export function runSbc(
   samplerLabel: string,
   family: string,
-  options: { reps: number; seed?: number; rows?: number },
+  options: { reps: number; seed?: number; rows?: number; firstRep?: number },
 ): SbcResult {
   const s = SBC_SAMPLERS.find((x) => x.label === samplerLabel);
   if (s === undefined) {
@@ -239,8 +241,10 @@ export function runSbc(
   const ranks: number[][] = [];
   let names: string[] = [];
   let failed = 0;
+  const failures: string[] = [];
   const t0 = performance.now();
-  for (let rep = 0; rep < options.reps; rep++) {
+  const first = options.firstRep ?? 0;
+  for (let rep = first; rep < first + options.reps; rep++) {
     const rng = root.stream(rep);
     const sim = simulate(family, rng, rows);
     names = sim.names;
@@ -266,6 +270,9 @@ export function runSbc(
       const chain = r.draws[0];
       if (r.chains[0].stop !== null || chain[0].length < SBC_L) {
         failed++;
+        if (failures.length < 5) {
+          failures.push(`rep ${rep}: stopped: ${JSON.stringify(r.chains[0].stop)}`);
+        }
         continue;
       }
       const rk = sim.theta.map((t, j) => {
@@ -275,8 +282,9 @@ export function runSbc(
         return c;
       });
       ranks.push(rk);
-    } catch (_e) {
+    } catch (e) {
       failed++;
+      if (failures.length < 5) failures.push(`rep ${rep}: ${(e as Error).message}`);
     } finally {
       model.dispose();
       arena.free(data.x);
@@ -294,6 +302,7 @@ export function runSbc(
     exact: s.exact,
     reps: ranks.length,
     failed,
+    failures,
     L: SBC_L,
     thin: s.thin,
     rows,
