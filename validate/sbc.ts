@@ -219,7 +219,8 @@ function _modelFamily(family: string): GlmModelFamily {
  *
  * @param samplerLabel A label of {@link SBC_SAMPLERS}.
  * @param family One of {@link SBC_FAMILIES}.
- * @param options `reps` replications, `seed`, `rows` per data set.
+ * @param options `reps` replications, `seed`, `rows` per data set, `firstRep`
+ *   (default 0; replication k uses data stream k and sampler seed 1000 + k).
  */
 export function runSbc(
   samplerLabel: string,
