@@ -232,8 +232,10 @@ export function reportMarkdown(
     lines.push("| --- | --- | --- | ---: | ---: | ---: | --- | ---: | --- |");
     for (const r of sbc) {
       const minP = Math.min(...r.parameters.map((p) => p.pValue));
+      const failedNote = r.failed > 0 ? `; **${r.failed} run(s) failed**` : "";
       const verdict = !r.exact
-        ? (minP > threshold ? "calibrated at this size" : "miscalibrated (not exact)")
+        ? (minP > threshold ? "calibrated at this size" : "miscalibrated (not exact)") +
+          failedNote
         : minP <= threshold
         ? "**FAIL**"
         : r.failed > 0
