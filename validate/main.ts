@@ -92,6 +92,13 @@ async function main(args: string[]): Promise<number> {
   const pdbPath = `${dir}/posteriordb.json`;
   const sbcPath = `${dir}/sbc.json`;
   const seed = Number(flag(args, "--seed") ?? "1");
+  const reps = Number(flag(args, "--reps") ?? (quick ? "100" : "500"));
+  for (const [name, v] of [["--seed", seed], ["--reps", reps]] as const) {
+    if (!Number.isInteger(v) || v < 1) {
+      console.error(`validate: ${name} takes a positive integer, got ${flag(args, name)}`);
+      return 2;
+    }
+  }
 
   if (!args.includes("--report-only") && (part === "all" || part === "posteriordb")) {
     const samplers = (flag(args, "--samplers") ?? (quick ? "hmc" : SAMPLER_CONFIGS.map((c) =>
@@ -132,7 +139,6 @@ async function main(args: string[]): Promise<number> {
   }
 
   if (!args.includes("--report-only") && (part === "all" || part === "sbc")) {
-    const reps = Number(flag(args, "--reps") ?? (quick ? "100" : "500"));
     const pairs = flag(args, "--pairs")?.split(",") ??
       (quick
         ? QUICK_PAIRS
@@ -140,7 +146,13 @@ async function main(args: string[]): Promise<number> {
     const results: SbcResult[] = readJson(sbcPath, []);
     for (const pair of pairs) {
       const [samplerLabel, family] = pair.split(":");
-      const r = runSbc(samplerLabel, family, { reps, seed });
+      let r: SbcResult;
+      try {
+        r = runSbc(samplerLabel, family, { reps, seed });
+      } catch (e) {
+        console.error(`validate: --pairs ${pair}: ${(e as Error).message}`);
+        return 2;
+      }
       console.log(
         `sbc ${pair}: ${r.reps} reps, ${r.seconds.toFixed(0)} s, p = ${
           r.parameters.map((p) => p.pValue.toFixed(3)).join(", ")
