@@ -702,7 +702,14 @@ async function _modelFromFlags(
   }
   let prior;
   try {
-    prior = buildPrior(model.parameterNames, spec, { defaults });
+    // The model's first numCols parameters are X's columns: a column named
+    // log_x is a coefficient, not a scale sampled on the log scale (the name
+    // rule buildPrior applies to parameters it is not told about).
+    const kinds: Record<string, "coefficient"> = {};
+    for (const name of model.parameterNames.slice(0, model.numCols)) {
+      if (name !== "(Intercept)") kinds[name] = "coefficient";
+    }
+    prior = buildPrior(model.parameterNames, spec, { defaults, kinds });
   } catch (e) {
     const msg = (e as Error).message;
     const flag = /prior of the intercept/.test(msg) && values["prior-intercept"] !== undefined
