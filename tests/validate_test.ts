@@ -45,11 +45,10 @@ for (
     ["sblrc-blr", false],
     // Covariates named log_*: they were once given a scale prior by their name.
     ["mesquite-logmesquite", false],
-    // Measured on this branch (seed 1, defaults): bulk ESS 6, intercept mean
-    // −51 288 vs −61 285 (1.03 ref sd off), intercept sd 2.25e4 vs 9 668 (+133 %):
-    // the start/warm-up problem of unstandardised income-sized responses.
-    // Enable when the default start and metric handle it.
-    ["earnings-earn_height", true],
+    // Unstandardised income-sized responses: before the data-based damped-Newton
+    // start and the automatic dense metric it gave bulk ESS 6, the intercept
+    // 1.03 ref sd off and its sd +133 % (seed 1, defaults), with exit 0.
+    ["earnings-earn_height", false],
   ] as const
 ) {
   Deno.test({
@@ -93,7 +92,9 @@ Deno.test({
   // Measured: replication 450 of SBC hmc-ecs × gaussian (seed 1, both variants):
   // sample() throws "the log-scale parameter τ = θ[d] (log σ or log φ) must be in
   // (−700, 700), got -2528.68" before the chains (start search or centring), so the
-  // replication has no draws (1 of 500). Enable when the start keeps log σ finite.
+  // replication has no draws (1 of 500). Still so after the full-data HMC start was
+  // made a damped Newton with a line search: HMC-ECS's own subset-MAP centring
+  // takes the step. Enable when that search is damped too.
   name: "SBC hmc-ecs-signed × gaussian, replication 450: the start keeps log σ in its domain",
   ignore: true,
   fn: () => {
