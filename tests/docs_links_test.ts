@@ -13,15 +13,7 @@ import { dirname, join, normalize, relative } from "node:path";
 import { REPO_ROOT } from "./_serve.ts";
 
 /** Guides the documentation index lists ahead of their text; each may be absent. */
-const LISTED_AHEAD = new Set([
-  "docs/parallel.md",
-  "docs/cli_files.md",
-  "docs/validation_of_inputs.md",
-  "docs/data_input.md",
-  "docs/embedding.md",
-  "docs/warmup_and_verdicts.md",
-  "docs/validation.md",
-]);
+const LISTED_AHEAD = new Set<string>([]);
 /** Top-level folders whose paths the docs name in backticks. */
 const TREE = [
   "bench",
