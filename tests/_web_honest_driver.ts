@@ -49,6 +49,16 @@ async function _settings(
   await page.fill("#numSamples", String(s.draws));
 }
 
+/** Plot updates are queued (every 400 ms): wait for the draws to reach both plots. */
+async function _plotsShown(page: Page): Promise<void> {
+  await page.waitForFunction(
+    "globalThis.tallmcViews.length === 2 && " +
+      "globalThis.tallmcViews.every((v) => v.data('draws').length > 0)",
+    null,
+    { timeout: 5_000 },
+  ).catch(() => {}); // the test checks what it finds
+}
+
 /** What is on screen after a run. */
 function _screen(page: Page) {
   return page.evaluate(() => {
@@ -122,6 +132,7 @@ if (import.meta.main) {
     });
     await page.click("#run");
     await page.waitForFunction(DONE, null, { timeout: 60_000 });
+    await _plotsShown(page);
     const verdict = await _screen(page);
     await page.screenshot({ path: `${dir}/web_honest_verdict.png`, fullPage: true });
 
@@ -149,12 +160,7 @@ if (import.meta.main) {
     );
     await page.click("#stop");
     await page.waitForFunction(DONE);
-    // The last plot update is queued: wait for it.
-    await page.waitForFunction(
-      "globalThis.tallmcViews.every((v) => v.data('draws').length > 0)",
-      null,
-      { timeout: 5_000 },
-    ).catch(() => {});
+    await _plotsShown(page);
     const stopped = await _screen(page);
     const stoppedRows = await page.evaluate("globalThis.tallmcRun.rows") as number[][];
     const stoppedNames = await page.evaluate("globalThis.tallmcRun.names") as string[];
@@ -173,6 +179,7 @@ if (import.meta.main) {
     await page.selectOption("#opt-variant", "signed");
     await page.click("#run");
     await page.waitForFunction(DONE, null, { timeout: 60_000 });
+    await _plotsShown(page);
     const signed = await _screen(page);
     const signedCsv = signed.state === "done" ? await _download(page) : "";
     await page.screenshot({ path: `${dir}/web_honest_signed.png`, fullPage: true });
