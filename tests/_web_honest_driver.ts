@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The browser half of `web_honest_test.ts`, run by it as a subprocess with
  * `--allow-all` (as `_web_e2e_driver.ts`, whose Chromium flags it shares).
@@ -105,7 +106,10 @@ if (import.meta.main) {
         label: g.getAttribute("label"),
         names: Array.from(g.querySelectorAll("option"), (o) => o.value),
       })));
-    const ungrouped = await page.$$eval("#sampler > option", (os) => os.map((o) => o.value));
+    const ungrouped = await page.$$eval(
+      "#sampler > option",
+      (os) => os.map((o) => (o as HTMLOptionElement).value),
+    );
     // The file chooser opens from the keyboard: Enter on the focused button
     // clicks the file input (the click is recorded and the dialog cancelled).
     await page.evaluate(() => {
