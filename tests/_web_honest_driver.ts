@@ -85,6 +85,8 @@ function _screen(page: Page) {
       signNote: text("sign-note"),
       signShare: document.getElementById("sign-note")!.dataset.share ?? "",
       footer: document.querySelector("footer")!.textContent ?? "",
+      dashedLegendShown: (document.querySelector(".truth-only") as HTMLElement).offsetParent !==
+        null,
       downloadDisabled: (document.getElementById("download") as HTMLButtonElement).disabled,
     };
   });

@@ -49,6 +49,7 @@ interface _Screen {
   signNote: string;
   signShare: string;
   footer: string;
+  dashedLegendShown: boolean;
   downloadDisabled: boolean;
 }
 
@@ -130,6 +131,7 @@ Deno.test({
     assert.equal(f.description, "");
     assert.equal(f.chainsText, "");
     assert.equal(f.verdictHidden, true);
+    assert.equal(f.dashedLegendShown, false); // no generating values on screen
     assert.equal(f.downloadDisabled, true);
 
     // 3. Stop: the draws stay on screen and Download gives exactly them.
@@ -170,7 +172,8 @@ Deno.test({
     assert.equal(g.stepSizes.length, 1);
     assert.match(g.stepSizes[0], /^\d\.\d\d(e[−-]\d+)?$|^0\.\d*[1-9]\d\d$/);
     assert.ok(Number(g.stepSizes[0].replace("−", "-")) > 0, g.stepSizes[0]);
-    // Synthetic data: the dashed-line legend shows (it is hidden for CSV files).
+    // Synthetic data: the dashed-line legend shows (hidden when there are no generating values).
     assert.match(g.description, /Gaussian linear regression/);
+    assert.equal(g.dashedLegendShown, true);
   },
 });
