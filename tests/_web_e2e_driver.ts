@@ -17,7 +17,8 @@
  */
 import { chromium } from "npm:playwright-core@1.65.1";
 
-const FLAGS = [
+/** Chromium flags for a headless run in a container. */
+export const FLAGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",

@@ -36,6 +36,7 @@ const run = {
   csv: "",
   startedAt: 0,
   numDraws: 0,
+  signed: false,
 };
 let worker: Worker | null = null;
 let csvText: string | null = null;
@@ -49,23 +50,74 @@ function _newWorker(): Worker {
   return w;
 }
 
-function _setState(state: "idle" | "running" | "done" | "error"): void {
+function _setState(state: "idle" | "running" | "done" | "stopped" | "error"): void {
   document.body.dataset.state = state;
   _$<HTMLButtonElement>("run").disabled = state === "running";
   _$<HTMLButtonElement>("stop").disabled = state !== "running";
-  _$<HTMLButtonElement>("download").disabled = state !== "done";
+  _$<HTMLButtonElement>("download").disabled = !(
+    state === "done" || (state === "stopped" && run.rows.length > 0)
+  );
+}
+
+/**
+ * Forget the previous run's results: plots, tables, description, verdict,
+ * cost and draws, so that nothing on screen belongs to another run.
+ */
+function _clearResults(): void {
+  for (const v of views) v.finalize();
+  views = [];
+  (globalThis as Record<string, unknown>).tallmcViews = views;
+  _queues = [[], []];
+  _$("trace").textContent = "";
+  _$("density").textContent = "";
+  _$("thinning").textContent = "";
+  _$("params").textContent = "";
+  _$("description").textContent = "";
+  _$("chains").textContent = "";
+  _$("warnings").textContent = "";
+  _$("sign-note").textContent = "";
+  _renderVerdict(null, true);
+  _renderSummary(null, "");
+  for (const id of ["cost-ll", "cost-grad", "cost-hess", "cost-passes"]) _$(id).textContent = "0";
+  _$("rate").textContent = "–";
+  document.body.classList.remove("has-truth");
+  Object.assign(run, { names: [], truth: null, rows: [], csv: "", numDraws: 0, signed: false });
 }
 
 function _fail(message: string): void {
+  _clearResults();
+  _$("bar").style.width = "0";
   _$("warnings").textContent = message;
   _$("progress-text").textContent = "failed";
   _setState("error");
+}
+
+/** The verdict block beside the summary (null: none yet). */
+function _renderVerdict(lines: string[] | null, converged: boolean): void {
+  const el = _$("verdict");
+  el.textContent = lines === null ? "" : lines.join("\n");
+  el.hidden = lines === null;
+  el.classList.toggle("bad", !converged);
+}
+
+/** The draws on screen as CSV, as the worker writes it (for a stopped run). */
+function _rowsCsv(): string {
+  const quote = (s: string) => /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  const header = ["chain", "iteration", ...run.names, ...(run.signed ? ["sign"] : [])];
+  const rows = [...run.rows].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return [header.map(quote).join(","), ...rows.map((r) => r.join(","))].join("\n") + "\n";
 }
 
 function _fmt(x: number, digits = 3): string {
   if (x === null || x === undefined || Number.isNaN(x)) return "–";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
   return x.toFixed(digits).replace("-", "−");
+}
+
+/** Three significant digits (step sizes span orders of magnitude). */
+function _sig(x: number): string {
+  if (!Number.isFinite(x)) return _fmt(x);
+  return x.toPrecision(3).replace("-", "−");
 }
 
 function _int(x: number): string {
@@ -291,11 +343,13 @@ function _fillSamplers(samplers: SamplerEntry[]): void {
   _samplers = samplers;
   const select = _$<HTMLSelectElement>("sampler");
   const previous = select.value || "hmc-ecs";
-  select.innerHTML = samplers.map((s) =>
-    `<option value="${s.name}" title="${s.summary.replaceAll('"', "&quot;")}">${s.name}${
+  const option = (s: SamplerEntry) =>
+    `<option value="${s.name}" title="${_escape(s.summary)}">${s.name}${
       s.isExact ? "" : " (approximate)"
-    }</option>`
-  ).join("");
+    }</option>`;
+  select.innerHTML = samplers.filter((s) => !s.isDiagnostic).map(option).join("") +
+    `<optgroup id="diagnostic-samplers" label="diagnostics only — not for inference">` +
+    samplers.filter((s) => s.isDiagnostic).map(option).join("") + `</optgroup>`;
   select.value = samplers.some((s) => s.name === previous) ? previous : samplers[0].name;
   _describeSampler();
 }
@@ -309,7 +363,10 @@ function _describeSampler(): void {
   const entry = _samplers.find((s) => s.name === _$<HTMLSelectElement>("sampler").value);
   _$("sampler-summary").textContent = entry === undefined
     ? ""
-    : `${entry.summary}. ${entry.references}.`;
+    : `${
+      entry.isDiagnostic ? "Diagnostic only, not for inference: " : ""
+    }${entry.summary}. ${entry.references}.`;
+  _$("sampler-ref").textContent = entry === undefined ? "" : `${entry.name}: ${entry.references}.`;
   _$("sampler-options").innerHTML = (entry?.options ?? []).map((o) => {
     const id = `opt-${o.name}`;
     const title = `title="${_escape(o.help)}"`;
@@ -349,6 +406,7 @@ function _onMessage(m: WorkerMessage): void {
     run.names = m.names;
     run.truth = m.truth;
     run.numRows = m.numRows;
+    run.signed = m.signed;
     document.body.classList.toggle("has-truth", m.truth !== null);
     _$("description").textContent = m.description;
     _$("backend").textContent = `compute core: ${m.backend}`;
@@ -384,6 +442,13 @@ function _onMessage(m: WorkerMessage): void {
     );
     _renderCost(m.cost);
     run.csv = m.csv;
+    _renderVerdict(m.verdict, m.converged);
+    _$("sign-note").textContent = m.negativeSignShare === null
+      ? ""
+      : `Signed HMC-ECS: the summary is sign-corrected (each draw weighted by the sign of its likelihood estimate, Dang et al. 2019, eq. 17); ${
+        (100 * m.negativeSignShare).toFixed(1)
+      }% of the draws have a negative sign. The CSV has a sign column.`;
+    _$("sign-note").dataset.share = String(m.negativeSignShare ?? "");
     _$("bar").style.width = "100%";
     const secs = (performance.now() - run.startedAt) / 1000;
     _$("progress-text").textContent = `done in ${secs.toFixed(1)} s`;
@@ -398,7 +463,7 @@ function _onMessage(m: WorkerMessage): void {
         } / ${_int(c.warmup.numHessianRows)}</td>` +
         `<td>${_int(c.sampling.numLogLikRows)} / ${_int(c.sampling.numGradRows)}</td>` +
         `<td>${_int(c.sampling.numGradRows / _lastRequest!.numSamples)}</td>` +
-        `<td>${_fmt(c.stepSize, 4)}</td><td>${_fmt(c.acceptanceRate, 2)}</td>` +
+        `<td>${_sig(c.stepSize)}</td><td>${_fmt(c.acceptanceRate, 2)}</td>` +
         `<td>${c.numDivergent}</td>` +
         `<td>${(c.wallTimeMs.warmup / 1000).toFixed(2)} + ${
           (c.wallTimeMs.sampling / 1000).toFixed(2)
@@ -451,14 +516,10 @@ function _start(): void {
     seed: _num("seed"),
   };
   _lastRequest = request;
-  Object.assign(run, { names: [], truth: null, rows: [], csv: "", numDraws: 0 });
+  _clearResults();
   run.startedAt = performance.now();
-  _$("chains").textContent = "";
-  _$("warnings").textContent = "";
   _$("bar").style.width = "0";
   _$("progress-text").textContent = "building the data in WebAssembly memory…";
-  _renderSummary(null, "");
-  _queues = [[], []];
   _flushAll = false;
   worker ??= _newWorker();
   _setState("running");
@@ -489,9 +550,14 @@ function _init(): void {
   _$("stop").addEventListener("click", () => {
     worker?.terminate();
     worker = _newWorker();
-    _$("progress-text").textContent = "stopped";
-    _setState("idle");
+    // The draws received so far stay on screen and in the download.
+    run.csv = _rowsCsv();
+    _flushAll = true;
+    if (!_rendering) _renderQueued();
+    _$("progress-text").textContent = `stopped: ${_int(run.rows.length)} draws kept`;
+    _setState("stopped");
   });
+  _$("choose-file").addEventListener("click", () => _$<HTMLInputElement>("file").click());
   _$("download").addEventListener("click", () => {
     const url = URL.createObjectURL(new Blob([run.csv], { type: "text/csv" }));
     const a = Object.assign(document.createElement("a"), { href: url, download: "draws.csv" });
@@ -521,4 +587,6 @@ function _init(): void {
   worker = _newWorker(); // the page is ready when it lists the registry's samplers
 }
 
+// The run, for the browser console and the end-to-end tests (which count its draws).
+(globalThis as Record<string, unknown>).tallmcRun = run;
 _init();

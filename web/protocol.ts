@@ -82,6 +82,11 @@ export interface StartMessage {
   description: string;
   /** Warnings of the data load (CSV). */
   warnings: string[];
+  /**
+   * A signed HMC-ECS run: each draw row ends with its sign (±1), the final
+   * summary is sign-corrected and the CSV has a `sign` column.
+   */
+  signed: boolean;
 }
 
 /** Sent every ~250 ms while sampling. */
@@ -94,7 +99,10 @@ export interface ProgressMessage {
   iteration: number;
   /** Iterations per chain. */
   total: number;
-  /** New sampling draws since the last message: `[chain, iteration, θ…]` rows. */
+  /**
+   * New sampling draws since the last message: `[chain, iteration, θ…]` rows
+   * (`[chain, iteration, θ…, sign]` for a signed run).
+   */
   draws: number[][];
   /** Cumulative cost of the run. */
   cost: Cost;
@@ -132,6 +140,8 @@ export interface SamplerEntry {
   references: string;
   /** Exact (Metropolis-corrected) or biased. */
   isExact: boolean;
+  /** A diagnostic only, not for inference (the naive-* samplers). */
+  isDiagnostic: boolean;
   /** Its options, from the registry's metadata (empty when it publishes none). */
   options: {
     name: string;
@@ -161,8 +171,17 @@ export interface DoneMessage {
   chains: ChainReport[];
   /** Cumulative cost of the run. */
   cost: Cost;
-  /** The draws as CSV (chain, iteration, parameters). */
+  /** The draws as CSV (chain, iteration, parameters, and `sign` for a signed run). */
   csv: string;
+  /** True when every check of the verdict passed. */
+  converged: boolean;
+  /**
+   * The verdict in words (diagnostics/verdict.ts, as the CLI prints it, with
+   * the page's control names in the fixes), plus a line on low acceptance.
+   */
+  verdict: string[];
+  /** Signed HMC-ECS: the share of draws with a negative sign (else null). */
+  negativeSignShare: number | null;
 }
 
 /** Sent on failure. */

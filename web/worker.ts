@@ -14,6 +14,7 @@
  */
 import {
   formatDrawsCsv,
+  formatVerdict,
   gaussianLinearRegression,
   getSampler,
   glmDataFromArrays,
@@ -25,6 +26,7 @@ import {
   samplerNames,
   summarize,
   type SummaryRow,
+  verdict,
 } from "../mod.ts";
 import type { ChainReport, Cost, RunRequest, WorkerMessage } from "./protocol.ts";
 
@@ -120,6 +122,7 @@ function _run(request: RunRequest): void {
   }
   const names = Array.from(model.parameterNames);
   const d = names.length;
+  const signed = request.sampler === "hmc-ecs" && request.options.variant === "signed";
   _post({
     type: "start",
     names,
@@ -128,6 +131,7 @@ function _run(request: RunRequest): void {
     backend: arena.backend,
     description,
     warnings,
+    signed,
   });
 
   // Streaming: onDraw buffers each draw, flushed every _FLUSH_MS.
@@ -178,13 +182,14 @@ function _run(request: RunRequest): void {
     numChains: request.numChains,
     numWarmup: request.numWarmup,
     numSamples: request.numSamples,
-    onDraw(c, k, position) {
+    onDraw(c, k, position, info) {
       while (all.length <= c) all.push(Array.from({ length: d }, () => []));
       const row = [c, k];
       for (let j = 0; j < d; j++) {
         all[c][j].push(position[j]);
         row.push(position[j]);
       }
+      if (signed) row.push((info as { sign?: number }).sign ?? 1);
       pending.push(row);
     },
     onProgress(c, it) {
@@ -216,16 +221,75 @@ function _run(request: RunRequest): void {
   const draws = result.draws.map((c) => c.map((p) => p.subarray(0, numDraws)));
   // Signed HMC-ECS: sign-corrected means and sds (eq. 17). Thinning is 1, so
   // draw k is sampling iteration k.
-  const signs = result.chains.every((c) => c.info.sampling.sign !== undefined)
+  const signs = signed && result.chains.every((c) => c.info.sampling.sign !== undefined)
     ? result.chains.map((c) => c.info.sampling.sign.subarray(0, numDraws))
     : undefined;
+  const summary = numDraws >= 4 ? summarize(draws, names, { signs }) : [];
+  const v = verdict(result, {
+    sampler: request.sampler,
+    rows: summary.length > 0 ? summary : undefined,
+  });
+  let negatives = 0, numSigns = 0;
+  for (const s of signs ?? []) {
+    for (const x of s) negatives += x < 0 ? 1 : 0;
+    numSigns += s.length;
+  }
   _post({
     type: "done",
-    summary: numDraws >= 4 ? summarize(draws, names, { signs }) : [],
+    summary,
     chains,
     cost: cost(),
-    csv: formatDrawsCsv({ parameterNames: names, draws, extra: {} }),
+    csv: formatDrawsCsv({
+      parameterNames: names,
+      draws,
+      extra: signs === undefined ? {} : { sign: signs },
+    }),
+    converged: v.converged,
+    verdict: [...formatVerdict(v), ..._acceptanceLines(chains, request.sampler)].map(_pageWords),
+    negativeSignShare: signs === undefined || numSigns === 0 ? null : negatives / numSigns,
   });
+}
+
+/**
+ * A line on acceptance far below what the sampler aims at (most proposals
+ * rejected: the chain barely moves), which the verdict's checks only see
+ * indirectly through R̂ and ESS.
+ */
+function _acceptanceLines(chains: ChainReport[], sampler: string): string[] {
+  const low = chains.flatMap((c, i) => c.acceptanceRate < 0.1 ? [[i + 1, c.acceptanceRate]] : []);
+  if (low.length === 0) return [];
+  const worst = Math.min(...low.map(([, a]) => a));
+  const rw = /rwmh|austerity/.test(sampler);
+  return [
+    `  - acceptance < 0.10 in ${low.length} of ${chains.length} chain(s) (lowest ${
+      worst.toFixed(3)
+    })`,
+    `    chains: ${low.map(([i]) => i).join(", ")}`,
+    `    likely cause: ${
+      rw
+        ? "the proposal scale is too large for the posterior (warmup too short to adapt it)"
+        : "the step size is too large for the posterior's curvature"
+    }, so almost every proposal is rejected and the chain barely moves`,
+    `    fix: ${
+      rw
+        ? "a longer Warmup, a smaller scale, or the hmc sampler"
+        : "a longer Warmup, a smaller stepSize, or a higher targetAcceptanceRate"
+    }`,
+  ];
+}
+
+/** The CLI's flag names in the verdict's fixes, as the page's controls. */
+const _WORDS: [RegExp, string][] = [
+  [/--sampler (\S+)/g, "the $1 sampler"],
+  [/--samples/g, "Draws"],
+  [/--warmup/g, "Warmup"],
+  [/--metric (\S+)/g, "metric = $1"],
+  [/--target-acceptance/g, "targetAcceptanceRate"],
+  [/--step-size/g, "stepSize"],
+];
+
+function _pageWords(line: string): string {
+  return _WORDS.reduce((s, [re, to]) => s.replace(re, to), line);
 }
 
 self.onmessage = (event: MessageEvent<RunRequest>) => {
@@ -245,6 +309,9 @@ _post({
       summary: d.summary,
       references: d.references,
       isExact: d.isExact,
+      // All six naive-* samplers are diagnostics, not inference methods
+      // (samplers/naive/descriptions.ts), the corrected three included.
+      isDiagnostic: d.isDiagnostic === true || name.startsWith("naive-"),
       options: (d.options ?? []).map((o) => ({
         name: o.name,
         type: o.type,
