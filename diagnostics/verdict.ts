@@ -361,11 +361,12 @@ export function formatVerdict(v: Verdict, options: { maxNames?: number } = {}): 
 }
 
 function _fmt(x: number): string {
-  return Number.isFinite(x) ? x.toFixed(3) : String(x);
+  return Number.isFinite(x) ? x.toFixed(3) : "NA";
 }
 
 function _fmtEss(x: number): string {
-  return Number.isFinite(x) ? String(Math.round(x)) : String(x);
+  // NA, as the summary table prints an undefined ESS (never "NaN" in output).
+  return Number.isFinite(x) ? String(Math.round(x)) : "NA";
 }
 
 function _nanLow(x: number): number {
