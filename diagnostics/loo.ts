@@ -42,10 +42,13 @@ export interface LooOptions {
   rEff?: number | ArrayLike<number>;
 }
 
-/** Pointwise values of one observation. */
+/** Pointwise values, one per observation. */
 export interface LooPointwise {
+  /** elpd_loo,i = log Σₛ w̃ₛ p(yᵢ | θˢ). */
   elpdLoo: Float64Array;
+  /** p_loo,i = lpdᵢ − elpd_loo,i, with lpdᵢ = log(mean over draws of p(yᵢ | θˢ)). */
   pLoo: Float64Array;
+  /** −2 elpd_loo,i. */
   looic: Float64Array;
   /** Pareto k̂ of each observation's importance ratios (Infinity when the tail is too short). */
   paretoK: Float64Array;
@@ -55,7 +58,9 @@ export interface LooPointwise {
 
 /** An estimate with its standard error. */
 export interface LooEstimate {
+  /** Sum over observations. */
   estimate: number;
+  /** √(n · var(pointwise)), var with divisor n − 1. */
   se: number;
 }
 
@@ -73,9 +78,13 @@ export interface ParetoKBands {
 
 /** The result of {@linkcode loo}. */
 export interface LooResult {
+  /** Expected log pointwise predictive density, by PSIS-LOO. */
   elpdLoo: LooEstimate;
+  /** Effective number of parameters. */
   pLoo: LooEstimate;
+  /** −2 elpd_loo. */
   looic: LooEstimate;
+  /** Values per observation. */
   pointwise: LooPointwise;
   /** Number of draws S. */
   numDraws: number;
@@ -83,6 +92,7 @@ export interface LooResult {
   numObservations: number;
   /** min(1 − 1/log₁₀ S, 0.7), the sample-size-dependent k̂ threshold. */
   kThreshold: number;
+  /** Observations counted by Pareto k̂ band. */
   bands: ParetoKBands;
 }
 
@@ -478,8 +488,11 @@ export interface LooCompareRow {
   elpdDiff: number;
   /** SE of the difference: √(n · var(pointwise differences)) (0 for the best). */
   seDiff: number;
+  /** The model's elpd_loo. */
   elpdLoo: LooEstimate;
+  /** The model's p_loo. */
   pLoo: LooEstimate;
+  /** The model's looic. */
   looic: LooEstimate;
 }
 
