@@ -202,6 +202,18 @@ export function psis(logRatios: ArrayLike<number>, rEff = 1): PsisResult {
   return { logWeights: lw, paretoK: k, tailLength: tail };
 }
 
+/** Smallest integer ≥ n (and ≥ 2) with no prime factor other than 2, 3 and 5. */
+function _nextGoodSize(n: number): number {
+  if (n <= 2) return 2;
+  for (;; n++) {
+    let m = n;
+    while (m % 2 === 0) m /= 2;
+    while (m % 3 === 0) m /= 3;
+    while (m % 5 === 0) m /= 5;
+    if (m <= 1) return n;
+  }
+}
+
 /**
  * ESS of one quantity from equally long chains, by Geyer's initial positive
  * and monotone sequences without chain splitting (the estimator loo uses for
@@ -209,7 +221,10 @@ export function psis(logRatios: ArrayLike<number>, rEff = 1): PsisResult {
  */
 function _essGeyer(chains: readonly Float64Array[]): number {
   const m = chains.length, n = chains[0].length;
-  const acov = chains.map((c) => _autocovariance(c));
+  // loo's FFT autocovariance divides by 2n² after padding to 2M, M ≥ n the
+  // next 2ᵃ3ᵇ5ᶜ: the divisor-n autocovariance scaled by M/n.
+  const scale = _nextGoodSize(n) / n;
+  const acov = chains.map((c) => _autocovariance(c).map((v) => v * scale));
   const means = chains.map((c) => {
     let t = 0;
     for (let i = 0; i < n; i++) t += c[i];
