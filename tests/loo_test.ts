@@ -47,7 +47,9 @@ interface RCase {
 
 const fixtures = JSON.parse(
   await Deno.readTextFile(new URL("./fixtures/loo/loo_fixtures.json", import.meta.url)),
-) as Record<string, RCase>;
+) as Record<string, RCase> & {
+  compare: { models: string[]; order: string[]; elpd_diff: number[]; se_diff: number[] };
+};
 
 function matrix(c: RCase): Float64Array[] {
   return Array.from(
@@ -66,7 +68,7 @@ function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return m;
 }
 
-for (const name of ["normal", "logistic", "outliers"]) {
+for (const name of ["normal", "logistic", "outliers", "outliers_t"]) {
   for (const mode of ["reff1", "chains"] as const) {
     Deno.test(`loo matches R loo: ${name}, ${mode === "reff1" ? "r_eff = 1" : "r_eff from chains"}`, () => {
       const c = fixtures[name];
@@ -127,6 +129,19 @@ Deno.test("loo: with one draw-independent likelihood, elpd_loo = lpd and p_loo =
   assertAlmostEquals(r.elpdLoo.estimate, -4.75, 1e-12);
   assertAlmostEquals(r.pLoo.estimate, 0, 1e-12);
   assertAlmostEquals(r.looic.estimate, 9.5, 1e-12);
+});
+
+Deno.test("looCompare matches R loo_compare on the outlier data's normal and Student-t models", () => {
+  const ref = fixtures.compare;
+  const [normal, studentT] = ref.models.map((m) => loo(matrix(fixtures[m]), { rEff: 1 }));
+  const rows = looCompare({ normal, student_t: studentT });
+  assertEquals(rows.map((r) => r.name), ref.order);
+  const d = Math.max(
+    maxDiff(rows.map((r) => r.elpdDiff), ref.elpd_diff),
+    maxDiff(rows.map((r) => r.seDiff), ref.se_diff),
+  );
+  console.log(`looCompare: max difference from R ${d}`);
+  assert(d < 1e-6, `looCompare differs from R by ${d}`);
 });
 
 Deno.test("looCompare ranks by elpd and gives the paired SE", () => {
