@@ -25,6 +25,7 @@
  */
 
 import { _autocovariance } from "./fft.ts";
+import { _normalQuantile } from "./_special.ts";
 import { _describe } from "./_util.ts";
 
 /** A pointwise log-likelihood matrix: S draws, each an array of n observations. */
@@ -52,6 +53,12 @@ export interface LooPointwise {
   looic: Float64Array;
   /** Pareto k̂ of each observation's importance ratios (Infinity when the tail is too short). */
   paretoK: Float64Array;
+  /**
+   * Monte Carlo SE of elpd_loo,i: the SD of log z over z = E ± SD at the 1000
+   * normal scores (r − 3/8)/(1000 + 1/4), E = exp(elpd_loo,i) and SD² = Σ w̃ₛ² (p(yᵢ|θˢ) − E)²,
+   * divided by √r_eff (as R loo 2.5.1; Infinity when fewer than 2 such z are positive).
+   */
+  mcseElpdLoo: Float64Array;
   /** Relative efficiency used for each observation's tail length. */
   rEff: Float64Array;
 }
@@ -94,6 +101,11 @@ export interface LooResult {
   kThreshold: number;
   /** Observations counted by Pareto k̂ band. */
   bands: ParetoKBands;
+  /**
+   * Monte Carlo SE of the elpd_loo estimate, √(Σ mcse²ᵢ); null when any k̂ > 0.7,
+   * where it is not reliable (R's `mcse_loo` gives NA).
+   */
+  mcseElpdLoo: number | null;
 }
 
 /** Result of {@linkcode psis} for one vector of log importance ratios. */
@@ -105,6 +117,9 @@ export interface PsisResult {
   /** Tail length M. */
   tailLength: number;
 }
+
+/** Normal scores used for the Monte Carlo SE of elpd_loo,i (as R loo). */
+const MCSE_POINTS = 1000;
 
 /** ⌈min(0.2 S, 3 √(S / r_eff))⌉, the number of ratios smoothed. */
 export function psisTailLength(numDraws: number, rEff = 1): number {
@@ -410,7 +425,12 @@ export function loo(logLik: LogLikMatrix, options: LooOptions = {}): LooResult {
   } else rEff = new Float64Array(n).fill(1);
 
   const elpd = new Float64Array(n), pLoo = new Float64Array(n), looic = new Float64Array(n);
-  const k = new Float64Array(n);
+  const k = new Float64Array(n), mcse = new Float64Array(n);
+  const zn = Float64Array.from(
+    { length: MCSE_POINTS },
+    (_, r) => _normalQuantile((r + 1 - 3 / 8) / (MCSE_POINTS - 3 / 4 + 1)),
+  );
+  const logZ = new Float64Array(MCSE_POINTS);
   const col = new Float64Array(s), neg = new Float64Array(s), tmp = new Float64Array(s);
   for (let i = 0; i < n; i++) {
     for (let d = 0; d < s; d++) {
@@ -423,6 +443,16 @@ export function loo(logLik: LogLikMatrix, options: LooOptions = {}): LooResult {
     elpd[i] = _logSumExp(tmp);
     pLoo[i] = _logSumExp(col) - Math.log(s) - elpd[i];
     looic[i] = -2 * elpd[i];
+    const e = Math.exp(elpd[i]);
+    let v = 0;
+    for (let d = 0; d < s; d++) v += Math.exp(2 * p.logWeights[d]) * (Math.exp(col[d]) - e) ** 2;
+    const sd = Math.sqrt(v);
+    let m = 0;
+    for (let r = 0; r < MCSE_POINTS; r++) {
+      const z = e + sd * zn[r];
+      if (z > 0) logZ[m++] = Math.log(z);
+    }
+    mcse[i] = m < 2 ? Infinity : Math.sqrt(_estimate(logZ.subarray(0, m)).se ** 2 / m / rEff[i]);
   }
   const kThreshold = paretoKThreshold(s);
   const bands: ParetoKBands = { good: 0, bad: 0, veryBad: 0, above07: 0 };
@@ -436,11 +466,12 @@ export function loo(logLik: LogLikMatrix, options: LooOptions = {}): LooResult {
     elpdLoo: _estimate(elpd),
     pLoo: _estimate(pLoo),
     looic: _estimate(looic),
-    pointwise: { elpdLoo: elpd, pLoo, looic, paretoK: k, rEff },
+    pointwise: { elpdLoo: elpd, pLoo, looic, paretoK: k, mcseElpdLoo: mcse, rEff },
     numDraws: s,
     numObservations: n,
     kThreshold,
     bands,
+    mcseElpdLoo: bands.above07 > 0 ? null : Math.sqrt(mcse.reduce((a, b) => a + b * b, 0)),
   };
 }
 

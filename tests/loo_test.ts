@@ -34,6 +34,8 @@ interface RLoo {
   p_loo: number[];
   looic: number[];
   pareto_k: number[];
+  mcse_elpd_loo: number[];
+  mcse_loo: number | null;
   r_eff: number[];
 }
 interface RCase {
@@ -79,6 +81,7 @@ for (const name of ["normal", "logistic", "outliers", "outliers_t"]) {
       const d = {
         rEff: maxDiff(r.pointwise.rEff, ref.r_eff),
         k: maxDiff(r.pointwise.paretoK, ref.pareto_k),
+        mcse: maxDiff(r.pointwise.mcseElpdLoo, ref.mcse_elpd_loo),
         elpd: maxDiff(r.pointwise.elpdLoo, ref.elpd_loo),
         p: maxDiff(r.pointwise.pLoo, ref.p_loo),
         looic: maxDiff(r.pointwise.looic, ref.looic),
@@ -87,6 +90,10 @@ for (const name of ["normal", "logistic", "outliers", "outliers_t"]) {
           [ref.estimates.elpd_loo, ref.estimates.p_loo, ref.estimates.looic].flat(),
         ),
       };
+      assertEquals(r.mcseElpdLoo === null, ref.mcse_loo === null);
+      if (ref.mcse_loo !== null) {
+        d.mcse = Math.max(d.mcse, maxDiff([r.mcseElpdLoo!], [ref.mcse_loo]));
+      }
       console.log(`${name}/${mode}: max difference from R ${JSON.stringify(d)}`);
       for (const [what, v] of Object.entries(d)) {
         assert(v < tol, `${name}/${mode}: ${what} differs from R by ${v}`);
