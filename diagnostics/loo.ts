@@ -170,6 +170,27 @@ export function gpdFit(x: ArrayLike<number>): { k: number; sigma: number } {
 }
 
 /**
+ * Indices of the `tail` largest values in increasing order, ties by index (as
+ * a stable sort of all values would place them), and the largest value below
+ * them; one typed-array sort instead of an index sort of all S values.
+ */
+function _tail(lw: Float64Array, tail: number): { order: number[]; cutoff: number } {
+  const s = lw.length, first = s - tail;
+  const sorted = Float64Array.from(lw).sort();
+  const tailMin = sorted[first];
+  let ties = 0;
+  for (let j = first; j < s && sorted[j] === tailMin; j++) ties++;
+  const order: number[] = [], equal: number[] = [];
+  for (let i = 0; i < s; i++) {
+    if (lw[i] > tailMin) order.push(i);
+    else if (lw[i] === tailMin) equal.push(i);
+  }
+  for (let j = equal.length - ties; j < equal.length; j++) order.push(equal[j]);
+  order.sort((a, b) => lw[a] - lw[b] || a - b);
+  return { order, cutoff: sorted[first - 1] };
+}
+
+/**
  * Pareto-smoothed importance sampling of one vector of log importance ratios.
  *
  * @param logRatios S log ratios (for LOO: minus the observation's log-likelihoods).
@@ -192,21 +213,19 @@ export function psis(logRatios: ArrayLike<number>, rEff = 1): PsisResult {
   const tail = psisTailLength(s, rEff);
   let k = Infinity;
   if (tail >= 5) {
-    const order = Array.from({ length: s }, (_, i) => i).sort((a, b) => lw[a] - lw[b]);
-    const first = s - tail;
-    const lo = lw[order[first]], hi = lw[order[s - 1]];
+    const { order, cutoff } = _tail(lw, tail);
+    const lo = lw[order[0]], hi = lw[order[tail - 1]];
     if (Math.abs(hi - lo) >= Number.EPSILON / 100) {
-      const cutoff = lw[order[first - 1]];
       const expCutoff = Math.exp(cutoff);
       const exceed = new Float64Array(tail);
-      for (let j = 0; j < tail; j++) exceed[j] = Math.exp(lw[order[first + j]]) - expCutoff;
+      for (let j = 0; j < tail; j++) exceed[j] = Math.exp(lw[order[j]]) - expCutoff;
       const fit = gpdFit(exceed);
       k = fit.k;
       if (Number.isFinite(k) && fit.sigma > 0) {
         for (let j = 0; j < tail; j++) {
           const p = (j + 0.5) / tail;
           const q = (fit.sigma * Math.expm1(-k * Math.log1p(-p))) / k;
-          lw[order[first + j]] = Math.log(q + expCutoff);
+          lw[order[j]] = Math.log(q + expCutoff);
         }
       }
     }
