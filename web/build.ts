@@ -136,6 +136,7 @@ export async function bundleLibrary(outFile = "dist/tallmc.js"): Promise<number>
 export const DIST_ENTRIES: Readonly<Record<string, string>> = {
   "./diagnostics": "diagnostics/mod.ts",
   "./diagnostics/verdict": "diagnostics/verdict.ts",
+  "./diagnostics/loo": "diagnostics/loo.ts",
   "./core": "core/mod.ts",
   "./data": "data/web.ts",
   "./models": "models/web.ts",
