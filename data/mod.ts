@@ -19,26 +19,16 @@
  * @module
  */
 // Re-exported so that the data API's signatures are documented in full.
-export type { Arena } from "../core/arena.ts";
-export type { CoreBackend } from "../core/load.ts";
+// Everything without file access is in ./web.ts (the package's browser /
+// edge entry); this module adds the file readers and writers.
+export * from "./web.ts";
+export { assertLiveGlmData } from "./dataset.ts";
 export {
-  assertLiveGlmData,
-  bytesPerCell,
-  freeGlmData,
-  type GlmData,
-  glmDataFromArrays,
-  type Storage,
-} from "./dataset.ts";
-export {
-  CSV_INTERCEPT_NAME,
-  type CsvOptions,
   type CsvRowChunk,
   type CsvRows,
-  type CsvTable,
   type LoadCsvOptions,
   loadCsvToArena,
   openCsvRows,
-  parseCsvText,
 } from "./csv.ts";
 export {
   type FormulaParquetOptions,
@@ -55,51 +45,8 @@ export {
   writeParquet,
   type WriteParquetOptions,
 } from "./parquet.ts";
-export { type Formula, parseFormula } from "./formula.ts";
 export { cellNumber, detectDelimiter, RESERVED_COLUMN_NAMES } from "./csv_checks.ts";
-export {
-  buildDesign,
-  columnMoments,
-  type ColumnTable,
-  type Design,
-  type DesignInfo,
-  type DesignOptions,
-  type FormulaCsvOptions,
-  type FormulaData,
-  loadCsvWithFormula,
-  parseColumnTable,
-  parseCsvWithFormula,
-  type ResponseCoding,
-} from "./design.ts";
-export {
-  bankruptcyShaped,
-  type BankruptcyShapedOptions,
-  gaussianLinearRegression,
-  type GaussianLinearRegressionOptions,
-  higgsShaped,
-  type HiggsShapedOptions,
-  INTERCEPT_NAME,
-  type SyntheticBankruptcy,
-  type SyntheticGaussian,
-  type SyntheticGlm,
-} from "./synthetic.ts";
-export {
-  bsplineBasis,
-  type BsplineBasisOptions,
-  quantileKnots,
-  type QuantileKnotsOptions,
-} from "./bspline.ts";
-export {
-  applyProjection,
-  type PcaOptions,
-  pcaProjection,
-  type Projection,
-  randomProjection,
-  type RandomProjectionOptions,
-  standardize,
-  type Standardized,
-  type StandardizeOptions,
-} from "./projection.ts";
+export { type FormulaCsvOptions, loadCsvWithFormula } from "./design.ts";
 export {
   fingerprintFile,
   openRowStore,

@@ -32,66 +32,12 @@
  *
  * @module
  */
-export {
-  type CostCounter,
-  type DataModel,
-  logPosteriorAndGradient,
-  type Model,
-  newCostCounter,
-  numRowEvaluations,
-  type PerRowHessianModel,
-} from "./model.ts";
-export {
-  DEFAULT_GLM_SCALE_PRIOR,
-  type GlmFamily,
-  GlmModel,
-  type GlmModelFamily,
-  type GlmOptions,
-} from "./glm.ts";
-export { DEFAULT_NU_PRIOR, type NuPrior } from "./nu_prior.ts";
-export { ThreadedGlmModel, type ThreadedGlmOptions } from "./threaded_glm.ts";
+// Everything without file access is in ./web.ts (the package's browser /
+// edge entry); this module adds the file-backed sharded GLM.
+export * from "./web.ts";
+export { logPosteriorAndGradient } from "./model.ts";
 export { ShardedGlmModel, type ShardedGlmOptions } from "./sharded_glm.ts";
-export { type ExternalGlmModel, isExternalGlm } from "./external_glm.ts";
-export { externalFromGlm } from "./in_memory_external.ts";
-export {
-  type GaussianTarget,
-  gaussianTarget,
-  type GaussianTargetOptions,
-} from "./gaussian_target.ts";
-export {
-  type Bounds,
-  NormalGammaModel,
-  type NormalGammaPosterior,
-  type NormalGammaPrior,
-} from "./normal_gamma.ts";
-export {
-  type GaussianMeanBatches,
-  type GaussianMeanData,
-  gaussianMeanData,
-  type GaussianMeanDataOptions,
-  GaussianMeanModel,
-  type GaussianMeanOptions,
-} from "./gaussian_mean.ts";
-export { L1RegressionModel, type L1RegressionOptions } from "./l1_regression.ts";
-export { type BatchedPotential, contiguousBatches } from "./batch_potential.ts";
-export { type AnyPrior, checkPrior, formatPrior, parsePriorText } from "./prior_text.ts";
-export {
-  buildPrior,
-  type CoefficientPrior,
-  type DefaultPriorOptions,
-  defaultPriorSpec,
-  logScaleDensity,
-  type NuGammaPrior,
-  type ParameterKind,
-  Prior,
-  type PriorInput,
-  type PriorLayoutOptions,
-  type PriorSpec,
-  type ResolvedPrior,
-  type ScalePrior,
-  type WithPrior,
-  withPrior,
-} from "./priors.ts";
+export { contiguousBatches } from "./batch_potential.ts";
 
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";
