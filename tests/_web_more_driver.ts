@@ -203,6 +203,12 @@ if (import.meta.main) {
         count: g.longTasks.length,
         maxMs: Math.max(0, ...g.longTasks),
         tasksMs: g.longTasks.map((x) => Math.round(x)),
+        // The page's own measures of its plot work and message handling, longest first.
+        measures: performance.getEntriesByType("measure")
+          .filter((e) => e.name.startsWith("tallmc:") && e.duration >= 20)
+          .sort((a, b) => b.duration - a.duration)
+          .slice(0, 8)
+          .map((e) => `${e.name.slice(7)} ${Math.round(e.duration)} ms`),
       };
     });
     const longTaskRunMs = Date.now() - t0;

@@ -243,13 +243,18 @@ async function _buildPlots(): Promise<void> {
   for (const [id, spec] of specs) {
     const container = _$(id);
     container.textContent = "";
-    const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), {
-      renderer: "canvas",
-      container,
-      hover: false,
-    });
+    // Compiling, parsing and the first render are separate tasks, each
+    // measured (performance entries "tallmc:…", seen in the browser's profiler).
+    let t = performance.now();
+    const compiled = vega.parse(vegaLite.compile(spec).spec);
+    performance.measure(`tallmc:compile ${id}`, { start: t });
+    await _yield();
+    t = performance.now();
+    const view = new vega.View(compiled, { renderer: "canvas", container, hover: false });
     view.insert("draws", _plotRows(run.rows.slice(0, numInserted)));
     await view.runAsync();
+    performance.measure(`tallmc:first render ${id}`, { start: t });
+    await _yield();
     built.push(view);
   }
   views = built;
@@ -310,7 +315,9 @@ async function _renderQueued(): Promise<void> {
         // An empty facet has no rows yet: the first data need a new layout.
         const first = v.data("draws").length === 0;
         const changed = v.change("draws", vega.changeset().insert(data));
+        const t = performance.now();
         await (first ? changed.resize() : changed).runAsync();
+        performance.measure(`tallmc:update ${i === 0 ? "trace" : "density"}`, { start: t });
       }
     }
   } finally {
@@ -414,7 +421,18 @@ function _samplerOptions(): Record<string, number | string | boolean> {
   return out;
 }
 
+/** Let the page's thread do other work (input, painting) before going on. */
+function _yield(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 function _onMessage(m: WorkerMessage): void {
+  const t = performance.now();
+  _handle(m);
+  performance.measure(`tallmc:message ${m.type}`, { start: t });
+}
+
+function _handle(m: WorkerMessage): void {
   if (m.type === "samplers") {
     _fillSamplers(m.samplers);
     if (document.body.dataset.state === "loading") {
