@@ -64,6 +64,7 @@ function _setState(state: "idle" | "running" | "done" | "stopped" | "error"): vo
  * cost and draws, so that nothing on screen belongs to another run.
  */
 function _clearResults(): void {
+  _buildGeneration++; // a plot build under way stops at its next step
   for (const v of views) v.finalize();
   views = [];
   (globalThis as Record<string, unknown>).tallmcViews = views;
@@ -225,7 +226,11 @@ function _plotStride(): number {
   return Math.max(1, Math.ceil((_lastRequest?.numSamples ?? 0) / 500));
 }
 
+/** Incremented by each plot build and each clearing: an older build gives up. */
+let _buildGeneration = 0;
+
 async function _buildPlots(): Promise<void> {
+  const generation = ++_buildGeneration;
   for (const v of views) v.finalize();
   views = [];
   plotted = Array.from(_$<HTMLSelectElement>("params").selectedOptions, (o) => o.value);
@@ -249,13 +254,17 @@ async function _buildPlots(): Promise<void> {
     const compiled = vega.parse(vegaLite.compile(spec).spec);
     performance.measure(`tallmc:compile ${id}`, { start: t });
     await _yield();
+    if (generation !== _buildGeneration) return _abandon(built);
     t = performance.now();
-    const view = new vega.View(compiled, { renderer: "canvas", container, hover: false });
+    // Each view draws into an element of its own, which an abandoned build removes.
+    const holder = container.appendChild(document.createElement("div"));
+    const view = new vega.View(compiled, { renderer: "canvas", container: holder, hover: false });
     view.insert("draws", _plotRows(run.rows.slice(0, numInserted)));
     await view.runAsync();
     performance.measure(`tallmc:first render ${id}`, { start: t });
-    await _yield();
     built.push(view);
+    await _yield();
+    if (generation !== _buildGeneration) return _abandon(built);
   }
   views = built;
   // Text alternatives: what each plot shows, in one line.
@@ -419,6 +428,14 @@ function _samplerOptions(): Record<string, number | string | boolean> {
     } else out[name] = Number(el.value);
   }
   return out;
+}
+
+/** Drop the views of a build that a newer build or a clearing replaced. */
+function _abandon(built: vega.View[]): void {
+  for (const v of built) {
+    v.finalize();
+    v.container()?.remove(); // the view's own element, inside #trace or #density
+  }
 }
 
 /** Let the page's thread do other work (input, painting) before going on. */
