@@ -64,12 +64,15 @@ function _setState(state: "idle" | "running" | "done" | "stopped" | "error"): vo
  * cost and draws, so that nothing on screen belongs to another run.
  */
 function _clearResults(): void {
+  _buildGeneration++; // a plot build under way stops at its next step
   for (const v of views) v.finalize();
   views = [];
   (globalThis as Record<string, unknown>).tallmcViews = views;
   _queues = [[], []];
-  _$("trace").textContent = "";
-  _$("density").textContent = "";
+  for (const id of ["trace", "density"]) {
+    _$(id).textContent = "";
+    _$(id).setAttribute("aria-label", "no plot yet: no run");
+  }
   _$("thinning").textContent = "";
   _$("params").textContent = "";
   _$("description").textContent = "";
@@ -223,7 +226,11 @@ function _plotStride(): number {
   return Math.max(1, Math.ceil((_lastRequest?.numSamples ?? 0) / 500));
 }
 
+/** Incremented by each plot build and each clearing: an older build gives up. */
+let _buildGeneration = 0;
+
 async function _buildPlots(): Promise<void> {
+  const generation = ++_buildGeneration;
   for (const v of views) v.finalize();
   views = [];
   plotted = Array.from(_$<HTMLSelectElement>("params").selectedOptions, (o) => o.value);
@@ -241,16 +248,39 @@ async function _buildPlots(): Promise<void> {
   for (const [id, spec] of specs) {
     const container = _$(id);
     container.textContent = "";
-    const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), {
-      renderer: "canvas",
-      container,
-      hover: false,
-    });
+    // Compiling, parsing and the first render are separate tasks, each
+    // measured (performance entries "tallmc:…", seen in the browser's profiler).
+    let t = performance.now();
+    const compiled = vega.parse(vegaLite.compile(spec).spec);
+    performance.measure(`tallmc:compile ${id}`, { start: t });
+    await _yield();
+    if (generation !== _buildGeneration) return _abandon(built);
+    t = performance.now();
+    // Each view draws into an element of its own, which an abandoned build removes.
+    const holder = container.appendChild(document.createElement("div"));
+    const view = new vega.View(compiled, { renderer: "canvas", container: holder, hover: false });
     view.insert("draws", _plotRows(run.rows.slice(0, numInserted)));
     await view.runAsync();
+    performance.measure(`tallmc:first render ${id}`, { start: t });
     built.push(view);
+    await _yield();
+    if (generation !== _buildGeneration) return _abandon(built);
   }
   views = built;
+  // Text alternatives: what each plot shows, in one line.
+  const names = plotted.join(", ");
+  const chains = `${_lastRequest?.numChains ?? 1} chain${
+    (_lastRequest?.numChains ?? 1) > 1 ? "s" : ""
+  }`;
+  const truth = run.truth === null ? "" : "; dashed lines: generating values";
+  _$("trace").setAttribute(
+    "aria-label",
+    `Trace plots of ${names}: sampled value against iteration, one line per chain (${chains})${truth}.`,
+  );
+  _$("density").setAttribute(
+    "aria-label",
+    `Posterior densities of ${names}: kernel density of the draws, one curve per chain (${chains})${truth}.`,
+  );
   // The views, for the browser console and the end-to-end test (which counts the plotted rows).
   (globalThis as Record<string, unknown>).tallmcViews = views;
   if (!_rendering) _renderQueued(); // draws that arrived while building
@@ -294,7 +324,9 @@ async function _renderQueued(): Promise<void> {
         // An empty facet has no rows yet: the first data need a new layout.
         const first = v.data("draws").length === 0;
         const changed = v.change("draws", vega.changeset().insert(data));
+        const t = performance.now();
         await (first ? changed.resize() : changed).runAsync();
+        performance.measure(`tallmc:update ${i === 0 ? "trace" : "density"}`, { start: t });
       }
     }
   } finally {
@@ -398,10 +430,32 @@ function _samplerOptions(): Record<string, number | string | boolean> {
   return out;
 }
 
+/** Drop the views of a build that a newer build or a clearing replaced. */
+function _abandon(built: vega.View[]): void {
+  for (const v of built) {
+    v.finalize();
+    v.container()?.remove(); // the view's own element, inside #trace or #density
+  }
+}
+
+/** Let the page's thread do other work (input, painting) before going on. */
+function _yield(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 function _onMessage(m: WorkerMessage): void {
+  const t = performance.now();
+  _handle(m);
+  performance.measure(`tallmc:message ${m.type}`, { start: t });
+}
+
+function _handle(m: WorkerMessage): void {
   if (m.type === "samplers") {
     _fillSamplers(m.samplers);
-    if (document.body.dataset.state === "loading") _setState("idle");
+    if (document.body.dataset.state === "loading") {
+      _settingsFromUrl();
+      _setState("idle");
+    }
   } else if (m.type === "start") {
     run.names = m.names;
     run.truth = m.truth;
@@ -452,7 +506,8 @@ function _onMessage(m: WorkerMessage): void {
     _$("bar").style.width = "100%";
     const secs = (performance.now() - run.startedAt) / 1000;
     _$("progress-text").textContent = `done in ${secs.toFixed(1)} s`;
-    _$("chains").innerHTML = `<h2>Per chain</h2><table><thead><tr><th>chain</th>` +
+    _$("chains").innerHTML = `<h2>Per chain</h2><div class="scroll" role="region" tabindex="0" ` +
+      `aria-label="per-chain table (scrolls sideways)"><table><thead><tr><th>chain</th>` +
       `<th>warmup rows (ℓ / ∇ℓ / ∇²ℓ)</th><th>sampling rows (ℓ / ∇ℓ)</th>` +
       `<th>sampling rows per draw</th><th>step size ε</th><th>acceptance</th>` +
       `<th>divergent</th>` +
@@ -468,7 +523,7 @@ function _onMessage(m: WorkerMessage): void {
         `<td>${(c.wallTimeMs.warmup / 1000).toFixed(2)} + ${
           (c.wallTimeMs.sampling / 1000).toFixed(2)
         } s</td></tr>`
-      ).join("") + `</tbody></table>`;
+      ).join("") + `</tbody></table></div>`;
     const stops = m.chains.flatMap((c, i) => c.stop === null ? [] : [`chain ${i + 1}: ${c.stop}`]);
     if (stops.length > 0) _$("warnings").textContent = stops.join(" ");
     _setState("done");
@@ -516,6 +571,7 @@ function _start(): void {
     seed: _num("seed"),
   };
   _lastRequest = request;
+  _settingsToUrl(request);
   _clearResults();
   run.startedAt = performance.now();
   _$("bar").style.width = "0";
@@ -524,6 +580,70 @@ function _start(): void {
   worker ??= _newWorker();
   _setState("running");
   worker.postMessage(request);
+}
+
+// ---- settings in the address ----------------------------------------------
+
+/** Controls written to the address, by element id (each restored into the same id). */
+const _URL_COMMON = ["priorScale", "sampler", "numChains", "numWarmup", "numSamples", "seed"];
+
+/**
+ * Write the run's settings to the address (query string), so that the link
+ * repeats the run: the same settings and seed give the same draws. A CSV
+ * file cannot travel in a link: its runs keep the model and sampler settings
+ * only.
+ */
+function _settingsToUrl(request: RunRequest): void {
+  const p = new URLSearchParams();
+  if (request.dataset === "csv") p.set("family", request.family);
+  else {
+    p.set("dataset", request.dataset);
+    p.set("n", String(request.n));
+    if (request.dataset === "gaussian") p.set("d", String(request.d));
+    p.set("dataSeed", String(request.dataSeed));
+  }
+  for (const id of _URL_COMMON) p.set(id, _$<HTMLInputElement>(id).value);
+  for (const el of _$("sampler-options").querySelectorAll<HTMLInputElement>("[data-option]")) {
+    if (el.value !== "") p.set(`opt.${el.dataset.option}`, el.value);
+  }
+  history.replaceState(null, "", `${location.pathname}?${p}`);
+}
+
+/**
+ * Set the controls from the address (once the sampler list is known). Every
+ * key that is unknown, or whose value the control cannot take, is named in
+ * the warnings line and left at its default.
+ */
+function _settingsFromUrl(): void {
+  const p = new URLSearchParams(location.search);
+  const problems: string[] = [];
+  const set = (id: string, value: string): void => {
+    const el = document.getElementById(id) as HTMLInputElement | HTMLSelectElement | null;
+    const ok = el instanceof HTMLSelectElement
+      ? Array.from(el.options).some((o) => o.value === value && !o.disabled && value !== "")
+      : el !== null && value.trim() !== "" && Number.isFinite(Number(value));
+    if (!ok || el === null) {
+      problems.push(`${id}=${JSON.stringify(value)}`);
+      return;
+    }
+    el.value = value;
+  };
+  const ids = ["dataset", "n", "d", "dataSeed", "family", ..._URL_COMMON];
+  for (const id of ids) {
+    const value = p.get(id);
+    if (value !== null) set(id, value);
+  }
+  _syncControls(); // a synthetic data set fixes the family; a CSV file loaded later keeps it
+  _describeSampler();
+  for (const [key, value] of p) {
+    if (key.startsWith("opt.")) set(`opt-${key.slice(4)}`, value);
+    else if (!ids.includes(key)) problems.push(`${key}=${JSON.stringify(value)}`);
+  }
+  if (problems.length > 0) {
+    _$("warnings").textContent = `Ignored in the address (unknown setting or value): ${
+      problems.join(", ")
+    }.`;
+  }
 }
 
 async function _loadFile(file: File): Promise<void> {
