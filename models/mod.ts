@@ -92,6 +92,17 @@ export {
   type WithPrior,
   withPrior,
 } from "./priors.ts";
+export {
+  type CalibrationBin,
+  type DensityOverlay,
+  formatPpcTable,
+  posteriorPredictiveCheck,
+  ppcFigureSpecs,
+  type PpcOptions,
+  type PpcResult,
+  type PpcStatistic,
+  type RootogramBin,
+} from "./ppc.ts";
 
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";
