@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
-import { formatDrawsCsv } from "../data/draws_csv.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { posteriorPredictiveCheck, ppcFigureSpecs, type PpcResult } from "../models/ppc.ts";
 import { Rng } from "../random/rng.ts";
