@@ -175,6 +175,16 @@ export async function checkCommand(args: string[]): Promise<number> {
       }); give the model flags the draws were sampled with`,
     );
   }
+  const extra = table.parameterNames.filter((n) => !model.parameterNames.includes(n));
+  if (extra.length > 0) {
+    throw new CliUsageError(
+      `${paths[0]} has parameter${extra.length > 1 ? "s" : ""} ${
+        extra.map((m) => JSON.stringify(m)).join(", ")
+      } that the model lacks (the model has ${
+        model.parameterNames.map((m) => JSON.stringify(m)).join(", ")
+      }); give the model flags the draws were sampled with`,
+    );
+  }
   let result;
   try {
     result = posteriorPredictiveCheck(model, table.draws, {

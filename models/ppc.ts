@@ -319,6 +319,13 @@ export function posteriorPredictiveCheck(
   for (let s = 0; s < numDraws; s++) {
     const th = picks[s];
     const tau = model.dim > d ? Math.exp(th[d]) : NaN;
+    if (model.dim > d && !(tau > 0 && tau < Infinity)) {
+      throw new RangeError(
+        `draw ${s + 1} has ${model.parameterNames[d]} = ${th[d]}: e^${
+          th[d]
+        } is not a positive finite number`,
+      );
+    }
     const sigma = family === "gaussian" ? model.options.sigma! : tau;
     const nu = family === "student-t"
       ? (model.options.nu === "sample" ? 1 + Math.exp(th[d + 1]) : model.options.nu as number)
@@ -328,6 +335,15 @@ export function posteriorPredictiveCheck(
       let eta = 0;
       for (let j = 0; j < d; j++) eta += x[o + j] * th[j];
       if (offsetAll !== undefined) eta += offsetAll[r];
+      if (
+        !Number.isFinite(eta) || ((family === "poisson" || family === "negative-binomial") &&
+          !(Math.exp(eta) < Infinity))
+      ) {
+        throw new RangeError(
+          `draw ${s + 1} gives row ${r + 1} the linear predictor η = ${eta}, beyond what ` +
+            `the ${family} family can simulate`,
+        );
+      }
       let v: number;
       switch (family) {
         case "logistic":

@@ -76,7 +76,7 @@ function _fixed(
 }
 
 Deno.test("ppc: every family's replicated responses have the family's mean and sd", () => {
-  const m = 2000;
+  const m = 1000;
   const cases: {
     label: string;
     options: GlmOptions;
@@ -163,7 +163,7 @@ Deno.test("ppc: every family's replicated responses have the family's mean and s
   for (const c of cases) {
     const r = _fixed(c.options, c.theta, c.y);
     const mean = _stat(r, "mean").replicatedMean, sd = _stat(r, "sd").replicatedMean;
-    // The mean over 200 replicates of m rows: SE = sd / √(200 m) ≈ sd / 632.
+    // The mean over 200 replicates of m rows: SE = sd / √(200 m) ≈ sd / 447.
     assert.ok(Math.abs(mean - c.mean) < 6 * c.sd / Math.sqrt(200 * m), `${c.label}: mean ${mean}`);
     assert.ok(Math.abs(sd / c.sd - 1) < 0.02, `${c.label}: sd ${sd}, expected ${c.sd}`);
   }
@@ -242,6 +242,14 @@ Deno.test("ppc: draws lacking a model parameter are refused, naming it", () => {
       }),
     /numDraws must be a positive integer, got 0/,
   );
+  assert.throws(
+    () => posteriorPredictiveCheck(model, [[new Float64Array([800]), new Float64Array([0])]]),
+    /draw 1 gives row 1 the linear predictor η = 800/,
+  );
+  assert.throws(
+    () => posteriorPredictiveCheck(model, [[new Float64Array([0]), new Float64Array([900])]]),
+    /draw 1 has log_phi = 900/,
+  );
 });
 
 Deno.test("tallmc check: prints the table and writes the rootogram; refuses draws of another model", async () => {
@@ -310,6 +318,24 @@ Deno.test("tallmc check: prints the table and writes the rootogram; refuses draw
     assert.equal(bad.code, 2);
     assert.match(bad.err, /lacks the model's parameter "log_phi"/);
     assert.doesNotMatch(bad.err, /\n\s+at /, "no stack trace");
+    // Negative-binomial draws checked as Poisson: log_phi is one too many.
+    const nbDraws = `${dir}/nb.csv`;
+    await Deno.writeTextFile(
+      nbDraws,
+      "chain,iteration,(Intercept),z,log_phi\n0,0,1,0.5,0.4\n0,1,1.1,0.4,0.3\n",
+    );
+    const extra = await runCli([
+      "check",
+      nbDraws,
+      "--family",
+      "poisson",
+      "--data",
+      dataPath,
+      "--response",
+      "y",
+    ]);
+    assert.equal(extra.code, 2);
+    assert.match(extra.err, /has parameter "log_phi" that the model lacks/);
     const badDraws = await runCli([
       "check",
       drawsPath,
