@@ -1,6 +1,6 @@
 /**
- * The tallmc command line: `sample`, `summary`, `convert`, `replicate` and
- * `centring-sql`.
+ * The tallmc command line: `sample`, `summary`, `check`, `convert`,
+ * `replicate` and `centring-sql`.
  *
  * Dispatch only; each command lives in `cli/` (argument handling, the draws
  * writer, the sample command whose samplers and flags come from the sampler
@@ -9,6 +9,7 @@
  * ```sh
  * deno task cli sample --family logistic --data my.csv --response y --out draws.csv
  * deno task cli summary draws.csv
+ * deno task cli check draws.csv --family logistic --data my.csv --response y --plots figs
  * deno task cli convert my.csv my.parquet --response y
  * deno task cli replicate --quick
  * ```
@@ -25,6 +26,7 @@ import { CliUsageError } from "./cli/args.ts";
 import { centringSqlCommand } from "./cli/centring_sql_command.ts";
 import { sampleCommand } from "./cli/sample_command.ts";
 import { summaryCommand } from "./cli/summary_command.ts";
+import { checkCommand } from "./cli/check_command.ts";
 import { convertCommand } from "./cli/convert_command.ts";
 
 export { CliUsageError };
@@ -37,6 +39,8 @@ Commands:
   sample        draw from a GLM posterior given a CSV or Parquet data file
   summary       summarise draws CSVs: tallmc's, plain or CmdStan's (mean, sd, quantiles,
                 ESS bulk/tail, R-hat, MCSE; --basic for the classic ESS and R-hat)
+  check         posterior predictive checks of draws against their data (p-values of
+                mean, sd, zeros, ones, max; --plots DIR for density, calibration, rootogram)
   convert       convert a numeric table between CSV and Parquet, or to a row store (.rows)
   replicate     regenerate the papers' tables and figures (same as deno task replicate)
   centring-sql  print the SQL of HMC-ECS's full-data centring sums, for any SQL engine
@@ -63,6 +67,8 @@ export async function main(args: string[]): Promise<number> {
         return await sampleCommand(rest);
       case "summary":
         return await summaryCommand(rest);
+      case "check":
+        return await checkCommand(rest);
       case "convert":
         return await convertCommand(rest);
       case "replicate":
@@ -73,7 +79,7 @@ export async function main(args: string[]): Promise<number> {
         throw new CliUsageError(
           `unknown command ${
             JSON.stringify(command)
-          }; expected sample, summary, convert, replicate or centring-sql`,
+          }; expected sample, summary, check, convert, replicate or centring-sql`,
         );
     }
   } catch (e) {

@@ -38,6 +38,17 @@ export * from "./web.ts";
 export { logPosteriorAndGradient } from "./model.ts";
 export { ShardedGlmModel, type ShardedGlmOptions } from "./sharded_glm.ts";
 export { contiguousBatches } from "./batch_potential.ts";
+export {
+  type CalibrationBin,
+  type DensityOverlay,
+  formatPpcTable,
+  posteriorPredictiveCheck,
+  ppcFigureSpecs,
+  type PpcOptions,
+  type PpcResult,
+  type PpcStatistic,
+  type RootogramBin,
+} from "./ppc.ts";
 
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";
