@@ -13,7 +13,7 @@
  * @module
  */
 import { loadCore } from "../core/load.ts";
-import { glmDataFromArrays } from "../data/dataset.ts";
+import { freeGlmData, glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel, type GlmModelFamily } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { sample } from "../samplers/sample.ts";
@@ -288,8 +288,7 @@ export function runSbc(
       if (failures.length < 5) failures.push(`rep ${rep}: ${(e as Error).message}`);
     } finally {
       model.dispose();
-      arena.free(data.x);
-      arena.free(data.y);
+      freeGlmData(data);
     }
   }
   const seconds = (performance.now() - t0) / 1000;
