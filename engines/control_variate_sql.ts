@@ -33,7 +33,7 @@
  * The user's identifiers are quoted for the engine's dialect; the query's
  * own names (`cv_…`, and the output columns) need no quotes anywhere.
  * Poisson's lnΓ(y+1) is `LGAMMA(y + 1)`, which DuckDB and BigQuery have and
- * Spark SQL and Trino lack: there, name a column holding ln(y!) instead
+ * Spark SQL, Trino and PostgreSQL before 18 lack: there, name a column holding ln(y!) instead
  * (`logFactorialColumn`).
  *
  * The same query at any θ gives the full-data log likelihood, gradient and
@@ -75,7 +75,7 @@ export interface ControlVariateSqlOptions {
   dialect?: SqlDialect;
   /**
    * "poisson" only: a column holding ln(yₖ!) to use instead of `LGAMMA(y + 1)`,
-   * for engines without LGAMMA (Spark SQL, Trino).
+   * for engines without LGAMMA (Spark SQL, Trino, PostgreSQL before 18).
    */
   logFactorialColumn?: string;
 }
@@ -352,7 +352,15 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
       `${sqlDouble(-inv)} AS cv_b`,
     ].join(",\n    ");
   }
-  const eExpr = fam === "logistic" ? `EXP(-ABS(cv_eta))` : fam === "poisson" ? `EXP(cv_eta)` : "0";
+  // PostgreSQL's EXP raises "value out of range: underflow" below e^-745 where
+  // other engines return 0: clamp the argument at -708 there (e^-708 ≈ 3e-308
+  // changes no sum by more than that, far below the summation's rounding).
+  const expArg = (a: string) => dialect === "postgres" ? `GREATEST(${a}, -708)` : a;
+  const eExpr = fam === "logistic"
+    ? `EXP(${expArg("-ABS(cv_eta)")})`
+    : fam === "poisson"
+    ? `EXP(${expArg("cv_eta")})`
+    : "0";
   const sums = [`COUNT(*) AS n`, `SUM(cv_ll) AS s`];
   for (let j = 0; j < d; j++) sums.push(`SUM(cv_a * ${x(j)}) AS a_${j}`);
   if (hessian) {
@@ -360,6 +368,9 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
       for (let l = j; l < d; l++) sums.push(`SUM(cv_b * ${x(j)} * ${x(l)}) AS b_${j}_${l}`);
     }
   }
+  // PostgreSQL inlines a CTE referenced once, so each of the d(d+3)/2 sums
+  // would recompute η and the row's terms: MATERIALIZED evaluates them once.
+  const mat = dialect === "postgres" ? " MATERIALIZED" : "";
   return `WITH cv_rows_x AS (
   SELECT ${cols.join(",\n    ")}
   FROM ${o.from}
@@ -370,7 +381,7 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
 ), cv_rows_e AS (
   SELECT ${xs}, cv_y${lf}, cv_eta, ${eExpr} AS cv_e
   FROM cv_rows_eta
-), cv_rows_terms AS (
+), cv_rows_terms AS${mat} (
   SELECT ${xs},
     ${perRow}
   FROM cv_rows_e
