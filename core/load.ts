@@ -329,18 +329,15 @@ function _keepFileBytes(backend: string, bytes: Uint8Array<ArrayBuffer>): void {
  */
 async function _readShipped(name: string): Promise<Uint8Array<ArrayBuffer>> {
   const url = new URL(_WASM_DIR + name, import.meta.url);
-  const g = globalThis as {
-    process?: { getBuiltinModule?: (id: string) => unknown };
-    Deno?: { readFile?: (u: URL) => Promise<Uint8Array<ArrayBuffer>> };
-  };
+  const g = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } };
   try {
     if (url.protocol === "file:") {
       const fs = g.process?.getBuiltinModule?.("node:fs/promises") as
         | { readFile(u: URL): Promise<Uint8Array> }
         | undefined;
       if (fs !== undefined) return new Uint8Array(await fs.readFile(url));
-      if (g.Deno?.readFile !== undefined) return await g.Deno.readFile(url);
     }
+    // Browsers, and Deno (whose fetch reads file: URLs).
     const res = await fetch(url);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
@@ -373,7 +370,8 @@ async function _shippedCore(
  * Without `source`, the package's sub-path entries (which embed no core)
  * load `tallmc-relaxed-simd.wasm`, or `tallmc-simd.wasm` where relaxed SIMD
  * does not validate, from the package's `wasm/` directory: read from disk in
- * Node, Bun and Deno, fetched in browsers. Where neither validates, the
+ * Node and Bun (`process.getBuiltinModule("node:fs/promises")`), fetched
+ * elsewhere (browsers; Deno's fetch reads `file:` URLs). Where neither validates, the
  * TypeScript kernels are used and `onNote` says so. Builds that embed the
  * core (Deno source, the single-file bundle) just call {@link loadCore}.
  *
