@@ -548,7 +548,7 @@ const w :Workerd.Worker = (
     console.log(`workerd fallback: ${_checkRun("workerd fallback", fallback.body)}`);
     for (const core of ["relaxed-simd", "simd"]) {
       // CPU time: the workerd process's (all threads, from /proc) over each
-      // request; the first includes compiling the module, the next two are warm.
+      // request; the first runs cold, the next two warm.
       const cpu: number[] = [];
       let first: { body: RunResult & { error?: string }; ms: number } | null = null;
       for (let k = 0; k < 3; k++) {
