@@ -216,7 +216,7 @@ export async function buildDist(
       "--minify",
       "--code-splitting",
       `--config=${distConfig}`,
-      `--lock=${join(_ROOT, "deno.lock")}`,
+      "--no-lock", // the config is a temporary copy: leave the repository's lock file alone
       `--outdir=${esm}`,
       ...entries.map((e) => join(_ROOT, e)),
     ],
