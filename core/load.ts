@@ -20,7 +20,12 @@ import type { CoreBackend, CoreExports } from "./exports.ts";
 
 export type { CoreBackend };
 import { createReferenceExports, invalidArgumentError } from "./reference.ts";
-import { decodeWasmBase64, RELAXED_WASM_BASE64, SIMD_WASM_BASE64 } from "./wasm_bytes.generated.ts";
+import {
+  CORE_EMBEDDED,
+  decodeWasmBase64,
+  RELAXED_WASM_BASE64,
+  SIMD_WASM_BASE64,
+} from "./_embedded_core.ts";
 
 /** A core build the host compiled: a module, or the bytes of a `.wasm` file of `dist/wasm/`. */
 export type CoreWasm = WebAssembly.Module | ArrayBuffer | ArrayBufferView;
@@ -87,12 +92,31 @@ const _bytes = new Map<string, Uint8Array<ArrayBuffer>>();
 const _modules = new Map<string, WebAssembly.Module>();
 /** Builds the host provided precompiled ({@link provideCoreWasm}). */
 const _provided = new Set<string>();
+/** Bytes of `.wasm` files the host provided (a build that embeds none needs them for shared memory). */
+const _fileBytes = new Map<string, Uint8Array<ArrayBuffer>>();
+
+/**
+ * Where the package's `.wasm` files are, relative to this module. From the
+ * sources that is the repository's dist/wasm/; `deno task dist` rewrites it
+ * to the path from the built chunk to dist/wasm/.
+ */
+const _WASM_DIR = "../dist/wasm/";
+
+/** Why a build that embeds no core cannot load one synchronously, and the fix. */
+function _notEmbeddedMessage(): string {
+  return "this build of tallmc (a tallmc/* sub-path) does not embed the WebAssembly core: " +
+    "call `await loadCoreFrom()` once first (it loads tallmc-relaxed-simd.wasm or " +
+    "tallmc-simd.wasm from the package's wasm/ directory), or pass a compiled module: " +
+    'loadCore({ wasm: module }), or use backend: "reference" (TypeScript kernels), ' +
+    "or import the single-file bundle `tallmc`, which embeds both builds";
+}
 
 function _wasmBytes(backend: "simd" | "relaxed-simd", shared: boolean): Uint8Array<ArrayBuffer> {
   const key = `${backend}/${shared}`;
   let bytes = _bytes.get(key);
   if (bytes === undefined) {
-    bytes = decodeWasmBase64(backend === "simd" ? SIMD_WASM_BASE64 : RELAXED_WASM_BASE64);
+    bytes = _fileBytes.get(backend) ??
+      decodeWasmBase64(backend === "simd" ? SIMD_WASM_BASE64 : RELAXED_WASM_BASE64);
     if (shared && bytes.length > 0) bytes = _withSharedMemoryImport(bytes);
     _bytes.set(key, bytes);
   }
@@ -156,6 +180,8 @@ function _withSharedMemoryImport(bytes: Uint8Array<ArrayBuffer>): Uint8Array<Arr
 
 /** Thrown when the runtime will not compile WebAssembly from bytes. */
 class _CompileForbidden extends Error {}
+/** Thrown when this build embeds no core and none was provided. */
+class _NotEmbedded extends Error {}
 
 function _module(backend: "simd" | "relaxed-simd", shared: boolean): WebAssembly.Module {
   const key = `${backend}/${shared}`;
@@ -268,11 +294,15 @@ export function provideCoreWasm(
   if (named !== null && backend !== undefined && named !== backend) {
     throw new TypeError(`loadCore: wasm holds the ${named} build, but backend is "${backend}"`);
   }
-  const mod = wasm instanceof WebAssembly.Module ? wasm : new WebAssembly.Module(
-    wasm instanceof ArrayBuffer
-      ? wasm
-      : new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength).slice(),
-  );
+  let mod: WebAssembly.Module;
+  if (wasm instanceof WebAssembly.Module) mod = wasm;
+  else {
+    const bytes = wasm instanceof ArrayBuffer
+      ? new Uint8Array(wasm).slice()
+      : new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength).slice();
+    mod = new WebAssembly.Module(bytes);
+    _keepFileBytes(chosen, bytes);
+  }
   const names = new Set(WebAssembly.Module.exports(mod).map((e) => e.name));
   for (const name of _EXPORT_NAMES) {
     if (!names.has(name)) {
@@ -285,19 +315,87 @@ export function provideCoreWasm(
   return chosen;
 }
 
+function _keepFileBytes(backend: string, bytes: Uint8Array<ArrayBuffer>): void {
+  if (CORE_EMBEDDED) return;
+  _fileBytes.set(backend, bytes);
+  _bytes.delete(`${backend}/false`);
+  _bytes.delete(`${backend}/true`);
+  _modules.delete(`${backend}/true`);
+}
+
+/**
+ * The bytes of `dist/wasm/<name>`, beside this module: read from disk where
+ * the module is a file (Node, Bun, Deno), fetched otherwise (browsers).
+ */
+async function _readShipped(name: string): Promise<Uint8Array<ArrayBuffer>> {
+  const url = new URL(_WASM_DIR + name, import.meta.url);
+  const g = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } };
+  try {
+    if (url.protocol === "file:") {
+      const fs = g.process?.getBuiltinModule?.("node:fs/promises") as
+        | { readFile(u: URL): Promise<Uint8Array> }
+        | undefined;
+      if (fs !== undefined) return new Uint8Array(await fs.readFile(url));
+    }
+    // Browsers, and Deno (whose fetch reads file: URLs).
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    throw new Error(
+      `loadCoreFrom: cannot load the core from ${url.href} ` +
+        `(${e instanceof Error ? e.message : String(e)}): serve the package's wasm/ directory ` +
+        "beside its esm/ directory, or pass the file: loadCoreFrom(fetch(url)) or loadCoreFrom(bytes)",
+    );
+  }
+}
+
+/** The shipped build to use here: `wanted`, or the fastest this runtime validates. */
+async function _shippedCore(
+  wanted: CoreBackend | "auto",
+): Promise<Uint8Array<ArrayBuffer> | null> {
+  const order = wanted === "auto" ? ["relaxed-simd", "simd"] : [wanted];
+  for (const backend of order) {
+    const bytes = await _readShipped(`tallmc-${backend}.wasm`);
+    if (wanted !== "auto" || WebAssembly.validate(bytes)) return bytes;
+  }
+  return null;
+}
+
 /**
  * {@link loadCore} from a `.wasm` file fetched or read by the host: compiles
  * it asynchronously (streaming from a `Response`), registers it with
  * {@link provideCoreWasm}, then loads.
  *
- * @param source A module, bytes, a `Response` or a promise of one of them.
+ * Without `source`, the package's sub-path entries (which embed no core)
+ * load `tallmc-relaxed-simd.wasm`, or `tallmc-simd.wasm` where relaxed SIMD
+ * does not validate, from the package's `wasm/` directory: read from disk in
+ * Node and Bun (`process.getBuiltinModule("node:fs/promises")`), fetched
+ * elsewhere (browsers; Deno's fetch reads `file:` URLs). Where neither validates, the
+ * TypeScript kernels are used and `onNote` says so. Builds that embed the
+ * core (Deno source, the single-file bundle) just call {@link loadCore}.
+ *
+ * @param source A module, bytes, a `Response` or a promise of one of them (optional).
  * @param options As for {@link loadCore}.
  * @returns The arena.
  */
 export async function loadCoreFrom(
-  source: CoreWasm | Response | PromiseLike<CoreWasm | Response>,
+  source?: CoreWasm | Response | PromiseLike<CoreWasm | Response>,
   options: Omit<LoadCoreOptions, "wasm"> = {},
 ): Promise<Arena> {
+  if (source === undefined) {
+    const wanted = options.backend ?? "auto";
+    if (CORE_EMBEDDED || wanted === "reference") return loadCore(options);
+    if (_provided.size > 0 && wanted === "auto") return loadCore(options);
+    const bytes = await _shippedCore(wanted);
+    if (bytes === null) {
+      (options.onNote ?? console.warn)(
+        'tallmc: this runtime validates neither core build; using the TypeScript kernels (backend "reference")',
+      );
+      return loadCore({ ...options, backend: "reference" });
+    }
+    source = bytes;
+  }
   const got = await source;
   let wasm: CoreWasm;
   if (typeof Response !== "undefined" && got instanceof Response) {
@@ -307,15 +405,43 @@ export async function loadCoreFrom(
   const backend = options.backend === "simd" || options.backend === "relaxed-simd"
     ? options.backend
     : undefined;
+  const bytes = wasm instanceof WebAssembly.Module
+    ? null
+    : wasm instanceof ArrayBuffer
+    ? new Uint8Array(wasm).slice()
+    : new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength).slice();
   const named = provideCoreWasm(
-    wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(
-      wasm instanceof ArrayBuffer
-        ? wasm
-        : new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength).slice(),
-    ),
+    bytes === null ? wasm as WebAssembly.Module : await WebAssembly.compile(bytes),
     backend ?? _backendOf(wasm) ?? undefined,
   );
+  if (bytes !== null) _keepFileBytes(named, bytes);
   return loadCore({ ...options, backend: named });
+}
+
+/**
+ * @internal The compiled core a worker needs when this build embeds none
+ * (undefined when it does, or for the TypeScript kernels): a
+ * `WebAssembly.Module` is structured-cloneable, so it goes in the worker's
+ * init message and {@link adoptWorkerCore} registers it there.
+ */
+export function workerCore(
+  backend: CoreBackend,
+  shared: boolean,
+): WebAssembly.Module | undefined {
+  if (CORE_EMBEDDED || backend === "reference") return undefined;
+  return _module(backend, shared);
+}
+
+/** @internal Register in a worker the module {@link workerCore} sent. */
+export function adoptWorkerCore(
+  backend: CoreBackend,
+  shared: boolean,
+  module: WebAssembly.Module | undefined,
+): void {
+  if (module === undefined || backend === "reference") return;
+  _modules.set(`${backend}/${shared}`, module);
+  _valid.set(backend, true);
+  _provided.add(backend);
 }
 
 const _valid = new Map<string, boolean>();
@@ -419,9 +545,13 @@ function _choose(wanted: CoreBackend | "auto"): CoreBackend {
     // A precompiled build the host provided comes first: compiling may be forbidden.
     if (_provided.has("relaxed-simd")) return "relaxed-simd";
     if (_provided.has("simd")) return "simd";
+    if (!CORE_EMBEDDED) throw new _NotEmbedded(_notEmbeddedMessage());
     return availableBackends()[0];
   }
   if (wanted === "relaxed-simd" || wanted === "simd") {
+    if (!CORE_EMBEDDED && !_provided.has(wanted)) {
+      throw new _NotEmbedded(_notEmbeddedMessage());
+    }
     if (!_validates(wanted)) {
       throw new TypeError(
         `backend "${wanted}" is not available in this runtime (or not built: run deno task build)`,
@@ -474,7 +604,17 @@ export function loadCore(options: LoadCoreOptions = {}): Arena {
       `loadCore: ifCompileForbidden must be "throw" or "reference", got ${String(ifForbidden)}`,
     );
   }
-  let backend = _choose(wanted);
+  let backend: CoreBackend;
+  try {
+    backend = _choose(wanted);
+  } catch (e) {
+    if (!(e instanceof _NotEmbedded)) throw e;
+    if (ifForbidden === "throw") throw new Error(`loadCore: ${e.message}`);
+    (options.onNote ?? console.warn)(
+      `tallmc: ${e.message}; using the TypeScript kernels (backend "reference")`,
+    );
+    backend = "reference";
+  }
   if (backend !== "reference") {
     try {
       _module(backend, shared);

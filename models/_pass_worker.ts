@@ -20,6 +20,7 @@
  */
 /// <reference lib="deno.worker" />
 import { ControlVariateCache } from "../core/row_buffer.ts";
+import { adoptWorkerCore } from "../core/load.ts";
 import { attachRegion } from "../core/shared_region.ts";
 import { modelFromSpec } from "./model_spec.ts";
 import { servePasses } from "./_pass_control.ts";
@@ -28,6 +29,7 @@ import type { PassWorkerInit } from "./_pass_protocol.ts";
 self.onmessage = (event: MessageEvent<PassWorkerInit>) => {
   const { spec, region, slot, firstRow } = event.data;
   const io = new Float64Array(event.data.io);
+  adoptWorkerCore(spec.backend, true, spec.core);
   const arena = attachRegion(region);
   const model = modelFromSpec(spec, arena);
   const d = model.dim;

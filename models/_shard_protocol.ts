@@ -18,6 +18,8 @@ export interface ShardWorkerInit {
   slot: number;
   kind: "memory" | "stream";
   backend: CoreBackend;
+  /** The compiled core for `backend` (unshared memory), when the build embeds none. */
+  core?: WebAssembly.Module;
   family: "logistic" | "poisson" | "gaussian";
   sigma?: number;
   numCols: number;

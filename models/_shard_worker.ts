@@ -22,7 +22,7 @@
  */
 /// <reference lib="deno.worker" />
 import { GlmKernels } from "../core/glm_kernels.ts";
-import { loadCore } from "../core/load.ts";
+import { adoptWorkerCore, loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
@@ -52,6 +52,7 @@ self.onmessage = (event: MessageEvent<ShardWorkerInit>) => {
 
 function start(init: ShardWorkerInit): () => void {
   const d = init.numCols, n = init.count;
+  adoptWorkerCore(init.backend, false, init.core);
   const arena = loadCore({ backend: init.backend });
   const kernels = new GlmKernels(arena, { family: init.family, dim: d, sigma: init.sigma });
   const layout = {

@@ -18,7 +18,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import type { CoreBackend } from "../core/load.ts";
+import { type CoreBackend, workerCore } from "../core/load.ts";
 import type { Storage } from "../data/dataset.ts";
 import { GlmModel, type GlmOptions } from "./glm.ts";
 import type { Model } from "./model.ts";
@@ -32,6 +32,12 @@ export interface GlmModelSpec {
   readonly memory: WebAssembly.Memory;
   /** The kernels the model's arena uses (a worker binds the same for identical results). */
   readonly backend: CoreBackend;
+  /**
+   * The compiled core for `backend` over a shared memory, when the build
+   * embeds none (the package's sub-paths): a worker registers it with
+   * `adoptWorkerCore` before attaching.
+   */
+  readonly core?: WebAssembly.Module;
   /** Offsets and sizes of the data in `memory`. */
   readonly data: {
     readonly x: number;
@@ -92,6 +98,9 @@ export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: strin
       kind: "glm",
       memory: arena.memory,
       backend: arena.backend,
+      ...(workerCore(arena.backend, true) === undefined
+        ? {}
+        : { core: workerCore(arena.backend, true) }),
       data: {
         x: d.x,
         y: d.y,

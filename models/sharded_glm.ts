@@ -40,7 +40,7 @@
  *
  * @module
  */
-import { type CoreBackend, loadCore } from "../core/load.ts";
+import { type CoreBackend, loadCore, workerCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
@@ -317,6 +317,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
               slot: k,
               kind,
               backend,
+              core: workerCore(backend, false),
               family,
               sigma: glmOptions.sigma,
               numCols: d,

@@ -19,6 +19,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
+import { adoptWorkerCore } from "../core/load.ts";
 import { attachRegion } from "../core/shared_region.ts";
 import { modelFromSpec } from "../models/model_spec.ts";
 import type { WorkerChain, WorkerInit, WorkerReply } from "./_chain_protocol.ts";
@@ -54,6 +55,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
   try {
     if (msg.type === "init") {
       _init = msg;
+      adoptWorkerCore(msg.spec.backend, true, msg.spec.core);
       const arena = attachRegion(msg.region, (bytes) => _post({ type: "grow", bytes }));
       _model = modelFromSpec(msg.spec, arena);
       _sampler = getSampler(msg.sampler).build(_model, msg.own, msg.plan);

@@ -6,12 +6,17 @@
  * page is isolated — draws equal to the sequential run's — and in the
  * calling thread with a note when it is not.
  *
+ * The package's sub-paths (dist/esm/), which embed no core, on an isolated
+ * page: `loadCore()` refuses and names the fix, `loadCoreFrom()` fetches the
+ * core from dist/wasm/, and `sampleParallel` hands the compiled module to its
+ * two workers; draws equal the sequential run's.
+ *
  * Skipped, saying why, when /usr/bin/chromium is missing (`.ci/run`
  * installs it from Debian).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { bundleLibrary } from "../web/build.ts";
+import { buildDist, bundleLibrary } from "../web/build.ts";
 import { REPO_ROOT, serveDirectory } from "./_serve.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -124,6 +129,91 @@ Deno.test({
     } finally {
       await isolated.close();
       await plain.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const SUB_PAGE = `<!doctype html>
+<meta charset="utf-8">
+<title>tallmc sub-path check</title>
+<body>
+<script type="module">
+  const result = {};
+  try {
+    const core = await import("./dist/esm/core/mod.js");
+    const { GlmModel } = await import("./dist/esm/models/web.js");
+    const { higgsShaped } = await import("./dist/esm/data/web.js");
+    const { sample, sampleParallel } = await import("./dist/esm/samplers/mod.js");
+    try {
+      core.loadCore();
+      result.refused = "";
+    } catch (e) {
+      result.refused = String(e.message);
+    }
+    result.isolated = globalThis.crossOriginIsolated;
+    const arena = await core.loadCoreFrom(undefined, { shared: true });
+    result.backend = arena.backend;
+    const { data } = higgsShaped(arena, { n: 2000, seed: 4 });
+    const model = new GlmModel(data, { family: "logistic", priorScale: 5 });
+    const base = { sampler: "hmc", seed: 11, numWarmup: 100, numSamples: 50, numChains: 2 };
+    const t0 = performance.now();
+    const par = await sampleParallel(model, { ...base, workers: 2 });
+    result.parallelMs = performance.now() - t0;
+    result.workers = par.parallel.workers;
+    result.note = par.parallel.note;
+    const seq = sample(model, base);
+    result.equal = par.draws.length === seq.draws.length &&
+      par.draws.every((chain, c) => JSON.stringify(chain) === JSON.stringify(seq.draws[c]));
+  } catch (e) {
+    result.error = String(e && e.stack || e);
+  }
+  document.body.dataset.result = JSON.stringify(result);
+</script>
+`;
+
+Deno.test({
+  name: "dist/esm sub-paths in Chromium: core fetched from dist/wasm/, module sent to 2 workers",
+  ignore: !hasChromium,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "tallmc_chromium_sub_" });
+    const isolated = serveDirectory(dir);
+    try {
+      await buildDist(join(dir, "dist"), { types: false });
+      await Deno.writeTextFile(join(dir, "sub.html"), SUB_PAGE);
+      const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-all",
+          "--quiet",
+          join(REPO_ROOT, "tests/_embed_chromium_driver.ts"),
+          CHROMIUM,
+          `${isolated.origin}/sub.html`,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(240_000),
+      }).output();
+      assert.equal(code, 0, new TextDecoder().decode(stderr));
+      const [r] = JSON.parse(new TextDecoder().decode(stdout)) as (PageResult & {
+        refused?: string;
+      })[];
+      assert.equal(r.error, undefined, r.error);
+      assert.deepEqual(r.errors, []);
+      assert.match(
+        String(r.refused),
+        /does not embed the WebAssembly core.*await loadCoreFrom\(\)/,
+      );
+      assert.equal(r.isolated, true);
+      assert.notEqual(r.backend, "reference");
+      assert.equal(r.workers, 2, String(r.note));
+      assert.equal(r.equal, true, "parallel draws differ from the sequential run's");
+      console.log(
+        `chromium (sub-paths): backend ${r.backend} from dist/wasm/, workers ${r.workers}, ` +
+          `sampleParallel ${r.parallelMs?.toFixed(0)} ms`,
+      );
+    } finally {
+      await isolated.close();
       await Deno.remove(dir, { recursive: true });
     }
   },

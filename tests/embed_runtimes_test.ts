@@ -115,7 +115,25 @@ if (globalThis.onmessage !== before) throw new Error("importing tallmc set onmes
 const t0 = performance.now();
 const result = sampleLogistic(tallmc, tallmc.loadCore());
 const ms = performance.now() - t0;
-console.log(JSON.stringify({ ...result, ms, single: single.loadCore().backend }));
+// The sub-paths embed no core: loadCore() names the fix, loadCoreFrom()
+// reads the package's wasm/ file, and the same run gives the same draws.
+const core = await import("tallmc/core");
+let refused = "";
+try {
+  core.loadCore();
+} catch (e) {
+  refused = e.message;
+}
+const { GlmModel } = await import("tallmc/models");
+const { higgsShaped } = await import("tallmc/data");
+const { runHmcEcs } = await import("tallmc/hmc-ecs");
+const { summarize } = await import("tallmc/diagnostics");
+const parts = { GlmModel, higgsShaped, runHmcEcs, summarize };
+const sub = sampleLogistic(parts, await core.loadCoreFrom());
+console.log(JSON.stringify({
+  ...result, ms, single: single.loadCore().backend, refused,
+  subBackend: sub.backend, subMeans: sub.means,
+}));
 `;
 
 /** workerd: a fetch handler that loads the core from the precompiled module it was given. */
@@ -238,6 +256,25 @@ Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and 
         report.entryBytes["./diagnostics"] <= 30 * 1024,
         `tallmc/diagnostics loads ${report.entryBytes["./diagnostics"]} bytes, budget 30 KiB`,
       );
+      // GLM + HMC-ECS + summarize: the modules a page imports for that job
+      // (tallmc/models, tallmc/hmc-ecs, tallmc/diagnostics, and tallmc/core for
+      // loadCoreFrom) and every chunk they import, each once, minified. The
+      // core's .wasm file (139 or 146 KiB, fetched by loadCoreFrom) and the
+      // worker bundles are not counted: they are not part of the import.
+      const glmJob = await closureBytes(
+        ["./models", "./hmc-ecs", "./diagnostics", "./core"].map((p) =>
+          join(dist, "esm", DIST_ENTRIES[p].replace(/\.ts$/, ".js"))
+        ),
+      );
+      console.log(`GLM + HMC-ECS + summarize: ${kb(glmJob)}`);
+      assert.ok(
+        glmJob <= 350 * 1024,
+        `GLM + HMC-ECS + summarize loads ${glmJob} bytes, budget 350 KiB`,
+      );
+      // No sub-path carries the embedded builds (their base64 is ≈ 390 KiB).
+      for await (const f of _walk(join(dist, "esm"))) {
+        assert.doesNotMatch(await Deno.readTextFile(f), /AGFzbQ[A-Za-z0-9+/]{1000}/, f);
+      }
     });
 
     await t.step("browser entry points hold no file access and no `using`", async () => {
@@ -292,6 +329,7 @@ Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and 
             `sampling ${got.ms.toFixed(0)} ms, process ${wall.toFixed(0)} ms`,
         );
         assert.equal(got.single, got.backend, "the single-file bundle picks the same backend");
+        _checkSubPaths("node", got);
         console.log(`node: ${_checkRun("node", got)}`);
         if (report.typesNote === null) {
           console.log("skipped the type check: dist/ has no types (the compiler did not run)");
@@ -316,6 +354,7 @@ Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and 
             `process ${wall.toFixed(0)} ms`,
         );
         console.log(`bun: ${_checkRun("bun", got)}`);
+        _checkSubPaths("bun", got);
       },
     });
     if (typeof bun !== "string") console.log(`skipped Bun: ${bun.skip}`);
@@ -335,6 +374,35 @@ Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/**
+ * The sub-paths' run: sync loadCore() refused with the fix named, and
+ * loadCoreFrom() found the same build the single-file bundle picked, so the
+ * draws are the bundle's.
+ */
+function _checkSubPaths(
+  runtime: string,
+  got: {
+    backend: string;
+    means: number[];
+    refused: string;
+    subBackend: string;
+    subMeans: number[];
+  },
+): void {
+  assert.match(got.refused, /does not embed the WebAssembly core.*await loadCoreFrom\(\)/, runtime);
+  assert.equal(got.subBackend, got.backend, `${runtime}: loadCoreFrom() picks the bundle's build`);
+  assert.deepEqual(got.subMeans, got.means, `${runtime}: sub-paths and bundle give the same draws`);
+  console.log(`${runtime}: sub-paths loaded the ${got.subBackend} core from wasm/, same means`);
+}
+
+async function* _walk(dir: string): AsyncGenerator<string> {
+  for await (const e of Deno.readDir(dir)) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) yield* _walk(p);
+    else if (e.name.endsWith(".js")) yield p;
+  }
+}
 
 /**
  * The installed package's declarations type a consumer's TypeScript: a
@@ -413,6 +481,14 @@ async function _closureText(file: string): Promise<string> {
   return text;
 }
 
+/** CPU time (user + system) of process `pid` so far, in ms (Linux /proc, 100 ticks per second). */
+async function _cpuMs(pid: number): Promise<number> {
+  // Read by `cat`: Deno grants /proc only with --allow-all, the test has --allow-run.
+  const stat = await _run("cat", [`/proc/${pid}/stat`], "/");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime (fields 14, 15)
+}
+
 async function _workerd(bin: string, dist: string, dir: string): Promise<void> {
   await Deno.mkdir(dir);
   for (const f of ["tallmc.js", "wasm/tallmc-simd.wasm", "wasm/tallmc-relaxed-simd.wasm"]) {
@@ -471,10 +547,24 @@ const w :Workerd.Worker = (
     console.log(`workerd: fallback backend reference, request ${fallback.ms.toFixed(0)} ms`);
     console.log(`workerd fallback: ${_checkRun("workerd fallback", fallback.body)}`);
     for (const core of ["relaxed-simd", "simd"]) {
-      const { body, ms } = await get(core);
-      assert.equal(body.error, undefined, String(body.error));
+      // CPU time: the workerd process's (all threads, from /proc) over each
+      // request; the first runs cold, the next two warm.
+      const cpu: number[] = [];
+      let first: { body: RunResult & { error?: string }; ms: number } | null = null;
+      for (let k = 0; k < 3; k++) {
+        const before = await _cpuMs(child.pid);
+        const got = await get(core);
+        cpu.push((await _cpuMs(child.pid)) - before);
+        first ??= got;
+        assert.equal(got.body.error, undefined, String(got.body.error));
+        assert.deepEqual(got.body.means, first.body.means, "a repeated request gives other draws");
+      }
+      const { body, ms } = first!;
       assert.equal(body.backend, core);
-      console.log(`workerd: backend ${body.backend}, request ${ms.toFixed(0)} ms`);
+      console.log(
+        `workerd: backend ${body.backend}, request ${ms.toFixed(0)} ms, ` +
+          `CPU ${cpu.map((c) => c.toFixed(0)).join(", ")} ms (first, then warm)`,
+      );
       console.log(`workerd ${core}: ${_checkRun(`workerd ${core}`, body)}`);
     }
   } finally {

@@ -107,6 +107,19 @@ async function _rewriteWorkerUrls(
 }
 
 /**
+ * Point core/load.ts's `_WASM_DIR` ("../dist/wasm/", right for the sources)
+ * at `wasmDir` relative to the built file that holds it.
+ */
+async function _rewriteWasmDir(file: string, wasmDir: string): Promise<void> {
+  const text = await Deno.readTextFile(file);
+  const quoted = /(["'`])\.\.\/dist\/wasm\/\1/g;
+  if (!quoted.test(text)) return;
+  let rel = relative(dirname(file), wasmDir);
+  if (!rel.startsWith(".")) rel = `./${rel}`;
+  await Deno.writeTextFile(file, text.replace(quoted, (_m, q) => `${q}${rel}/${q}`));
+}
+
+/**
  * The library bundle: `mod.ts` → `outFile`, and beside it one bundle per
  * worker entry point (what `sampleParallel` and the threaded models start).
  *
@@ -176,6 +189,23 @@ export async function buildDist(
   await Deno.mkdir(join(out, "wasm"), { recursive: true });
   const esm = join(out, "esm");
   const entries = [...Object.values(DIST_ENTRIES), ...Object.keys(WORKER_ENTRIES)];
+  // The sub-paths embed no core: core/_embedded_core.ts (both builds as
+  // base64, ≈ 390 KiB) is swapped for core/_external_core.ts by an import
+  // map, and the core comes from dist/wasm/ (loadCoreFrom) or the host.
+  const config = JSON.parse(await Deno.readTextFile(join(_ROOT, "deno.json")));
+  const distConfig = join(out, "deno.dist.json");
+  const fileUrl = (p: string) => new URL(p, `file://${_ROOT}`).href;
+  await Deno.writeTextFile(
+    distConfig,
+    JSON.stringify({
+      ...config,
+      exclude: [],
+      imports: {
+        ...config.imports,
+        [fileUrl("core/_embedded_core.ts")]: fileUrl("core/_external_core.ts"),
+      },
+    }),
+  );
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
@@ -185,7 +215,8 @@ export async function buildDist(
       "--packages=bundle",
       "--minify",
       "--code-splitting",
-      `--config=${join(_ROOT, "deno.json")}`,
+      `--config=${distConfig}`,
+      "--no-lock", // the config is a temporary copy: leave the repository's lock file alone
       `--outdir=${esm}`,
       ...entries.map((e) => join(_ROOT, e)),
     ],
@@ -193,6 +224,7 @@ export async function buildDist(
     stdout: "null",
     stderr: "piped",
   }).output();
+  await Deno.remove(distConfig);
   if (code !== 0) {
     throw new Error(`deno bundle (code splitting) failed:\n${new TextDecoder().decode(stderr)}`);
   }
@@ -200,7 +232,10 @@ export async function buildDist(
   const workerFiles = Object.fromEntries(
     Object.keys(WORKER_ENTRIES).map((e) => [basename(e), js(e)]),
   );
-  for await (const f of _walk(esm)) await _rewriteWorkerUrls(f, workerFiles);
+  for await (const f of _walk(esm)) {
+    await _rewriteWorkerUrls(f, workerFiles);
+    await _rewriteWasmDir(f, join(out, "wasm"));
+  }
   const bundleBytes = await bundleLibrary(join(out, "tallmc.js"));
   const wasmBytes: Record<string, number> = {};
   for (const backend of ["simd", "relaxed-simd"] as const) {
@@ -208,7 +243,6 @@ export async function buildDist(
     await Deno.writeFile(join(out, "wasm", `tallmc-${backend}.wasm`), bytes);
     wasmBytes[`tallmc-${backend}.wasm`] = bytes.length;
   }
-  const config = JSON.parse(await Deno.readTextFile(join(_ROOT, "deno.json")));
   const types = (options.types ?? true) ? await _declarations(out) : null;
   const entry = (source: string, file: string) =>
     types === null ? file : { types: `./types/${source.replace(/\.ts$/, ".d.ts")}`, default: file };
@@ -330,14 +364,15 @@ async function* _walk(dir: string, suffix = ".js"): AsyncGenerator<string> {
 }
 
 /**
- * Bytes a page loads when it imports `file`: the file and every module it
- * imports statically, transitively (relative imports only: the build
- * inlines packages).
+ * Bytes a page loads when it imports `file` (or all of `files`): the files
+ * and every module they import statically, transitively, each counted once
+ * (relative imports only: the build inlines packages). Files fetched at run
+ * time (the core's `.wasm`, worker bundles) are not counted.
  *
- * @param file A built module.
+ * @param file A built module, or several.
  * @returns The total size.
  */
-export async function closureBytes(file: string): Promise<number> {
+export async function closureBytes(file: string | readonly string[]): Promise<number> {
   const seen = new Set<string>();
   const visit = async (f: string) => {
     if (seen.has(f)) return;
@@ -347,7 +382,7 @@ export async function closureBytes(file: string): Promise<number> {
       await visit(join(dirname(f), m[1]));
     }
   };
-  await visit(file);
+  for (const f of typeof file === "string" ? [file] : file) await visit(f);
   let total = 0;
   for (const f of seen) total += (await Deno.stat(f)).size;
   return total;
