@@ -169,7 +169,9 @@ export class CmdStanDrawsWriter {
       lines.push("# Diagonal elements of inverse mass matrix:", `# ${[...m].join(", ")}`);
     }
     if (lines.length === 0) return;
-    for (const line of ["# Adaptation terminated", ...lines]) this.#files[chain].writeLine(line, -1);
+    for (const line of ["# Adaptation terminated", ...lines]) {
+      this.#files[chain].writeLine(line, -1);
+    }
   }
 
   /** Write the queued rows of every file. */

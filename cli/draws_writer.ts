@@ -71,7 +71,13 @@ export class DrawsFileWriter {
       drawsPerChain?: number;
     },
   ): DrawsFileWriter {
-    const names = [".chain", ".iteration", ".draw", ...columns.parameterNames, ...columns.extraNames];
+    const names = [
+      ".chain",
+      ".iteration",
+      ".draw",
+      ...columns.parameterNames,
+      ...columns.extraNames,
+    ];
     const w = DrawsFileWriter.create(path, [names.map(_quote).join(",")], names.length);
     w.#extraNames = [...columns.extraNames];
     w.#drawsPerChain = columns.drawsPerChain ?? 0;

@@ -76,7 +76,8 @@ function _quote(name: string): string {
 export function formatDrawsCsv(table: DrawsTable): string {
   const { parameterNames, draws, extra } = table;
   const extraNames = Object.keys(extra);
-  const header = [".chain", ".iteration", ".draw", ...parameterNames, ...extraNames].map(_quote).join(",");
+  const header = [".chain", ".iteration", ".draw", ...parameterNames, ...extraNames].map(_quote)
+    .join(",");
   const lines = [header];
   let drawId = 0;
   for (let c = 0; c < draws.length; c++) {
