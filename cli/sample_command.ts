@@ -78,6 +78,9 @@ const _COMMON_FLAGS: FlagSpec = {
   help: { type: "boolean", short: "h" },
 };
 
+/** Files `--format cmdstan` may hold open at once (one per chain). */
+const _MAX_CMDSTAN_FILES = 256;
+
 /** Internal option names → the flags users type, for messages from the library. */
 const _COMMON_NAMES: Record<string, string> = {
   numSamples: "--samples",
@@ -344,6 +347,12 @@ export async function sampleCommand(args: string[]): Promise<number> {
   }
   if (values.format !== undefined && values.out === undefined) {
     throw new CliUsageError(`--format ${format} needs --out (the draws are written only there)`);
+  }
+  if (format === "cmdstan" && numChains > _MAX_CMDSTAN_FILES) {
+    throw new CliUsageError(
+      `--format cmdstan writes one file per chain, open at once: at most ${_MAX_CMDSTAN_FILES} ` +
+        `chains, got --chains ${numChains} (use the default format)`,
+    );
   }
   const thin = intFlag(values.thin, { flag: "thin", default: 1, min: 1 });
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: 1 }, values, false);
