@@ -1,6 +1,7 @@
 /**
- * Streaming writer of a tallmc draws file (`chain,iteration,params…[,extra…]`,
- * the format `data/draws_csv.ts` reads). The file is written under a
+ * Streaming writer of a tallmc draws file (`.chain,.iteration,.draw,params…[,extra…]`,
+ * posterior's column names, 1-based; the format `data/draws_csv.ts` reads;
+ * see docs/draws_format.md). The file is written under a
  * temporary name beside `--out` ({@link AtomicOutput}) and renamed into
  * place when the run ends — completed, stopped by a chain, interrupted by a
  * signal, or cut short by a full disk — so the target name never holds a
@@ -33,6 +34,8 @@ export class DrawsFileWriter {
   readonly #perChain = new Map<number, number>();
   #failure: Error | null = null;
   #closed = false;
+  #extraNames: string[] = [];
+  #drawsPerChain = 0;
 
   private constructor(out: AtomicOutput, numColumns: number) {
     this.#out = out;
@@ -43,7 +46,10 @@ export class DrawsFileWriter {
    * Create the temporary file beside `path` and write the header.
    *
    * @param path Absolute path of the draws file (written on {@link commit}).
-   * @param columns `parameterNames` and `extraNames` (e.g. `["sign"]`).
+   * @param columns `parameterNames`, `extraNames` (e.g. `["sign"]`) and
+   *   `drawsPerChain`, the draws a chain makes when it runs to the end (gives
+   *   `.draw` = chain·drawsPerChain + iteration + 1; default 0: `.draw` is
+   *   then the row number).
    * @returns The writer.
    *
    * @example
@@ -51,21 +57,49 @@ export class DrawsFileWriter {
    * import assert from "node:assert/strict";
    * import { DrawsFileWriter } from "./draws_writer.ts";
    * const path = await Deno.makeTempFile({ suffix: ".csv" });
-   * const w = DrawsFileWriter.open(path, { parameterNames: ["a"], extraNames: [] });
-   * w.write(0, 0, [1.5], []);
+   * const w = DrawsFileWriter.open(path, { parameterNames: ["a"], extraNames: [], drawsPerChain: 10 });
+   * w.write(1, 0, [1.5], []);
    * w.commit();
-   * assert.equal(await Deno.readTextFile(path), "chain,iteration,a\n0,0,1.5\n");
+   * assert.equal(await Deno.readTextFile(path), ".chain,.iteration,.draw,a\n2,1,11,1.5\n");
    * ```
    */
   static open(
     path: string,
-    columns: { parameterNames: readonly string[]; extraNames: readonly string[] },
+    columns: {
+      parameterNames: readonly string[];
+      extraNames: readonly string[];
+      drawsPerChain?: number;
+    },
   ): DrawsFileWriter {
+    const names = [
+      ".chain",
+      ".iteration",
+      ".draw",
+      ...columns.parameterNames,
+      ...columns.extraNames,
+    ];
+    const w = DrawsFileWriter.create(path, [names.map(_quote).join(",")], names.length);
+    w.#extraNames = [...columns.extraNames];
+    w.#drawsPerChain = columns.drawsPerChain ?? 0;
+    return w;
+  }
+
+  /**
+   * Create the temporary file beside `path` and write `headerLines` (not
+   * counted as rows); rows are then added with {@link writeLine}.
+   *
+   * @param path Absolute path of the file (written on {@link commit}).
+   * @param headerLines Lines before the rows (comments, the column names).
+   * @param numColumns Cells per row ({@link write} checks it), 0 for any.
+   * @returns The writer.
+   */
+  static create(path: string, headerLines: readonly string[], numColumns = 0): DrawsFileWriter {
     const out = AtomicOutput.create(path);
-    const names = ["chain", "iteration", ...columns.parameterNames, ...columns.extraNames];
-    const w = new DrawsFileWriter(out, names.length);
-    w.#buffer.push(names.map(_quote).join(","));
-    w.#bufferChains.push(-1);
+    const w = new DrawsFileWriter(out, numColumns);
+    for (const line of headerLines) {
+      w.#buffer.push(line);
+      w.#bufferChains.push(-1);
+    }
     w.flush();
     if (w.#failure !== null) {
       out.discard();
@@ -100,12 +134,40 @@ export class DrawsFileWriter {
   }
 
   /**
+   * Queue one draw of the sampler (its extra columns read from the step's
+   * info by name; booleans as 0/1).
+   *
+   * @param chain 0-based chain id.
+   * @param iteration 0-based draw index in the chain.
+   * @param values θ.
+   * @param info The step's info.
+   */
+  writeDraw(chain: number, iteration: number, values: ArrayLike<number>, info: object): void {
+    const rec = info as Record<string, unknown>;
+    this.write(chain, iteration, values, this.#extraNames.map((n) => Number(rec[n])));
+  }
+
+  /**
+   * Queue one line of text as a row of `chain` (or, with chain −1, a line
+   * that is not a row, e.g. a comment).
+   *
+   * @param text The line, without its newline.
+   * @param chain Chain id the row counts for, or −1.
+   */
+  writeLine(text: string, chain: number): void {
+    if (this.#failure !== null || this.#closed) return;
+    this.#buffer.push(text);
+    this.#bufferChains.push(chain);
+    if (this.#buffer.length >= _BUFFER_ROWS) this.flush();
+  }
+
+  /**
    * Queue one draw (written whole at the next flush, every 1000 rows, on a
    * stop and on commit). After a failed write or once the file is committed
    * or discarded, rows are dropped.
    *
-   * @param chain Chain id.
-   * @param iteration 0-based draw index in the chain.
+   * @param chain 0-based chain id (written 1-based as `.chain`).
+   * @param iteration 0-based draw index in the chain (written 1-based).
    * @param values θ.
    * @param extra Extra columns' values.
    */
@@ -116,15 +178,16 @@ export class DrawsFileWriter {
     extra: readonly number[],
   ): void {
     if (this.#failure !== null || this.#closed) return;
-    const cells: (number | string)[] = [chain, iteration];
+    const draw = this.#drawsPerChain > 0
+      ? chain * this.#drawsPerChain + iteration + 1
+      : this.numRows + 1;
+    const cells: (number | string)[] = [chain + 1, iteration + 1, draw];
     for (let j = 0; j < values.length; j++) cells.push(values[j]);
     cells.push(...extra);
-    if (cells.length !== this.#numColumns) {
+    if (this.#numColumns > 0 && cells.length !== this.#numColumns) {
       throw new RangeError(`a draws row needs ${this.#numColumns} cells, got ${cells.length}`);
     }
-    this.#buffer.push(cells.join(","));
-    this.#bufferChains.push(chain);
-    if (this.#buffer.length >= _BUFFER_ROWS) this.flush();
+    this.writeLine(cells.join(","), chain);
   }
 
   /**

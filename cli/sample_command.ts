@@ -37,6 +37,7 @@ import {
   resolveUserPath,
 } from "./args.ts";
 import { DrawsFileWriter } from "./draws_writer.ts";
+import { cmdstanChainPath, CmdStanDrawsWriter } from "./cmdstan_writer.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
 import { checkWritable, refuseSameFile } from "./safe_output.ts";
 import { formatSummary, withNaturalScales } from "./summary_table.ts";
@@ -65,6 +66,7 @@ const _COMMON_FLAGS: FlagSpec = {
   chains: { type: "string" },
   seed: { type: "string" },
   out: { type: "string" },
+  format: { type: "string" },
   sigma: { type: "string" },
   "prior-scale": { type: "string" },
   columns: { type: "string" },
@@ -75,6 +77,9 @@ const _COMMON_FLAGS: FlagSpec = {
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 };
+
+/** Files `--format cmdstan` may hold open at once (one per chain). */
+const _MAX_CMDSTAN_FILES = 256;
 
 /** Internal option names → the flags users type, for messages from the library. */
 const _COMMON_NAMES: Record<string, string> = {
@@ -136,9 +141,11 @@ export function sampleHelp(): string {
     "                      one per core, at most one per chain; 0 = this thread); draws are",
     "                      identical for every N",
     "  --seed N            random seed (default 1)",
-    "  --out FILE          draws as CSV (chain,iteration,params…), written as they are made",
-    "                      beside FILE and renamed to it when the run ends or is stopped;",
+    "  --out FILE          draws as CSV (.chain,.iteration,.draw,params…, 1-based), written as",
+    "                      they are made beside FILE and renamed to it when the run ends or is stopped;",
     "                      σ and φ as log_sigma and log_phi (the summary adds sigma and phi)",
+    "  --format F          tallmc (default) | cmdstan: CmdStan's CSV, one file per chain",
+    "                      (--out draws.csv → draws_1.csv, draws_2.csv, …); docs/draws_format.md",
     "  --columns A,B,…     covariates to use (default: all but the response)",
     "  --no-intercept      do not prepend an intercept column",
     "  --f32               store X as f32 (half the memory; f64 accumulation)",
@@ -334,6 +341,19 @@ export async function sampleCommand(args: string[]): Promise<number> {
     max: 256,
   });
   const seed = intFlag(values.seed, { flag: "seed", default: 1, min: 0 });
+  const format = (values.format as string | undefined) ?? "tallmc";
+  if (format !== "tallmc" && format !== "cmdstan") {
+    throw new CliUsageError(`--format must be tallmc or cmdstan, got ${JSON.stringify(format)}`);
+  }
+  if (values.format !== undefined && values.out === undefined) {
+    throw new CliUsageError(`--format ${format} needs --out (the draws are written only there)`);
+  }
+  if (format === "cmdstan" && numChains > _MAX_CMDSTAN_FILES) {
+    throw new CliUsageError(
+      `--format cmdstan writes one file per chain, open at once: at most ${_MAX_CMDSTAN_FILES} ` +
+        `chains, got --chains ${numChains} (use the default format)`,
+    );
+  }
   const thin = intFlag(values.thin, { flag: "thin", default: 1, min: 1 });
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: 1 }, values, false);
   _checkOptionBounds(samplerOptions, description);
@@ -346,8 +366,13 @@ export async function sampleCommand(args: string[]): Promise<number> {
     if (typeof values["prior-file"] === "string") {
       inputs.push({ path: resolveUserPath(values["prior-file"]), flag: "--prior-file" });
     }
-    refuseSameFile({ path: outPath, flag: "--out" }, inputs);
-    checkWritable(outPath, "--out");
+    const targets = format === "cmdstan"
+      ? Array.from({ length: numChains }, (_, c) => cmdstanChainPath(outPath, c))
+      : [outPath];
+    for (const target of targets) {
+      refuseSameFile({ path: target, flag: "--out" }, inputs);
+      checkWritable(target, "--out");
+    }
   }
   let dataInfo: Deno.FileInfo;
   try {
@@ -420,11 +445,36 @@ export async function sampleCommand(args: string[]): Promise<number> {
     : [];
   // From here on SIGINT / SIGTERM stop the run and keep its draws.
   const watch = await _StopWatch.start();
-  let writer: DrawsFileWriter | null = null;
+  let writer: DrawsOutput | null = null;
   try {
     writer = outPath === undefined
       ? null
-      : DrawsFileWriter.open(outPath, { parameterNames: model.parameterNames, extraNames });
+      : format === "cmdstan"
+      ? CmdStanDrawsWriter.open(outPath, {
+        numChains,
+        parameterNames: model.parameterNames,
+        config: [
+          ["model", "glm"],
+          ["family", values.family as string],
+          ["data_file", dataPath],
+          ["method", "sample"],
+          ["algorithm", samplerName],
+          ...Object.entries(samplerOptions)
+            .filter(([, v]) => ["number", "string", "boolean"].includes(typeof v))
+            .map(([k, v]) => [k, String(v)] as [string, string]),
+          ["num_samples", numSamples],
+          ["num_warmup", numWarmup],
+          ["save_warmup", 0],
+          ["thin", thin],
+          ["num_chains", numChains],
+          ["seed", seed],
+        ],
+      })
+      : DrawsFileWriter.open(outPath, {
+        parameterNames: model.parameterNames,
+        extraNames,
+        drawsPerChain: Math.ceil(numSamples / thin),
+      });
   } catch (e) {
     watch.close();
     throw new CliUsageError(`--out ${outPath} cannot be written: ${(e as Error).message}`);
@@ -462,10 +512,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
         pos: Float64Array,
         info: object,
       ) => {
-        const extra = extraNames.map((n) =>
-          Number((info as unknown as Record<string, unknown>)[n])
-        );
-        writer!.write(chain, k, pos, extra);
+        writer!.writeDraw(chain, k, pos, info);
         checkStop();
       },
     };
@@ -519,6 +566,9 @@ export async function sampleCommand(args: string[]): Promise<number> {
   );
   if (writer !== null) {
     try {
+      if (writer instanceof CmdStanDrawsWriter) {
+        for (const c of result.chains) writer.writeAdaptation(c.chainId, c.tuning);
+      }
       writer.commit();
     } catch (e) {
       throw new CliUsageError(
@@ -536,6 +586,9 @@ export async function sampleCommand(args: string[]): Promise<number> {
   });
   return code !== 0 ? code : checked.code;
 }
+
+/** The default draws file or CmdStan's files. */
+type DrawsOutput = DrawsFileWriter | CmdStanDrawsWriter;
 
 /** Thrown by a callback to end a synchronous chain when the run is stopped. */
 class _Stopped extends Error {
@@ -637,7 +690,7 @@ function _sampleInThread(
 }
 
 /** After a run that failed: keep the draws it wrote (renamed into place), or remove the file. */
-function _keepOrDiscard(writer: DrawsFileWriter): string {
+function _keepOrDiscard(writer: DrawsOutput): string {
   writer.flush();
   if (writer.rowsOnDisk === 0) {
     writer.discard();
@@ -655,7 +708,7 @@ function _perChain(rows: [number, number][], numChains: number): string {
 }
 
 /** Report a failed write of --out (disk full): the rows on disk; exit code 2. */
-function _reportWriteFailure(writer: DrawsFileWriter, numChains: number): number {
+function _reportWriteFailure(writer: DrawsOutput, numChains: number): number {
   const e = writer.failure!;
   const why = /no space left|os error 28|ENOSPC/i.test(e.message)
     ? "the disk is full"
@@ -671,7 +724,7 @@ function _reportWriteFailure(writer: DrawsFileWriter, numChains: number): number
 
 /** A run ended by a signal or a failed write: keep what was made, say so, exit code. */
 function _finishStopped(
-  writer: DrawsFileWriter | null,
+  writer: DrawsOutput | null,
   signal: number,
   done: Map<number, number>,
   plan: { numChains: number; numWarmup: number; thin: number },

@@ -3,13 +3,14 @@
  * reads, and the draws CSVs of other tools.
  *
  * ```
- *  tallmc    chain,iteration,<param 1>,…,<param d>[,sign]     chain 0-based
+ *  tallmc    .chain,.iteration,.draw,<params>[,sign]     posterior's names, 1-based
+ *  tallmc 1  chain,iteration,<param 1>,…,<param d>[,sign]     (older files) chain 0-based
  *  plain     <param 1>,…,<param d>[,chain][,sign]             one chain without `chain`
  *  CmdStan   # comments … ; lp__,accept_stat__,…,energy__,<params>   one file per chain
  * ```
  *
- * {@link parseDrawsCsv} detects the format from the header: `chain,iteration`
- * first is tallmc's; a column ending in `__` (lp__, accept_stat__,
+ * {@link parseDrawsCsv} detects the format from the header: `.chain,.iteration`
+ * or `chain,iteration` first is tallmc's; a column ending in `__` (lp__, accept_stat__,
  * stepsize__, treedepth__, n_leapfrog__, divergent__, energy__) or a `#`
  * comment line makes it CmdStan's output CSV, whose sampler columns are not
  * parameters (they are kept in `extra`) and whose warmup rows are dropped when
@@ -62,20 +63,23 @@ function _quote(name: string): string {
  * Format draws as CSV text.
  *
  * @param table Parameter names, draws per chain and parameter, optional extra columns.
- * @returns The CSV text (header + one line per draw).
+ * @returns The CSV text (header + one line per draw): posterior's `.chain`,
+ *   `.iteration`, `.draw` (1-based), the parameters, then the extra columns.
  *
  * @example
  * ```ts
  * import { formatDrawsCsv } from "./draws_csv.ts";
  * const text = formatDrawsCsv({ parameterNames: ["a"], draws: [[new Float64Array([1, 2])]], extra: {} });
- * if (text !== "chain,iteration,a\n0,0,1\n0,1,2\n") throw new Error(text);
+ * if (text !== ".chain,.iteration,.draw,a\n1,1,1,1\n1,2,2,2\n") throw new Error(text);
  * ```
  */
 export function formatDrawsCsv(table: DrawsTable): string {
   const { parameterNames, draws, extra } = table;
   const extraNames = Object.keys(extra);
-  const header = ["chain", "iteration", ...parameterNames, ...extraNames].map(_quote).join(",");
+  const header = [".chain", ".iteration", ".draw", ...parameterNames, ...extraNames].map(_quote)
+    .join(",");
   const lines = [header];
+  let drawId = 0;
   for (let c = 0; c < draws.length; c++) {
     const chain = draws[c];
     if (chain.length !== parameterNames.length) {
@@ -85,7 +89,7 @@ export function formatDrawsCsv(table: DrawsTable): string {
     }
     const n = chain[0]?.length ?? 0;
     for (let k = 0; k < n; k++) {
-      const cells: (string | number)[] = [c, k];
+      const cells: (string | number)[] = [c + 1, k + 1, ++drawId];
       for (const p of chain) cells.push(p[k]);
       for (const name of extraNames) cells.push(extra[name][c][k]);
       lines.push(cells.join(","));
@@ -199,7 +203,8 @@ function _parseOne(text: string, source: string, interrupted: boolean): _Parsed 
     }
     seen.set(name, j);
   });
-  const format = header[0] === "chain" && header[1] === "iteration"
+  const format = (header[0] === "chain" && header[1] === "iteration") ||
+      (header[0] === ".chain" && header[1] === ".iteration")
     ? "tallmc"
     : hasComments || header.some((h) => h.endsWith("__"))
     ? "cmdstan"
@@ -362,6 +367,10 @@ function _parseOne(text: string, source: string, interrupted: boolean): _Parsed 
  * const t = parseDrawsCsv("chain,iteration,a\n0,0,1\n1,0,3\n");
  * assert.equal(t.format, "tallmc");
  * assert.equal(t.draws[1][0][0], 3);
+ * const p = parseDrawsCsv(".chain,.iteration,.draw,a\n1,1,1,1\n2,1,2,3\n");
+ * assert.equal(p.format, "tallmc");
+ * assert.deepEqual(p.parameterNames, ["a"]);
+ * assert.deepEqual(p.chainIds, [1, 2]);
  *
  * const stan = "# model = m\nlp__,accept_stat__,mu\n-1.5,0.9,0.2\n-1.2,0.8,0.4\n";
  * const s = parseDrawsCsv([stan, stan], { sources: ["m_1.csv", "m_2.csv"] });

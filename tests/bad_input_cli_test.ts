@@ -79,21 +79,22 @@ function _exists(path: string): boolean {
 }
 
 /**
- * Parse a draws file strictly: header `chain,iteration,…`, every row with
- * as many numeric, finite cells, newline-terminated. Returns rows per chain.
+ * Parse a draws file strictly: header `.chain,.iteration,.draw,…`, every row
+ * with as many numeric, finite cells, newline-terminated. Returns rows per
+ * chain, by 0-based chain id (the file's `.chain` is 1-based).
  */
 function _readDraws(path: string): { header: string[]; rowsPerChain: Map<number, number> } {
   const text = Deno.readTextFileSync(path);
   assert.ok(text.endsWith("\n"), "draws file must end with a newline (no partial row)");
   const lines = text.slice(0, -1).split("\n");
   const header = lines[0].split(",");
-  assert.deepEqual(header.slice(0, 2), ["chain", "iteration"]);
+  assert.deepEqual(header.slice(0, 3), [".chain", ".iteration", ".draw"]);
   const rowsPerChain = new Map<number, number>();
   for (const line of lines.slice(1)) {
     const cells = line.split(",");
     assert.equal(cells.length, header.length, `row ${JSON.stringify(line)} is incomplete`);
     for (const c of cells) assert.ok(Number.isFinite(Number(c)), `non-finite cell ${c}`);
-    const chain = Number(cells[0]), it = Number(cells[1]);
+    const chain = Number(cells[0]) - 1, it = Number(cells[1]) - 1;
     assert.equal(it, rowsPerChain.get(chain) ?? 0, "iterations must be consecutive");
     rowsPerChain.set(chain, it + 1);
   }
@@ -208,7 +209,7 @@ Deno.test("cli sample: a diverging SG run stops, names --step-size and keeps its
   assert.match(r.err, /chain 0 stopped at sampling iteration \d+: SGLD diverged.*--step-size/);
   _assertNoStackTrace(r);
   const { header, rowsPerChain } = _readDraws(out);
-  assert.deepEqual(header, ["chain", "iteration", "(Intercept)", "x1", "x2"]);
+  assert.deepEqual(header, [".chain", ".iteration", ".draw", "(Intercept)", "x1", "x2"]);
   // Every draw made before the stop is in the file: the stop iteration is
   // the number of draws made (no thinning).
   for (const m of r.err.matchAll(/chain (\d+) stopped at sampling iteration (\d+)/g)) {
@@ -447,7 +448,7 @@ Deno.test("[e2e] cli sample: awkward and extreme data files", async (t) => {
       const out = `${dir}/awkward_${name.replace(/\W+/g, "_")}.csv`;
       if (code === 0) {
         const { header, rowsPerChain } = _readDraws(out);
-        assert.deepEqual(header.slice(2), ["(Intercept)", "x1", "x2"]);
+        assert.deepEqual(header.slice(3), ["(Intercept)", "x1", "x2"]);
         assert.deepEqual([...rowsPerChain.values()], [30, 30]); // every draw made
       }
     });

@@ -68,7 +68,7 @@ function _assertCompleteDraws(path: string): ReturnType<typeof parseDrawsCsv> {
   const lines = text.trimEnd().split("\n");
   const width = lines[0].split(",").length;
   for (const l of lines) assert.equal(l.split(",").length, width, `ragged row ${l}`);
-  assert.match(lines[0], /^chain,iteration,/);
+  assert.match(lines[0], /^\.chain,\.iteration,\.draw,/);
   return parseDrawsCsv(text, { interrupted: true });
 }
 
@@ -362,12 +362,16 @@ async function _waitForDraws(target: string, bytes: number): Promise<void> {
   throw new Error(`no draws appeared beside ${target} in 120 s`);
 }
 
-/** Per-chain row counts of a draws file, and whether each chain's iterations are 0, 1, 2, … */
+/**
+ * Per-chain row counts of a draws file by 0-based chain id (the messages'
+ * numbering; the file's `.chain` and `.iteration` are 1-based), and whether
+ * each chain's iterations are 1, 2, 3, …
+ */
 function _chainRows(path: string): Map<number, number> {
   const rows = Deno.readTextFileSync(path).trimEnd().split("\n").slice(1);
   const counts = new Map<number, number>();
   for (const line of rows) {
-    const [c, k] = line.split(",").map(Number);
+    const [c, k] = line.split(",").map((x) => Number(x) - 1);
     const n = counts.get(c) ?? 0;
     assert.equal(k, n, `chain ${c}: iteration ${k} follows ${n - 1}: a draw was lost`);
     counts.set(c, n + 1);

@@ -108,7 +108,7 @@ function _referenceSd(data: Generated): number[] {
 
 interface Draws {
   names: string[];
-  /** chain → rows of θ (in iteration order). */
+  /** 0-based chain → rows of θ (in iteration order, 0-based). */
   chains: Map<number, { iteration: number; theta: number[]; sign: number }[]>;
 }
 
@@ -116,18 +116,20 @@ async function _readDraws(path: string): Promise<Draws> {
   const lines = (await Deno.readTextFile(path)).split("\n");
   assert.equal(lines.at(-1), "", "the draws file ends with a newline");
   const header = lines[0].split(",");
-  assert.deepEqual(header.slice(0, 2), ["chain", "iteration"]);
+  assert.deepEqual(header.slice(0, 3), [".chain", ".iteration", ".draw"]);
   const signAt = header.indexOf("sign");
-  const names = header.slice(2).filter((n) => n !== "sign");
+  const names = header.slice(3).filter((n) => n !== "sign");
   const chains: Draws["chains"] = new Map();
   for (const line of lines.slice(1, -1)) {
     const cells = line.split(",").map(Number);
     assert.equal(cells.length, header.length, `a complete row: ${line.slice(0, 80)}`);
     assert.ok(cells.every(Number.isFinite), `finite cells: ${line.slice(0, 80)}`);
-    const theta = cells.filter((_, k) => k >= 2 && k !== signAt);
-    const rows = chains.get(cells[0]) ?? [];
-    rows.push({ iteration: cells[1], theta, sign: signAt < 0 ? 1 : cells[signAt] });
-    chains.set(cells[0], rows);
+    const theta = cells.filter((_, k) => k >= 3 && k !== signAt);
+    // The file's .chain and .iteration are 1-based; kept here 0-based.
+    const chain = cells[0] - 1;
+    const rows = chains.get(chain) ?? [];
+    rows.push({ iteration: cells[1] - 1, theta, sign: signAt < 0 ? 1 : cells[signAt] });
+    chains.set(chain, rows);
   }
   for (const rows of chains.values()) rows.sort((a, b) => a.iteration - b.iteration);
   return { names, chains };

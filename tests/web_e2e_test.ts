@@ -127,7 +127,7 @@ Deno.test({
     // The CSV download holds every draw.
     assert.equal(
       report.csvHeader,
-      `chain,iteration,${report.rows.map((r) => r.name).join(",")}`,
+      `.chain,.iteration,.draw,${report.rows.map((r) => r.name).join(",")}`,
     );
     assert.equal(report.csvLineCount, 1 + numChains * numSamples);
 

@@ -142,9 +142,14 @@ Deno.test({
     const rows = report.stoppedRows;
     assert.ok(rows.length >= 2000, `${rows.length} draws on screen`);
     const lines = report.stoppedCsv.trim().split("\n");
-    assert.equal(lines[0], `chain,iteration,${report.stoppedNames.join(",")}`);
+    assert.equal(lines[0], `.chain,.iteration,.draw,${report.stoppedNames.join(",")}`);
     assert.equal(lines.length - 1, rows.length);
-    const parsed = lines.slice(1).map((l) => l.split(",").map(Number));
+    // The file's .chain, .iteration and .draw are 1-based; the page's rows 0-based.
+    const parsed = lines.slice(1).map((l, i) => {
+      const [c, k, d, ...theta] = l.split(",").map(Number);
+      assert.equal(d, i + 1, ".draw numbers the rows");
+      return [c - 1, k - 1, ...theta];
+    });
     const sorted = [...rows].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     assert.deepEqual(parsed, sorted);
     // Each chain's draws are its first ones, without a gap.

@@ -106,9 +106,17 @@ function _renderVerdict(lines: string[] | null, converged: boolean): void {
 /** The draws on screen as CSV, as the worker writes it (for a stopped run). */
 function _rowsCsv(): string {
   const quote = (s: string) => /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-  const header = ["chain", "iteration", ...run.names, ...(run.signed ? ["sign"] : [])];
+  const header = [
+    ".chain",
+    ".iteration",
+    ".draw",
+    ...run.names,
+    ...(run.signed ? ["sign"] : []),
+  ];
   const rows = [...run.rows].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  return [header.map(quote).join(","), ...rows.map((r) => r.join(","))].join("\n") + "\n";
+  // posterior's columns, 1-based; .draw numbers the rows kept.
+  const lines = rows.map((r, i) => [r[0] + 1, r[1] + 1, i + 1, ...r.slice(2)].join(","));
+  return [header.map(quote).join(","), ...lines].join("\n") + "\n";
 }
 
 function _fmt(x: number, digits = 3): string {
