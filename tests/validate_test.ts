@@ -99,3 +99,15 @@ for (const label of ["hmc-ecs-signed", "hmc-ecs-perturbed"]) {
     assert.equal(r.reps, 1);
   });
 }
+
+// SBC hmc-ecs-signed × negative binomial (seed 1, 500 replications): the
+// subset MAP stepped log φ to 6686.97 (replication 114), and in replication 377
+// a warm-up trajectory reached log φ = −786.17, which stopped the chain at
+// iteration 202 instead of counting as a divergent transition.
+for (const rep of [114, 377]) {
+  Deno.test(`SBC hmc-ecs-signed × negative-binomial, replication ${rep}: log φ leaving its domain stops nothing`, () => {
+    const r = runSbc("hmc-ecs-signed", "negative-binomial", { reps: 1, firstRep: rep, seed: 1 });
+    assert.equal(r.failed, 0, (r.failures ?? []).join("; "));
+    assert.equal(r.reps, 1);
+  });
+}
