@@ -111,3 +111,13 @@ for (const rep of [114, 377]) {
     assert.equal(r.reps, 1);
   });
 }
+
+// SBC hmc-ecs-perturbed × negative binomial (seed 1): at the re-centring after
+// warm-up iteration 199 of replication 83, −∇² log π at the window mean is
+// indefinite; the pilot's Laplace draws threw "matrix is not positive definite"
+// and stopped the chain. They now use the precision shrunk toward its diagonal.
+Deno.test("SBC hmc-ecs-perturbed × negative-binomial, replication 83: an indefinite Hessian at a re-centring stops nothing", () => {
+  const r = runSbc("hmc-ecs-perturbed", "negative-binomial", { reps: 1, firstRep: 83, seed: 1 });
+  assert.equal(r.failed, 0, (r.failures ?? []).join("; "));
+  assert.equal(r.reps, 1);
+});
