@@ -30,6 +30,39 @@ const _REFERENCE_HEAP_BASE = 16;
 
 const _LOG_2PI = 1.8378770664093453; // log(2π)
 /**
+ * A position outside the likelihood's domain (τ = log σ or log φ, or
+ * ω = log(ν − 1), outside (−700, 700)): the density there is zero, so a
+ * search or a trajectory that reaches it treats it as log π = −∞ instead of
+ * stopping.
+ */
+export class ParameterDomainError extends RangeError {}
+
+/**
+ * f(), with −∞ for a point outside the likelihood's domain (a
+ * {@link ParameterDomainError}) or a NaN value: a line search then shortens
+ * its step there instead of stopping.
+ *
+ * @param f The evaluation.
+ * @returns Its value, or −∞.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { invalidArgumentError, valueOrMinusInfinity } from "./reference.ts";
+ * assert.equal(valueOrMinusInfinity(() => { throw invalidArgumentError(4, -2528); }), -Infinity);
+ * assert.equal(valueOrMinusInfinity(() => 1.5), 1.5);
+ * ```
+ */
+export function valueOrMinusInfinity(f: () => number): number {
+  try {
+    const v = f();
+    return Number.isNaN(v) ? -Infinity : v;
+  } catch (e) {
+    if (e instanceof ParameterDomainError) return -Infinity;
+    throw e;
+  }
+}
+
+/**
  * The error every backend throws for a bad argument code (the wasm builds call
  * the loader's `env.invalidArgument` import, which throws this).
  *
@@ -55,12 +88,12 @@ export function invalidArgumentError(what: number, value: number): RangeError {
     return new RangeError(`Student-t ν (famParam) must be positive and finite, got ${value}`);
   }
   if (what === 4) {
-    return new RangeError(
+    return new ParameterDomainError(
       `the log-scale parameter τ = θ[d] (log σ or log φ) must be in (−700, 700), got ${value}`,
     );
   }
   if (what === 5) {
-    return new RangeError(
+    return new ParameterDomainError(
       `the degrees-of-freedom parameter ω = θ[d + 1] (ν = 1 + e^ω) must be in (−700, 700), got ${value}`,
     );
   }

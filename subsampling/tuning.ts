@@ -49,6 +49,7 @@
  *
  * @module
  */
+import { valueOrMinusInfinity } from "../core/reference.ts";
 import type { GlmKernels } from "../core/glm_kernels.ts";
 import type { RowBuffer } from "../core/row_buffer.ts";
 import { type ExternalGlmModel, isExternalGlm } from "../models/external_glm.ts";
@@ -172,13 +173,15 @@ export function subsetMap(
         converged = true; // prec is already the precision at θ
         break;
       }
-      let t = 1, fNew = -Infinity;
-      for (let k = 0; k < 60; k++) {
+      let t = 1, found = false;
+      for (let k = 0; k < 60 && !found; k++) {
         for (let j = 0; j < d; j++) trial[j] = theta[j] + t * step[j];
-        fNew = evalF(trial, false, g);
-        if (fNew >= f + 1e-4 * t * dec) break;
-        t /= 2;
+        found = valueOrMinusInfinity(() => evalF(trial, false, g)) >= f + 1e-4 * t * dec;
+        if (!found) t /= 2;
       }
+      // No ascent along the Newton direction: stay at θ (never at a point
+      // outside the likelihood's domain or of lower density).
+      if (!found) break;
       theta = Float64Array.from(trial);
       f = evalF(theta, true, g);
     }

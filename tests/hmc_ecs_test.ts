@@ -576,3 +576,30 @@ Deno.test("hmcEcsChainSampler() claim: on data too small for subsampling it refu
     sampler.dispose(s);
   });
 });
+
+Deno.test("HMC-ECS log density: a point outside the likelihood's domain is −∞ (a divergent leapfrog step), other errors still throw", async () => {
+  const { logDensityFn } = await import("../samplers/hmc_ecs/kernel.ts");
+  const { invalidArgumentError } = await import("../core/reference.ts");
+  const { positiveDefinitePrecision } = await import("../samplers/hmc_ecs/centring.ts");
+  const prior = (_t: Float64Array, g: Float64Array) => (g.fill(0), 0);
+  const estimate = { value: 0, variance: 0, sign: 1 };
+  const throwing = (err: Error) =>
+    ({
+      evaluate: () => {
+        throw err;
+      },
+    }) as unknown as Parameters<typeof logDensityFn>[0];
+  const last = { estimate, gradient: new Float64Array(2) };
+  const grad = new Float64Array(2);
+  const f = logDensityFn(throwing(invalidArgumentError(4, -786.17)), prior, last);
+  assert.equal(f(new Float64Array([0, -786.17]), grad), -Infinity);
+  const g = logDensityFn(throwing(new RangeError("other")), prior, last);
+  assert.throws(() => g(new Float64Array([0, 0]), grad), /other/);
+  // An indefinite precision (far from the mode) is shrunk toward its diagonal;
+  // a positive-definite one is returned as it is.
+  const indefinite = new Float64Array([1, 2, 2, 1]);
+  const p = positiveDefinitePrecision(indefinite);
+  assert.ok(p[0] > 0 && p[0] * p[3] - p[1] * p[2] > 0, `${p}`);
+  const pd = new Float64Array([2, 1, 1, 2]);
+  assert.equal(positiveDefinitePrecision(pd), pd);
+});

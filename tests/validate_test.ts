@@ -88,17 +88,36 @@ for (const [sampler, family] of [["hmc", "logistic"], ["rwmh", "gaussian"]] as c
   });
 }
 
-Deno.test({
-  // Measured: replication 450 of SBC hmc-ecs × gaussian (seed 1, both variants):
-  // sample() throws "the log-scale parameter τ = θ[d] (log σ or log φ) must be in
-  // (−700, 700), got -2528.68" before the chains (start search or centring), so the
-  // replication has no draws (1 of 500). Still so after the full-data HMC start was
-  // made a damped Newton with a line search: HMC-ECS's own subset-MAP centring
-  // takes the step. Enable when that search is damped too.
-  name: "SBC hmc-ecs-signed × gaussian, replication 450: the start keeps log σ in its domain",
-  ignore: true,
-  fn: () => {
-    const r = runSbc("hmc-ecs-signed", "gaussian", { reps: 1, firstRep: 450, seed: 1 });
+// Replication 450 of SBC hmc-ecs × gaussian (seed 1): from θ = 0 the subset
+// MAP's first Newton step puts log σ at −2528.68, outside the likelihood's
+// domain (−700, 700); the search used to take it and sample() threw before the
+// chains. Its line search now treats such a point as log π = −∞ and halves.
+for (const label of ["hmc-ecs-signed", "hmc-ecs-perturbed"]) {
+  Deno.test(`SBC ${label} × gaussian, replication 450: the start keeps log σ in its domain`, () => {
+    const r = runSbc(label, "gaussian", { reps: 1, firstRep: 450, seed: 1 });
     assert.equal(r.failed, 0, (r.failures ?? []).join("; "));
-  },
+    assert.equal(r.reps, 1);
+  });
+}
+
+// SBC hmc-ecs-signed × negative binomial (seed 1, 500 replications): the
+// subset MAP stepped log φ to 6686.97 (replication 114), and in replication 377
+// a warm-up trajectory reached log φ = −786.17, which stopped the chain at
+// iteration 202 instead of counting as a divergent transition.
+for (const rep of [114, 377]) {
+  Deno.test(`SBC hmc-ecs-signed × negative-binomial, replication ${rep}: log φ leaving its domain stops nothing`, () => {
+    const r = runSbc("hmc-ecs-signed", "negative-binomial", { reps: 1, firstRep: rep, seed: 1 });
+    assert.equal(r.failed, 0, (r.failures ?? []).join("; "));
+    assert.equal(r.reps, 1);
+  });
+}
+
+// SBC hmc-ecs-perturbed × negative binomial (seed 1): at the re-centring after
+// warm-up iteration 199 of replication 83, −∇² log π at the window mean is
+// indefinite; the pilot's Laplace draws threw "matrix is not positive definite"
+// and stopped the chain. They now use the precision shrunk toward its diagonal.
+Deno.test("SBC hmc-ecs-perturbed × negative-binomial, replication 83: an indefinite Hessian at a re-centring stops nothing", () => {
+  const r = runSbc("hmc-ecs-perturbed", "negative-binomial", { reps: 1, firstRep: 83, seed: 1 });
+  assert.equal(r.failed, 0, (r.failures ?? []).join("; "));
+  assert.equal(r.reps, 1);
 });

@@ -23,9 +23,12 @@
  *
  * @module
  */
-import { cholesky, choleskySolve, matVec } from "../../math/linalg.ts";
+import { ParameterDomainError } from "../../core/reference.ts";
+import { cholesky, choleskySolve, inverseFromCholesky, matVec } from "../../math/linalg.ts";
+import { metricFromNegativeHessian } from "../metric.ts";
 import type { DataModel } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
+import { dataBasedStart } from "../optimize_start.ts";
 import { blockPoissonTuning, chooseSubsampleSize, laplaceDraws } from "../../subsampling/tuning.ts";
 import type { HmcEcsVariant, ResolvedHmcEcsOptions } from "./options.ts";
 import {
@@ -50,6 +53,27 @@ export function precisionAtCenter(proxy: ControlVariateProxy, model: DataModel):
   const out = new Float64Array(d * d);
   for (let i = 0; i < d * d; i++) out[i] = -(proxy.hessSum[i] + priorHess[i]);
   return out;
+}
+
+/**
+ * P itself when it is positive definite, else the precision of the metric
+ * {@link metricFromNegativeHessian} builds from it (P shrunk toward its
+ * diagonal, as the warm-up's mass matrix is): away from the mode (a centring
+ * at a warm-up window's mean on a posterior that is not log-concave) −∇² log π
+ * can be indefinite, and the pilot's Laplace draws need a covariance.
+ *
+ * @param precision P (d × d, row-major).
+ * @returns A positive-definite precision.
+ */
+export function positiveDefinitePrecision(precision: Float64Array): Float64Array {
+  try {
+    cholesky(precision, { name: "precision" });
+    return precision;
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+  }
+  const m = metricFromNegativeHessian(precision.map((v) => -v));
+  return inverseFromCholesky(cholesky(m.inverseMassMatrix, { name: "inverse mass matrix" }));
 }
 
 /**
@@ -192,11 +216,21 @@ export function newtonToMap(
       continue;
     }
     const from = Float64Array.from(proxy.thetaStar);
-    let t = 1;
+    let t = 1, outside = false;
     for (let tries = 0; tries < 20 && passes < 2 * o.maxNewtonSteps; tries++) {
       for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
       const before = model.cost.numHessianRows;
-      proxy.recenter(cand, centringHessian(model, rng, { theta: cand, o }));
+      try {
+        proxy.recenter(cand, centringHessian(model, rng, { theta: cand, o }));
+        outside = false;
+      } catch (e) {
+        // Outside the likelihood's domain (log σ or log φ beyond ±700): a
+        // shorter step, never a stop.
+        if (!(e instanceof ParameterDomainError)) throw e;
+        outside = true;
+        t /= 2;
+        continue;
+      }
       hessianRows = o.hessianFraction < 1 ? model.cost.numHessianRows - before : proxy.numRows;
       passes++;
       const next = logPost();
@@ -205,6 +239,12 @@ export function newtonToMap(
         break;
       }
       t /= 2;
+    }
+    if (outside) {
+      // Every shorter step left the domain too: back to θ* and stop.
+      proxy.recenter(from, centringHessian(model, rng, { theta: from, o }));
+      passes++;
+      break;
     }
   }
   return passes;
@@ -269,22 +309,34 @@ export function initialCentring(
     // iterations once they move it by less than ~1 subset sd per dimension.
     const quick = o.hessianFraction < 1 && o.maxNewtonSteps > 0;
     const tolerance = quick ? 0.5 * model.dim : undefined;
-    let start = position;
-    if (quick && o.subsetFraction * model.numRows >= 10000) {
-      // Newton on a 10× smaller subset first: most iterations then cost a
-      // tenth, and the full subset's fit needs one or two.
-      const pre = subsetFit(model, rng, {
-        fraction: o.subsetFraction / 10,
-        initialPosition: position,
+    const fitFrom = (from: Float64Array) => {
+      let start = from;
+      if (quick && o.subsetFraction * model.numRows >= 10000) {
+        // Newton on a 10× smaller subset first: most iterations then cost a
+        // tenth, and the full subset's fit needs one or two.
+        const pre = subsetFit(model, rng, {
+          fraction: o.subsetFraction / 10,
+          initialPosition: from,
+          tolerance,
+        });
+        start = pre.thetaStar;
+      }
+      return subsetFit(model, rng, {
+        fraction: o.subsetFraction,
+        initialPosition: start,
         tolerance,
       });
-      start = pre.thetaStar;
+    };
+    let fit;
+    try {
+      fit = fitFrom(position);
+    } catch (e) {
+      // No finite density at the chain's position (or the search left the
+      // domain there): search again from the data-based start of a GLM.
+      const fromData = dataBasedStart(model);
+      if (!(e instanceof RangeError) || fromData === null) throw e;
+      fit = fitFrom(fromData);
     }
-    const fit = subsetFit(model, rng, {
-      fraction: o.subsetFraction,
-      initialPosition: start,
-      tolerance,
-    });
     fitRows = fit.numSubsetRows;
     thetaStar = fit.thetaStar;
     precision = fit.precision;
@@ -358,7 +410,7 @@ export function retune(
   let pilot = null;
   if (needPilot) {
     const thetas = laplaceDraws(proxy.thetaStar, {
-      precision,
+      precision: positiveDefinitePrecision(precision),
       count: o.numPilotDraws,
       rng,
       scale,

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { ParameterDomainError } from "../../core/reference.ts";
 import type { Rng } from "../../random/rng.ts";
 import * as hmc from "../hmc.ts";
 import type { LogDensityGradientFn } from "../integrators.ts";
@@ -92,7 +93,17 @@ export function logDensityFn(
   let priorGrad = new Float64Array(0);
   return (theta, grad) => {
     if (priorGrad.length !== grad.length) priorGrad = new Float64Array(grad.length);
-    const e = estimator.evaluate(theta, grad);
+    let e: LikelihoodEstimate;
+    try {
+      e = estimator.evaluate(theta, grad);
+    } catch (err) {
+      // Outside the likelihood's domain (log σ or log φ beyond ±700): zero
+      // density, as the full-data GlmModel returns, so the trajectory is
+      // divergent and rejected rather than the chain stopped.
+      if (!(err instanceof ParameterDomainError)) throw err;
+      grad.fill(0);
+      return -Infinity;
+    }
     last.estimate = e;
     last.gradient = grad.slice();
     const lp = logPriorFn(theta, priorGrad);

@@ -32,6 +32,7 @@ import type { Rng } from "../../random/rng.ts";
 import { blockPoissonEstimate } from "../../subsampling/block_poisson.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import { differenceEstimate } from "../../subsampling/difference_estimator.ts";
+import { valueOrMinusInfinity } from "../../core/reference.ts";
 import type {
   PilotDifferences,
   SubsetMapOptions,
@@ -177,13 +178,15 @@ export function rowsSubsetMap(
       converged = true; // prec is already the precision at θ
       break;
     }
-    let t = 1;
-    for (let k = 0; k < 60; k++) {
+    let t = 1, found = false;
+    for (let k = 0; k < 60 && !found; k++) {
       for (let j = 0; j < d; j++) trial[j] = theta[j] + t * step[j];
-      const fNew = evalF(trial, null);
-      if (fNew >= f + 1e-4 * t * dec) break;
-      t /= 2;
+      found = valueOrMinusInfinity(() => evalF(trial, null)) >= f + 1e-4 * t * dec;
+      if (!found) t /= 2;
     }
+    // No ascent along the Newton direction: stay at θ (never at a point
+    // outside the likelihood's domain, e.g. log σ beyond −700, or of lower density).
+    if (!found) break;
     theta = Float64Array.from(trial);
     f = evalF(theta, g);
   }
