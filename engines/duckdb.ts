@@ -21,7 +21,7 @@
  * @module
  */
 import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
-import { cholesky, choleskySolve } from "../math/linalg.ts";
+import { newtonCentringByPasses } from "./newton_centring.ts";
 import {
   controlVariateSql,
   type ControlVariateSqlOptions,
@@ -225,82 +225,17 @@ export async function duckdbNewtonCentring(
   options: DuckDbNewtonOptions,
 ): Promise<DuckDbNewtonCentring> {
   const d = options.columns.length + (options.intercept ? 1 : 0);
-  const prior = _gaussianPrior(options, d);
-  const maxPasses = options.maxPasses ?? 50, tol = options.tolerance ?? 1e-10;
-  if (!Number.isInteger(maxPasses) || maxPasses < 1) {
-    throw new RangeError(`maxPasses must be a positive integer, got ${maxPasses}`);
-  }
-  if (!(tol > 0)) throw new RangeError(`tolerance must be positive, got ${tol}`);
-  const theta = options.init === undefined ? new Float64Array(d) : _copyTheta(options.init, "init");
-  if (theta.length !== d) {
-    throw new RangeError(`init must have ${d} values, got ${theta.length}`);
-  }
-  return await _withConnection(options.connection, async (conn) => {
-    const pass = async (at: Float64Array) => {
-      const row = await _oneRow(conn, controlVariateSql(_sqlOptions(options, at)));
-      const r = parseControlVariateSums(row, d);
-      let lp = r.llStarSum;
-      for (let j = 0; j < d; j++) {
-        const z = at[j] - prior.mean[j];
-        lp -= 0.5 * prior.precision[j] * z * z;
-      }
-      return { ...r, logPosterior: lp };
-    };
-    let numPasses = 1, converged = false;
-    let at = theta.slice(), cur = await pass(at);
-    let step: Float64Array = new Float64Array(d), scale = 1;
-    if (!Number.isFinite(cur.logPosterior)) {
-      throw new RangeError(
-        `the log posterior at the starting point is ${cur.logPosterior}; start closer to the mode`,
-      );
-    }
-    while (numPasses < maxPasses) {
-      if (scale === 1) {
-        // full Newton step from the current point
-        const g = new Float64Array(d), neg = new Float64Array(d * d);
-        for (let j = 0; j < d; j++) {
-          g[j] = cur.gradSum[j] - prior.precision[j] * (at[j] - prior.mean[j]);
-          for (let l = 0; l < d; l++) neg[j * d + l] = -cur.hessSum[j * d + l];
-          neg[j * d + j] += prior.precision[j];
-        }
-        step = choleskySolve(cholesky(neg, { name: "the negative log-posterior Hessian" }), g);
-        let size = 0;
-        for (let j = 0; j < d; j++) size = Math.max(size, Math.abs(step[j]));
-        if (size < tol) {
-          converged = true;
-          break;
-        }
-      }
-      const next = at.map((v, j) => v + scale * step[j]);
-      const r = await pass(next);
-      numPasses++;
-      if (
-        Number.isFinite(r.logPosterior) &&
-        r.logPosterior >= cur.logPosterior - 1e-12 * Math.abs(cur.logPosterior)
-      ) {
-        at = next;
-        cur = r;
-        scale = 1;
-      } else {
-        scale /= 2;
-        if (scale < 2 ** -30) {
-          throw new RangeError(
-            `Newton's step does not increase the log posterior even when halved 30 times (at ${numPasses} passes)`,
-          );
-        }
-      }
-    }
-    return {
-      thetaStar: at,
-      llStarSum: cur.llStarSum,
-      gradSum: cur.gradSum,
-      hessSum: cur.hessSum,
-      numRows: cur.numRows,
-      converged,
-      numPasses,
-      logPosterior: cur.logPosterior,
-    };
-  });
+  // One Newton-to-MAP loop for every engine (engines/newton_centring.ts);
+  // here each full-data pass is one aggregate query.
+  return await _withConnection(
+    options.connection,
+    (conn) =>
+      newtonCentringByPasses(d, options, async (at) =>
+        parseControlVariateSums(
+          await _oneRow(conn, controlVariateSql(_sqlOptions(options, at))),
+          d,
+        )),
+  );
 }
 
 /**
@@ -390,38 +325,4 @@ async function _oneRow(c: DuckDbConnectionLike, sql: string): Promise<Record<str
     throw new RangeError("the source has no rows: the sums are undefined");
   }
   return row;
-}
-
-function _gaussianPrior(
-  o: DuckDbPriorOptions,
-  d: number,
-): { mean: Float64Array; precision: Float64Array } {
-  const per = (v: number | ArrayLike<number>, what: string, positive: boolean) => {
-    const out = new Float64Array(d);
-    if (typeof v === "number") out.fill(v);
-    else {
-      if (v.length !== d) throw new RangeError(`${what} must have ${d} values, got ${v.length}`);
-      out.set(Array.from(v));
-    }
-    out.forEach((x, j) => {
-      if (positive ? !(x > 0) : !Number.isFinite(x)) {
-        throw new RangeError(
-          `${what} must be ${positive ? "positive" : "finite"}, got ${x} at index ${j}`,
-        );
-      }
-    });
-    return out;
-  };
-  const mean = per(o.priorMean ?? 0, "priorMean", false);
-  const scale = per(o.priorScale ?? 10, "priorScale", true);
-  if (o.interceptColumn !== undefined) {
-    const j = o.interceptColumn;
-    if (!Number.isInteger(j) || j < 0 || j >= d) {
-      throw new RangeError(`interceptColumn must be an integer in [0, ${d - 1}], got ${j}`);
-    }
-    const s = o.interceptPriorScale ?? scale[j];
-    if (!(s > 0)) throw new RangeError(`interceptPriorScale must be positive, got ${s}`);
-    scale[j] = s;
-  }
-  return { mean, precision: scale.map((s) => (Number.isFinite(s) ? 1 / (s * s) : 0)) };
 }
