@@ -39,8 +39,9 @@ start)
     bin=$(bindir) || { echo "postgresql is not installed and could not be installed (needs Debian's apt-get as root)" >&2; exit 1; }
   fi
   if [ -f "$dir/data/postmaster.pid" ]; then
-    echo "a server already runs from $dir (stop it with: $0 stop $port)" >&2
-    exit 1
+    # left by an earlier run that did not stop it: this directory is ours and throw-away
+    echo "== stopping a server left running from $dir" >&2
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 20 stop >/dev/null 2>&1
   fi
   rm -rf "$dir" && mkdir -p "$dir"
   [ "$(id -u)" -eq 0 ] && chown postgres: "$dir"
