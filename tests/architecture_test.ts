@@ -131,7 +131,7 @@ Deno.test("importing a module has no side effects: worker entry points stay out 
     "no URL is resolved against import.meta.url at the top level of library code",
     () => {
       const library = files.filter((f) =>
-        !/^(tests|bench|web|replicate|validate|cli)\//.test(f) && f !== "cli.ts" &&
+        !/^(tests|testing|bench|web|replicate|validate|cli)\//.test(f) && f !== "cli.ts" &&
         f !== "core/build.ts"
       );
       const bad = library.flatMap((f) =>
