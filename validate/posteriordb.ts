@@ -15,6 +15,7 @@
  * @module
  */
 import { essBulk } from "../diagnostics/ess.ts";
+import { type DrawsTable, parseDrawsCsv } from "../data/draws_csv.ts";
 
 /** One posterior of posteriordb expressed as CLI flags. */
 export interface PosteriorSpec {
@@ -253,19 +254,6 @@ export function readReference(): Reference {
   return JSON.parse(Deno.readTextFileSync(new URL("reference.json", DATA_DIR))) as Reference;
 }
 
-function parseDraws(text: string): { header: string[]; chains: Map<number, number[][]> } {
-  const lines = text.split("\n").filter((l) => l.length > 0 && !l.startsWith("#"));
-  const header = lines[0].split(",").map((h) => h.replace(/^"|"$/g, ""));
-  const chains = new Map<number, number[][]>();
-  for (const line of lines.slice(1)) {
-    const v = line.split(",").map(Number);
-    const c = v[0];
-    if (!chains.has(c)) chains.set(c, []);
-    chains.get(c)!.push(v);
-  }
-  return { header, chains };
-}
-
 function meanSd(x: number[]): [number, number] {
   const m = x.reduce((a, b) => a + b, 0) / x.length;
   const v = x.reduce((a, b) => a + (b - m) ** 2, 0) / (x.length - 1);
@@ -337,8 +325,12 @@ export async function checkPosterior(
   const n = Deno.readTextFileSync(new URL(spec.data, DATA_DIR)).trim().split("\n").length - 1;
   const d = Object.keys(spec.parameters).length;
   const base = { posterior: spec.name, sampler: config.label, n, d, seconds, exitCode: r.code };
-  const parsed = text === "" ? null : parseDraws(text);
-  if (parsed === null || parsed.chains.size === 0) {
+  // The CLI's draws file, read as `summary` reads it; none (or no rows) is a failed run.
+  let parsed: DrawsTable | null = null;
+  try {
+    if (text !== "") parsed = parseDrawsCsv(text);
+  } catch { /* no complete draws */ }
+  if (parsed === null || parsed.draws.length === 0) {
     return {
       ...base,
       error: _tail(stderr),
@@ -349,13 +341,17 @@ export async function checkPosterior(
       pass: false,
     };
   }
-  const chains = [...parsed.chains.values()];
+  const table = parsed;
   const parameters: ParameterCheck[] = [];
   for (const [stanName, column] of Object.entries(spec.parameters)) {
     const col = column === "sigma" ? "log_sigma" : column;
-    const j = parsed.header.indexOf(col);
-    if (j < 0) throw new Error(`${spec.name}: no column ${col} in the draws (${parsed.header})`);
-    const per = chains.map((rows) => rows.map((v) => column === "sigma" ? Math.exp(v[j]) : v[j]));
+    const j = table.parameterNames.indexOf(col);
+    if (j < 0) {
+      throw new Error(`${spec.name}: no column ${col} in the draws (${table.parameterNames})`);
+    }
+    const per = table.draws.map((chain) =>
+      Array.from(chain[j], (v) => column === "sigma" ? Math.exp(v) : v)
+    );
     const [mean, sd] = meanSd(per.flat());
     const rp = ref.parameters[stanName];
     parameters.push({
