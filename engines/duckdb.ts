@@ -21,7 +21,7 @@
  * @module
  */
 import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
-import { newtonCentringByPasses } from "./newton_centring.ts";
+import { copyTheta, newtonCentringByPasses } from "./newton_centring.ts";
 import {
   controlVariateSql,
   type ControlVariateSqlOptions,
@@ -157,7 +157,7 @@ export interface DuckDbNewtonCentring extends DuckDbCentring {
 export async function duckdbControlVariateSums(
   options: DuckDbControlVariateOptions,
 ): Promise<DuckDbCentring> {
-  const theta = _copyTheta(options.thetaStar, "thetaStar");
+  const theta = copyTheta(options.thetaStar, "thetaStar");
   const sql = controlVariateSql(_sqlOptions(options, theta));
   const row = await _withConnection(options.connection, (c) => _oneRow(c, sql));
   const r = parseControlVariateSums(row, theta.length);
@@ -192,7 +192,7 @@ export async function duckdbControlVariateSums(
 export async function duckdbLogLikelihood(
   options: DuckDbLogLikelihoodOptions,
 ): Promise<{ logLikelihood: number; grad: Float64Array; numRows: number }> {
-  const theta = _copyTheta(options.theta, "theta");
+  const theta = copyTheta(options.theta, "theta");
   const sql = logLikelihoodSql(_sqlOptions(options, theta));
   const row = await _withConnection(options.connection, (c) => _oneRow(c, sql));
   const r = parseControlVariateSums(row, theta.length, { hessian: false });
@@ -290,13 +290,6 @@ function _sqlOptions(o: DuckDbGlmOptions, theta: Float64Array): ControlVariateSq
   };
   if (o.sigma !== undefined) out.sigma = o.sigma;
   return out;
-}
-
-function _copyTheta(v: ArrayLike<number>, what: string): Float64Array {
-  if (v === null || typeof v !== "object" || typeof v.length !== "number") {
-    throw new TypeError(`${what} must be an array of numbers, got ${v}`);
-  }
-  return Float64Array.from(Array.from(v));
 }
 
 async function _withConnection<T>(

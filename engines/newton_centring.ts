@@ -198,3 +198,26 @@ export function gaussianPriorPrecision(
   }
   return { mean, precision: scale.map((s) => (Number.isFinite(s) ? 1 / (s * s) : 0)) };
 }
+
+/**
+ * A θ argument of an engine function as a fresh Float64Array (every engine
+ * adapter takes θ the same way).
+ *
+ * @param v The values.
+ * @param what The argument's name, for the message.
+ * @returns A copy.
+ * @throws {TypeError} When `v` is not array-like.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { copyTheta } from "./newton_centring.ts";
+ * assert.deepEqual(Array.from(copyTheta([1, 2], "theta")), [1, 2]);
+ * assert.throws(() => copyTheta(3 as unknown as number[], "theta"), /theta must be an array/);
+ * ```
+ */
+export function copyTheta(v: ArrayLike<number>, what: string): Float64Array {
+  if (v === null || typeof v !== "object" || typeof v.length !== "number") {
+    throw new TypeError(`${what} must be an array of numbers, got ${v}`);
+  }
+  return Float64Array.from(Array.from(v));
+}

@@ -32,6 +32,7 @@ import {
   type SqlGlmFamily,
 } from "./control_variate_sql.ts";
 import {
+  copyTheta,
   newtonCentringByPasses,
   type NewtonPassOptions,
   type NewtonPassResult,
@@ -111,7 +112,7 @@ export interface PostgresCentring {
 export async function postgresControlVariateSums(
   options: PostgresControlVariateOptions,
 ): Promise<PostgresCentring> {
-  const theta = _copyTheta(options.thetaStar, "thetaStar");
+  const theta = copyTheta(options.thetaStar, "thetaStar");
   return await _withConnection(options.connection, async (c) => {
     await _checkLgamma(c, options);
     const row = await _oneRow(c, controlVariateSql(_sqlOptions(options, theta)), options);
@@ -130,7 +131,7 @@ export async function postgresControlVariateSums(
 export async function postgresLogLikelihood(
   options: PostgresLogLikelihoodOptions,
 ): Promise<{ logLikelihood: number; grad: Float64Array; numRows: number }> {
-  const theta = _copyTheta(options.theta, "theta");
+  const theta = copyTheta(options.theta, "theta");
   return await _withConnection(options.connection, async (c) => {
     await _checkLgamma(c, options);
     const row = await _oneRow(c, logLikelihoodSql(_sqlOptions(options, theta)), options);
@@ -206,13 +207,6 @@ function _sqlOptions(o: PostgresGlmOptions, theta: Float64Array): ControlVariate
   if (o.sigma !== undefined) out.sigma = o.sigma;
   if (o.logFactorialColumn !== undefined) out.logFactorialColumn = o.logFactorialColumn;
   return out;
-}
-
-function _copyTheta(v: ArrayLike<number>, what: string): Float64Array {
-  if (v === null || typeof v !== "object" || typeof v.length !== "number") {
-    throw new TypeError(`${what} must be an array of numbers, got ${v}`);
-  }
-  return Float64Array.from(Array.from(v));
 }
 
 async function _withConnection<T>(
