@@ -23,6 +23,7 @@ import {
   FAMILY_OPTION_FLAGS,
   familyFlagsHelp,
   familyFromFlags,
+  GLM_DATA_FLAGS,
   MODEL_FLAGS,
   modelFlagsHelp,
   modelFromFlags,
@@ -30,13 +31,7 @@ import {
 import { AtomicOutput, isSameFile } from "./safe_output.ts";
 
 const _FLAGS: FlagSpec = {
-  family: { type: "string" },
-  data: { type: "string" },
-  response: { type: "string" },
-  sigma: { type: "string" },
-  "prior-scale": { type: "string" },
-  columns: { type: "string" },
-  "no-intercept": { type: "boolean" },
+  ...GLM_DATA_FLAGS,
   draws: { type: "string" },
   rows: { type: "string" },
   seed: { type: "string" },

@@ -52,6 +52,20 @@ export const FAMILY_OPTION_FLAGS: FlagSpec = {
   success: { type: "string" },
 };
 
+/**
+ * The flags that name the data and the GLM, for `parseFlags`: the same in
+ * every command that builds a model from a file (`sample`, `check`).
+ */
+export const GLM_DATA_FLAGS: FlagSpec = {
+  family: { type: "string" },
+  data: { type: "string" },
+  response: { type: "string" },
+  sigma: { type: "string" },
+  "prior-scale": { type: "string" },
+  columns: { type: "string" },
+  "no-intercept": { type: "boolean" },
+};
+
 /** The model flags, for `parseFlags`. */
 export const MODEL_FLAGS: FlagSpec = {
   delimiter: { type: "string" },

@@ -49,6 +49,7 @@ import {
   FAMILY_OPTION_FLAGS,
   familyFlagsHelp,
   familyFromFlags,
+  GLM_DATA_FLAGS,
   MODEL_FLAGS,
   modelFlagsHelp,
   modelFromFlags,
@@ -57,9 +58,7 @@ import {
 export { MAX_RUN_BYTES, runBytes } from "../samplers/driver.ts";
 
 const _COMMON_FLAGS: FlagSpec = {
-  family: { type: "string" },
-  data: { type: "string" },
-  response: { type: "string" },
+  ...GLM_DATA_FLAGS,
   sampler: { type: "string" },
   samples: { type: "string" },
   warmup: { type: "string" },
@@ -67,10 +66,6 @@ const _COMMON_FLAGS: FlagSpec = {
   seed: { type: "string" },
   out: { type: "string" },
   format: { type: "string" },
-  sigma: { type: "string" },
-  "prior-scale": { type: "string" },
-  columns: { type: "string" },
-  "no-intercept": { type: "boolean" },
   f32: { type: "boolean" },
   thin: { type: "string" },
   workers: { type: "string" },
