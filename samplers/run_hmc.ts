@@ -62,8 +62,8 @@ export interface HmcSamplerOptions {
   metric?: "identity" | "diagonal" | "dense" | "hessian" | "auto" | Metric;
   /**
    * Where each chain starts (see {@link HmcInit}). Default `"laplace"` with
-   * the `"chees"` warmup, `"given"` (the driver's initial position) with
-   * `"fixed"`, and `"given"` whenever the run is given `initialPosition`,
+   * either warmup scheme and any metric (chains start dispersed), and
+   * `"given"` whenever the run is given `initialPosition`,
    * `initialPositions` or `jitter` (through {@link runHmc} or the registry).
    */
   init?: "laplace" | "given" | "0" | 0 | string | { uniform: number };
@@ -275,7 +275,7 @@ export function hmcSampler(
       `optimizationIterations must be a non-negative integer, got ${optimizationIterations}`,
     );
   }
-  const init = parseHmcInit(options.init ?? (isChees ? "laplace" : "given"));
+  const init = parseHmcInit(options.init ?? "laplace");
   let initialMetric: Metric;
   let metricAdaptation: MetricAdaptation | "auto";
   if (typeof metricOption === "string") {
