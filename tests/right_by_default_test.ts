@@ -318,6 +318,34 @@ Deno.test("init: laplace disperses chains around the mode, 0 keeps the given poi
   assert.throws(() => hmcSampler(model, { init: "laplce" }), /init must be/);
 });
 
+Deno.test("with no init, every metric and warm-up scheme starts chains dispersed around the mode", () => {
+  const model = _incomeModel(1e8);
+  const zero = new Float64Array(3);
+  const mode = optimizeStart(
+    (t, g) => model.logDensityAndGradient(t, g),
+    dataBasedStart(model)!,
+    { hessianFn: dataModelHessianFn(model), maxIterations: 50 },
+  );
+  const sd = [0, 4, 8].map((k) => Math.sqrt(mode.laplaceCovariance![k]));
+  for (
+    const options of [
+      { metric: "identity" },
+      { metric: "hessian" },
+      { metric: "diagonal", numIntegrationSteps: 5 },
+    ] as const
+  ) {
+    const starts = [0, 1].map((c) =>
+      hmcSampler(model, options).init(zero, new Rng(200 + c)).hmc.position
+    );
+    assert.notDeepEqual(starts[0], starts[1], JSON.stringify(options));
+    for (const p of starts) {
+      for (let j = 0; j < 3; j++) {
+        assert.ok(Math.abs(p[j] - mode.position[j]) < 5 * sd[j], `${options.metric} ${j}: ${p[j]}`);
+      }
+    }
+  }
+});
+
 Deno.test("--init FILE.json, 0 and uniform(R) on the command line; bad values name the flag", async () => {
   const dir = await Deno.makeTempDir();
   try {
