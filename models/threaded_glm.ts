@@ -43,7 +43,7 @@ import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_
 import { type GlmData, glmDataRows } from "../data/dataset.ts";
 import { PassControl } from "./_pass_control.ts";
 import type { PassWorkerInit } from "./_pass_protocol.ts";
-import { GlmModel } from "./glm.ts";
+import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { type ModelSpec, modelSpecOf } from "./model_spec.ts";
 
@@ -65,7 +65,7 @@ const _ARGS = 3;
  * import assert from "node:assert/strict";
  * import { loadCore } from "../core/load.ts";
  * import { higgsShaped } from "../data/synthetic.ts";
- * import { GlmModel } from "./glm.ts";
+ * import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
  * import { ThreadedGlmModel } from "./threaded_glm.ts";
  * const arena = loadCore({ shared: true });
  * const { data } = higgsShaped(arena, { n: 4000, seed: 1 });
@@ -92,6 +92,14 @@ export class ThreadedGlmModel implements DataModel {
   readonly threads: number;
   /** First row of each thread's block, then n (length threads + 1; even but the last). */
   readonly blockStarts: readonly number[];
+  /** The base model's family. */
+  readonly family: GlmModelFamily;
+  /** Columns d of X (the base model's). */
+  readonly numCols: number;
+  /** The base model's data set (all rows). */
+  readonly data: GlmData;
+  /** The base model's options (per-row columns over all rows). */
+  readonly options: Readonly<GlmOptions>;
   #block0: GlmModel;
   #workers: Worker[];
   #regions: SharedRegion[];
@@ -117,6 +125,10 @@ export class ThreadedGlmModel implements DataModel {
     this.dim = base.dim;
     this.numRows = base.numRows;
     this.parameterNames = base.parameterNames;
+    this.family = base.family;
+    this.numCols = base.numCols;
+    this.data = base.data;
+    this.options = base.options;
     this.threads = workers.length + 1;
     this.#block0 = block0;
     this.#workers = workers;
@@ -162,7 +174,7 @@ export class ThreadedGlmModel implements DataModel {
       (_, k) => k === threads ? n : 2 * Math.round((k * n) / (2 * threads)),
     );
     const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
-    const block0 = new GlmModel(block(0), model.options);
+    const block0 = new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]));
     const control = new PassControl(threads - 1);
     const io = new Float64Array(
       new SharedArrayBuffer(8 * (d + _ARGS + (threads - 1) * (1 + d + d * d))),
@@ -183,7 +195,11 @@ export class ThreadedGlmModel implements DataModel {
             reject(new Error(`pass worker failed to start: ${e.message}`));
           };
           const init: PassWorkerInit = {
-            spec: { ...spec, data: _plainData(block(i + 1)) },
+            spec: {
+              ...spec,
+              data: _plainData(block(i + 1)),
+              options: blockOptions(spec.options, bounds[i + 1], bounds[i + 2]),
+            },
             region,
             control: control.shared,
             io: io.buffer as SharedArrayBuffer,
@@ -277,7 +293,7 @@ export class ThreadedGlmModel implements DataModel {
    * import { loadCore } from "../core/load.ts";
    * import { higgsShaped } from "../data/synthetic.ts";
    * import { ControlVariates } from "../subsampling/control_variates.ts";
-   * import { GlmModel } from "./glm.ts";
+   * import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
    * import { ThreadedGlmModel } from "./threaded_glm.ts";
    * const { data } = higgsShaped(loadCore({ shared: true }), { n: 4001, seed: 1 });
    * const model = new GlmModel(data, { family: "logistic" });
@@ -370,6 +386,17 @@ export class ThreadedGlmModel implements DataModel {
     for (const r of this.#regions) releaseRegion(this.base.arena, r);
     this.#block0.dispose();
   }
+}
+
+/**
+ * The options of a model over rows [start, end): the per-row columns
+ * (offset, trials) cut to those rows, everything else as given.
+ */
+function blockOptions(options: Readonly<GlmOptions>, start: number, end: number): GlmOptions {
+  const out: GlmOptions = { ...options };
+  if (options.offset !== undefined) out.offset = Array.from(options.offset).slice(start, end);
+  if (options.trials !== undefined) out.trials = Array.from(options.trials).slice(start, end);
+  return out;
 }
 
 /** The cloneable part of a GlmData (without its arena). */
