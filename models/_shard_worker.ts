@@ -8,11 +8,15 @@
  *  kind "stream"   every pass reads the shard's rows from the row store in
  *                  blocks of chunkRows into one staging buffer (memory does
  *                  not grow with the shard)
- *  io (Float64Array over a SharedArrayBuffer)
- *   [0, d)                  θ
- *   [d + k·(1+d+d²), …)     shard k's slot: ℓ, ∇ℓ (d), ∇²ℓ (d²)
- *  gather (memory kind): idx (Int32, capacity) in, x (capacity × d f64) and
- *   y (capacity f64) out — each shard writes the positions whose rows it holds
+ *  io (Float64Array over a SharedArrayBuffer), P = length of θ
+ *   [0, P)                  θ
+ *   [P + k·(1+P+P²), …)     shard k's slot: ℓ, ∇ℓ (P), ∇²ℓ (P²)
+ *  gather (memory kind): idx (Int32, capacity) in, x (capacity × d f64),
+ *   y and aux (capacity f64 each) out — each shard writes the positions whose
+ *   rows it holds
+ *  aux   a per-row offset or number of trials, when the rows carry one: in
+ *        the kernels' own column (memory kind), or set block by block (stream)
+ *  every block's responses are checked against the family's domain first
  * ```
  *
  * Only a worker loads this module (it sets the worker's `onmessage`); the
@@ -27,6 +31,7 @@ import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
 import { servePasses } from "./_pass_control.ts";
+import { checkGlmResponse } from "./glm.ts";
 import {
   SHARD_ALL,
   SHARD_GATHER,
@@ -51,59 +56,69 @@ self.onmessage = (event: MessageEvent<ShardWorkerInit>) => {
 };
 
 function start(init: ShardWorkerInit): () => void {
-  const d = init.numCols, n = init.count;
+  const d = init.numCols, P = init.numParams, n = init.count;
   adoptWorkerCore(init.backend, false, init.core);
   const arena = loadCore({ backend: init.backend });
-  const kernels = new GlmKernels(arena, { family: init.family, dim: d, sigma: init.sigma });
   const layout = {
     numCols: d,
     storage: init.storage,
     columnNames: Array.from({ length: d }, (_, j) => `x${j}`),
   };
   const staged = new StagedRows(arena, layout);
+  const hasAux = init.aux !== null;
+  /** The responses of rows [first, first + y.length) of the data set, checked. */
+  const check = (y: Float64Array, aux: Float64Array | undefined, first: number) =>
+    checkGlmResponse(init.family, y, init.aux === "trials" ? aux : undefined, first);
   let store: RowStore | null = null;
   let data: GlmData | null = null;
+  let aux: Float64Array | undefined;
   if (init.kind === "memory") {
     const v = staged.views(n);
+    aux = hasAux ? new Float64Array(n) : undefined;
     if (init.rows) {
       v.x.set(init.rows.x);
       v.y.set(init.rows.y);
+      if (aux) aux.set(init.rows.aux as Float64Array);
     } else {
       const s = openRowStore(init.storePath as string, { checkSource: false });
       try {
-        s.readRange(init.start, n, v.x, v.y);
+        s.readRange(init.start, n, v.x, v.y, aux);
       } finally {
         s.close();
       }
     }
+    check(v.y, aux, init.start);
     data = staged.data(n);
   } else {
     store = openRowStore(init.storePath as string, { checkSource: false });
     staged.views(Math.min(init.chunkRows, n));
+    aux = hasAux ? new Float64Array(Math.min(init.chunkRows, n)) : undefined;
   }
+  const kernels = new GlmKernels(arena, { ...init.kernel, dim: d, aux });
   const io = new Float64Array(init.io);
-  const base = d + init.slot * (1 + d + d * d);
-  const theta = new Float64Array(d), grad = new Float64Array(d), hess = new Float64Array(d * d);
-  const gradAcc = new Float64Array(d), hessAcc = new Float64Array(d * d);
+  const base = P + init.slot * (1 + P + P * P);
+  const theta = new Float64Array(P), grad = new Float64Array(P), hess = new Float64Array(P * P);
+  const gradAcc = new Float64Array(P), hessAcc = new Float64Array(P * P);
   const gIdx = new Int32Array(init.gather.idx);
   const gx = new Float64Array(init.gather.x), gy = new Float64Array(init.gather.y);
+  const gAux = new Float64Array(init.gather.aux);
 
   /** ℓ, ∇ℓ and ∇²ℓ over one block of rows, added to the accumulators. */
   const block = (rows: GlmData, wantLl: boolean, wantGrad: boolean, wantHess: boolean) => {
     let ll = 0;
     if (wantLl || wantGrad) {
       ll = kernels.logLikelihood(rows, theta, wantGrad ? { grad } : {});
-      if (wantGrad) { for (let j = 0; j < d; j++) gradAcc[j] += grad[j]; }
+      if (wantGrad) { for (let j = 0; j < P; j++) gradAcc[j] += grad[j]; }
     }
     if (wantHess) {
       kernels.hessian(rows, theta, { out: hess });
-      for (let q = 0; q < d * d; q++) hessAcc[q] += hess[q];
+      for (let q = 0; q < P * P; q++) hessAcc[q] += hess[q];
     }
     return ll;
   };
 
   const pass = (wantLl: boolean, wantGrad: boolean, wantHess: boolean) => {
-    theta.set(io.subarray(0, d));
+    theta.set(io.subarray(0, P));
     gradAcc.fill(0);
     hessAcc.fill(0);
     let ll = 0;
@@ -113,13 +128,16 @@ function start(init: ShardWorkerInit): () => void {
       for (let r = 0; r < n; r += c0) {
         const c = Math.min(c0, n - r);
         const v = staged.views(c);
-        s.readRange(init.start + r, c, v.x, v.y);
+        const a = aux?.subarray(0, c);
+        s.readRange(init.start + r, c, v.x, v.y, a);
+        check(v.y, a, init.start + r);
+        if (a) kernels.setAux(a);
         ll += block(staged.data(c), wantLl, wantGrad, wantHess);
       }
     }
     io[base] = ll;
     if (wantGrad) io.set(gradAcc, base + 1);
-    if (wantHess) io.set(hessAcc, base + 1 + d);
+    if (wantHess) io.set(hessAcc, base + 1 + P);
   };
 
   const gatherRows = (count: number) => {
@@ -130,6 +148,7 @@ function start(init: ShardWorkerInit): () => void {
       const src = (r - lo) * d, dst = k * d;
       for (let j = 0; j < d; j++) gx[dst + j] = v.x[src + j];
       gy[k] = v.y[r - lo];
+      if (aux) gAux[k] = aux[r - lo];
     }
   };
 
