@@ -16,8 +16,11 @@
  *
  * Where a placement keeps the summation order (one thread, one shard, one
  * streamed block) the values are bit-identical, and so are the draws of a
- * seeded HMC run. A cell that does not run is listed in REFUSALS with its
- * error message, so a change in what runs where fails here.
+ * seeded HMC and HMC-ECS run; a subsample's per-row terms are bit-identical
+ * on every layout. A cell that does not run is listed in REFUSALS (the model
+ * cannot be built) or ECS_REFUSALS (HMC-ECS refuses it) with its error
+ * message, so a change in what runs where fails here. docs/placement.md has
+ * the matrix.
  */
 import assert from "node:assert/strict";
 import type { Arena } from "../core/arena.ts";
@@ -184,9 +187,40 @@ function thetas(theta0: Float64Array): Float64Array[] {
   return [0, 1, 2].map((k) => theta0.map((v, j) => v + 0.07 * k * Math.sin(3 * j + k)));
 }
 
+/**
+ * HMC-ECS cells that refuse: family → placement → the error message. Rows
+ * outside this instance (shards, stream) take HMC-ECS's external path, whose
+ * per-row cache (η*, ℓ*, a, b) expands in η only; the other families' control
+ * variates need ∇ℓₖ and Hₖ in every parameter per row (the generic path keeps
+ * them for all n rows, which rows outside memory are there to avoid).
+ */
+const NOT_COMPACT = (what: string) =>
+  new RegExp(
+    `an external GLM needs a family whose control variates expand in η \\("logistic", "poisson" without an offset, "gaussian"\\), got ${what}`,
+  );
+const ECS_REFUSALS: Record<string, Partial<Record<Placement, RegExp>>> = Object.fromEntries(
+  ([
+    ["poisson + offset", '"poisson" with an offset column'],
+    ["gaussian-scale", '"gaussian-scale"'],
+    ["student-t", '"student-t"'],
+    ["student-t, ν sampled", '"student-t"'],
+    ["negative-binomial + offset", '"negative-binomial" with an offset column'],
+    ["binomial", '"binomial" with a trials column'],
+  ] as const).map(([f, what]) => [f, { shards: NOT_COMPACT(what), stream: NOT_COMPACT(what) }]),
+);
+
+const ECS = {
+  sampler: "hmc-ecs",
+  numWarmup: 30,
+  numSamples: 20,
+  numChains: 1,
+  seed: 5,
+  hessianFraction: 1,
+} as const;
+
 const HMC = { sampler: "hmc", numWarmup: 40, numSamples: 20, numChains: 1, seed: 11 } as const;
 
-Deno.test("family × placement: log π and ∇ log π agree with memory; draws identical where the order is", async (t) => {
+Deno.test("family × placement: log π, ∇ log π, subsample terms and seeded HMC / HMC-ECS draws against memory", async (t) => {
   const arena: Arena = loadCore({ shared: true });
   const dir = await Deno.makeTempDir();
   try {
@@ -207,7 +241,7 @@ Deno.test("family × placement: log π and ∇ log π agree with memory; draws i
         const prior = glm.logPrior(th, pg);
         return { th, lp, g, prior, pg, abs: absoluteSums(glm, th) };
       });
-      const want = sample(glm, HMC);
+      const want = sample(glm, HMC), wantEcs = sample(glm, ECS);
       for (const where of PLACEMENTS) {
         await t.step(`${f.name} × ${where}`, async () => {
           const refusal = REFUSALS[f.name]?.[where];
@@ -240,7 +274,12 @@ Deno.test("family × placement: log π and ∇ log π agree with memory; draws i
                   );
                 }
               }
-              if (!split) assert.deepEqual(sample(m, HMC).draws, want.draws, "HMC draws");
+              if (!split) {
+                assert.deepEqual(sample(m, HMC).draws, want.draws, "HMC draws");
+                const ecsRefusal = ECS_REFUSALS[f.name]?.[where];
+                if (ecsRefusal !== undefined) assert.throws(() => sample(m, ECS), ecsRefusal);
+                else assert.deepEqual(sample(m, ECS).draws, wantEcs.draws, "HMC-ECS draws");
+              }
               // A subsample (repeats, any order): the same per-row terms, bit for bit.
               const rows = Int32Array.from({ length: 300 }, (_, k) => (k * 613 + 5) % N);
               const th = ref[1].th;
@@ -255,74 +294,6 @@ Deno.test("family × placement: log π and ∇ log π agree with memory; draws i
             } finally {
               built.close();
             }
-          }
-        });
-      }
-      glm.dispose();
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
-/**
- * HMC-ECS cells that refuse: family → placement → the error message. Rows
- * outside this instance (shards, stream) take HMC-ECS's external path, whose
- * per-row cache (η*, ℓ*, a, b) expands in η only; the other families' control
- * variates need ∇ℓₖ and Hₖ in every parameter per row (the generic path keeps
- * them for all n rows, which rows outside memory are there to avoid).
- */
-const NOT_COMPACT = (what: string) =>
-  new RegExp(
-    `an external GLM needs a family whose control variates expand in η \\("logistic", "poisson" without an offset, "gaussian"\\), got ${what}`,
-  );
-const ECS_REFUSALS: Record<string, Partial<Record<Placement, RegExp>>> = Object.fromEntries(
-  ([
-    ["poisson + offset", '"poisson" with an offset column'],
-    ["gaussian-scale", '"gaussian-scale"'],
-    ["student-t", '"student-t"'],
-    ["student-t, ν sampled", '"student-t"'],
-    ["negative-binomial + offset", '"negative-binomial" with an offset column'],
-    ["binomial", '"binomial" with a trials column'],
-  ] as const).map(([f, what]) => [f, { shards: NOT_COMPACT(what), stream: NOT_COMPACT(what) }]),
-);
-
-const ECS = {
-  sampler: "hmc-ecs",
-  numWarmup: 30,
-  numSamples: 20,
-  numChains: 1,
-  seed: 5,
-  hessianFraction: 1,
-} as const;
-
-Deno.test("family × placement: seeded HMC-ECS gives the in-memory draws where the order is the same", async (t) => {
-  const arena: Arena = loadCore({ shared: true });
-  const dir = await Deno.makeTempDir();
-  try {
-    for (const f of FAMILIES) {
-      const p = f.make();
-      const data = glmDataFromArrays(arena, p.x, p.y, { numCols: D });
-      const glm = new GlmModel(data, f.options(p.aux));
-      const store = `${dir}/${f.name.replace(/[^a-z]/g, "_")}.rows`;
-      await writeRowStoreFromGlmData(
-        store,
-        data,
-        f.auxName ? { aux: p.aux, auxName: f.auxName } : {},
-      );
-      const want = sample(glm, ECS);
-      for (const where of PLACEMENTS) {
-        await t.step(`${f.name} × ${where}`, async () => {
-          const built = await place(where, glm, data, store, f, p.aux, false);
-          try {
-            const refusal = ECS_REFUSALS[f.name]?.[where];
-            if (refusal !== undefined) {
-              assert.throws(() => sample(built.model, ECS), refusal);
-              return;
-            }
-            assert.deepEqual(sample(built.model, ECS).draws, want.draws);
-          } finally {
-            built.close();
           }
         });
       }
