@@ -52,15 +52,8 @@ import { type CoreBackend, loadCore, workerCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
-import { PassControl } from "./_pass_control.ts";
-import {
-  SHARD_ALL,
-  SHARD_GATHER,
-  SHARD_GRAD,
-  SHARD_HESS,
-  SHARD_LL,
-  type ShardWorkerInit,
-} from "./_shard_protocol.ts";
+import { PASS_ALL, PASS_GATHER, PASS_GRAD, PASS_HESS, PASS_LL, PassPool } from "./_pass_pool.ts";
+import type { ShardWorkerInit } from "./_shard_protocol.ts";
 import type { ExternalGlmModel } from "./external_glm.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import {
@@ -147,9 +140,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
   #staged: StagedRows;
   #priorRows: StagedRows;
   #store: RowStore | null;
-  #workers: Worker[];
-  #control: PassControl;
-  #io: Float64Array;
+  #pool: PassPool;
   #gIdx: Int32Array;
   #gx: Float64Array;
   #gy: Float64Array;
@@ -164,9 +155,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     staged: StagedRows;
     priorRows: StagedRows;
     store: RowStore | null;
-    workers: Worker[];
-    control: PassControl;
-    io: Float64Array;
+    pool: PassPool;
     gather: { idx: Int32Array; x: Float64Array; y: Float64Array; aux: Float64Array };
     auxColumn: "offset" | "trials" | null;
     numRows: number;
@@ -190,9 +179,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     this.#staged = fields.staged;
     this.#priorRows = fields.priorRows;
     this.#store = fields.store;
-    this.#workers = fields.workers;
-    this.#control = fields.control;
-    this.#io = fields.io;
+    this.#pool = fields.pool;
     this.#gIdx = fields.gather.idx;
     this.#gx = fields.gather.x;
     this.#gy = fields.gather.y;
@@ -327,8 +314,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       throw e;
     }
     const bounds = Array.from({ length: W + 1 }, (_, k) => Math.round((k * n) / W));
-    const control = new PassControl(W), P = prior.dim;
-    const io = new Float64Array(new SharedArrayBuffer(8 * (P + W * (1 + P + P * P))));
+    const P = prior.dim;
     const gather = {
       idx: new Int32Array(new SharedArrayBuffer(4 * GATHER_ROWS)),
       x: new Float64Array(new SharedArrayBuffer(8 * GATHER_ROWS * d)),
@@ -336,80 +322,61 @@ export class ShardedGlmModel implements ExternalGlmModel {
       aux: new Float64Array(new SharedArrayBuffer(auxColumn === null ? 8 : 8 * GATHER_ROWS)),
     };
     const nu = glmOptions.nu;
-    const workers: Worker[] = [];
+    const init = (k: number): { message: ShardWorkerInit; transfer: Transferable[] } => {
+      const start = bounds[k], count = bounds[k + 1] - start;
+      let rows: ShardWorkerInit["rows"];
+      const transfer: ArrayBuffer[] = [];
+      if (typeof source !== "string") {
+        const v = dataViews(source);
+        rows = {
+          x: v.x.slice(start * d, (start + count) * d),
+          y: v.y.slice(start, start + count),
+        };
+        transfer.push(rows.x.buffer as ArrayBuffer, rows.y.buffer as ArrayBuffer);
+        if (auxValues !== undefined) {
+          const col = auxValues;
+          rows.aux = Float64Array.from({ length: count }, (_, i) => col[start + i]);
+          transfer.push(rows.aux.buffer as ArrayBuffer);
+        }
+      }
+      return {
+        message: {
+          kind,
+          backend,
+          core: workerCore(backend, false),
+          family: prior.family,
+          kernel: {
+            family: prior.kernels.family,
+            sigma: glmOptions.sigma,
+            nu: typeof nu === "number" ? nu : undefined,
+          },
+          aux: auxColumn,
+          numCols: d,
+          storage,
+          start,
+          count,
+          ...(typeof source === "string" ? { storePath: source } : { rows }),
+          chunkRows,
+          gather: {
+            idx: gather.idx.buffer as SharedArrayBuffer,
+            x: gather.x.buffer as SharedArrayBuffer,
+            y: gather.y.buffer as SharedArrayBuffer,
+            aux: gather.aux.buffer as SharedArrayBuffer,
+          },
+        },
+        transfer,
+      };
+    };
+    let pool: PassPool;
     try {
-      await Promise.all(
-        bounds.slice(0, W).map((start, k) => {
-          const count = bounds[k + 1] - start;
-          const w = new Worker(new URL("./_shard_worker.ts", import.meta.url), { type: "module" });
-          workers.push(w);
-          return new Promise<void>((resolve, reject) => {
-            w.onmessage = (e: MessageEvent<{ ready?: true; error?: string }>) => {
-              if (e.data.error !== undefined) {
-                reject(
-                  new Error(
-                    `shard ${k} (rows ${start} … ${
-                      start + count - 1
-                    } of ${where}) failed to start: ${e.data.error}`,
-                  ),
-                );
-              } else resolve();
-            };
-            w.onerror = (e) => {
-              e.preventDefault();
-              reject(new Error(`shard ${k} of ${where} failed to start: ${e.message}`));
-            };
-            let rows: ShardWorkerInit["rows"];
-            const transfer: ArrayBuffer[] = [];
-            if (typeof source !== "string") {
-              const v = dataViews(source);
-              rows = {
-                x: v.x.slice(start * d, (start + count) * d),
-                y: v.y.slice(start, start + count),
-              };
-              transfer.push(rows.x.buffer as ArrayBuffer, rows.y.buffer as ArrayBuffer);
-              if (auxValues !== undefined) {
-                rows.aux = Float64Array.from(
-                  { length: count },
-                  (_, i) => (auxValues as ArrayLike<number>)[start + i],
-                );
-                transfer.push(rows.aux.buffer as ArrayBuffer);
-              }
-            }
-            const init: ShardWorkerInit = {
-              control: control.shared,
-              slot: k,
-              kind,
-              backend,
-              core: workerCore(backend, false),
-              family: prior.family,
-              kernel: {
-                family: prior.kernels.family,
-                sigma: glmOptions.sigma,
-                nu: typeof nu === "number" ? nu : undefined,
-              },
-              aux: auxColumn,
-              numCols: d,
-              numParams: P,
-              storage,
-              start,
-              count,
-              ...(typeof source === "string" ? { storePath: source } : { rows }),
-              chunkRows,
-              io: io.buffer as SharedArrayBuffer,
-              gather: {
-                idx: gather.idx.buffer as SharedArrayBuffer,
-                x: gather.x.buffer as SharedArrayBuffer,
-                y: gather.y.buffer as SharedArrayBuffer,
-                aux: gather.aux.buffer as SharedArrayBuffer,
-              },
-            };
-            w.postMessage(init, transfer);
-          });
-        }),
-      );
+      pool = await PassPool.start<ShardWorkerInit>({
+        url: new URL("./_shard_worker.ts", import.meta.url),
+        dim: P,
+        count: W,
+        init,
+        describe: (k) => `shard ${k} (rows ${bounds[k]} … ${bounds[k + 1] - 1} of ${where})`,
+      });
     } catch (e) {
-      for (const w of workers) w.terminate();
       store?.close();
       prior.dispose();
       priorRows.release();
@@ -424,9 +391,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       staged: new StagedRows(arena, layout),
       priorRows,
       store,
-      workers,
-      control,
-      io,
+      pool,
       gather,
       auxColumn,
       numRows: n,
@@ -444,30 +409,18 @@ export class ShardedGlmModel implements ExternalGlmModel {
   #pass(command: number, theta: Float64Array): void {
     this.#live();
     assertPosition(theta, this.dim);
-    this.#io.set(theta, 0);
-    this.#control.run(command);
+    this.#pool.run(command, theta);
   }
 
   /** Σ of the shards' ℓ, and their gradients into `grad`, in shard order. */
   #sumLlGrad(grad?: Float64Array): number {
-    const d = this.dim, io = this.#io, slot = 1 + d + d * d;
-    let ll = 0;
-    if (grad) grad.fill(0, 0, d);
-    for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + k * slot;
-      ll += io[base];
-      if (grad) { for (let j = 0; j < d; j++) grad[j] += io[base + 1 + j]; }
-    }
-    return ll;
+    grad?.fill(0, 0, this.dim);
+    return this.#pool.addLlGrad(0, grad);
   }
 
   #sumHess(out: Float64Array): void {
-    const d = this.dim, io = this.#io, slot = 1 + d + d * d;
-    out.fill(0, 0, d * d);
-    for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + k * slot + 1 + d;
-      for (let q = 0; q < d * d; q++) out[q] += io[base + q];
-    }
+    out.fill(0, 0, this.dim * this.dim);
+    this.#pool.addHess(out);
   }
 
   /** log p(θ) and optionally its gradient (no rows): GlmModel's prior. */
@@ -482,7 +435,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
 
   /** Σᵢ ℓᵢ(θ) over all rows (and its gradient): one pass on every shard. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
-    this.#pass(grad ? SHARD_GRAD : SHARD_LL, theta);
+    this.#pass(grad ? PASS_GRAD : PASS_LL, theta);
     const ll = this.#sumLlGrad(grad);
     this.cost.numLogLikRows += this.numRows;
     if (grad) this.cost.numGradRows += this.numRows;
@@ -491,7 +444,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
 
   /** Σᵢ ∇²ℓᵢ(θ) over all rows into `out`: one pass on every shard. */
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
-    this.#pass(SHARD_HESS, theta);
+    this.#pass(PASS_HESS, theta);
     this.#sumHess(out);
     this.cost.numHessianRows += this.numRows;
   }
@@ -511,7 +464,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     gradSum: Float64Array,
     hessSum?: Float64Array,
   ): number {
-    this.#pass(hessSum ? SHARD_ALL : SHARD_GRAD, thetaStar);
+    this.#pass(hessSum ? PASS_ALL : PASS_GRAD, thetaStar);
     const s = this.#sumLlGrad(gradSum);
     if (hessSum) this.#sumHess(hessSum);
     this.cost.numLogLikRows += this.numRows;
@@ -562,7 +515,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     for (let s = 0; s < m; s += GATHER_ROWS) {
       const c = Math.min(GATHER_ROWS, m - s);
       this.#gIdx.set(rows.subarray(s, s + c));
-      this.#control.run(SHARD_GATHER, c);
+      this.#pool.run(PASS_GATHER, null, { argument: c });
       x.set(this.#gx.subarray(0, c * d), s * d);
       y.set(this.#gy.subarray(0, c), s);
       aux?.set(this.#gAux.subarray(0, c), s);
@@ -636,8 +589,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#control.quit();
-    for (const w of this.#workers) w.terminate();
+    this.#pool.close();
     this.#store?.close();
     this.#staged.release();
     this.#prior.dispose();
