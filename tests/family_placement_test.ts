@@ -158,8 +158,11 @@ async function place(
   delete storeOptions.offset;
   delete storeOptions.trials;
   if (where === "shards") {
-    // Memory shards from arrays (the options carry the per-row column).
-    const m = await ShardedGlmModel.create(data, options, { shardKind: "memory", workers: W });
+    // Memory shards from arrays (the options carry the per-row column) on
+    // one shard, loaded from the row store (its aux column) on two.
+    const m = split
+      ? await ShardedGlmModel.create(store, storeOptions, { shardKind: "memory", workers: W })
+      : await ShardedGlmModel.create(data, options, { shardKind: "memory", workers: W });
     return { model: m, parts: W, close: () => m.close() };
   }
   const chunkRows = split ? 256 : N;
