@@ -312,6 +312,29 @@ Deno.test("ShardedGlmModel errors are clear", async (t) => {
         ShardedGlmModel.create(data, { family: "poisson", offset: new Float64Array(3) }),
         { name: "RangeError", message: "offset must have 2000 values, got 3" },
       );
+      // A streamed shard checks each block it reads: the pass fails naming the row.
+      const bad = `${path}.binomial`;
+      const counts2 = glmDataFromArrays(arena, [1, 0, 1, 1, 1, 2, 1, 3], [1, 0, 3, 1], {
+        numCols: 2,
+      });
+      await writeRowStoreFromGlmData(bad, counts2, {
+        aux: [2, 2, 2, 2],
+        auxName: "trials",
+      });
+      const streamed = await ShardedGlmModel.create(bad, { family: "binomial" }, {
+        shardKind: "stream",
+        workers: 2,
+        chunkRows: 1,
+      });
+      try {
+        assert.throws(
+          () => streamed.logLikelihood(new Float64Array(2)),
+          /worker 1 failed: .*family "binomial" needs integer trials ≥ y ≥ 0; y = 3, trials = 2 at row 3/,
+        );
+      } finally {
+        streamed.close();
+        await Deno.remove(bad);
+      }
       // Every shard checks its responses against the family's domain, naming the row.
       const counts = glmDataFromArrays(arena, [1, 0.5, 1, -1, 1, 2], [1, 2, 0.5], { numCols: 2 });
       await assert.rejects(
