@@ -235,6 +235,8 @@ export class ShardedGlmModel implements ExternalGlmModel {
     let auxColumn: "offset" | "trials" | null = null;
     let auxValues: ArrayLike<number> | undefined;
     const first = { x: new Float64Array(0), y: new Float64Array(1), aux: new Float64Array(1) };
+    /** The per-row columns' first values, for GlmModel's checks over the first row. */
+    const firstColumns: GlmOptions = { family };
     if (typeof source === "string") {
       for (const key of ["offset", "trials"] as const) {
         if (glmOptions[key] !== undefined) {
@@ -283,7 +285,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
         }
         auxColumn = key;
         auxValues = col;
-        first.aux[0] = col[0];
+        firstColumns[key] = [col[0]];
       }
     }
     const where = typeof source === "string" ? source : "the data set";
@@ -304,7 +306,11 @@ export class ShardedGlmModel implements ExternalGlmModel {
     const priorOptions: GlmOptions = { ...glmOptions };
     delete priorOptions.offset;
     delete priorOptions.trials;
-    if (auxColumn !== null) priorOptions[auxColumn] = [first.aux[0]];
+    if (typeof source === "string" && auxColumn !== null) {
+      firstColumns[auxColumn] = [first.aux[0]];
+    }
+    if (firstColumns.offset !== undefined) priorOptions.offset = firstColumns.offset;
+    if (firstColumns.trials !== undefined) priorOptions.trials = firstColumns.trials;
     let prior: GlmModel;
     try {
       prior = new GlmModel(priorRows.data(1), priorOptions);

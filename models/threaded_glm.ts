@@ -352,9 +352,11 @@ export class ThreadedGlmModel implements DataModel {
  * (offset, trials) cut to those rows, everything else as given.
  */
 function blockOptions(options: Readonly<GlmOptions>, start: number, end: number): GlmOptions {
+  const cut = (col: ArrayLike<number>) =>
+    Array.from({ length: end - start }, (_, i) => col[start + i]);
   const out: GlmOptions = { ...options };
-  if (options.offset !== undefined) out.offset = Array.from(options.offset).slice(start, end);
-  if (options.trials !== undefined) out.trials = Array.from(options.trials).slice(start, end);
+  if (options.offset !== undefined) out.offset = cut(options.offset);
+  if (options.trials !== undefined) out.trials = cut(options.trials);
   return out;
 }
 

@@ -309,6 +309,17 @@ Deno.test("ShardedGlmModel errors are clear", async (t) => {
       );
       await Deno.remove(plain);
       await assert.rejects(
+        ShardedGlmModel.create(data, {
+          family: "binomial",
+          trials: new Float64Array(2000).fill(1),
+          offset: new Float64Array(2000),
+        }),
+        {
+          name: "TypeError",
+          message: 'offset applies to family negative-binomial, not "binomial"',
+        },
+      );
+      await assert.rejects(
         ShardedGlmModel.create(data, { family: "poisson", offset: new Float64Array(3) }),
         { name: "RangeError", message: "offset must have 2000 values, got 3" },
       );
