@@ -1,9 +1,10 @@
 /**
  * The family × placement matrix: every GLM family on every place its rows can
- * live — one arena ("memory", the reference), threads over one shared memory
+ * live — one arena of its own ("memory"), threads over one shared memory
  * ("threads", ThreadedGlmModel), worker shards holding their rows ("shards",
  * ShardedGlmModel "memory") and worker shards streaming a row store
- * ("stream", ShardedGlmModel "stream") — against the in-memory GlmModel.
+ * ("stream", ShardedGlmModel "stream") — against the reference, a GlmModel
+ * over the same rows in the shared memory the threads read.
  *
  * The bound: a placement computes the same per-row terms tᵢ (the same
  * arithmetic per row) and adds them in another order (blocks, shards, chunks).
@@ -25,6 +26,7 @@
 import assert from "node:assert/strict";
 import type { Arena } from "../core/arena.ts";
 import { loadCore } from "../core/load.ts";
+import { dataViews } from "../core/row_buffer.ts";
 import { type GlmData, glmDataFromArrays } from "../data/dataset.ts";
 import { writeRowStoreFromGlmData } from "../data/row_store.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
@@ -126,8 +128,8 @@ const FAMILIES: Family[] = [
   },
 ];
 
-type Placement = "threads" | "shards" | "stream";
-const PLACEMENTS: Placement[] = ["threads", "shards", "stream"];
+type Placement = "memory" | "threads" | "shards" | "stream";
+const PLACEMENTS: Placement[] = ["memory", "threads", "shards", "stream"];
 
 /** Cells that refuse today: family → placement → the error message (a substring). */
 const REFUSALS: Record<string, Partial<Record<Placement, RegExp>>> = {};
@@ -149,6 +151,15 @@ async function place(
   split: boolean,
 ): Promise<Built> {
   const W = split ? 2 : 1;
+  if (where === "memory") {
+    // The reference's rows lie in a shared memory (threads need it); the same
+    // rows in an arena of their own are the plain in-memory model.
+    const own = glmDataFromArrays(loadCore(), dataViews(data).x, dataViews(data).y, {
+      numCols: data.numCols,
+    });
+    const m = new GlmModel(own, f.options(aux));
+    return { model: m, parts: 1, close: () => m.dispose() };
+  }
   if (where === "threads") {
     const m = await ThreadedGlmModel.create(glm, { threads: W });
     return { model: m, parts: W, close: () => m.close() };
@@ -252,7 +263,7 @@ Deno.test("family × placement: log π, ∇ log π, subsample terms and seeded H
             await assert.rejects(place(where, glm, data, store, f, p.aux, true), refusal);
             return;
           }
-          for (const split of [false, true]) {
+          for (const split of where === "memory" ? [false] : [false, true]) {
             const built = await place(where, glm, data, store, f, p.aux, split);
             try {
               const m = built.model;
