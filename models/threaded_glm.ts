@@ -61,7 +61,7 @@ export interface ThreadedGlmOptions {
  * import assert from "node:assert/strict";
  * import { loadCore } from "../core/load.ts";
  * import { higgsShaped } from "../data/synthetic.ts";
- * import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
+ * import { GlmModel } from "./glm.ts";
  * import { ThreadedGlmModel } from "./threaded_glm.ts";
  * const arena = loadCore({ shared: true });
  * const { data } = higgsShaped(arena, { n: 4000, seed: 1 });
@@ -261,7 +261,7 @@ export class ThreadedGlmModel implements DataModel {
    * import { loadCore } from "../core/load.ts";
    * import { higgsShaped } from "../data/synthetic.ts";
    * import { ControlVariates } from "../subsampling/control_variates.ts";
-   * import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
+   * import { GlmModel } from "./glm.ts";
    * import { ThreadedGlmModel } from "./threaded_glm.ts";
    * const { data } = higgsShaped(loadCore({ shared: true }), { n: 4001, seed: 1 });
    * const model = new GlmModel(data, { family: "logistic" });
