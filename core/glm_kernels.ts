@@ -647,6 +647,21 @@ export class GlmKernels {
     return this.#ext === null ? this.dim : this.#ext.numParams;
   }
 
+  /**
+   * Replace the per-row aux column (offset or trials) the kernels were built
+   * with by `values`, one per row of the sources that follow: how rows
+   * streamed or gathered block by block bring their own column.
+   *
+   * @param values One finite value per row.
+   * @throws {TypeError} If the kernels have no aux column.
+   */
+  setAux(values: ArrayLike<number>): void {
+    if (this.#ext === null) {
+      throw new TypeError(`family ${JSON.stringify(this.family)} takes no aux column`);
+    }
+    this.#ext.setAux(values);
+  }
+
   /** Whether the family has the compact control-variate cache (η*, ℓ*, a, b) per row. */
   get hasCompactCache(): boolean {
     return this.#ext === null;

@@ -155,6 +155,26 @@ export class ExtKernels {
     return this.dim + this.numExtra;
   }
 
+  /**
+   * Overwrite the aux column with `values` (a block of rows read elsewhere:
+   * row i of the next source is `values[i]`), growing it if needed.
+   *
+   * @param values One finite value per row of the next source.
+   * @throws {TypeError} If the kernels were built without an aux column.
+   */
+  setAux(values: ArrayLike<number>): void {
+    if (this.#aux === null) {
+      throw new TypeError("these kernels were built without an aux column (offset or trials)");
+    }
+    for (let i = 0; i < values.length; i++) {
+      if (!Number.isFinite(values[i])) {
+        throw new RangeError(`the aux column must be finite, got ${values[i]} at row ${i}`);
+      }
+    }
+    this.#aux.ensure(Math.max(1, values.length));
+    this.#aux.view(0, values.length).set(values);
+  }
+
   /** Rows the aux column holds (−1 without one). */
   get auxRows(): number {
     return this.#aux === null ? -1 : this.#aux.capacity;

@@ -1,22 +1,20 @@
 /**
- * The message that starts a worker of
- * {@link import("./threaded_glm.ts").ThreadedGlmModel} (./_pass_worker.ts):
- * a definition only, so the model can name it without loading the
- * worker's entry point.
+ * The start message of a worker of
+ * {@link import("./threaded_glm.ts").ThreadedGlmModel} (./_pass_worker.ts),
+ * besides the pool's part (./_pass_pool.ts): a definition only, so the model
+ * can name it without loading the worker's entry point.
  *
  * @module
  */
 import type { SharedRegion } from "../core/shared_region.ts";
 import type { ModelSpec } from "./model_spec.ts";
-import type { PassControlShared } from "./_pass_control.ts";
 
-/** @internal The message that starts a pass worker. */
+/** @internal The fields of a thread worker's start message. */
 export interface PassWorkerInit {
+  /** The block's model: its rows in the shared memory and its options. */
   spec: ModelSpec;
+  /** The worker's scratch region in the shared memory. */
   region: SharedRegion;
-  control: PassControlShared;
-  io: SharedArrayBuffer;
-  slot: number;
   /** The block's first row in the whole data set (even). */
   firstRow: number;
 }

@@ -13,9 +13,10 @@
  * ```
  *
  * so that each iteration costs O(m) with memory that does not grow with n.
- * Only the families whose control variates are expansions in η = xᵀβ (the
- * compact per-row cache) qualify: "logistic", "poisson" and "gaussian"
- * (known σ).
+ * Every GLM family can live outside (full-data samplers use the DataModel
+ * methods); HMC-ECS's external path takes only the families whose control
+ * variates are expansions in η = xᵀβ (the compact per-row cache):
+ * "logistic", "poisson" without an offset and "gaussian" (known σ).
  *
  * {@link import("./sharded_glm.ts").ShardedGlmModel} implements it over rows
  * sharded across workers (one WebAssembly instance each) or streamed from a
@@ -26,15 +27,20 @@
  *
  * @module
  */
-import type { GlmFamily, GlmOptions } from "./glm.ts";
+import type { GlmModelFamily, GlmOptions } from "./glm.ts";
 import type { DataModel } from "./model.ts";
 
 /** A GLM posterior over rows held outside the calling instance (see the module notes). */
 export interface ExternalGlmModel extends DataModel {
   /** Marks the interface (structural checks use it). */
   readonly isExternalGlm: true;
-  /** The family; one whose control variates are expansions in η. */
-  readonly family: GlmFamily;
+  /** The family (HMC-ECS's external path takes the compact ones only). */
+  readonly family: GlmModelFamily;
+  /**
+   * What the rows' aux column holds (an offset or the trials), when they
+   * carry one; absent or null otherwise.
+   */
+  readonly auxColumn?: "offset" | "trials" | null;
   /** Number of columns d of X (= dim). */
   readonly numCols: number;
   /** How X is stored where it lives. */
@@ -48,10 +54,11 @@ export interface ExternalGlmModel extends DataModel {
   /**
    * Copy rows `rows` (indices in [0, n), repeats allowed) into `x`
    * (rows.length × d, row-major, f64; f32 storage widened exactly) and `y`
-   * (rows.length). Counts no cost: the caller counts the evaluations it
-   * makes on them.
+   * (rows.length), and their aux column into `aux` when asked (rows that
+   * carry one). Counts no cost: the caller counts the evaluations it makes
+   * on them.
    */
-  readRows(rows: Int32Array, x: Float64Array, y: Float64Array): void;
+  readRows(rows: Int32Array, x: Float64Array, y: Float64Array, aux?: Float64Array): void;
   /**
    * One full-data pass at θ*: returns S = Σₖ ℓₖ(θ*), writes A = Σₖ ∇ℓₖ(θ*)
    * into `gradSum` (length d) and, when given, B = Σₖ ∇²ℓₖ(θ*) into `hessSum`

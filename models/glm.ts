@@ -452,7 +452,7 @@ function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
       `nu must be a positive number or "sample", got ${JSON.stringify(options.nu)}`,
     );
   }
-  _checkResponse(f, dataViews(data).y, options.trials);
+  checkGlmResponse(f, dataViews(data).y, options.trials);
   if (f === "poisson" && options.offset !== undefined) return "poisson-offset";
   if (f === "student-t" && options.nu === "sample") return "student-t-nu";
   return f;
@@ -462,16 +462,24 @@ function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
  * Refuse a response outside the family's domain (as the CSV loader does), naming
  * the first bad row (1-based) and its value: logistic y ∈ {0, 1}; Poisson and
  * negative-binomial counts integer ≥ 0; binomial integer trials ≥ y ≥ 0.
+ *
+ * @param f The family.
+ * @param y The responses of a block of rows.
+ * @param trials The block's trials ("binomial").
+ * @param firstRow The block's first row in the data set (for the message; default 0).
+ * @throws {RangeError} Naming the row and value; {@link TypeError} for "binomial" without trials.
+ * @internal
  */
-function _checkResponse(
+export function checkGlmResponse(
   f: GlmModelFamily,
-  y: Float64Array,
+  y: ArrayLike<number>,
   trials: ArrayLike<number> | undefined,
+  firstRow = 0,
 ): void {
   const n = y.length;
   const bad = (i: number, need: string): never => {
     throw new RangeError(
-      `GlmModel: family ${JSON.stringify(f)} needs ${need}; y = ${y[i]} at row ${i + 1}`,
+      `GlmModel: family ${JSON.stringify(f)} needs ${need}; y = ${y[i]} at row ${firstRow + i + 1}`,
     );
   };
   if (f === "logistic") {
@@ -488,7 +496,7 @@ function _checkResponse(
       if (!(Number.isInteger(t) && t >= 0 && Number.isInteger(v) && v >= 0 && v <= t)) {
         throw new RangeError(
           `GlmModel: family "binomial" needs integer trials ≥ y ≥ 0; y = ${v}, trials = ${t} at row ${
-            i + 1
+            firstRow + i + 1
           }`,
         );
       }

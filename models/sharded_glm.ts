@@ -15,6 +15,14 @@
  *            chunkRows (one staging buffer) at every pass
  * ```
  *
+ * Every GLM family runs here, θ of length P (β, then log σ or log φ, then ω
+ * for a sampled ν). A per-row offset ("poisson", "negative-binomial") or
+ * number of trials ("binomial") is the row store's aux column, or the
+ * `offset` / `trials` option of a data set in memory; it travels with its
+ * rows (into the shard, block by block through a streamed shard, and with
+ * every gathered row). Each shard checks its responses against the family's
+ * domain (a streamed shard at every pass), naming the first bad row.
+ *
  * Full-data passes are synchronous, as a DataModel's are: the calling thread
  * posts θ and waits with `Atomics.wait` (allowed on Deno's main thread and in
  * workers, not in browsers' windows). Against the in-memory {@link GlmModel}
@@ -44,17 +52,10 @@ import { type CoreBackend, loadCore, workerCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
-import { PassControl } from "./_pass_control.ts";
-import {
-  SHARD_ALL,
-  SHARD_GATHER,
-  SHARD_GRAD,
-  SHARD_HESS,
-  SHARD_LL,
-  type ShardWorkerInit,
-} from "./_shard_protocol.ts";
+import { PASS_ALL, PASS_GATHER, PASS_GRAD, PASS_HESS, PASS_LL, PassPool } from "./_pass_pool.ts";
+import type { ShardWorkerInit } from "./_shard_protocol.ts";
 import type { ExternalGlmModel } from "./external_glm.ts";
-import { type GlmFamily, GlmModel, type GlmOptions } from "./glm.ts";
+import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import {
   assertPosition,
   type CostCounter,
@@ -111,8 +112,8 @@ export class ShardedGlmModel implements ExternalGlmModel {
   /** Marks the ExternalGlmModel interface. */
   readonly isExternalGlm = true as const;
   /** The family. */
-  readonly family: GlmFamily;
-  /** Dimension d (= numCols). */
+  readonly family: GlmModelFamily;
+  /** Length P of θ: numCols, plus log σ or log φ, plus ω for a sampled ν. */
   readonly dim: number;
   /** Columns d of X. */
   readonly numCols: number;
@@ -120,10 +121,15 @@ export class ShardedGlmModel implements ExternalGlmModel {
   readonly numRows: number;
   /** How X is stored. */
   readonly storage: "f32" | "f64";
-  /** Parameter names (the column names). */
+  /** Parameter names (the column names, then GlmModel's names of τ and ω). */
   readonly parameterNames: readonly string[];
-  /** The GlmModel options (family, σ, prior). */
+  /** The GlmModel options (family, σ, ν, priors), without the per-row columns. */
   readonly glmOptions: Readonly<GlmOptions>;
+  /**
+   * What the rows' aux column holds: an offset ("poisson",
+   * "negative-binomial") or the trials ("binomial"); null without one.
+   */
+  readonly auxColumn: "offset" | "trials" | null;
   /** Cost counter (a full pass counts n rows, whatever the number of shards). */
   readonly cost: CostCounter = newCostCounter();
   /** "memory" or "stream". */
@@ -134,12 +140,12 @@ export class ShardedGlmModel implements ExternalGlmModel {
   #staged: StagedRows;
   #priorRows: StagedRows;
   #store: RowStore | null;
-  #workers: Worker[];
-  #control: PassControl;
-  #io: Float64Array;
+  #pool: PassPool;
   #gIdx: Int32Array;
   #gx: Float64Array;
   #gy: Float64Array;
+  #gAux: Float64Array;
+  #auxLocal = new Float64Array(0);
   #identity = new Int32Array(0);
   #priorGrad: Float64Array;
   #closed = false;
@@ -149,35 +155,35 @@ export class ShardedGlmModel implements ExternalGlmModel {
     staged: StagedRows;
     priorRows: StagedRows;
     store: RowStore | null;
-    workers: Worker[];
-    control: PassControl;
-    io: Float64Array;
-    gather: { idx: Int32Array; x: Float64Array; y: Float64Array };
+    pool: PassPool;
+    gather: { idx: Int32Array; x: Float64Array; y: Float64Array; aux: Float64Array };
+    auxColumn: "offset" | "trials" | null;
     numRows: number;
     storage: "f32" | "f64";
     shardKind: "memory" | "stream";
     bounds: number[];
   }) {
     const p = fields.prior;
-    this.family = p.family as GlmFamily;
+    this.family = p.family;
     this.dim = p.dim;
     this.numCols = p.numCols;
     this.numRows = fields.numRows;
     this.storage = fields.storage;
     this.parameterNames = p.parameterNames;
-    this.glmOptions = p.options;
+    const { offset: _offset, trials: _trials, ...rest } = p.options;
+    this.glmOptions = rest;
+    this.auxColumn = fields.auxColumn;
     this.shardKind = fields.shardKind;
     this.shardBounds = fields.bounds;
     this.#prior = p;
     this.#staged = fields.staged;
     this.#priorRows = fields.priorRows;
     this.#store = fields.store;
-    this.#workers = fields.workers;
-    this.#control = fields.control;
-    this.#io = fields.io;
+    this.#pool = fields.pool;
     this.#gIdx = fields.gather.idx;
     this.#gx = fields.gather.x;
     this.#gy = fields.gather.y;
+    this.#gAux = fields.gather.aux;
     this.#priorGrad = new Float64Array(p.dim);
   }
 
@@ -186,13 +192,16 @@ export class ShardedGlmModel implements ExternalGlmModel {
    *
    * @param source A row store file (either kind), or a data set in memory
    *   ("memory" kind only: its rows are copied to the workers).
-   * @param glmOptions Family ("logistic", "poisson" or "gaussian" with
-   *   `sigma`) and prior, as for {@link GlmModel}; no per-row columns.
+   * @param glmOptions Family and prior, as for {@link GlmModel}. The offset
+   *   ("poisson", "negative-binomial") or trials ("binomial") of a row store
+   *   are its aux column; of a data set in memory, the `offset` or `trials`
+   *   option (one value per row).
    * @param options `workers`, `shardKind`, `chunkRows`, `backend`, `checkSource`.
    * @returns The model, once every worker holds (or can read) its rows.
-   * @throws {TypeError} On an unsupported family or source kind; {@link RangeError}
-   *   on bad counts; Error naming the file when the store cannot be opened or a
-   *   worker fails to start.
+   * @throws {TypeError} On an unknown family, a per-row column the family does
+   *   not take or lacks, or a bad source kind; {@link RangeError} on bad counts
+   *   or a response outside the family's domain (naming the row); Error naming
+   *   the file when the store cannot be opened or a worker fails to start.
    */
   static async create(
     source: string | GlmData,
@@ -200,18 +209,11 @@ export class ShardedGlmModel implements ExternalGlmModel {
     options: ShardedGlmOptions = {},
   ): Promise<ShardedGlmModel> {
     const family = glmOptions.family;
-    if (family !== "logistic" && family !== "poisson" && family !== "gaussian") {
-      throw new TypeError(
-        `ShardedGlmModel supports families "logistic", "poisson" and "gaussian" (known sigma), got ${
-          JSON.stringify(family)
-        }`,
-      );
-    }
-    for (const key of ["offset", "trials"] as const) {
-      if (glmOptions[key] !== undefined) {
-        throw new TypeError(`ShardedGlmModel takes no per-row column (${key})`);
-      }
-    }
+    const takes = family === "binomial"
+      ? "trials"
+      : family === "poisson" || family === "negative-binomial"
+      ? "offset"
+      : null;
     const W = options.workers ?? 2, kind = options.shardKind ?? "memory";
     const chunkRows = options.chunkRows ?? 65536;
     if (!Number.isInteger(W) || W < 1) {
@@ -230,23 +232,61 @@ export class ShardedGlmModel implements ExternalGlmModel {
     const backend = arena.backend;
     let store: RowStore | null = null;
     let n: number, d: number, storage: "f32" | "f64", names: readonly string[];
-    const first = { x: new Float64Array(0), y: new Float64Array(1) };
+    let auxColumn: "offset" | "trials" | null = null;
+    let auxValues: ArrayLike<number> | undefined;
+    const first = { x: new Float64Array(0), y: new Float64Array(1), aux: new Float64Array(1) };
+    /** The per-row columns' first values, for GlmModel's checks over the first row. */
+    const firstColumns: GlmOptions = { family };
     if (typeof source === "string") {
+      for (const key of ["offset", "trials"] as const) {
+        if (glmOptions[key] !== undefined) {
+          throw new TypeError(
+            `the ${key} of rows in a row store is its aux column; give no ${key} option with ${source}`,
+          );
+        }
+      }
       store = openRowStore(source, { checkSource: options.checkSource });
       ({ numRows: n, numCols: d, storage, columnNames: names } = store.header);
-      if (store.header.auxName !== undefined) {
+      const auxName = store.header.auxName;
+      if (auxName !== undefined && takes === null) {
         store.close();
         throw new TypeError(
-          `${source} has a per-row column "${store.header.auxName}" (an offset or trials), which the families of ShardedGlmModel do not take`,
+          `${source} has a per-row column "${auxName}" (an offset or trials), which family ${
+            JSON.stringify(family)
+          } does not take`,
         );
       }
+      if (auxName === undefined && takes === "trials") {
+        store.close();
+        throw new TypeError(
+          `family "binomial" needs trials: ${source} has no aux column (write the trials as the store's aux column)`,
+        );
+      }
+      if (auxName !== undefined) auxColumn = takes;
       first.x = new Float64Array(d);
-      if (n > 0) store.readRows(new Int32Array(1), first.x, first.y);
+      if (n > 0) {
+        store.readRows(
+          new Int32Array(1),
+          first.x,
+          first.y,
+          auxColumn === null ? undefined : first.aux,
+        );
+      }
     } else {
       ({ numRows: n, numCols: d, storage, columnNames: names } = source);
       const v = dataViews(source);
       first.x = Float64Array.from(v.x.subarray(0, d));
       first.y[0] = v.y[0];
+      for (const key of ["offset", "trials"] as const) {
+        const col = glmOptions[key];
+        if (col === undefined) continue;
+        if (col.length !== n) {
+          throw new RangeError(`${key} must have ${n} values, got ${col.length}`);
+        }
+        auxColumn = key;
+        auxValues = col;
+        firstColumns[key] = [col[0]];
+      }
     }
     const where = typeof source === "string" ? source : "the data set";
     if (n < 1) {
@@ -263,82 +303,86 @@ export class ShardedGlmModel implements ExternalGlmModel {
     const fv = priorRows.views(1);
     fv.x.set(first.x);
     fv.y.set(first.y);
+    const priorOptions: GlmOptions = { ...glmOptions };
+    delete priorOptions.offset;
+    delete priorOptions.trials;
+    if (typeof source === "string" && auxColumn !== null) {
+      firstColumns[auxColumn] = [first.aux[0]];
+    }
+    if (firstColumns.offset !== undefined) priorOptions.offset = firstColumns.offset;
+    if (firstColumns.trials !== undefined) priorOptions.trials = firstColumns.trials;
     let prior: GlmModel;
     try {
-      prior = new GlmModel(priorRows.data(1), glmOptions);
+      prior = new GlmModel(priorRows.data(1), priorOptions);
     } catch (e) {
       store?.close();
       priorRows.release();
       throw e;
     }
     const bounds = Array.from({ length: W + 1 }, (_, k) => Math.round((k * n) / W));
-    const control = new PassControl(W);
-    const io = new Float64Array(new SharedArrayBuffer(8 * (d + W * (1 + d + d * d))));
+    const P = prior.dim;
     const gather = {
       idx: new Int32Array(new SharedArrayBuffer(4 * GATHER_ROWS)),
       x: new Float64Array(new SharedArrayBuffer(8 * GATHER_ROWS * d)),
       y: new Float64Array(new SharedArrayBuffer(8 * GATHER_ROWS)),
+      aux: new Float64Array(new SharedArrayBuffer(auxColumn === null ? 8 : 8 * GATHER_ROWS)),
     };
-    const workers: Worker[] = [];
+    const nu = glmOptions.nu;
+    const init = (k: number): { message: ShardWorkerInit; transfer: Transferable[] } => {
+      const start = bounds[k], count = bounds[k + 1] - start;
+      let rows: ShardWorkerInit["rows"];
+      const transfer: ArrayBuffer[] = [];
+      if (typeof source !== "string") {
+        const v = dataViews(source);
+        rows = {
+          x: v.x.slice(start * d, (start + count) * d),
+          y: v.y.slice(start, start + count),
+        };
+        transfer.push(rows.x.buffer as ArrayBuffer, rows.y.buffer as ArrayBuffer);
+        if (auxValues !== undefined) {
+          const col = auxValues;
+          rows.aux = Float64Array.from({ length: count }, (_, i) => col[start + i]);
+          transfer.push(rows.aux.buffer as ArrayBuffer);
+        }
+      }
+      return {
+        message: {
+          kind,
+          backend,
+          core: workerCore(backend, false),
+          family: prior.family,
+          kernel: {
+            family: prior.kernels.family,
+            sigma: glmOptions.sigma,
+            nu: typeof nu === "number" ? nu : undefined,
+          },
+          aux: auxColumn,
+          numCols: d,
+          storage,
+          start,
+          count,
+          ...(typeof source === "string" ? { storePath: source } : { rows }),
+          chunkRows,
+          gather: {
+            idx: gather.idx.buffer as SharedArrayBuffer,
+            x: gather.x.buffer as SharedArrayBuffer,
+            y: gather.y.buffer as SharedArrayBuffer,
+            aux: gather.aux.buffer as SharedArrayBuffer,
+          },
+        },
+        transfer,
+      };
+    };
+    let pool: PassPool;
     try {
-      await Promise.all(
-        bounds.slice(0, W).map((start, k) => {
-          const count = bounds[k + 1] - start;
-          const w = new Worker(new URL("./_shard_worker.ts", import.meta.url), { type: "module" });
-          workers.push(w);
-          return new Promise<void>((resolve, reject) => {
-            w.onmessage = (e: MessageEvent<{ ready?: true; error?: string }>) => {
-              if (e.data.error !== undefined) {
-                reject(
-                  new Error(
-                    `shard ${k} (rows ${start} … ${
-                      start + count - 1
-                    } of ${where}) failed to start: ${e.data.error}`,
-                  ),
-                );
-              } else resolve();
-            };
-            w.onerror = (e) => {
-              e.preventDefault();
-              reject(new Error(`shard ${k} of ${where} failed to start: ${e.message}`));
-            };
-            let rows: ShardWorkerInit["rows"];
-            const transfer: ArrayBuffer[] = [];
-            if (typeof source !== "string") {
-              const v = dataViews(source);
-              rows = {
-                x: v.x.slice(start * d, (start + count) * d),
-                y: v.y.slice(start, start + count),
-              };
-              transfer.push(rows.x.buffer as ArrayBuffer, rows.y.buffer as ArrayBuffer);
-            }
-            const init: ShardWorkerInit = {
-              control: control.shared,
-              slot: k,
-              kind,
-              backend,
-              core: workerCore(backend, false),
-              family,
-              sigma: glmOptions.sigma,
-              numCols: d,
-              storage,
-              start,
-              count,
-              ...(typeof source === "string" ? { storePath: source } : { rows }),
-              chunkRows,
-              io: io.buffer as SharedArrayBuffer,
-              gather: {
-                idx: gather.idx.buffer as SharedArrayBuffer,
-                x: gather.x.buffer as SharedArrayBuffer,
-                y: gather.y.buffer as SharedArrayBuffer,
-              },
-            };
-            w.postMessage(init, transfer);
-          });
-        }),
-      );
+      pool = await PassPool.start<ShardWorkerInit>({
+        url: new URL("./_shard_worker.ts", import.meta.url),
+        dim: P,
+        count: W,
+        init,
+        describe: (k) => `shard ${k} (rows ${bounds[k]} … ${bounds[k + 1] - 1} of ${where})`,
+      });
     } catch (e) {
-      for (const w of workers) w.terminate();
       store?.close();
       prior.dispose();
       priorRows.release();
@@ -353,10 +397,9 @@ export class ShardedGlmModel implements ExternalGlmModel {
       staged: new StagedRows(arena, layout),
       priorRows,
       store,
-      workers,
-      control,
-      io,
+      pool,
       gather,
+      auxColumn,
       numRows: n,
       storage,
       shardKind: kind,
@@ -372,30 +415,18 @@ export class ShardedGlmModel implements ExternalGlmModel {
   #pass(command: number, theta: Float64Array): void {
     this.#live();
     assertPosition(theta, this.dim);
-    this.#io.set(theta, 0);
-    this.#control.run(command);
+    this.#pool.run(command, theta);
   }
 
   /** Σ of the shards' ℓ, and their gradients into `grad`, in shard order. */
   #sumLlGrad(grad?: Float64Array): number {
-    const d = this.dim, io = this.#io, slot = 1 + d + d * d;
-    let ll = 0;
-    if (grad) grad.fill(0, 0, d);
-    for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + k * slot;
-      ll += io[base];
-      if (grad) { for (let j = 0; j < d; j++) grad[j] += io[base + 1 + j]; }
-    }
-    return ll;
+    grad?.fill(0, 0, this.dim);
+    return this.#pool.addLlGrad(0, grad);
   }
 
   #sumHess(out: Float64Array): void {
-    const d = this.dim, io = this.#io, slot = 1 + d + d * d;
-    out.fill(0, 0, d * d);
-    for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + k * slot + 1 + d;
-      for (let q = 0; q < d * d; q++) out[q] += io[base + q];
-    }
+    out.fill(0, 0, this.dim * this.dim);
+    this.#pool.addHess(out);
   }
 
   /** log p(θ) and optionally its gradient (no rows): GlmModel's prior. */
@@ -410,7 +441,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
 
   /** Σᵢ ℓᵢ(θ) over all rows (and its gradient): one pass on every shard. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
-    this.#pass(grad ? SHARD_GRAD : SHARD_LL, theta);
+    this.#pass(grad ? PASS_GRAD : PASS_LL, theta);
     const ll = this.#sumLlGrad(grad);
     this.cost.numLogLikRows += this.numRows;
     if (grad) this.cost.numGradRows += this.numRows;
@@ -419,7 +450,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
 
   /** Σᵢ ∇²ℓᵢ(θ) over all rows into `out`: one pass on every shard. */
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
-    this.#pass(SHARD_HESS, theta);
+    this.#pass(PASS_HESS, theta);
     this.#sumHess(out);
     this.cost.numHessianRows += this.numRows;
   }
@@ -439,7 +470,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     gradSum: Float64Array,
     hessSum?: Float64Array,
   ): number {
-    this.#pass(hessSum ? SHARD_ALL : SHARD_GRAD, thetaStar);
+    this.#pass(hessSum ? PASS_ALL : PASS_GRAD, thetaStar);
     const s = this.#sumLlGrad(gradSum);
     if (hessSum) this.#sumHess(hessSum);
     this.cost.numLogLikRows += this.numRows;
@@ -449,27 +480,36 @@ export class ShardedGlmModel implements ExternalGlmModel {
   }
 
   /**
-   * Copy rows by index (repeats allowed) into `x` (rows.length × d, f64) and
-   * `y`: from the file in this thread (stream kind) or from the shard workers
-   * (memory kind). Counts no cost.
+   * Copy rows by index (repeats allowed) into `x` (rows.length × d, f64),
+   * `y` and, when given, `aux` (the offset or trials, {@link auxColumn}): from
+   * the file in this thread (stream kind) or from the shard workers (memory
+   * kind). Counts no cost.
    *
    * @param rows Row indices in [0, n).
    * @param x Output X.
    * @param y Output y.
-   * @throws {RangeError} Naming the first bad index.
+   * @param aux Output aux column (the rows must carry one).
+   * @throws {RangeError} Naming the first bad index, or if `aux` is asked of rows without one.
    */
-  readRows(rows: Int32Array, x: Float64Array, y: Float64Array): void {
+  readRows(rows: Int32Array, x: Float64Array, y: Float64Array, aux?: Float64Array): void {
     this.#live();
     const m = rows.length, d = this.numCols, n = this.numRows;
-    if (x.length < m * d || y.length < m) {
+    if (x.length < m * d || y.length < m || (aux !== undefined && aux.length < m)) {
       throw new RangeError(
-        `reading ${m} rows needs x of ${
-          m * d
-        } and y of ${m} values, got ${x.length} and ${y.length}`,
+        `reading ${m} rows needs x of ${m * d} and y${
+          aux === undefined ? "" : " and aux"
+        } of ${m} values, got ${x.length} and ${y.length}${
+          aux === undefined ? "" : ` and ${aux.length}`
+        }`,
+      );
+    }
+    if (aux !== undefined && this.auxColumn === null) {
+      throw new RangeError(
+        "these rows have no aux column (offset or trials), but aux was asked for",
       );
     }
     if (this.#store !== null) {
-      this.#store.readRows(rows, x, y);
+      this.#store.readRows(rows, x, y, aux);
       return;
     }
     for (let k = 0; k < m; k++) {
@@ -481,17 +521,27 @@ export class ShardedGlmModel implements ExternalGlmModel {
     for (let s = 0; s < m; s += GATHER_ROWS) {
       const c = Math.min(GATHER_ROWS, m - s);
       this.#gIdx.set(rows.subarray(s, s + c));
-      this.#control.run(SHARD_GATHER, c);
+      this.#pool.run(PASS_GATHER, null, { argument: c });
       x.set(this.#gx.subarray(0, c * d), s * d);
       y.set(this.#gy.subarray(0, c), s);
+      aux?.set(this.#gAux.subarray(0, c), s);
     }
   }
 
-  /** Gather `rows` into the local staging arena; returns them as a data set. */
+  /**
+   * Gather `rows` into the local staging arena (their aux column into the
+   * local kernels); returns them as a data set.
+   */
   #gathered(rows: Int32Array): GlmData {
     const m = rows.length;
     const v = this.#staged.views(m);
-    this.readRows(rows, v.x as Float64Array, v.y);
+    if (this.auxColumn === null) this.readRows(rows, v.x as Float64Array, v.y);
+    else {
+      if (this.#auxLocal.length < m) this.#auxLocal = new Float64Array(m);
+      const aux = this.#auxLocal.subarray(0, m);
+      this.readRows(rows, v.x as Float64Array, v.y, aux);
+      this.#prior.kernels.setAux(aux);
+    }
     if (this.#identity.length < m) this.#identity = Int32Array.from({ length: m }, (_, k) => k);
     return this.#staged.data(m);
   }
@@ -545,8 +595,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#control.quit();
-    for (const w of this.#workers) w.terminate();
+    this.#pool.close();
     this.#store?.close();
     this.#staged.release();
     this.#prior.dispose();

@@ -41,9 +41,9 @@
 import type { ControlVariateCache } from "../core/row_buffer.ts";
 import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
 import { type GlmData, glmDataRows } from "../data/dataset.ts";
-import { PassControl } from "./_pass_control.ts";
+import { PASS_CV, PASS_GRAD, PASS_HESS, PASS_LL, PassPool } from "./_pass_pool.ts";
 import type { PassWorkerInit } from "./_pass_protocol.ts";
-import { GlmModel } from "./glm.ts";
+import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { type ModelSpec, modelSpecOf } from "./model_spec.ts";
 
@@ -52,10 +52,6 @@ export interface ThreadedGlmOptions {
   /** Threads including the calling one (default navigator.hardwareConcurrency; 1 = no workers). */
   threads?: number;
 }
-
-const _LL = 1, _GRAD = 2, _HESS = 3, _CV = 5;
-/** io entries between θ and the workers' slots: the shared cache (rows, offset) and chunkRows. */
-const _ARGS = 3;
 
 /**
  * A GLM whose full-data passes run on several threads (see the module notes).
@@ -92,11 +88,17 @@ export class ThreadedGlmModel implements DataModel {
   readonly threads: number;
   /** First row of each thread's block, then n (length threads + 1; even but the last). */
   readonly blockStarts: readonly number[];
+  /** The base model's family. */
+  readonly family: GlmModelFamily;
+  /** Columns d of X (the base model's). */
+  readonly numCols: number;
+  /** The base model's data set (all rows). */
+  readonly data: GlmData;
+  /** The base model's options (per-row columns over all rows). */
+  readonly options: Readonly<GlmOptions>;
   #block0: GlmModel;
-  #workers: Worker[];
+  #pool: PassPool | null;
   #regions: SharedRegion[];
-  #control: PassControl;
-  #io: Float64Array;
   #closed = false;
   #priorGrad: Float64Array;
   #grad0: Float64Array;
@@ -105,10 +107,8 @@ export class ThreadedGlmModel implements DataModel {
   private constructor(
     base: GlmModel,
     block0: GlmModel,
-    workers: Worker[],
+    pool: PassPool | null,
     regions: SharedRegion[],
-    control: PassControl,
-    io: Float64Array,
     bounds: readonly number[],
   ) {
     this.base = base;
@@ -117,12 +117,14 @@ export class ThreadedGlmModel implements DataModel {
     this.dim = base.dim;
     this.numRows = base.numRows;
     this.parameterNames = base.parameterNames;
-    this.threads = workers.length + 1;
+    this.family = base.family;
+    this.numCols = base.numCols;
+    this.data = base.data;
+    this.options = base.options;
+    this.threads = (pool?.numWorkers ?? 0) + 1;
     this.#block0 = block0;
-    this.#workers = workers;
+    this.#pool = pool;
     this.#regions = regions;
-    this.#control = control;
-    this.#io = io;
     this.#priorGrad = new Float64Array(base.dim);
     this.#grad0 = new Float64Array(base.dim);
     this.#hess0 = new Float64Array(base.dim * base.dim);
@@ -162,54 +164,47 @@ export class ThreadedGlmModel implements DataModel {
       (_, k) => k === threads ? n : 2 * Math.round((k * n) / (2 * threads)),
     );
     const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
-    const block0 = new GlmModel(block(0), model.options);
-    const control = new PassControl(threads - 1);
-    const io = new Float64Array(
-      new SharedArrayBuffer(8 * (d + _ARGS + (threads - 1) * (1 + d + d * d))),
-    );
+    const block0 = new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]));
     const scratch = (1 << 20) + 64 * d * d;
     const regions: SharedRegion[] = [];
     for (let k = 1; k < threads; k++) regions.push(reserveRegion(model.arena, scratch));
     const spec = (modelSpecOf(model) as { spec: PassWorkerInit["spec"] }).spec;
-    const workers: Worker[] = [];
+    let pool: PassPool | null = null;
     try {
-      await Promise.all(regions.map((region, i) => {
-        const w = new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" });
-        workers.push(w);
-        return new Promise<void>((resolve, reject) => {
-          w.onmessage = () => resolve();
-          w.onerror = (e) => {
-            e.preventDefault();
-            reject(new Error(`pass worker failed to start: ${e.message}`));
-          };
-          const init: PassWorkerInit = {
-            spec: { ...spec, data: _plainData(block(i + 1)) },
-            region,
-            control: control.shared,
-            io: io.buffer as SharedArrayBuffer,
-            slot: i,
-            firstRow: bounds[i + 1],
-          };
-          w.postMessage(init);
+      if (threads > 1) {
+        pool = await PassPool.start<PassWorkerInit>({
+          url: new URL("./_pass_worker.ts", import.meta.url),
+          dim: d,
+          count: threads - 1,
+          init: (i) => ({
+            message: {
+              spec: {
+                ...spec,
+                data: _plainData(block(i + 1)),
+                options: blockOptions(spec.options, bounds[i + 1], bounds[i + 2]),
+              },
+              region: regions[i],
+              firstRow: bounds[i + 1],
+            },
+          }),
+          describe: (i) => `thread ${i + 1} (rows ${bounds[i + 1]} … ${bounds[i + 2] - 1})`,
         });
-      }));
+      }
     } catch (e) {
-      for (const w of workers) w.terminate();
       for (const r of regions) releaseRegion(model.arena, r);
+      block0.dispose();
       throw e;
     }
-    return new ThreadedGlmModel(model, block0, workers, regions, control, io, bounds);
+    return new ThreadedGlmModel(model, block0, pool, regions, bounds);
   }
 
-  #run(command: number, theta: Float64Array): void {
+  #run(command: number, theta: Float64Array, args?: readonly number[]): void {
     if (this.#closed) throw new TypeError("this ThreadedGlmModel has been closed");
-    if (this.#workers.length === 0) return;
-    this.#io.set(theta, 0);
-    this.#control.post(command);
+    this.#pool?.post(command, theta, { args });
   }
 
   #wait(): void {
-    if (this.#workers.length > 0) this.#control.wait();
+    this.#pool?.wait();
   }
 
   /** log p(θ) and optionally its gradient (no rows). */
@@ -224,17 +219,11 @@ export class ThreadedGlmModel implements DataModel {
 
   /** Σᵢ ℓᵢ(θ) over all rows (and its gradient), blocks on all threads. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
-    const d = this.dim;
-    this.#run(grad ? _GRAD : _LL, theta);
+    this.#run(grad ? PASS_GRAD : PASS_LL, theta);
     let ll = this.#block0.logLikelihood(theta, grad ? this.#grad0 : undefined);
     if (grad) grad.set(this.#grad0);
     this.#wait();
-    const io = this.#io, slot = 1 + d + d * d;
-    for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + _ARGS + k * slot;
-      ll += io[base];
-      if (grad) { for (let j = 0; j < d; j++) grad[j] += io[base + 1 + j]; }
-    }
+    if (this.#pool !== null) ll = this.#pool.addLlGrad(ll, grad);
     this.cost.numLogLikRows += this.numRows;
     if (grad) this.cost.numGradRows += this.numRows;
     return ll;
@@ -242,16 +231,11 @@ export class ThreadedGlmModel implements DataModel {
 
   /** Σᵢ ∇²ℓᵢ(θ) over all rows, blocks on all threads. */
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
-    const d = this.dim;
-    this.#run(_HESS, theta);
+    this.#run(PASS_HESS, theta);
     this.#block0.logLikelihoodHessian(theta, this.#hess0);
     out.set(this.#hess0);
     this.#wait();
-    const io = this.#io, slot = 1 + d + d * d;
-    for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + _ARGS + k * slot + 1 + d;
-      for (let q = 0; q < d * d; q++) out[q] += io[base + q];
-    }
+    this.#pool?.addHess(out);
     this.cost.numHessianRows += this.numRows;
   }
 
@@ -311,11 +295,8 @@ export class ThreadedGlmModel implements DataModel {
     if (!(thetaStar instanceof Float64Array) || thetaStar.length !== d) {
       throw new RangeError(`thetaStar must be a Float64Array of length ${d}`);
     }
-    const shared = cache.share(), io = this.#io;
-    io[d] = shared.numRows;
-    io[d + 1] = shared.offset;
-    io[d + 2] = chunkRows;
-    this.#run(_CV, thetaStar);
+    const shared = cache.share();
+    this.#run(PASS_CV, thetaStar, [shared.numRows, shared.offset, chunkRows]);
     let s = this.#block0.kernels.prepareControlVariates(this.#block0.data, thetaStar, {
       cache,
       gradSum: this.#grad0,
@@ -324,12 +305,7 @@ export class ThreadedGlmModel implements DataModel {
     });
     gradSum.set(this.#grad0);
     this.#wait();
-    const slot = 1 + d + d * d;
-    for (let k = 0; k < this.#workers.length; k++) {
-      const base = d + _ARGS + k * slot;
-      s += io[base];
-      for (let j = 0; j < d; j++) gradSum[j] += io[base + 1 + j];
-    }
+    if (this.#pool !== null) s = this.#pool.addLlGrad(s, gradSum);
     return s;
   }
 
@@ -365,11 +341,23 @@ export class ThreadedGlmModel implements DataModel {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#control.quit();
-    for (const w of this.#workers) w.terminate();
+    this.#pool?.close();
     for (const r of this.#regions) releaseRegion(this.base.arena, r);
     this.#block0.dispose();
   }
+}
+
+/**
+ * The options of a model over rows [start, end): the per-row columns
+ * (offset, trials) cut to those rows, everything else as given.
+ */
+function blockOptions(options: Readonly<GlmOptions>, start: number, end: number): GlmOptions {
+  const cut = (col: ArrayLike<number>) =>
+    Array.from({ length: end - start }, (_, i) => col[start + i]);
+  const out: GlmOptions = { ...options };
+  if (options.offset !== undefined) out.offset = cut(options.offset);
+  if (options.trials !== undefined) out.trials = cut(options.trials);
+  return out;
 }
 
 /** The cloneable part of a GlmData (without its arena). */

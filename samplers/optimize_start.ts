@@ -252,7 +252,8 @@ interface _GlmLike {
   readonly priorMean?: Float64Array;
   readonly options?: _GlmOptionsLike;
   readonly glmOptions?: _GlmOptionsLike;
-  readRows?(rows: Int32Array, x: Float64Array, y: Float64Array): void;
+  readonly auxColumn?: "offset" | "trials" | null;
+  readRows?(rows: Int32Array, x: Float64Array, y: Float64Array, aux?: Float64Array): void;
 }
 
 interface _GlmOptionsLike {
@@ -297,6 +298,8 @@ export function dataBasedStart(model: unknown): Float64Array | null {
   const stride = Math.ceil(n / _START_ROWS), k = Math.ceil(n / stride);
   const rows = Int32Array.from({ length: k }, (_, i) => i * stride);
   const x = new Float64Array(k * p), y = new Float64Array(k);
+  // The offset or trials of rows read by index (a row store's aux column), by position.
+  let readAux: Float64Array | undefined;
   try {
     if (m.data !== undefined) {
       const v = dataViews(m.data as Parameters<typeof dataViews>[0]);
@@ -306,7 +309,8 @@ export function dataBasedStart(model: unknown): Float64Array | null {
         for (let j = 0; j < p; j++) x[i * p + j] = v.x[r * p + j];
       }
     } else if (typeof m.readRows === "function") {
-      m.readRows(rows, x, y);
+      if (m.auxColumn === "offset" || m.auxColumn === "trials") readAux = new Float64Array(k);
+      m.readRows(rows, x, y, readAux);
     } else return null;
   } catch {
     return null;
@@ -333,7 +337,10 @@ export function dataBasedStart(model: unknown): Float64Array | null {
   }
   const variance = k > 1 ? m2 / (k - 1) : 0;
   const sd = Math.sqrt(variance);
-  const avg = (a: ArrayLike<number> | undefined) => {
+  const avg = (a: ArrayLike<number> | undefined, column: "offset" | "trials") => {
+    if (readAux !== undefined && m.auxColumn === column) {
+      return readAux.reduce((s, v) => s + v, 0) / k;
+    }
     if (a === undefined) return 0;
     let s = 0;
     for (let i = 0; i < k; i++) s += Number(a[rows[i]]);
@@ -343,14 +350,14 @@ export function dataBasedStart(model: unknown): Float64Array | null {
   switch (m.family) {
     case "logistic":
     case "binomial": {
-      const trials = m.family === "binomial" ? avg(options.trials) : 1;
+      const trials = m.family === "binomial" ? avg(options.trials, "trials") : 1;
       const rate = Math.min(Math.max(mean / Math.max(trials, 1e-300), 0.5 / k), 1 - 0.5 / k);
       linkMean = Math.log(rate / (1 - rate));
       break;
     }
     case "poisson":
     case "negative-binomial":
-      linkMean = Math.log(Math.max(mean, 0.5 / k)) - avg(options.offset);
+      linkMean = Math.log(Math.max(mean, 0.5 / k)) - avg(options.offset, "offset");
       break;
     default:
       linkMean = mean;

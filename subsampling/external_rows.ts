@@ -61,10 +61,17 @@ export function externalKernels(model: ExternalGlmModel): ExternalKernels {
   let c = _contexts.get(model);
   if (c !== undefined) return c;
   const family = model.family;
-  if (family !== "logistic" && family !== "poisson" && family !== "gaussian") {
+  if (
+    (family !== "logistic" && family !== "poisson" && family !== "gaussian") ||
+    (model.auxColumn ?? null) !== null
+  ) {
     throw new TypeError(
-      `an external GLM needs a family whose control variates expand in η ("logistic", "poisson", "gaussian"), got ${
+      `an external GLM needs a family whose control variates expand in η ("logistic", "poisson" without an offset, "gaussian"), got ${
         JSON.stringify(family)
+      }${
+        (model.auxColumn ?? null) !== null
+          ? ` with ${model.auxColumn === "offset" ? "an offset" : "a trials"} column`
+          : ""
       }`,
     );
   }

@@ -272,10 +272,6 @@ Deno.test("ShardedGlmModel errors are clear", async (t) => {
     });
     await t.step("bad options", async () => {
       await assert.rejects(
-        ShardedGlmModel.create(data, { family: "student-t", nu: 3 }),
-        /supports families "logistic", "poisson" and "gaussian"/,
-      );
-      await assert.rejects(
         ShardedGlmModel.create(data, { family: "logistic" }, { shardKind: "stream" }),
         /reads a row store file/,
       );
@@ -289,11 +285,73 @@ Deno.test("ShardedGlmModel errors are clear", async (t) => {
         auxName: "offset",
       });
       await assert.rejects(
-        ShardedGlmModel.create(withAux, { family: "poisson" }),
+        ShardedGlmModel.create(withAux, { family: "logistic" }),
         (e: Error) =>
-          e instanceof TypeError && e.message.includes(`${withAux} has a per-row column "offset"`),
+          e instanceof TypeError &&
+          e.message.includes(`${withAux} has a per-row column "offset"`) &&
+          e.message.includes(`which family "logistic" does not take`),
+      );
+      await assert.rejects(
+        ShardedGlmModel.create(withAux, { family: "poisson", offset: new Float64Array(2000) }),
+        (e: Error) =>
+          e instanceof TypeError &&
+          e.message ===
+            `the offset of rows in a row store is its aux column; give no offset option with ${withAux}`,
       );
       await Deno.remove(withAux);
+      const plain = `${path}.plain`; // (the first step truncated `path`)
+      await writeRowStoreFromGlmData(plain, data);
+      await assert.rejects(
+        ShardedGlmModel.create(plain, { family: "binomial" }),
+        (e: Error) =>
+          e instanceof TypeError &&
+          e.message.startsWith(`family "binomial" needs trials: ${plain} has no aux column`),
+      );
+      await Deno.remove(plain);
+      await assert.rejects(
+        ShardedGlmModel.create(data, {
+          family: "binomial",
+          trials: new Float64Array(2000).fill(1),
+          offset: new Float64Array(2000),
+        }),
+        {
+          name: "TypeError",
+          message: 'offset applies to family negative-binomial, not "binomial"',
+        },
+      );
+      await assert.rejects(
+        ShardedGlmModel.create(data, { family: "poisson", offset: new Float64Array(3) }),
+        { name: "RangeError", message: "offset must have 2000 values, got 3" },
+      );
+      // A streamed shard checks each block it reads: the pass fails naming the row.
+      const bad = `${path}.binomial`;
+      const counts2 = glmDataFromArrays(arena, [1, 0, 1, 1, 1, 2, 1, 3], [1, 0, 3, 1], {
+        numCols: 2,
+      });
+      await writeRowStoreFromGlmData(bad, counts2, {
+        aux: [2, 2, 2, 2],
+        auxName: "trials",
+      });
+      const streamed = await ShardedGlmModel.create(bad, { family: "binomial" }, {
+        shardKind: "stream",
+        workers: 2,
+        chunkRows: 1,
+      });
+      try {
+        assert.throws(
+          () => streamed.logLikelihood(new Float64Array(2)),
+          /worker 1 failed: .*family "binomial" needs integer trials ≥ y ≥ 0; y = 3, trials = 2 at row 3/,
+        );
+      } finally {
+        streamed.close();
+        await Deno.remove(bad);
+      }
+      // Every shard checks its responses against the family's domain, naming the row.
+      const counts = glmDataFromArrays(arena, [1, 0.5, 1, -1, 1, 2], [1, 2, 0.5], { numCols: 2 });
+      await assert.rejects(
+        ShardedGlmModel.create(counts, { family: "poisson" }, { workers: 2 }),
+        /shard 1 .*needs integer counts y ≥ 0; y = 0\.5 at row 3/,
+      );
       await assert.rejects(
         ShardedGlmModel.create(`${path}.missing`, { family: "logistic" }),
         (e: Error) => e.message.includes(`${path}.missing`),

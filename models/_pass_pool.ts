@@ -1,0 +1,297 @@
+/**
+ * The pass pool shared by {@link import("./threaded_glm.ts").ThreadedGlmModel}
+ * (blocks of one shared memory) and
+ * {@link import("./sharded_glm.ts").ShardedGlmModel} (shards in their own
+ * instances): one command set, one io layout, one worker start-up, one
+ * serving loop. What differs is only how a worker holds its rows, behind
+ * {@link RowPasses}.
+ *
+ * ```
+ *  commands   PASS_LL ℓ · PASS_GRAD ℓ, ∇ℓ · PASS_HESS ∇²ℓ · PASS_ALL ℓ, ∇ℓ, ∇²ℓ
+ *             PASS_CV control-variate centring (cache rows, S, A)
+ *             PASS_GATHER rows by index into buffers shared beside the pool
+ *  io (Float64Array over a SharedArrayBuffer), P = length of θ
+ *   [0, P)                         θ (θ* for PASS_CV)
+ *   [P, P + 3)                     PASS_CV's arguments: cache rows, cache offset, chunkRows
+ *   [P + 3 + k·(1+P+P²), …)        worker k's slot: ℓ or S, ∇ℓ or A (P), ∇²ℓ (P²)
+ *  start-up   each worker gets { pool, …its own fields } and answers { ready } or
+ *             { error } (a message naming what failed); one failure stops them all
+ * ```
+ *
+ * The caller adds the slots in slot order ({@link PassPool.addLlGrad}), so a
+ * pass's result depends only on the layout, never on timing.
+ *
+ * @module
+ */
+import { PassControl, type PassControlShared, servePasses } from "./_pass_control.ts";
+
+/** @internal Commands every pass worker answers. */
+export const PASS_LL = 1,
+  PASS_GRAD = 2,
+  PASS_HESS = 3,
+  PASS_ALL = 4,
+  PASS_GATHER = 5,
+  PASS_CV = 6;
+
+/** io entries between θ and the slots (PASS_CV's arguments). */
+const ARGS = 3;
+
+/** @internal What a worker is given of the pool (in its start message, as `pool`). */
+export interface PassPoolShared {
+  /** The control block. */
+  control: PassControlShared;
+  /** The io buffer (layout in the module notes). */
+  io: SharedArrayBuffer;
+  /** Length P of θ. */
+  dim: number;
+  /** This worker's slot. */
+  slot: number;
+}
+
+/** The start message of a pool worker: the pool, then the worker's own fields. */
+export type PassWorkerStart<T> = T & { pool: PassPoolShared };
+
+/** @internal The calling side of a pool of workers. */
+export class PassPool {
+  /** Workers answering each request. */
+  readonly numWorkers: number;
+  /** Length P of θ. */
+  readonly dim: number;
+  #control: PassControl;
+  #io: Float64Array;
+  #workers: Worker[];
+
+  private constructor(control: PassControl, io: Float64Array, workers: Worker[], dim: number) {
+    this.#control = control;
+    this.#io = io;
+    this.#workers = workers;
+    this.numWorkers = workers.length;
+    this.dim = dim;
+  }
+
+  /**
+   * Start `count` workers of the module at `url`, each with the start message
+   * `init(k, pool)` returns, and wait until all are ready.
+   *
+   * @param options `url` of the worker module, `dim` (P), `count`, `init`
+   *   (the message and transferables of worker k) and `describe` (worker k in
+   *   a failure message, e.g. "shard 1 (rows 10 … 19 of data.rows)").
+   * @returns The pool.
+   * @throws {Error} "`describe(k)` failed to start: …" when a worker fails;
+   *   every worker started is stopped.
+   */
+  static async start<T>(options: {
+    url: URL;
+    dim: number;
+    count: number;
+    init: (k: number, pool: PassPoolShared) => { message: T; transfer?: Transferable[] };
+    describe: (k: number) => string;
+  }): Promise<PassPool> {
+    const { dim: P, count } = options;
+    const control = new PassControl(count);
+    const io = new Float64Array(new SharedArrayBuffer(8 * (P + ARGS + count * (1 + P + P * P))));
+    const workers: Worker[] = [];
+    try {
+      await Promise.all(
+        Array.from({ length: count }, (_, k) => {
+          const w = new Worker(options.url, { type: "module" });
+          workers.push(w);
+          return new Promise<void>((resolve, reject) => {
+            w.onmessage = (e: MessageEvent<{ ready?: true; error?: string }>) => {
+              if (e.data?.error !== undefined) {
+                reject(new Error(`${options.describe(k)} failed to start: ${e.data.error}`));
+              } else resolve();
+            };
+            w.onerror = (e) => {
+              e.preventDefault();
+              reject(new Error(`${options.describe(k)} failed to start: ${e.message}`));
+            };
+            const pool: PassPoolShared = {
+              control: control.shared,
+              io: io.buffer as SharedArrayBuffer,
+              dim: P,
+              slot: k,
+            };
+            const { message, transfer } = options.init(k, pool);
+            w.postMessage({ ...message, pool }, transfer ?? []);
+          });
+        }),
+      );
+    } catch (e) {
+      for (const w of workers) w.terminate();
+      throw e;
+    }
+    return new PassPool(control, io, workers, P);
+  }
+
+  /**
+   * Post a command with θ (and PASS_CV's arguments) without waiting.
+   *
+   * @param command A PASS_* code.
+   * @param theta θ (length P).
+   * @param options `argument` (an integer: PASS_GATHER's count) and `args` (PASS_CV's three numbers).
+   */
+  post(
+    command: number,
+    theta: Float64Array | null,
+    options: { argument?: number; args?: readonly number[] } = {},
+  ): void {
+    if (theta !== null) this.#io.set(theta, 0);
+    if (options.args !== undefined) this.#io.set(options.args, this.dim);
+    this.#control.post(command, options.argument ?? 0);
+  }
+
+  /**
+   * Wait until every worker has answered.
+   *
+   * @throws {Error} With the first failing worker's message.
+   */
+  wait(): void {
+    this.#control.wait();
+  }
+
+  /**
+   * Post and wait.
+   *
+   * @param command A PASS_* code.
+   * @param theta θ, or null (PASS_GATHER).
+   * @param options As for {@link post}.
+   */
+  run(
+    command: number,
+    theta: Float64Array | null,
+    options: { argument?: number; args?: readonly number[] } = {},
+  ): void {
+    this.post(command, theta, options);
+    this.wait();
+  }
+
+  /**
+   * `ll` plus the slots' ℓ, and the slots' ∇ℓ added to `grad` (when given),
+   * in slot order.
+   *
+   * @param ll What the sum starts from (the caller's own block, or 0).
+   * @param grad Added to in place (length P).
+   * @returns The sum.
+   */
+  addLlGrad(ll: number, grad?: Float64Array): number {
+    const P = this.dim, io = this.#io, slot = 1 + P + P * P;
+    for (let k = 0; k < this.numWorkers; k++) {
+      const base = P + ARGS + k * slot;
+      ll += io[base];
+      if (grad) { for (let j = 0; j < P; j++) grad[j] += io[base + 1 + j]; }
+    }
+    return ll;
+  }
+
+  /**
+   * The slots' ∇²ℓ added to `out` (P × P) in slot order.
+   *
+   * @param out Added to in place.
+   */
+  addHess(out: Float64Array): void {
+    const P = this.dim, io = this.#io, slot = 1 + P + P * P;
+    for (let k = 0; k < this.numWorkers; k++) {
+      const base = P + ARGS + k * slot + 1 + P;
+      for (let q = 0; q < P * P; q++) out[q] += io[base + q];
+    }
+  }
+
+  /** Stop the workers (they leave their loops; then they are terminated). */
+  close(): void {
+    this.#control.quit();
+    for (const w of this.#workers) w.terminate();
+  }
+}
+
+/** @internal How a worker answers the pool's commands over the rows it holds. */
+export interface RowPasses {
+  /**
+   * ℓ, ∇ℓ and ∇²ℓ over the worker's rows at θ, as asked; gradients into
+   * `grad` (P), Hessians into `hess` (P × P).
+   *
+   * @returns Σℓ (0 when not asked).
+   */
+  pass(
+    theta: Float64Array,
+    want: { ll: boolean; grad: boolean; hess: boolean },
+    grad: Float64Array,
+    hess: Float64Array,
+  ): number;
+  /** PASS_CV: fill the worker's cache rows at θ*; returns S, A into `grad`. */
+  centre?(
+    theta: Float64Array,
+    args: { cacheRows: number; cacheOffset: number; chunkRows: number },
+    grad: Float64Array,
+  ): number;
+  /** PASS_GATHER: copy the listed rows it holds into the shared gather buffers. */
+  gather?(count: number): void;
+}
+
+/**
+ * The worker side: answer the pool's commands with `passes` until the pool
+ * closes (say ready first). A request that throws is reported to the caller.
+ *
+ * @param pool The pool's part of the start message.
+ * @param passes This worker's rows.
+ * @param ready Called once the worker waits for requests.
+ */
+export function servePool(pool: PassPoolShared, passes: RowPasses, ready: () => void): void {
+  const P = pool.dim, io = new Float64Array(pool.io);
+  const base = P + ARGS + pool.slot * (1 + P + P * P);
+  const theta = new Float64Array(P), grad = new Float64Array(P), hess = new Float64Array(P * P);
+  servePasses(pool.control, pool.slot, (command, argument) => {
+    if (command === PASS_GATHER) {
+      if (passes.gather === undefined) throw new Error("this worker gathers no rows");
+      passes.gather(argument);
+      return;
+    }
+    theta.set(io.subarray(0, P));
+    if (command === PASS_CV) {
+      if (passes.centre === undefined) {
+        throw new Error("this worker keeps no control-variate cache");
+      }
+      io[base] = passes.centre(theta, {
+        cacheRows: io[P],
+        cacheOffset: io[P + 1],
+        chunkRows: io[P + 2],
+      }, grad);
+      io.set(grad, base + 1);
+      return;
+    }
+    if (command < PASS_LL || command > PASS_ALL) throw new Error(`unknown command ${command}`);
+    const want = {
+      ll: command !== PASS_HESS,
+      grad: command === PASS_GRAD || command === PASS_ALL,
+      hess: command === PASS_HESS || command === PASS_ALL,
+    };
+    io[base] = passes.pass(theta, want, grad, hess);
+    if (want.grad) io.set(grad, base + 1);
+    if (want.hess) io.set(hess, base + 1 + P);
+  }, ready);
+}
+
+/**
+ * A worker's entry: build its rows from the start message, say ready (or
+ * report the error and close), serve, close.
+ *
+ * @param build Builds the worker's {@link RowPasses} from its start message.
+ * @returns The `onmessage` handler to install.
+ */
+export function poolWorker<T>(
+  build: (start: PassWorkerStart<T>) => RowPasses,
+): (event: MessageEvent<PassWorkerStart<T>>) => void {
+  return (event) => {
+    const start = event.data;
+    let passes: RowPasses;
+    try {
+      passes = build(start);
+    } catch (e) {
+      self.postMessage({ error: e instanceof Error ? e.message : String(e) });
+      self.close();
+      return;
+    }
+    servePool(start.pool, passes, () => self.postMessage({ ready: true }));
+    self.close();
+  };
+}
