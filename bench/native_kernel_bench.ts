@@ -1,0 +1,137 @@
+/**
+ * The core's logistic ℓ + ∇ℓ pass (n = 10⁶ rows, d = 30 = 29 features + an
+ * intercept, f64, contiguous) beside the same loop in C built by the machine's
+ * C compiler (bench/native/logistic_pass.c, gcc -O3 -march=native, with and
+ * without -ffast-math, one row and four rows per step), called through Deno's
+ * FFI in the same process on the same data: the ratio WASM / native is what
+ * this bench is for (absolute times on a shared machine mean little).
+ *
+ * Without a C compiler the native builds are skipped with the reason printed
+ * and only the WASM pass is timed.
+ *
+ * Run: deno bench --allow-read --allow-write=/tmp --allow-env --allow-ffi --allow-run=gcc bench/native_kernel_bench.ts
+ */
+
+import { FAMILY_LOGISTIC } from "../core/exports.ts";
+import { availableBackends, bindCore, loadCore } from "../core/load.ts";
+
+const D = 30;
+const N = 1_000_000;
+
+/** mulberry32 uniform on [0, 1). */
+function _rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const backend = availableBackends()[0];
+const arena = loadCore({ backend, initialBytes: 300 << 20 });
+const x = arena.allocF64(N * D);
+const y = arena.allocF64(N);
+const theta = arena.allocF64(D);
+const grad = arena.allocF64(D);
+const hostX = new Float64Array(N * D), hostY = new Float64Array(N);
+const hostTheta = new Float64Array(D), hostGrad = new Float64Array(D);
+{
+  const u = _rng(42);
+  for (let j = 0; j < D; j++) hostTheta[j] = (u() - 0.5) * 0.6;
+  for (let i = 0; i < N; i++) {
+    let eta = 0;
+    for (let j = 0; j < D; j++) {
+      const v = j === 0 ? 1 : (u() - 0.5) * 3.4;
+      hostX[i * D + j] = v;
+      eta += v * hostTheta[j];
+    }
+    hostY[i] = u() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
+  }
+  arena.f64(x, N * D).set(hostX);
+  arena.f64(y, N).set(hostY);
+  arena.writeF64(theta, hostTheta);
+}
+const core = bindCore(arena.memory, backend);
+const wasmPass = (): number => core.llRange(FAMILY_LOGISTIC, 0, x, y, D, 0, N, theta, grad, 0, 0, 0);
+
+type Pass = (
+  x: Float64Array,
+  y: Float64Array,
+  n: number,
+  d: number,
+  theta: Float64Array,
+  grad: Float64Array,
+) => number;
+
+/** Build the C file with `flags` into /tmp and open it; null (with the reason printed) if it cannot. */
+function _native(flags: string[], tag: string): { one: Pass; four: Pass } | null {
+  const source = new URL("./native/logistic_pass.c", import.meta.url).pathname;
+  const lib = `/tmp/tallmc_logistic_pass_${tag}_${Deno.pid}.so`;
+  try {
+    const r = new Deno.Command("gcc", {
+      args: [...flags, "-shared", "-fPIC", "-o", lib, source, "-lm"],
+      stdout: "null",
+      stderr: "piped",
+    }).outputSync();
+    if (!r.success) {
+      console.log(`native ${tag}: gcc failed: ${new TextDecoder().decode(r.stderr).trim()}`);
+      return null;
+    }
+  } catch (e) {
+    console.log(`native ${tag}: skipped, no C compiler (${(e as Error).message})`);
+    return null;
+  }
+  const sig = {
+    parameters: ["buffer", "buffer", "i32", "i32", "buffer", "buffer"],
+    result: "f64",
+  } as const;
+  const h = Deno.dlopen(lib, { logistic_pass: sig, logistic_pass4: sig });
+  return { one: h.symbols.logistic_pass, four: h.symbols.logistic_pass4 };
+}
+
+const builds = [
+  { tag: "O3", flags: ["-O3", "-march=native"] },
+  { tag: "O3-fast-math", flags: ["-O3", "-march=native", "-ffast-math"] },
+].map((b) => ({ ...b, lib: _native(b.flags, b.tag) }));
+
+// The same sum from every build (round-off apart) before anything is timed.
+{
+  const wasm = wasmPass();
+  for (const b of builds) {
+    if (b.lib === null) continue;
+    hostGrad.fill(0);
+    const c = b.lib.four(hostX, hostY, N, D, hostTheta, hostGrad);
+    const rel = Math.abs(c - wasm) / Math.abs(wasm);
+    console.log(`native ${b.tag}: Σℓ relative difference to the core ${rel.toExponential(2)}`);
+  }
+}
+
+Deno.bench({
+  name: `core (${backend}) ll+grad n=${N} d=${D}`,
+  group: "ll+grad vs native C",
+  baseline: true,
+  fn: () => {
+    wasmPass();
+  },
+});
+for (const b of builds) {
+  if (b.lib === null) continue;
+  const lib = b.lib;
+  Deno.bench({
+    name: `C ${b.tag}, 1 row/step`,
+    group: "ll+grad vs native C",
+    fn: () => {
+      lib.one(hostX, hostY, N, D, hostTheta, hostGrad);
+    },
+  });
+  Deno.bench({
+    name: `C ${b.tag}, 4 rows/step`,
+    group: "ll+grad vs native C",
+    fn: () => {
+      lib.four(hostX, hostY, N, D, hostTheta, hostGrad);
+    },
+  });
+}
