@@ -28,7 +28,7 @@
  * ```
  *
  * A model may decide for itself: a DataModel with a `subsamplingSupport()`
- * method gets what that method returns.
+ * method gets what that method returns, with `model` set to the model itself.
  *
  * References: docs/subsampling_support.md; Dang et al. (2019), §3–6.3.
  *
@@ -121,7 +121,12 @@ export interface SubsamplingSupportProvider extends DataModel {
  */
 export function subsamplingSupport(model: Model): SubsamplingSupport | null {
   const own = (model as Partial<SubsamplingSupportProvider>).subsamplingSupport;
-  if (typeof own === "function") return own.call(model);
+  if (typeof own === "function") {
+    // `model` is always the model given: a `withPrior` of a provider answers with
+    // the original's method, and its prior must still be the one sampled.
+    const stated = own.call(model);
+    return stated.model === model ? stated : { ...stated, model: model as DataModel };
+  }
   const perRowHessians = hasPerRowHessians(model) ? model : null;
   if (isExternalGlm(model)) {
     return _support(model, { kind: "external-glm", glm: model }, perRowHessians, null);

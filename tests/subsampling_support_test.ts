@@ -190,4 +190,9 @@ Deno.test("a model that states its own support is sampled by what it states", ()
   assert.equal(own.chains[0].tuning?.order, 2);
   assert.deepEqual(own.draws, direct.draws);
   assert.notDeepEqual(plain.draws, direct.draws);
+  // withPrior binds the class's methods to the original, but the support's model is the one given.
+  const priored = withPrior(new WrappedWithSupport(glm), { coefficients: "normal(0, 1)" });
+  const stated = subsamplingSupport(priored)!;
+  assert.equal(stated.model, priored);
+  assert.equal(stated.rows.kind, "compact-glm");
 });
