@@ -48,6 +48,7 @@ import {
   assertPosition,
   type CostCounter,
   logPosteriorAndGradient,
+  type Model,
   newCostCounter,
   type PerRowHessianModel,
 } from "./model.ts";
@@ -569,4 +570,36 @@ function _copyOptions(o: GlmOptions): GlmOptions {
     out.scalePrior = typeof o.scalePrior === "string" ? o.scalePrior : { ...o.scalePrior };
   }
   return out;
+}
+
+/**
+ * The families whose log-likelihood is concave in β, so that an unbounded
+ * direction of a flat-prior posterior is found by an ascent search
+ * (samplers/proper_posterior.ts).
+ */
+export const LOG_CONCAVE_GLM_FAMILIES: readonly GlmModelFamily[] = [
+  "logistic",
+  "binomial",
+  "poisson",
+  "gaussian",
+];
+
+/**
+ * `model` as an in-memory {@link GlmModel} (the model itself, or a
+ * `withPrior` of one), for checks that read a GLM's design, family and prior
+ * directly; null for any other model. The model-kind checks live in
+ * `models/` (tests/architecture_test.ts).
+ *
+ * @param model Any model.
+ * @returns The GLM, or null.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { asInMemoryGlm } from "./glm.ts";
+ * import { NormalGammaModel } from "./normal_gamma.ts";
+ * assert.equal(asInMemoryGlm(new NormalGammaModel(new Float64Array([0.1]))), null);
+ * ```
+ */
+export function asInMemoryGlm(model: Model): GlmModel | null {
+  return model instanceof GlmModel ? model : null;
 }

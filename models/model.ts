@@ -202,6 +202,29 @@ export interface PerRowHessianModel extends DataModel {
 }
 
 /**
+ * Whether a model is a {@link DataModel} (per-row likelihood, gradients and
+ * Hessians): what a sampler that `requires: "data-model"` needs.
+ *
+ * @param model Any model.
+ * @returns True if it has the DataModel methods.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isDataModel } from "./model.ts";
+ * import { normalGammaModel } from "./normal_gamma.ts";
+ * assert.equal(isDataModel(normalGammaModel([0.1, 0.2, 0.3])), true);
+ * ```
+ *
+ * References: the DataModel interface above.
+ */
+export function isDataModel(model: Model): model is DataModel {
+  const m = model as Partial<DataModel>;
+  return typeof m.numRows === "number" && typeof m.logLikelihoodRows === "function" &&
+    typeof m.perRowGradients === "function" && typeof m.logLikelihoodHessian === "function" &&
+    typeof m.logPriorHessian === "function";
+}
+
+/**
  * Whether a model provides per-row Hessians ({@link PerRowHessianModel}).
  *
  * @param model Any model.

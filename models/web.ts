@@ -36,6 +36,15 @@ export { ThreadedGlmModel, type ThreadedGlmOptions } from "./threaded_glm.ts";
 export { type ExternalGlmModel, isExternalGlm } from "./external_glm.ts";
 export { externalFromGlm } from "./in_memory_external.ts";
 export {
+  type CompactGlmRows,
+  type ExternalGlmRows,
+  type PerRowRows,
+  type SubsamplingRows,
+  type SubsamplingSupport,
+  subsamplingSupport,
+  type SubsamplingSupportProvider,
+} from "./subsampling_support.ts";
+export {
   type GaussianTarget,
   gaussianTarget,
   type GaussianTargetOptions,

@@ -24,6 +24,7 @@
  */
 import { cholesky } from "../math/linalg.ts";
 import type { DataModel, Model } from "../models/model.ts";
+import { type SubsamplingSupport, subsamplingSupport } from "../models/subsampling_support.ts";
 import type { Rng } from "../random/rng.ts";
 import { approxMhTest, dataModelDifferences, newRowOrder } from "../subsampling/austerity.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
@@ -61,6 +62,11 @@ export interface ApproxMhParams {
   batchSize: number;
   /** Also evaluate the exact decision (uncounted) and report agreement. Default false. */
   checkExact?: boolean;
+  /**
+   * What the model can do, decided once per run (default: decided at every
+   * step by `subsamplingSupport(model)`).
+   */
+  support?: SubsamplingSupport | null;
 }
 
 /** What the next step needs. `rowOrder` is chain-owned scratch (a permutation of the rows). */
@@ -268,7 +274,11 @@ export function step(
   const cost = model.cost;
   const test = approxMhTest(rng, {
     numRows: model.numRows,
-    differencesFn: dataModelDifferences(model, { current: state.position, proposed }),
+    differencesFn: dataModelDifferences(
+      model,
+      { current: state.position, proposed },
+      params.support,
+    ),
     logPriorRatio: logPriorNew - state.logPrior,
     logProposalRatio: draw.logProposalRatio,
     epsilon: params.epsilon,
@@ -366,7 +376,14 @@ function _common(model: Model, options: ApproxMhOptions) {
   if (typeof check === "number" && !(Number.isInteger(check) && check >= 0)) {
     throw new RangeError(`checkExact must be a boolean or a non-negative integer, got ${check}`);
   }
-  return { dataModel, epsilon, batchSize, checkExact: check };
+  // What the model can do is decided here, once per run.
+  return {
+    dataModel,
+    epsilon,
+    batchSize,
+    checkExact: check,
+    support: subsamplingSupport(dataModel),
+  };
 }
 
 function _chainSampler(
@@ -378,12 +395,13 @@ function _chainSampler(
   },
   reportScale: (scale: number) => Record<string, number>,
 ): ChainSampler<ApproxMhChainState, ApproxMhInfo> {
-  const { dataModel: model, epsilon, batchSize, checkExact } = common;
+  const { dataModel: model, epsilon, batchSize, checkExact, support } = common;
   return {
     init: (position, rng) => ({ kernel: init(position, model), ...start(position, rng) }),
     step(rng, state, phase, iteration) {
       const r = step(rng, state.kernel, {
         model,
+        support,
         proposalFn: proposalFor(state.scale),
         epsilon,
         batchSize,

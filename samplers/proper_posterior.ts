@@ -30,7 +30,7 @@
  * @module
  */
 import { glmDataRows } from "../data/dataset.ts";
-import { GlmModel } from "../models/glm.ts";
+import { asInMemoryGlm, GlmModel, LOG_CONCAVE_GLM_FAMILIES } from "../models/glm.ts";
 import type { Model } from "../models/model.ts";
 import { Prior, withPrior } from "../models/priors.ts";
 import { findUnboundedAscent } from "./optimize_start.ts";
@@ -56,8 +56,6 @@ export interface CheckGlmPosteriorOptions {
   /** How the fix is phrased: `"api"` (default, PriorSpec words) or `"cli"` (`--prior` flags). */
   wording?: "api" | "cli";
 }
-
-const _CONCAVE = ["logistic", "binomial", "poisson", "gaussian"];
 
 /**
  * Check a GLM posterior for an unbounded direction (an error) and, for
@@ -91,18 +89,19 @@ export function checkGlmPosterior(
   options: CheckGlmPosteriorOptions = {},
 ): PosteriorCheck {
   const none: PosteriorCheck = { error: null, warnings: [], columns: [] };
-  if (!(model instanceof GlmModel) || !_CONCAVE.includes(model.family)) return none;
+  const inMemory = asInMemoryGlm(model);
+  if (inMemory === null || !LOG_CONCAVE_GLM_FAMILIES.includes(inMemory.family)) return none;
   if (model.dim > (options.maxDim ?? 300)) return none;
-  const glm = model as GlmModel & { prior?: unknown };
+  const glm = inMemory as GlmModel & { prior?: unknown };
   const prior = glm.prior instanceof Prior ? glm.prior : null;
   const names = model.parameterNames;
   const flat = names.filter((_, j) =>
     prior !== null ? prior.parameters[j].prior.family === "flat" : glm.priorPrecision[j] === 0
   );
-  const saved = { ...model.cost };
+  const saved = { ...glm.cost };
   try {
-    const m = Math.min(model.numRows, options.subsetRows ?? 2000);
-    const logistic = model.family === "logistic" || model.family === "binomial";
+    const m = Math.min(glm.numRows, options.subsetRows ?? 2000);
+    const logistic = glm.family === "logistic" || glm.family === "binomial";
     if (flat.length > 0) {
       const dir = _unboundedDirection(glm, prior, m, true);
       if (dir !== null) {
@@ -132,7 +131,7 @@ export function checkGlmPosterior(
     }
     return none;
   } finally {
-    Object.assign(model.cost, saved);
+    Object.assign(glm.cost, saved);
   }
 }
 
@@ -146,8 +145,9 @@ export function checkGlmPosterior(
  * @throws {RangeError} Naming the columns along the unbounded direction and the fix.
  */
 export function assertProperPosterior(model: Model, where: string): void {
-  if (!(model instanceof GlmModel)) return;
-  const glm = model as GlmModel & { prior?: unknown };
+  const inMemory = asInMemoryGlm(model);
+  if (inMemory === null) return;
+  const glm = inMemory as GlmModel & { prior?: unknown };
   const hasFlat = glm.prior instanceof Prior
     ? glm.prior.parameters.some((p) => p.prior.family === "flat" && p.kind !== "log-scale")
     : glm.priorPrecision.some((v) => v === 0);

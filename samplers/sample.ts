@@ -13,12 +13,11 @@
  *
  * @module
  */
-import type { Model } from "../models/model.ts";
+import { isDataModel, type Model } from "../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import { checkSampleOptionNames } from "./option_names.ts";
 import { assertProperPosterior } from "./proper_posterior.ts";
 import { getSampler } from "./registry.ts";
-import { isDataModel } from "./sg_samplers.ts";
 
 /** Options of {@link sample}: the sampler's name, the driver's options and the sampler's own. */
 export type SampleOptions =

@@ -43,8 +43,8 @@
  *
  * @module
  */
-import { type DataModel, hasPerRowHessians, type Model } from "../models/model.ts";
-import { GlmModel } from "../models/glm.ts";
+import { type DataModel, isDataModel, type Model } from "../models/model.ts";
+import { type SubsamplingSupport, subsamplingSupport } from "../models/subsampling_support.ts";
 import { Rng } from "../random/rng.ts";
 import { ControlVariates, type TaylorOrder } from "../subsampling/control_variates.ts";
 import {
@@ -52,8 +52,7 @@ import {
   type GradientEstimator,
   minibatchGradient,
 } from "../subsampling/gradient_estimators.ts";
-import { subsetMap } from "../subsampling/tuning.ts";
-import { rowsSubsetMap } from "./hmc_ecs/proxy_rows.ts";
+import { subsetFit } from "../subsampling/subset_fit.ts";
 import * as ccadl from "./ccadl.ts";
 import { metricFromNegativeHessian } from "./metric.ts";
 import type {
@@ -181,28 +180,6 @@ function _options(kind: _Kind): SamplerOption[] {
   return out;
 }
 
-/**
- * Whether a model is a {@link DataModel} (per-row likelihood, gradients and Hessians).
- *
- * @param model Any model.
- * @returns True if it has the DataModel methods.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isDataModel } from "./sg_samplers.ts";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * assert.equal(isDataModel(normalGammaModel([0.1, 0.2, 0.3])), true);
- * ```
- *
- * References: `models/model.ts` (the DataModel interface).
- */
-export function isDataModel(model: Model): model is DataModel {
-  const m = model as Partial<DataModel>;
-  return typeof m.numRows === "number" && typeof m.logLikelihoodRows === "function" &&
-    typeof m.perRowGradients === "function" && typeof m.logLikelihoodHessian === "function" &&
-    typeof m.logPriorHessian === "function";
-}
-
 /** The largest eigenvalue of a symmetric positive definite d×d matrix (power iteration). */
 function _largestEigenvalue(a: Float64Array, d: number): number {
   let v = new Float64Array(d).fill(1 / Math.sqrt(d)), lambda = 0;
@@ -234,10 +211,18 @@ function _setup(
   model: Model,
   options: SgSamplerOptions,
   plan: RunPlan | undefined,
-): { thetaStar: Float64Array; precision: Float64Array; lambdaMax: number; model: DataModel } {
+): {
+  thetaStar: Float64Array;
+  precision: Float64Array;
+  lambdaMax: number;
+  model: DataModel;
+  support: SubsamplingSupport | null;
+} {
   if (!isDataModel(model)) {
     throw new TypeError(`${kind} needs a DataModel (per-row gradients), got a model without them`);
   }
+  // What the model can do is decided here, once per run.
+  const support = subsamplingSupport(model);
   const d = model.dim;
   let thetaStar: Float64Array, precision: Float64Array;
   if (options.thetaStar !== undefined) {
@@ -249,14 +234,13 @@ function _setup(
     model.logLikelihoodHessian(thetaStar, lik);
     model.logPriorHessian(thetaStar, prior);
     precision = lik.map((v, i) => -(v + prior[i]));
-  } else if (model instanceof GlmModel && model.hasCompactCache) {
-    const fit = subsetMap(model, new Rng(plan?.seed ?? 0).stream(1_000_000));
-    thetaStar = fit.thetaStar;
-    precision = fit.precision;
-  } else if (hasPerRowHessians(model)) {
-    // The other GLM families (σ, φ, offsets, trials) and models with per-row
-    // Hessians: the same subset MAP through their per-row Hessians.
-    const fit = rowsSubsetMap(model, new Rng(plan?.seed ?? 0).stream(1_000_000), {});
+  } else if (
+    support !== null && (support.inMemoryGlm !== null || support.perRowHessians !== null)
+  ) {
+    // HMC-ECS's subset MAP (§6.3): gathered rows for a compact-family GLM; the
+    // other GLM families (σ, φ, offsets, trials) and models with per-row
+    // Hessians through their per-row Hessians.
+    const fit = subsetFit(support, new Rng(plan?.seed ?? 0).stream(1_000_000), {});
     thetaStar = fit.thetaStar;
     precision = fit.precision;
   } else {
@@ -270,7 +254,7 @@ function _setup(
       `the posterior precision at θ* is not positive definite (largest eigenvalue ${lambdaMax}); give stepSize`,
     );
   }
-  return { thetaStar, precision, lambdaMax, model };
+  return { thetaStar, precision, lambdaMax, model, support };
 }
 
 function _build(
@@ -320,11 +304,14 @@ function _build(
     init(_position, rng) {
       let cv: ControlVariates | null = null;
       let estimator: GradientEstimator;
-      if (!useCv) estimator = minibatchGradient(dm, { batchSize });
-      else if (dm instanceof GlmModel && dm.hasCompactCache) {
-        cv = new ControlVariates(dm, s.thetaStar, { order });
-        estimator = controlVariateGradient(dm, { batchSize, controlVariates: cv });
-      } else estimator = controlVariateGradient(dm, { batchSize, thetaStar: s.thetaStar });
+      const support = s.support, glm = support?.inMemoryGlm ?? null;
+      if (!useCv) estimator = minibatchGradient(dm, { batchSize, support });
+      else if (glm !== null) {
+        cv = new ControlVariates(glm, s.thetaStar, { order });
+        estimator = controlVariateGradient(dm, { batchSize, controlVariates: cv, support });
+      } else {
+        estimator = controlVariateGradient(dm, { batchSize, thetaStar: s.thetaStar, support });
+      }
       const start = s.thetaStar;
       switch (kind) {
         case "sgld":

@@ -35,8 +35,9 @@
  */
 import { studentTCdf } from "../math/student_t.ts";
 import { GlmRowDifferences } from "../core/glm_diff.ts";
-import { GlmModel } from "../models/glm.ts";
+import type { GlmModel } from "../models/glm.ts";
 import { assertPosition, type DataModel } from "../models/model.ts";
+import { type SubsamplingSupport, subsamplingSupport } from "../models/subsampling_support.ts";
 import type { Rng } from "../random/rng.ts";
 
 /**
@@ -290,6 +291,9 @@ export function approxMhTest(rng: Rng, options: ApproxMhTestOptions): ApproxMhTe
  *
  * @param model The model.
  * @param pair `{ current: θ, proposed: θ' }` (read at every call, not copied).
+ * @param support What the model can do, when the caller has decided it
+ *   already (default `subsamplingSupport(model)`): an in-memory compact GLM
+ *   takes the fused kernel.
  * @returns The differences function.
  * @example
  * ```ts
@@ -309,9 +313,11 @@ export function approxMhTest(rng: Rng, options: ApproxMhTestOptions): ApproxMhTe
 export function dataModelDifferences(
   model: DataModel,
   pair: { current: Float64Array; proposed: Float64Array },
+  support: SubsamplingSupport | null = subsamplingSupport(model),
 ): RowDifferencesFn {
-  if (model instanceof GlmModel && model.hasCompactCache) {
-    const fused = _fusedDifferences(model);
+  const glm = support?.inMemoryGlm ?? null;
+  if (glm !== null) {
+    const fused = _fusedDifferences(glm);
     return (rows: Int32Array, out: Float64Array): void => {
       assertPosition(pair.proposed, model.dim);
       assertPosition(pair.current, model.dim);

@@ -40,6 +40,7 @@ import type { GlmKernels } from "../core/glm_kernels.ts";
 import { ControlVariateCache, type RowBuffer } from "../core/row_buffer.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { CostCounter } from "../models/model.ts";
+import { subsamplingSupport } from "../models/subsampling_support.ts";
 import { GatheredRows } from "./gathered_rows.ts";
 
 export { ControlVariateCache, GatheredRows };
@@ -307,7 +308,7 @@ export class ControlVariates implements SubsampleControlVariates {
    * @param options Order, Hessian, chunk size.
    */
   constructor(model: GlmModel, thetaStar: Float64Array, options: ControlVariateOptions = {}) {
-    if (!model.hasCompactCache) {
+    if (subsamplingSupport(model)?.rows.kind !== "compact-glm") {
       throw new TypeError(
         `ControlVariates' per-row cache (η*, ℓ*, a, b) holds Taylor expansions in η only; family ${model.family}${
           model.dim > model.numCols ? " has a scale parameter" : " has an aux column"

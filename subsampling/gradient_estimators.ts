@@ -34,8 +34,9 @@
  *
  * @module
  */
-import { GlmModel } from "../models/glm.ts";
+import type { GlmModel } from "../models/glm.ts";
 import { assertPosition, type CostCounter, type DataModel } from "../models/model.ts";
+import { type SubsamplingSupport, subsamplingSupport } from "../models/subsampling_support.ts";
 import type { Rng } from "../random/rng.ts";
 import type { ControlVariates } from "./control_variates.ts";
 import { GatheredRows } from "./gathered_rows.ts";
@@ -103,6 +104,13 @@ export interface MinibatchOptions {
   batchSize: number;
   /** Draw rows with replacement (default false: a subset without replacement). */
   replace?: boolean;
+  /**
+   * What the model can do, when the caller has decided it already (default:
+   * `subsamplingSupport(model)`): an in-memory compact GLM's rows are
+   * gathered and evaluated by its fused kernels, any other model's through
+   * `perRowGradients`.
+   */
+  support?: SubsamplingSupport | null;
 }
 
 /** Options of {@link controlVariateGradient}. */
@@ -163,7 +171,8 @@ abstract class _SubsampleEstimator implements GradientEstimator {
     this.replace = replace;
     this.cost = model.cost;
     const d = this.dim;
-    this.glm = model instanceof GlmModel && model.hasCompactCache ? model : null;
+    const support = options.support !== undefined ? options.support : subsamplingSupport(model);
+    this.glm = support?.inMemoryGlm ?? null;
     this.scratchGrad = new Float64Array(d);
     this.priorGrad = new Float64Array(d);
     this.sum = new Float64Array(d);

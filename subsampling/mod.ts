@@ -17,6 +17,7 @@ export * from "./tuning.ts";
 export * from "./gradient_estimators.ts";
 export * from "./gradient_covariance.ts";
 export * from "./austerity.ts";
+export * from "./subset_fit.ts";
 
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";
@@ -27,5 +28,13 @@ export type { ExternalGlmModel } from "../models/external_glm.ts";
 export type { GlmFamily, GlmModel, GlmModelFamily, GlmOptions } from "../models/glm.ts";
 export type { CostCounter, DataModel, Model, PerRowHessianModel } from "../models/model.ts";
 export type { NuPrior } from "../models/nu_prior.ts";
+export type {
+  CompactGlmRows,
+  ExternalGlmRows,
+  PerRowRows,
+  SubsamplingRows,
+  SubsamplingSupport,
+} from "../models/subsampling_support.ts";
+export type { ThreadedGlmModel } from "../models/threaded_glm.ts";
 export type { ScalePrior } from "../models/priors.ts";
 export type { Rng } from "../random/rng.ts";

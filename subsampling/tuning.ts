@@ -52,8 +52,13 @@
 import { valueOrMinusInfinity } from "../core/reference.ts";
 import type { GlmKernels } from "../core/glm_kernels.ts";
 import type { RowBuffer } from "../core/row_buffer.ts";
-import { type ExternalGlmModel, isExternalGlm } from "../models/external_glm.ts";
+import type { ExternalGlmModel } from "../models/external_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
+import {
+  type CompactGlmRows,
+  type ExternalGlmRows,
+  subsamplingSupport,
+} from "../models/subsampling_support.ts";
 import type { Rng } from "../random/rng.ts";
 import type { SubsampleControlVariates } from "./control_variates.ts";
 import {
@@ -123,11 +128,38 @@ export function subsetMap(
   rng: Rng,
   options: SubsetMapOptions = {},
 ): SubsetMapResult {
-  if (!isExternalGlm(model) && !model.hasCompactCache) {
+  return glmSubsetMap(_glmRows(model, "subsetMap"), rng, options);
+}
+
+/** The GLM rows of `model`, or the error for a family that takes the per-row path. */
+function _glmRows(
+  model: GlmModel | ExternalGlmModel,
+  who: string,
+): CompactGlmRows | ExternalGlmRows {
+  const rows = subsamplingSupport(model)?.rows;
+  if (rows === undefined || rows.kind === "per-row") {
     throw new TypeError(
-      `subsetMap runs on gathered GLM rows (compact families); family ${model.family} takes the per-row path (HMC-ECS's subsetFit)`,
+      `${who} runs on gathered GLM rows (compact families); family ${model.family} takes the per-row path (subsetFit in subsampling/subset_fit.ts)`,
     );
   }
+  return rows;
+}
+
+/**
+ * {@link subsetMap} on GLM rows as {@link subsamplingSupport} describes them
+ * (the prior and cost counter are `rows.glm`'s).
+ *
+ * @param rows Compact GLM rows in memory or an external GLM's rows.
+ * @param rng Generator for the subset.
+ * @param options Subset fraction and Newton settings.
+ * @returns θ*, the Laplace precision and the subset size.
+ */
+export function glmSubsetMap(
+  rows: CompactGlmRows | ExternalGlmRows,
+  rng: Rng,
+  options: SubsetMapOptions = {},
+): SubsetMapResult {
+  const model = rows.glm;
   const n = model.numRows, d = model.dim;
   const fraction = options.fraction ?? 0.01;
   if (!(fraction > 0 && fraction <= 1)) {
@@ -136,12 +168,15 @@ export function subsetMap(
   const maxIt = options.maxIterations ?? 50, tol = options.tolerance ?? 1e-10;
   const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
   const scale = n / sub;
-  const { rows, kernels } = _subsetRows(model, rng.sampleWithoutReplacement(n, sub));
+  const { rows: buffer, kernels } = _subsetRows(rows, rng.sampleWithoutReplacement(n, sub));
   const all = { start: 0, end: sub };
   const priorGrad = new Float64Array(d), priorHess = new Float64Array(d * d);
   const gv = new Float64Array(d), hv = new Float64Array(d * d);
   const evalF = (theta: Float64Array, wantGrad: boolean, g: Float64Array): number => {
-    const ll = kernels.logLikelihood(rows, theta, { range: all, grad: wantGrad ? gv : undefined });
+    const ll = kernels.logLikelihood(buffer, theta, {
+      range: all,
+      grad: wantGrad ? gv : undefined,
+    });
     model.cost.numLogLikRows += sub;
     const lp = model.logPrior(theta, priorGrad);
     if (wantGrad) {
@@ -151,7 +186,7 @@ export function subsetMap(
     return lp + scale * ll;
   };
   const negHess = (theta: Float64Array, out: Float64Array): void => {
-    kernels.hessian(rows, theta, { out: hv, range: all });
+    kernels.hessian(buffer, theta, { out: hv, range: all });
     model.cost.numHessianRows += sub;
     numHessianRows += sub;
     model.logPriorHessian(theta, priorHess);
@@ -187,7 +222,7 @@ export function subsetMap(
     }
     if (!converged) negHess(theta, prec);
   } finally {
-    rows.dispose();
+    buffer.dispose();
   }
   return {
     thetaStar: theta,
@@ -242,20 +277,43 @@ export function subsetHessian(
   rng: Rng,
   options: { theta: Float64Array; fraction: number; minRows?: number },
 ): SubsetHessianResult {
+  // Any GLM's kernels give its Hessian rows, compact family or not: only an
+  // external GLM reads its rows by index.
+  const rows = subsamplingSupport(model)?.rows;
+  const glmRows: CompactGlmRows | ExternalGlmRows = rows?.kind === "external-glm"
+    ? rows
+    : { kind: "compact-glm", glm: model as GlmModel, passes: null };
+  return glmSubsetHessian(glmRows, rng, options);
+}
+
+/**
+ * {@link subsetHessian} on GLM rows as {@link subsamplingSupport} describes them.
+ *
+ * @param glmRows Compact GLM rows in memory or an external GLM's rows.
+ * @param rng Generator for the subset.
+ * @param options θ, the fraction f (ñ = ⌈f·n⌉, at least `minRows`, default 1000).
+ * @returns The scaled Hessian and ñ.
+ */
+export function glmSubsetHessian(
+  glmRows: CompactGlmRows | ExternalGlmRows,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number; minRows?: number },
+): SubsetHessianResult {
+  const model = glmRows.glm;
   const n = model.numRows, d = model.dim, fraction = options.fraction;
   if (!(fraction > 0 && fraction <= 1)) {
     throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
   }
   const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
   const hessian = new Float64Array(d * d);
-  if (isExternalGlm(model) && sub > EXTERNAL_CHUNK_ROWS) {
-    const hv = externalSubsetHessianSum(model, rng, options.theta, sub);
+  if (glmRows.kind === "external-glm" && sub > EXTERNAL_CHUNK_ROWS) {
+    const hv = externalSubsetHessianSum(glmRows.glm, rng, options.theta, sub);
     const scale = n / sub;
     for (let i = 0; i < d * d; i++) hessian[i] = scale * hv[i];
     return { hessian, numSubsetRows: sub };
   }
   const { rows, kernels } = _subsetRows(
-    model,
+    glmRows,
     sub === n ? Int32Array.from({ length: n }, (_, i) => i) : rng.sampleWithoutReplacement(n, sub),
   );
   const hv = new Float64Array(d * d);
@@ -593,13 +651,14 @@ function _choleskySolve(l: Float64Array, b: Float64Array): Float64Array {
 
 /** The subset's rows in a buffer the model's kernels read: gathered, or read from outside. */
 function _subsetRows(
-  model: GlmModel | ExternalGlmModel,
+  glmRows: CompactGlmRows | ExternalGlmRows,
   indices: Int32Array,
 ): { rows: RowBuffer; kernels: GlmKernels } {
-  if (isExternalGlm(model)) {
-    const kernels = externalKernels(model).kernels;
-    return { rows: loadExternalRows(model, indices), kernels };
+  if (glmRows.kind === "external-glm") {
+    const kernels = externalKernels(glmRows.glm).kernels;
+    return { rows: loadExternalRows(glmRows.glm, indices), kernels };
   }
+  const model = glmRows.glm;
   const rows = new GatheredRows(model.data, indices.length);
   try {
     rows.gather(indices, 0);

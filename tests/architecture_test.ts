@@ -170,3 +170,125 @@ Deno.test("nothing outside tests/ imports from tests/", async () => {
   );
   assert.deepEqual(bad, []);
 });
+
+/**
+ * Where a model's kind may be examined: `models/` decides what a model can do
+ * (`models/subsampling_support.ts`), `core/` is below the models (its kernels'
+ * own flags), and tests and their fixtures build models of every kind.
+ */
+const MODEL_KIND_LAYERS = ["models/", "core/", "tests/", "testing/"];
+/** Model-kind predicates: outside models/ their answers come from a `SubsamplingSupport`. */
+const MODEL_KIND_PREDICATES = [
+  "isExternalGlm",
+  "isCompactGlm",
+  "compactGlmOf",
+  "hasPerRowHessians",
+  "hasPerRowGradients",
+  "hasCompactCache",
+  "asInMemoryGlm",
+];
+/**
+ * Named exceptions, each with its reason. The flat-prior propriety check reads
+ * an in-memory GLM's design, family and prior to search for an unbounded
+ * direction; it is not a subsampling capability, and its search
+ * (samplers/optimize_start.ts) sits above models/.
+ */
+const MODEL_KIND_EXCEPTIONS: Record<string, readonly string[]> = {
+  "samplers/proper_posterior.ts": ["asInMemoryGlm"],
+};
+/** Layers where a list of GLM family names would be a model-kind check. */
+const FAMILY_LIST_LAYERS = ["samplers/", "subsampling/"];
+const GLM_FAMILY_NAMES = [
+  "logistic",
+  "gaussian",
+  "poisson",
+  "gaussian-scale",
+  "student-t",
+  "negative-binomial",
+  "binomial",
+];
+
+/**
+ * The lines of `source` (a file at `path`) that examine a model's kind:
+ * `instanceof` one of `modelClasses`, a model-kind predicate not excepted for
+ * the file, or (in the sampler layers) an array of two or more GLM family names.
+ *
+ * @param path The file's path from the repository root.
+ * @param source Its text.
+ * @param modelClasses The classes models/ exports.
+ * @returns `path:line: text` per offending line.
+ */
+export function modelKindViolations(
+  path: string,
+  source: string,
+  modelClasses: readonly string[],
+): string[] {
+  if (MODEL_KIND_LAYERS.some((p) => path.startsWith(p))) return [];
+  const allowed = MODEL_KIND_EXCEPTIONS[path] ?? [];
+  const predicates = MODEL_KIND_PREDICATES.filter((p) => !allowed.includes(p));
+  const patterns = [
+    new RegExp(`\\binstanceof\\s+(${modelClasses.join("|")})\\b`),
+    new RegExp(`\\b(${predicates.join("|")})\\b`),
+  ];
+  if (FAMILY_LIST_LAYERS.some((p) => path.startsWith(p))) {
+    const name = `["'](${GLM_FAMILY_NAMES.join("|")})["']`;
+    patterns.push(new RegExp(`\\[\\s*${name}\\s*,\\s*${name}`));
+  }
+  return patterns.flatMap((p) => _hits(source, p).map((h) => `${path}:${h}`));
+}
+
+/** The model classes exported by models/ (read from its sources: the classes named `…Model`). */
+function _modelClasses(files: string[], read: (f: string) => string): string[] {
+  const names = files
+    .filter((f) => f.startsWith("models/"))
+    .flatMap((f) =>
+      [...read(f).matchAll(/^export (?:abstract )?class (\w+Model)\b/gm)].map((m) => m[1])
+    );
+  return [...new Set(names)].sort();
+}
+
+Deno.test("what a model can do is decided in models/: no model-kind checks elsewhere", async (t) => {
+  const files = (await _sources(ROOT)).filter((f) => f !== SELF);
+  const read = (f: string) => Deno.readTextFileSync(new URL(f, ROOT));
+  const classes = _modelClasses(files, read);
+  assert.ok(
+    classes.includes("GlmModel") && classes.includes("ThreadedGlmModel"),
+    `model classes found: ${classes.join(", ")}`,
+  );
+
+  await t.step("no instanceof on a model class, no model-kind predicate outside models/", () => {
+    const bad = files.flatMap((f) => modelKindViolations(f, read(f), classes));
+    assert.deepEqual(bad, []);
+  });
+
+  await t.step("the rule fails on planted violations", () => {
+    const planted = [
+      "if (model instanceof GlmModel && x) run();",
+      "const t = m instanceof ThreadedGlmModel ? m.base : m;",
+      "if (isExternalGlm(model)) return externalProxy(model);",
+      "const g = compactGlmOf(model);",
+      "if (hasPerRowHessians(model)) fit();",
+      "const fast = model.hasCompactCache;",
+      'const _CONCAVE = ["logistic", "binomial", "poisson"];',
+    ];
+    for (const line of planted) {
+      const source = `// a module\n${line}\nexport {};\n`;
+      assert.equal(
+        modelKindViolations("samplers/planted.ts", source, classes).length,
+        1,
+        `not caught: ${line}`,
+      );
+      assert.deepEqual(modelKindViolations("models/planted.ts", source, classes), [], line);
+    }
+    // An exception is per file and per name.
+    const own = "const glm = asInMemoryGlm(model);";
+    assert.deepEqual(modelKindViolations("samplers/proper_posterior.ts", own, classes), []);
+    assert.equal(modelKindViolations("samplers/sample.ts", own, classes).length, 1);
+    // A family list is a kind check in the sampler layers, not in the CLI's flag handling.
+    const list = 'const choices = ["logistic", "poisson"];';
+    assert.deepEqual(modelKindViolations("cli/planted.ts", list, classes), []);
+    // Nothing else is flagged: the support object's fields are what samplers read.
+    const fine = 'const glm = support.inMemoryGlm; if (support.rows.kind === "per-row") f();';
+    assert.deepEqual(modelKindViolations("samplers/planted.ts", fine, classes), []);
+  });
+});

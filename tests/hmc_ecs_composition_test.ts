@@ -10,7 +10,7 @@ import type { Model, PerRowHessianModel } from "../models/model.ts";
 import { NormalGammaModel } from "../models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import type { HmcEcsOptions } from "../samplers/hmc_ecs.ts";
-import { createProxy } from "../samplers/hmc_ecs/proxy.ts";
+import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";
 import { hmcEcsChainSampler, hmcEcsDescription } from "../samplers/hmc_ecs/sampler.ts";
 
 const D = 3;
@@ -167,7 +167,8 @@ Deno.test("createProxy() claim: the generic per-row path agrees with the GLM's W
   const star = new Float64Array([-0.4, 0.9, 0.05]), theta = new Float64Array([-0.45, 1, 0]);
   for (const order of [1, 2] as const) {
     await t.step(`order ${order}`, () => {
-      const a = createProxy(glm, star, order), b = createProxy(generic, star, order);
+      const a = createProxy(hmcEcsSupport(glm), star, order),
+        b = createProxy(hmcEcsSupport(generic), star, order);
       const close = (u: number, v: number, what: string) =>
         assert.ok(Math.abs(u - v) <= 1e-9 * (1 + Math.abs(u)), `${what}: ${u} vs ${v}`);
       close(a.llStarSum, b.llStarSum, "S");

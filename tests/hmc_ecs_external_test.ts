@@ -11,7 +11,7 @@ import { GlmModel } from "../models/glm.ts";
 import { externalFromGlm } from "../models/in_memory_external.ts";
 import { Rng } from "../random/rng.ts";
 import { checkCentring, type HmcEcsOptions } from "../samplers/hmc_ecs/options.ts";
-import { createProxy } from "../samplers/hmc_ecs/proxy.ts";
+import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";
 import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import { sample } from "../samplers/sample.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
@@ -400,7 +400,7 @@ Deno.test("precomputed centring: bad input gives clear errors", () => {
   });
   assert.throws(() => run(glm, ok), /precomputed centring sums need an ExternalGlmModel/);
   assert.throws(
-    () => createProxy(glm, ok.thetaStar, 2, { sums: ok }),
+    () => createProxy(hmcEcsSupport(glm), ok.thetaStar, 2, { sums: ok }),
     /precomputed centring sums need an ExternalGlmModel/,
   );
   // A checked copy: later changes to the caller's arrays do not reach the sampler.

@@ -10,7 +10,7 @@ import { GlmModel } from "../models/glm.ts";
 import { type CostCounter, type DataModel, hasPerRowHessians } from "../models/model.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
-import { createProxy } from "../samplers/hmc_ecs/proxy.ts";
+import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 import { posteriorSummary } from "./_stat.ts";
@@ -81,7 +81,7 @@ Deno.test("runHmcEcs() on a DataModel without perRowHessians: order 1, matches f
     glm.dim,
   );
   await t.step("the proxy stores order-1 control variates, B = the full-data Hessian", () => {
-    const th = ref.mean.slice(), proxy = createProxy(model, th, 1);
+    const th = ref.mean.slice(), proxy = createProxy(hmcEcsSupport(model), th, 1);
     const h = new Float64Array(9);
     glm.logLikelihoodHessian(th, h);
     assert.deepEqual(Array.from(proxy.hessSum), Array.from(h));
@@ -116,7 +116,7 @@ Deno.test("runHmcEcs() on a DataModel without perRowHessians: order 1, matches f
       (e: unknown) =>
         e instanceof TypeError && /perRowHessians/.test(e.message) && /order: 1/.test(e.message),
     );
-    assert.throws(() => createProxy(model, ref.mean.slice(), 2), /perRowHessians/);
+    assert.throws(() => createProxy(hmcEcsSupport(model), ref.mean.slice(), 2), /perRowHessians/);
   });
   glm.dispose();
 });

@@ -31,13 +31,13 @@ import type { Rng } from "../../random/rng.ts";
 import { dataBasedStart } from "../optimize_start.ts";
 import { blockPoissonTuning, chooseSubsampleSize, laplaceDraws } from "../../subsampling/tuning.ts";
 import type { HmcEcsVariant, ResolvedHmcEcsOptions } from "./options.ts";
+import type { SubsamplingSupport } from "../../models/subsampling_support.ts";
+import { subsampleHessian, subsetFit } from "../../subsampling/subset_fit.ts";
 import {
   type ControlVariateProxy,
   createProxy,
   type RecenterOptions,
   type SubsampleEstimator,
-  subsampleHessian,
-  subsetFit,
 } from "./proxy.ts";
 
 /**
@@ -122,13 +122,13 @@ export function hessianSampleFraction(
  * (n/ñ)Σ_{k∈S}Hₖ(θ) on {@link hessianSampleFraction} of the rows (ñ Hessian
  * rows in `model.cost`).
  *
- * @param model The model.
+ * @param support What the model can do.
  * @param rng Generator for the subset.
  * @param options θ and the resolved options.
  * @returns The recentre options for {@link ControlVariateProxy.recenter}.
  */
 export function centringHessian(
-  model: DataModel,
+  support: SubsamplingSupport,
   rng: Rng,
   options: {
     theta: Float64Array;
@@ -136,9 +136,9 @@ export function centringHessian(
   },
 ): RecenterOptions {
   if (options.o.hessianFraction >= 1) return {};
-  const r = subsampleHessian(model, rng, {
+  const r = subsampleHessian(support, rng, {
     theta: options.theta,
-    fraction: hessianSampleFraction(model, options.o.hessianFraction),
+    fraction: hessianSampleFraction(support.model, options.o.hessianFraction),
   });
   return { hessian: r.hessian };
 }
@@ -154,7 +154,7 @@ export function centringHessian(
  * lands within ‖I − P̂⁻¹P‖ of the MAP).
  *
  * @param proxy The chain's control variates (re-centred in place).
- * @param model The model.
+ * @param support What the model can do.
  * @param rng Generator for the subset fits and subsample Hessians.
  * @param o `maxNewtonSteps`, `recenterTolerance`, `hessianFraction`, and the
  *   rows behind the proxy's current B when it is a subsample estimate.
@@ -162,12 +162,13 @@ export function centringHessian(
  */
 export function newtonToMap(
   proxy: ControlVariateProxy,
-  model: DataModel,
+  support: SubsamplingSupport,
   rng: Rng,
   o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
     hessianRows?: number;
   },
 ): number {
+  const model = support.model;
   // Rows behind the current B (n when exact).
   let hessianRows = o.hessianRows ?? proxy.numRows;
   const d = proxy.dim;
@@ -192,7 +193,7 @@ export function newtonToMap(
       // lands ≈ q·2d/ñ sd² per dimension from the MAP: below the tolerance
       // only with ñ ≥ 2dq/tol rows — draw that many here (doubled for margin).
       const rows = Math.min(proxy.numRows, Math.ceil((4 * dec) / tol));
-      const r = subsampleHessian(model, rng, {
+      const r = subsampleHessian(support, rng, {
         theta: proxy.thetaStar,
         fraction: rows / proxy.numRows,
       });
@@ -204,7 +205,7 @@ export function newtonToMap(
     if (dec / d > 25 && fraction < 0.5 && o.hessianFraction >= 1) {
       // A small subset's θ*: full-data Newton overshoots where fitted
       // probabilities are ≈ 0 or 1, so take a 10× larger subset's MAP first.
-      const fit = subsetFit(model, rng, {
+      const fit = subsetFit(support, rng, {
         fraction,
         initialPosition: proxy.thetaStar,
         tolerance: 0.05 * d,
@@ -221,7 +222,7 @@ export function newtonToMap(
       for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
       const before = model.cost.numHessianRows;
       try {
-        proxy.recenter(cand, centringHessian(model, rng, { theta: cand, o }));
+        proxy.recenter(cand, centringHessian(support, rng, { theta: cand, o }));
         outside = false;
       } catch (e) {
         // Outside the likelihood's domain (log σ or log φ beyond ±700): a
@@ -242,7 +243,7 @@ export function newtonToMap(
     }
     if (outside) {
       // Every shorter step left the domain too: back to θ* and stop.
-      proxy.recenter(from, centringHessian(model, rng, { theta: from, o }));
+      proxy.recenter(from, centringHessian(support, rng, { theta: from, o }));
       passes++;
       break;
     }
@@ -269,25 +270,26 @@ export interface InitialCentring {
  * θ* or the MAP of a `subsetFraction` subset (Newton from `position`), the
  * proxy centred there, then Newton centring towards the full-data MAP.
  *
- * @param model The model.
+ * @param support What the model can do.
  * @param rng The chain's generator.
  * @param options The resolved options and the chain's initial position.
  * @returns The proxy (owned by the caller), θ*, the precision and the pilot scale.
  */
 export function initialCentring(
-  model: DataModel,
+  support: SubsamplingSupport,
   rng: Rng,
   options: { o: ResolvedHmcEcsOptions; position: Float64Array },
 ): InitialCentring {
+  const model = support.model;
   const { o, position } = options;
   let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
   let hessian: RecenterOptions = {}, fitRows = 0;
   if (o.centring !== undefined) {
     // Centred elsewhere: θ* and S, A, B as given, no pass; Newton steps only if asked.
-    const proxy = createProxy(model, o.centring.thetaStar, o.order, { sums: o.centring });
+    const proxy = createProxy(support, o.centring.thetaStar, o.order, { sums: o.centring });
     let numNewtonSteps = 0;
     try {
-      if (o.maxNewtonSteps > 0) numNewtonSteps = newtonToMap(proxy, model, rng, o);
+      if (o.maxNewtonSteps > 0) numNewtonSteps = newtonToMap(proxy, support, rng, o);
       return {
         proxy,
         thetaStar: Float64Array.from(proxy.thetaStar),
@@ -302,7 +304,7 @@ export function initialCentring(
   }
   if (o.thetaStar !== undefined) {
     thetaStar = Float64Array.from(o.thetaStar);
-    hessian = centringHessian(model, rng, { theta: thetaStar, o });
+    hessian = centringHessian(support, rng, { theta: thetaStar, o });
   } else {
     // With Newton centring to follow, the subset MAP is only a starting
     // point ≈ √(n/ñ) posterior sds from the full-data MAP: stop its Newton
@@ -314,14 +316,14 @@ export function initialCentring(
       if (quick && o.subsetFraction * model.numRows >= 10000) {
         // Newton on a 10× smaller subset first: most iterations then cost a
         // tenth, and the full subset's fit needs one or two.
-        const pre = subsetFit(model, rng, {
+        const pre = subsetFit(support, rng, {
           fraction: o.subsetFraction / 10,
           initialPosition: from,
           tolerance,
         });
         start = pre.thetaStar;
       }
-      return subsetFit(model, rng, {
+      return subsetFit(support, rng, {
         fraction: o.subsetFraction,
         initialPosition: start,
         tolerance,
@@ -348,11 +350,11 @@ export function initialCentring(
       hessian = { hessian: precision.map((v, i) => -v - priorHess[i]) };
     }
   }
-  const proxy = createProxy(model, thetaStar, o.order, hessian);
+  const proxy = createProxy(support, thetaStar, o.order, hessian);
   let numNewtonSteps = 0;
   try {
     if (o.maxNewtonSteps > 0) {
-      numNewtonSteps = newtonToMap(proxy, model, rng, {
+      numNewtonSteps = newtonToMap(proxy, support, rng, {
         ...o,
         hessianRows: hessian.hessian !== undefined && fitRows > 0 ? fitRows : undefined,
       });

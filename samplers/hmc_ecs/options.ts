@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { orderTwoError, type SubsamplingSupport } from "../../models/subsampling_support.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import type { Metric } from "../metric.ts";
 
@@ -246,9 +247,14 @@ export interface ResolvedHmcEcsOptions {
  *
  * @param model The posterior (its `numRows` and `dim` set defaults and checks).
  * @param options The options given.
+ * @param support What the model can do ({@link SubsamplingSupport}): its highest
+ *   Taylor order is the default `order` (order 2 is refused above it), and
+ *   `hessianFraction` is 1 where B cannot be estimated on a subset. Without it:
+ *   order 2 and the given fraction.
  * @returns The resolved options.
  * @throws {RangeError} On a value out of range, naming it and the value received.
- * @throws {TypeError} On an unknown variant or conflicting options.
+ * @throws {TypeError} On an unknown variant or conflicting options, or order 2
+ *   on a model without per-row Hessians.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -262,6 +268,7 @@ export interface ResolvedHmcEcsOptions {
 export function resolveHmcEcsOptions(
   model: { readonly numRows: number; readonly dim: number },
   options: HmcEcsOptions,
+  support?: Pick<SubsamplingSupport, "model" | "maxTaylorOrder" | "subsampleHessian">,
 ): ResolvedHmcEcsOptions {
   const variant = options.variant ?? "perturbed";
   if (variant !== "perturbed" && variant !== "signed") {
@@ -303,10 +310,13 @@ export function resolveHmcEcsOptions(
       `maxNewtonSteps must be a non-negative integer, got ${options.maxNewtonSteps}`,
     );
   }
-  const hessianFraction = options.hessianFraction ?? (maxNewtonSteps === 0 ? 1 : 0.05);
-  if (!(hessianFraction > 0 && hessianFraction <= 1)) {
+  const givenHessianFraction = options.hessianFraction ?? (maxNewtonSteps === 0 ? 1 : 0.05);
+  if (!(givenHessianFraction > 0 && givenHessianFraction <= 1)) {
     throw new RangeError(`hessianFraction must be in (0, 1], got ${options.hessianFraction}`);
   }
+  // The generic per-row proxy computes B exactly at each centring (the sum of its Hₖ, or the
+  // full-data Hessian of a model without per-row Hessians).
+  const hessianFraction = support?.subsampleHessian === false ? 1 : givenHessianFraction;
   if (options.thetaStar !== undefined && options.thetaStar.length !== model.dim) {
     throw new RangeError(
       `thetaStar must have length ${model.dim}, got ${options.thetaStar.length}`,
@@ -317,9 +327,12 @@ export function resolveHmcEcsOptions(
     throw new RangeError(`subsampleSize must be an integer ≥ 2, got ${m}`);
   }
   const range = options.productRange ?? [50, 2000];
+  // The order the model supports: 1 by default without per-row Hessians, where 2 is refused.
+  const maxOrder = support?.maxTaylorOrder ?? 2;
+  if (options.order === 2 && maxOrder < 2) throw orderTwoError(support!.model);
   return {
     variant,
-    order: options.order ?? 2,
+    order: options.order ?? maxOrder,
     numWarmup,
     trajectoryLength: options.trajectoryLength ?? 1.2,
     numIntegrationSteps: options.numIntegrationSteps,

@@ -13,19 +13,20 @@
  *                        G blocks, eq. 12) or signed (block-Poisson, eq. 15);
  *                        propose / score / accept a refresh of u (eq. 5)
  *
- *  createProxy(model)    GlmModel            → proxy_glm.ts  (per-row cache η*, ℓ*, a, b in WASM)
- *                        ExternalGlmModel    → proxy_external.ts (rows read by index; the cache
- *                                              rows of the m gathered rows computed in place)
- *                        DataModel           → proxy_rows.ts (per-row ℓ*, ∇ℓ*, H* in TypeScript;
- *                                              without perRowHessians: order ≤ 1, per-row ℓ*, ∇ℓ*,
- *                                              B from logLikelihoodHessian)
- *                        — and the GLM families with a scale parameter τ or an
- *                        aux column (GlmModel.hasCompactCache false): their
- *                        Taylor expansion needs all of (β, τ), which the
- *                        compact cache (η*, ℓ*, a, b) cannot hold
- *                        ThreadedGlmModel    → proxy_glm.ts over its base model, the
- *                        full-data passes (centring, B) split over its threads;
- *                        subsets and subsamples on the calling thread
+ *  createProxy(support)  the model's SubsamplingSupport (models/subsampling_support.ts),
+ *                        decided once per run, picks the implementation:
+ *                        "compact-glm"   → proxy_glm.ts  (per-row cache η*, ℓ*, a, b in WASM;
+ *                                          a ThreadedGlmModel's full-data passes (centring, B)
+ *                                          split over its threads, subsets and subsamples on
+ *                                          the calling thread)
+ *                        "external-glm"  → proxy_external.ts (rows read by index; the cache
+ *                                          rows of the m gathered rows computed in place)
+ *                        "per-row"       → proxy_rows.ts (per-row ℓ*, ∇ℓ*, H* in TypeScript;
+ *                                          without perRowHessians: order ≤ 1, per-row ℓ*, ∇ℓ*,
+ *                                          B from logLikelihoodHessian) — any DataModel, and the
+ *                                          GLM families with a scale parameter τ or an aux
+ *                                          column, whose Taylor expansion needs all of (β, τ),
+ *                                          which the compact cache (η*, ℓ*, a, b) cannot hold
  * ```
  *
  * Every proxy and estimator is owned by one chain: creating or disposing one
@@ -35,26 +36,19 @@
  *
  * @module
  */
-import { type ExternalGlmModel, isExternalGlm } from "../../models/external_glm.ts";
-import { GlmModel } from "../../models/glm.ts";
+import type { DataModel, Model } from "../../models/model.ts";
 import {
-  type DataModel,
-  hasPerRowGradients,
-  hasPerRowHessians,
-  type Model,
-} from "../../models/model.ts";
-import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
+  orderTwoError,
+  type SubsamplingSupport,
+  subsamplingSupport,
+} from "../../models/subsampling_support.ts";
 import type { Rng } from "../../random/rng.ts";
-import type { ControlVariatePasses, TaylorOrder } from "../../subsampling/control_variates.ts";
-import type {
-  PilotDifferences,
-  SubsetMapOptions,
-  SubsetMapResult,
-} from "../../subsampling/tuning.ts";
+import type { TaylorOrder } from "../../subsampling/control_variates.ts";
+import type { PilotDifferences } from "../../subsampling/tuning.ts";
 import type { CentringSums } from "./options.ts";
 import { externalProxy } from "./proxy_external.ts";
-import { glmProxy, glmSubsetHessian, glmSubsetMap } from "./proxy_glm.ts";
-import { orderTwoError, rowsProxy, rowsSubsetHessian, rowsSubsetMap } from "./proxy_rows.ts";
+import { glmProxy } from "./proxy_glm.ts";
+import { rowsProxy } from "./proxy_rows.ts";
 
 /** log L̂(θ; u) and what comes with it. */
 export interface LikelihoodEstimate {
@@ -194,41 +188,16 @@ export interface RecenterOptions {
 export type HmcEcsModel = DataModel;
 
 /**
- * The GLM whose compact per-row cache HMC-ECS's fast proxy uses for `model`,
- * and where its full-data passes run: a compact-cache GlmModel itself, or a
- * ThreadedGlmModel's base with the passes on its threads; null for the
- * per-row path.
+ * What HMC-ECS can do with `model`, decided once for the run.
  *
  * @param model Any model.
- * @returns The GLM and its passes, or null.
+ * @returns Its {@link SubsamplingSupport}.
+ * @throws {TypeError} If it is neither a GLM (in memory, threaded or external) nor a
+ *   DataModel with per-row ℓ and ∇ℓ.
  */
-export function compactGlmOf(
-  model: Model,
-): { glm: GlmModel; passes?: ControlVariatePasses } | null {
-  if (model instanceof GlmModel) return model.hasCompactCache ? { glm: model } : null;
-  if (model instanceof ThreadedGlmModel) {
-    return model.base.hasCompactCache ? { glm: model.base, passes: model } : null;
-  }
-  return null;
-}
-
-/** The model HMC-ECS evaluates subsets and per-row quantities on (a threaded model's base). */
-function _rowsModel(model: DataModel): DataModel {
-  return model instanceof ThreadedGlmModel ? model.base : model;
-}
-
-/**
- * Check that HMC-ECS can build control variates for `model`.
- *
- * @param model Any model.
- * @returns The model as a DataModel.
- * @throws {TypeError} If it is neither a GlmModel, a ThreadedGlmModel, an ExternalGlmModel nor a DataModel.
- */
-export function assertControlVariateModel(model: Model): HmcEcsModel {
-  if (
-    model instanceof GlmModel || model instanceof ThreadedGlmModel || isExternalGlm(model) ||
-    hasPerRowGradients(model)
-  ) return model as DataModel;
+export function hmcEcsSupport(model: Model): SubsamplingSupport {
+  const support = subsamplingSupport(model);
+  if (support !== null) return support;
   throw new TypeError(
     `HMC-ECS needs a GlmModel or a DataModel (per-row ℓ and ∇ℓ, logLikelihoodHessian), a ThreadedGlmModel over a GlmModel or an ExternalGlmModel, got ${
       (model as object)?.constructor?.name ?? typeof model
@@ -237,22 +206,11 @@ export function assertControlVariateModel(model: Model): HmcEcsModel {
 }
 
 /**
- * Whether a model takes a compact GLM path (in memory or external), where
- * B may be a subsample estimate.
+ * The Taylor order HMC-ECS uses: the requested one, or by default the
+ * highest the model supports (2 where per-row Hessians exist: GLMs in
+ * memory, threaded or external, PerRowHessianModel; 1 otherwise).
  *
- * @param model A model HMC-ECS accepts.
- * @returns True for a compact-family GlmModel or an ExternalGlmModel.
- */
-export function isCompactGlm(model: Model): model is GlmModel | ExternalGlmModel {
-  return isExternalGlm(model) || (model instanceof GlmModel && model.hasCompactCache);
-}
-
-/**
- * The Taylor order HMC-ECS uses on `model`: the requested one, or by default
- * 2 where per-row Hessians exist (GLMs in memory, threaded or external, PerRowHessianModel)
- * and 1 otherwise.
- *
- * @param model A model accepted by {@link assertControlVariateModel}.
+ * @param support What the model can do.
  * @param requested The `order` option, if given.
  * @returns The order.
  * @throws {TypeError} For order 2 on a model without per-row Hessians.
@@ -260,29 +218,27 @@ export function isCompactGlm(model: Model): model is GlmModel | ExternalGlmModel
  * ```ts
  * import assert from "node:assert/strict";
  * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { subsamplingSupport } from "../../models/subsampling_support.ts";
  * import { controlVariateOrder } from "./proxy.ts";
- * const model = new NormalGammaModel(new Float64Array([0.1, 0.2]));
- * assert.equal(controlVariateOrder(model, undefined), 2); // it has perRowHessians
- * assert.equal(controlVariateOrder(model, 1), 1);
+ * const support = subsamplingSupport(new NormalGammaModel(new Float64Array([0.1, 0.2])))!;
+ * assert.equal(controlVariateOrder(support, undefined), 2); // it has perRowHessians
+ * assert.equal(controlVariateOrder(support, 1), 1);
  * ```
  */
 export function controlVariateOrder(
-  model: DataModel,
+  support: SubsamplingSupport,
   requested: TaylorOrder | undefined,
 ): TaylorOrder {
-  const hessians = model instanceof GlmModel || model instanceof ThreadedGlmModel ||
-    isExternalGlm(model) || hasPerRowHessians(model);
-  if (requested === 2 && !hessians) throw orderTwoError(model);
-  return requested ?? (hessians ? 2 : 1);
+  if (requested === 2 && support.maxTaylorOrder < 2) throw orderTwoError(support.model);
+  return requested ?? support.maxTaylorOrder;
 }
 
 /**
  * The control variates of one chain centred at θ* (one full-data pass):
  * the GLM's WebAssembly path, the external GLM's path or the generic
- * per-row path.
+ * per-row path, as the model's support says.
  *
- * @param model A GlmModel, a ThreadedGlmModel (full-data passes on its threads), an
- *   ExternalGlmModel or a DataModel (order 2: with per-row Hessians).
+ * @param support What the model can do ({@link subsamplingSupport}).
  * @param thetaStar The expansion point.
  * @param order Taylor order 0, 1 or 2.
  * @param options An estimate of B to use instead of a full-data Hessian pass;
@@ -292,88 +248,30 @@ export function controlVariateOrder(
  * ```ts
  * import assert from "node:assert/strict";
  * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { subsamplingSupport } from "../../models/subsampling_support.ts";
  * import { createProxy } from "./proxy.ts";
  * const model = new NormalGammaModel(Float64Array.from({ length: 50 }, (_, i) => Math.sin(i)));
- * const proxy = createProxy(model, new Float64Array([0, 2]), 2);
+ * const proxy = createProxy(subsamplingSupport(model)!, new Float64Array([0, 2]), 2);
  * assert.ok(Math.abs(proxy.llStarSum - model.logLikelihood(new Float64Array([0, 2]))) < 1e-9);
  * proxy.dispose();
  * ```
  * References: Dang et al. (2019), eqs. 11, 14.
  */
 export function createProxy(
-  model: Model,
+  support: SubsamplingSupport,
   thetaStar: Float64Array,
   order: TaylorOrder,
   options: RecenterOptions & { sums?: CentringSums } = {},
 ): ControlVariateProxy {
-  const m = assertControlVariateModel(model);
-  if (isExternalGlm(m)) return externalProxy(m, thetaStar, order, options);
+  const rows = support.rows;
+  if (rows.kind === "external-glm") return externalProxy(rows.glm, thetaStar, order, options);
   if (options.sums !== undefined) {
     throw new TypeError(
       "precomputed centring sums need an ExternalGlmModel: an in-memory model's control variates make their own pass",
     );
   }
-  const glm = compactGlmOf(m);
-  if (glm !== null) return glmProxy(glm.glm, thetaStar, order, { ...options, passes: glm.passes });
-  return rowsProxy(_rowsModel(m), thetaStar, order);
-}
-
-/**
- * θ* as the MAP of the prior plus the n/ñ-scaled likelihood of a random
- * subset, with its Laplace precision (§6.3), for either kind of model.
- *
- * @param model A GlmModel, a ThreadedGlmModel (its base model), an ExternalGlmModel or a
- *   DataModel (order 2: with per-row Hessians).
- * @param rng Generator for the subset.
- * @param options Subset fraction, Newton settings and starting point.
- * @returns θ*, the precision and the subset size.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../../models/normal_gamma.ts";
- * import { Rng } from "../../random/rng.ts";
- * import { subsetFit } from "./proxy.ts";
- * const model = new NormalGammaModel(Float64Array.from({ length: 400 }, (_, i) => Math.sin(i)));
- * const fit = subsetFit(model, new Rng(1), { fraction: 1, initialPosition: new Float64Array([0, 1]) });
- * assert.ok(Math.abs(fit.thetaStar[0] - model.posterior.muN) < 1e-3);
- * ```
- * References: Dang et al. (2019), §6.3.
- */
-export function subsetFit(model: Model, rng: Rng, options: SubsetMapOptions): SubsetMapResult {
-  const m = _rowsModel(assertControlVariateModel(model));
-  if (isCompactGlm(m)) return glmSubsetMap(m, rng, options);
-  return rowsSubsetMap(m, rng, options);
-}
-
-/**
- * An unbiased estimate (n/ñ) Σ_{k ∈ S} Hₖ(θ) of the full-data log-likelihood
- * Hessian from a random subset S of ⌈f·n⌉ rows (at least 1000), for either
- * kind of model: the metric's and the control variates' B without a
- * full-data Hessian pass.
- *
- * @param model A GlmModel, a ThreadedGlmModel (its base model), an ExternalGlmModel or a
- *   DataModel (order 2: with per-row Hessians).
- * @param rng Generator for the subset.
- * @param options θ and the fraction f.
- * @returns The estimate and ñ (the Hessian rows evaluated).
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../../models/normal_gamma.ts";
- * import { Rng } from "../../random/rng.ts";
- * import { subsampleHessian } from "./proxy.ts";
- * const model = new NormalGammaModel(Float64Array.from({ length: 400 }, (_, i) => Math.sin(i)));
- * const r = subsampleHessian(model, new Rng(1), { theta: new Float64Array([0, 1]), fraction: 0.5 });
- * assert.equal(r.numSubsetRows, 400); // at least 1000 rows, capped at n
- * ```
- * References: Dang et al. (2019), §6.3 (M from the Hessian at θ*).
- */
-export function subsampleHessian(
-  model: Model,
-  rng: Rng,
-  options: { theta: Float64Array; fraction: number },
-): { hessian: Float64Array; numSubsetRows: number } {
-  const m = _rowsModel(assertControlVariateModel(model));
-  if (isCompactGlm(m)) return glmSubsetHessian(m, rng, options);
-  return rowsSubsetHessian(m, rng, options);
+  if (rows.kind === "compact-glm") {
+    return glmProxy(rows.glm, thetaStar, order, { ...options, passes: rows.passes ?? undefined });
+  }
+  return rowsProxy(rows, thetaStar, order);
 }

@@ -12,7 +12,6 @@
  *
  * @module
  */
-import type { ExternalGlmModel } from "../../models/external_glm.ts";
 import type { GlmModel } from "../../models/glm.ts";
 import type { Rng } from "../../random/rng.ts";
 import { BlockPoissonEstimator } from "../../subsampling/block_poisson.ts";
@@ -29,14 +28,7 @@ import {
   PoissonSubsample,
   type ProductProposal,
 } from "../../subsampling/subsample_state.ts";
-import {
-  pilotDifferences,
-  subsetHessian,
-  type SubsetHessianResult,
-  subsetMap,
-  type SubsetMapOptions,
-  type SubsetMapResult,
-} from "../../subsampling/tuning.ts";
+import { pilotDifferences } from "../../subsampling/tuning.ts";
 import type {
   BlockSubsampleSettings,
   ControlVariateProxy,
@@ -123,38 +115,6 @@ export function compactProxy(
     poissonSubsample: (rng, s) => signedEstimator(cv, rng, s),
     dispose: () => cv.dispose(),
   };
-}
-
-/**
- * The subset MAP of a GLM ({@link subsetMap}).
- *
- * @param model The GLM (in memory or external).
- * @param rng Generator.
- * @param options Subset and Newton settings.
- * @returns The fit.
- */
-export function glmSubsetMap(
-  model: GlmModel | ExternalGlmModel,
-  rng: Rng,
-  options: SubsetMapOptions,
-): SubsetMapResult {
-  return subsetMap(model, rng, options);
-}
-
-/**
- * The subsample Hessian estimate of a GLM ({@link subsetHessian}).
- *
- * @param model The GLM (in memory or external).
- * @param rng Generator.
- * @param options θ and the subset fraction.
- * @returns The estimate.
- */
-export function glmSubsetHessian(
-  model: GlmModel | ExternalGlmModel,
-  rng: Rng,
-  options: { theta: Float64Array; fraction: number },
-): SubsetHessianResult {
-  return subsetHessian(model, rng, options);
 }
 
 /**

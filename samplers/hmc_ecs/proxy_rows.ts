@@ -26,18 +26,13 @@
  *
  * @module
  */
-import { cholesky, choleskySolve } from "../../math/linalg.ts";
-import { type DataModel, hasPerRowHessians, type PerRowHessianModel } from "../../models/model.ts";
+import type { DataModel, PerRowHessianModel } from "../../models/model.ts";
+import { orderTwoError, type PerRowRows } from "../../models/subsampling_support.ts";
 import type { Rng } from "../../random/rng.ts";
 import { blockPoissonEstimate } from "../../subsampling/block_poisson.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import { differenceEstimate } from "../../subsampling/difference_estimator.ts";
-import { valueOrMinusInfinity } from "../../core/reference.ts";
-import type {
-  PilotDifferences,
-  SubsetMapOptions,
-  SubsetMapResult,
-} from "../../subsampling/tuning.ts";
+import type { PilotDifferences } from "../../subsampling/tuning.ts";
 import type {
   BlockSubsampleSettings,
   ControlVariateProxy,
@@ -51,22 +46,22 @@ import type {
  * A chain's control variates for a DataModel, centred at θ* (order 2 needs
  * per-row Hessians).
  *
- * @param model The model.
+ * @param rows The model's per-row access ({@link subsamplingSupport}'s `rows`).
  * @param thetaStar The expansion point.
  * @param order Taylor order.
  * @returns The proxy.
  * @throws {TypeError} For order 2 on a model without `perRowHessians`.
  */
 export function rowsProxy(
-  model: DataModel,
+  rows: PerRowRows,
   thetaStar: Float64Array,
   order: TaylorOrder,
 ): ControlVariateProxy {
   if (order !== 0 && order !== 1 && order !== 2) {
     throw new RangeError(`order must be 0, 1 or 2, got ${order}`);
   }
-  if (order === 2 && !hasPerRowHessians(model)) throw orderTwoError(model);
-  const cache = new _RowCache(model, order);
+  if (order === 2 && rows.perRowHessians === null) throw orderTwoError(rows.model);
+  const cache = new _RowCache(rows, order);
   cache.recenter(thetaStar);
   return {
     order,
@@ -90,171 +85,6 @@ export function rowsProxy(
 }
 
 /**
- * The error for order-2 control variates on a model without per-row Hessians.
- *
- * @param model The model.
- * @returns The TypeError to throw.
- */
-export function orderTwoError(model: DataModel): TypeError {
-  return new TypeError(
-    `order-2 control variates need per-row Hessians Hₖ(θ*) (perRowHessians), which ${
-      (model as object)?.constructor?.name ?? "this model"
-    } does not provide; use order: 1 (first-order control variates from ℓₖ and ∇ℓₖ, the metric from logLikelihoodHessian) or add perRowHessians`,
-  );
-}
-
-/**
- * θ* as the MAP of log p(θ) + (n/ñ) Σ_{k ∈ subset} ℓₖ(θ) by damped Newton,
- * with the Laplace precision (the generic counterpart of `subsetMap`). The
- * Newton steps use the subset's per-row Hessians, or, for a model without
- * them, the full-data `logLikelihoodHessian` (one pass per step: the steps
- * still ascend, and the gradient is the subset's, so the fixed point is the
- * subset MAP).
- *
- * @param model The model.
- * @param rng Generator for the subset.
- * @param options Subset fraction, Newton settings, starting point (must have a finite density).
- * @returns The fit.
- */
-export function rowsSubsetMap(
-  model: DataModel,
-  rng: Rng,
-  options: SubsetMapOptions,
-): SubsetMapResult {
-  const n = model.numRows, d = model.dim;
-  const fraction = options.fraction ?? 0.01;
-  if (!(fraction > 0 && fraction <= 1)) {
-    throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
-  }
-  const maxIt = options.maxIterations ?? 50, tol = options.tolerance ?? 1e-10;
-  const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
-  const scale = n / sub;
-  const rows = rng.sampleWithoutReplacement(n, sub);
-  const gLik = new Float64Array(d), gPrior = new Float64Array(d);
-  const perRow = hasPerRowHessians(model) ? model : null;
-  const hRows = new Float64Array(perRow ? sub * d * d : d * d), hPrior = new Float64Array(d * d);
-  const evalF = (theta: Float64Array, g: Float64Array | null): number => {
-    const ll = model.logLikelihoodRows(theta, rows, g ? { grad: gLik } : {});
-    const lp = model.logPrior(theta, gPrior);
-    if (g) { for (let j = 0; j < d; j++) g[j] = gPrior[j] + scale * gLik[j]; }
-    return lp + scale * ll;
-  };
-  let numHessianRows = 0;
-  const negHess = (theta: Float64Array, out: Float64Array): void => {
-    model.logPriorHessian(theta, hPrior);
-    if (perRow === null) {
-      model.logLikelihoodHessian(theta, hRows);
-      numHessianRows += n;
-      for (let i = 0; i < d * d; i++) out[i] = -(hPrior[i] + hRows[i]);
-      return;
-    }
-    perRow.perRowHessians(theta, rows, hRows);
-    numHessianRows += sub;
-    for (let i = 0; i < d * d; i++) {
-      let s = 0;
-      for (let k = 0; k < sub; k++) s += hRows[k * d * d + i];
-      out[i] = -(hPrior[i] + scale * s);
-    }
-  };
-  let theta = options.initialPosition
-    ? Float64Array.from(options.initialPosition)
-    : new Float64Array(d);
-  const g = new Float64Array(d), prec = new Float64Array(d * d), trial = new Float64Array(d);
-  let f = evalF(theta, g);
-  if (!Number.isFinite(f)) {
-    throw new RangeError(
-      `the subset fit needs a starting point with a finite log density, got ${f} at [${
-        Array.from(theta).join(", ")
-      }]; give an initial position inside the support`,
-    );
-  }
-  let it = 0, converged = false;
-  for (; it < maxIt; it++) {
-    negHess(theta, prec);
-    const step = choleskySolve(_levenbergCholesky(prec), g);
-    let dec = 0;
-    for (let j = 0; j < d; j++) dec += g[j] * step[j];
-    if (!(dec / 2 >= tol)) {
-      converged = true; // prec is already the precision at θ
-      break;
-    }
-    let t = 1, found = false;
-    for (let k = 0; k < 60 && !found; k++) {
-      for (let j = 0; j < d; j++) trial[j] = theta[j] + t * step[j];
-      found = valueOrMinusInfinity(() => evalF(trial, null)) >= f + 1e-4 * t * dec;
-      if (!found) t /= 2;
-    }
-    // No ascent along the Newton direction: stay at θ (never at a point
-    // outside the likelihood's domain, e.g. log σ beyond −700, or of lower density).
-    if (!found) break;
-    theta = Float64Array.from(trial);
-    f = evalF(theta, g);
-  }
-  if (!converged) negHess(theta, prec);
-  return {
-    thetaStar: theta,
-    precision: prec,
-    numSubsetRows: sub,
-    numIterations: it,
-    numHessianRows,
-  };
-}
-
-/**
- * (n/ñ) Σ_{k ∈ S} Hₖ(θ) over a random subset S of ⌈f·n⌉ rows (at least 1000);
- * for a model without per-row Hessians, its full-data Hessian (ñ = n).
- *
- * @param model The model.
- * @param rng Generator for the subset.
- * @param options θ and the fraction f.
- * @returns The estimate and ñ.
- */
-export function rowsSubsetHessian(
-  model: DataModel,
-  rng: Rng,
-  options: { theta: Float64Array; fraction: number },
-): { hessian: Float64Array; numSubsetRows: number } {
-  const n = model.numRows, d = model.dim, f = options.fraction;
-  if (!(f > 0 && f <= 1)) throw new RangeError(`fraction must be in (0, 1], got ${f}`);
-  if (!hasPerRowHessians(model)) {
-    const hessian = new Float64Array(d * d);
-    model.logLikelihoodHessian(options.theta, hessian);
-    return { hessian, numSubsetRows: n };
-  }
-  const sub = Math.min(n, Math.max(1000, Math.ceil(f * n)));
-  const rows = sub === n
-    ? Int32Array.from({ length: n }, (_, i) => i)
-    : rng.sampleWithoutReplacement(n, sub);
-  const h = new Float64Array(sub * d * d), hessian = new Float64Array(d * d);
-  model.perRowHessians(options.theta, rows, h);
-  for (let k = 0; k < sub; k++) {
-    for (let i = 0; i < d * d; i++) hessian[i] += h[k * d * d + i];
-  }
-  for (let i = 0; i < d * d; i++) hessian[i] *= n / sub;
-  return { hessian, numSubsetRows: sub };
-}
-
-/**
- * Cholesky factor of P + τI with the smallest τ in {0, 10⁻⁸s, 10⁻⁷s, …} (s =
- * the largest |Pᵢᵢ|) that makes it positive definite: far from the mode a
- * non-GLM log posterior need not be concave, and (P + τI)⁻¹g is still an
- * ascent direction (Levenberg–Marquardt).
- */
-function _levenbergCholesky(prec: Float64Array): Float64Array {
-  const d = Math.round(Math.sqrt(prec.length));
-  let s = 0;
-  for (let i = 0; i < d; i++) s = Math.max(s, Math.abs(prec[i * d + i]));
-  for (let tau = 0, k = 0; k < 40; k++, tau = tau === 0 ? 1e-8 * s : 10 * tau) {
-    try {
-      return cholesky(prec, { name: "subset precision", jitter: tau });
-    } catch (e) {
-      if (!(e instanceof RangeError) || k === 39) throw e;
-    }
-  }
-  throw new RangeError("unreachable");
-}
-
-/**
  * Per-row ℓₖ*, ∇ℓₖ*, Hₖ* at θ* (Hₖ* only for a model with per-row Hessians)
  * and their sums; dₖ and ∇dₖ at any θ.
  */
@@ -275,10 +105,10 @@ class _RowCache {
   readonly #all: Int32Array;
   readonly #delta: Float64Array;
 
-  constructor(model: DataModel, order: TaylorOrder) {
-    const n = model.numRows, d = model.dim;
+  constructor(rows: PerRowRows, order: TaylorOrder) {
+    const model = rows.model, n = model.numRows, d = model.dim;
     this.model = model;
-    this.#perRow = hasPerRowHessians(model) ? model : null;
+    this.#perRow = rows.perRowHessians;
     this.order = order;
     this.dim = d;
     this.numRows = n;

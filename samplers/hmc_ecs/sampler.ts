@@ -30,12 +30,7 @@ import { checkHmcEcsAssumptions, guardHmcEcsChain } from "./assumptions.ts";
 import { initialCentring, retune } from "./centring.ts";
 import * as kernel from "./kernel.ts";
 import { type HmcEcsOptions, resolveHmcEcsOptions } from "./options.ts";
-import {
-  assertControlVariateModel,
-  compactGlmOf,
-  controlVariateOrder,
-  isCompactGlm,
-} from "./proxy.ts";
+import { hmcEcsSupport } from "./proxy.ts";
 import type { HmcEcsEngine, HmcEcsState } from "./state.ts";
 import { warmupFinish, warmupInit, warmupUpdate } from "./warmup.ts";
 
@@ -73,13 +68,11 @@ export function hmcEcsChainSampler(
   model: Model,
   options: HmcEcsOptions = {},
 ): HmcEcsChainSampler {
-  const m = assertControlVariateModel(model);
-  const o = resolveHmcEcsOptions(m, options);
-  o.order = controlVariateOrder(m, options.order); // 1 by default without per-row Hessians
+  // What the model can do is decided here, once; nothing below looks at the model's kind.
+  const support = hmcEcsSupport(model);
+  const m = support.model;
+  const o = resolveHmcEcsOptions(m, options, support);
   checkHmcEcsAssumptions(m, o);
-  // The generic per-row proxy computes B exactly at each centring (the sum of its Hₖ, or the
-  // full-data Hessian of a model without per-row Hessians).
-  if (!isCompactGlm(m) && compactGlmOf(m) === null) o.hessianFraction = 1;
   const d = m.dim;
   const logPriorFn: kernel.LogPriorFn = (theta, grad) => m.logPrior(theta, grad);
   const paramsOf = (state: HmcEcsState): kernel.HmcEcsParams => ({
@@ -98,7 +91,7 @@ export function hmcEcsChainSampler(
       if (position.length !== d) {
         throw new RangeError(`position must have length ${d}, got ${position.length}`);
       }
-      const c = initialCentring(m, rng, { o, position });
+      const c = initialCentring(support, rng, { o, position });
       try {
         const training = o.variant === "signed" &&
           (o.signedTraining ??
@@ -165,7 +158,7 @@ export function hmcEcsChainSampler(
         warmupUpdate(state, {
           acceptanceRate: context.info.acceptanceRate,
           rng: context.rng,
-          model: m,
+          support,
           o,
         }),
       finish: (state) => warmupFinish(state),

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { DataModel } from "../../models/model.ts";
+import type { SubsamplingSupport } from "../../models/subsampling_support.ts";
 import type { Rng } from "../../random/rng.ts";
 import * as dualAveraging from "../dual_averaging.ts";
 import { type Metric, metricFromNegativeHessian } from "../metric.ts";
@@ -98,17 +98,23 @@ export function warmupInit(dim: number, options: HmcEcsWarmupOptions): HmcEcsWar
  * window the re-centring of the proxy with its metric refresh and re-tuning.
  *
  * @param state The chain state after the step.
- * @param context The step's acceptance rate, the chain's generator, the
- *   model, the resolved options.
+ * @param context The step's acceptance rate, the chain's generator, what
+ *   the model can do (its SubsamplingSupport), the resolved options.
  * @returns The chain state to step next.
  */
 export function warmupUpdate(
   state: HmcEcsState,
-  context: { acceptanceRate: number; rng: Rng; model: DataModel; o: ResolvedHmcEcsOptions },
+  context: {
+    acceptanceRate: number;
+    rng: Rng;
+    support: SubsamplingSupport;
+    o: ResolvedHmcEcsOptions;
+  },
 ): HmcEcsState {
   const w = state.warmup;
   if (w === null) return state;
-  const { rng, model, o } = context;
+  const { rng, support, o } = context;
+  const model = support.model;
   let da = w.dualAveraging, stepSize = w.stepSize;
   if (da !== null) {
     da = dualAveraging.update(da, context.acceptanceRate);
@@ -131,7 +137,7 @@ export function warmupUpdate(
         engine.numSkippedCenterings++;
       } else {
         // One full-data pass: θ* = θ̄, and B = ΣHₖ(θ*) from the same pass for M.
-        proxy.recenter(center, centringHessian(model, rng, { theta: center, o }));
+        proxy.recenter(center, centringHessian(support, rng, { theta: center, o }));
         engine.numCenterings++;
         engine.training = false;
         metric = metricFromNegativeHessian(precisionAtCenter(proxy, model).map((v) => -v));
