@@ -17,6 +17,7 @@ const ABI_CLIENTS = new Set([
   "tests/core_numerics_test.ts",
   "tests/_core_fixtures.ts",
   "bench/core_bench.ts",
+  "bench/native_kernel_bench.ts",
 ]);
 /** This file names the patterns it looks for. */
 const SELF = "tests/architecture_test.ts";
