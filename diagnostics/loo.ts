@@ -600,3 +600,16 @@ export function looCompare(fits: Readonly<Record<string, LooResult>>): LooCompar
     return { name, elpdDiff, seDiff, elpdLoo: f.elpdLoo, pLoo: f.pLoo, looic: f.looic };
   });
 }
+
+export {
+  elpdLooApproximation,
+  type LooApproximation,
+  looCompareSubsample,
+  type LooFit,
+  looSubsample,
+  type LooSubsampleCompareRow,
+  type LooSubsampleEstimate,
+  looSubsampleFromPointwise,
+  type LooSubsampleOptions,
+  type LooSubsampleResult,
+} from "./loo_subsample.ts";
