@@ -604,12 +604,15 @@ export function looCompare(fits: Readonly<Record<string, LooResult>>): LooCompar
 export {
   elpdLooApproximation,
   type LooApproximation,
+  looCombine,
   looCompareSubsample,
   type LooFit,
+  looFromModel,
   looSubsample,
   type LooSubsampleCompareRow,
   type LooSubsampleEstimate,
   looSubsampleFromPointwise,
   type LooSubsampleOptions,
   type LooSubsampleResult,
+  subsampleIndices,
 } from "./loo_subsample.ts";

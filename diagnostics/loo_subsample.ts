@@ -77,6 +77,11 @@ export interface LooSubsampleOptions {
   rEff?: number | ArrayLike<number>;
   /** Seed of the subsample (default 1). */
   seed?: number;
+  /**
+   * π̃ already computed (n values, e.g. by {@linkcode elpdLooApproximation}):
+   * skips the data pass; reported as `approximation`.
+   */
+  elpdLooApprox?: ArrayLike<number>;
 }
 
 /** An estimate with its two standard errors. */
@@ -388,9 +393,55 @@ export function elpdLooApproximation(
   return out;
 }
 
-/** Concatenate PSIS-LOO pointwise values of several batches. */
-function _concat(parts: LooResult[]): LooResult {
+/**
+ * A simple random sample of m of the n rows (0-based, increasing), drawn
+ * without replacement from `seed`: the first m of a seeded random
+ * permutation, so that the sample of a larger m with the same seed contains
+ * that of a smaller m.
+ *
+ * @param n Number of rows.
+ * @param m Sample size (0 … n).
+ * @param seed Non-negative integer.
+ */
+export function subsampleIndices(n: number, m: number, seed = 1): Int32Array {
+  if (!Number.isInteger(n) || n < 0) {
+    throw new RangeError(`subsampleIndices: n must be a non-negative integer, got ${_describe(n)}`);
+  }
+  if (!Number.isInteger(m) || m < 0 || m > n) {
+    throw new RangeError(`subsampleIndices: m must be an integer in 0 … ${n}, got ${_describe(m)}`);
+  }
+  if (!Number.isInteger(seed) || seed < 0) {
+    throw new RangeError(`subsampleIndices: seed must be a non-negative integer, got ${seed}`);
+  }
+  return Int32Array.from(new _LazyPermutation(n, seed).take(m)).sort();
+}
+
+function _estimate(x: Float64Array): LooEstimate {
+  const n = x.length;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += x[i];
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (x[i] - sum / n) ** 2;
+  return { estimate: sum, se: n > 1 ? Math.sqrt((n * ss) / (n - 1)) : NaN };
+}
+
+/**
+ * One PSIS-LOO result from results on disjoint sets of observations (PSIS is
+ * done observation by observation, so this is the result of all of them at
+ * once): pointwise values concatenated in order, totals, SEs, bands and the
+ * Monte Carlo SE recomputed.
+ *
+ * @param parts {@linkcode loo} results with the same number of draws.
+ */
+export function looCombine(parts: readonly LooResult[]): LooResult {
+  if (parts.length === 0) throw new RangeError("looCombine: needs at least 1 result, got 0");
   if (parts.length === 1) return parts[0];
+  const s = parts[0].numDraws;
+  if (parts.some((p) => p.numDraws !== s)) {
+    throw new RangeError(
+      `looCombine: every result must have the same draws; got ${parts.map((p) => p.numDraws)}`,
+    );
+  }
   const keys = ["elpdLoo", "pLoo", "looic", "paretoK", "mcseElpdLoo", "rEff"] as const;
   const total = parts.reduce((a, p) => a + p.numObservations, 0);
   const pointwise = {} as LooPointwise;
@@ -407,7 +458,63 @@ function _concat(parts: LooResult[]): LooResult {
   for (const p of parts) {
     for (const b of ["good", "bad", "veryBad", "above07"] as const) bands[b] += p.bands[b];
   }
-  return { ...parts[0], pointwise, numObservations: total, bands };
+  return {
+    elpdLoo: _estimate(pointwise.elpdLoo),
+    pLoo: _estimate(pointwise.pLoo),
+    looic: _estimate(pointwise.looic),
+    pointwise,
+    numDraws: s,
+    numObservations: total,
+    kThreshold: parts[0].kThreshold,
+    bands,
+    mcseElpdLoo: bands.above07 > 0
+      ? null
+      : Math.sqrt(pointwise.mcseElpdLoo.reduce((a, b) => a + b * b, 0)),
+  };
+}
+
+/** Log-likelihood values held at once by {@linkcode looFromModel} (S × rows per block). */
+const _CELLS_PER_BLOCK = 1 << 22;
+
+/**
+ * PSIS-LOO of a model's rows at the draws, computed in blocks of rows so that
+ * the S × n log-likelihood matrix is never held whole.
+ *
+ * @param model A model with per-row log-likelihoods (e.g. a `GlmModel`).
+ * @param draws S parameter vectors.
+ * @param options `rows` (default all, in order), and `chainIds` or `rEff`
+ *   (one for all, or one per row of the model) as {@linkcode loo}.
+ */
+export function looFromModel(
+  model: PointwiseLogLikModel,
+  draws: readonly ArrayLike<number>[],
+  options: {
+    rows?: ArrayLike<number>;
+    chainIds?: ArrayLike<number>;
+    rEff?: number | ArrayLike<number>;
+  } = {},
+): LooResult {
+  const n = model.numRows;
+  const rows = options.rows === undefined
+    ? Int32Array.from({ length: n }, (_, i) => i)
+    : Int32Array.from(options.rows);
+  const r = options.rEff;
+  if (r !== undefined && options.chainIds !== undefined) {
+    throw new TypeError("looSubsample: give either rEff or chainIds, not both");
+  }
+  if (r !== undefined && typeof r !== "number" && r.length !== n) {
+    throw new RangeError(`looSubsample: rEff must have one value per row (${n}), got ${r.length}`);
+  }
+  const block = Math.max(1, Math.floor(_CELLS_PER_BLOCK / Math.max(1, draws.length)));
+  const parts: LooResult[] = [];
+  for (let start = 0; start < rows.length; start += block) {
+    const b = rows.subarray(start, Math.min(rows.length, start + block));
+    const ll: LogLikMatrix = pointwiseLogLik(model, draws, b);
+    if (r === undefined) parts.push(loo(ll, { chainIds: options.chainIds }));
+    else if (typeof r === "number") parts.push(loo(ll, { rEff: r }));
+    else parts.push(loo(ll, { rEff: Array.from(b, (i) => r[i]) }));
+  }
+  return looCombine(parts);
 }
 
 /**
@@ -452,26 +559,16 @@ export function looSubsample(
     throw new RangeError(`looSubsample: seed must be a non-negative integer, got ${seed}`);
   }
   const obs = options.observations ?? Math.min(400, n);
-  let rEffAll: Float64Array | null = null;
-  if (options.rEff !== undefined && typeof options.rEff !== "number") {
-    if (options.rEff.length !== n) {
-      throw new RangeError(
-        `looSubsample: rEff must have one value per row (${n}), got ${options.rEff.length}`,
-      );
-    }
-    rEffAll = Float64Array.from(options.rEff);
+  const approx = options.elpdLooApprox !== undefined
+    ? Float64Array.from(options.elpdLooApprox)
+    : elpdLooApproximation(model, k === s ? draws : _thin(draws, k), approximation);
+  if (approx.length !== n) {
+    throw new RangeError(
+      `looSubsample: elpdLooApprox must have one value per row (${n}), got ${approx.length}`,
+    );
   }
-  const approx = elpdLooApproximation(
-    model,
-    k === s ? draws : _thin(draws, k),
-    approximation,
-  );
-  const looOf = (rows: Int32Array): LooResult => {
-    const ll: LogLikMatrix = pointwiseLogLik(model, draws, rows);
-    if (rEffAll !== null) return loo(ll, { rEff: Array.from(rows, (r) => rEffAll![r]) });
-    if (typeof options.rEff === "number") return loo(ll, { rEff: options.rEff });
-    return loo(ll, { chainIds: options.chainIds });
-  };
+  const looOf = (rows: Int32Array): LooResult =>
+    looFromModel(model, draws, { rows, chainIds: options.chainIds, rEff: options.rEff });
   if (typeof obs !== "number") {
     if (target !== undefined) {
       throw new TypeError("looSubsample: give targetSe with a subsample size, not with indices");
@@ -492,7 +589,7 @@ export function looSubsample(
     const fresh = Int32Array.from(perm.take(want - indices.length));
     indices.push(...fresh);
     parts.push(looOf(fresh));
-    const r = looSubsampleFromPointwise(approx, indices, _concat(parts), approximation);
+    const r = looSubsampleFromPointwise(approx, indices, looCombine(parts), approximation);
     const m = indices.length;
     if (target === undefined || m === n || r.elpdLoo.subsamplingSe <= target) return r;
     const e = Float64Array.from(r.indices, (i, j) => r.pointwise.elpdLoo[j] - approx[i]);
