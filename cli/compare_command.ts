@@ -20,6 +20,7 @@
 import { basename } from "node:path";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { loadCore } from "../core/load.ts";
+import { dataViews } from "../core/row_buffer.ts";
 import type { LooResult } from "../diagnostics/loo.ts";
 import {
   elpdLooApproximation,
@@ -295,7 +296,7 @@ async function _loadFit(spec: _FitSpec): Promise<_Fit> {
 
 /** The response vector of a GLM model (read from its arena). */
 function _response(model: GlmModel): Float64Array {
-  return model.data.arena.f64(model.data.y, model.data.numRows);
+  return dataViews(model.data).y;
 }
 
 /** m for which the subsampling SE `v` estimated at m would be `target`. */
