@@ -11,8 +11,9 @@
  * ```
  *
  * A fit is a draws file and the flags of the model it was sampled with: the
- * flags before the first `--fit` apply to every fit, those after a `--fit`
- * to that fit only (and override the common ones). The statistics are in
+ * model flags before the first `--fit` apply to every fit, those after a
+ * `--fit` to that fit only (and override the common ones); the comparison's
+ * own flags (`--observations`, `--seed`, …) may stand anywhere. The statistics are in
  * diagnostics/loo_subsample.ts and diagnostics/loo.ts.
  *
  * @module
@@ -78,11 +79,12 @@ export function compareHelp(): string {
     "from subsampling.",
     "",
     "A fit is a draws file of tallmc sample (several files, e.g. CmdStan's one per chain,",
-    "separated by commas) and the model flags it was sampled with. Flags before the first",
-    "--fit apply to every fit; flags after a --fit to that fit only. NAME defaults to",
-    "the file name without .csv. Every fit must describe the same rows and response.",
+    "separated by commas) and the model flags it was sampled with. Model flags before the",
+    "first --fit apply to every fit; model flags after a --fit to that fit only. NAME",
+    "defaults to the file name without .csv (and CmdStan's _1). Every fit must describe",
+    "the same rows and response.",
     "",
-    "Options:",
+    "Options (anywhere; they apply to the whole comparison):",
     "  --observations N|all  rows whose leave-one-out density is computed: all (full",
     `                        PSIS-LOO) or a subsample of N (default: all up to ${_FULL_UP_TO}`,
     `                        rows, else ${_DEFAULT_M})`,
@@ -142,16 +144,19 @@ function _parseGroups(args: string[]): {
     }
     let j = i;
     while (j < args.length && !isFit(args[j])) j++;
-    const group = args.slice(i, j);
-    for (const a of group) {
-      const flag = /^--([\w-]+)/.exec(a)?.[1];
-      if (flag !== undefined && flag in _COMMON_FLAGS && !(flag in _MODEL_FLAGS)) {
+    const { values } = parseFlags("compare", args.slice(i, j), { flags: _COMMON_FLAGS });
+    // The comparison's own flags may follow a --fit too; they apply to every fit.
+    for (const k of Object.keys(_COMMON_FLAGS)) {
+      if (k in _MODEL_FLAGS || values[k] === undefined) continue;
+      if (common[k] !== undefined && common[k] !== values[k]) {
         throw new CliUsageError(
-          `--${flag} applies to every fit: give it before the first --fit`,
+          `--${k} is given twice (${JSON.stringify(common[k])} and ${
+            JSON.stringify(values[k])
+          }); it applies to every fit: give it once`,
         );
       }
+      common[k] = values[k];
     }
-    const { values } = parseFlags("compare", group, { flags: _MODEL_FLAGS });
     i = j;
     const eq = spec.indexOf("=");
     const name = eq > 0 ? spec.slice(0, eq) : undefined;

@@ -113,8 +113,8 @@ export interface LooSubsampleResult {
   indices: Int32Array;
   /** The approximation π̃ᵢ of every observation's elpd_loo (n values). */
   elpdLooApprox: Float64Array;
-  /** How π̃ was made (`"exact"` when given as the exact pointwise elpd_loo). */
-  approximation: LooApproximation | "exact" | "given";
+  /** How π̃ was made (`"given"` when passed in by the caller). */
+  approximation: LooApproximation | "given";
   /** PSIS-LOO values of the sampled rows, in the order of `indices`. */
   pointwise: LooPointwise;
   /** min(1 − 1/log₁₀ S, 0.7). */

@@ -209,14 +209,26 @@ Deno.test("tallmc compare: clear errors for mismatched rows, responses, draws an
     );
     await run([...base, "--data", `${dir}/a.csv`, "--fit"], 2, /--fit needs a value/);
     await run(
-      [...base, "--data", `${dir}/a.csv`, ...f1, "--seed", "1", ...f2],
+      [...base, "--data", `${dir}/a.csv`, "--seed", "2", ...f1, "--seed", "1", ...f2],
       2,
-      /--seed applies to every fit: give it before the first --fit/,
+      /--seed is given twice \("2" and "1"\); it applies to every fit/,
     );
     // One chain of 8 draws: r_eff = 1 is not needed, and the comparison runs.
     const ok = await runCli([...base, "--data", `${dir}/a.csv`, ...f1, ...f2]);
     assert.equal(ok.code, 0, ok.err);
     assert.match(ok.out, /^d1 +0\.0 +0\.0/m);
+    // The comparison's flags may also follow a --fit.
+    const late = await runCli([
+      ...base,
+      "--data",
+      `${dir}/a.csv`,
+      ...f1,
+      ...f2,
+      "--observations",
+      "30",
+    ]);
+    assert.equal(late.code, 0, late.err);
+    assert.match(late.out, /30 of 60 rows/);
     const help = await runCli(["compare", "--help"]);
     assert.equal(help.code, 0);
     assert.match(help.out, /--fit \[NAME=\]DRAWS\.csv/);
