@@ -1,6 +1,6 @@
 /**
- * The tallmc command line: `sample`, `summary`, `check`, `convert`,
- * `replicate` and `centring-sql`.
+ * The tallmc command line: `sample`, `summary`, `check`, `compare`,
+ * `convert`, `replicate` and `centring-sql`.
  *
  * Dispatch only; each command lives in `cli/` (argument handling, the draws
  * writer, the sample command whose samplers and flags come from the sampler
@@ -27,6 +27,7 @@ import { centringSqlCommand } from "./cli/centring_sql_command.ts";
 import { sampleCommand } from "./cli/sample_command.ts";
 import { summaryCommand } from "./cli/summary_command.ts";
 import { checkCommand } from "./cli/check_command.ts";
+import { compareCommand } from "./cli/compare_command.ts";
 import { convertCommand } from "./cli/convert_command.ts";
 
 export { CliUsageError };
@@ -41,6 +42,7 @@ Commands:
                 ESS bulk/tail, R-hat, MCSE; --basic for the classic ESS and R-hat)
   check         posterior predictive checks of draws against their data (p-values of
                 mean, sd, zeros, ones, max; --plots DIR for density, calibration, rootogram)
+  compare       rank models by PSIS-LOO (subsampled on tall data): elpd differences and SEs
   convert       convert a numeric table between CSV and Parquet, or to a row store (.rows)
   replicate     regenerate the papers' tables and figures (same as deno task replicate)
   centring-sql  print the SQL of HMC-ECS's full-data centring sums, for any SQL engine
@@ -69,6 +71,8 @@ export async function main(args: string[]): Promise<number> {
         return await summaryCommand(rest);
       case "check":
         return await checkCommand(rest);
+      case "compare":
+        return await compareCommand(rest);
       case "convert":
         return await convertCommand(rest);
       case "replicate":
@@ -79,7 +83,7 @@ export async function main(args: string[]): Promise<number> {
         throw new CliUsageError(
           `unknown command ${
             JSON.stringify(command)
-          }; expected sample, summary, check, convert, replicate or centring-sql`,
+          }; expected sample, summary, check, compare, convert, replicate or centring-sql`,
         );
     }
   } catch (e) {

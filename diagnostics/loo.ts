@@ -600,3 +600,19 @@ export function looCompare(fits: Readonly<Record<string, LooResult>>): LooCompar
     return { name, elpdDiff, seDiff, elpdLoo: f.elpdLoo, pLoo: f.pLoo, looic: f.looic };
   });
 }
+
+export {
+  elpdLooApproximation,
+  type LooApproximation,
+  looCombine,
+  looCompareSubsample,
+  type LooFit,
+  looFromModel,
+  looSubsample,
+  type LooSubsampleCompareRow,
+  type LooSubsampleEstimate,
+  looSubsampleFromPointwise,
+  type LooSubsampleOptions,
+  type LooSubsampleResult,
+  subsampleIndices,
+} from "./loo_subsample.ts";

@@ -47,6 +47,8 @@ export interface HmcInfo extends StepInfo {
   numIntegrationSteps: number;
   /** ε used. */
   stepSize: number;
+  /** log π(θ) of the returned state, up to a constant (CmdStan's `lp__`). */
+  logDensity: number;
   /**
    * The end of the trajectory (θ_L, p_L), whether accepted or not, when
    * `reportProposal` was set: what trajectory-length adaptation (ChEES) reads.
@@ -249,6 +251,7 @@ export function step(
     ...test,
     numIntegrationSteps: result.numIntegrationSteps,
     stepSize,
+    logDensity: test.isAccepted ? result.logDensity : state.logDensity,
   };
   if (params.reportProposal) info.proposal = { position: proposal.position, momentum };
   if (!isAccepted) return { state, info };

@@ -36,6 +36,8 @@ export interface RwmhInfo extends StepInfo {
   isAccepted: boolean;
   /** The proposal scale s used. */
   scale: number;
+  /** log π(θ) of the returned state, up to a constant (CmdStan's `lp__`). */
+  logDensity: number;
   /**
    * The proposal's log density was not finite (NaN, ±∞): the proposal is
    * rejected and the step reported. On a target with a bounded support a
@@ -127,7 +129,13 @@ export function step(
   const u = rng.uniform();
   const isAccepted = u < acceptanceRate;
   const isDivergent = !Number.isFinite(logDensity);
-  const info: RwmhInfo = { acceptanceRate, isAccepted, scale, isDivergent };
+  const info: RwmhInfo = {
+    acceptanceRate,
+    isAccepted,
+    scale,
+    isDivergent,
+    logDensity: isAccepted ? logDensity : state.logDensity,
+  };
   return isAccepted ? { state: { position: proposal, logDensity }, info } : { state, info };
 }
 

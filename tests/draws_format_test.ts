@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
+import { loadCore } from "../core/load.ts";
+import { familyFromFlags, modelFromFlags } from "../cli/model_options.ts";
 import { runCli } from "./_cli_fixtures.ts";
 
 const dir = Deno.makeTempDirSync({ prefix: "tallmc-draws-format-" });
@@ -20,7 +22,14 @@ const data = `${dir}/data.csv`;
 }
 const base = ["sample", "--family", "logistic", "--data", data, "--response", "y", "--quiet"]
   .concat(["--samples", "40", "--warmup", "60", "--chains", "2", "--workers", "0"]);
-const HMC_COLUMNS = ["accept_stat__", "stepsize__", "n_leapfrog__", "divergent__", "energy__"];
+const HMC_COLUMNS = [
+  "lp__",
+  "accept_stat__",
+  "stepsize__",
+  "n_leapfrog__",
+  "divergent__",
+  "energy__",
+];
 
 const runs = (async () => {
   const plain = `${dir}/plain.csv`, stan = `${dir}/stan.csv`, sgld = `${dir}/sgld.csv`;
@@ -71,6 +80,21 @@ Deno.test("draws files: --format cmdstan writes one CmdStan CSV per chain with t
   assert.deepEqual(t.parameterNames, ["(Intercept)", "x1", "x2"]);
   assert.deepEqual(Object.keys(t.extra), HMC_COLUMNS);
   for (const d of t.extra.divergent__) for (const v of d) assert.ok(v === 0 || v === 1);
+  // lp__ is the log density of the model (the one the CLI builds) at each draw.
+  const values = { family: "logistic", data, response: "y" };
+  const { model } = await modelFromFlags(loadCore(), data, values, {
+    choice: familyFromFlags(values),
+    storage: "f64",
+  });
+  let worst = 0;
+  t.draws.forEach((chain, c) => {
+    for (let s = 0; s < chain[0].length; s++) {
+      const lp = model.logDensity(Float64Array.from(chain, (p) => p[s]));
+      worst = Math.max(worst, Math.abs(t.extra.lp__[c][s] - lp) / Math.max(1, Math.abs(lp)));
+    }
+  });
+  model.dispose();
+  assert.ok(worst < 1e-12, `lp__ differs from the model's log density by ${worst}`);
   // The same seed gives the same draws in both formats.
   const p = parseDrawsCsv(Deno.readTextFileSync(plain));
   assert.deepEqual(t.draws, p.draws);

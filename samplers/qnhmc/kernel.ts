@@ -64,6 +64,8 @@ export interface QnhmcInfo {
   stepSize: number;
   /** Pairs C already holds (L-BFGS: at most m). */
   numPairs: number;
+  /** log π(θ) of the returned state, up to a constant (CmdStan's `lp__`). */
+  logDensity: number;
 }
 
 /** Parameters of {@link step}. */
@@ -247,6 +249,7 @@ export function step(
     numIntegrationSteps: result.numIntegrationSteps,
     stepSize,
     numPairs: c.numPairs,
+    logDensity: isAccepted ? result.logDensity : state.logDensity,
   };
   if (!isAccepted) {
     return {
