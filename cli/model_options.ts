@@ -36,7 +36,8 @@ import {
   withPrior,
 } from "../models/priors.ts";
 import { checkGlmPosterior } from "../samplers/proper_posterior.ts";
-import { CliUsageError, cliWording, type FlagSpec, positiveFlag, resolveUserPath } from "./args.ts";
+import type { FlagSpec } from "./args.ts";
+import { CliUsageError, cliWording, positiveFlag } from "./usage.ts";
 
 /** The families `sample --family` takes (gaussian without --sigma is "gaussian-scale"). */
 export const CLI_FAMILIES: readonly string[] = [
@@ -207,14 +208,19 @@ export function checkModelFlags(values: Record<string, unknown>): void {
  * `--prior-intercept` on top.
  *
  * @param values Parsed flag values.
+ * @param resolvePath Turns `--prior-file`'s value into the path to read (the
+ *   CLI: against the caller's directory; default: as given).
  * @returns The spec (unset parts take the defaults).
  * @throws {CliUsageError} Naming the flag or the file's key.
  */
-export async function priorSpecFromFlags(values: Record<string, unknown>): Promise<PriorSpec> {
+export async function priorSpecFromFlags(
+  values: Record<string, unknown>,
+  resolvePath: (path: string) => string = (path) => path,
+): Promise<PriorSpec> {
   const spec: PriorSpec = {};
   const file = values["prior-file"] as string | undefined;
   if (file !== undefined) {
-    const path = resolveUserPath(file);
+    const path = resolvePath(file);
     let json: unknown;
     try {
       json = JSON.parse(await Deno.readTextFile(path));
@@ -553,7 +559,8 @@ export function loadDataFile(
  * @param arena The arena.
  * @param dataPath The CSV or Parquet (`.parquet`) file (absolute).
  * @param values Parsed flag values (`formula`, `standardize`, priors, `response`, `columns`, …).
- * @param glm The family choice and the storage of X.
+ * @param glm The family choice, the storage of X, and how to resolve
+ *   `--prior-file` (the CLI passes `resolveUserPath`).
  * @returns The model, its prior in words, warnings and notes.
  * @throws {CliUsageError} Naming the flag for offset, trials, success and prior problems.
  * @throws {RangeError} For bad data and formulas (the caller adds `--data`).
@@ -562,7 +569,7 @@ export async function modelFromFlags(
   arena: Arena,
   dataPath: string,
   values: Record<string, unknown>,
-  glm: { choice: FamilyChoice; storage: "f32" | "f64" },
+  glm: { choice: FamilyChoice; storage: "f32" | "f64"; resolvePath?: (path: string) => string },
 ): Promise<ModelFromFlags> {
   try {
     const r = await _modelFromFlags(arena, dataPath, values, glm);
@@ -578,10 +585,10 @@ async function _modelFromFlags(
   arena: Arena,
   dataPath: string,
   values: Record<string, unknown>,
-  glm: { choice: FamilyChoice; storage: "f32" | "f64" },
+  glm: { choice: FamilyChoice; storage: "f32" | "f64"; resolvePath?: (path: string) => string },
 ): Promise<ModelFromFlags> {
   const { choice } = glm;
-  const { withPriors, spec } = await _priorsOfFlags(values, choice);
+  const { withPriors, spec } = await _priorsOfFlags(values, choice, glm.resolvePath);
   const priorFamily = _priorFamily(choice);
   let data: GlmData;
   let defaults: PriorSpec | undefined;
@@ -787,9 +794,10 @@ export async function modelFromFormulaData(
 async function _priorsOfFlags(
   values: Record<string, unknown>,
   choice: FamilyChoice,
+  resolvePath?: (path: string) => string,
 ): Promise<{ withPriors: boolean; spec: PriorSpec }> {
   const withPriors = hasModelFlags(values);
-  const spec = withPriors ? await priorSpecFromFlags(values) : {};
+  const spec = withPriors ? await priorSpecFromFlags(values, resolvePath) : {};
   if (withPriors && choice.scalePrior !== undefined) {
     spec.scales = { ...spec.scales, [_scaleName(choice.family)]: choice.scalePrior };
   }
