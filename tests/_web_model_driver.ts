@@ -3,8 +3,8 @@
  * The browser half of `web_model_test.ts`, run by it as a subprocess with
  * `--allow-all` (as the other web drivers, whose Chromium flags it shares).
  *
- * Usage: `deno run -A tests/_web_model_driver.ts ORIGIN DIR CHROMIUM`, where
- * DIR holds the test's files (formula.csv, malformed.csv, missing.csv,
+ * Usage: `deno run -A tests/_web_model_driver.ts ORIGIN DIR CHROMIUM PLAIN_ORIGIN`,
+ * where PLAIN_ORIGIN serves the page without COOP/COEP headers and DIR holds the test's files (formula.csv, malformed.csv, missing.csv,
  * counts.parquet) and receives the screenshots.
  *
  * 1. `formula`: formula.csv with a formula and a categorical column, hmc,
@@ -15,6 +15,7 @@
  * 4. `parquet`: counts.parquet, poisson with an offset column.
  * 5. `axe`: axe-core's violations on the page after run 4.
  * 6. `longTask`: the longest main-thread task during HMC-ECS on 10⁵ rows.
+ * 7. `plain`: a page that is not cross-origin isolated, asked for 2 workers.
  *
  * One JSON object on stdout.
  *
@@ -129,7 +130,7 @@ async function _shot(page: Page, selector: string, path: string): Promise<void> 
 const errors: string[] = [];
 
 if (import.meta.main) {
-  const [origin, dir, executablePath] = Deno.args;
+  const [origin, dir, executablePath, plainOrigin] = Deno.args;
   const browser = await chromium.launch({ executablePath, args: FLAGS });
   try {
     // 1. A formula with a categorical column; 2 chains on 2 workers, then on 1.
@@ -234,6 +235,17 @@ if (import.meta.main) {
     const runMs = Date.now() - t0;
     await lt.close();
 
+    // 7. Not cross-origin isolated: one worker, and the page says why.
+    const pl = await _open(
+      browser,
+      `${plainOrigin}/?dataset=gaussian&n=500&d=2&numChains=2&workers=2&numWarmup=50&numSamples=50`,
+    );
+    const plainWorkersControl = await pl.evaluate(() =>
+      (document.getElementById("workers") as HTMLInputElement).value
+    );
+    const plain = await _run(pl);
+    await pl.close();
+
     const brief = (r: _Run) => ({ ...r, rows: r.rows.length });
     console.log(JSON.stringify({
       errors,
@@ -249,6 +261,8 @@ if (import.meta.main) {
       parquet: brief(parquet),
       axe: axeResult,
       longTask: { ...longTask, state: ltRun.state, workers: ltRun.workers, runMs },
+      plain: brief(plain),
+      plainWorkersControl,
     }));
   } finally {
     await browser.close();

@@ -16,7 +16,8 @@
  * - rank, pairs and predictive-check plots are drawn, with text
  *   alternatives; axe-core finds no serious or critical violation;
  * - the longest main-thread task during HMC-ECS on 10⁵ rows is printed
- *   (not asserted: the machine's load decides it).
+ *   (not asserted: the machine's load decides it);
+ * - a page served without COOP/COEP runs its chains in one worker and says so.
  *
  * Screenshots: /tmp/web_model_*.png. Skipped, saying why, when
  * /usr/bin/chromium is missing.
@@ -84,6 +85,8 @@ interface _Report {
     workers: number;
     runMs: number;
   };
+  plain: _Brief;
+  plainWorkersControl: string;
 }
 
 /** The test's data files, written into `dir`. */
@@ -167,6 +170,7 @@ Deno.test({
 
     await bundleWeb();
     const server = serveDirectory(`${REPO_ROOT}/web`);
+    const plainServer = serveDirectory(`${REPO_ROOT}/web`, 0, { crossOriginIsolated: false });
     let report: _Report;
     try {
       const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
@@ -178,6 +182,7 @@ Deno.test({
           server.origin,
           dir,
           CHROMIUM,
+          plainServer.origin,
         ],
         stdout: "piped",
         stderr: "piped",
@@ -187,6 +192,7 @@ Deno.test({
       report = JSON.parse(new TextDecoder().decode(stdout));
     } finally {
       await server.close();
+      await plainServer.close();
     }
     for (const f of ["formula", "plots", "malformed", "density", "rootogram", "higgs"]) {
       await Deno.copyFile(`${dir}/web_model_${f}.png`, `/tmp/web_model_${f}.png`);
@@ -267,5 +273,14 @@ Deno.test({
       [],
     );
     assert.equal(lt.state, "done");
+
+    // 7. Without cross-origin isolation: one worker, and the warnings line says why.
+    const pl = report.plain;
+    assert.equal(pl.isolated, false);
+    assert.equal(pl.state, "done", pl.warnings);
+    assert.equal(pl.workers, 1);
+    assert.equal(pl.rows, 2 * 50);
+    assert.match(pl.warnings, /not cross-origin isolated/);
+    assert.equal(report.plainWorkersControl, "2"); // as the address asked
   },
 });

@@ -577,6 +577,13 @@ function _defaultFormula(): string {
   return `${_term(response)} ~ ${rhs.length === 0 ? "1" : rhs.map(_term).join(" + ")}`;
 }
 
+/** Show the formula's response in the Response list (when it names a column). */
+function _responseFromFormula(): void {
+  const lhs = _$<HTMLInputElement>("formula").value.split("~")[0].trim().replace(/^`(.*)`$/, "$1");
+  const select = _$<HTMLSelectElement>("response");
+  if (Array.from(select.options).some((o) => o.value === lhs)) select.value = lhs;
+}
+
 /** The file model's settings as the CLI's flags. */
 function _fileFlags(): Record<string, string | string[] | boolean> {
   const family = _$<HTMLSelectElement>("family").value;
@@ -827,6 +834,7 @@ function _init(): void {
     });
   }
   for (const id of ["pair-x", "pair-y"]) _$(id).addEventListener("change", _drawPairs);
+  _$("formula").addEventListener("change", _responseFromFormula);
   if (!crossOriginIsolated) {
     _$<HTMLInputElement>("workers").value = "1";
     _$<HTMLInputElement>("workers").title =
