@@ -46,6 +46,12 @@ interface _Run {
 async function _run(page: Page): Promise<_Run> {
   await page.click("#run");
   await page.waitForFunction(DONE, null, { timeout: 120_000 });
+  // The rank, pairs and predictive plots are drawn in tasks of their own after the run.
+  await page.waitForFunction(
+    "document.body.dataset.afterRun === 'drawn' || document.body.dataset.state === 'error'",
+    null,
+    { timeout: 10_000 },
+  ).catch(() => {}); // the test checks what it finds
   return await page.evaluate(() => {
     const text = (id: string) => document.getElementById(id)!.textContent ?? "";
     const label = (id: string) => document.getElementById(id)!.getAttribute("aria-label") ?? "";

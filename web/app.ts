@@ -92,6 +92,7 @@ function _clearResults(): void {
   _$("sign-note").textContent = "";
   _renderVerdict(null, true);
   _renderSummary(null, "");
+  delete document.body.dataset.afterRun;
   for (const id of ["cost-ll", "cost-grad", "cost-hess", "cost-passes"]) _$(id).textContent = "0";
   _$("rate").textContent = "–";
   document.body.classList.remove("has-truth");
@@ -490,8 +491,13 @@ function _handle(m: WorkerMessage): void {
 }
 
 /** The plots drawn once a run has ended (or stopped): ranks, pairs, predictive check. */
-function _drawAfterRun(): void {
-  const t = performance.now();
+async function _drawAfterRun(): Promise<void> {
+  // One plot per task, so that the page's thread is never held for all three.
+  const rows = run.rows; // a new run replaces the array: then these plots are stale
+  delete document.body.dataset.afterRun;
+  await _yield();
+  if (run.rows !== rows) return;
+  let t = performance.now();
   const names = plotted.length > 0 ? plotted : run.names.slice(0, 4);
   const ranks = _$<HTMLCanvasElement>("rank");
   drawRanks(ranks, run.rows, run.names, names, _lastRequest?.numChains ?? 1);
@@ -501,7 +507,15 @@ function _drawAfterRun(): void {
       names.join(", ")
     }: for each chain, a histogram of its draws' ranks among all chains' draws (20 bins); uniform when the chains sample the same distribution.`,
   );
+  performance.measure("tallmc:rank plots", { start: t });
+  await _yield();
+  if (run.rows !== rows) return;
+  t = performance.now();
   _drawPairs();
+  performance.measure("tallmc:pairs plot", { start: t });
+  await _yield();
+  if (run.rows !== rows) return;
+  t = performance.now();
   const ppc = _$<HTMLCanvasElement>("ppc");
   if (lastPpc === null) {
     ppc.getContext("2d")?.clearRect(0, 0, ppc.width, ppc.height);
@@ -520,7 +534,8 @@ function _drawAfterRun(): void {
       } (p = ${st.pValue.toFixed(2)})`
     ).join("; ");
   }
-  performance.measure("tallmc:after-run plots", { start: t });
+  performance.measure("tallmc:predictive check", { start: t });
+  document.body.dataset.afterRun = "drawn";
 }
 
 function _drawPairs(): void {
