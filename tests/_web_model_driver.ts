@@ -7,7 +7,8 @@
  * where PLAIN_ORIGIN serves the page without COOP/COEP headers and DIR holds the test's files (formula.csv, malformed.csv, missing.csv,
  * counts.parquet) and receives the screenshots.
  *
- * 1. `formula`: formula.csv with a formula and a categorical column, hmc,
+ * 1. `formula`: formula.csv's default prior shown at load (`preview`); then
+ *    with a formula and a categorical column, hmc,
  *    2 chains on 2 workers; then the same on 1 worker.
  * 2. `malformed`: the problems listed when malformed.csv is loaded.
  * 3. `missing`: missing.csv (NA cells), gaussian with σ sampled and a prior
@@ -142,6 +143,11 @@ if (import.meta.main) {
     // 1. A formula with a categorical column; 2 chains on 2 workers, then on 1.
     const page = await _open(browser, `${origin}/`);
     const loaded = await _load(page, `${dir}/formula.csv`);
+    // The prior of the default model, shown before any run.
+    await page.waitForFunction("document.getElementById('prior-preview').textContent !== ''");
+    const preview = await page.evaluate(() =>
+      document.getElementById("prior-preview")!.textContent ?? ""
+    );
     const common = {
       formula: "y ~ x + region",
       family: "logistic",
@@ -256,6 +262,7 @@ if (import.meta.main) {
     console.log(JSON.stringify({
       errors,
       loaded,
+      preview,
       twoWorkers,
       oneWorker,
       malformed,

@@ -66,6 +66,7 @@ interface _Loaded {
 interface _Report {
   errors: string[];
   loaded: _Loaded;
+  preview: string;
   twoWorkers: _Run;
   oneWorker: _Run;
   malformed: _Loaded;
@@ -219,6 +220,9 @@ Deno.test({
     assert.deepEqual(two.names, cliDraws.parameterNames);
     assert.match(two.description, /"yes" is coded 1, "no" 0/);
     assert.match(two.priorLines, /normal/);
+    // At load, the default model's prior (response = the last column, region).
+    assert.match(report.preview, /^Prior \(blank fields take the defaults\)/);
+    assert.match(report.preview, /normal/);
     const sorted = (rows: number[][]) => [...rows].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const rows = sorted(two.rows);
     assert.equal(rows.length, 2 * 150);

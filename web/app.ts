@@ -14,6 +14,7 @@
 import type { SummaryRow } from "../diagnostics/summary.ts";
 import type {
   Cost,
+  DescribeRequest,
   Family,
   LoadRequest,
   PpcView,
@@ -469,8 +470,17 @@ function _handle(m: WorkerMessage): void {
     const stops = m.chains.flatMap((c, i) => c.stop === null ? [] : [`chain ${i + 1}: ${c.stop}`]);
     if (stops.length > 0) _$("warnings").textContent = stops.join(" ");
     _setState("done");
+  } else if (m.type === "described") {
+    const el = _$("prior-preview");
+    el.textContent = m.error !== null
+      ? `These model settings are refused: ${m.error}`
+      : m.priorLines === null
+      ? ""
+      : `Prior (blank fields take the defaults):\n${m.priorLines.join("\n")}`;
+    el.classList.toggle("bad", m.error !== null);
   } else if (m.type === "table") {
     _showFile(m.name, m.check);
+    _describeModel();
   } else if (m.type === "load-error") {
     fileCheck = null;
     _$("file-info").hidden = false;
@@ -590,6 +600,23 @@ function _defaultFormula(): string {
     n !== response && !aux.includes(n)
   );
   return `${_term(response)} ~ ${rhs.length === 0 ? "1" : rhs.map(_term).join(" + ")}`;
+}
+
+let _describeTimer: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Ask the worker for the prior the model fields give (the defaults
+ * included), shown under them; again 400 ms after each change. Not while a
+ * run holds the worker.
+ */
+function _describeModel(): void {
+  clearTimeout(_describeTimer);
+  _describeTimer = setTimeout(() => {
+    if (fileCheck === null || document.body.dataset.state === "running") return;
+    if (_$<HTMLSelectElement>("dataset").value !== "csv") return;
+    const request: DescribeRequest = { type: "describe", flags: _fileFlags() };
+    worker?.postMessage(request);
+  }, 400);
 }
 
 /** Show the formula's response in the Response list (when it names a column). */
@@ -787,7 +814,9 @@ function _showFile(name: string, check: TableCheck): void {
   );
   const response = _$<HTMLSelectElement>("response");
   response.innerHTML = options;
-  response.value = names[names.length - 1];
+  // A column named like a response, else the last one.
+  response.value = names.find((n) => /^(y|response|target|outcome|label)$/i.test(n)) ??
+    names[names.length - 1];
   for (const id of ["offset", "trials"]) {
     _$<HTMLSelectElement>(id).innerHTML = `<option value="">none</option>${options}`;
   }
@@ -850,6 +879,24 @@ function _init(): void {
   }
   for (const id of ["pair-x", "pair-y"]) _$(id).addEventListener("change", _drawPairs);
   _$("formula").addEventListener("change", _responseFromFormula);
+  for (
+    const id of [
+      "formula",
+      "family",
+      "response",
+      "sigma",
+      "nu",
+      "offset",
+      "trials",
+      "success",
+      "standardize",
+      "priors",
+      "priorIntercept",
+      "priorAux",
+    ]
+  ) {
+    _$(id).addEventListener("change", _describeModel);
+  }
   if (!crossOriginIsolated) {
     _$<HTMLInputElement>("workers").value = "1";
     _$<HTMLInputElement>("workers").title =

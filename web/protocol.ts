@@ -7,6 +7,8 @@
  *  page ◄── SamplersMessage     the registry's samplers, once, on load
  *  page ── LoadRequest ─► worker   a CSV or Parquet file, read and checked once
  *  page ◄── TableMessage        its columns and every problem (or LoadErrorMessage)
+ *  page ── DescribeRequest ─► worker   the model fields, when they change
+ *  page ◄── DescribedMessage    the prior they give (defaults included), or why they are refused
  *  page ── RunRequest ──► worker
  *  page ◄── StartMessage        names, truth, n, backend
  *  page ◄── ProgressMessage*    new draws since the last one, cost, summary (every ~250 ms)
@@ -245,6 +247,24 @@ export interface LoadRequest {
   bytes?: Uint8Array;
 }
 
+/** The prior the page's model fields give for the loaded file, without running. */
+export interface DescribeRequest {
+  /** Always "describe". */
+  type: "describe";
+  /** The CLI's flags, as in {@link RunRequest.flags}. */
+  flags: Record<string, string | string[] | boolean>;
+}
+
+/** The answer to a {@link DescribeRequest}. */
+export interface DescribedMessage {
+  /** Always "described". */
+  type: "described";
+  /** The prior in force, in words, or null when the fields are refused. */
+  priorLines: string[] | null;
+  /** Why the fields are refused (null when they are not). */
+  error: string | null;
+}
+
 /** A loaded file's columns and problems. */
 export interface TableMessage {
   /** Always "table". */
@@ -316,4 +336,5 @@ export type WorkerMessage =
   | DoneMessage
   | ErrorMessage
   | TableMessage
-  | LoadErrorMessage;
+  | LoadErrorMessage
+  | DescribedMessage;

@@ -44,6 +44,7 @@ import type {
   ChainReport,
   ChainsRequest,
   Cost,
+  DescribeRequest,
   LoadRequest,
   PpcView,
   RunRequest,
@@ -81,6 +82,25 @@ async function _load(request: LoadRequest): Promise<void> {
   _table = table;
   _tableBadRows = badRows.length;
   _post({ type: "table", name: request.name, check: checkTable(table, badRows, delimiter) });
+}
+
+/** The prior the fields give over the loaded file (the model is built, not sampled). */
+async function _describe(request: DescribeRequest): Promise<void> {
+  if (_table === null) return;
+  try {
+    const built = await modelFromTable(loadCore(), _table, request.flags);
+    _post({
+      type: "described",
+      priorLines: built.priorLines === null ? null : [...built.priorLines],
+      error: null,
+    });
+  } catch (e) {
+    _post({
+      type: "described",
+      priorLines: null,
+      error: _pageWords(e instanceof Error ? e.message : String(e)),
+    });
+  }
 }
 
 /** The data and model of a run, and what to say about them. */
@@ -548,10 +568,13 @@ function _pageWords(line: string): string {
   return _WORDS.reduce((s, [re, to]) => s.replace(re, to), line);
 }
 
-self.onmessage = async (event: MessageEvent<RunRequest | LoadRequest | ChainsRequest>) => {
+self.onmessage = async (
+  event: MessageEvent<RunRequest | LoadRequest | ChainsRequest | DescribeRequest>,
+) => {
   const m = event.data;
   try {
-    if (m.type === "load") await _load(m);
+    if (m.type === "describe") await _describe(m);
+    else if (m.type === "load") await _load(m);
     else if (m.type === "chains") await _runChains(m);
     else await _run(m);
   } catch (e) {
