@@ -111,6 +111,9 @@ async function _files(dir: string): Promise<void> {
       "1,0.2,0x10,,k,6",
       "0,0.3,5,,k,7,8",
       "1,0.4,6,,k,8",
+      "0,x1,7,,k,9",
+      "1,0.6,8,,k,1",
+      "0,0.8,9,,k,2",
     ].join("\n") + "\n",
   );
 
@@ -249,7 +252,13 @@ Deno.test({
     assert.equal(p.length, 6, JSON.stringify(p));
     assert.match(p[0], /data row 3 has 3 fields, expected 6/);
     assert.match(p[1], /data row 6 has 7 fields, expected 6/);
-    assert.ok(p.some((q) => /column "a" mixes numbers/.test(q)), "column a");
+    assert.ok(
+      p.some((q) =>
+        /column "a" mixes numbers.*in all 2 cells that are not plain numbers among 6 numbers: "abc" \(line 5\), "x1" \(line 9\)/
+          .test(q)
+      ),
+      "column a, with both of its text cells",
+    );
     assert.ok(p.some((q) => /column "b".*0x10/.test(q)), "column b");
     assert.ok(p.some((q) => /column "c" has no value/.test(q)), "column c");
     assert.ok(p.some((q) => /column "d" is categorical with one level/.test(q)), "column d");

@@ -29,7 +29,7 @@ import {
   parseColumnTable,
 } from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
-import { detectDelimiter } from "../data/csv_checks.ts";
+import { cellNumber, detectDelimiter } from "../data/csv_checks.ts";
 import { parquetColumnTable } from "../data/parquet.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import {
@@ -154,11 +154,35 @@ export function checkTable(
       }
     } catch (e) {
       info.kind = "bad";
-      problems.push((e as Error).message);
+      problems.push((e as Error).message + _otherBadCells(cells, keep, table.lines));
     }
     return info;
   });
   return { numRows: table.numRows, delimiter, columns, problems, badRows: badRows.length };
+}
+
+/**
+ * The formula path names a column's first bad cell; this adds how many of
+ * its cells are of the minority kind (numbers among text, or text among
+ * numbers) and where the first five are, when there are more than one.
+ */
+function _otherBadCells(
+  cells: readonly string[],
+  keep: readonly number[],
+  lines: Int32Array | undefined,
+): string {
+  const numbers: number[] = [], texts: number[] = [];
+  for (const i of keep) (Number.isFinite(cellNumber(cells[i])) ? numbers : texts).push(i);
+  if (numbers.length === 0 || texts.length === 0) return "";
+  const odd = texts.length <= numbers.length ? texts : numbers;
+  if (odd.length < 2) return "";
+  const where = (i: number) => lines === undefined ? `data row ${i + 1}` : `line ${lines[i]}`;
+  return `; in all ${odd.length} ${
+    odd === texts ? "cells that are not plain numbers" : "numbers"
+  } ` +
+    `among ${keep.length - odd.length} ${odd === texts ? "numbers" : "text cells"}: ${
+      odd.slice(0, 5).map((i) => `${JSON.stringify(cells[i])} (${where(i)})`).join(", ")
+    }${odd.length > 5 ? ", …" : ""}`;
 }
 
 /** The columns a run's flags read: the formula's, the offset and the trials. */
