@@ -149,7 +149,11 @@ export async function checkCommand(args: string[]): Promise<number> {
   const arena = loadCore();
   let built;
   try {
-    built = await modelFromFlags(arena, dataPath, values, { choice, storage: "f64" });
+    built = await modelFromFlags(arena, dataPath, values, {
+      choice,
+      storage: "f64",
+      resolvePath: resolveUserPath,
+    });
   } catch (e) {
     if (e instanceof CliUsageError) throw e;
     const msg = (e as Error).message;

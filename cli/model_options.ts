@@ -16,7 +16,12 @@
 import type { Arena } from "../core/arena.ts";
 import { type LoadCsvOptions, loadCsvToArena, peekInputText } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
-import { columnMoments, loadCsvWithFormula, parseColumnTable } from "../data/design.ts";
+import {
+  columnMoments,
+  type FormulaData,
+  loadCsvWithFormula,
+  parseColumnTable,
+} from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
 import { loadParquet, loadParquetWithFormula, parquetColumns } from "../data/parquet.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
@@ -31,7 +36,8 @@ import {
   withPrior,
 } from "../models/priors.ts";
 import { checkGlmPosterior } from "../samplers/proper_posterior.ts";
-import { CliUsageError, cliWording, type FlagSpec, positiveFlag, resolveUserPath } from "./args.ts";
+import type { FlagSpec } from "./args.ts";
+import { CliUsageError, cliWording, positiveFlag } from "./usage.ts";
 
 /** The families `sample --family` takes (gaussian without --sigma is "gaussian-scale"). */
 export const CLI_FAMILIES: readonly string[] = [
@@ -202,14 +208,19 @@ export function checkModelFlags(values: Record<string, unknown>): void {
  * `--prior-intercept` on top.
  *
  * @param values Parsed flag values.
+ * @param resolvePath Turns `--prior-file`'s value into the path to read (the
+ *   CLI: against the caller's directory; default: as given).
  * @returns The spec (unset parts take the defaults).
  * @throws {CliUsageError} Naming the flag or the file's key.
  */
-export async function priorSpecFromFlags(values: Record<string, unknown>): Promise<PriorSpec> {
+export async function priorSpecFromFlags(
+  values: Record<string, unknown>,
+  resolvePath: (path: string) => string = (path) => path,
+): Promise<PriorSpec> {
   const spec: PriorSpec = {};
   const file = values["prior-file"] as string | undefined;
   if (file !== undefined) {
-    const path = resolveUserPath(file);
+    const path = resolvePath(file);
     let json: unknown;
     try {
       json = JSON.parse(await Deno.readTextFile(path));
@@ -548,7 +559,8 @@ export function loadDataFile(
  * @param arena The arena.
  * @param dataPath The CSV or Parquet (`.parquet`) file (absolute).
  * @param values Parsed flag values (`formula`, `standardize`, priors, `response`, `columns`, …).
- * @param glm The family choice and the storage of X.
+ * @param glm The family choice, the storage of X, and how to resolve
+ *   `--prior-file` (the CLI passes `resolveUserPath`).
  * @returns The model, its prior in words, warnings and notes.
  * @throws {CliUsageError} Naming the flag for offset, trials, success and prior problems.
  * @throws {RangeError} For bad data and formulas (the caller adds `--data`).
@@ -557,7 +569,7 @@ export async function modelFromFlags(
   arena: Arena,
   dataPath: string,
   values: Record<string, unknown>,
-  glm: { choice: FamilyChoice; storage: "f32" | "f64" },
+  glm: { choice: FamilyChoice; storage: "f32" | "f64"; resolvePath?: (path: string) => string },
 ): Promise<ModelFromFlags> {
   try {
     const r = await _modelFromFlags(arena, dataPath, values, glm);
@@ -573,24 +585,11 @@ async function _modelFromFlags(
   arena: Arena,
   dataPath: string,
   values: Record<string, unknown>,
-  glm: { choice: FamilyChoice; storage: "f32" | "f64" },
+  glm: { choice: FamilyChoice; storage: "f32" | "f64"; resolvePath?: (path: string) => string },
 ): Promise<ModelFromFlags> {
   const { choice } = glm;
-  const withPriors = hasModelFlags(values);
-  const spec = withPriors ? await priorSpecFromFlags(values) : {};
-  if (withPriors && choice.scalePrior !== undefined) {
-    spec.scales = { ...spec.scales, [_scaleName(choice.family)]: choice.scalePrior };
-  }
-  if (withPriors && values["prior-scale"] !== undefined) {
-    // --prior-scale S with --formula or --prior-intercept: every coefficient
-    // (and the intercept, unless --prior-intercept gives it) ~ normal(0, S), as without them.
-    const s: CoefficientPrior = { family: "normal", location: 0, scale: choice.priorScale };
-    spec.coefficients = s;
-    spec.intercept ??= s;
-  }
-  const priorFamily = _HAS_SCALE.includes(choice.family) && choice.family !== "negative-binomial"
-    ? "gaussian"
-    : choice.family;
+  const { withPriors, spec } = await _priorsOfFlags(values, choice, glm.resolvePath);
+  const priorFamily = _priorFamily(choice);
   let data: GlmData;
   let defaults: PriorSpec | undefined;
   let offset: Float64Array | null = null, trials: Float64Array | null = null;
@@ -627,28 +626,10 @@ async function _modelFromFlags(
       if (m === null) throw e;
       throw new CliUsageError(`--${m[1] ?? m[2] ?? "response"}: ${msg}`);
     }
-    const d = fd.design, columnSd: Record<string, number> = {};
-    d.columnNames.forEach((n, j) => (columnSd[n] = d.columnSd[j] / d.scale[j]));
-    if (withPriors) {
-      defaults = defaultPriorSpec(d.columnNames, {
-        family: priorFamily,
-        columnSd,
-        responseMean: d.responseMean,
-        responseSd: d.responseSd,
-      });
-    }
-    if (d.responseCoding !== null) {
-      const c = d.responseCoding, other = c.levels.find((l) => l !== c.success)!;
-      notes.push(
-        `--response ${JSON.stringify(d.formula.response)} is text with levels ${
-          c.levels.map((l) => JSON.stringify(l)).join(", ")
-        }: ${JSON.stringify(c.success)} is coded 1, ${JSON.stringify(other)} 0 (${
-          choice.success === undefined
-            ? "the level that sorts second is 1; --success LEVEL chooses"
-            : "--success"
-        })`,
-      );
-    }
+    const described = _describeDesign(fd, choice, withPriors);
+    defaults = described.defaults;
+    notes.push(...described.notes);
+    const d = fd.design;
     offset = d.offset;
     trials = d.trials;
     data = fd;
@@ -700,6 +681,150 @@ async function _modelFromFlags(
       });
     }
   }
+  const built = _finishModel(data, values, choice, { spec, withPriors, defaults, offset, trials });
+  for (const w of built.posteriorWarnings) console.error(`tallmc: warning: ${w}`);
+  return {
+    model: built.model,
+    priorLines: built.priorLines,
+    warnings: data.warnings ?? [],
+    notes,
+  };
+}
+
+/** Default priors of a formula's design, and a note on how a text response was coded. */
+function _describeDesign(
+  fd: FormulaData,
+  choice: FamilyChoice,
+  withPriors: boolean,
+): { defaults: PriorSpec | undefined; notes: string[] } {
+  const d = fd.design, columnSd: Record<string, number> = {};
+  d.columnNames.forEach((n, j) => (columnSd[n] = d.columnSd[j] / d.scale[j]));
+  const defaults = withPriors
+    ? defaultPriorSpec(d.columnNames, {
+      family: _priorFamily(choice),
+      columnSd,
+      responseMean: d.responseMean,
+      responseSd: d.responseSd,
+    })
+    : undefined;
+  const notes: string[] = [];
+  if (d.responseCoding !== null) {
+    const c = d.responseCoding, other = c.levels.find((l) => l !== c.success)!;
+    notes.push(
+      `--response ${JSON.stringify(d.formula.response)} is text with levels ${
+        c.levels.map((l) => JSON.stringify(l)).join(", ")
+      }: ${JSON.stringify(c.success)} is coded 1, ${JSON.stringify(other)} 0 (${
+        choice.success === undefined
+          ? "the level that sorts second is 1; --success LEVEL chooses"
+          : "--success"
+      })`,
+    );
+  }
+  return { defaults, notes };
+}
+
+/** The family whose default priors apply ("gaussian" for the families with σ). */
+function _priorFamily(choice: FamilyChoice): string {
+  return _HAS_SCALE.includes(choice.family) && choice.family !== "negative-binomial"
+    ? "gaussian"
+    : choice.family;
+}
+
+/** What {@link modelFromFormulaData} built. */
+export interface ModelFromDesign {
+  /** The model with the prior in force. */
+  readonly model: GlmModel;
+  /** The GLM itself (its data, family, offset and trials; for predictive checks). */
+  readonly glm: GlmModel;
+  /** The prior in force, in words (null: the GlmModel's own N(0, S²) prior). */
+  readonly priorLines: readonly string[] | null;
+  /** Notes (how a text response was coded). */
+  readonly notes: readonly string[];
+  /** Warnings of the posterior check (separated data under a proper prior). */
+  readonly posteriorWarnings: readonly string[];
+}
+
+/**
+ * Build the model the flags describe over data already read through a
+ * formula (`FormulaData`, e.g. from `parseCsvWithFormula` or a page's own
+ * table), exactly as `sample` does after reading `--data`: the same family
+ * settings, prior defaults and prior flags, so the same seed gives the same
+ * draws. For callers without a file system (the web page).
+ *
+ * @param fd The data with its design.
+ * @param values The flags' values (`family`, `sigma`, `nu`, `prior`, `prior-intercept`,
+ *   `prior-aux`, `prior-scale`, `formula`, …) as `parseFlags` gives them.
+ * @returns The model, the GLM, the prior in words, notes and warnings.
+ * @throws {CliUsageError} Naming the flag, for bad family and prior flags.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "../data/dataset.ts";
+ * import { parseCsvWithFormula } from "../data/design.ts";
+ * import { modelFromFormulaData } from "./model_options.ts";
+ * const d = parseCsvWithFormula("y,g\n1,a\n0,b\n1,b\n0,a\n", { formula: "y ~ g", family: "logistic" });
+ * const data = glmDataFromArrays(loadCore(), d.x, d.y, { numCols: d.numCols, columnNames: d.columnNames });
+ * const { x: _x, y: _y, numRows: _n, numCols: _p, ...design } = d;
+ * const built = await modelFromFormulaData({ ...data, design }, { family: "logistic", formula: "y ~ g" });
+ * assert.deepEqual(built.model.parameterNames, ["(Intercept)", "g[b]"]);
+ * assert.ok(built.priorLines!.some((l) => l.includes("normal")));
+ * ```
+ */
+export async function modelFromFormulaData(
+  fd: FormulaData,
+  values: Record<string, unknown>,
+): Promise<ModelFromDesign> {
+  checkModelFlags(values);
+  const choice = familyFromFlags(values);
+  const { withPriors, spec } = await _priorsOfFlags(values, choice);
+  const { defaults, notes } = _describeDesign(fd, choice, withPriors);
+  const built = _finishModel(fd, values, choice, {
+    spec,
+    withPriors,
+    defaults,
+    offset: fd.design.offset,
+    trials: fd.design.trials,
+  });
+  return { ...built, notes };
+}
+
+/** The prior spec the flags give, with `--prior-aux` and `--prior-scale` folded in. */
+async function _priorsOfFlags(
+  values: Record<string, unknown>,
+  choice: FamilyChoice,
+  resolvePath?: (path: string) => string,
+): Promise<{ withPriors: boolean; spec: PriorSpec }> {
+  const withPriors = hasModelFlags(values);
+  const spec = withPriors ? await priorSpecFromFlags(values, resolvePath) : {};
+  if (withPriors && choice.scalePrior !== undefined) {
+    spec.scales = { ...spec.scales, [_scaleName(choice.family)]: choice.scalePrior };
+  }
+  if (withPriors && values["prior-scale"] !== undefined) {
+    // --prior-scale S with --formula or --prior-intercept: every coefficient
+    // (and the intercept, unless --prior-intercept gives it) ~ normal(0, S), as without them.
+    const s: CoefficientPrior = { family: "normal", location: 0, scale: choice.priorScale };
+    spec.coefficients = s;
+    spec.intercept ??= s;
+  }
+  return { withPriors, spec };
+}
+
+/** The GLM over `data` with the family's settings, and the flags' prior on top. */
+function _finishModel(
+  data: GlmData,
+  values: Record<string, unknown>,
+  choice: FamilyChoice,
+  p: {
+    spec: PriorSpec;
+    withPriors: boolean;
+    defaults: PriorSpec | undefined;
+    offset: Float64Array | null;
+    trials: Float64Array | null;
+  },
+): Omit<ModelFromDesign, "notes"> {
+  const { spec, withPriors, defaults, offset, trials } = p;
   const options: GlmOptions = { family: choice.family };
   if (choice.sigma !== undefined) options.sigma = choice.sigma;
   if (choice.nu !== undefined) options.nu = choice.nu;
@@ -709,10 +834,9 @@ async function _modelFromFlags(
     options.priorScale = choice.priorScale;
     if (choice.scalePrior !== undefined) options.scalePrior = choice.scalePrior;
   }
-  const model = new GlmModel(data, options);
+  const glm = new GlmModel(data, options);
   if (!withPriors) {
-    _checkPosterior(model);
-    return { model, priorLines: null, warnings: data.warnings ?? [], notes };
+    return { model: glm, glm, priorLines: null, posteriorWarnings: _checkPosterior(glm) };
   }
   let prior;
   try {
@@ -720,10 +844,10 @@ async function _modelFromFlags(
     // log_x is a coefficient, not a scale sampled on the log scale (the name
     // rule buildPrior applies to parameters it is not told about).
     const kinds: Record<string, "coefficient"> = {};
-    for (const name of model.parameterNames.slice(0, model.numCols)) {
+    for (const name of glm.parameterNames.slice(0, glm.numCols)) {
       if (name !== "(Intercept)") kinds[name] = "coefficient";
     }
-    prior = buildPrior(model.parameterNames, spec, { defaults, kinds });
+    prior = buildPrior(glm.parameterNames, spec, { defaults, kinds });
   } catch (e) {
     const msg = (e as Error).message;
     const flag = /prior of the intercept/.test(msg) && values["prior-intercept"] !== undefined
@@ -735,25 +859,24 @@ async function _modelFromFlags(
       : "--prior";
     throw new CliUsageError(`${flag}: ${msg}`);
   }
-  const withFlags = withPrior(model, prior);
-  _checkPosterior(withFlags);
+  const withFlags = withPrior(glm, prior);
   return {
     model: withFlags,
+    glm,
     priorLines: prior.describe(),
-    warnings: data.warnings ?? [],
-    notes,
+    posteriorWarnings: _checkPosterior(withFlags),
   };
 }
 
 /**
  * Refuse an improper posterior (an unbounded direction under flat priors:
  * exit 2, naming the columns and the fix) and warn about separated data
- * under a proper prior (on stderr, naming the columns).
+ * under a proper prior (returned, naming the columns).
  */
-function _checkPosterior(model: GlmModel): void {
+function _checkPosterior(model: GlmModel): readonly string[] {
   const r = checkGlmPosterior(model, { wording: "cli" });
   if (r.error !== null) throw new CliUsageError(r.error);
-  for (const w of r.warnings) console.error(`tallmc: warning: ${w}`);
+  return r.warnings;
 }
 
 /**

@@ -402,6 +402,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
     const built = await modelFromFlags(arena, dataPath, values, {
       choice,
       storage: values.f32 ? "f32" : "f64",
+      resolvePath: resolveUserPath,
     });
     if (!values.quiet) {
       for (const line of built.priorLines ?? []) console.log(`prior: ${line}`);

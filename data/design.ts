@@ -187,7 +187,9 @@ export interface FormulaCsvOptions extends DesignOptions {
  * Read CSV text (with a header row) into a table of text cells.
  *
  * @param text The file's contents.
- * @param options The delimiter (default: detected, as in csv.ts).
+ * @param options The delimiter (default: detected, as in csv.ts), and
+ *   `badRows`: when given, rows with the wrong number of fields are listed
+ *   there (every one, naming the line) and left out instead of refused.
  * @returns The table.
  * @throws {RangeError} For an empty file, a file with no data rows,
  *   duplicate or empty header names, and rows with the wrong number of fields
@@ -201,7 +203,10 @@ export interface FormulaCsvOptions extends DesignOptions {
  * assert.deepEqual(t.columns[1], ["north", "south"]);
  * ```
  */
-export function parseColumnTable(text: string, options: { delimiter?: string } = {}): ColumnTable {
+export function parseColumnTable(
+  text: string,
+  options: { delimiter?: string; badRows?: string[] } = {},
+): ColumnTable {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let delimiter = options.delimiter;
   if (delimiter === undefined) {
@@ -229,20 +234,26 @@ export function parseColumnTable(text: string, options: { delimiter?: string } =
     seen.add(n);
   });
   if (rows.length < 2) throw new RangeError("the CSV file has a header but no data rows");
-  const columns: string[][] = names.map(() => new Array(rows.length - 1));
-  const problems: string[] = [];
+  const collect = options.badRows;
+  const columns: string[][] = names.map(() => []);
+  const problems: string[] = [], kept: number[] = [];
   for (let i = 1; i < rows.length; i++) {
     const r = rows[i];
     if (r.length !== names.length) {
-      problems.push(
+      const problem =
         `data row ${i} has ${r.length} fields, expected ${names.length} (as in the header), at line ${
           lineOf[i]
-        }`,
-      );
+        }`;
+      if (collect !== undefined) {
+        collect.push(problem);
+        continue;
+      }
+      problems.push(problem);
       if (problems.length >= MAX_LISTED_PROBLEMS) break;
       continue;
     }
-    for (let j = 0; j < names.length; j++) columns[j][i - 1] = r[j].trim();
+    for (let j = 0; j < names.length; j++) columns[j].push(r[j].trim());
+    kept.push(lineOf[i]);
   }
   if (problems.length === 1) throw new RangeError(problems[0]);
   if (problems.length > 1) {
@@ -254,7 +265,8 @@ export function parseColumnTable(text: string, options: { delimiter?: string } =
       }`,
     );
   }
-  return { names, columns, numRows: rows.length - 1, lines: Int32Array.from(lineOf.slice(1)) };
+  if (kept.length === 0) throw new RangeError("the CSV file has no well-formed data rows");
+  return { names, columns, numRows: kept.length, lines: Int32Array.from(kept) };
 }
 
 const _papa = Papa as unknown as {

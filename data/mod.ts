@@ -35,6 +35,7 @@ export {
   loadParquet,
   loadParquetWithFormula,
   openParquetRows,
+  parquetColumnTable,
   type ParquetDecompressors,
   type ParquetOptions,
   type ParquetRowChunk,

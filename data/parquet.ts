@@ -69,7 +69,7 @@ import {
   safeColumnNames,
 } from "./csv_checks.ts";
 import { type GlmData, glmDataFromArrays, type Storage } from "./dataset.ts";
-import { buildDesign, type DesignOptions, type FormulaData } from "./design.ts";
+import { buildDesign, type ColumnTable, type DesignOptions, type FormulaData } from "./design.ts";
 import type { Formula } from "./formula.ts";
 
 /**
@@ -875,6 +875,57 @@ export async function loadParquetWithFormula(
   source: ParquetSource,
   options: FormulaParquetOptions,
 ): Promise<FormulaData> {
+  const where = source instanceof Uint8Array
+    ? "Parquet bytes: "
+    : `${source instanceof URL ? source.href : source}: `;
+  const table = await parquetColumnTable(source, { compressors: options.compressors });
+  try {
+    const d = buildDesign(table, options.formula, options);
+    const data = glmDataFromArrays(arena, d.x, d.y, {
+      numCols: d.numCols,
+      storage: options.storage,
+      columnNames: d.columnNames,
+    });
+    const { x: _x, y: _y, numRows: _n, numCols: _p, ...design } = d;
+    return { ...data, warnings: d.warnings, design };
+  } catch (e) {
+    if (e instanceof RangeError && !e.message.startsWith(where)) {
+      throw new RangeError(`${where}${e.message}`, { cause: e });
+    }
+    throw e;
+  }
+}
+
+/**
+ * Read a whole Parquet file as a table of text cells (numbers written as
+ * JavaScript prints them, booleans as 1/0), the table the formula path
+ * builds its design from (`buildDesign`, data/design.ts).
+ *
+ * @param source A path, a file URL or the file's bytes.
+ * @param options `compressors`; `nulls`: `"error"` (default: a null cell is
+ *   refused, naming its row and column) or `"empty"` (a null becomes an
+ *   empty cell, for callers that drop incomplete rows).
+ * @returns The table.
+ * @throws {TypeError} For a nested or non-numeric, non-text column.
+ * @throws {RangeError} For a null cell (`nulls: "error"`) or a file with no rows.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parquetColumnTable, writeParquet } from "./parquet.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".parquet" });
+ * const chunk = { numRows: 2, x: new Float64Array([0.5, 2]), y: new Float64Array([1, 0]) };
+ * await writeParquet(path, [chunk], { columnNames: ["a"], responseName: "y", storage: "f64" });
+ * const t = await parquetColumnTable(await Deno.readFile(path));
+ * assert.deepEqual(t.names, ["y", "a"]);
+ * assert.deepEqual(t.columns[1], ["0.5", "2"]);
+ * await Deno.remove(path);
+ * ```
+ */
+export async function parquetColumnTable(
+  source: ParquetSource,
+  options: { compressors?: ParquetDecompressors; nulls?: "error" | "empty" } = {},
+): Promise<ColumnTable> {
   const o = await _open(source);
   const columns: string[][] = o.names.map(() => []);
   try {
@@ -895,6 +946,10 @@ export async function loadParquetWithFormula(
         for (let i = 0; i < n; i++) {
           const v = c[i];
           if (v === null || v === undefined) {
+            if (options.nulls === "empty") {
+              out.push("");
+              continue;
+            }
             throw new RangeError(
               `${o.where}row ${start + i + 1}, column ${JSON.stringify(name)}: the cell is null ` +
                 `(missing values are not allowed)`,
@@ -906,14 +961,7 @@ export async function loadParquetWithFormula(
       start += n;
     }
     if (start === 0) throw new RangeError(`${o.where}the file has no data rows`);
-    const d = buildDesign({ names: o.names, columns, numRows: start }, options.formula, options);
-    const data = glmDataFromArrays(arena, d.x, d.y, {
-      numCols: d.numCols,
-      storage: options.storage,
-      columnNames: d.columnNames,
-    });
-    const { x: _x, y: _y, numRows: _n, numCols: _p, ...design } = d;
-    return { ...data, warnings: d.warnings, design };
+    return { names: o.names, columns, numRows: start };
   } catch (e) {
     if (e instanceof RangeError && !e.message.startsWith(o.where)) {
       throw new RangeError(`${o.where}${e.message}`, { cause: e });

@@ -2,30 +2,30 @@
 /**
  * The demo page: reads the controls, runs the sampler in a Web Worker
  * (`worker.ts`) and shows what it streams back — trace plots and posterior
- * densities (Vega-Lite, compiled and rendered by Vega in the page, bundled:
- * nothing is fetched from a CDN), the summary table, the cost in rows
- * evaluated — and offers the draws as a CSV file.
- *
- * Plot data live in one Vega dataset per view (`draws`, rows of
- * `{chain, iteration, param, value, truth}`); new draws are inserted with a
- * changeset, so a plot update costs the new rows, not a redraw from scratch.
+ * densities, rank plots, a pairs plot and the posterior predictive check
+ * (drawn on canvases by `plots.ts`, each redraw a few milliseconds), the
+ * summary table, the cost in rows evaluated — and offers the draws as a CSV
+ * file. A CSV or Parquet file is read and checked once by the worker when it
+ * is loaded; its model is given as the CLI's flags (formula, family and its
+ * options, priors).
  *
  * @module
  */
-import * as vega from "npm:vega@6.4.0";
-import * as vegaLite from "npm:vega-lite@6.5.0";
 import type { SummaryRow } from "../diagnostics/summary.ts";
-import type { Cost, Family, RunRequest, SamplerEntry, WorkerMessage } from "./protocol.ts";
+import type {
+  Cost,
+  DescribeRequest,
+  Family,
+  LoadRequest,
+  PpcView,
+  RunRequest,
+  SamplerEntry,
+  WorkerMessage,
+} from "./protocol.ts";
+import type { TableCheck } from "./table.ts";
+import { drawPairs, drawPpc, drawRanks, LivePlot, type PlotRow } from "./plots.ts";
 
 const _$ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
-
-interface _PlotRow {
-  chain: string;
-  iteration: number;
-  param: string;
-  value: number;
-  truth: number | null;
-}
 
 /** State of the current run, as the page knows it. */
 const run = {
@@ -37,10 +37,13 @@ const run = {
   startedAt: 0,
   numDraws: 0,
   signed: false,
+  workers: 1,
 };
 let worker: Worker | null = null;
-let csvText: string | null = null;
-let views: vega.View[] = [];
+let fileName: string | null = null;
+let fileCheck: TableCheck | null = null;
+let lastPpc: PpcView | null = null;
+let views: LivePlot[] = [];
 let plotted: string[] = [];
 
 function _newWorker(): Worker {
@@ -64,7 +67,6 @@ function _setState(state: "idle" | "running" | "done" | "stopped" | "error"): vo
  * cost and draws, so that nothing on screen belongs to another run.
  */
 function _clearResults(): void {
-  _buildGeneration++; // a plot build under way stops at its next step
   for (const v of views) v.finalize();
   views = [];
   (globalThis as Record<string, unknown>).tallmcViews = views;
@@ -73,6 +75,16 @@ function _clearResults(): void {
     _$(id).textContent = "";
     _$(id).setAttribute("aria-label", "no plot yet: no run");
   }
+  for (const id of ["rank", "pairs", "ppc"]) {
+    const c = _$<HTMLCanvasElement>(id);
+    c.getContext("2d")?.clearRect(0, 0, c.width, c.height);
+    c.setAttribute("aria-label", "no plot yet: no run");
+  }
+  _$("ppc-stats").textContent = "";
+  _$("ppc-note").textContent = "";
+  _$("prior-lines").hidden = true;
+  _$("prior-lines").textContent = "";
+  lastPpc = null;
   _$("thinning").textContent = "";
   _$("params").textContent = "";
   _$("description").textContent = "";
@@ -81,6 +93,7 @@ function _clearResults(): void {
   _$("sign-note").textContent = "";
   _renderVerdict(null, true);
   _renderSummary(null, "");
+  delete document.body.dataset.afterRun;
   for (const id of ["cost-ll", "cost-grad", "cost-hess", "cost-passes"]) _$(id).textContent = "0";
   _$("rate").textContent = "–";
   document.body.classList.remove("has-truth");
@@ -137,82 +150,13 @@ function _int(x: number): string {
 
 // ---- plots -----------------------------------------------------------------
 
-function _traceSpec(numParams: number, width: number): vegaLite.TopLevelSpec {
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    data: { name: "draws" },
-    facet: { row: { field: "param", type: "nominal", title: null, sort: plotted } },
-    spec: {
-      width,
-      height: Math.max(60, Math.min(110, 420 / numParams)),
-      layer: [
-        {
-          mark: { type: "line", strokeWidth: 0.8, opacity: 0.85 },
-          encoding: {
-            x: { field: "iteration", type: "quantitative", title: "iteration" },
-            y: { field: "value", type: "quantitative", title: null, scale: { zero: false } },
-            color: { field: "chain", type: "nominal", title: "chain" },
-          },
-        },
-        {
-          transform: [{ filter: "datum.truth != null" }, {
-            aggregate: [{ op: "max", field: "truth", as: "truth" }],
-          }],
-          mark: { type: "rule", strokeDash: [4, 3], color: "#333" },
-          encoding: { y: { field: "truth", type: "quantitative" } },
-        },
-      ],
-    },
-    resolve: { scale: { y: "independent" } },
-    config: { view: { stroke: "#ddd" }, axis: { labelFontSize: 10 } },
-  } as vegaLite.TopLevelSpec;
-}
-
-function _densitySpec(numParams: number, width: number): vegaLite.TopLevelSpec {
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    data: { name: "draws" },
-    facet: { row: { field: "param", type: "nominal", title: null, sort: plotted } },
-    spec: {
-      width,
-      height: Math.max(60, Math.min(110, 420 / numParams)),
-      layer: [
-        {
-          transform: [{ density: "value", groupby: ["chain"], steps: 80 }],
-          mark: { type: "area", opacity: 0.35, line: { strokeWidth: 1 } },
-          encoding: {
-            x: {
-              field: "value",
-              type: "quantitative",
-              title: null,
-              scale: { zero: false },
-              axis: { tickCount: 5 },
-            },
-            y: { field: "density", type: "quantitative", title: null, stack: null },
-            color: { field: "chain", type: "nominal", title: "chain" },
-          },
-        },
-        {
-          transform: [{ filter: "datum.truth != null" }, {
-            aggregate: [{ op: "max", field: "truth", as: "truth" }],
-          }],
-          mark: { type: "rule", strokeDash: [4, 3], color: "#333" },
-          encoding: { x: { field: "truth", type: "quantitative" } },
-        },
-      ],
-    },
-    resolve: { scale: { x: "independent", y: "independent" } },
-    config: { view: { stroke: "#ddd" }, axis: { labelFontSize: 10 } },
-  } as vegaLite.TopLevelSpec;
-}
-
 /**
  * Plot rows of the plotted parameters, keeping every `_plotStride()`-th
  * draw: at most 500 points per chain, enough for a trace plot and a density,
  * few enough for the page to redraw them while the sampler streams.
  */
-function _plotRows(rows: number[][]): _PlotRow[] {
-  const out: _PlotRow[] = [];
+function _plotRows(rows: number[][]): PlotRow[] {
+  const out: PlotRow[] = [];
   const stride = _plotStride();
   for (const name of plotted) {
     const j = run.names.indexOf(name);
@@ -234,47 +178,30 @@ function _plotStride(): number {
   return Math.max(1, Math.ceil((_lastRequest?.numSamples ?? 0) / 500));
 }
 
-/** Incremented by each plot build and each clearing: an older build gives up. */
-let _buildGeneration = 0;
-
-async function _buildPlots(): Promise<void> {
-  const generation = ++_buildGeneration;
+function _buildPlots(): void {
+  const t = performance.now();
   for (const v of views) v.finalize();
-  views = [];
   plotted = Array.from(_$<HTMLSelectElement>("params").selectedOptions, (o) => o.value);
   if (plotted.length === 0) plotted = run.names.slice(0, 4);
-  // Facets need a fixed width: the figure's, less the axis and legend.
-  const width = (id: string) => Math.max(160, _$(id).clientWidth - 110);
-  const specs: [string, vegaLite.TopLevelSpec][] = [
-    ["trace", _traceSpec(plotted.length, width("trace"))],
-    ["density", _densitySpec(plotted.length, width("density"))],
-  ];
   const numInserted = run.rows.length; // later draws arrive through the queues
   _queues = [[], []];
   _lastUpdate = [0, 0];
-  const built: vega.View[] = [];
-  for (const [id, spec] of specs) {
+  const thinned = Math.ceil((_lastRequest?.numSamples ?? 0) / _plotStride());
+  views = (["trace", "density"] as const).map((id) => {
     const container = _$(id);
     container.textContent = "";
-    // Compiling, parsing and the first render are separate tasks, each
-    // measured (performance entries "tallmc:…", seen in the browser's profiler).
-    let t = performance.now();
-    const compiled = vega.parse(vegaLite.compile(spec).spec);
-    performance.measure(`tallmc:compile ${id}`, { start: t });
-    await _yield();
-    if (generation !== _buildGeneration) return _abandon(built);
-    t = performance.now();
-    // Each view draws into an element of its own, which an abandoned build removes.
-    const holder = container.appendChild(document.createElement("div"));
-    const view = new vega.View(compiled, { renderer: "canvas", container: holder, hover: false });
-    view.insert("draws", _plotRows(run.rows.slice(0, numInserted)));
-    await view.runAsync();
-    performance.measure(`tallmc:first render ${id}`, { start: t });
-    built.push(view);
-    await _yield();
-    if (generation !== _buildGeneration) return _abandon(built);
-  }
-  views = built;
+    const canvas = container.appendChild(document.createElement("canvas"));
+    const plot = new LivePlot(
+      canvas,
+      id,
+      plotted,
+      id === "trace" ? (_lastRequest?.numSamples ?? thinned) : thinned,
+    );
+    plot.add(_plotRows(run.rows.slice(0, numInserted)));
+    plot.draw();
+    return plot;
+  });
+  performance.measure("tallmc:first render", { start: t });
   // Text alternatives: what each plot shows, in one line.
   const names = plotted.join(", ");
   const chains = `${_lastRequest?.numChains ?? 1} chain${
@@ -289,22 +216,22 @@ async function _buildPlots(): Promise<void> {
     "aria-label",
     `Posterior densities of ${names}: kernel density of the draws, one curve per chain (${chains})${truth}.`,
   );
-  // The views, for the browser console and the end-to-end test (which counts the plotted rows).
+  // The plots, for the browser console and the end-to-end tests (which count the plotted rows).
   (globalThis as Record<string, unknown>).tallmcViews = views;
   if (!_rendering) _renderQueued(); // draws that arrived while building
   const stride = _plotStride();
   _$("thinning").textContent = stride > 1 ? `(every ${stride}th draw plotted)` : "";
+  if (["done", "stopped"].includes(document.body.dataset.state ?? "")) _drawAfterRun();
 }
 
 /**
- * Plot updates: draws wait in one queue per view and are inserted by a single
- * loop, at most one Vega run in flight. Traces update every _TRACE_MS,
- * densities (every KDE recomputed, the costlier redraw) every _DENSITY_MS,
- * and both at once when the run ends, so a long run never floods the page's
- * thread with renders.
+ * Plot updates: draws wait in one queue per plot and are drawn by a single
+ * loop. Traces redraw every _TRACE_MS, densities (every KDE recomputed)
+ * every _DENSITY_MS, and both at once when the run ends; each redraw is a
+ * canvas pass of a few milliseconds, so the page's thread stays free.
  */
 const _TRACE_MS = 400;
-const _DENSITY_MS = 1500;
+const _DENSITY_MS = 1000;
 let _queues: number[][][] = [[], []];
 let _lastUpdate = [0, 0];
 let _flushAll = false;
@@ -328,13 +255,11 @@ async function _renderQueued(): Promise<void> {
         const data = _plotRows(_queues[i]);
         _queues[i] = [];
         _lastUpdate[i] = now;
-        const v = current[i];
-        // An empty facet has no rows yet: the first data need a new layout.
-        const first = v.data("draws").length === 0;
-        const changed = v.change("draws", vega.changeset().insert(data));
         const t = performance.now();
-        await (first ? changed.resize() : changed).runAsync();
+        current[i].add(data);
+        current[i].draw();
         performance.measure(`tallmc:update ${i === 0 ? "trace" : "density"}`, { start: t });
+        if (i === 0) await _yield(); // one redraw per task
       }
     }
   } finally {
@@ -438,14 +363,6 @@ function _samplerOptions(): Record<string, number | string | boolean> {
   return out;
 }
 
-/** Drop the views of a build that a newer build or a clearing replaced. */
-function _abandon(built: vega.View[]): void {
-  for (const v of built) {
-    v.finalize();
-    v.container()?.remove(); // the view's own element, inside #trace or #density
-  }
-}
-
 /** Let the page's thread do other work (input, painting) before going on. */
 function _yield(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
@@ -473,21 +390,37 @@ function _handle(m: WorkerMessage): void {
     _$("description").textContent = m.description;
     _$("backend").textContent = `compute core: ${m.backend}`;
     _$("warnings").textContent = m.warnings.join(" ");
+    if (m.notes.length > 0) _$("description").textContent += `. ${m.notes.join(" ")}`;
+    _$("description").dataset.dropped = String(m.dropped);
+    _$("prior-lines").textContent = m.priorLines === null
+      ? ""
+      : `Prior in force:\n${m.priorLines.join("\n")}`;
+    _$("prior-lines").hidden = m.priorLines === null;
+    run.workers = m.workers;
     const select = _$<HTMLSelectElement>("params");
     select.innerHTML = m.names.map((n, j) =>
       `<option value="${n}"${j < 4 ? " selected" : ""}>${n}</option>`
     ).join("");
+    for (const id of ["pair-x", "pair-y"]) {
+      _$<HTMLSelectElement>(id).innerHTML = m.names.map((n) => `<option>${_escape(n)}</option>`)
+        .join("");
+    }
+    _$<HTMLSelectElement>("pair-y").value = m.names[Math.min(1, m.names.length - 1)];
     _buildPlots();
   } else if (m.type === "progress") {
     const request = _lastRequest!;
     const per = request.numWarmup + request.numSamples;
-    const done = Math.min(m.chain, request.numChains) * per +
-      (m.chain < request.numChains ? m.iteration : 0);
+    const done = m.iterations.reduce((s, [, it]) => s + it, 0);
     _$("bar").style.width = `${(100 * done / (per * request.numChains)).toFixed(1)}%`;
-    const phase = m.iteration <= request.numWarmup ? "warmup" : "sampling";
-    _$("progress-text").textContent = m.chain < request.numChains
-      ? `chain ${m.chain + 1} of ${request.numChains}: ${phase}, iteration ${m.iteration} of ${per}`
-      : "finishing…";
+    const running = m.iterations.filter(([, it]) => it > 0 && it < per);
+    const finished = m.iterations.filter(([, it]) => it >= per).length;
+    _$("progress-text").textContent = running.length === 0
+      ? (finished >= request.numChains ? "finishing…" : "starting…")
+      : running.map(([c, it]) =>
+        `chain ${c + 1} of ${request.numChains}: ${
+          it <= request.numWarmup ? "warmup" : "sampling"
+        }, iteration ${it} of ${per}`
+      ).join("; ") + (run.workers > 1 ? ` (${run.workers} workers)` : "");
     run.rows.push(...m.draws);
     run.numDraws += m.draws.length;
     _addToPlots(m.draws);
@@ -512,6 +445,8 @@ function _handle(m: WorkerMessage): void {
       }% of the draws have a negative sign. The CSV has a sign column.`;
     _$("sign-note").dataset.share = String(m.negativeSignShare ?? "");
     _$("bar").style.width = "100%";
+    lastPpc = m.ppc;
+    _drawAfterRun();
     const secs = (performance.now() - run.startedAt) / 1000;
     _$("progress-text").textContent = `done in ${secs.toFixed(1)} s`;
     _$("chains").innerHTML = `<h2>Per chain</h2><div class="scroll" role="region" tabindex="0" ` +
@@ -535,9 +470,93 @@ function _handle(m: WorkerMessage): void {
     const stops = m.chains.flatMap((c, i) => c.stop === null ? [] : [`chain ${i + 1}: ${c.stop}`]);
     if (stops.length > 0) _$("warnings").textContent = stops.join(" ");
     _setState("done");
+  } else if (m.type === "described") {
+    const el = _$("prior-preview");
+    el.textContent = m.error !== null
+      ? `These model settings are refused: ${m.error}`
+      : m.priorLines === null
+      ? ""
+      : `Prior (blank fields take the defaults):\n${m.priorLines.join("\n")}`;
+    el.classList.toggle("bad", m.error !== null);
+  } else if (m.type === "table") {
+    _showFile(m.name, m.check);
+    _describeModel();
+  } else if (m.type === "load-error") {
+    fileCheck = null;
+    _$("file-info").hidden = false;
+    _$("file-summary").textContent = `${fileName ?? "the file"} could not be read:`;
+    _$("file-problems").innerHTML = `<li>${_escape(m.message)}</li>`;
+    const csv = _$<HTMLSelectElement>("dataset").querySelector<HTMLOptionElement>(
+      'option[value="csv"]',
+    )!;
+    csv.disabled = true;
+    if (_$<HTMLSelectElement>("dataset").value === "csv") {
+      _$<HTMLSelectElement>("dataset").value = "higgs";
+    }
+    _syncControls();
+    _setState("idle");
   } else {
     _fail(m.message);
   }
+}
+
+/** The plots drawn once a run has ended (or stopped): ranks, pairs, predictive check. */
+async function _drawAfterRun(): Promise<void> {
+  // One plot per task, so that the page's thread is never held for all three.
+  const rows = run.rows; // a new run replaces the array: then these plots are stale
+  delete document.body.dataset.afterRun;
+  await _yield();
+  if (run.rows !== rows) return;
+  let t = performance.now();
+  const names = plotted.length > 0 ? plotted : run.names.slice(0, 4);
+  const ranks = _$<HTMLCanvasElement>("rank");
+  drawRanks(ranks, run.rows, run.names, names, _lastRequest?.numChains ?? 1);
+  ranks.setAttribute(
+    "aria-label",
+    `Rank plots of ${
+      names.join(", ")
+    }: for each chain, a histogram of its draws' ranks among all chains' draws (20 bins); uniform when the chains sample the same distribution.`,
+  );
+  performance.measure("tallmc:rank plots", { start: t });
+  await _yield();
+  if (run.rows !== rows) return;
+  t = performance.now();
+  _drawPairs();
+  performance.measure("tallmc:pairs plot", { start: t });
+  await _yield();
+  if (run.rows !== rows) return;
+  t = performance.now();
+  const ppc = _$<HTMLCanvasElement>("ppc");
+  if (lastPpc === null) {
+    ppc.getContext("2d")?.clearRect(0, 0, ppc.width, ppc.height);
+    ppc.setAttribute("aria-label", "no posterior predictive check for this run");
+    _$("ppc-stats").textContent = "";
+  } else {
+    const p = lastPpc;
+    const what = drawPpc(ppc, p);
+    ppc.setAttribute("aria-label", what);
+    _$("ppc-note").textContent = `(${_int(p.numRows)} of ${
+      _int(p.numRowsTotal)
+    } rows, ${p.numDraws} draws)`;
+    _$("ppc-stats").textContent = p.statistics.map((st) =>
+      `${st.name}: observed ${_sig(st.observed)}, replicated ${_sig(st.replicatedQ5)}…${
+        _sig(st.replicatedQ95)
+      } (p = ${st.pValue.toFixed(2)})`
+    ).join("; ");
+  }
+  performance.measure("tallmc:predictive check", { start: t });
+  document.body.dataset.afterRun = "drawn";
+}
+
+function _drawPairs(): void {
+  const x = _$<HTMLSelectElement>("pair-x").value, y = _$<HTMLSelectElement>("pair-y").value;
+  const c = _$<HTMLCanvasElement>("pairs");
+  if (run.rows.length === 0 || x === "" || y === "") return;
+  drawPairs(c, run.rows, run.names.indexOf(x), run.names.indexOf(y), x, y);
+  c.setAttribute(
+    "aria-label",
+    `Pairs plot: ${y} against ${x}, one point per draw (at most 2000), coloured by chain.`,
+  );
 }
 
 // ---- controls --------------------------------------------------------------
@@ -556,7 +575,87 @@ function _syncControls(): void {
   family.disabled = dataset !== "csv";
   _$("d-label").hidden = dataset !== "gaussian";
   _$("n").parentElement!.parentElement!.hidden = dataset === "csv";
-  _$("response-label").hidden = dataset !== "csv";
+  for (const el of document.querySelectorAll<HTMLElement>(".file-only")) {
+    el.hidden = dataset !== "csv";
+  }
+  for (const el of document.querySelectorAll<HTMLElement>(".synthetic-only")) {
+    el.hidden = dataset === "csv";
+  }
+  for (const el of document.querySelectorAll<HTMLElement>(".fam")) {
+    el.hidden = !el.classList.contains(`fam-${family.value}`);
+  }
+}
+
+/** A column name as a formula term (back-quoted unless a plain name). */
+function _term(name: string): string {
+  return /^[A-Za-z_.][A-Za-z0-9_.]*$/.test(name) ? name : `\`${name}\``;
+}
+
+/** `response ~ every other column` (not the offset or trials column). */
+function _defaultFormula(): string {
+  if (fileCheck === null) return "";
+  const response = _$<HTMLSelectElement>("response").value;
+  const aux = [_$<HTMLSelectElement>("offset").value, _$<HTMLSelectElement>("trials").value];
+  const rhs = fileCheck.columns.map((c) => c.name).filter((n) =>
+    n !== response && !aux.includes(n)
+  );
+  return `${_term(response)} ~ ${rhs.length === 0 ? "1" : rhs.map(_term).join(" + ")}`;
+}
+
+let _describeTimer: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Ask the worker for the prior the model fields give (the defaults
+ * included), shown under them; again 400 ms after each change. Not while a
+ * run holds the worker.
+ */
+function _describeModel(): void {
+  clearTimeout(_describeTimer);
+  _describeTimer = setTimeout(() => {
+    if (fileCheck === null || document.body.dataset.state === "running") return;
+    if (_$<HTMLSelectElement>("dataset").value !== "csv") return;
+    const request: DescribeRequest = { type: "describe", flags: _fileFlags() };
+    worker?.postMessage(request);
+  }, 400);
+}
+
+/** Show the formula's response in the Response list (when it names a column). */
+function _responseFromFormula(): void {
+  const lhs = _$<HTMLInputElement>("formula").value.split("~")[0].trim().replace(/^`(.*)`$/, "$1");
+  const select = _$<HTMLSelectElement>("response");
+  if (Array.from(select.options).some((o) => o.value === lhs)) select.value = lhs;
+}
+
+/** The file model's settings as the CLI's flags. */
+function _fileFlags(): Record<string, string | string[] | boolean> {
+  const family = _$<HTMLSelectElement>("family").value;
+  const v = (id: string) => _$<HTMLInputElement>(id).value.trim();
+  const flags: Record<string, string | string[] | boolean> = {
+    formula: v("formula") || _defaultFormula(),
+    family,
+  };
+  if (family === "gaussian" && v("sigma") !== "") flags.sigma = v("sigma");
+  if (family === "student-t") flags.nu = v("nu");
+  if ((family === "poisson" || family === "negative-binomial") && v("offset") !== "") {
+    flags.offset = v("offset");
+  }
+  if (family === "binomial" && v("trials") !== "") flags.trials = v("trials");
+  if (family === "logistic" && v("success") !== "") flags.success = v("success");
+  if (_$<HTMLInputElement>("standardize").checked) flags.standardize = true;
+  const priors = _$<HTMLTextAreaElement>("priors").value.split("\n").map((l) => l.trim())
+    .filter((l) => l !== "");
+  if (priors.length > 0) flags.prior = priors;
+  if (v("priorIntercept") !== "") flags["prior-intercept"] = v("priorIntercept");
+  if (["gaussian", "student-t", "negative-binomial"].includes(family) && v("priorAux") !== "") {
+    flags["prior-aux"] = v("priorAux");
+  }
+  return flags;
+}
+
+/** The number of workers the page can use for `numChains` chains. */
+function _workers(): number {
+  const asked = Math.max(1, Math.floor(_num("workers")) || 1);
+  return Math.min(asked, _num("numChains"));
 }
 
 function _start(): void {
@@ -567,10 +666,11 @@ function _start(): void {
     n: _num("n"),
     d: _num("d"),
     dataSeed: _num("dataSeed"),
-    csvText: dataset === "csv" ? csvText ?? undefined : undefined,
-    response: dataset === "csv" ? _$<HTMLSelectElement>("response").value : undefined,
+    flags: dataset === "csv" ? _fileFlags() : undefined,
+    fileName: dataset === "csv" ? fileName ?? undefined : undefined,
     family: _$<HTMLSelectElement>("family").value as Family,
     priorScale: _num("priorScale"),
+    workers: _workers(),
     sampler: _$<HTMLSelectElement>("sampler").value,
     options: _samplerOptions(),
     numChains: _num("numChains"),
@@ -593,7 +693,15 @@ function _start(): void {
 // ---- settings in the address ----------------------------------------------
 
 /** Controls written to the address, by element id (each restored into the same id). */
-const _URL_COMMON = ["priorScale", "sampler", "numChains", "numWarmup", "numSamples", "seed"];
+const _URL_COMMON = [
+  "priorScale",
+  "sampler",
+  "numChains",
+  "workers",
+  "numWarmup",
+  "numSamples",
+  "seed",
+];
 
 /**
  * Write the run's settings to the address (query string), so that the link
@@ -654,18 +762,69 @@ function _settingsFromUrl(): void {
   }
 }
 
+/** Send a file to the worker, which reads and checks it once. */
 async function _loadFile(file: File): Promise<void> {
-  csvText = await file.text();
-  const header = csvText.slice(0, csvText.search(/\r?\n/)).split(",").map((s) =>
-    s.trim().replace(/^"|"$/g, "")
+  fileName = file.name;
+  fileCheck = null;
+  _$("file-info").hidden = false;
+  _$("file-summary").textContent = `reading ${file.name}…`;
+  _$("file-problems").textContent = "";
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const parquet = /\.parquet$/i.test(file.name) ||
+    (bytes.length >= 4 && String.fromCharCode(...bytes.subarray(0, 4)) === "PAR1");
+  const request: LoadRequest = parquet
+    ? { type: "load", name: file.name, bytes }
+    : { type: "load", name: file.name, text: new TextDecoder().decode(bytes) };
+  worker ??= _newWorker();
+  _setState("running");
+  _$("progress-text").textContent = `reading ${file.name}…`;
+  worker.postMessage(request, parquet ? [bytes.buffer] : []);
+}
+
+/** A loaded file: its columns, every problem found, and the model controls filled from it. */
+function _showFile(name: string, check: TableCheck): void {
+  fileCheck = check;
+  _setState("idle");
+  _$("progress-text").textContent = "";
+  const delim = check.delimiter === null
+    ? "Parquet"
+    : `delimiter ${check.delimiter === "\t" ? "tab" : JSON.stringify(check.delimiter)}`;
+  const missing = check.columns.filter((c) => c.missing > 0);
+  _$("file-summary").textContent =
+    `${name}: ${_int(check.numRows)} rows, ${check.columns.length} columns (${delim}); ` +
+    check.columns.map((c) =>
+      `${c.name} ${
+        c.kind === "text"
+          ? `text, ${c.numLevels} levels`
+          : c.kind === "bad"
+          ? "(problem)"
+          : "numeric"
+      }`
+    ).join(", ") +
+    (missing.length === 0
+      ? ". No missing cells."
+      : `. Missing cells (rows dropped when the model uses the column): ${
+        missing.map((c) => `${c.name} ${c.missing}`).join(", ")
+      }.`);
+  _$("file-problems").innerHTML = check.problems.map((p) => `<li>${_escape(p)}</li>`).join("");
+  _$("file-problems").dataset.count = String(check.problems.length);
+  const names = check.columns.map((c) => c.name);
+  const options = names.map((h) => `<option value="${_escape(h)}">${_escape(h)}</option>`).join(
+    "",
   );
   const response = _$<HTMLSelectElement>("response");
-  response.innerHTML = header.map((h) => `<option>${h}</option>`).join("");
-  response.value = header[header.length - 1];
+  response.innerHTML = options;
+  // A column named like a response, else the last one.
+  response.value = names.find((n) => /^(y|response|target|outcome|label)$/i.test(n)) ??
+    names[names.length - 1];
+  for (const id of ["offset", "trials"]) {
+    _$<HTMLSelectElement>(id).innerHTML = `<option value="">none</option>${options}`;
+  }
+  _$<HTMLInputElement>("formula").value = _defaultFormula();
   const dataset = _$<HTMLSelectElement>("dataset");
-  dataset.querySelector<HTMLOptionElement>('option[value="csv"]')!.disabled = false;
-  dataset.querySelector<HTMLOptionElement>('option[value="csv"]')!.textContent =
-    `CSV file: ${file.name}`;
+  const option = dataset.querySelector<HTMLOptionElement>('option[value="csv"]')!;
+  option.disabled = false;
+  option.textContent = `file: ${name}`;
   dataset.value = "csv";
   _syncControls();
 }
@@ -683,6 +842,7 @@ function _init(): void {
     _flushAll = true;
     if (!_rendering) _renderQueued();
     _$("progress-text").textContent = `stopped: ${_int(run.rows.length)} draws kept`;
+    _drawAfterRun();
     _setState("stopped");
   });
   _$("choose-file").addEventListener("click", () => _$<HTMLInputElement>("file").click());
@@ -711,6 +871,41 @@ function _init(): void {
     if (f) _loadFile(f);
   });
   _$("sampler").addEventListener("change", _describeSampler);
+  _$("family").addEventListener("change", _syncControls);
+  for (const id of ["response", "offset", "trials"]) {
+    _$(id).addEventListener("change", () => {
+      _$<HTMLInputElement>("formula").value = _defaultFormula();
+    });
+  }
+  for (const id of ["pair-x", "pair-y"]) _$(id).addEventListener("change", _drawPairs);
+  _$("formula").addEventListener("change", _responseFromFormula);
+  for (
+    const id of [
+      "formula",
+      "family",
+      "response",
+      "sigma",
+      "nu",
+      "offset",
+      "trials",
+      "success",
+      "standardize",
+      "priors",
+      "priorIntercept",
+      "priorAux",
+    ]
+  ) {
+    _$(id).addEventListener("change", _describeModel);
+  }
+  if (!crossOriginIsolated) {
+    _$<HTMLInputElement>("workers").value = "1";
+    _$<HTMLInputElement>("workers").title =
+      "this page is not cross-origin isolated (no COOP/COEP headers): chains run in one worker";
+  } else {
+    _$<HTMLInputElement>("workers").value = String(
+      Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 8, _num("numChains"))),
+    );
+  }
   _syncControls();
   worker = _newWorker(); // the page is ready when it lists the registry's samplers
 }

@@ -7,7 +7,7 @@
  * ```
  *  mod.ts ───────────► dist/tallmc.js      one ES module, no imports, WASM inside
  *  worker entries ───► dist/chain_worker.js, _pass_worker.js, _shard_worker.js
- *  web/app.ts ───────► web/dist/app.js     page: controls, Vega-Lite plots (vega-embed bundled)
+ *  web/app.ts ───────► web/dist/app.js     page: controls, canvas plots (web/plots.ts)
  *  web/worker.ts ────► web/dist/worker.js  sampler worker: the core and the samplers
  *
  *  the package (`deno task dist`), dist/:

@@ -5,22 +5,39 @@
  *
  * ```
  *  page ◄── SamplersMessage     the registry's samplers, once, on load
+ *  page ── LoadRequest ─► worker   a CSV or Parquet file, read and checked once
+ *  page ◄── TableMessage        its columns and every problem (or LoadErrorMessage)
+ *  page ── DescribeRequest ─► worker   the model fields, when they change
+ *  page ◄── DescribedMessage    the prior they give (defaults included), or why they are refused
  *  page ── RunRequest ──► worker
  *  page ◄── StartMessage        names, truth, n, backend
  *  page ◄── ProgressMessage*    new draws since the last one, cost, summary (every ~250 ms)
  *  page ◄── DoneMessage         final summary, per-chain cost and tuning, draws CSV
  *        (or ErrorMessage)
+ *
+ *  worker ── ChainsRequest ──► copies of itself (parallel chains)
+ *  worker ◄── ChainsProgress*, ChainsDone
  * ```
  *
  * @module
  */
+import type { ColumnTable } from "../data/design.ts";
 import type { SummaryRow } from "../diagnostics/summary.ts";
+import type { CalibrationBin, PpcStatistic, RootogramBin } from "../models/ppc.ts";
+import type { ChainOutput } from "../samplers/driver.ts";
+import type { TableCheck } from "./table.ts";
 
 /** The data sets the page offers. */
 export type DatasetKind = "higgs" | "gaussian" | "csv";
 
-/** GLM families. */
-export type Family = "logistic" | "gaussian" | "poisson";
+/** GLM families (the CLI's `--family` values). */
+export type Family =
+  | "logistic"
+  | "gaussian"
+  | "poisson"
+  | "student-t"
+  | "negative-binomial"
+  | "binomial";
 
 /** What to run. */
 export interface RunRequest {
@@ -34,14 +51,20 @@ export interface RunRequest {
   d: number;
   /** Seed of the synthetic data. */
   dataSeed: number;
-  /** Text of a dropped CSV file (for "csv"). */
-  csvText?: string;
-  /** Response column of the CSV file. */
-  response?: string;
-  /** Family (fixed by the synthetic data sets; chosen for CSV files). */
+  /**
+   * The loaded file's model (for "csv"), as the CLI's flags: `formula`,
+   * `family`, `sigma`, `nu`, `offset`, `trials`, `success`, `prior` (a list),
+   * `prior-intercept`, `prior-aux`, `standardize`.
+   */
+  flags?: Record<string, string | string[] | boolean>;
+  /** The loaded file's name (for the description). */
+  fileName?: string;
+  /** Family (fixed by the synthetic data sets). */
   family: Family;
-  /** Prior sd of every coefficient. */
+  /** Prior sd of every coefficient (synthetic data sets). */
   priorScale: number;
+  /** Workers that run the chains (1: one after another; more need cross-origin isolation). */
+  workers?: number;
   /** A registered sampler's name. */
   sampler: string;
   /** The sampler's own options the user set (the others take its defaults). */
@@ -80,8 +103,16 @@ export interface StartMessage {
   backend: string;
   /** Data-set description for the status line. */
   description: string;
-  /** Warnings of the data load (CSV). */
+  /** Warnings of the data load (file), and why chains did not run in parallel. */
   warnings: string[];
+  /** Notes on the model (how a text response was coded). */
+  notes: string[];
+  /** The prior in force, in words (null: every coefficient ~ N(0, s²)). */
+  priorLines: string[] | null;
+  /** Rows dropped for a missing cell in a column the model uses. */
+  dropped: number;
+  /** Workers running the chains. */
+  workers: number;
   /**
    * A signed HMC-ECS run: each draw row ends with its sign (±1), the final
    * summary is sign-corrected and the CSV has a `sign` column.
@@ -93,10 +124,8 @@ export interface StartMessage {
 export interface ProgressMessage {
   /** Always "progress". */
   type: "progress";
-  /** Chain running. */
-  chain: number;
-  /** Iterations done in that chain (warmup + sampling). */
-  iteration: number;
+  /** Iterations done (warmup + sampling) per chain id so far: [chain, iterations] pairs. */
+  iterations: [number, number][];
   /** Iterations per chain. */
   total: number;
   /**
@@ -182,7 +211,114 @@ export interface DoneMessage {
   verdict: string[];
   /** Signed HMC-ECS: the share of draws with a negative sign (else null). */
   negativeSignShare: number | null;
+  /** The posterior predictive check (models/ppc.ts), or null if it could not run. */
+  ppc: PpcView | null;
 }
+
+/** What the page draws of a posterior predictive check. */
+export interface PpcView {
+  /** The model's family. */
+  family: string;
+  /** Rows checked. */
+  numRows: number;
+  /** Rows of the data. */
+  numRowsTotal: number;
+  /** Draws used. */
+  numDraws: number;
+  /** Statistics with their p-values. */
+  statistics: PpcStatistic[];
+  /** Binary responses: calibration by decile. */
+  calibration: CalibrationBin[] | null;
+  /** Counts: the rootogram. */
+  rootogram: RootogramBin[] | null;
+  /** Continuous responses: observed and replicated densities on one grid. */
+  density: { x: number[]; observed: number[]; replicated: number[][] } | null;
+}
+
+/** A file to read and check. */
+export interface LoadRequest {
+  /** Always "load". */
+  type: "load";
+  /** File name. */
+  name: string;
+  /** Text of a CSV file. */
+  text?: string;
+  /** Bytes of a Parquet file. */
+  bytes?: Uint8Array;
+}
+
+/** The prior the page's model fields give for the loaded file, without running. */
+export interface DescribeRequest {
+  /** Always "describe". */
+  type: "describe";
+  /** The CLI's flags, as in {@link RunRequest.flags}. */
+  flags: Record<string, string | string[] | boolean>;
+}
+
+/** The answer to a {@link DescribeRequest}. */
+export interface DescribedMessage {
+  /** Always "described". */
+  type: "described";
+  /** The prior in force, in words, or null when the fields are refused. */
+  priorLines: string[] | null;
+  /** Why the fields are refused (null when they are not). */
+  error: string | null;
+}
+
+/** A loaded file's columns and problems. */
+export interface TableMessage {
+  /** Always "table". */
+  type: "table";
+  /** File name. */
+  name: string;
+  /** Columns, problems, counts. */
+  check: TableCheck;
+}
+
+/** A file that could not be read at all. */
+export interface LoadErrorMessage {
+  /** Always "load-error". */
+  type: "load-error";
+  /** Why. */
+  message: string;
+}
+
+/** To a copy of the worker: run these chains of a request. */
+export interface ChainsRequest {
+  /** Always "chains". */
+  type: "chains";
+  /** The run. */
+  request: RunRequest;
+  /** The loaded file's table (a file run), else null. */
+  table: ColumnTable | null;
+  /** Chain ids to run. */
+  chainIds: number[];
+}
+
+/** From a copy of the worker: new draws, iterations per chain id, its cost. */
+export interface ChainsProgress {
+  /** Always "chains-progress". */
+  type: "chains-progress";
+  /** `[chain, iteration, θ…(, sign)]` rows. */
+  rows: number[][];
+  /** [chain id, iterations done] pairs. */
+  iterations: [number, number][];
+  /** The copy's cost so far. */
+  cost: Cost;
+}
+
+/** From a copy of the worker: its chains' outputs. */
+export interface ChainsDone {
+  /** Always "chains-done". */
+  type: "chains-done";
+  /** The chains, as the run driver returns them. */
+  chains: ChainOutput[];
+  /** The copy's cost. */
+  cost: Cost;
+}
+
+/** What a copy of the worker sends to the worker that started it. */
+export type SubMessage = ChainsProgress | ChainsDone;
 
 /** Sent on failure. */
 export interface ErrorMessage {
@@ -198,4 +334,7 @@ export type WorkerMessage =
   | StartMessage
   | ProgressMessage
   | DoneMessage
-  | ErrorMessage;
+  | ErrorMessage
+  | TableMessage
+  | LoadErrorMessage
+  | DescribedMessage;

@@ -10,152 +10,346 @@
  * as it is made, and they are flushed with `postMessage` (which does not
  * wait for the page). On load the worker sends the registry's list.
  *
+ * A loaded file (CSV or Parquet) is read once into a table of text cells
+ * (`table.ts`) and checked, every problem listed; each run builds its
+ * design and model from the CLI's flags, as `tallmc sample` does.
+ *
+ * Chains in parallel: when the page is cross-origin isolated and asks for
+ * several workers, this worker starts that many copies of itself, gives
+ * copy w the chains c ≡ w (mod workers) (`chainIds`), relays their draws to
+ * the page, and joins their outputs. Chain c draws from `Rng(seed).stream(c)`
+ * whichever thread runs it, so the draws are those of the one-worker run.
+ *
  * @module
  */
 import {
+  type ChainOutput,
   formatDrawsCsv,
   formatVerdict,
   gaussianLinearRegression,
   getSampler,
-  glmDataFromArrays,
   GlmModel,
   higgsShaped,
   loadCore,
-  parseCsvText,
+  type Model,
   sample,
   samplerNames,
   summarize,
   type SummaryRow,
   verdict,
 } from "../mod.ts";
-import type { ChainReport, Cost, RunRequest, WorkerMessage } from "./protocol.ts";
+import type { ColumnTable } from "../data/design.ts";
+import { posteriorPredictiveCheck } from "../models/ppc.ts";
+import type {
+  ChainReport,
+  ChainsRequest,
+  Cost,
+  DescribeRequest,
+  LoadRequest,
+  PpcView,
+  RunRequest,
+  SubMessage,
+  WorkerMessage,
+} from "./protocol.ts";
+import {
+  checkTable,
+  csvDelimiter,
+  modelFromTable,
+  readCsvTable,
+  readParquetTable,
+} from "./table.ts";
 
 const _FLUSH_MS = 250;
 
-function _post(message: WorkerMessage): void {
+function _post(message: WorkerMessage | SubMessage): void {
   self.postMessage(message);
 }
 
-/** OLS residual sd: the plug-in σ of a Gaussian GLM on a CSV file. */
-function _olsSigma(x: Float64Array, y: Float64Array, n: number, d: number): number {
-  const a = new Float64Array(d * (d + 1));
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < d; j++) {
-      const xij = x[i * d + j];
-      for (let k = 0; k < d; k++) a[j * (d + 1) + k] += xij * x[i * d + k];
-      a[j * (d + 1) + d] += xij * y[i];
-    }
+/** The file loaded last (kept so that each run only builds its design). */
+let _table: ColumnTable | null = null;
+let _tableBadRows = 0;
+
+async function _load(request: LoadRequest): Promise<void> {
+  _table = null;
+  let table: ColumnTable, badRows: string[] = [], delimiter: string | null = null;
+  if (request.bytes !== undefined) {
+    table = await readParquetTable(request.bytes);
+  } else {
+    const text = request.text ?? "";
+    delimiter = csvDelimiter(text);
+    ({ table, badRows } = readCsvTable(text));
   }
-  for (let j = 0; j < d; j++) { // Gauss–Jordan with partial pivoting
-    let p = j;
-    for (let r = j + 1; r < d; r++) {
-      if (Math.abs(a[r * (d + 1) + j]) > Math.abs(a[p * (d + 1) + j])) p = r;
-    }
-    for (let c = 0; c <= d; c++) {
-      const t = a[j * (d + 1) + c];
-      a[j * (d + 1) + c] = a[p * (d + 1) + c];
-      a[p * (d + 1) + c] = t;
-    }
-    const piv = a[j * (d + 1) + j] || 1e-12;
-    for (let r = 0; r < d; r++) {
-      if (r === j) continue;
-      const f = a[r * (d + 1) + j] / piv;
-      for (let c = j; c <= d; c++) a[r * (d + 1) + c] -= f * a[j * (d + 1) + c];
-    }
-  }
-  let rss = 0;
-  for (let i = 0; i < n; i++) {
-    let fit = 0;
-    for (let j = 0; j < d; j++) fit += x[i * d + j] * a[j * (d + 1) + d] / a[j * (d + 1) + j];
-    rss += (y[i] - fit) ** 2;
-  }
-  return Math.sqrt(rss / Math.max(1, n - d)) || 1;
+  _table = table;
+  _tableBadRows = badRows.length;
+  _post({ type: "table", name: request.name, check: checkTable(table, badRows, delimiter) });
 }
 
-function _run(request: RunRequest): void {
+/** The prior the fields give over the loaded file (the model is built, not sampled). */
+async function _describe(request: DescribeRequest): Promise<void> {
+  if (_table === null) return;
+  try {
+    const built = await modelFromTable(loadCore(), _table, request.flags);
+    _post({
+      type: "described",
+      priorLines: built.priorLines === null ? null : [...built.priorLines],
+      error: null,
+    });
+  } catch (e) {
+    _post({
+      type: "described",
+      priorLines: null,
+      error: _pageWords(e instanceof Error ? e.message : String(e)),
+    });
+  }
+}
+
+/** The data and model of a run, and what to say about them. */
+interface _Built {
+  model: Model;
+  glm: GlmModel;
+  truth: number[] | null;
+  description: string;
+  warnings: string[];
+  notes: string[];
+  priorLines: string[] | null;
+  dropped: number;
+  backend: string;
+}
+
+async function _build(request: RunRequest, table: ColumnTable | null): Promise<_Built> {
   const arena = loadCore();
-  let model: GlmModel;
-  let truth: number[] | null = null;
-  let description: string;
-  let warnings: string[] = [];
+  const base = {
+    warnings: [] as string[],
+    notes: [] as string[],
+    priorLines: null,
+    dropped: 0,
+    backend: arena.backend,
+  };
   if (request.dataset === "higgs") {
     const synthetic = higgsShaped(arena, { n: request.n, seed: request.dataSeed });
-    model = new GlmModel(synthetic.data, { family: "logistic", priorScale: request.priorScale });
-    truth = Array.from(synthetic.trueCoefficients);
-    description = `HIGGS-shaped logistic regression, n = ${request.n}, d = 30`;
-  } else if (request.dataset === "gaussian") {
+    const glm = new GlmModel(synthetic.data, {
+      family: "logistic",
+      priorScale: request.priorScale,
+    });
+    return {
+      ...base,
+      model: glm,
+      glm,
+      truth: Array.from(synthetic.trueCoefficients),
+      description: `HIGGS-shaped logistic regression, n = ${request.n}, d = 30`,
+    };
+  }
+  if (request.dataset === "gaussian") {
     const synthetic = gaussianLinearRegression(arena, {
       n: request.n,
       d: request.d,
       sigma: 1,
       seed: request.dataSeed,
     });
-    model = new GlmModel(synthetic.data, {
+    const glm = new GlmModel(synthetic.data, {
       family: "gaussian",
       sigma: 1,
       priorScale: request.priorScale,
     });
-    truth = Array.from(synthetic.trueCoefficients);
-    description = `Gaussian linear regression, n = ${request.n}, d = ${request.d}, σ = 1`;
-  } else {
-    if (request.csvText === undefined || request.response === undefined) {
-      throw new TypeError("a CSV run needs the file's text and a response column");
-    }
-    const table = parseCsvText(request.csvText, {
-      response: request.response,
-      family: request.family,
-    });
-    warnings = table.warnings;
-    const data = glmDataFromArrays(arena, table.x, table.y, {
-      numCols: table.numCols,
-      columnNames: table.columnNames,
-    });
-    const sigma = request.family === "gaussian"
-      ? _olsSigma(table.x, table.y, table.numRows, table.numCols)
-      : undefined;
-    model = new GlmModel(data, { family: request.family, sigma, priorScale: request.priorScale });
-    description =
-      `CSV: ${table.responseName} ~ ${
-        table.columnNames.join(" + ")
-      }, ${request.family}, n = ${table.numRows}` +
-      (sigma === undefined ? "" : `, σ = ${sigma.toPrecision(3)} (OLS residual sd)`);
+    return {
+      ...base,
+      model: glm,
+      glm,
+      truth: Array.from(synthetic.trueCoefficients),
+      description: `Gaussian linear regression, n = ${request.n}, d = ${request.d}, σ = 1`,
+    };
   }
-  const names = Array.from(model.parameterNames);
-  const d = names.length;
-  const signed = request.sampler === "hmc-ecs" && request.options.variant === "signed";
-  _post({
-    type: "start",
-    names,
-    truth,
-    numRows: model.numRows,
-    backend: arena.backend,
-    description,
-    warnings,
-    signed,
-  });
+  if (table === null || request.flags === undefined) {
+    throw new TypeError("no file is loaded: drop a CSV or Parquet file first");
+  }
+  if (_tableBadRows > 0 && table === _table) {
+    throw new RangeError(
+      `the file has ${_tableBadRows} row${
+        _tableBadRows > 1 ? "s" : ""
+      } with the wrong number of fields (listed under the file); fix the file and load it again`,
+    );
+  }
+  const built = await modelFromTable(arena, table, request.flags);
+  const f = request.flags;
+  const fam = String(f.family) +
+    (f.sigma ? `, σ = ${f.sigma}` : "") + (f.nu ? `, ν = ${f.nu}` : "") +
+    (f.offset ? `, offset ${f.offset}` : "") + (f.trials ? `, trials ${f.trials}` : "");
+  return {
+    ...base,
+    model: built.model,
+    glm: built.glm,
+    truth: null,
+    description: `${request.fileName ?? "file"}: ${f.formula}, ${fam}, n = ${built.numRows}` +
+      (built.dropped > 0
+        ? ` (${built.dropped} row${built.dropped > 1 ? "s" : ""} with a missing cell dropped)`
+        : ""),
+    warnings: [...built.warnings, ...built.posteriorWarnings].map(_pageWords),
+    notes: built.notes.map(_pageWords),
+    priorLines: built.priorLines === null ? null : [...built.priorLines],
+    dropped: built.dropped,
+  };
+}
 
-  // Streaming: onDraw buffers each draw, flushed every _FLUSH_MS.
-  const all: number[][][] = []; // all[chain][param] = draws so far
+/** The chain ids worker w of `numWorkers` runs: c ≡ w (mod numWorkers). */
+function _chainsOf(w: number, numWorkers: number, numChains: number): number[] {
+  const out: number[] = [];
+  for (let c = w; c < numChains; c += numWorkers) out.push(c);
+  return out;
+}
+
+/** A chain's output without what cannot cross to another thread (a caught exception). */
+function _portable(c: ChainOutput): ChainOutput {
+  const tuning: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(c.tuning)) {
+    if (typeof v !== "function" && typeof v !== "symbol") tuning[k] = v;
+  }
+  return {
+    ...c,
+    stop: c.stop === null ? null : { ...c.stop, error: undefined },
+    tuning,
+    cost: { warmup: { ...c.cost.warmup }, sampling: { ...c.cost.sampling } },
+  };
+}
+
+/**
+ * Run `chainIds` of the request in this thread, calling `onDraws` every
+ * ~250 ms with the new draw rows and the iterations done per chain id.
+ */
+function _sampleHere(
+  request: RunRequest,
+  built: _Built,
+  chainIds: number[],
+  onDraws: (rows: number[][], iterations: Map<number, number>, cost: Cost) => void,
+): ChainOutput[] {
+  const { model } = built;
+  const d = model.dim;
+  const signed = _isSigned(request);
   let pending: number[][] = [];
-  let chain = 0, iteration = 0;
-  const total = request.numWarmup + request.numSamples;
+  const iterations = new Map(chainIds.map((c) => [c, 0]));
   let last = 0;
-  const cost = (): Cost => ({
+  const flush = (force: boolean) => {
+    const now = performance.now();
+    if (!force && now - last < _FLUSH_MS) return;
+    last = now;
+    onDraws(pending, iterations, _cost(model));
+    pending = [];
+  };
+  const result = sample(model, {
+    ...request.options,
+    sampler: request.sampler,
+    seed: request.seed,
+    chainIds,
+    numWarmup: request.numWarmup,
+    numSamples: request.numSamples,
+    onDraw(c, k, position, info) {
+      const row = [c, k];
+      for (let j = 0; j < d; j++) row.push(position[j]);
+      if (signed) row.push((info as { sign?: number }).sign ?? 1);
+      pending.push(row);
+    },
+    onProgress(c, it) {
+      iterations.set(c, it);
+      flush(false);
+    },
+  });
+  flush(true);
+  return result.chains.map(_portable);
+}
+
+function _cost(model: Model): Cost {
+  return {
     numLogLikRows: model.cost.numLogLikRows,
     numGradRows: model.cost.numGradRows,
     numHessianRows: model.cost.numHessianRows,
+  };
+}
+
+function _isSigned(request: RunRequest): boolean {
+  return request.sampler === "hmc-ecs" && request.options.variant === "signed";
+}
+
+/** A sub-worker: run some chains of a request and send them back. */
+async function _runChains(m: ChainsRequest): Promise<void> {
+  const built = await _build(m.request, m.table);
+  const chains = _sampleHere(m.request, built, m.chainIds, (rows, iterations, cost) => {
+    _post({ type: "chains-progress", rows, iterations: [...iterations], cost });
   });
+  _post({ type: "chains-done", chains, cost: _cost(built.model) });
+}
+
+/** How many workers run the chains (1: this one), and why not more. */
+function _numWorkers(request: RunRequest): { n: number; note: string } {
+  const wanted = Math.max(1, Math.min(request.workers ?? 1, request.numChains));
+  if (wanted === 1) return { n: 1, note: "" };
+  if (!(self as unknown as { crossOriginIsolated?: boolean }).crossOriginIsolated) {
+    return {
+      n: 1,
+      note: "The page is not cross-origin isolated (served without COOP/COEP headers): " +
+        "the chains ran one after another in one worker.",
+    };
+  }
+  return { n: wanted, note: "" };
+}
+
+async function _run(request: RunRequest): Promise<void> {
+  const built = await _build(request, _table);
+  const { model } = built;
+  const names = Array.from(model.parameterNames);
+  const signed = _isSigned(request);
+  const workers = _numWorkers(request);
+  _post({
+    type: "start",
+    names,
+    truth: built.truth,
+    numRows: built.glm.numRows,
+    backend: built.backend,
+    description: built.description,
+    warnings: [...built.warnings, ...(workers.note === "" ? [] : [workers.note])],
+    notes: built.notes,
+    priorLines: built.priorLines,
+    dropped: built.dropped,
+    workers: workers.n,
+    signed,
+  });
+
+  // Streaming: draws kept per chain for the live summary, flushed every _FLUSH_MS.
+  const all = new Map<number, number[][]>(); // chain id → [param][k]
+  let pending: number[][] = [];
+  const iterations = new Map<number, number>();
+  let last = 0;
+  const costs = new Map<number, Cost>(); // per worker
+  const total = request.numWarmup + request.numSamples;
+  const sumCost = (): Cost => {
+    const out = { numLogLikRows: 0, numGradRows: 0, numHessianRows: 0 };
+    for (const c of costs.values()) {
+      out.numLogLikRows += c.numLogLikRows;
+      out.numGradRows += c.numGradRows;
+      out.numHessianRows += c.numHessianRows;
+    }
+    return out;
+  };
   const liveSummary = (): [SummaryRow[] | null, string] => {
-    const done = all.slice(0, chain).filter((c) => c[0].length === request.numSamples);
+    const ids = [...all.keys()].sort((a, b) => a - b);
+    const done = ids.filter((c) => all.get(c)![0].length === request.numSamples);
     if (done.length > 0) {
       return [
-        summarize(done, names),
+        summarize(done.map((c) => all.get(c)!), names),
         `${done.length} finished chain${done.length > 1 ? "s" : ""}`,
       ];
     }
-    const current = all[chain];
+    const current = all.get(ids[0]);
     if (current === undefined || current[0].length < 8) return [null, "no draws yet"];
-    return [summarize([current], names), `chain 1, first ${current[0].length} draws`];
+    return [summarize([current], names), `chain ${ids[0] + 1}, first ${current[0].length} draws`];
+  };
+  const receive = (w: number, rows: number[][], its: Iterable<[number, number]>, cost: Cost) => {
+    for (const r of rows) {
+      let c = all.get(r[0]);
+      if (c === undefined) all.set(r[0], c = names.map(() => []));
+      for (let j = 0; j < names.length; j++) c[j].push(r[2 + j]);
+      pending.push(r);
+    }
+    for (const [c, it] of its) iterations.set(c, it);
+    costs.set(w, cost);
   };
   const flush = (force: boolean) => {
     const now = performance.now();
@@ -164,43 +358,83 @@ function _run(request: RunRequest): void {
     const [summary, summaryScope] = liveSummary();
     _post({
       type: "progress",
-      chain,
-      iteration,
+      iterations: [...iterations],
       total,
       draws: pending,
-      cost: cost(),
+      cost: sumCost(),
       summary,
       summaryScope,
     });
     pending = [];
   };
 
-  const result = sample(model, {
-    ...request.options,
-    sampler: request.sampler,
-    seed: request.seed,
-    numChains: request.numChains,
-    numWarmup: request.numWarmup,
-    numSamples: request.numSamples,
-    onDraw(c, k, position, info) {
-      while (all.length <= c) all.push(Array.from({ length: d }, () => []));
-      const row = [c, k];
-      for (let j = 0; j < d; j++) {
-        all[c][j].push(position[j]);
-        row.push(position[j]);
-      }
-      if (signed) row.push((info as { sign?: number }).sign ?? 1);
-      pending.push(row);
-    },
-    onProgress(c, it) {
-      chain = c;
-      iteration = it;
-      flush(false);
-    },
-  });
-  chain = request.numChains;
+  let chains: ChainOutput[];
+  if (workers.n === 1) {
+    chains = _sampleHere(
+      request,
+      built,
+      Array.from({ length: request.numChains }, (_, c) => c),
+      (rows, its, cost) => {
+        receive(0, rows, its, cost);
+        flush(true);
+      },
+    );
+  } else {
+    const table = request.dataset === "csv" ? _table : null;
+    const parts = await Promise.all(
+      Array.from({ length: workers.n }, (_, w) =>
+        new Promise<ChainOutput[]>((resolve, reject) => {
+          const sub = new Worker(import.meta.url, { type: "module" });
+          _subWorkers.push(sub);
+          sub.onmessage = (e: MessageEvent<WorkerMessage | SubMessage>) => {
+            const m = e.data;
+            if (m.type === "chains-progress") {
+              receive(w, m.rows, m.iterations, m.cost);
+              flush(false);
+            } else if (m.type === "chains-done") {
+              costs.set(w, m.cost);
+              sub.terminate();
+              resolve(m.chains);
+            } else if (m.type === "error") {
+              sub.terminate();
+              reject(new Error(m.message));
+            }
+          };
+          sub.onerror = (e) => {
+            e.preventDefault();
+            sub.terminate();
+            reject(new Error(e.message || "a chain worker failed"));
+          };
+          const message: ChainsRequest = {
+            type: "chains",
+            request,
+            table,
+            chainIds: _chainsOf(w, workers.n, request.numChains),
+          };
+          sub.postMessage(message);
+        })),
+    ).finally(() => {
+      for (const s of _subWorkers) s.terminate();
+      _subWorkers = [];
+    });
+    chains = parts.flat().sort((a, b) => a.chainId - b.chainId);
+  }
   flush(true);
-  const chains: ChainReport[] = result.chains.map((c) => {
+  _finish(request, built, names, chains, sumCost());
+}
+
+let _subWorkers: Worker[] = [];
+
+/** The end of a run: summary, verdict, draws CSV, predictive check. */
+function _finish(
+  request: RunRequest,
+  built: _Built,
+  names: string[],
+  outputs: ChainOutput[],
+  cost: Cost,
+): void {
+  const signed = _isSigned(request);
+  const chains: ChainReport[] = outputs.map((c) => {
     const acc = c.info.sampling.acceptanceRate ?? c.info.sampling.isAccepted;
     let meanAcc = NaN;
     if (acc !== undefined && acc.length > 0) {
@@ -217,15 +451,15 @@ function _run(request: RunRequest): void {
     };
   });
   // A chain that stopped early has fewer draws: summarise the common length.
-  const numDraws = Math.min(...result.chains.map((c) => c.numDraws));
-  const draws = result.draws.map((c) => c.map((p) => p.subarray(0, numDraws)));
+  const numDraws = Math.min(...outputs.map((c) => c.numDraws));
+  const draws = outputs.map((c) => c.draws.map((p) => p.subarray(0, numDraws)));
   // Signed HMC-ECS: sign-corrected means and sds (eq. 17). Thinning is 1, so
   // draw k is sampling iteration k.
-  const signs = signed && result.chains.every((c) => c.info.sampling.sign !== undefined)
-    ? result.chains.map((c) => c.info.sampling.sign.subarray(0, numDraws))
+  const signs = signed && outputs.every((c) => c.info.sampling.sign !== undefined)
+    ? outputs.map((c) => c.info.sampling.sign.subarray(0, numDraws))
     : undefined;
   const summary = numDraws >= 4 ? summarize(draws, names, { signs }) : [];
-  const v = verdict(result, {
+  const v = verdict({ parameterNames: names, chains: outputs }, {
     sampler: request.sampler,
     rows: summary.length > 0 ? summary : undefined,
   });
@@ -238,7 +472,7 @@ function _run(request: RunRequest): void {
     type: "done",
     summary,
     chains,
-    cost: cost(),
+    cost,
     csv: formatDrawsCsv({
       parameterNames: names,
       draws,
@@ -247,7 +481,36 @@ function _run(request: RunRequest): void {
     converged: v.converged,
     verdict: [...formatVerdict(v), ..._acceptanceLines(chains, request.sampler)].map(_pageWords),
     negativeSignShare: signs === undefined || numSigns === 0 ? null : negatives / numSigns,
+    ppc: numDraws >= 4 ? _ppc(built.glm, draws, names) : null,
   });
+}
+
+/** The posterior predictive check's figure data, on at most 20 000 rows and 100 draws. */
+function _ppc(glm: GlmModel, draws: Float64Array[][], names: string[]): PpcView | null {
+  try {
+    const r = posteriorPredictiveCheck(glm, draws, {
+      parameterNames: names,
+      numDraws: 100,
+      maxRows: 20_000,
+      numOverlay: 20,
+    });
+    return {
+      family: r.family,
+      numRows: r.numRows,
+      numRowsTotal: r.numRowsTotal,
+      numDraws: r.numDraws,
+      statistics: r.statistics,
+      calibration: r.calibration,
+      rootogram: r.rootogram,
+      density: r.density === null ? null : {
+        x: Array.from(r.density.x),
+        observed: Array.from(r.density.observed),
+        replicated: r.density.replicated.map((d) => Array.from(d)),
+      },
+    };
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -280,6 +543,19 @@ function _acceptanceLines(chains: ChainReport[], sampler: string): string[] {
 
 /** The CLI's flag names in the verdict's fixes, as the page's controls. */
 const _WORDS: [RegExp, string][] = [
+  [/--prior-intercept/g, "Intercept prior"],
+  [/--prior-aux/g, "σ/φ prior"],
+  [/--prior-scale/g, "prior s"],
+  [/--prior\b/g, "Priors"],
+  [/--family (\S+)/g, "family $1"],
+  [/--success LEVEL chooses/g, "the field Level coded 1 chooses"],
+  [/--success\b/g, "Level coded 1"],
+  [/--response\b/g, "the response"],
+  [/--sigma\b/g, "σ"],
+  [/--nu\b/g, "ν"],
+  [/--(offset|trials)\b/g, "the $1 column"],
+  [/--formula\b/g, "the formula"],
+  [/--standardize\b/g, "Standardize the columns"],
   [/--sampler (\S+)/g, "the $1 sampler"],
   [/--samples/g, "Draws"],
   [/--warmup/g, "Warmup"],
@@ -292,11 +568,20 @@ function _pageWords(line: string): string {
   return _WORDS.reduce((s, [re, to]) => s.replace(re, to), line);
 }
 
-self.onmessage = (event: MessageEvent<RunRequest>) => {
+self.onmessage = async (
+  event: MessageEvent<RunRequest | LoadRequest | ChainsRequest | DescribeRequest>,
+) => {
+  const m = event.data;
   try {
-    _run(event.data);
+    if (m.type === "describe") await _describe(m);
+    else if (m.type === "load") await _load(m);
+    else if (m.type === "chains") await _runChains(m);
+    else await _run(m);
   } catch (e) {
-    _post({ type: "error", message: e instanceof Error ? e.message : String(e) });
+    for (const s of _subWorkers) s.terminate();
+    _subWorkers = [];
+    const message = _pageWords(e instanceof Error ? e.message : String(e));
+    _post(m.type === "load" ? { type: "load-error", message } : { type: "error", message });
   }
 };
 
