@@ -168,6 +168,7 @@ export function init(
  * ```ts
  * import assert from "node:assert/strict";
  * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { subsamplingSupport } from "../../models/subsampling_support.ts";
  * import { Rng } from "../../random/rng.ts";
  * import { diagonalMetric } from "../metric.ts";
  * import { createProxy } from "./proxy.ts";
@@ -175,7 +176,7 @@ export function init(
  * const x = Float64Array.from({ length: 5000 }, (_, i) => 1 + Math.sin(i));
  * const model = new NormalGammaModel(x);
  * const mode = new Float64Array([model.posterior.muN, model.posterior.alphaN / model.posterior.betaN]);
- * const proxy = createProxy(model, mode, 2); // this chain's control variates
+ * const proxy = createProxy(subsamplingSupport(model)!, mode, 2); // this chain's control variates
  * const rng = new Rng(1);
  * const u = proxy.blockSubsample(rng, { subsampleSize: 50, numBlocks: 10 });
  * const logPriorFn = (t: Float64Array, g: Float64Array) => model.logPrior(t, g);
