@@ -1,0 +1,252 @@
+/**
+ * The numeric CSV kernels of the core (`core/as/csv.ts`) behind a typed
+ * object: a {@link CsvRowParser} owns a small private memory of its own (the
+ * input bytes of one block, the rows parsed from it) and an instance of the
+ * SIMD build bound to it, so it can run on any thread and whatever arena the
+ * rows end up in.
+ *
+ * ```
+ *  memory: [static data][state 16 B][hard cells] … [input bytes + '\n' sentinel][colMap][x rows][y]
+ *  parse(len, atEof, maxRows) ──csvParseRows──► rows, bytes consumed, status, hard cells
+ * ```
+ *
+ * @module
+ */
+
+import { decodeWasmBase64, SIMD_WASM_BASE64 } from "./_embedded_core.ts";
+import { RESERVED_BYTES } from "./arena.ts";
+
+/** What the kernel needs to know about the file and the columns. */
+export interface CsvRowPlan {
+  /** The delimiter's byte (ASCII, not a character of a number). */
+  delimiter: number;
+  /** Lines end in "\r\n" (else "\n"). */
+  crlf: boolean;
+  /** Fields per line. */
+  numFields: number;
+  /** Per field: its column of X (≥ 0), -1 skipped, -2 the response. */
+  colMap: Int32Array;
+  /** Columns of X (the intercept included). */
+  numCols: number;
+  /** Column 0 of X is 1. */
+  intercept: boolean;
+  /** 0 logistic, 1 Gaussian, 2 Poisson (the response's domain). */
+  family: number;
+  /** Refuse values that f32 storage cannot hold. */
+  f32check: boolean;
+}
+
+/** Outcome of one {@link CsvRowParser.parse} call. */
+export interface CsvParseResult {
+  /** Rows written (views: {@link CsvRowParser.x}, {@link CsvRowParser.y}). */
+  rows: number;
+  /** Bytes of the input consumed (whole lines). */
+  consumed: number;
+  /** Lines consumed (blank ones included). */
+  lines: number;
+  /** 0 done, 1 maxRows reached, 2 hard-cell list full, 3 fall back. */
+  status: number;
+  /** Hard cells: (dest, byte offset, length) triples; dest ≥ 0 in X, -(row + 1) in y. */
+  hard: Int32Array;
+}
+
+/** Status of {@link CsvParseResult}: something the kernel does not read. */
+export const CSV_BAIL = 3;
+
+interface _CsvExports {
+  heapBase(): number;
+  csvParseRows(...args: number[]): number;
+  csvCountByte(p: number, n: number, byte: number): number;
+  csvF64ToF32(src: number, dst: number, n: number): void;
+}
+
+let _module: WebAssembly.Module | null | undefined;
+
+function _compiled(): WebAssembly.Module | null {
+  if (_module === undefined) {
+    try {
+      const bytes = decodeWasmBase64(SIMD_WASM_BASE64);
+      _module = bytes.length > 0 && WebAssembly.validate(bytes)
+        ? new WebAssembly.Module(bytes)
+        : null;
+      if (
+        _module !== null &&
+        !WebAssembly.Module.exports(_module).some((e) => e.name === "csvParseRows")
+      ) {
+        _module = null;
+      }
+    } catch {
+      _module = null;
+    }
+  }
+  return _module;
+}
+
+const _HARD_CAP = 4096; // cells
+const _PAGE = 65536;
+
+/** A parser of numeric CSV lines in WebAssembly (one per thread). */
+export class CsvRowParser {
+  readonly #memory: WebAssembly.Memory;
+  readonly #ex: _CsvExports;
+  #plan: CsvRowPlan | null = null;
+  #colMap = 0;
+  #state: number;
+  #hard: number;
+  #src: number;
+  #srcCap = 0;
+  #x = 0;
+  #y = 0;
+  #rowCap = 0;
+
+  private constructor(memory: WebAssembly.Memory, ex: _CsvExports) {
+    this.#memory = memory;
+    this.#ex = ex;
+    // Above the module's static data (its constant tables).
+    this.#state = Math.ceil(ex.heapBase() / 16) * 16;
+    this.#hard = this.#state + 16;
+    this.#src = Math.max(RESERVED_BYTES, Math.ceil((this.#hard + _HARD_CAP * 12) / 16) * 16);
+    this.#ensure(this.#src + 32);
+  }
+
+  /**
+   * A parser, or null when this runtime or build has no WebAssembly core
+   * (the caller then uses its TypeScript parser).
+   *
+   * @returns The parser, or null.
+   */
+  static create(): CsvRowParser | null {
+    const mod = _compiled();
+    if (mod === null) return null;
+    try {
+      const memory = new WebAssembly.Memory({ initial: 2, maximum: 65536 });
+      const instance = new WebAssembly.Instance(mod, {
+        env: {
+          memory,
+          abort(): never {
+            throw new Error("tallmc core aborted in the CSV kernel");
+          },
+          invalidArgument(): never {
+            throw new Error("tallmc core: invalid argument in the CSV kernel");
+          },
+        },
+      });
+      return new CsvRowParser(memory, instance.exports as unknown as _CsvExports);
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Lays the memory out for a plan: room for `srcCap` input bytes and
+   * `rowCap` rows.
+   *
+   * @param plan The columns and the line format.
+   * @param srcCap Input bytes per block.
+   * @param rowCap Rows per block.
+   */
+  setPlan(plan: CsvRowPlan, srcCap: number, rowCap: number): void {
+    this.#plan = plan;
+    this.#srcCap = srcCap;
+    this.#colMap = this.#src + Math.ceil((srcCap + 32) / 16) * 16;
+    this.#x = this.#colMap + Math.ceil((plan.numFields * 4) / 16) * 16;
+    this.#rowCap = rowCap;
+    this.#y = this.#x + rowCap * plan.numCols * 8;
+    this.#ensure(this.#y + rowCap * 8 + 16);
+    new Int32Array(this.#memory.buffer, this.#colMap, plan.numFields).set(plan.colMap);
+  }
+
+  /**
+   * Room for `srcCap` input bytes (before a plan, e.g. to count line breaks).
+   *
+   * @param srcCap Input bytes per block.
+   */
+  reserveInput(srcCap: number): void {
+    this.#srcCap = Math.max(this.#srcCap, srcCap);
+    this.#ensure(this.#src + srcCap + 32);
+  }
+
+  #ensure(need: number): void {
+    const have = this.#memory.buffer.byteLength;
+    if (need > have) this.#memory.grow(Math.ceil((need - have) / _PAGE));
+  }
+
+  /** Input bytes per block. */
+  get srcCap(): number {
+    return this.#srcCap;
+  }
+
+  /** Rows per block. */
+  get rowCap(): number {
+    return this.#rowCap;
+  }
+
+  /** The input block (write the bytes to parse here). */
+  input(): Uint8Array {
+    return new Uint8Array(this.#memory.buffer, this.#src, this.#srcCap);
+  }
+
+  /**
+   * Parses the whole lines among the first `len` input bytes.
+   *
+   * @param len Bytes in the input block.
+   * @param atEof Whether they end the file (a last line without a line break counts).
+   * @param maxRows At most this many rows (≤ the plan's rowCap).
+   * @returns Rows, bytes and lines consumed, status and hard cells.
+   */
+  parse(len: number, atEof: boolean, maxRows = this.#rowCap): CsvParseResult {
+    const p = this.#plan!;
+    const mem = new Uint8Array(this.#memory.buffer);
+    mem[this.#src + len] = 10; // sentinel
+    const state = this.#state;
+    const rows = this.#ex.csvParseRows(
+      this.#src,
+      this.#src + len,
+      atEof ? 1 : 0,
+      p.delimiter,
+      p.crlf ? 1 : 0,
+      p.numFields,
+      this.#colMap,
+      p.numCols,
+      p.intercept ? 1 : 0,
+      p.family,
+      p.f32check ? 1 : 0,
+      this.#x,
+      this.#y,
+      Math.min(maxRows, this.#rowCap),
+      this.#hard,
+      _HARD_CAP,
+      state,
+    );
+    const st = new Int32Array(this.#memory.buffer, state, 4);
+    const nHard = st[2];
+    return {
+      rows,
+      consumed: Math.min(st[0], len),
+      status: st[1],
+      lines: st[3],
+      hard: new Int32Array(this.#memory.buffer, this.#hard, nHard * 3).slice(),
+    };
+  }
+
+  /** The rows of the last parse, row-major (rows × numCols). */
+  x(rows: number): Float64Array {
+    return new Float64Array(this.#memory.buffer, this.#x, rows * this.#plan!.numCols);
+  }
+
+  /** The responses of the last parse. */
+  y(rows: number): Float64Array {
+    return new Float64Array(this.#memory.buffer, this.#y, rows);
+  }
+
+  /**
+   * Counts a byte in `[0, len)` of the input block (16 bytes at a time).
+   *
+   * @param len Bytes.
+   * @param byte The byte.
+   * @returns The count.
+   */
+  countByte(len: number, byte: number): number {
+    return this.#ex.csvCountByte(this.#src, len, byte);
+  }
+}
