@@ -187,15 +187,27 @@ export class CsvRowParser {
   }
 
   /**
-   * Parses the whole lines among the first `len` input bytes.
+   * Parses the whole lines among the first `len` input bytes into the rows
+   * of the block from `rowOffset` on.
    *
    * @param len Bytes in the input block.
    * @param atEof Whether they end the file (a last line without a line break counts).
-   * @param maxRows At most this many rows (≤ the plan's rowCap).
-   * @returns Rows, bytes and lines consumed, status and hard cells.
+   * @param rowOffset First row of the block to write.
+   * @param maxRows At most this many rows (rowOffset + maxRows ≤ the plan's rowCap).
+   * @returns Rows, bytes and lines consumed, status and hard cells (dest relative to rowOffset).
    */
-  parse(len: number, atEof: boolean, maxRows = this.#rowCap): CsvParseResult {
+  parse(
+    len: number,
+    atEof: boolean,
+    rowOffset = 0,
+    maxRows = this.#rowCap - rowOffset,
+  ): CsvParseResult {
     const p = this.#plan!;
+    if (rowOffset < 0 || rowOffset + maxRows > this.#rowCap || len > this.#srcCap) {
+      throw new RangeError(
+        `CSV block overrun: rows ${rowOffset} + ${maxRows} of ${this.#rowCap}, ${len} bytes of ${this.#srcCap}`,
+      );
+    }
     const mem = new Uint8Array(this.#memory.buffer);
     mem[this.#src + len] = 10; // sentinel
     const state = this.#state;
@@ -211,9 +223,9 @@ export class CsvRowParser {
       p.intercept ? 1 : 0,
       p.family,
       p.f32check ? 1 : 0,
-      this.#x,
-      this.#y,
-      Math.min(maxRows, this.#rowCap),
+      this.#x + rowOffset * p.numCols * 8,
+      this.#y + rowOffset * 8,
+      maxRows,
       this.#hard,
       _HARD_CAP,
       state,

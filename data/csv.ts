@@ -92,6 +92,7 @@
 import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
+import { readCsvWasm, readCsvWasmAsync } from "./_csv_wasm.ts";
 import {
   cellNumber,
   checkCsvFile,
@@ -273,6 +274,54 @@ class _CsvSink {
     this.#ys[this.#inBlock] = v;
     this.numRows++;
     if (++this.#inBlock === this.#blockRows) this.#flushBlock();
+  }
+
+  /**
+   * Takes the first line's fields as {@link record} does (the header, or the
+   * schema of a file without one, whose first line is then data), for a
+   * reader that writes the rows itself ({@link addBlock}).
+   */
+  beginRows(fields: string[]): void {
+    if (this.#header) this.record(fields);
+    else this.#schema(fields);
+  }
+
+  /** The fields per line, the covariates' fields and the response's field. */
+  get fieldPlan(): { numFields: number; colIdx: Int32Array; respIdx: number } {
+    return { numFields: this.#numFields, colIdx: this.#colIdx, respIdx: this.#respIdx };
+  }
+
+  /** Rows per staging block (blocks of {@link addBlock} must be this long, bar the last). */
+  get blockRows(): number {
+    return this.#blockRows;
+  }
+
+  /** Whether X is checked against f32's range. */
+  get f32(): boolean {
+    return this.#f32;
+  }
+
+  /**
+   * Takes `m` rows parsed and checked elsewhere, as {@link record} would
+   * have stored them: the column statistics, the response's range, and the
+   * copy to the destination.
+   */
+  addBlock(xs: Float64Array, ys: Float64Array, m: number, lines: number): void {
+    this.lineNo += lines;
+    if (m === 0) return;
+    this.#dataRow += m;
+    this.#stats!.add(xs, m);
+    let lo = this.#yMin, hi = this.#yMax;
+    for (let i = 0; i < m; i++) {
+      const v = ys[i];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    this.#yMin = lo;
+    this.#yMax = hi;
+    this.#flush!(xs, ys, this.#blockStart, m);
+    this.#blockStart += m;
+    this.numRows += m;
   }
 
   /** Warnings about the loaded data (valid after {@link finish}). */
@@ -674,15 +723,28 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
     for (let i = text.indexOf(ch); i >= 0; i = text.indexOf(ch, i + 1)) maxRecords++;
   }
   let x = new Float64Array(0), y = new Float64Array(0);
-  const sink = new _CsvSink(options, "CSV text: ", (numCols) => {
-    x = new Float64Array(maxRecords * numCols);
-    y = new Float64Array(maxRecords);
-    return (xs, ys, rowStart, m) => {
-      x.set(xs.subarray(0, m * numCols), rowStart * numCols);
-      y.set(ys.subarray(0, m), rowStart);
-    };
-  }, maxRecords);
-  new ChunkFeeder(options.delimiter, sink, "CSV text: ").feed(text, true);
+  const newSink = () =>
+    new _CsvSink(options, "CSV text: ", (numCols) => {
+      x = new Float64Array(maxRecords * numCols);
+      y = new Float64Array(maxRecords);
+      return (xs, ys, rowStart, m) => {
+        x.set(xs.subarray(0, m * numCols), rowStart * numCols);
+        y.set(ys.subarray(0, m), rowStart);
+      };
+    }, maxRecords);
+  let sink = newSink();
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  const fast = readCsvWasm((into) => {
+    const n = Math.min(into.length, bytes.length - at);
+    into.set(bytes.subarray(at, at + n));
+    at += n;
+    return n;
+  }, sink, { family: options.family, header: options.header ?? true, delimiter: options.delimiter });
+  if (fast === "fallback") {
+    sink = newSink();
+    new ChunkFeeder(options.delimiter, sink, "CSV text: ").feed(text, true);
+  }
   sink.finish();
   const n = sink.numRows;
   return {
@@ -694,6 +756,48 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
     responseName: sink.responseName,
     warnings: sink.warnings,
   };
+}
+
+/** Reads a file or the blocks of a stream through the core's CSV reader (see _csv_wasm.ts). */
+async function _readWasm(
+  path: string | URL,
+  streamed: Uint8Array[] | null,
+  sink: _CsvSink,
+  options: CsvOptions,
+  chunkBytes: number,
+): Promise<"done" | "fallback"> {
+  const opts = {
+    family: options.family,
+    header: options.header ?? true,
+    delimiter: options.delimiter,
+  };
+  if (streamed !== null) {
+    let k = 0, at = 0;
+    return readCsvWasm((into) => {
+      let n = 0;
+      while (n < into.length && k < streamed.length) {
+        const b = streamed[k], take = Math.min(into.length - n, b.length - at);
+        into.set(b.subarray(at, at + take), n);
+        n += take;
+        at += take;
+        if (at === b.length) {
+          k++;
+          at = 0;
+        }
+      }
+      return n;
+    }, sink, opts);
+  }
+  const file = await Deno.open(path, { read: true });
+  try {
+    return await readCsvWasmAsync(
+      async (into) => (await file.read(into.subarray(0, chunkBytes))) ?? 0,
+      sink,
+      opts,
+    );
+  } finally {
+    file.close();
+  }
 }
 
 /**
@@ -776,32 +880,43 @@ export async function loadCsvToArena(
   // Pass 2: parse and write.
   let xPtr = 0, yPtr = 0;
   const width = storage === "f64" ? 8 : 4;
-  const sink = new _CsvSink(options, where, (numCols) => {
-    const cells = maxRecords * numCols;
-    xPtr = storage === "f64" ? arena.allocF64(cells) : arena.allocF32(cells);
-    yPtr = arena.allocF64(maxRecords);
-    return (xs, ys, rowStart, m) => {
-      if (rowStart + m > maxRecords) {
-        throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);
-      }
-      // Fresh views for every block: the memory may have grown meanwhile.
-      const off = xPtr + rowStart * numCols * width, len = m * numCols;
-      if (storage === "f64") arena.f64(off, len).set(xs.subarray(0, len));
-      else arena.f32(off, len).set(xs.subarray(0, len));
-      arena.f64(yPtr + rowStart * 8, m).set(ys.subarray(0, m));
-    };
-  }, maxRecords);
-  try {
-    const decoder = new TextDecoder("utf-8");
-    const feeder = new ChunkFeeder(options.delimiter, sink, where);
-    for await (const view of blocks(chunkBytes)) {
-      feeder.feed(decoder.decode(view, { stream: true }), false);
-    }
-    feeder.feed(decoder.decode(), true);
-    sink.finish();
-  } catch (e) {
+  const newSink = () =>
+    new _CsvSink(options, where, (numCols) => {
+      const cells = maxRecords * numCols;
+      xPtr = storage === "f64" ? arena.allocF64(cells) : arena.allocF32(cells);
+      yPtr = arena.allocF64(maxRecords);
+      return (xs, ys, rowStart, m) => {
+        if (rowStart + m > maxRecords) {
+          throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);
+        }
+        // Fresh views for every block: the memory may have grown meanwhile.
+        const off = xPtr + rowStart * numCols * width, len = m * numCols;
+        if (storage === "f64") arena.f64(off, len).set(xs.subarray(0, len));
+        else arena.f32(off, len).set(xs.subarray(0, len));
+        arena.f64(yPtr + rowStart * 8, m).set(ys.subarray(0, m));
+      };
+    }, maxRecords);
+  const release = () => {
     if (xPtr !== 0) arena.free(xPtr);
     if (yPtr !== 0) arena.free(yPtr);
+    xPtr = yPtr = 0;
+  };
+  let sink = newSink();
+  try {
+    // The core's reader first; the papaparse reader for what it leaves.
+    if (await _readWasm(path, streamed, sink, options, chunkBytes) === "fallback") {
+      release();
+      sink = newSink();
+      const decoder = new TextDecoder("utf-8");
+      const feeder = new ChunkFeeder(options.delimiter, sink, where);
+      for await (const view of blocks(chunkBytes)) {
+        feeder.feed(decoder.decode(view, { stream: true }), false);
+      }
+      feeder.feed(decoder.decode(), true);
+    }
+    sink.finish();
+  } catch (e) {
+    release();
     throw e;
   }
   return {
