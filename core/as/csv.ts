@@ -96,11 +96,90 @@ function eiselLemire(w: u64, q: i32): f64 {
   return reinterpret<f64>((mant & ((<u64>1 << 52) - 1)) | (<u64>exp2 << 52));
 }
 
+// 10^0 … 10^8 as integers.
+const POW10_U64: StaticArray<u64> = [
+  1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+];
+
+/** The value of the n ≤ 8 decimal digits at p (bytes beyond them are ignored). */
+// @ts-ignore: decorator
+@inline
+function digits8(p: usize, n: i32): u64 {
+  if (n == 0) return 0;
+  // Little endian: the first digit is the lowest byte. Shift the n digits to the top so
+  // that the bytes below them are zeros, then combine pairs, quads and octets.
+  let v = (load<u64>(p) - 0x3030303030303030) << (<u64>(8 - n) << 3);
+  v = v * 10 + (v >> 8);
+  v = (((v & 0x000000ff000000ff) * (100 + (<u64>1000000 << 32))) +
+    (((v >> 16) & 0x000000ff000000ff) * (1 + (<u64>10000 << 32)))) >> 32;
+  return v;
+}
+
+/** The value w·10^q (w ≠ 0, no digits dropped) with its sign, as readNumber returns it. */
+// @ts-ignore: decorator
+@inline
+function finish(w: u64, q: i32, neg: bool): i32 {
+  let v: f64;
+  if (w <= (<u64>1 << 53) && q >= -22 && q <= 22) {
+    const f = <f64>w;
+    v = q < 0 ? f / unchecked(POW10[-q]) : f * unchecked(POW10[q]);
+  } else {
+    v = eiselLemire(w, q);
+    if (v < 0) return 2;
+  }
+  _val = neg ? -v : v;
+  return 1;
+}
+
+/**
+ * Reads a plain decimal at p: the common short forms (at most 8 digits before and after
+ * the point, no exponent) from one 16-byte load, the rest by readNumberLong.
+ */
+function readNumber(p0: usize): i32 {
+  const c = <u32>load<u8>(p0);
+  const neg = c == 45;
+  const p = p0 + <usize>(neg | (c == 43));
+  const b = i8x16.sub(v128.load(p), i8x16.splat(48));
+  const mask = i8x16.bitmask(i8x16.lt_u(b, i8x16.splat(10)));
+  const n1 = <i32>ctz(~mask);
+  if (n1 <= 8) {
+    let w = digits8(p, n1);
+    let q: i32 = 0;
+    let e = p + <usize>n1;
+    let after = <u32>load<u8>(e);
+    if (after == 46) {
+      const n2 = <i32>ctz(~(mask >> (n1 + 1)));
+      if (n2 <= 8 && n1 + n2 < 15) { // the byte after the digits is among the 16 loaded
+        w = w * unchecked(POW10_U64[n2]) + digits8(e + 1, n2);
+        q = -n2;
+        e += <usize>(n2 + 1);
+        after = <u32>load<u8>(e);
+        if (n1 + n2 == 0) {
+          _end = e;
+          return 0;
+        }
+      } else return readNumberLong(p0);
+    } else if (n1 == 0) {
+      _end = e;
+      return 0;
+    }
+    if ((after | 32) != 101) {
+      _end = e;
+      if (w == 0) {
+        _val = neg ? -0.0 : 0.0;
+        return 1;
+      }
+      return finish(w, q, neg);
+    }
+  }
+  return readNumberLong(p0);
+}
+
 /**
  * Reads a plain decimal at p. Returns 1 with the value in _val, 2 for a hard cell (a plain
  * decimal the kernel leaves to the host), 0 for anything else; _end is where it stopped.
  */
-function readNumber(p: usize): i32 {
+function readNumberLong(p: usize): i32 {
   let c = <u32>load<u8>(p);
   let neg = false;
   if (c == 45 || c == 43) {
