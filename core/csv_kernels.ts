@@ -187,16 +187,19 @@ export class CsvRowParser {
   }
 
   /**
-   * Parses the whole lines among the first `len` input bytes into the rows
+   * Parses the whole lines among input bytes `[start, len)` into the rows
    * of the block from `rowOffset` on.
    *
+   * @param start First byte (a line's start).
    * @param len Bytes in the input block.
    * @param atEof Whether they end the file (a last line without a line break counts).
    * @param rowOffset First row of the block to write.
    * @param maxRows At most this many rows (rowOffset + maxRows ≤ the plan's rowCap).
-   * @returns Rows, bytes and lines consumed, status and hard cells (dest relative to rowOffset).
+   * @returns Rows, bytes and lines consumed, status and hard cells (dest relative to
+   *   rowOffset, byte offsets relative to start).
    */
   parse(
+    start: number,
     len: number,
     atEof: boolean,
     rowOffset = 0,
@@ -212,7 +215,7 @@ export class CsvRowParser {
     mem[this.#src + len] = 10; // sentinel
     const state = this.#state;
     const rows = this.#ex.csvParseRows(
-      this.#src,
+      this.#src + start,
       this.#src + len,
       atEof ? 1 : 0,
       p.delimiter,
@@ -234,7 +237,7 @@ export class CsvRowParser {
     const nHard = st[2];
     return {
       rows,
-      consumed: Math.min(st[0], len),
+      consumed: Math.min(st[0], len - start),
       status: st[1],
       lines: st[3],
       hard: new Int32Array(this.#memory.buffer, this.#hard, nHard * 3).slice(),

@@ -66,7 +66,7 @@ function _release(p: CsvRowParser): void {
 }
 
 /** Bytes that may be part of a number or a line break: not delimiters for the kernel. */
-const _NOT_DELIMITERS = new Set([..."0123456789.+-eE\r\n\""].map((c) => c.charCodeAt(0)));
+const _NOT_DELIMITERS = new Set([...'0123456789.+-eE\r\n"'].map((c) => c.charCodeAt(0)));
 
 /** Number of leading bytes that form a UTF-8 byte-order mark (0 or 3). */
 function _bom(b: Uint8Array): number {
@@ -132,39 +132,32 @@ export async function readCsvWasmAsync(
   return r.value;
 }
 
-/** The reader, as steps that each ask for bytes to be read into a buffer. */
-function* _steps(
-  sink: RowSink,
-  opts: ReadCsvWasmOptions,
-): Generator<Uint8Array, "done" | "fallback", number> {
-  const parser = _acquire();
-  if (parser === null) return "fallback";
-  try {
-    return yield* _read(parser, sink, opts);
-  } finally {
-    _release(parser);
-  }
+/** The line format and the columns, from the first block of the input. */
+export interface CsvPrepared {
+  /** What the kernel needs. */
+  plan: CsvRowPlan;
+  /** Byte offset of the first data line. */
+  dataStart: number;
 }
 
-function* _read(
-  parser: CsvRowParser,
+/**
+ * Reads the first line(s) of the input (`input[0, len)`; `eof` when that is
+ * all of it) into `sink` and makes the kernel's plan, or answers "fallback".
+ *
+ * @param input The first block.
+ * @param len Its length.
+ * @param eof Whether it is the whole input.
+ * @param sink The sink (takes the header).
+ * @param opts The reader's options.
+ * @returns The plan and where the data start, or "fallback".
+ */
+export function prepareCsvWasm(
+  input: Uint8Array,
+  len: number,
+  eof: boolean,
   sink: RowSink,
   opts: ReadCsvWasmOptions,
-): Generator<Uint8Array, "done" | "fallback", number> {
-  const cap = WASM_CSV_BLOCK_BYTES;
-  parser.reserveInput(cap);
-  let input = parser.input();
-  // First block: the header, the line after it, the line format, the delimiter.
-  let len = 0;
-  let eof = false;
-  while (len < cap) {
-    const got: number = yield input.subarray(len, cap);
-    if (got === 0) {
-      eof = true;
-      break;
-    }
-    len += got;
-  }
+): CsvPrepared | "fallback" {
   const start = _bom(input);
   let nl1 = -1;
   for (let i = start; i < len; i++) {
@@ -215,30 +208,79 @@ function* _read(
     family,
     f32check: sink.f32,
   };
+  return { plan, dataStart: opts.header ? next0 : start };
+}
+
+/** The reader, as steps that each ask for bytes to be read into a buffer. */
+function* _steps(
+  sink: RowSink,
+  opts: ReadCsvWasmOptions,
+): Generator<Uint8Array, "done" | "fallback", number> {
+  const parser = _acquire();
+  if (parser === null) return "fallback";
+  try {
+    return yield* _read(parser, sink, opts);
+  } finally {
+    _release(parser);
+  }
+}
+
+function* _read(
+  parser: CsvRowParser,
+  sink: RowSink,
+  opts: ReadCsvWasmOptions,
+): Generator<Uint8Array, "done" | "fallback", number> {
+  const cap = WASM_CSV_BLOCK_BYTES;
+  parser.reserveInput(cap);
+  let input = parser.input();
+  // First block: the header, the line after it, the line format, the delimiter.
+  let len = 0;
+  let eof = false;
+  while (len < cap) {
+    const got: number = yield input.subarray(len, cap);
+    if (got === 0) {
+      eof = true;
+      break;
+    }
+    len += got;
+  }
+  const prep = prepareCsvWasm(input, len, eof, sink, opts);
+  if (prep === "fallback") return "fallback";
+  const { plan } = prep;
+  const { numCols, family } = plan;
   const blockRows = sink.blockRows;
   parser.setPlan(plan, cap, blockRows);
   input = parser.input();
   // The data: from the line after the header (or from the first line).
-  let off = opts.header ? next0 : start;
+  let off = prep.dataStart;
   if (off > len) off = len;
   input.copyWithin(0, off, len);
   len -= off;
   let inBlock = 0, linesInBlock = 0;
+  let pos = 0; // input[pos, len) is still to parse
   for (;;) {
-    if (!eof && len < cap) {
+    if (!eof && len - pos < cap >> 3) {
+      // Refill: the unparsed tail to the front, then read.
+      if (pos > 0) {
+        input.copyWithin(0, pos, len);
+        len -= pos;
+        pos = 0;
+      }
       const got: number = yield input.subarray(len, cap);
       if (got === 0) eof = true;
       else len += got;
-      continue; // fill the block before parsing
+      continue;
     }
-    const r = parser.parse(len, eof, inBlock, blockRows - inBlock);
+    const r = parser.parse(pos, len, eof, inBlock, blockRows - inBlock);
     if (r.status === CSV_BAIL) return "fallback";
     if (r.hard.length > 0) {
       const xs = parser.x(blockRows), ys = parser.y(blockRows);
       const h = r.hard;
       for (let k = 0; k < h.length; k += 3) {
         let text = "";
-        for (let i = h[k + 1], e = i + h[k + 2]; i < e; i++) text += String.fromCharCode(input[i]);
+        for (let i = pos + h[k + 1], e = i + h[k + 2]; i < e; i++) {
+          text += String.fromCharCode(input[i]);
+        }
         const v = +text;
         if (!(v - v === 0) || v > EXTREME_ABS || v < -EXTREME_ABS) return "fallback";
         if (h[k] < 0) {
@@ -264,14 +306,19 @@ function* _read(
       inBlock = 0;
       linesInBlock = 0;
     }
-    if (r.consumed > 0) {
-      input.copyWithin(0, r.consumed, len);
-      len -= r.consumed;
-    } else if (r.rows === 0 && r.lines === 0) {
+    pos += r.consumed;
+    if (r.consumed === 0 && r.rows === 0 && r.lines === 0) {
       if (eof) break; // nothing left
-      if (len === cap) return "fallback"; // a line longer than the block
+      if (pos === 0 && len === cap) return "fallback"; // a line longer than the block
+      // Otherwise: an incomplete last line; the refill above brings the rest.
+      input.copyWithin(0, pos, len);
+      len -= pos;
+      pos = 0;
+      const got: number = yield input.subarray(len, cap);
+      if (got === 0) eof = true;
+      else len += got;
     }
-    if (eof && len === 0) break;
+    if (eof && pos === len) break;
   }
   if (inBlock > 0 || linesInBlock > 0) {
     sink.addBlock(parser.x(inBlock), parser.y(inBlock), inBlock, linesInBlock);

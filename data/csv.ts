@@ -735,12 +735,16 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
   let sink = newSink();
   const bytes = new TextEncoder().encode(text);
   let at = 0;
-  const fast = readCsvWasm((into) => {
-    const n = Math.min(into.length, bytes.length - at);
-    into.set(bytes.subarray(at, at + n));
-    at += n;
-    return n;
-  }, sink, { family: options.family, header: options.header ?? true, delimiter: options.delimiter });
+  const fast = readCsvWasm(
+    (into) => {
+      const n = Math.min(into.length, bytes.length - at);
+      into.set(bytes.subarray(at, at + n));
+      at += n;
+      return n;
+    },
+    sink,
+    { family: options.family, header: options.header ?? true, delimiter: options.delimiter },
+  );
   if (fast === "fallback") {
     sink = newSink();
     new ChunkFeeder(options.delimiter, sink, "CSV text: ").feed(text, true);
@@ -773,20 +777,24 @@ async function _readWasm(
   };
   if (streamed !== null) {
     let k = 0, at = 0;
-    return readCsvWasm((into) => {
-      let n = 0;
-      while (n < into.length && k < streamed.length) {
-        const b = streamed[k], take = Math.min(into.length - n, b.length - at);
-        into.set(b.subarray(at, at + take), n);
-        n += take;
-        at += take;
-        if (at === b.length) {
-          k++;
-          at = 0;
+    return readCsvWasm(
+      (into) => {
+        let n = 0;
+        while (n < into.length && k < streamed.length) {
+          const b = streamed[k], take = Math.min(into.length - n, b.length - at);
+          into.set(b.subarray(at, at + take), n);
+          n += take;
+          at += take;
+          if (at === b.length) {
+            k++;
+            at = 0;
+          }
         }
-      }
-      return n;
-    }, sink, opts);
+        return n;
+      },
+      sink,
+      opts,
+    );
   }
   const file = await Deno.open(path, { read: true });
   try {
