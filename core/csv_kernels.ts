@@ -255,13 +255,14 @@ export class CsvRowParser {
   }
 
   /**
-   * Counts a byte in `[0, len)` of the input block (16 bytes at a time).
+   * Counts a byte in `[start, end)` of the input block (16 bytes at a time).
    *
-   * @param len Bytes.
+   * @param start First byte.
+   * @param end End.
    * @param byte The byte.
    * @returns The count.
    */
-  countByte(len: number, byte: number): number {
-    return this.#ex.csvCountByte(this.#src, len, byte);
+  countByte(start: number, end: number, byte: number): number {
+    return this.#ex.csvCountByte(this.#src + start, end - start, byte);
   }
 }

@@ -92,7 +92,8 @@
 import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
-import { readCsvWasm, readCsvWasmAsync } from "./_csv_wasm.ts";
+import { readCsvWasm, readCsvWasmAsync, WASM_CSV_BLOCK_BYTES } from "./_csv_wasm.ts";
+import { readCsvParallel } from "./_csv_parallel.ts";
 import {
   cellNumber,
   checkCsvFile,
@@ -133,6 +134,12 @@ export interface CsvOptions {
   header?: boolean;
   /** Field delimiter (default: detected from the header line among , tab ; |). */
   delimiter?: string;
+  /**
+   * "auto" (default): the WebAssembly reader, and the papaparse reader for
+   * files it does not read (see data/_csv_wasm.ts); "papaparse": only the
+   * papaparse reader (the reader before the WebAssembly one, for comparison).
+   */
+  reader?: "auto" | "papaparse";
 }
 
 /** Options of {@link loadCsvToArena}. */
@@ -141,7 +148,15 @@ export interface LoadCsvOptions extends CsvOptions {
   storage?: Storage;
   /** Bytes read per file read (default 1 MiB). */
   chunkBytes?: number;
+  /**
+   * Workers that parse a regular file of at least {@link PARALLEL_MIN_BYTES}
+   * (default: the number of processors, at most 4; 0 parses on this thread).
+   */
+  workers?: number;
 }
+
+/** Files at least this long are parsed by workers (see {@link LoadCsvOptions.workers}). */
+export const PARALLEL_MIN_BYTES = 16 << 20;
 
 /** A parsed numeric table in plain arrays (see {@link parseCsvText}). */
 export interface CsvTable {
@@ -733,9 +748,9 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
       };
     }, maxRecords);
   let sink = newSink();
-  const bytes = new TextEncoder().encode(text);
+  const bytes = options.reader === "papaparse" ? null : new TextEncoder().encode(text);
   let at = 0;
-  const fast = readCsvWasm(
+  const fast = bytes === null ? "fallback" : readCsvWasm(
     (into) => {
       const n = Math.min(into.length, bytes.length - at);
       into.set(bytes.subarray(at, at + n));
@@ -769,6 +784,7 @@ async function _readWasm(
   sink: _CsvSink,
   options: CsvOptions,
   chunkBytes: number,
+  workers: number,
 ): Promise<"done" | "fallback"> {
   const opts = {
     family: options.family,
@@ -798,6 +814,17 @@ async function _readWasm(
   }
   const file = await Deno.open(path, { read: true });
   try {
+    const size = (await file.stat()).size;
+    if (workers > 0 && typeof path === "string" && size >= PARALLEL_MIN_BYTES) {
+      const first = new Uint8Array(WASM_CSV_BLOCK_BYTES);
+      let n = 0;
+      while (n < first.length) {
+        const got = await file.read(first.subarray(n));
+        if (got === null) break;
+        n += got;
+      }
+      return await readCsvParallel(path, first.subarray(0, n), size, sink, opts, workers);
+    }
     return await readCsvWasmAsync(
       async (into) => (await file.read(into.subarray(0, chunkBytes))) ?? 0,
       sink,
@@ -848,6 +875,14 @@ export async function loadCsvToArena(
   const chunkBytes = options.chunkBytes ?? 1 << 20;
   if (!Number.isInteger(chunkBytes) || chunkBytes < 1) {
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
+  }
+  const workers = options.workers ??
+    Math.min(
+      4,
+      (globalThis.navigator as { hardwareConcurrency?: number })?.hardwareConcurrency ?? 1,
+    );
+  if (!Number.isInteger(workers) || workers < 0) {
+    throw new RangeError(`workers must be a non-negative integer, got ${workers}`);
   }
   const where = `${path instanceof URL ? path.href : path}: `;
   const stream = await isStreamInput(path);
@@ -912,7 +947,10 @@ export async function loadCsvToArena(
   let sink = newSink();
   try {
     // The core's reader first; the papaparse reader for what it leaves.
-    if (await _readWasm(path, streamed, sink, options, chunkBytes) === "fallback") {
+    if (
+      options.reader === "papaparse" ||
+      await _readWasm(path, streamed, sink, options, chunkBytes, workers) === "fallback"
+    ) {
       release();
       sink = newSink();
       const decoder = new TextDecoder("utf-8");
