@@ -1,6 +1,6 @@
 /**
  * The parallel CSV reader: the file's data lines split into segments of
- * {@link CSV_SEGMENT_BYTES} that workers (data/_csv_worker.ts) read and
+ * `csvParallelSizes.segBytes` that workers (data/_csv_worker.ts) read and
  * parse with the core's kernel, while this thread takes their rows in file
  * order into csv.ts's sink (statistics, copy to the arena) in blocks of the
  * sink's length — exactly as the one-thread reader does.
@@ -13,17 +13,25 @@
  * ```
  *
  * Any segment the kernel does not read (a quote, a bad cell, a line longer
- * than {@link CSV_SEGMENT_MARGIN}) makes the whole read answer "fallback".
+ * than `csvParallelSizes.margin`) makes the whole read answer "fallback".
  *
  * @module
  */
 import type { CsvRowPlan } from "../core/csv_kernels.ts";
-import { prepareCsvWasm, type ReadCsvWasmOptions, type RowSink } from "./_csv_wasm.ts";
+import {
+  csvWasmCounts,
+  prepareCsvWasm,
+  type ReadCsvWasmOptions,
+  type RowSink,
+} from "./_csv_wasm.ts";
 
-/** Bytes per segment. */
-export const CSV_SEGMENT_BYTES = 4 << 20;
-/** Bytes read past a segment's end to finish its last line. */
-export const CSV_SEGMENT_MARGIN = 1 << 20;
+/**
+ * Sizes of the parallel reader: files of at least `minBytes` are parsed by
+ * workers, in segments of `segBytes`, each read `margin` bytes past its end
+ * to finish its last line. (Tests shrink them to run the workers on small
+ * files.)
+ */
+export const csvParallelSizes = { minBytes: 16 << 20, segBytes: 4 << 20, margin: 1 << 20 };
 
 /** The start message of a worker. */
 export interface CsvWorkerInit {
@@ -85,10 +93,25 @@ export async function readCsvParallel(
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
+  const r = await _readParallel(path, first, fileSize, sink, opts, numWorkers);
+  csvWasmCounts[r]++;
+  if (r === "done") csvWasmCounts.parallel++;
+  return r;
+}
+
+async function _readParallel(
+  path: string,
+  first: Uint8Array,
+  fileSize: number,
+  sink: RowSink,
+  opts: ReadCsvWasmOptions,
+  numWorkers: number,
+): Promise<"done" | "fallback"> {
   const prep = prepareCsvWasm(first, first.length, first.length === fileSize, sink, opts);
   if (prep === "fallback") return "fallback";
   const { plan, dataStart } = prep;
-  const numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / CSV_SEGMENT_BYTES));
+  const { segBytes, margin } = csvParallelSizes;
+  const numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / segBytes));
   const blockRows = sink.blockRows, numCols = plan.numCols;
   const workers: Worker[] = [];
   const waiting = new Map<number, CsvSegmentDone>();
@@ -118,8 +141,8 @@ export async function readCsvParallel(
         plan,
         dataStart,
         fileSize,
-        segBytes: CSV_SEGMENT_BYTES,
-        margin: CSV_SEGMENT_MARGIN,
+        segBytes,
+        margin,
       };
       w.postMessage(init);
     }

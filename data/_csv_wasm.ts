@@ -47,6 +47,12 @@ export type ByteSource = (into: Uint8Array) => number;
 /** {@link ByteSource}, asynchronous. */
 export type AsyncByteSource = (into: Uint8Array) => Promise<number>;
 
+/**
+ * How many reads the kernel finished ("done"; "parallel" of them on
+ * workers) and left to papaparse ("fallback").
+ */
+export const csvWasmCounts = { done: 0, fallback: 0, parallel: 0 };
+
 /** Input bytes per kernel block. */
 export const WASM_CSV_BLOCK_BYTES = 4 << 20;
 
@@ -110,6 +116,7 @@ export function readCsvWasm(
   const steps = _steps(sink, opts);
   let r = steps.next(0);
   while (!r.done) r = steps.next(source(r.value));
+  csvWasmCounts[r.value]++;
   return r.value;
 }
 
@@ -129,6 +136,7 @@ export async function readCsvWasmAsync(
   const steps = _steps(sink, opts);
   let r = steps.next(0);
   while (!r.done) r = steps.next(await source(r.value));
+  csvWasmCounts[r.value]++;
   return r.value;
 }
 

@@ -93,7 +93,7 @@ import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
 import { readCsvWasm, readCsvWasmAsync, WASM_CSV_BLOCK_BYTES } from "./_csv_wasm.ts";
-import { readCsvParallel } from "./_csv_parallel.ts";
+import { csvParallelSizes, readCsvParallel } from "./_csv_parallel.ts";
 import {
   cellNumber,
   checkCsvFile,
@@ -149,14 +149,11 @@ export interface LoadCsvOptions extends CsvOptions {
   /** Bytes read per file read (default 1 MiB). */
   chunkBytes?: number;
   /**
-   * Workers that parse a regular file of at least {@link PARALLEL_MIN_BYTES}
-   * (default: the number of processors, at most 4; 0 parses on this thread).
+   * Workers that parse a regular file of 16 MiB or more (default: the
+   * number of processors, at most 4; 0 parses on this thread).
    */
   workers?: number;
 }
-
-/** Files at least this long are parsed by workers (see {@link LoadCsvOptions.workers}). */
-export const PARALLEL_MIN_BYTES = 16 << 20;
 
 /** A parsed numeric table in plain arrays (see {@link parseCsvText}). */
 export interface CsvTable {
@@ -815,7 +812,7 @@ async function _readWasm(
   const file = await Deno.open(path, { read: true });
   try {
     const size = (await file.stat()).size;
-    if (workers > 0 && typeof path === "string" && size >= PARALLEL_MIN_BYTES) {
+    if (workers > 0 && typeof path === "string" && size >= csvParallelSizes.minBytes) {
       const first = new Uint8Array(WASM_CSV_BLOCK_BYTES);
       let n = 0;
       while (n < first.length) {
