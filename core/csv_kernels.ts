@@ -58,6 +58,15 @@ interface _CsvExports {
   csvParseRows(...args: number[]): number;
   csvCountByte(p: number, n: number, byte: number): number;
   csvF64ToF32(src: number, dst: number, n: number): void;
+  csvColumnStats(
+    x: number,
+    m: number,
+    d: number,
+    lo: number,
+    hi: number,
+    sum: number,
+    h: number,
+  ): void;
 }
 
 let _module: WebAssembly.Module | null | undefined;
@@ -82,6 +91,16 @@ function _compiled(): WebAssembly.Module | null {
   return _module;
 }
 
+/**
+ * The compiled core this thread's parsers use, to hand to workers (a
+ * compiled module is sent to a worker without compiling it again), or null.
+ *
+ * @returns The module, or null.
+ */
+export function csvCoreModule(): WebAssembly.Module | null {
+  return _compiled();
+}
+
 const _HARD_CAP = 4096; // cells
 const _PAGE = 65536;
 
@@ -97,6 +116,7 @@ export class CsvRowParser {
   #srcCap = 0;
   #x = 0;
   #y = 0;
+  #stats = 0;
   #rowCap = 0;
 
   private constructor(memory: WebAssembly.Memory, ex: _CsvExports) {
@@ -113,10 +133,11 @@ export class CsvRowParser {
    * A parser, or null when this runtime or build has no WebAssembly core
    * (the caller then uses its TypeScript parser).
    *
+   * @param module The compiled core ({@link csvCoreModule}; default: compiled here).
    * @returns The parser, or null.
    */
-  static create(): CsvRowParser | null {
-    const mod = _compiled();
+  static create(module?: WebAssembly.Module): CsvRowParser | null {
+    const mod = module ?? _compiled();
     if (mod === null) return null;
     try {
       const memory = new WebAssembly.Memory({ initial: 2, maximum: 65536 });
@@ -152,7 +173,8 @@ export class CsvRowParser {
     this.#x = this.#colMap + Math.ceil((plan.numFields * 4) / 16) * 16;
     this.#rowCap = rowCap;
     this.#y = this.#x + rowCap * plan.numCols * 8;
-    this.#ensure(this.#y + rowCap * 8 + 16);
+    this.#stats = Math.ceil((this.#y + rowCap * 8) / 16) * 16;
+    this.#ensure(this.#stats + plan.numCols * 32 + 16);
     new Int32Array(this.#memory.buffer, this.#colMap, plan.numFields).set(plan.colMap);
   }
 
@@ -252,6 +274,38 @@ export class CsvRowParser {
   /** The responses of the last parse. */
   y(rows: number): Float64Array {
     return new Float64Array(this.#memory.buffer, this.#y, rows);
+  }
+
+  /**
+   * Adds rows `[0, rows)` of the block to per-column statistics (minimum,
+   * maximum, sum in row order, and the hash of csv_checks.ts's ColumnStats),
+   * in the kernel: the same numbers as that class's loop, bit for bit.
+   *
+   * @param rows Rows of the block.
+   * @param lo Per-column minima (updated).
+   * @param hi Per-column maxima (updated).
+   * @param sum Per-column sums (updated).
+   * @param h Per-column hashes (updated).
+   */
+  blockStats(
+    rows: number,
+    lo: Float64Array,
+    hi: Float64Array,
+    sum: Float64Array,
+    h: Int32Array,
+  ): void {
+    const d = this.#plan!.numCols, base = this.#stats;
+    const f = new Float64Array(this.#memory.buffer, base, 3 * d);
+    const hv = new Int32Array(this.#memory.buffer, base + 24 * d, d);
+    f.set(lo, 0);
+    f.set(hi, d);
+    f.set(sum, 2 * d);
+    hv.set(h);
+    this.#ex.csvColumnStats(this.#x, rows, d, base, base + 8 * d, base + 16 * d, base + 24 * d);
+    lo.set(f.subarray(0, d));
+    hi.set(f.subarray(d, 2 * d));
+    sum.set(f.subarray(2 * d));
+    h.set(hv);
   }
 
   /**

@@ -17,11 +17,13 @@
  *
  * @module
  */
-import type { CsvRowPlan } from "../core/csv_kernels.ts";
+import { csvCoreModule, type CsvRowParser, type CsvRowPlan } from "../core/csv_kernels.ts";
 import {
+  acquireCsvParser,
   csvWasmCounts,
   prepareCsvWasm,
   type ReadCsvWasmOptions,
+  releaseCsvParser,
   type RowSink,
 } from "./_csv_wasm.ts";
 
@@ -39,6 +41,8 @@ export interface CsvWorkerInit {
   type: "init";
   /** The file. */
   path: string;
+  /** The compiled core (null: the worker compiles it). */
+  module: WebAssembly.Module | null;
   /** The kernel's plan. */
   plan: CsvRowPlan;
   /** Byte offset of the first data line. */
@@ -107,6 +111,24 @@ async function _readParallel(
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
+  const staging = acquireCsvParser();
+  if (staging === null) return "fallback";
+  try {
+    return await _readParallelWith(staging, path, first, fileSize, sink, opts, numWorkers);
+  } finally {
+    releaseCsvParser(staging);
+  }
+}
+
+async function _readParallelWith(
+  staging: CsvRowParser,
+  path: string,
+  first: Uint8Array,
+  fileSize: number,
+  sink: RowSink,
+  opts: ReadCsvWasmOptions,
+  numWorkers: number,
+): Promise<"done" | "fallback"> {
   const prep = prepareCsvWasm(first, first.length, first.length === fileSize, sink, opts);
   if (prep === "fallback") return "fallback";
   const { plan, dataStart } = prep;
@@ -138,6 +160,7 @@ async function _readParallel(
       const init: CsvWorkerInit = {
         type: "init",
         path,
+        module: csvCoreModule(),
         plan,
         dataStart,
         fileSize,
@@ -148,7 +171,11 @@ async function _readParallel(
     }
     // Two segments in flight per worker; segment k goes to worker k mod W.
     for (let round = 0; round < 2; round++) for (const w of workers) give(w);
-    const xs = new Float64Array(blockRows * numCols), ys = new Float64Array(blockRows);
+    // Blocks are gathered in the staging parser's memory, where the kernel takes their statistics.
+    staging.setPlan(plan, 16, blockRows);
+    const stats =
+      (m: number) => (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) =>
+        staging.blockStats(m, lo, hi, sum, h);
     let inBlock = 0, lines = 0;
     for (let k = 0; k < numSegs; k++) {
       while (!waiting.has(k) && failure === null) {
@@ -161,6 +188,7 @@ async function _readParallel(
       if (seg.status === "fallback") return "fallback";
       give(workers[k % workers.length]);
       lines += seg.lines;
+      const xs = staging.x(blockRows), ys = staging.y(blockRows);
       for (let i = 0; i < seg.rows;) {
         const take = Math.min(seg.rows - i, blockRows - inBlock);
         xs.set(seg.x!.subarray(i * numCols, (i + take) * numCols), inBlock * numCols);
@@ -168,13 +196,15 @@ async function _readParallel(
         inBlock += take;
         i += take;
         if (inBlock === blockRows) {
-          sink.addBlock(xs, ys, blockRows, lines);
+          sink.addBlock(xs, ys, blockRows, lines, stats(blockRows));
           inBlock = 0;
           lines = 0;
         }
       }
     }
-    if (inBlock > 0 || lines > 0) sink.addBlock(xs, ys, inBlock, lines);
+    if (inBlock > 0 || lines > 0) {
+      sink.addBlock(staging.x(inBlock), staging.y(inBlock), inBlock, lines, stats(inBlock));
+    }
     return "done";
   } finally {
     for (const w of workers) w.terminate();

@@ -38,8 +38,14 @@ export interface RowSink {
   readonly numCols: number;
   /** Whether X is checked against f32's range. */
   readonly f32: boolean;
-  /** Takes a block of rows. */
-  addBlock(xs: Float64Array, ys: Float64Array, m: number, lines: number): void;
+  /** Takes a block of rows (`ranges`: the block's statistics, see `ColumnStats.add`). */
+  addBlock(
+    xs: Float64Array,
+    ys: Float64Array,
+    m: number,
+    lines: number,
+    ranges?: (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) => void,
+  ): void;
 }
 
 /** Fills `into` from its start; returns the number of bytes, 0 at the end of the input. */
@@ -59,16 +65,54 @@ export const WASM_CSV_BLOCK_BYTES = 4 << 20;
 let _available: boolean | undefined;
 const _idle: CsvRowParser[] = [];
 
-/** A parser for one read (null when the core cannot run here); give it back with {@link _release}. */
-function _acquire(): CsvRowParser | null {
+/**
+ * A parser for one read (null when the core cannot run here); give it back
+ * with {@link releaseCsvParser}.
+ *
+ * @returns A parser no other read uses, or null.
+ */
+export function acquireCsvParser(): CsvRowParser | null {
   if (_available === false) return null;
   const p = _idle.pop() ?? CsvRowParser.create();
   _available = p !== null;
   return p;
 }
 
-function _release(p: CsvRowParser): void {
+/**
+ * Gives a parser of {@link acquireCsvParser} back.
+ *
+ * @param p The parser.
+ */
+export function releaseCsvParser(p: CsvRowParser): void {
   _idle.push(p);
+}
+
+/**
+ * Counts the line breaks of an input with the core's kernel (16 bytes at a
+ * time), reading it in blocks straight into the kernel's memory.
+ *
+ * @param source The bytes, in order.
+ * @returns "\n" and "\r" counts and the length, or null without the core.
+ */
+export async function countBreaksWasm(
+  source: AsyncByteSource,
+): Promise<{ numLf: number; numCr: number; numBytes: number } | null> {
+  const parser = acquireCsvParser();
+  if (parser === null) return null;
+  try {
+    parser.reserveInput(WASM_CSV_BLOCK_BYTES);
+    let numLf = 0, numCr = 0, numBytes = 0;
+    for (;;) {
+      const got = await source(parser.input().subarray(0, WASM_CSV_BLOCK_BYTES));
+      if (got === 0) break;
+      numBytes += got;
+      numLf += parser.countByte(0, got, 10);
+      numCr += parser.countByte(0, got, 13);
+    }
+    return { numLf, numCr, numBytes };
+  } finally {
+    releaseCsvParser(parser);
+  }
 }
 
 /** Bytes that may be part of a number or a line break: not delimiters for the kernel. */
@@ -224,12 +268,12 @@ function* _steps(
   sink: RowSink,
   opts: ReadCsvWasmOptions,
 ): Generator<Uint8Array, "done" | "fallback", number> {
-  const parser = _acquire();
+  const parser = acquireCsvParser();
   if (parser === null) return "fallback";
   try {
     return yield* _read(parser, sink, opts);
   } finally {
-    _release(parser);
+    releaseCsvParser(parser);
   }
 }
 
@@ -310,7 +354,13 @@ function* _read(
     inBlock += r.rows;
     linesInBlock += r.lines;
     if (inBlock === blockRows) {
-      sink.addBlock(parser.x(blockRows), parser.y(blockRows), blockRows, linesInBlock);
+      sink.addBlock(
+        parser.x(blockRows),
+        parser.y(blockRows),
+        blockRows,
+        linesInBlock,
+        (lo, hi, sum, h) => parser.blockStats(blockRows, lo, hi, sum, h),
+      );
       inBlock = 0;
       linesInBlock = 0;
     }
@@ -329,7 +379,13 @@ function* _read(
     if (eof && pos === len) break;
   }
   if (inBlock > 0 || linesInBlock > 0) {
-    sink.addBlock(parser.x(inBlock), parser.y(inBlock), inBlock, linesInBlock);
+    sink.addBlock(
+      parser.x(inBlock),
+      parser.y(inBlock),
+      inBlock,
+      linesInBlock,
+      (lo, hi, sum, h) => parser.blockStats(inBlock, lo, hi, sum, h),
+    );
   }
   return "done";
 }

@@ -92,7 +92,12 @@
 import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
-import { readCsvWasm, readCsvWasmAsync, WASM_CSV_BLOCK_BYTES } from "./_csv_wasm.ts";
+import {
+  countBreaksWasm,
+  readCsvWasm,
+  readCsvWasmAsync,
+  WASM_CSV_BLOCK_BYTES,
+} from "./_csv_wasm.ts";
 import { csvParallelSizes, readCsvParallel } from "./_csv_parallel.ts";
 import {
   cellNumber,
@@ -315,14 +320,21 @@ class _CsvSink {
 
   /**
    * Takes `m` rows parsed and checked elsewhere, as {@link record} would
-   * have stored them: the column statistics, the response's range, and the
-   * copy to the destination.
+   * have stored them: the column statistics (`ranges`: see
+   * `ColumnStats.add`), the response's range, and the copy to the
+   * destination.
    */
-  addBlock(xs: Float64Array, ys: Float64Array, m: number, lines: number): void {
+  addBlock(
+    xs: Float64Array,
+    ys: Float64Array,
+    m: number,
+    lines: number,
+    ranges?: (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) => void,
+  ): void {
     this.lineNo += lines;
     if (m === 0) return;
     this.#dataRow += m;
-    this.#stats!.add(xs, m);
+    this.#stats!.add(xs, m, ranges);
     let lo = this.#yMin, hi = this.#yMax;
     for (let i = 0; i < m; i++) {
       const v = ys[i];
@@ -774,6 +786,18 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
   };
 }
 
+/** Line breaks and bytes of a file, counted by the core's kernel (null without it). */
+async function _countBreaksWasm(
+  path: string | URL,
+): Promise<{ numLf: number; numCr: number; numBytes: number } | null> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    return await countBreaksWasm(async (into) => (await file.read(into)) ?? 0);
+  } finally {
+    file.close();
+  }
+}
+
 /** Reads a file or the blocks of a stream through the core's CSV reader (see _csv_wasm.ts). */
 async function _readWasm(
   path: string | URL,
@@ -906,10 +930,16 @@ export async function loadCsvToArena(
   // Pass 1: count line breaks (an upper bound on the number of records,
   // whichever of \n, \r\n or \r the parser settles on).
   let numLf = 0, numCr = 0, numBytes = 0;
-  for await (const view of blocks(Math.max(chunkBytes, 1 << 22))) {
-    numBytes += view.length;
-    numLf += countByte(view, 10);
-    numCr += countByte(view, 13);
+  const counted = streamed === null && options.reader !== "papaparse"
+    ? await _countBreaksWasm(path)
+    : null;
+  if (counted !== null) ({ numLf, numCr, numBytes } = counted);
+  else {
+    for await (const view of blocks(Math.max(chunkBytes, 1 << 22))) {
+      numBytes += view.length;
+      numLf += countByte(view, 10);
+      numCr += countByte(view, 13);
+    }
   }
   if (numBytes === 0) {
     throw new RangeError(

@@ -458,3 +458,32 @@ export function csvF64ToF32(src: usize, dst: usize, n: i32): void {
     store<f32>(dst + (<usize>k << 2), <f32>load<f64>(src + (<usize>k << 3)));
   }
 }
+
+/**
+ * Per-column statistics of rows [0, m) of a row-major block of d f64 columns, accumulated
+ * into lo, hi, sum (f64 × d) and h (i32 × d): minimum, maximum, sum in row order, and the
+ * hash h = (h ^ high word) · 0x01000193 + low word (wrapping) of each value's bits.
+ */
+export function csvColumnStats(
+  x: usize,
+  m: i32,
+  d: i32,
+  lo: usize,
+  hi: usize,
+  sum: usize,
+  h: usize,
+): void {
+  for (let i = 0; i < m; i++) {
+    const row = x + (<usize>i * <usize>d << 3);
+    for (let k = 0; k < d; k++) {
+      const o = <usize>k << 3;
+      const v = load<f64>(row + o);
+      if (v < load<f64>(lo + o)) store<f64>(lo + o, v);
+      if (v > load<f64>(hi + o)) store<f64>(hi + o, v);
+      store<f64>(sum + o, load<f64>(sum + o) + v);
+      const bits = reinterpret<u64>(v);
+      const hp = h + (<usize>k << 2);
+      store<i32>(hp, (load<i32>(hp) ^ <i32>(bits >> 32)) * 0x01000193 + <i32>bits);
+    }
+  }
+}
