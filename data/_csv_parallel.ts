@@ -145,7 +145,12 @@ async function _readParallelWith(
   };
   try {
     for (let i = 0; i < Math.min(numWorkers, numSegs); i++) {
-      const w = new Worker(new URL("./_csv_worker.ts", import.meta.url), { type: "module" });
+      let w: Worker;
+      try {
+        w = new Worker(new URL("./_csv_worker.ts", import.meta.url), { type: "module" });
+      } catch {
+        return "fallback"; // no workers here
+      }
       workers.push(w);
       w.onmessage = (e: MessageEvent<_Answer>) => {
         if (e.data.type === "error") failure ??= new Error(e.data.message);
