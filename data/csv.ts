@@ -2,11 +2,25 @@
  * Numeric CSV files → GLM data in WebAssembly memory, streamed.
  *
  * ```
- *  file ──read 1 MiB──► TextDecoder ──text──► Papa.Parser (row by row)
- *        (pass 2)                                   │ validate, Number()
- *                                                   ▼
- *             staging block (≈1 MiB, JS) ──copy──► arena: X (rows × numCols), y
+ *  file ──count line breaks (core kernel, v128)──► X, y allocated in the arena
+ *       ──read 4 MiB blocks──► core CSV kernel ──rows (f64)──► staging block
+ *         (on workers for files ≥ 16 MiB)          ──statistics, copy──► arena: X, y
+ *       ──anything the kernel does not read──► the papaparse reader below, from the start
+ *
+ *  papaparse reader: file ──read 1 MiB──► TextDecoder ──► Papa.Parser (row by row)
+ *                    ──validate, Number()──► staging block (≈1 MiB, JS) ──copy──► arena
  * ```
+ *
+ * **Two readers, one result.** Rows are parsed by the core's CSV kernel
+ * (data/_csv_wasm.ts, core/as/csv.ts; on workers: data/_csv_parallel.ts)
+ * whenever it can: one-byte delimiters, "\n" or "\r\n" line breaks, no quote
+ * after the header, and cells that are all plain decimals within the limits
+ * below. Its numbers are those of `Number()` bit for bit (a correctly rounded
+ * conversion, with `Number()` itself for the rare cells it cannot settle).
+ * For anything else — and for every file with a problem — the file is read
+ * again by the papaparse reader, which gives the same data or the messages
+ * below; tests/csv_wasm_test.ts checks that the two agree. The option
+ * `reader: "papaparse"` skips the kernel. Design and speed: docs/csv_reader.md.
  *
  * **Allocation: a counting pre-pass.** Before parsing, one cheap pass over the
  * raw bytes counts line breaks; that bounds the number of rows, so X and y are
@@ -23,9 +37,9 @@
  * derived afresh for every block, so the load stays correct even if other
  * code allocates (and grows the memory) while it awaits file reads.
  *
- * Parser choice: papaparse, measured 3.5–5× faster than csv-parse on a
- * 10⁶ × 30 numeric file (2.2–2.6·10⁵ vs 5.1–5.6·10⁴ rows/s on an idle
- * 2-core machine; bench/csv_bench.ts repeats the measurement).
+ * Parser choice for the text path: papaparse, measured 3.5–5× faster than
+ * csv-parse on a 10⁶ × 30 numeric file (2.2–2.6·10⁵ vs 5.1–5.6·10⁴ rows/s on
+ * an idle 2-core machine; `bench/csv_bench.ts --parsers` repeats it).
  *
  * **Delimiter.** Without the `delimiter` option it is detected from the
  * header line: the one of comma, tab, semicolon and pipe that occurs there

@@ -305,6 +305,7 @@ Deno.test("csv wasm: the same errors, with the same messages, on bad files", asy
   const cases: [string, string, Partial<LoadCsvOptions>?][] = [
     ["non-numeric", "y,a\n1,abc\n0,2\n"],
     ["empty cell", "y,a\n1,\n0,2\n"],
+    ["NA", "y,a\n1,NA\n0,2\n"],
     ["NaN", "y,a\n1,NaN\n0,2\n"],
     ["Infinity", "y,a\n1,-Infinity\n0,2\n"],
     ["overflow", "y,a\n1,1e400\n0,2\n"],
