@@ -20,6 +20,7 @@
 import Papa from "papaparse";
 import { parse as csvParseStream } from "csv-parse/stream";
 import { loadCore } from "../core/load.ts";
+import process from "node:process";
 import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
 import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
 
@@ -192,28 +193,36 @@ async function readers(rows: number, rounds: number): Promise<void> {
     );
     await readWith(READERS[2], path); // warm the page cache and the code
     const mbs = READERS.map(() => [] as number[]);
+    const cpu = READERS.map(() => [] as number[]);
     for (let round = 1; round <= rounds; round++) {
       const line: string[] = [];
       for (let k = 0; k < READERS.length; k++) {
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
         const n = await readWith(READERS[k], path);
         const sec = (performance.now() - t0) / 1000;
+        const c = process.cpuUsage(c0);
         if (n !== rows) throw new Error(`${READERS[k].name} read ${n} rows, expected ${rows}`);
         mbs[k].push(bytes / 1e6 / sec);
+        cpu[k].push(bytes / 1e6 / ((c.user + c.system) / 1e6));
         line.push(`${READERS[k].name}: ${(bytes / 1e6 / sec).toFixed(0)}`);
       }
       console.log(`round ${round} (MB/s; load ${load()}): ${line.join(", ")}`);
     }
-    const med = mbs.map(_median);
+    const med = mbs.map(_median), medCpu = cpu.map(_median);
     const papa = med[3], duck1 = med[4], duck2 = med[5];
-    console.log(`\nmedian of ${rounds} rounds:`);
+    console.log(
+      `\nmedian of ${rounds} rounds (MB/s of wall time; MB per CPU second of all the ` +
+        `process's threads):`,
+    );
     for (let k = 0; k < READERS.length; k++) {
       console.log(
-        `  ${READERS[k].name.padEnd(28)} ${med[k].toFixed(0).padStart(6)} MB/s  ` +
-          `×${(med[k] / papa).toFixed(2)} papaparse  ×${
-            (med[k] / duck1).toFixed(2)
-          } DuckDB 1 thread  ` +
-          `×${(med[k] / duck2).toFixed(2)} DuckDB 2 threads`,
+        `  ${READERS[k].name.padEnd(28)} ${med[k].toFixed(0).padStart(6)} MB/s ` +
+          `${medCpu[k].toFixed(0).padStart(5)} MB/CPU-s  ×${
+            (med[k] / papa).toFixed(2)
+          } papaparse  ` +
+          `×${(med[k] / duck1).toFixed(2)} DuckDB 1 thread  ×${(med[k] / duck2).toFixed(2)} ` +
+          `DuckDB 2 threads`,
       );
     }
     console.log(`load average after: ${load()}`);
