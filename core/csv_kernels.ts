@@ -10,10 +10,12 @@
  *  parse(len, atEof, maxRows) ──csvParseRows──► rows, bytes consumed, status, hard cells
  * ```
  *
+ * The compiled module comes from core/csv_core_module.ts, which holds the
+ * embedded bytes; a worker is sent the module and does not load them.
+ *
  * @module
  */
 
-import { decodeWasmBase64, SIMD_WASM_BASE64 } from "./_embedded_core.ts";
 import { RESERVED_BYTES } from "./arena.ts";
 
 /** What the kernel needs to know about the file and the columns. */
@@ -69,38 +71,6 @@ interface _CsvExports {
   ): void;
 }
 
-let _module: WebAssembly.Module | null | undefined;
-
-function _compiled(): WebAssembly.Module | null {
-  if (_module === undefined) {
-    try {
-      const bytes = decodeWasmBase64(SIMD_WASM_BASE64);
-      _module = bytes.length > 0 && WebAssembly.validate(bytes)
-        ? new WebAssembly.Module(bytes)
-        : null;
-      if (
-        _module !== null &&
-        !WebAssembly.Module.exports(_module).some((e) => e.name === "csvParseRows")
-      ) {
-        _module = null;
-      }
-    } catch {
-      _module = null;
-    }
-  }
-  return _module;
-}
-
-/**
- * The compiled core this thread's parsers use, to hand to workers (a
- * compiled module is sent to a worker without compiling it again), or null.
- *
- * @returns The module, or null.
- */
-export function csvCoreModule(): WebAssembly.Module | null {
-  return _compiled();
-}
-
 const _HARD_CAP = 4096; // cells
 const _PAGE = 65536;
 
@@ -133,11 +103,11 @@ export class CsvRowParser {
    * A parser, or null when this runtime or build has no WebAssembly core
    * (the caller then uses its TypeScript parser).
    *
-   * @param module The compiled core ({@link csvCoreModule}; default: compiled here).
+   * @param module The compiled core (core/csv_core_module.ts; null: none).
    * @returns The parser, or null.
    */
-  static create(module?: WebAssembly.Module): CsvRowParser | null {
-    const mod = module ?? _compiled();
+  static create(module: WebAssembly.Module | null): CsvRowParser | null {
+    const mod = module;
     if (mod === null) return null;
     try {
       const memory = new WebAssembly.Memory({ initial: 2, maximum: 65536 });

@@ -17,7 +17,8 @@
  *
  * @module
  */
-import { csvCoreModule, type CsvRowParser, type CsvRowPlan } from "../core/csv_kernels.ts";
+import type { CsvRowParser, CsvRowPlan } from "../core/csv_kernels.ts";
+import { csvCoreModule } from "../core/csv_core_module.ts";
 import {
   acquireCsvParser,
   csvWasmCounts,

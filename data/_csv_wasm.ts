@@ -23,6 +23,7 @@
  * @module
  */
 import { CSV_BAIL, CsvRowParser, type CsvRowPlan } from "../core/csv_kernels.ts";
+import { csvCoreModule } from "../core/csv_core_module.ts";
 import { ChunkFeeder } from "./_csv_chunks.ts";
 import { detectDelimiter, EXTREME_ABS, F32_MAX, F32_MIN_NORMAL } from "./csv_checks.ts";
 
@@ -73,7 +74,7 @@ const _idle: CsvRowParser[] = [];
  */
 export function acquireCsvParser(): CsvRowParser | null {
   if (_available === false) return null;
-  const p = _idle.pop() ?? CsvRowParser.create();
+  const p = _idle.pop() ?? CsvRowParser.create(csvCoreModule());
   _available = p !== null;
   return p;
 }

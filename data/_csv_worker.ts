@@ -127,7 +127,7 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
   try {
     if (msg.type === "init") {
       init = msg;
-      parser = CsvRowParser.create(msg.module ?? undefined);
+      parser = CsvRowParser.create(msg.module);
       if (parser === null) throw new Error("the WebAssembly core does not run in this worker");
       rowCap = Math.max(1024, Math.ceil(msg.segBytes / 16));
       parser.setPlan(msg.plan, msg.segBytes + msg.margin + 16, rowCap);
