@@ -121,7 +121,7 @@ function digits8(p: usize, n: i32): u64 {
 function finish(w: u64, q: i32, neg: bool): i32 {
   let v: f64;
   if (w <= (<u64>1 << 53) && q >= -22 && q <= 22) {
-    const f = <f64>w;
+    const f = <f64><i64>w; // w ≤ 2^53: the signed conversion is exact and one instruction
     v = q < 0 ? f / unchecked(POW10[-q]) : f * unchecked(POW10[q]);
   } else {
     v = eiselLemire(w, q);
@@ -245,7 +245,7 @@ function readNumberLong(p: usize): i32 {
   }
   let v: f64;
   if (!trunc && w <= (<u64>1 << 53) && q >= -22 && q <= 22) {
-    const f = <f64>w;
+    const f = <f64><i64>w; // w ≤ 2^53: the signed conversion is exact and one instruction
     v = q < 0 ? f / unchecked(POW10[-q]) : f * unchecked(POW10[q]);
   } else {
     v = eiselLemire(w, q);
