@@ -122,10 +122,49 @@ export class CsvRowParser {
           },
         },
       });
-      return new CsvRowParser(memory, instance.exports as unknown as _CsvExports);
+      const parser = new CsvRowParser(memory, instance.exports as unknown as _CsvExports);
+      parser.#warmUp();
+      return parser;
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Runs the kernels a few times on a small made-up block: the engine
+   * compiles its optimised code for them in the background after some
+   * work, and a load's first pass (counting line breaks) then leaves it the
+   * time to finish before the rows are parsed.
+   */
+  #warmUp(): void {
+    const cols = 8, rows = 512;
+    let line = "1";
+    for (let j = 1; j < cols; j++) line += `,-${j}.${"0123456789".slice(0, j % 8 + 1)}`;
+    const text = new TextEncoder().encode(`${line}\n`.repeat(rows));
+    const colMap = Int32Array.from({ length: cols }, (_, j) => (j === 0 ? -2 : j));
+    this.setPlan(
+      {
+        delimiter: 44,
+        crlf: false,
+        numFields: cols,
+        colMap,
+        numCols: cols,
+        intercept: true,
+        family: 0,
+        f32check: false,
+      },
+      text.length,
+      rows,
+    );
+    const lo = new Float64Array(cols), hi = new Float64Array(cols), sum = new Float64Array(cols);
+    const h = new Int32Array(cols);
+    for (let k = 0; k < 8; k++) {
+      this.input().set(text);
+      this.parse(0, text.length, true);
+      this.blockStats(rows, lo, hi, sum, h);
+      this.countByte(0, text.length, 10);
+    }
+    this.#plan = null;
   }
 
   /**
