@@ -1,20 +1,28 @@
 /**
- * CSV parsing speed on numeric data: papaparse vs csv-parse (the two npm
- * parsers the design allows), against a no-library split + Number baseline,
- * and loadCsvToArena end to end.
+ * Numeric CSV reading speed: the WebAssembly reader of data/csv.ts (on
+ * workers and on one thread), the papaparse reader it replaces, and
+ * DuckDB's `read_csv` measured beside them in the same run, on one file.
  *
- *   deno bench --allow-read --allow-env bench/csv_bench.ts
- *     in-memory text, TALLMC_CSV_BENCH_ROWS rows × 30 columns (default 20 000);
- *     add --allow-write=/tmp to include loadCsvToArena on a temporary file.
- *   deno run --allow-read --allow-write=/tmp --allow-env bench/csv_bench.ts [rows]
- *     one-off timing on a generated file (default 10⁶ rows × 30 columns,
- *     ≈ 290 MB), printing rows/s per parser: the measurement behind the choice
- *     of papaparse in data/csv.ts.
+ *   deno run --allow-read --allow-write=/tmp --allow-env --allow-ffi --allow-sys=loadavg \
+ *     bench/csv_bench.ts [rows] [rounds]
+ *     the measurement of docs/csv_reader.md: a generated file of `rows`
+ *     (default 10⁶) × 30 columns (≈ 290 MB), read `rounds` times (default 3)
+ *     by every reader in turn (interleaved, so that they share the machine's
+ *     load), printing MB/s per reader and round, the medians, the ratios to
+ *     the papaparse reader and to DuckDB, and the load average. Add
+ *     `--parsers` for the npm parsers alone (papaparse, csv-parse, a split +
+ *     Number baseline) on the same rows in memory.
+ *   deno bench --allow-read --allow-write=/tmp --allow-env --allow-ffi bench/csv_bench.ts
+ *     (part of `deno task bench`) the same readers on a file of
+ *     TALLMC_CSV_BENCH_ROWS rows (default 100 000), the papaparse reader as
+ *     the baseline; plus the npm parsers on 20 000 rows in memory.
  */
 import Papa from "papaparse";
 import { parse as csvParseStream } from "csv-parse/stream";
 import { loadCore } from "../core/load.ts";
-import { loadCsvToArena } from "../data/csv.ts";
+import process from "node:process";
+import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
+import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
 
 const NUM_COLS = 30; // response + 29 covariates, like HIGGS
 
@@ -116,7 +124,114 @@ async function writeFile(path: string, chunks: Uint8Array[]): Promise<void> {
   }
 }
 
-async function oneOff(rows: number): Promise<void> {
+/** The readers compared: the data layer's, with options, or DuckDB's on a number of threads. */
+const READERS: { name: string; options?: Partial<LoadCsvOptions>; duckdbThreads?: number }[] = [
+  { name: "wasm reader, 2 workers", options: { workers: 2 } },
+  { name: "wasm reader, 1 worker", options: { workers: 1 } },
+  { name: "wasm reader, this thread", options: { workers: 0 } },
+  { name: "papaparse reader (before)", options: { reader: "papaparse" } },
+  { name: "DuckDB read_csv, 1 thread", duckdbThreads: 1 },
+  { name: "DuckDB read_csv, 2 threads", duckdbThreads: 2 },
+];
+
+const _arena = loadCore();
+
+/** Reads `path` with one of {@link READERS}; returns the number of rows. */
+async function readWith(r: (typeof READERS)[number], path: string): Promise<number> {
+  if (r.duckdbThreads !== undefined) {
+    const instance = await DuckDBInstance.create(":memory:", {
+      threads: String(r.duckdbThreads),
+    });
+    const conn = await instance.connect();
+    try {
+      await conn.run(
+        `CREATE TABLE t AS SELECT * FROM read_csv('${path}', header = true, delim = ',')`,
+      );
+      const rows = await conn.runAndReadAll("SELECT count(*) FROM t");
+      return Number(rows.getRows()[0][0]);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  }
+  const data = await loadCsvToArena(_arena, path, {
+    response: "y",
+    family: "logistic",
+    ...r.options,
+  });
+  _arena.free(data.x);
+  _arena.free(data.y);
+  return data.numRows;
+}
+
+function _median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+async function readers(rows: number, rounds: number): Promise<void> {
+  const chunks = makeCsvChunks(rows);
+  const bytes = chunks.reduce((s, c) => s + c.length, 0);
+  const path = await Deno.makeTempFile({
+    dir: "/tmp",
+    prefix: "tallmc_csv_bench_",
+    suffix: ".csv",
+  });
+  try {
+    await writeFile(path, chunks);
+    chunks.length = 0;
+    const load = () => {
+      try {
+        return Deno.loadavg().map((v) => v.toFixed(2)).join(" ");
+      } catch {
+        return "unknown (run with --allow-sys=loadavg)";
+      }
+    };
+    console.log(
+      `numeric CSV: ${rows} rows × ${NUM_COLS} columns, ${(bytes / 1e6).toFixed(0)} MB; ` +
+        `${navigator.hardwareConcurrency} processors; load average ${load()}`,
+    );
+    await readWith(READERS[2], path); // warm the page cache and the code
+    const mbs = READERS.map(() => [] as number[]);
+    const cpu = READERS.map(() => [] as number[]);
+    for (let round = 1; round <= rounds; round++) {
+      const line: string[] = [];
+      for (let k = 0; k < READERS.length; k++) {
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        const n = await readWith(READERS[k], path);
+        const sec = (performance.now() - t0) / 1000;
+        const c = process.cpuUsage(c0);
+        if (n !== rows) throw new Error(`${READERS[k].name} read ${n} rows, expected ${rows}`);
+        mbs[k].push(bytes / 1e6 / sec);
+        cpu[k].push(bytes / 1e6 / ((c.user + c.system) / 1e6));
+        line.push(`${READERS[k].name}: ${(bytes / 1e6 / sec).toFixed(0)}`);
+      }
+      console.log(`round ${round} (MB/s; load ${load()}): ${line.join(", ")}`);
+    }
+    const med = mbs.map(_median), medCpu = cpu.map(_median);
+    const papa = med[3], duck1 = med[4], duck2 = med[5];
+    console.log(
+      `\nmedian of ${rounds} rounds (MB/s of wall time; MB per CPU second of all the ` +
+        `process's threads):`,
+    );
+    for (let k = 0; k < READERS.length; k++) {
+      console.log(
+        `  ${READERS[k].name.padEnd(28)} ${med[k].toFixed(0).padStart(6)} MB/s ` +
+          `${medCpu[k].toFixed(0).padStart(5)} MB/CPU-s  ×${
+            (med[k] / papa).toFixed(2)
+          } papaparse  ` +
+          `×${(med[k] / duck1).toFixed(2)} DuckDB 1 thread  ×${(med[k] / duck2).toFixed(2)} ` +
+          `DuckDB 2 threads`,
+      );
+    }
+    console.log(`load average after: ${load()}`);
+  } finally {
+    await Deno.remove(path);
+  }
+}
+
+async function parsers(rows: number): Promise<void> {
   const chunks = makeCsvChunks(rows);
   const bytes = chunks.reduce((s, c) => s + c.length, 0);
   console.log(`numeric CSV: ${rows} rows × ${NUM_COLS} columns, ${(bytes / 1e6).toFixed(0)} MB`);
@@ -134,28 +249,15 @@ async function oneOff(rows: number): Promise<void> {
   await time("baseline: split + Number (no library)", () => baseline(chunks));
   await time("papaparse Parser, chunked", () => papaChunked(chunks));
   await time("csv-parse TransformStream", () => csvParse(chunks));
-  const path = await Deno.makeTempFile({
-    dir: "/tmp",
-    prefix: "tallmc_csv_bench_",
-    suffix: ".csv",
-  });
-  try {
-    await writeFile(path, chunks);
-    chunks.length = 0;
-    const arena = loadCore();
-    await time("loadCsvToArena (file, f64, both passes)", async () => {
-      const data = await loadCsvToArena(arena, path, { response: "y", family: "logistic" });
-      return data.numRows;
-    });
-  } finally {
-    await Deno.remove(path);
-  }
 }
 
 if (import.meta.main) {
-  await oneOff(Number(Deno.args[0] ?? 1_000_000));
+  const args = Deno.args.filter((a) => a !== "--parsers");
+  const rows = Number(args[0] ?? 1_000_000);
+  if (Deno.args.includes("--parsers")) await parsers(rows);
+  else await readers(rows, Number(args[1] ?? 3));
 } else {
-  const rows = Number(Deno.env.get("TALLMC_CSV_BENCH_ROWS") ?? 20_000);
+  const rows = 20_000;
   const chunks = makeCsvChunks(rows);
   const group = `csv ${rows}×${NUM_COLS}`;
   const opts = { group, n: 5, warmup: 1 };
@@ -170,18 +272,23 @@ if (import.meta.main) {
   });
   const writable = Deno.permissions.querySync({ name: "write", path: "/tmp" }).state === "granted";
   if (writable) {
+    const fileRows = Number(Deno.env.get("TALLMC_CSV_BENCH_ROWS") ?? 100_000);
     const path = Deno.makeTempFileSync({
       dir: "/tmp",
       prefix: "tallmc_csv_bench_",
       suffix: ".csv",
     });
-    await writeFile(path, chunks);
-    const arena = loadCore();
-    Deno.bench(`loadCsvToArena f64, file (${group})`, opts, async () => {
-      const data = await loadCsvToArena(arena, path, { response: "y", family: "logistic" });
-      arena.free(data.x);
-      arena.free(data.y);
-    });
+    await writeFile(path, makeCsvChunks(fileRows));
+    const fileGroup = `csv file ${fileRows}×${NUM_COLS}`;
+    for (const r of READERS) {
+      Deno.bench(
+        `${r.name} (${fileGroup})`,
+        { group: fileGroup, n: 3, warmup: 1, baseline: r.options?.reader === "papaparse" },
+        async () => {
+          await readWith(r, path);
+        },
+      );
+    }
     globalThis.addEventListener("unload", () => Deno.removeSync(path));
   }
 }

@@ -2,11 +2,25 @@
  * Numeric CSV files → GLM data in WebAssembly memory, streamed.
  *
  * ```
- *  file ──read 1 MiB──► TextDecoder ──text──► Papa.Parser (row by row)
- *        (pass 2)                                   │ validate, Number()
- *                                                   ▼
- *             staging block (≈1 MiB, JS) ──copy──► arena: X (rows × numCols), y
+ *  file ──count line breaks (core kernel, v128)──► X, y allocated in the arena
+ *       ──read 4 MiB blocks──► core CSV kernel ──rows (f64)──► staging block
+ *         (on workers for files ≥ 16 MiB)          ──statistics, copy──► arena: X, y
+ *       ──anything the kernel does not read──► the papaparse reader below, from the start
+ *
+ *  papaparse reader: file ──read 1 MiB──► TextDecoder ──► Papa.Parser (row by row)
+ *                    ──validate, Number()──► staging block (≈1 MiB, JS) ──copy──► arena
  * ```
+ *
+ * **Two readers, one result.** Rows are parsed by the core's CSV kernel
+ * (data/_csv_wasm.ts, core/as/csv.ts; on workers: data/_csv_parallel.ts)
+ * whenever it can: one-byte delimiters, "\n" or "\r\n" line breaks, no quote
+ * after the header, and cells that are all plain decimals within the limits
+ * below. Its numbers are those of `Number()` bit for bit (a correctly rounded
+ * conversion, with `Number()` itself for the rare cells it cannot settle).
+ * For anything else — and for every file with a problem — the file is read
+ * again by the papaparse reader, which gives the same data or the messages
+ * below; tests/csv_wasm_test.ts checks that the two agree. The option
+ * `reader: "papaparse"` skips the kernel. Design and speed: docs/csv_reader.md.
  *
  * **Allocation: a counting pre-pass.** Before parsing, one cheap pass over the
  * raw bytes counts line breaks; that bounds the number of rows, so X and y are
@@ -23,9 +37,9 @@
  * derived afresh for every block, so the load stays correct even if other
  * code allocates (and grows the memory) while it awaits file reads.
  *
- * Parser choice: papaparse, measured 3.5–5× faster than csv-parse on a
- * 10⁶ × 30 numeric file (2.2–2.6·10⁵ vs 5.1–5.6·10⁴ rows/s on an idle
- * 2-core machine; bench/csv_bench.ts repeats the measurement).
+ * Parser choice for the text path: papaparse, measured 3.5–5× faster than
+ * csv-parse on a 10⁶ × 30 numeric file (2.2–2.6·10⁵ vs 5.1–5.6·10⁴ rows/s on
+ * an idle 2-core machine; `bench/csv_bench.ts --parsers` repeats it).
  *
  * **Delimiter.** Without the `delimiter` option it is detected from the
  * header line: the one of comma, tab, semicolon and pipe that occurs there
@@ -93,6 +107,13 @@ import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
 import {
+  countBreaksWasm,
+  readCsvWasm,
+  readCsvWasmAsync,
+  WASM_CSV_BLOCK_BYTES,
+} from "./_csv_wasm.ts";
+import { csvParallelSizes, readCsvParallel } from "./_csv_parallel.ts";
+import {
   cellNumber,
   checkCsvFile,
   checkCsvOptions,
@@ -132,6 +153,12 @@ export interface CsvOptions {
   header?: boolean;
   /** Field delimiter (default: detected from the header line among , tab ; |). */
   delimiter?: string;
+  /**
+   * "auto" (default): the WebAssembly reader, and the papaparse reader for
+   * files it does not read (see data/_csv_wasm.ts); "papaparse": only the
+   * papaparse reader (the reader before the WebAssembly one, for comparison).
+   */
+  reader?: "auto" | "papaparse";
 }
 
 /** Options of {@link loadCsvToArena}. */
@@ -140,6 +167,11 @@ export interface LoadCsvOptions extends CsvOptions {
   storage?: Storage;
   /** Bytes read per file read (default 1 MiB). */
   chunkBytes?: number;
+  /**
+   * Workers that parse a regular file of 16 MiB or more (default: the
+   * number of processors, at most 4; 0 parses on this thread).
+   */
+  workers?: number;
 }
 
 /** A parsed numeric table in plain arrays (see {@link parseCsvText}). */
@@ -273,6 +305,61 @@ class _CsvSink {
     this.#ys[this.#inBlock] = v;
     this.numRows++;
     if (++this.#inBlock === this.#blockRows) this.#flushBlock();
+  }
+
+  /**
+   * Takes the first line's fields as {@link record} does (the header, or the
+   * schema of a file without one, whose first line is then data), for a
+   * reader that writes the rows itself ({@link addBlock}).
+   */
+  beginRows(fields: string[]): void {
+    if (this.#header) this.record(fields);
+    else this.#schema(fields);
+  }
+
+  /** The fields per line, the covariates' fields and the response's field. */
+  get fieldPlan(): { numFields: number; colIdx: Int32Array; respIdx: number } {
+    return { numFields: this.#numFields, colIdx: this.#colIdx, respIdx: this.#respIdx };
+  }
+
+  /** Rows per staging block (blocks of {@link addBlock} must be this long, bar the last). */
+  get blockRows(): number {
+    return this.#blockRows;
+  }
+
+  /** Whether X is checked against f32's range. */
+  get f32(): boolean {
+    return this.#f32;
+  }
+
+  /**
+   * Takes `m` rows parsed and checked elsewhere, as {@link record} would
+   * have stored them: the column statistics (`ranges`: see
+   * `ColumnStats.add`), the response's range, and the copy to the
+   * destination.
+   */
+  addBlock(
+    xs: Float64Array,
+    ys: Float64Array,
+    m: number,
+    lines: number,
+    ranges?: (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) => void,
+  ): void {
+    this.lineNo += lines;
+    if (m === 0) return;
+    this.#dataRow += m;
+    this.#stats!.add(xs, m, ranges);
+    let lo = this.#yMin, hi = this.#yMax;
+    for (let i = 0; i < m; i++) {
+      const v = ys[i];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    this.#yMin = lo;
+    this.#yMax = hi;
+    this.#flush!(xs, ys, this.#blockStart, m);
+    this.#blockStart += m;
+    this.numRows += m;
   }
 
   /** Warnings about the loaded data (valid after {@link finish}). */
@@ -674,15 +761,32 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
     for (let i = text.indexOf(ch); i >= 0; i = text.indexOf(ch, i + 1)) maxRecords++;
   }
   let x = new Float64Array(0), y = new Float64Array(0);
-  const sink = new _CsvSink(options, "CSV text: ", (numCols) => {
-    x = new Float64Array(maxRecords * numCols);
-    y = new Float64Array(maxRecords);
-    return (xs, ys, rowStart, m) => {
-      x.set(xs.subarray(0, m * numCols), rowStart * numCols);
-      y.set(ys.subarray(0, m), rowStart);
-    };
-  }, maxRecords);
-  new ChunkFeeder(options.delimiter, sink, "CSV text: ").feed(text, true);
+  const newSink = () =>
+    new _CsvSink(options, "CSV text: ", (numCols) => {
+      x = new Float64Array(maxRecords * numCols);
+      y = new Float64Array(maxRecords);
+      return (xs, ys, rowStart, m) => {
+        x.set(xs.subarray(0, m * numCols), rowStart * numCols);
+        y.set(ys.subarray(0, m), rowStart);
+      };
+    }, maxRecords);
+  let sink = newSink();
+  const bytes = options.reader === "papaparse" ? null : new TextEncoder().encode(text);
+  let at = 0;
+  const fast = bytes === null ? "fallback" : readCsvWasm(
+    (into) => {
+      const n = Math.min(into.length, bytes.length - at);
+      into.set(bytes.subarray(at, at + n));
+      at += n;
+      return n;
+    },
+    sink,
+    { family: options.family, header: options.header ?? true, delimiter: options.delimiter },
+  );
+  if (fast === "fallback") {
+    sink = newSink();
+    new ChunkFeeder(options.delimiter, sink, "CSV text: ").feed(text, true);
+  }
   sink.finish();
   const n = sink.numRows;
   return {
@@ -694,6 +798,76 @@ export function parseCsvText(text: string, options: CsvOptions): CsvTable {
     responseName: sink.responseName,
     warnings: sink.warnings,
   };
+}
+
+/** Line breaks and bytes of a file, counted by the core's kernel (null without it). */
+async function _countBreaksWasm(
+  path: string | URL,
+): Promise<{ numLf: number; numCr: number; numBytes: number } | null> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    return await countBreaksWasm(async (into) => (await file.read(into)) ?? 0);
+  } finally {
+    file.close();
+  }
+}
+
+/** Reads a file or the blocks of a stream through the core's CSV reader (see _csv_wasm.ts). */
+async function _readWasm(
+  path: string | URL,
+  streamed: Uint8Array[] | null,
+  sink: _CsvSink,
+  options: CsvOptions,
+  chunkBytes: number,
+  workers: number,
+): Promise<"done" | "fallback"> {
+  const opts = {
+    family: options.family,
+    header: options.header ?? true,
+    delimiter: options.delimiter,
+  };
+  if (streamed !== null) {
+    let k = 0, at = 0;
+    return readCsvWasm(
+      (into) => {
+        let n = 0;
+        while (n < into.length && k < streamed.length) {
+          const b = streamed[k], take = Math.min(into.length - n, b.length - at);
+          into.set(b.subarray(at, at + take), n);
+          n += take;
+          at += take;
+          if (at === b.length) {
+            k++;
+            at = 0;
+          }
+        }
+        return n;
+      },
+      sink,
+      opts,
+    );
+  }
+  const file = await Deno.open(path, { read: true });
+  try {
+    const size = (await file.stat()).size;
+    if (workers > 0 && typeof path === "string" && size >= csvParallelSizes.minBytes) {
+      const first = new Uint8Array(WASM_CSV_BLOCK_BYTES);
+      let n = 0;
+      while (n < first.length) {
+        const got = await file.read(first.subarray(n));
+        if (got === null) break;
+        n += got;
+      }
+      return await readCsvParallel(path, first.subarray(0, n), size, sink, opts, workers);
+    }
+    return await readCsvWasmAsync(
+      async (into) => (await file.read(into.subarray(0, chunkBytes))) ?? 0,
+      sink,
+      opts,
+    );
+  } finally {
+    file.close();
+  }
 }
 
 /**
@@ -737,6 +911,14 @@ export async function loadCsvToArena(
   if (!Number.isInteger(chunkBytes) || chunkBytes < 1) {
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }
+  const workers = options.workers ??
+    Math.min(
+      4,
+      (globalThis.navigator as { hardwareConcurrency?: number })?.hardwareConcurrency ?? 1,
+    );
+  if (!Number.isInteger(workers) || workers < 0) {
+    throw new RangeError(`workers must be a non-negative integer, got ${workers}`);
+  }
   const where = `${path instanceof URL ? path.href : path}: `;
   const stream = await isStreamInput(path);
   if (!stream) await checkCsvFile(path, where);
@@ -762,10 +944,16 @@ export async function loadCsvToArena(
   // Pass 1: count line breaks (an upper bound on the number of records,
   // whichever of \n, \r\n or \r the parser settles on).
   let numLf = 0, numCr = 0, numBytes = 0;
-  for await (const view of blocks(Math.max(chunkBytes, 1 << 22))) {
-    numBytes += view.length;
-    numLf += countByte(view, 10);
-    numCr += countByte(view, 13);
+  const counted = streamed === null && options.reader !== "papaparse"
+    ? await _countBreaksWasm(path)
+    : null;
+  if (counted !== null) ({ numLf, numCr, numBytes } = counted);
+  else {
+    for await (const view of blocks(Math.max(chunkBytes, 1 << 22))) {
+      numBytes += view.length;
+      numLf += countByte(view, 10);
+      numCr += countByte(view, 13);
+    }
   }
   if (numBytes === 0) {
     throw new RangeError(
@@ -776,32 +964,46 @@ export async function loadCsvToArena(
   // Pass 2: parse and write.
   let xPtr = 0, yPtr = 0;
   const width = storage === "f64" ? 8 : 4;
-  const sink = new _CsvSink(options, where, (numCols) => {
-    const cells = maxRecords * numCols;
-    xPtr = storage === "f64" ? arena.allocF64(cells) : arena.allocF32(cells);
-    yPtr = arena.allocF64(maxRecords);
-    return (xs, ys, rowStart, m) => {
-      if (rowStart + m > maxRecords) {
-        throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);
-      }
-      // Fresh views for every block: the memory may have grown meanwhile.
-      const off = xPtr + rowStart * numCols * width, len = m * numCols;
-      if (storage === "f64") arena.f64(off, len).set(xs.subarray(0, len));
-      else arena.f32(off, len).set(xs.subarray(0, len));
-      arena.f64(yPtr + rowStart * 8, m).set(ys.subarray(0, m));
-    };
-  }, maxRecords);
-  try {
-    const decoder = new TextDecoder("utf-8");
-    const feeder = new ChunkFeeder(options.delimiter, sink, where);
-    for await (const view of blocks(chunkBytes)) {
-      feeder.feed(decoder.decode(view, { stream: true }), false);
-    }
-    feeder.feed(decoder.decode(), true);
-    sink.finish();
-  } catch (e) {
+  const newSink = () =>
+    new _CsvSink(options, where, (numCols) => {
+      const cells = maxRecords * numCols;
+      xPtr = storage === "f64" ? arena.allocF64(cells) : arena.allocF32(cells);
+      yPtr = arena.allocF64(maxRecords);
+      return (xs, ys, rowStart, m) => {
+        if (rowStart + m > maxRecords) {
+          throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);
+        }
+        // Fresh views for every block: the memory may have grown meanwhile.
+        const off = xPtr + rowStart * numCols * width, len = m * numCols;
+        if (storage === "f64") arena.f64(off, len).set(xs.subarray(0, len));
+        else arena.f32(off, len).set(xs.subarray(0, len));
+        arena.f64(yPtr + rowStart * 8, m).set(ys.subarray(0, m));
+      };
+    }, maxRecords);
+  const release = () => {
     if (xPtr !== 0) arena.free(xPtr);
     if (yPtr !== 0) arena.free(yPtr);
+    xPtr = yPtr = 0;
+  };
+  let sink = newSink();
+  try {
+    // The core's reader first; the papaparse reader for what it leaves.
+    if (
+      options.reader === "papaparse" ||
+      await _readWasm(path, streamed, sink, options, chunkBytes, workers) === "fallback"
+    ) {
+      release();
+      sink = newSink();
+      const decoder = new TextDecoder("utf-8");
+      const feeder = new ChunkFeeder(options.delimiter, sink, where);
+      for await (const view of blocks(chunkBytes)) {
+        feeder.feed(decoder.decode(view, { stream: true }), false);
+      }
+      feeder.feed(decoder.decode(), true);
+    }
+    sink.finish();
+  } catch (e) {
+    release();
     throw e;
   }
   return {

@@ -530,17 +530,31 @@ export class ColumnStats {
       : Math.max(1, Math.floor(expectedRows / this.#maxGramRows));
   }
 
-  /** Adds rows `[0, m)` of a row-major block. */
-  add(xs: Float64Array, m: number): void {
+  /**
+   * Adds rows `[0, m)` of a row-major block.
+   *
+   * @param xs The block.
+   * @param m Its rows.
+   * @param ranges Computes the ranges, sums and hashes of the block instead
+   *   of the loop here (the same numbers; the CSV kernel's `blockStats`).
+   */
+  add(
+    xs: Float64Array,
+    m: number,
+    ranges?: (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) => void,
+  ): void {
     const d = this.numCols, lo = this.colMin, hi = this.colMax, h1 = this.#h1, sum = this.#sum;
     const bits = new Int32Array(xs.buffer, xs.byteOffset, xs.length * 2);
-    for (let i = 0; i < m; i++) {
-      for (let k = 0, o = i * d; k < d; k++) {
-        const v = xs[o + k];
-        if (v < lo[k]) lo[k] = v;
-        if (v > hi[k]) hi[k] = v;
-        sum[k] += v;
-        h1[k] = Math.imul(h1[k] ^ bits[2 * (o + k) + 1], 0x01000193) + bits[2 * (o + k)];
+    if (ranges !== undefined) ranges(lo, hi, sum, h1);
+    else {
+      for (let i = 0; i < m; i++) {
+        for (let k = 0, o = i * d; k < d; k++) {
+          const v = xs[o + k];
+          if (v < lo[k]) lo[k] = v;
+          if (v > hi[k]) hi[k] = v;
+          sum[k] += v;
+          h1[k] = Math.imul(h1[k] ^ bits[2 * (o + k) + 1], 0x01000193) + bits[2 * (o + k)];
+        }
       }
     }
     // Rows numRows + i with (numRows + i) % stride === 0, while the budget lasts.

@@ -6,7 +6,7 @@
  *
  * ```
  *  mod.ts ───────────► dist/tallmc.js      one ES module, no imports, WASM inside
- *  worker entries ───► dist/chain_worker.js, _pass_worker.js, _shard_worker.js
+ *  worker entries ───► dist/chain_worker.js, _pass_worker.js, _shard_worker.js, _csv_worker.js
  *  web/app.ts ───────► web/dist/app.js     page: controls, canvas plots (web/plots.ts)
  *  web/worker.ts ────► web/dist/worker.js  sampler worker: the core and the samplers
  *
@@ -80,6 +80,7 @@ export const WORKER_ENTRIES: Readonly<Record<string, string>> = {
   "samplers/chain_worker.ts": "chain_worker.js",
   "models/_pass_worker.ts": "_pass_worker.js",
   "models/_shard_worker.ts": "_shard_worker.js",
+  "data/_csv_worker.ts": "_csv_worker.js",
 };
 
 /**

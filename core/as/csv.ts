@@ -1,0 +1,489 @@
+// AssemblyScript: numeric CSV rows → f64 (part of the tallmc core; entry file kernels.ts).
+//
+//   src ─► bytes of whole lines ("\n" or "\r\n"), one byte past `end` readable
+//   colMap ─► numFields i32: ≥ 0 the column of X, -1 skipped (any text), -2 the response
+//   x ─► rows × numCols f64 (column 0 = 1 when `intercept`), y ─► rows f64
+//   hard ─► i32 triples (dest, offset from src, length) of cells left to the host
+//   state ─► i32 [bytes consumed, status, hard cells, lines consumed]
+//
+// A cell is read when it is a plain decimal: [+-]? digits [. digits] [eE [+-]? digits] (or
+// with the point first), nothing around it. Up to 19 significant digits are exact in a u64
+// w; the value w·10^q is then
+//   - w ≤ 2^53, |q| ≤ 22: one f64 multiplication or division of exact operands (Clinger);
+//   - otherwise: w normalised times the 128-bit significand of 5^q (csv_pow5.ts), rounded
+//     to 53 bits as in Lemire's "Number parsing at a gigabyte per second" (2021);
+//   - digits beyond the 19th: the same for w and w + 1, kept when both agree.
+// Whatever that does not settle (the round-to-even cases the product cannot decide,
+// subnormals, exponents outside [-342, 308]) is a hard cell: the host reads its text with
+// the correctly rounded Number(). Anything else unusual — a quote, a blank around a number,
+// an empty or non-numeric cell, a wrong field count, a bare "\r", |x| > 1e100, a response
+// outside the family's domain, a value f32 cannot hold when `f32check` — stops the kernel
+// with status BAIL; the host then reads the whole input with its own parser, which names the
+// problem. Skipped fields are scanned 16 bytes at a time (v128 compares).
+
+import { POW5, POW5_MAX_Q, POW5_MIN_Q } from "./csv_pow5";
+
+/** Status: every complete line up to `end` was read. */
+const DONE: i32 = 0;
+/** Status: `maxRows` rows were written. */
+const FULL: i32 = 1;
+/** Status: the hard-cell list is full. */
+const HARD_FULL: i32 = 2;
+/** Status: something the kernel does not read; the host falls back. */
+const BAIL: i32 = 3;
+
+const EXTREME_ABS: f64 = 1e100;
+const F32_MAX: f64 = 3.4028234663852886e38;
+const F32_MIN_NORMAL: f64 = 1.1754943508222875e-38;
+
+// Exact powers of ten 10^0 … 10^22.
+const POW10: StaticArray<f64> = [
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+// Results of the number reader (module globals: AssemblyScript returns one value).
+let _val: f64 = 0;
+let _end: usize = 0;
+let _mulHi: u64 = 0;
+
+/** Low 64 bits of a·b; the high 64 in _mulHi. */
+// @ts-ignore: decorator
+@inline
+function mul128(a: u64, b: u64): u64 {
+  const aLo = a & 0xffffffff, aHi = a >> 32, bLo = b & 0xffffffff, bHi = b >> 32;
+  const p0 = aLo * bLo, p1 = aLo * bHi, p2 = aHi * bLo, p3 = aHi * bHi;
+  const mid = (p0 >> 32) + (p1 & 0xffffffff) + (p2 & 0xffffffff);
+  _mulHi = p3 + (p1 >> 32) + (p2 >> 32) + (mid >> 32);
+  return a * b;
+}
+
+/**
+ * w·10^q for w ≠ 0 correctly rounded to f64, or -1 (as a flag: the result is never negative)
+ * when the 128-bit product cannot decide it or it is subnormal, zero or infinite.
+ */
+function eiselLemire(w: u64, q: i32): f64 {
+  if (q < POW5_MIN_Q || q > POW5_MAX_Q) return -1;
+  const lz = <i32>clz(w);
+  w <<= <u64>lz;
+  const idx = (q - POW5_MIN_Q) << 1;
+  let lo = mul128(w, unchecked(POW5[idx]));
+  let hi = _mulHi;
+  if ((hi & 0x1ff) == 0x1ff) {
+    mul128(w, unchecked(POW5[idx + 1]));
+    const hi2 = _mulHi;
+    const sum = lo + hi2;
+    if (sum < lo) hi++;
+    lo = sum;
+    if ((hi & 0x1ff) == 0x1ff && lo == 0xffffffffffffffff) return -1;
+  }
+  const upper = <i32>(hi >> 63);
+  const shift = <u64>(upper + 9);
+  let mant = hi >> shift;
+  let exp2 = ((217706 * q) >> 16) + 63 + upper - lz + 1023;
+  if (exp2 <= 0) return -1; // subnormal or zero: left to the host
+  if (lo <= 1 && q >= -4 && q <= 23 && (mant & 3) == 1) {
+    // Possibly exactly halfway: round to even when the discarded bits are all zero.
+    if ((mant << shift) == hi) mant &= ~(<u64>1);
+  }
+  mant += mant & 1;
+  mant >>= 1;
+  if (mant >= (<u64>2 << 52)) {
+    mant = <u64>1 << 52;
+    exp2++;
+  }
+  if (exp2 >= 0x7ff) return -1;
+  return reinterpret<f64>((mant & ((<u64>1 << 52) - 1)) | (<u64>exp2 << 52));
+}
+
+// 10^0 … 10^8 as integers.
+const POW10_U64: StaticArray<u64> = [
+  1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+];
+
+/** The value of the n ≤ 8 decimal digits at p (bytes beyond them are ignored). */
+// @ts-ignore: decorator
+@inline
+function digits8(p: usize, n: i32): u64 {
+  if (n == 0) return 0;
+  // Little endian: the first digit is the lowest byte. Shift the n digits to the top so
+  // that the bytes below them are zeros, then combine pairs, quads and octets.
+  let v = (load<u64>(p) - 0x3030303030303030) << (<u64>(8 - n) << 3);
+  v = v * 10 + (v >> 8);
+  v = (((v & 0x000000ff000000ff) * (100 + (<u64>1000000 << 32))) +
+    (((v >> 16) & 0x000000ff000000ff) * (1 + (<u64>10000 << 32)))) >> 32;
+  return v;
+}
+
+/** The value w·10^q (w ≠ 0, no digits dropped) with its sign, as readNumber returns it. */
+// @ts-ignore: decorator
+@inline
+function finish(w: u64, q: i32, neg: bool): i32 {
+  let v: f64;
+  if (w <= (<u64>1 << 53) && q >= -22 && q <= 22) {
+    const f = <f64><i64>w; // w ≤ 2^53: the signed conversion is exact and one instruction
+    v = q < 0 ? f / unchecked(POW10[-q]) : f * unchecked(POW10[q]);
+  } else {
+    v = eiselLemire(w, q);
+    if (v < 0) return 2;
+  }
+  _val = neg ? -v : v;
+  return 1;
+}
+
+/**
+ * Reads a plain decimal at p: the common short forms (at most 8 digits before and after
+ * the point, no exponent) from one 16-byte load, the rest by readNumberLong.
+ */
+function readNumber(p0: usize): i32 {
+  const c = <u32>load<u8>(p0);
+  const neg = c == 45;
+  const p = p0 + <usize>(neg | (c == 43));
+  const b = i8x16.sub(v128.load(p), i8x16.splat(48));
+  const mask = i8x16.bitmask(i8x16.lt_u(b, i8x16.splat(10)));
+  const n1 = <i32>ctz(~mask);
+  if (n1 <= 8) {
+    let w = digits8(p, n1);
+    let q: i32 = 0;
+    let e = p + <usize>n1;
+    let after = <u32>load<u8>(e);
+    if (after == 46) {
+      const n2 = <i32>ctz(~(mask >> (n1 + 1)));
+      if (n2 <= 8 && n1 + n2 < 15) { // the byte after the digits is among the 16 loaded
+        w = w * unchecked(POW10_U64[n2]) + digits8(e + 1, n2);
+        q = -n2;
+        e += <usize>(n2 + 1);
+        after = <u32>load<u8>(e);
+        if (n1 + n2 == 0) {
+          _end = e;
+          return 0;
+        }
+      } else return readNumberLong(p0);
+    } else if (n1 == 0) {
+      _end = e;
+      return 0;
+    }
+    if ((after | 32) != 101) {
+      _end = e;
+      if (w == 0) {
+        _val = neg ? -0.0 : 0.0;
+        return 1;
+      }
+      return finish(w, q, neg);
+    }
+  }
+  return readNumberLong(p0);
+}
+
+/**
+ * Reads a plain decimal at p. Returns 1 with the value in _val, 2 for a hard cell (a plain
+ * decimal the kernel leaves to the host), 0 for anything else; _end is where it stopped.
+ */
+function readNumberLong(p: usize): i32 {
+  let c = <u32>load<u8>(p);
+  let neg = false;
+  if (c == 45 || c == 43) {
+    neg = c == 45;
+    c = <u32>load<u8>(++p);
+  }
+  let w: u64 = 0;
+  let nd: i32 = 0; // significant digits in w
+  let q: i32 = 0;
+  let trunc = false;
+  let digits = 0;
+  let d = c - 48;
+  while (d < 10) {
+    if (nd < 19) {
+      w = w * 10 + <u64>d;
+      if (w != 0) nd++;
+    } else {
+      q++;
+      if (d != 0) trunc = true;
+    }
+    digits++;
+    d = <u32>load<u8>(++p) - 48;
+  }
+  if (d == <u32>(46 - 48)) { // '.'
+    d = <u32>load<u8>(++p) - 48;
+    while (d < 10) {
+      if (nd < 19) {
+        w = w * 10 + <u64>d;
+        q--;
+        if (w != 0) nd++;
+      } else if (d != 0) trunc = true;
+      digits++;
+      d = <u32>load<u8>(++p) - 48;
+    }
+  }
+  if (digits == 0) {
+    _end = p;
+    return 0;
+  }
+  if (((d + 48) | 32) == 101) { // 'e' or 'E'
+    let e = load<u8>(++p);
+    let eneg = false;
+    if (e == 45 || e == 43) {
+      eneg = e == 45;
+      e = load<u8>(++p);
+    }
+    let ed = <u32>e - 48;
+    if (ed >= 10) {
+      _end = p;
+      return 0;
+    }
+    let ev: i32 = 0;
+    while (ed < 10) {
+      if (ev < 100000) ev = ev * 10 + <i32>ed;
+      ed = <u32>load<u8>(++p) - 48;
+    }
+    q += eneg ? -ev : ev;
+  }
+  _end = p;
+  if (w == 0) {
+    _val = neg ? -0.0 : 0.0;
+    return 1;
+  }
+  let v: f64;
+  if (!trunc && w <= (<u64>1 << 53) && q >= -22 && q <= 22) {
+    const f = <f64><i64>w; // w ≤ 2^53: the signed conversion is exact and one instruction
+    v = q < 0 ? f / unchecked(POW10[-q]) : f * unchecked(POW10[q]);
+  } else {
+    v = eiselLemire(w, q);
+    if (v < 0) return 2;
+    if (trunc && eiselLemire(w + 1, q) != v) return 2;
+  }
+  _val = neg ? -v : v;
+  return 1;
+}
+
+/**
+ * End of a skipped field: the first delimiter, '\n', '\r' or '"' at or after p (the sentinel
+ * at `end` stops it), 16 bytes at a time.
+ */
+function scanField(p: usize, end: usize, delim: i32): usize {
+  const vd = i8x16.splat(<i8>delim);
+  const vn = i8x16.splat(10);
+  const vr = i8x16.splat(13);
+  const vq = i8x16.splat(34);
+  while (p + 16 <= end) {
+    const b = v128.load(p);
+    const m = v128.or(
+      v128.or(i8x16.eq(b, vd), i8x16.eq(b, vn)),
+      v128.or(i8x16.eq(b, vr), i8x16.eq(b, vq)),
+    );
+    const bits = i8x16.bitmask(m);
+    if (bits != 0) return p + <usize>ctz(bits);
+    p += 16;
+  }
+  let c = <i32>load<u8>(p);
+  while (c != delim && c != 10 && c != 13 && c != 34) c = <i32>load<u8>(++p);
+  return p;
+}
+
+/**
+ * Parses the lines in [src, end) (see the file comment). The byte at `end` must be '\n'
+ * (a sentinel); a last line without its line break counts only when `atEof`.
+ *
+ * @returns The number of rows written.
+ */
+export function csvParseRows(
+  src: usize,
+  end: usize,
+  atEof: i32,
+  delim: i32,
+  crlf: i32,
+  numFields: i32,
+  colMap: usize,
+  numCols: i32,
+  intercept: i32,
+  family: i32,
+  f32check: i32,
+  x: usize,
+  y: usize,
+  maxRows: i32,
+  hard: usize,
+  hardCap: i32,
+  state: usize,
+): i32 {
+  let p = src;
+  let rows = 0;
+  let lines = 0;
+  let nHard = 0;
+  let status = DONE;
+  const rowBytes = <usize>numCols << 3;
+  let lineStart = p;
+  while (true) {
+    lineStart = p;
+    if (p >= end) break;
+    if (rows >= maxRows) {
+      status = FULL;
+      break;
+    }
+    if (nHard + numFields > hardCap) {
+      status = HARD_FULL;
+      break;
+    }
+    let c = <i32>load<u8>(p);
+    // Blank line.
+    if (c == 10 && !crlf) {
+      p++;
+      lines++;
+      continue;
+    }
+    if (crlf && c == 13 && load<u8>(p + 1) == 10 && p + 1 < end) {
+      p += 2;
+      lines++;
+      continue;
+    }
+    const rowX = x + <usize>rows * rowBytes;
+    if (intercept) store<f64>(rowX, 1.0);
+    const hardBefore = nHard;
+    let ok = true;
+    for (let f = 0; f < numFields; f++) {
+      const dest = load<i32>(colMap + (<usize>f << 2));
+      let v: f64 = 0;
+      if (dest == -1) {
+        p = scanField(p, end, delim);
+        if (load<u8>(p) == 34) {
+          ok = false;
+          break;
+        }
+      } else {
+        const r = readNumber(p);
+        const start = p;
+        p = _end;
+        if (r == 0) {
+          ok = false;
+          break;
+        }
+        if (r == 1) {
+          v = _val;
+          if (v > EXTREME_ABS || v < -EXTREME_ABS) {
+            ok = false;
+            break;
+          }
+        } else {
+          const h = hard + (<usize>nHard * 12);
+          store<i32>(h, dest == -2 ? -(rows + 1) : rows * numCols + dest);
+          store<i32>(h + 4, <i32>(start - src));
+          store<i32>(h + 8, <i32>(p - start));
+          nHard++;
+        }
+        if (dest == -2) {
+          if (r == 1) {
+            if (family == 0 ? (v != 0 && v != 1) : family == 2 && (v < 0 || Math.floor(v) != v)) {
+              ok = false;
+              break;
+            }
+          }
+          store<f64>(y + (<usize>rows << 3), v);
+        } else {
+          if (r == 1 && f32check) {
+            const a = Math.abs(v);
+            if (a > F32_MAX || (a != 0 && a < F32_MIN_NORMAL)) {
+              ok = false;
+              break;
+            }
+          }
+          store<f64>(rowX + (<usize>dest << 3), v);
+        }
+      }
+      // The field's end: a delimiter before the last field, a line break after it.
+      c = <i32>load<u8>(p);
+      if (f < numFields - 1) {
+        if (c != delim) {
+          ok = false;
+          break;
+        }
+        p++;
+      } else if (c == 10) {
+        if (p >= end) {
+          if (!atEof) { // the sentinel: an incomplete last line, left for the next call
+            ok = false;
+            break;
+          }
+        } else if (crlf) {
+          ok = false;
+          break;
+        } else p++;
+      } else if (crlf && c == 13 && load<u8>(p + 1) == 10 && p + 1 < end) {
+        p += 2;
+      } else {
+        ok = false;
+        break;
+      }
+      if (f == numFields - 1) {
+        rows++;
+        lines++;
+      }
+    }
+    if (!ok) {
+      nHard = hardBefore;
+      if (!atEof && p + 1 >= end) {
+        // Cut off by the end of the buffer: not a problem yet (the next call sees the line whole).
+        p = lineStart;
+        break;
+      }
+      status = BAIL;
+      p = lineStart;
+      break;
+    }
+  }
+  store<i32>(state, <i32>(p - src));
+  store<i32>(state + 4, status);
+  store<i32>(state + 8, nHard);
+  store<i32>(state + 12, lines);
+  return rows;
+}
+
+/** Number of bytes equal to `byte` in [p, p + n), 16 at a time. */
+export function csvCountByte(p: usize, n: i32, byte: i32): i32 {
+  const end = p + <usize>n;
+  const vb = i8x16.splat(<i8>byte);
+  let count = 0;
+  while (p + 16 <= end) {
+    count += <i32>popcnt(i8x16.bitmask(i8x16.eq(v128.load(p), vb)));
+    p += 16;
+  }
+  while (p < end) {
+    if (<i32>load<u8>(p) == byte) count++;
+    p++;
+  }
+  return count;
+}
+
+/** dst[k] = f32(src[k]) for k < n (round to nearest). */
+export function csvF64ToF32(src: usize, dst: usize, n: i32): void {
+  for (let k = 0; k < n; k++) {
+    store<f32>(dst + (<usize>k << 2), <f32>load<f64>(src + (<usize>k << 3)));
+  }
+}
+
+/**
+ * Per-column statistics of rows [0, m) of a row-major block of d f64 columns, accumulated
+ * into lo, hi, sum (f64 × d) and h (i32 × d): minimum, maximum, sum in row order, and the
+ * hash h = (h ^ high word) · 0x01000193 + low word (wrapping) of each value's bits.
+ */
+export function csvColumnStats(
+  x: usize,
+  m: i32,
+  d: i32,
+  lo: usize,
+  hi: usize,
+  sum: usize,
+  h: usize,
+): void {
+  for (let i = 0; i < m; i++) {
+    const row = x + (<usize>i * <usize>d << 3);
+    for (let k = 0; k < d; k++) {
+      const o = <usize>k << 3;
+      const v = load<f64>(row + o);
+      if (v < load<f64>(lo + o)) store<f64>(lo + o, v);
+      if (v > load<f64>(hi + o)) store<f64>(hi + o, v);
+      store<f64>(sum + o, load<f64>(sum + o) + v);
+      const bits = reinterpret<u64>(v);
+      const hp = h + (<usize>k << 2);
+      store<i32>(hp, (load<i32>(hp) ^ <i32>(bits >> 32)) * 0x01000193 + <i32>bits);
+    }
+  }
+}

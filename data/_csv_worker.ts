@@ -1,0 +1,156 @@
+/**
+ * A worker of the parallel CSV reader (data/_csv_parallel.ts): it reads the
+ * byte ranges ("segments") of the file it is sent, parses their lines with
+ * the core's CSV kernel and posts the rows back, one message per segment.
+ *
+ * ```
+ *  segment k: the lines whose first byte lies in [dataStart + k·S, dataStart + (k+1)·S)
+ *  main ──init, seg k──► worker: read, parse, Number() the hard cells ──rows of k──► main
+ * ```
+ *
+ * Only a worker loads this module (it sets the worker's `onmessage`).
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import { CSV_BAIL, CsvRowParser } from "../core/csv_kernels.ts";
+import type { CsvSegmentDone, CsvWorkerInit, CsvWorkerMessage } from "./_csv_parallel.ts";
+import { EXTREME_ABS, F32_MAX, F32_MIN_NORMAL } from "./csv_checks.ts";
+
+let init: CsvWorkerInit | null = null;
+let parser: CsvRowParser | null = null;
+let file: Deno.FsFile | null = null;
+let rowCap = 0;
+
+async function _readAt(into: Uint8Array, at: number): Promise<number> {
+  await file!.seek(at, Deno.SeekMode.Start);
+  let n = 0;
+  while (n < into.length) {
+    const got = await file!.read(into.subarray(n));
+    if (got === null) break;
+    n += got;
+  }
+  return n;
+}
+
+/** Parses segment k: its rows, or "fallback". */
+async function _segment(k: number): Promise<CsvSegmentDone> {
+  const { plan, dataStart, fileSize, segBytes, margin } = init!;
+  const a = dataStart + k * segBytes, b = Math.min(fileSize, a + segBytes);
+  const from = k === 0 ? a : a - 1;
+  const to = Math.min(fileSize, b + margin);
+  const input = parser!.input();
+  const len = await _readAt(input.subarray(0, to - from), from);
+  const none: CsvSegmentDone = {
+    type: "seg",
+    k,
+    status: "ok",
+    rows: 0,
+    lines: 0,
+    x: null,
+    y: null,
+  };
+  // First line: at a (segment 0), else after the first '\n' at or after a - 1.
+  let start = 0;
+  if (k > 0) {
+    const nl = input.subarray(0, len).indexOf(10);
+    if (nl < 0 || from + nl + 1 >= b) return none; // no line starts here
+    start = nl + 1;
+  }
+  // End: after the first '\n' at or after b - 1, or the end of the file.
+  let end: number;
+  const atEof = to === fileSize;
+  if (b === fileSize) end = len;
+  else {
+    const nl = input.subarray(0, len).indexOf(10, b - 1 - from);
+    if (nl < 0) {
+      if (!atEof) return { ...none, status: "fallback" }; // a line longer than the margin
+      end = len;
+    } else end = nl + 1;
+  }
+  const maxRows = parser!.countByte(start, end, 10) + 1;
+  if (maxRows > rowCap) {
+    rowCap = maxRows;
+    parser!.setPlan(plan, parser!.srcCap, rowCap);
+  }
+  const family = plan.family, numCols = plan.numCols;
+  let pos = start, rows = 0, lines = 0;
+  while (pos < end) {
+    const r = parser!.parse(pos, end, end === len && atEof, rows, rowCap - rows);
+    if (r.status === CSV_BAIL) return { ...none, status: "fallback" };
+    if (r.hard.length > 0) {
+      const xs = parser!.x(rowCap), ys = parser!.y(rowCap);
+      const h = r.hard, inp = parser!.input();
+      for (let q = 0; q < h.length; q += 3) {
+        let text = "";
+        for (let i = pos + h[q + 1], e = i + h[q + 2]; i < e; i++) {
+          text += String.fromCharCode(inp[i]);
+        }
+        const v = +text;
+        if (!(v - v === 0) || v > EXTREME_ABS || v < -EXTREME_ABS) {
+          return { ...none, status: "fallback" };
+        }
+        if (h[q] < 0) {
+          if (family === 0 ? v !== 0 && v !== 1 : family === 2 && (v < 0 || v % 1 !== 0)) {
+            return { ...none, status: "fallback" };
+          }
+          ys[rows - h[q] - 1] = v;
+        } else {
+          if (
+            plan.f32check &&
+            (v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL))
+          ) {
+            return { ...none, status: "fallback" };
+          }
+          xs[rows * numCols + h[q]] = v;
+        }
+      }
+    }
+    rows += r.rows;
+    lines += r.lines;
+    if (r.consumed === 0) break;
+    pos += r.consumed;
+  }
+  if (pos < end) return { ...none, status: "fallback" };
+  return {
+    type: "seg",
+    k,
+    status: "ok",
+    rows,
+    lines,
+    x: parser!.x(rows).slice(),
+    y: parser!.y(rows).slice(),
+  };
+}
+
+async function _handle(msg: CsvWorkerMessage): Promise<void> {
+  try {
+    if (msg.type === "init") {
+      init = msg;
+      parser = CsvRowParser.create(msg.module);
+      if (parser === null) throw new Error("the WebAssembly core does not run in this worker");
+      rowCap = Math.max(1024, Math.ceil(msg.segBytes / 16));
+      parser.setPlan(msg.plan, msg.segBytes + msg.margin + 16, rowCap);
+      file = await Deno.open(msg.path, { read: true });
+      return;
+    }
+    if (msg.type === "close") {
+      file?.close();
+      self.close();
+      return;
+    }
+    const done = await _segment(msg.k);
+    const moved: ArrayBuffer[] = done.x === null
+      ? []
+      : [done.x.buffer as ArrayBuffer, done.y!.buffer as ArrayBuffer];
+    self.postMessage(done, moved);
+  } catch (e) {
+    self.postMessage({ type: "error", message: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+// One message at a time: the segments share the parser and the file position.
+let _queue: Promise<void> = Promise.resolve();
+self.onmessage = (event: MessageEvent<CsvWorkerMessage>) => {
+  _queue = _queue.then(() => _handle(event.data));
+};
