@@ -22,7 +22,8 @@
  * prior with those settings; a {@link PriorSpec} or a {@link Prior}, put on
  * the model with `withPrior`, parameters it does not name taking the CLI's
  * defaults (`defaultPriorSpec` scaled by the columns' sds for rows in memory,
- * on unit sds for a row store).
+ * on unit sds for a row store; an AssemblyScript family's parameters are all
+ * coefficients of columns).
  *
  * docs/compose.md has the table with the samplers each cell runs.
  *
@@ -254,9 +255,11 @@ export async function defineModel(definition: ModelDefinition): Promise<Composed
       ...(glmPrior?.priorScale === undefined ? {} : { priorScale: glmPrior.priorScale as number }),
     });
     if (prior === undefined || glmPrior !== undefined) return model;
+    // Every parameter is a column's coefficient; defaults scaled by the columns' sds.
+    const names = { parameterNames: model.parameterNames, dim: model.dim, numCols: model.dim };
     return withPrior(
       model,
-      _resolve(model.parameterNames, model.dim, prior as PriorSpec | Prior, undefined, model.dim),
+      _resolveGlmNames(names, undefined, prior as PriorSpec | Prior, model.data),
     );
   }
   // A GLM family.
@@ -308,7 +311,7 @@ export async function defineModel(definition: ModelDefinition): Promise<Composed
   }
   if (spec === null) return sharded;
   try {
-    return withPrior(sharded, _resolveGlmNames(sharded, lik.family, spec, data));
+    return withPrior(sharded, _resolveGlmNames(sharded, _priorFamily(lik.family), spec, data));
   } catch (e) {
     sharded.close();
     throw e;
@@ -466,13 +469,13 @@ function _priorFamily(family: GlmModelFamily): string {
 }
 
 function _resolveGlm(glm: GlmModel, spec: PriorSpec | Prior, data: GlmData): Prior {
-  return _resolveGlmNames(glm, glm.family, spec, data);
+  return _resolveGlmNames(glm, _priorFamily(glm.family), spec, data);
 }
 
 /** A GLM's prior from a spec, with the CLI's defaults (column sds from `data` when in memory). */
 function _resolveGlmNames(
   model: { parameterNames: readonly string[]; dim: number; numCols: number },
-  family: GlmModelFamily,
+  priorFamily: string | undefined,
   spec: PriorSpec | Prior,
   data: GlmData | null,
 ): Prior {
@@ -482,7 +485,7 @@ function _resolveGlmNames(
   const columnSd: Record<string, number> = {};
   if (m !== null) columns.forEach((n, j) => (columnSd[n] = m.columnSd[j]));
   const defaults = defaultPriorSpec(columns, {
-    family: _priorFamily(family),
+    ...(priorFamily === undefined ? {} : { family: priorFamily }),
     ...(m === null ? {} : { columnSd, responseMean: m.responseMean, responseSd: m.responseSd }),
   });
   return _resolve(model.parameterNames, model.dim, spec, defaults, model.numCols);

@@ -52,20 +52,26 @@ function logisticRows(seed: number) {
 }
 
 /** The prior the CLI puts on a GLM for a spec: its defaults scaled by the columns' sds. */
-function cliPrior(glm: GlmModel, spec: PriorSpec, family: string) {
-  const m = columnMoments(glm.data), columnSd: Record<string, number> = {};
-  glm.data.columnNames.forEach((n, j) => (columnSd[n] = m.columnSd[j]));
-  const defaults = defaultPriorSpec(glm.data.columnNames, {
-    family,
+function cliPrior(
+  model: { parameterNames: readonly string[]; data: GlmData },
+  numCols: number,
+  spec: PriorSpec,
+  family?: string,
+) {
+  const data = model.data;
+  const m = columnMoments(data), columnSd: Record<string, number> = {};
+  data.columnNames.forEach((n, j) => (columnSd[n] = m.columnSd[j]));
+  const defaults = defaultPriorSpec(data.columnNames, {
+    ...(family === undefined ? {} : { family }),
     columnSd,
     responseMean: m.responseMean,
     responseSd: m.responseSd,
   });
   const kinds: Record<string, "coefficient"> = {};
-  for (const n of glm.parameterNames.slice(0, glm.numCols)) {
+  for (const n of model.parameterNames.slice(0, numCols)) {
     if (n !== "(Intercept)") kinds[n] = "coefficient";
   }
-  return buildPrior(glm.parameterNames, spec, { defaults, kinds });
+  return buildPrior(model.parameterNames, spec, { defaults, kinds });
 }
 
 /** Seeded HMC and HMC-ECS draws of both models are the same, bit for bit. */
@@ -100,7 +106,7 @@ Deno.test("defineModel: each combination is the class built by hand, with the sa
       const m = await defineModel({ prior: SPEC, likelihood: { family: "logistic" }, rows: data });
       assert.ok(m instanceof GlmModel);
       const glm = new GlmModel(data, { family: "logistic" });
-      const byHand = withPrior(glm, cliPrior(glm, SPEC, "logistic"));
+      const byHand = withPrior(glm, cliPrior(glm, D, SPEC, "logistic"));
       assert.deepEqual(
         (m as unknown as { prior: { describe(): string[] } }).prior.describe(),
         byHand.prior.describe(),
@@ -118,7 +124,7 @@ Deno.test("defineModel: each combination is the class built by hand, with the sa
         rows: d2,
       });
       const glm = new GlmModel(d2, { family: "gaussian-scale" });
-      sameDraws(m, withPrior(glm, cliPrior(glm, spec, "gaussian")));
+      sameDraws(m, withPrior(glm, cliPrior(glm, D, spec, "gaussian")));
     });
 
     await t.step("GLM × threads", async () => {
@@ -129,7 +135,7 @@ Deno.test("defineModel: each combination is the class built by hand, with the sa
       });
       const glm = new GlmModel(data, { family: "logistic" });
       const byHand = await ThreadedGlmModel.create(
-        withPrior(glm, cliPrior(glm, SPEC, "logistic")),
+        withPrior(glm, cliPrior(glm, D, SPEC, "logistic")),
         {
           threads: 2,
         },
@@ -193,10 +199,19 @@ Deno.test("defineModel: each combination is the class built by hand, with the sa
         rows: own,
       });
       assert.ok(m instanceof UserGlmModel);
-      sameDraws(
-        m,
-        await UserGlmModel.create(own, { source: EXAMPLE_LOGISTIC_SOURCE, priorScale: 4 }),
-      );
+      const byHand = await UserGlmModel.create(own, {
+        source: EXAMPLE_LOGISTIC_SOURCE,
+        priorScale: 4,
+      });
+      sameDraws(m, byHand);
+      // A prior spec: withPrior over the CLI's defaults (columns' sds), every parameter a column.
+      const withSpec = await defineModel({
+        prior: SPEC,
+        likelihood: { assemblyScript: EXAMPLE_LOGISTIC_SOURCE },
+        rows: own,
+      });
+      // withPrior replaces the model's own prior whole (priorScale 4 plays no part).
+      sameDraws(withSpec, withPrior(byHand, cliPrior(byHand, D, SPEC)));
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
