@@ -39,6 +39,21 @@ export { logPosteriorAndGradient } from "./model.ts";
 export { ShardedGlmModel, type ShardedGlmOptions } from "./sharded_glm.ts";
 export { contiguousBatches } from "./batch_potential.ts";
 export {
+  type AssemblyScriptLikelihood,
+  type ComposedModel,
+  defineModel,
+  type GlmLikelihood,
+  type GlmPriorOptions,
+  type Likelihood,
+  type ModelDefinition,
+  RowFunctionHessianModel,
+  type RowFunctionLikelihood,
+  RowFunctionModel,
+  type RowSource,
+} from "./compose.ts";
+// Only the type: the AssemblyScript family's module loads when defineModel is given one.
+export type { UserGlmModel } from "./user_glm.ts";
+export {
   type CalibrationBin,
   type DensityOverlay,
   formatPpcTable,
