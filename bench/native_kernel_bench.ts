@@ -55,7 +55,8 @@ const hostTheta = new Float64Array(D), hostGrad = new Float64Array(D);
   arena.writeF64(theta, hostTheta);
 }
 const core = bindCore(arena.memory, backend);
-const wasmPass = (): number => core.llRange(FAMILY_LOGISTIC, 0, x, y, D, 0, N, theta, grad, 0, 0, 0);
+const wasmPass = (): number =>
+  core.llRange(FAMILY_LOGISTIC, 0, x, y, D, 0, N, theta, grad, 0, 0, 0);
 
 type Pass = (
   x: Float64Array,
