@@ -70,7 +70,10 @@ export interface ControlVariateSqlOptions {
   /**
    * How identifiers and the double type are written: "ansi" (default; `"name"`,
    * DOUBLE: DuckDB, Trino), "postgres" (`"name"`, DOUBLE PRECISION), "spark"
-   * (`` `name` ``, DOUBLE) or "bigquery" (`` `name` ``, FLOAT64).
+   * (`` `name` ``, DOUBLE), "bigquery" (`` `name` ``, FLOAT64) or "clickhouse"
+   * (`` `name` ``, Float64; one SELECT whose per-row terms are `WITH expr AS name`
+   * aliases, since ClickHouse 18 has no CTE subqueries and a Distributed table
+   * then aggregates on each shard).
    */
   dialect?: SqlDialect;
   /**
@@ -81,7 +84,7 @@ export interface ControlVariateSqlOptions {
 }
 
 /** See {@link ControlVariateSqlOptions.dialect}. */
-export type SqlDialect = "ansi" | "postgres" | "spark" | "bigquery";
+export type SqlDialect = "ansi" | "postgres" | "spark" | "bigquery" | "clickhouse";
 
 /** The centring sums of a GLM, as HMC-ECS takes them. */
 export interface ControlVariateSums {
@@ -98,11 +101,11 @@ export interface ControlVariateSums {
 /**
  * Quote an SQL identifier: in double quotes, doubling any inside (ANSI SQL:
  * DuckDB, Trino, PostgreSQL); in backticks for Spark SQL (doubling any
- * inside) and BigQuery (escaping them with a backslash); "postgres" quotes
- * as "ansi".
+ * inside), BigQuery and ClickHouse (escaping them with a backslash);
+ * "postgres" quotes as "ansi".
  *
  * @param name A column or table name.
- * @param dialect "ansi" (default), "postgres", "spark" or "bigquery".
+ * @param dialect "ansi" (default), "postgres", "spark", "bigquery" or "clickhouse".
  * @returns The quoted identifier.
  * @example
  * ```ts
@@ -120,7 +123,9 @@ export function quoteIdentifier(name: string, dialect: SqlDialect = "ansi"): str
   }
   if (name.includes("\0")) throw new TypeError(`an SQL identifier cannot contain NUL: ${name}`);
   if (dialect === "spark") return `\`${name.replaceAll("`", "``")}\``;
-  if (dialect === "bigquery") return `\`${name.replaceAll("\\", "\\\\").replaceAll("`", "\\`")}\``;
+  if (dialect === "bigquery" || dialect === "clickhouse") {
+    return `\`${name.replaceAll("\\", "\\\\").replaceAll("`", "\\`")}\``;
+  }
   return `"${name.replaceAll('"', '""')}"`;
 }
 
@@ -305,15 +310,20 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   }
   const dialect = o.dialect ?? "ansi";
   if (
-    dialect !== "ansi" && dialect !== "postgres" && dialect !== "spark" && dialect !== "bigquery"
+    dialect !== "ansi" && dialect !== "postgres" && dialect !== "spark" &&
+    dialect !== "bigquery" && dialect !== "clickhouse"
   ) {
     throw new RangeError(
-      `dialect must be "ansi", "postgres", "spark" or "bigquery", got ${JSON.stringify(dialect)}`,
+      `dialect must be "ansi", "postgres", "spark", "bigquery" or "clickhouse", got ${
+        JSON.stringify(dialect)
+      }`,
     );
   }
   const q = (name: string) => quoteIdentifier(name, dialect);
   const dbl = dialect === "bigquery"
     ? "FLOAT64"
+    : dialect === "clickhouse"
+    ? "Float64"
     : dialect === "postgres"
     ? "DOUBLE PRECISION"
     : "DOUBLE";
@@ -367,6 +377,53 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
     for (let j = 0; j < d; j++) {
       for (let l = j; l < d; l++) sums.push(`SUM(cv_b * ${x(j)} * ${x(l)}) AS b_${j}_${l}`);
     }
+  }
+  if (dialect === "clickhouse") {
+    // ClickHouse 18 has no CTE subqueries: the per-row terms are `WITH expr AS
+    // name` aliases of one aggregating SELECT whose FROM is the table, so a
+    // Distributed table sums on each shard and merges the partial sums. The
+    // d + d(d+1)/2 sums are two array sums (sumForEach), not one aggregate
+    // each: ClickHouse 18 expands every alias inside every aggregate when it
+    // analyses a query, which at d = 30 took seconds per query. An outer
+    // SELECT names the array elements as the other dialects name their sums.
+    // Most function names are case-sensitive in ClickHouse 18: lower case.
+    const fn = (e: string) =>
+      e.replace(/\b(GREATEST|LGAMMA|LN|EXP|ABS)\(/g, (m) => m.toLowerCase());
+    const defs = [...cols, ...perRow.split(",\n    ")];
+    defs.splice(cols.length, 0, `(${eta}) AS cv_eta`, `${eExpr} AS cv_e`);
+    const withs = defs.map((e) => fn(e).replace(/^(.*) AS (cv_\w+)$/s, "($1) AS $2"));
+    withs.push(`[${xs}] AS cv_xs`);
+    const inner = [
+      `count() AS cv_n`,
+      `sum(cv_ll) AS cv_s`,
+      `sumForEach(arrayMap(cv_v -> cv_a * cv_v, cv_xs)) AS cv_as`,
+    ];
+    const outer = [`cv_n AS n`, `cv_s AS s`];
+    for (let j = 0; j < d; j++) outer.push(`cv_as[${j + 1}] AS a_${j}`);
+    if (hessian) {
+      // Two arrays of the pairs (x_j, x_l), j ≤ l: a lambda that indexed cv_xs
+      // would copy the whole array into every element, d(d+1)/2 times a row.
+      const js: string[] = [], ls: string[] = [];
+      for (let j = 0; j < d; j++) {
+        for (let l = j; l < d; l++) {
+          outer.push(`cv_bs[${js.length + 1}] AS b_${j}_${l}`);
+          js.push(x(j));
+          ls.push(x(l));
+        }
+      }
+      inner.push(
+        `sumForEach(arrayMap((cv_p, cv_q) -> cv_b * cv_p * cv_q, [${js.join(", ")}], [${
+          ls.join(", ")
+        }])) AS cv_bs`,
+      );
+    }
+    return `SELECT ${outer.join(", ")}
+FROM (
+  WITH ${withs.join(",\n    ")}
+  SELECT ${inner.join(",\n    ")}
+  FROM ${o.from}
+)
+`;
   }
   // PostgreSQL inlines a CTE referenced once, so each of the d(d+3)/2 sums
   // would recompute η and the row's terms: MATERIALIZED evaluates them once.
