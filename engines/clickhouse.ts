@@ -35,6 +35,7 @@ import {
 } from "./control_variate_sql.ts";
 import {
   copyTheta,
+  gaussianScaleStart,
   newtonCentringByPasses,
   type NewtonPassOptions,
   type NewtonPassResult,
@@ -256,12 +257,16 @@ export async function clickhouseLogLikelihood(
 export async function clickhouseNewtonCentring(
   options: ClickHouseNewtonOptions,
 ): Promise<NewtonPassResult> {
-  const d = options.columns.length + (options.intercept ? 1 : 0);
+  const d = options.columns.length + (options.intercept ? 1 : 0) +
+    (options.family === "gaussian-scale" ? 1 : 0);
   await clickhouseCheckColumns(options);
-  return await newtonCentringByPasses(d, options, async (at) => {
+  const pass = async (at: Float64Array) => {
     const row = await _oneRow(controlVariateSql(_sqlOptions(options, at)), options);
     return parseControlVariateSums(row, d);
-  });
+  };
+  const init = options.init ??
+    (options.family === "gaussian-scale" ? await gaussianScaleStart(d, pass) : undefined);
+  return await newtonCentringByPasses(d, { ...options, init }, pass);
 }
 
 /**

@@ -33,6 +33,7 @@ import {
 } from "./control_variate_sql.ts";
 import {
   copyTheta,
+  gaussianScaleStart,
   newtonCentringByPasses,
   type NewtonPassOptions,
   type NewtonPassResult,
@@ -152,13 +153,17 @@ export async function postgresLogLikelihood(
 export async function postgresNewtonCentring(
   options: PostgresNewtonOptions,
 ): Promise<NewtonPassResult> {
-  const d = options.columns.length + (options.intercept ? 1 : 0);
+  const d = options.columns.length + (options.intercept ? 1 : 0) +
+    (options.family === "gaussian-scale" ? 1 : 0);
   return await _withConnection(options.connection, async (c) => {
     await _checkLgamma(c, options);
-    return await newtonCentringByPasses(d, options, async (at) => {
+    const pass = async (at: Float64Array) => {
       const row = await _oneRow(c, controlVariateSql(_sqlOptions(options, at)), options);
       return parseControlVariateSums(row, d);
-    });
+    };
+    const init = options.init ??
+      (options.family === "gaussian-scale" ? await gaussianScaleStart(d, pass) : undefined);
+    return await newtonCentringByPasses(d, { ...options, init }, pass);
   });
 }
 

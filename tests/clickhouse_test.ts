@@ -21,7 +21,7 @@ import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { newtonMap } from "../replicate/laplace.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import { Rng } from "../random/rng.ts";
-import { centringBounds } from "../testing/duckdb_fixtures.ts";
+import { centringBounds, scaleCentringBounds } from "../testing/duckdb_fixtures.ts";
 import { loadSharded, startClickHouse } from "../testing/clickhouse_fixtures.ts";
 
 const N = 6_000, SPLIT = 2_500; // shard 1 holds rows 0…2 499, shard 2 the other 3 500
@@ -233,6 +233,65 @@ Deno.test({
         model.dispose();
       });
     }
+  },
+});
+
+Deno.test({
+  name:
+    "gaussian-scale (σ unknown): sums and Newton over the Distributed table match the WASM model",
+  ...opts,
+  fn: async () => {
+    const g = gaussianLinearRegression(arena, { n: N, d: 8, sigma: 0.7, seed: 5, storage: "f64" });
+    const columns = await loadSharded(shards, g.data, { fromCol: 1, split: SPLIT });
+    const d = g.data.numCols;
+    const theta = Float64Array.from([...g.trueCoefficients.map((b) => b - 0.02), Math.log(0.75)]);
+    const common = {
+      connection: shards[0],
+      source: { table: "glm_rows" },
+      family: "gaussian-scale" as const,
+      columns,
+      response: "y",
+      intercept: true,
+    };
+    const got = await clickhouseControlVariateSums({ ...common, thetaStar: theta });
+    const model = new GlmModel(g.data, { family: "gaussian-scale" });
+    assert.equal(model.dim, d + 1);
+    const grad = new Float64Array(d + 1), hess = new Float64Array((d + 1) ** 2);
+    const ll = model.logLikelihood(theta, grad);
+    model.logLikelihoodHessian(theta, hess);
+    const bound = scaleCentringBounds(g.data, theta);
+    const worst = Math.max(
+      assertWithin("S", [got.llStarSum], [ll], [bound.s]),
+      assertWithin("A", got.gradSum, grad, bound.a),
+      assertWithin("B", got.hessSum, hess, bound.b),
+    );
+    console.log(`  largest |diff| / bound: ${worst.toExponential(2)}`);
+    // The bound can fail: τ moved by 1e-9 is caught.
+    const moved = theta.slice();
+    moved[d] += 1e-9;
+    const off = await clickhouseControlVariateSums({ ...common, thetaStar: moved });
+    assert.ok(Math.abs(off.gradSum[d] - grad[d]) > bound.a[d], "τ moved by 1e-9 passes the bound");
+    // Newton under a Gaussian prior on every coordinate (τ's too): at θ* the
+    // WASM likelihood gradient balances that prior.
+    const prior = { priorScale: 2, interceptColumn: 0, interceptPriorScale: 10 };
+    const map = await clickhouseNewtonCentring({ ...common, ...prior });
+    assert.ok(map.converged, `not converged in ${map.numPasses} passes`);
+    model.logLikelihood(map.thetaStar, grad);
+    model.logLikelihoodHessian(map.thetaStar, hess);
+    const at = scaleCentringBounds(g.data, map.thetaStar);
+    for (let j = 0; j <= d; j++) {
+      const prec = j === 0 ? 1 / 100 : 1 / 4;
+      let hs = prec * 1e-10;
+      for (let l = 0; l <= d; l++) hs += Math.abs(hess[j * (d + 1) + l]) * 1e-10;
+      const gj = grad[j] - prec * map.thetaStar[j];
+      assert.ok(Math.abs(gj) <= hs + at.a[j], `∇log π[${j}] = ${gj} at ClickHouse's θ*`);
+    }
+    assert.ok(
+      Math.abs(Math.exp(map.thetaStar[d]) - 0.7) < 0.05,
+      `σ* = ${Math.exp(map.thetaStar[d])}`,
+    );
+    console.log(`  ${map.numPasses} passes, σ* = ${Math.exp(map.thetaStar[d])}`);
+    model.dispose();
   },
 });
 
