@@ -465,6 +465,9 @@ FROM (
 )
 `;
   }
+  // Rows with a NULL in X or y have a NULL ℓ, which SUM skips while COUNT(*)
+  // counts them: "n_nonnull" lets an engine adapter say so.
+  sums.splice(1, 0, `COUNT(cv_ll) AS n_nonnull`);
   // PostgreSQL inlines a CTE referenced once, so each of the d(d+3)/2 sums
   // would recompute η and the row's terms: MATERIALIZED evaluates them once.
   const mat = dialect === "postgres" ? " MATERIALIZED" : "";

@@ -319,6 +319,12 @@ Deno.test({
         }),
         /has no rows/,
       );
+      await conn.query(`INSERT INTO "small" VALUES (NULL, 1), (NULL, 0)`);
+      await assert.rejects(
+        postgresControlVariateSums({ ...base, family: "logistic", source: { table: "small" } }),
+        /2 rows of "small" hold NULL \(column "x" has 2 NULL values\)/,
+      );
+      await conn.query(`DELETE FROM "small" WHERE x IS NULL`);
       const version = Number(
         (await conn.query("SELECT current_setting('server_version_num')::int AS v")).rows[0].v,
       );
