@@ -13,8 +13,8 @@ import { startClickHouse } from "../testing/clickhouse_fixtures.ts";
 import { startPostgres } from "../testing/postgres_fixtures.ts";
 import { runCli } from "./_cli_fixtures.ts";
 
-const cluster = await startClickHouse();
-const server = await startPostgres();
+const cluster = await startClickHouse(19300); // ports of its own: test files may run in parallel
+const server = await startPostgres(54349);
 if (cluster.skip !== undefined) console.log(`clickhouse CLI tests skipped: ${cluster.skip}`);
 if (server.skip !== undefined) console.log(`postgres CLI tests skipped: ${server.skip}`);
 const common = { sanitizeOps: false, sanitizeResources: false };
