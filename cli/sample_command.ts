@@ -124,7 +124,10 @@ export function sampleHelp(): string {
     "  --family F          logistic | gaussian | poisson | student-t | negative-binomial | binomial",
     "                      (see Families below)",
     "  --data FILE         CSV file with a header row, or a .parquet file: numbers, a",
-    "                      two-level text response, text columns with --formula",
+    "                      two-level text response, text columns with --formula; or a",
+    "                      table: postgres://user@host:port/db?table=T[&key=COL] or",
+    "                      clickhouse://user@host:http_port/db?table=T[&key=COL] (password",
+    "                      from PGPASSWORD / CLICKHOUSE_PASSWORD; needs --allow-net)",
     "  --response COL      name of the response column",
     "",
     "Options:",
@@ -355,9 +358,18 @@ export async function sampleCommand(args: string[]): Promise<number> {
   // Every flag is checked; now the files: --out must not be an input, by
   // device and inode (a symlink or hard link to --data is the same file).
   const outPath = values.out === undefined ? undefined : resolveUserPath(values.out as string);
-  const dataPath = values.data === "-" ? "-" : resolveUserPath(values.data as string); // - : stdin
+  // A database URL: the table is read into a private CSV file below.
+  const dbUrl =
+    typeof values.data === "string" && /^(postgres(ql)?|clickhouses?):\/\//i.test(values.data)
+      ? values.data
+      : null;
+  let dataPath = dbUrl !== null
+    ? ""
+    : values.data === "-"
+    ? "-"
+    : resolveUserPath(values.data as string); // - : stdin
   if (outPath !== undefined) {
-    const inputs = dataPath === "-" ? [] : [{ path: dataPath, flag: "--data" }];
+    const inputs = dataPath === "-" || dbUrl !== null ? [] : [{ path: dataPath, flag: "--data" }];
     if (typeof values["prior-file"] === "string") {
       inputs.push({ path: resolveUserPath(values["prior-file"]), flag: "--prior-file" });
     }
@@ -367,6 +379,18 @@ export async function sampleCommand(args: string[]): Promise<number> {
     for (const target of targets) {
       refuseSameFile({ path: target, flag: "--out" }, inputs);
       checkWritable(target, "--out");
+    }
+  }
+  let dataLabel = dataPath, dbRemove = () => Promise.resolve();
+  if (dbUrl !== null) {
+    const db = await import("../engines/database_rows.ts");
+    try {
+      const t = await db.databaseTableToCsv(dbUrl);
+      dataPath = t.path;
+      dataLabel = t.label;
+      dbRemove = t.remove;
+    } catch (e) {
+      throw new CliUsageError(`--data ${db.redactDatabaseUrl(dbUrl)}: ${(e as Error).message}`);
     }
   }
   let dataInfo: Deno.FileInfo;
@@ -412,10 +436,12 @@ export async function sampleCommand(args: string[]): Promise<number> {
     model = built.model;
   } catch (e) {
     if (e instanceof CliUsageError) throw e;
-    const msg = _userMessage((e as Error).message, null);
+    const msg = _userMessage((e as Error).message, null).replaceAll(dataPath, dataLabel);
     throw new CliUsageError(
-      msg.includes(dataPath) ? `--data: ${msg}` : `--data ${dataPath}: ${msg}`,
+      msg.includes(dataLabel) ? `--data: ${msg}` : `--data ${dataLabel}: ${msg}`,
     );
+  } finally {
+    await dbRemove();
   }
   for (const w of dataWarnings) console.error(`tallmc: warning: --data: ${w}`);
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
@@ -452,7 +478,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
         config: [
           ["model", "glm"],
           ["family", values.family as string],
-          ["data_file", dataPath],
+          ["data_file", dataLabel],
           ["method", "sample"],
           ["algorithm", samplerName],
           ...Object.entries(samplerOptions)

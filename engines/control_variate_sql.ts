@@ -24,6 +24,14 @@
  *             c₀ = −½(ln 2π + ln σ²)
  * ```
  *
+ * "gaussian-scale" (σ unknown, θ = (β, τ = log σ), τ last) adds one
+ * coordinate: ℓ = −½ ln 2π − τ − ½r²e⁻²ᵀ, and besides A_j and B_jl with
+ * a = re⁻²ᵀ, b = −e⁻²ᵀ the sums A_τ = Σ(rₖ²e⁻²ᵀ − 1) (column "a_d"),
+ * B_jτ = Σ −2rₖe⁻²ᵀx_kj ("b_j_d") and B_ττ = Σ −2rₖ²e⁻²ᵀ ("b_d_d"), d the
+ * number of columns of X. The negative binomial is not here: its ℓ needs
+ * lnΓ(y + φ) and its derivatives ψ(y + φ), ψ′(y + φ) per row at every φ
+ * (no SQL engine named here has ψ, and a precomputed column cannot follow φ).
+ *
  * σ(η) is taken as 1/(1+e) for η ≥ 0 and e/(1+e) otherwise, so no
  * exponential overflows. η*ₖ is computed once, in a CTE. θ* and every
  * constant are printed as the shortest decimal that reads back as the same
@@ -46,7 +54,7 @@
  */
 
 /** The families whose control variates are expansions in η = xᵀβ. */
-export type SqlGlmFamily = "logistic" | "poisson" | "gaussian";
+export type SqlGlmFamily = "logistic" | "poisson" | "gaussian" | "gaussian-scale";
 
 /** Options of {@link controlVariateSql} and {@link logLikelihoodSql}. */
 export interface ControlVariateSqlOptions {
@@ -70,7 +78,10 @@ export interface ControlVariateSqlOptions {
   /**
    * How identifiers and the double type are written: "ansi" (default; `"name"`,
    * DOUBLE: DuckDB, Trino), "postgres" (`"name"`, DOUBLE PRECISION), "spark"
-   * (`` `name` ``, DOUBLE) or "bigquery" (`` `name` ``, FLOAT64).
+   * (`` `name` ``, DOUBLE), "bigquery" (`` `name` ``, FLOAT64) or "clickhouse"
+   * (`` `name` ``, Float64; one SELECT whose per-row terms are `WITH expr AS name`
+   * aliases, since ClickHouse 18 has no CTE subqueries and a Distributed table
+   * then aggregates on each shard).
    */
   dialect?: SqlDialect;
   /**
@@ -81,7 +92,7 @@ export interface ControlVariateSqlOptions {
 }
 
 /** See {@link ControlVariateSqlOptions.dialect}. */
-export type SqlDialect = "ansi" | "postgres" | "spark" | "bigquery";
+export type SqlDialect = "ansi" | "postgres" | "spark" | "bigquery" | "clickhouse";
 
 /** The centring sums of a GLM, as HMC-ECS takes them. */
 export interface ControlVariateSums {
@@ -98,11 +109,11 @@ export interface ControlVariateSums {
 /**
  * Quote an SQL identifier: in double quotes, doubling any inside (ANSI SQL:
  * DuckDB, Trino, PostgreSQL); in backticks for Spark SQL (doubling any
- * inside) and BigQuery (escaping them with a backslash); "postgres" quotes
- * as "ansi".
+ * inside), BigQuery and ClickHouse (escaping them with a backslash);
+ * "postgres" quotes as "ansi".
  *
  * @param name A column or table name.
- * @param dialect "ansi" (default), "postgres", "spark" or "bigquery".
+ * @param dialect "ansi" (default), "postgres", "spark", "bigquery" or "clickhouse".
  * @returns The quoted identifier.
  * @example
  * ```ts
@@ -120,7 +131,9 @@ export function quoteIdentifier(name: string, dialect: SqlDialect = "ansi"): str
   }
   if (name.includes("\0")) throw new TypeError(`an SQL identifier cannot contain NUL: ${name}`);
   if (dialect === "spark") return `\`${name.replaceAll("`", "``")}\``;
-  if (dialect === "bigquery") return `\`${name.replaceAll("\\", "\\\\").replaceAll("`", "\\`")}\``;
+  if (dialect === "bigquery" || dialect === "clickhouse") {
+    return `\`${name.replaceAll("\\", "\\\\").replaceAll("`", "\\`")}\``;
+  }
   return `"${name.replaceAll('"', '""')}"`;
 }
 
@@ -265,9 +278,9 @@ export function parseControlVariateSums(
 function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   if (o === null || typeof o !== "object") throw new TypeError("options must be an object");
   const fam = o.family;
-  if (fam !== "logistic" && fam !== "poisson" && fam !== "gaussian") {
+  if (fam !== "logistic" && fam !== "poisson" && fam !== "gaussian" && fam !== "gaussian-scale") {
     throw new RangeError(
-      `family must be "logistic", "poisson" or "gaussian" (the families whose control variates are expansions in η), got ${
+      `family must be "logistic", "poisson", "gaussian" or "gaussian-scale" (the families whose sums the SQL has), got ${
         JSON.stringify(fam)
       }`,
     );
@@ -280,14 +293,17 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   }
   const intercept = o.intercept ?? false;
   const d = o.columns.length + (intercept ? 1 : 0);
-  if (o.theta === null || typeof o.theta !== "object" || o.theta.length !== d) {
+  // "gaussian-scale": θ = (β, τ = log σ), one coordinate more than X's columns.
+  const scale = fam === "gaussian-scale";
+  const dTheta = d + (scale ? 1 : 0);
+  if (o.theta === null || typeof o.theta !== "object" || o.theta.length !== dTheta) {
     throw new RangeError(
-      `theta must have ${d} values (${o.columns.length} columns${
+      `theta must have ${dTheta} values (${o.columns.length} columns${
         intercept ? " + intercept" : ""
-      }), got ${o.theta?.length}`,
+      }${scale ? " + log sigma" : ""}), got ${o.theta?.length}`,
     );
   }
-  for (let j = 0; j < d; j++) {
+  for (let j = 0; j < dTheta; j++) {
     if (!Number.isFinite(o.theta[j])) {
       throw new RangeError(`theta must be finite, got ${o.theta[j]} at index ${j}`);
     }
@@ -305,15 +321,20 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   }
   const dialect = o.dialect ?? "ansi";
   if (
-    dialect !== "ansi" && dialect !== "postgres" && dialect !== "spark" && dialect !== "bigquery"
+    dialect !== "ansi" && dialect !== "postgres" && dialect !== "spark" &&
+    dialect !== "bigquery" && dialect !== "clickhouse"
   ) {
     throw new RangeError(
-      `dialect must be "ansi", "postgres", "spark" or "bigquery", got ${JSON.stringify(dialect)}`,
+      `dialect must be "ansi", "postgres", "spark", "bigquery" or "clickhouse", got ${
+        JSON.stringify(dialect)
+      }`,
     );
   }
   const q = (name: string) => quoteIdentifier(name, dialect);
   const dbl = dialect === "bigquery"
     ? "FLOAT64"
+    : dialect === "clickhouse"
+    ? "Float64"
     : dialect === "postgres"
     ? "DOUBLE PRECISION"
     : "DOUBLE";
@@ -343,6 +364,20 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
       `cv_y - cv_e AS cv_a`,
       `-cv_e AS cv_b`,
     ].join(",\n    ");
+  } else if (scale) {
+    // ℓ = −½ ln 2π − τ − ½ r² e^{−2τ}, r = y − η: ∂ℓ/∂η = r e^{−2τ}, ∂²ℓ/∂η² = −e^{−2τ},
+    // ∂ℓ/∂τ = r² e^{−2τ} − 1, ∂²ℓ/∂η∂τ = −2 r e^{−2τ}, ∂²ℓ/∂τ² = −2 r² e^{−2τ}.
+    const tau = o.theta[d];
+    const inv = Math.exp(-2 * tau), c0 = -0.5 * 1.8378770664093453 - tau;
+    const r2 = `(cv_y - cv_eta) * (cv_y - cv_eta) * ${sqlDouble(inv)}`;
+    perRow = [
+      `${sqlDouble(c0)} - 0.5e0 * ${r2} AS cv_ll`,
+      `(cv_y - cv_eta) * ${sqlDouble(inv)} AS cv_a`,
+      `${sqlDouble(-inv)} AS cv_b`,
+      `${r2} - 1 AS cv_at`,
+      `-2e0 * (cv_y - cv_eta) * ${sqlDouble(inv)} AS cv_bt`,
+      `-2e0 * ${r2} AS cv_btt`,
+    ].join(",\n    ");
   } else {
     const s = o.sigma!;
     const inv = 1 / (s * s), c0 = -0.5 * (1.8378770664093453 + Math.log(s * s));
@@ -363,11 +398,76 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
     : "0";
   const sums = [`COUNT(*) AS n`, `SUM(cv_ll) AS s`];
   for (let j = 0; j < d; j++) sums.push(`SUM(cv_a * ${x(j)}) AS a_${j}`);
+  if (scale) sums.push(`SUM(cv_at) AS a_${d}`);
   if (hessian) {
     for (let j = 0; j < d; j++) {
       for (let l = j; l < d; l++) sums.push(`SUM(cv_b * ${x(j)} * ${x(l)}) AS b_${j}_${l}`);
+      if (scale) sums.push(`SUM(cv_bt * ${x(j)}) AS b_${j}_${d}`);
     }
+    if (scale) sums.push(`SUM(cv_btt) AS b_${d}_${d}`);
   }
+  if (dialect === "clickhouse") {
+    // ClickHouse 18 has no CTE subqueries: the per-row terms are `WITH expr AS
+    // name` aliases of one aggregating SELECT whose FROM is the table, so a
+    // Distributed table sums on each shard and merges the partial sums. The
+    // d + d(d+1)/2 sums are two array sums (sumForEach), not one aggregate
+    // each: ClickHouse 18 expands every alias inside every aggregate when it
+    // analyses a query, which at d = 30 took seconds per query. An outer
+    // SELECT names the array elements as the other dialects name their sums.
+    // Most function names are case-sensitive in ClickHouse 18: lower case.
+    const fn = (e: string) =>
+      e.replace(/\b(GREATEST|LGAMMA|LN|EXP|ABS)\(/g, (m) => m.toLowerCase());
+    const defs = [...cols, ...perRow.split(",\n    ")];
+    defs.splice(cols.length, 0, `(${eta}) AS cv_eta`, `${eExpr} AS cv_e`);
+    const withs = defs.map((e) => fn(e).replace(/^(.*) AS (cv_\w+)$/s, "($1) AS $2"));
+    withs.push(`[${xs}] AS cv_xs`);
+    const inner = [
+      `count() AS cv_n`,
+      `sum(cv_ll) AS cv_s`,
+      `sumForEach(arrayMap(cv_v -> cv_a * cv_v, cv_xs)) AS cv_as`,
+    ];
+    const outer = [`cv_n AS n`, `cv_s AS s`];
+    for (let j = 0; j < d; j++) outer.push(`cv_as[${j + 1}] AS a_${j}`);
+    if (scale) {
+      inner.push(`sum(cv_at) AS cv_ats`);
+      outer.push(`cv_ats AS a_${d}`);
+    }
+    if (hessian) {
+      // Two arrays of the pairs (x_j, x_l), j ≤ l: a lambda that indexed cv_xs
+      // would copy the whole array into every element, d(d+1)/2 times a row.
+      const js: string[] = [], ls: string[] = [];
+      for (let j = 0; j < d; j++) {
+        for (let l = j; l < d; l++) {
+          outer.push(`cv_bs[${js.length + 1}] AS b_${j}_${l}`);
+          js.push(x(j));
+          ls.push(x(l));
+        }
+      }
+      inner.push(
+        `sumForEach(arrayMap((cv_p, cv_q) -> cv_b * cv_p * cv_q, [${js.join(", ")}], [${
+          ls.join(", ")
+        }])) AS cv_bs`,
+      );
+      if (scale) {
+        inner.push(
+          `sumForEach(arrayMap(cv_v -> cv_bt * cv_v, cv_xs)) AS cv_bts`,
+          `sum(cv_btt) AS cv_btts`,
+        );
+        for (let j = 0; j < d; j++) outer.push(`cv_bts[${j + 1}] AS b_${j}_${d}`);
+        outer.push(`cv_btts AS b_${d}_${d}`);
+      }
+    }
+    return `SELECT ${outer.join(", ")}
+FROM (
+  WITH ${withs.join(",\n    ")}
+  SELECT ${inner.join(",\n    ")}
+  FROM ${o.from}
+)
+`;
+  }
+  // Rows with a NULL in X or y have a NULL ℓ, which SUM skips while COUNT(*)
+  // counts them: "n_nonnull" lets an engine adapter say so.
+  sums.splice(1, 0, `COUNT(cv_ll) AS n_nonnull`);
   // PostgreSQL inlines a CTE referenced once, so each of the d(d+3)/2 sums
   // would recompute η and the row's terms: MATERIALIZED evaluates them once.
   const mat = dialect === "postgres" ? " MATERIALIZED" : "";

@@ -221,3 +221,52 @@ export function copyTheta(v: ArrayLike<number>, what: string): Float64Array {
   }
   return Float64Array.from(Array.from(v));
 }
+
+/**
+ * A starting point for Newton's method on "gaussian-scale" (θ = (β, τ = log σ)),
+ * whose log likelihood is not concave in (β, τ) far from the mode: β from
+ * least squares (one pass at (0, 0), where A = Xᵀy and B = −XᵀX), then τ =
+ * ½ ln(Σr²/n) from one pass at (β, 0), where A_τ = Σr² − n. At that point
+ * Σ rₖxₖ = 0, so the Hessian is negative definite.
+ *
+ * @param d The dimension of θ (X's columns + 1).
+ * @param pass The full-data sums at θ.
+ * @returns The starting point.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { gaussianScaleStart } from "./newton_centring.ts";
+ * // one column of ones, y = (1, 3): β = 2, Σr² / n = 1, τ = 0
+ * const ys = [1, 3];
+ * const start = await gaussianScaleStart(2, (t) => {
+ *   const r = ys.map((y) => y - t[0]), inv = Math.exp(-2 * t[1]);
+ *   return Promise.resolve({
+ *     llStarSum: 0,
+ *     gradSum: Float64Array.of(inv * (r[0] + r[1]), inv * (r[0] ** 2 + r[1] ** 2) - 2),
+ *     hessSum: Float64Array.of(-2 * inv, 0, 0, 0),
+ *     numRows: 2,
+ *   });
+ * });
+ * assert.ok(Math.abs(start[0] - 2) < 1e-12 && Math.abs(start[1]) < 1e-12);
+ * ```
+ */
+export async function gaussianScaleStart(
+  d: number,
+  pass: (theta: Float64Array) => Promise<ControlVariateSums>,
+): Promise<Float64Array> {
+  const p = d - 1, at = new Float64Array(d);
+  const r0 = await pass(at);
+  const neg = new Float64Array(p * p), g = new Float64Array(p);
+  for (let j = 0; j < p; j++) {
+    g[j] = r0.gradSum[j];
+    for (let l = 0; l < p; l++) neg[j * p + l] = -r0.hessSum[j * d + l];
+  }
+  at.set(choleskySolve(cholesky(neg, { name: "XᵀX (the columns of X are collinear)" }), g));
+  const r1 = await pass(at);
+  const meanSq = (r1.gradSum[p] + r1.numRows) / r1.numRows;
+  if (!(meanSq > 0)) {
+    throw new RangeError(`the least-squares fit leaves no residual (Σr²/n = ${meanSq}): σ is 0`);
+  }
+  at[p] = 0.5 * Math.log(meanSq);
+  return at;
+}

@@ -33,6 +33,7 @@ import {
 } from "./control_variate_sql.ts";
 import {
   copyTheta,
+  gaussianScaleStart,
   newtonCentringByPasses,
   type NewtonPassOptions,
   type NewtonPassResult,
@@ -152,13 +153,17 @@ export async function postgresLogLikelihood(
 export async function postgresNewtonCentring(
   options: PostgresNewtonOptions,
 ): Promise<NewtonPassResult> {
-  const d = options.columns.length + (options.intercept ? 1 : 0);
+  const d = options.columns.length + (options.intercept ? 1 : 0) +
+    (options.family === "gaussian-scale" ? 1 : 0);
   return await _withConnection(options.connection, async (c) => {
     await _checkLgamma(c, options);
-    return await newtonCentringByPasses(d, options, async (at) => {
+    const pass = async (at: Float64Array) => {
       const row = await _oneRow(c, controlVariateSql(_sqlOptions(options, at)), options);
       return parseControlVariateSums(row, d);
-    });
+    };
+    const init = options.init ??
+      (options.family === "gaussian-scale" ? await gaussianScaleStart(d, pass) : undefined);
+    return await newtonCentringByPasses(d, { ...options, init }, pass);
   });
 }
 
@@ -273,5 +278,33 @@ async function _oneRow(
       `the source ${postgresFromClause(o.source)} has no rows: the sums are undefined`,
     );
   }
+  if (row.n_nonnull !== undefined && Number(row.n_nonnull) < Number(row.n)) {
+    await _nullError(c, o, Number(row.n) - Number(row.n_nonnull));
+  }
   return row as Record<string, unknown>;
+}
+
+/** Name the columns whose NULLs made `rows` rows drop out of the sums. */
+async function _nullError(
+  c: PostgresQueryable,
+  o: PostgresGlmOptions,
+  rows: number,
+): Promise<never> {
+  const from = postgresFromClause(o.source);
+  const cols = [...o.columns, o.response];
+  if (o.logFactorialColumn !== undefined) cols.push(o.logFactorialColumn);
+  const q = (s: string) => quoteIdentifier(s, "postgres");
+  const r = await c.query(
+    `SELECT ${
+      cols.map((col, i) => `COUNT(*) - COUNT(${q(col)}) AS k${i}`).join(", ")
+    } FROM ${from}`,
+  );
+  const named = cols.map((col, i) => [col, Number(r.rows[0]?.[`k${i}`] ?? 0)] as const)
+    .filter(([, k]) => k > 0)
+    .map(([col, k]) => `column "${col}" has ${k} NULL value${k === 1 ? "" : "s"}`);
+  throw new RangeError(
+    `${rows} row${rows === 1 ? "" : "s"} of ${from} hold NULL (${
+      named.join(", ") || "in X or y"
+    }): drop or fill them (a view with WHERE … IS NOT NULL)`,
+  );
 }

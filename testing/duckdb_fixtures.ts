@@ -121,3 +121,43 @@ export function centringBounds(
   }
   return { s: s * C + 1e-300, a, b };
 }
+
+/**
+ * Bounds on |ΔS|, |ΔA|, |ΔB| of "gaussian-scale" (θ = (β, τ = log σ)) between
+ * two engines: the β parts as the known-σ Gaussian's at σ = e^τ
+ * (`centringBounds`), the τ parts by the same reasoning (r = y − η carries
+ * d·u·wₖ of η's rounding, r² twice that relative to |r|).
+ */
+export function scaleCentringBounds(
+  data: GlmData,
+  theta: Float64Array,
+): { s: number; a: Float64Array; b: Float64Array } {
+  const n = data.numRows, d = data.numCols, tau = theta[d];
+  const beta = theta.subarray(0, d), inv = Math.exp(-2 * tau);
+  const base = centringBounds(data, "gaussian", beta, Math.exp(tau));
+  const x = data.arena.f64(data.x, n * d), y = data.arena.f64(data.y, n);
+  const C = (n + d + 64) * 2 ** -53, D = d + 1;
+  let at = 0, btt = 0, s = 0;
+  const bt = new Float64Array(d);
+  for (let k = 0; k < n; k++) {
+    let eta = 0, w = 1 + Math.abs(y[k]);
+    for (let j = 0; j < d; j++) {
+      eta += beta[j] * x[k * d + j];
+      w += Math.abs(beta[j] * x[k * d + j]);
+    }
+    const r = Math.abs(y[k] - eta);
+    at += 1 + inv * (r * r + 2 * r * w);
+    btt += 2 * inv * (r * r + 2 * r * w);
+    s += 1 + Math.abs(tau);
+    for (let j = 0; j < d; j++) bt[j] += Math.abs(x[k * d + j]) * 2 * inv * (r + w);
+  }
+  const a = new Float64Array(D), b = new Float64Array(D * D);
+  a.set(base.a);
+  a[d] = C * at;
+  for (let j = 0; j < d; j++) {
+    for (let l = 0; l < d; l++) b[j * D + l] = base.b[j * d + l];
+    b[j * D + d] = b[d * D + j] = C * bt[j];
+  }
+  b[d * D + d] = C * btt;
+  return { s: base.s + C * s, a, b };
+}

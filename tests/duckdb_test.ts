@@ -283,7 +283,7 @@ Deno.test("duckdb sources and bad input", async (t) => {
     assert.ok(pg.includes('CAST("x`1" AS DOUBLE PRECISION) AS cv_x_0'), pg);
     assert.throws(
       () => controlVariateSql({ ...base, theta: [1], dialect: "mysql" as "ansi" }),
-      /dialect must be "ansi", "postgres", "spark" or "bigquery", got "mysql"/,
+      /dialect must be "ansi", "postgres", "spark", "bigquery" or "clickhouse", got "mysql"/,
     );
   });
   await t.step("poisson with ln(y!) from a column gives the LGAMMA sums", async () => {

@@ -21,7 +21,7 @@ import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { newtonMap } from "../replicate/laplace.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import { Rng } from "../random/rng.ts";
-import { centringBounds } from "../testing/duckdb_fixtures.ts";
+import { centringBounds, scaleCentringBounds } from "../testing/duckdb_fixtures.ts";
 import { loadTable, startPostgres } from "../testing/postgres_fixtures.ts";
 
 // PostgreSQL evaluates the d(d+3)/2 sums row by row, unvectorised: 5 000 rows keep the file near 10 s.
@@ -247,6 +247,49 @@ Deno.test({
 });
 
 Deno.test({
+  name: "postgres engine: gaussian-scale (σ unknown) sums and Newton match the WASM model",
+  ...opts,
+  fn: () =>
+    withClient(async (conn, dir) => {
+      const g = gaussianLinearRegression(arena, {
+        n: N,
+        d: 6,
+        sigma: 0.7,
+        seed: 5,
+        storage: "f64",
+      });
+      const columns = await loadTable(conn, g.data, dir, { fromCol: 1 });
+      const d = g.data.numCols;
+      const theta = Float64Array.from([...g.trueCoefficients.map((b) => b + 0.01), Math.log(0.6)]);
+      const common = {
+        connection: conn,
+        source: { table: "glm_rows" },
+        family: "gaussian-scale" as const,
+        columns,
+        response: "y",
+        intercept: true,
+      };
+      const got = await postgresControlVariateSums({ ...common, thetaStar: theta });
+      const model = new GlmModel(g.data, { family: "gaussian-scale" });
+      const grad = new Float64Array(d + 1), hess = new Float64Array((d + 1) ** 2);
+      const ll = model.logLikelihood(theta, grad);
+      model.logLikelihoodHessian(theta, hess);
+      const bound = scaleCentringBounds(g.data, theta);
+      assertWithin("S", [got.llStarSum], [ll], [bound.s]);
+      assertWithin("A", got.gradSum, grad, bound.a);
+      assertWithin("B", got.hessSum, hess, bound.b);
+      const map = await postgresNewtonCentring({ ...common, priorScale: 2 });
+      assert.ok(map.converged, `not converged in ${map.numPasses} passes`);
+      model.logLikelihood(map.thetaStar, grad);
+      for (let j = 0; j <= d; j++) {
+        const gj = grad[j] - map.thetaStar[j] / 4;
+        assert.ok(Math.abs(gj) < 1e-6 * N, `∇log π[${j}] = ${gj} at PostgreSQL's θ*`);
+      }
+      model.dispose();
+    }),
+});
+
+Deno.test({
   name: "postgres engine: errors say what was wrong",
   ...opts,
   fn: () =>
@@ -276,6 +319,12 @@ Deno.test({
         }),
         /has no rows/,
       );
+      await conn.query(`INSERT INTO "small" VALUES (NULL, 1), (NULL, 0)`);
+      await assert.rejects(
+        postgresControlVariateSums({ ...base, family: "logistic", source: { table: "small" } }),
+        /2 rows of "small" hold NULL \(column "x" has 2 NULL values\)/,
+      );
+      await conn.query(`DELETE FROM "small" WHERE x IS NULL`);
       const version = Number(
         (await conn.query("SELECT current_setting('server_version_num')::int AS v")).rows[0].v,
       );

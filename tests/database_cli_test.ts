@@ -1,0 +1,199 @@
+/**
+ * `tallmc sample --data postgres://…?table=T` and `--data clickhouse://…?table=T`
+ * on the live servers of `.ci/postgres.sh` and `.ci/clickhouse.sh`: the draws
+ * equal those of the same rows from a CSV file (same seed, same order by
+ * `key`), a password in the URL is never printed, and bad tables are errors
+ * that name the table and the column. Each part is skipped, saying why, only
+ * when its server cannot be installed or started.
+ */
+import assert from "node:assert/strict";
+import pg from "npm:pg@8.16.3";
+import { clickhouseQuery } from "../engines/clickhouse.ts";
+import { startClickHouse } from "../testing/clickhouse_fixtures.ts";
+import { startPostgres } from "../testing/postgres_fixtures.ts";
+import { runCli } from "./_cli_fixtures.ts";
+
+const cluster = await startClickHouse(19300); // ports of its own: test files may run in parallel
+const server = await startPostgres(54349);
+if (cluster.skip !== undefined) console.log(`clickhouse CLI tests skipped: ${cluster.skip}`);
+if (server.skip !== undefined) console.log(`postgres CLI tests skipped: ${server.skip}`);
+const common = { sanitizeOps: false, sanitizeResources: false };
+
+// 300 rows: id, x1, x2 (doubles with full mantissas), y (0/1 from a fixed rule).
+const N = 300;
+const rows = Array.from({ length: N }, (_, i) => {
+  const x1 = Math.sin(i * 1.7) * 1.3, x2 = Math.cos(i * 0.31) / 3;
+  return { id: i, x1, x2, y: (0.4 + x1 - 2 * x2 + Math.sin(i * 7.1) > 0) ? 1 : 0 };
+});
+
+const RUN = ["--family", "logistic", "--samples", "40", "--warmup", "40"];
+const RUN_TAIL = ["--chains", "1", "--seed", "7", "--quiet", "--formula", "y ~ x1 + x2"];
+
+async function drawsFrom(data: string, dir: string, tag: string) {
+  const out = `${dir}/${tag}.csv`;
+  const r = await runCli(["sample", ...RUN, "--data", data, "--out", out, ...RUN_TAIL]);
+  return { ...r, draws: r.code === 0 ? _body(await Deno.readTextFile(out)) : "" };
+}
+
+/** The draws file without comment lines (which name the data source). */
+function _body(text: string): string {
+  return text.split("\n").filter((l) => !l.startsWith("#")).join("\n");
+}
+
+async function csvReference(dir: string) {
+  const csv = `${dir}/rows.csv`;
+  await Deno.writeTextFile(
+    csv,
+    "id,x1,x2,y\n" + rows.map((r) => `${r.id},${r.x1},${r.x2},${r.y}`).join("\n") + "\n",
+  );
+  const ref = await drawsFrom(csv, dir, "ref");
+  assert.equal(ref.code, 0, ref.err);
+  return ref.draws;
+}
+
+Deno.test({
+  name: "tallmc sample --data clickhouse://…?table=T over a Distributed table: the CSV run's draws",
+  ...common,
+  ignore: cluster.skip !== undefined,
+  fn: async () => {
+    const [s1, s2] = cluster.shards!;
+    const dir = await Deno.makeTempDir({ prefix: "tallmc_dbcli_" });
+    try {
+      for (const [s, url] of [s1, s2].entries()) {
+        const run = (sql: string) => clickhouseQuery(url, sql, { json: false });
+        await run("DROP TABLE IF EXISTS cli_rows");
+        await run("DROP TABLE IF EXISTS cli_rows_local");
+        await run(
+          "CREATE TABLE cli_rows_local (id UInt32, x1 Float64, x2 Float64, y UInt8) ENGINE = MergeTree ORDER BY id",
+        );
+        // RowBinary, which ClickHouse reads exactly (its text formats do not
+        // always); odd ids on shard 2.
+        const mine = rows.filter((r) => r.id % 2 === s);
+        const buf = new ArrayBuffer(mine.length * 21), v = new DataView(buf);
+        mine.forEach((r, k) => {
+          v.setUint32(k * 21, r.id, true);
+          v.setFloat64(k * 21 + 4, r.x1, true);
+          v.setFloat64(k * 21 + 12, r.x2, true);
+          v.setUint8(k * 21 + 20, r.y);
+        });
+        await clickhouseQuery(url, "INSERT INTO cli_rows_local FORMAT RowBinary", {
+          body: new Uint8Array(buf),
+        });
+        await run(
+          "CREATE TABLE cli_rows AS cli_rows_local ENGINE = Distributed(tallmc_two_shards, default, cli_rows_local)",
+        );
+      }
+      const ref = await csvReference(dir);
+      const port = new URL(s1).port;
+      const got = await drawsFrom(
+        `clickhouse://127.0.0.1:${port}/default?table=cli_rows&key=id`,
+        dir,
+        "ch",
+      );
+      assert.equal(got.code, 0, got.err);
+      assert.equal(got.draws, ref, "the table's draws differ from the CSV file's");
+
+      // A wrong password: refused, the URL shown with *** in its place.
+      const bad = await drawsFrom(
+        `clickhouse://default:Pa55-w0rd-x@127.0.0.1:${port}/default?table=cli_rows`,
+        dir,
+        "pw",
+      );
+      assert.equal(bad.code, 2);
+      assert.ok(!(bad.err + bad.out).includes("Pa55-w0rd-x"), bad.err);
+      assert.match(bad.err, /--data clickhouse:\/\/default:\*\*\*@127\.0\.0\.1/);
+
+      const url = (t: string) => `clickhouse://127.0.0.1:${port}/default?table=${t}`;
+      const run = (sql: string) => clickhouseQuery(s1, sql, { json: false });
+      await run("DROP TABLE IF EXISTS cli_bad");
+      await run(
+        "CREATE TABLE cli_bad (x1 Nullable(Float64), x2 Float64, y UInt8, d Date) ENGINE = MergeTree ORDER BY tuple()",
+      );
+      await run("INSERT INTO cli_bad VALUES (1, 2, 1, '2020-01-01'), (NULL, 1, 0, '2020-01-02')");
+      const missing = await drawsFrom(url("no_such"), dir, "e1");
+      assert.equal(missing.code, 2);
+      assert.match(missing.err, /table no_such: .*no_such doesn't exist/);
+      const date = await drawsFrom(url("cli_bad"), dir, "e2");
+      assert.equal(date.code, 2);
+      assert.match(date.err, /column "d" of table cli_bad is Date, neither a number nor text/);
+      await run("ALTER TABLE cli_bad DROP COLUMN d");
+      const nul = await drawsFrom(url("cli_bad"), dir, "e3");
+      assert.equal(nul.code, 2);
+      assert.match(nul.err, /column "x1" of table cli_bad holds NULL \(row \d\)/);
+      const noTable = await drawsFrom(`clickhouse://127.0.0.1:${port}/default`, dir, "e4");
+      assert.match(noTable.err, /names no table: add \?table=NAME/);
+      const text = await drawsFrom(url("cli_rows_local") + "&key=nope", dir, "e5");
+      assert.match(text.err, /table cli_rows_local has no column "nope" \(the key\)/);
+      await run("DROP TABLE cli_bad");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "tallmc sample --data postgres://…?table=T: the CSV run's draws, the password never shown",
+  ...common,
+  ignore: server.skip !== undefined,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tallmc_dbcli_" });
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      await client.query("DROP TABLE IF EXISTS cli_rows");
+      await client.query(
+        "CREATE TABLE cli_rows (id INTEGER, x1 DOUBLE PRECISION, x2 DOUBLE PRECISION, y INTEGER)",
+      );
+      // Reversed insertion order: key=id restores the file's order.
+      for (const r of [...rows].reverse()) {
+        await client.query("INSERT INTO cli_rows VALUES ($1, $2, $3, $4)", [r.id, r.x1, r.x2, r.y]);
+      }
+      const ref = await csvReference(dir);
+      const u = new URL(server.url!);
+      // Loopback trust authentication ignores the password: the run succeeds and never prints it.
+      const withPw = `postgres://postgres:Pa55-w0rd-y@127.0.0.1:${u.port}/postgres`;
+      const got = await drawsFrom(`${withPw}?table=cli_rows&key=id`, dir, "pg");
+      assert.equal(got.code, 0, got.err);
+      assert.equal(got.draws, ref, "the table's draws differ from the CSV file's");
+      assert.ok(!(got.err + got.out).includes("Pa55-w0rd-y"));
+
+      await client.query("DROP TABLE IF EXISTS cli_bad");
+      await client.query("CREATE TABLE cli_bad (x1 DOUBLE PRECISION, x2 REAL, y INTEGER, t DATE)");
+      await client.query("INSERT INTO cli_bad VALUES (1, 2, 1, NULL)");
+      const bad = (t: string) => drawsFrom(`${withPw}?table=${t}`, dir, "e");
+      const missing = await bad("no_such");
+      assert.equal(missing.code, 2);
+      assert.match(missing.err, /table no_such does not exist/);
+      assert.ok(!missing.err.includes("Pa55-w0rd-y"));
+      const date = await bad("cli_bad");
+      assert.match(date.err, /column "t" of table cli_bad is date, neither a number nor text/);
+      await client.query("ALTER TABLE cli_bad DROP COLUMN t");
+      await client.query("INSERT INTO cli_bad VALUES (NULL, 1, 0)");
+      const nul = await bad("cli_bad");
+      assert.match(nul.err, /column "x1" of table cli_bad holds NULL \(row 2\)/);
+      // Nothing listens on the next port: host and port, never the password.
+      const refused = await drawsFrom(
+        `postgres://postgres:Pa55-w0rd-y@127.0.0.1:${Number(u.port) + 1}/postgres?table=cli_rows`,
+        dir,
+        "e",
+      );
+      assert.equal(refused.code, 2);
+      assert.match(refused.err, /could not connect to PostgreSQL at 127\.0\.0\.1:\d+/);
+      assert.ok(!refused.err.includes("Pa55-w0rd-y"), refused.err);
+      await client.query("DROP TABLE cli_bad");
+      await client.query("DROP TABLE cli_rows");
+    } finally {
+      await client.end();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "database CLI: the throw-away servers stop",
+  ...common,
+  fn: async () => {
+    if (cluster.skip === undefined) await cluster.stop();
+    if (server.skip === undefined) await server.stop();
+  },
+});
