@@ -30,6 +30,7 @@ export * as hmcEcs from "./hmc_ecs/kernel.ts";
 export * as qnhmc from "./qnhmc/kernel.ts";
 export * as approxMh from "./approx_mh.ts";
 export * as naive from "./naive/mod.ts";
+export * as nuts from "./nuts/kernel.ts";
 // The registry entries (austerityRwmhDescription, austeritySgldDescription) are
 // imported from ./approx_mh.ts by the sampler registry, not re-exported here.
 export {
@@ -75,6 +76,15 @@ export {
 export * from "./sg_samplers.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";
+export {
+  type AdaptiveNutsState,
+  nutsDescription,
+  type NutsInfo,
+  type NutsOptions,
+  nutsSampler,
+  runNuts,
+} from "./nuts/mod.ts";
+export * from "./window_adaptation.ts";
 export {
   dataBasedStart,
   type OptimizedStart,

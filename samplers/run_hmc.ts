@@ -11,14 +11,14 @@
  *
  * @module
  */
-import type { DataModel, Model } from "../models/model.ts";
+import type { Model } from "../models/model.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
 import * as hmc from "./hmc.ts";
 import type { HmcWarmupState, MetricAdaptation } from "./hmc_warmup.ts";
 import type { LogDensityGradientFn } from "./integrators.ts";
-import { dataModelHessianFn, type HessianFn } from "./mass_matrix_adaptation.ts";
+import type { HessianFn } from "./mass_matrix_adaptation.ts";
 import { identityMetric, type Metric } from "./metric.ts";
 import { inverseSpd } from "../math/linalg.ts";
 import {
@@ -31,6 +31,7 @@ import {
 } from "./trajectory_adaptation.ts";
 import {
   laplaceMetric,
+  modelHessianFn,
   newtonStartSearch,
   startPoint,
   windowAdaptation,
@@ -301,7 +302,7 @@ export function hmcSampler(
     metricAdaptation = "none";
   }
   let hessianFn = options.hessianFn;
-  if (metricAdaptation === "hessian" && hessianFn === undefined) hessianFn = _modelHessianFn(model);
+  if (metricAdaptation === "hessian" && hessianFn === undefined) hessianFn = modelHessianFn(model);
   // The Newton search runs when its mode is used: for a Laplace start, or
   // for the first metric of the "chees" warmup (or to resolve "auto").
   const isLaplaceMetric = isChees && options.initialMetric === undefined &&
@@ -309,7 +310,7 @@ export function hmcSampler(
   let startHessianFn: HessianFn | null = null;
   if (optimizationIterations > 0 && (init.kind === "laplace" || isLaplaceMetric)) {
     try {
-      startHessianFn = hessianFn ?? _modelHessianFn(model);
+      startHessianFn = hessianFn ?? modelHessianFn(model);
     } catch {
       startHessianFn = null; // no Hessian: start from the given point and metric
     }
@@ -617,19 +618,4 @@ export function chooseMetric(covariance: Float64Array | null, dim: number): "den
     if (covariance[j * dim + j] * precision[j * dim + j] >= minInflation) return "dense";
   }
   return "diagonal";
-}
-
-function _modelHessianFn(model: Model): HessianFn {
-  const m = model as Partial<DataModel> & {
-    logDensityHessian?: (theta: Float64Array, out: Float64Array) => void;
-  };
-  if (typeof m.logLikelihoodHessian === "function" && typeof m.logPriorHessian === "function") {
-    return dataModelHessianFn(model as DataModel);
-  }
-  if (typeof m.logDensityHessian === "function") {
-    return (theta, out) => m.logDensityHessian!(theta, out);
-  }
-  throw new TypeError(
-    `metric "hessian" needs a hessianFn, a DataModel or a model with logDensityHessian; got a model with none`,
-  );
 }

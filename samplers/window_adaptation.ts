@@ -36,7 +36,7 @@
  *
  * @module
  */
-import type { Model } from "../models/model.ts";
+import type { DataModel, Model } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
 import { cholesky } from "../math/linalg.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
@@ -48,7 +48,7 @@ import {
   type MetricAdaptation,
 } from "./hmc_warmup.ts";
 import type { LogDensityGradientFn } from "./integrators.ts";
-import type { HessianFn } from "./mass_matrix_adaptation.ts";
+import { dataModelHessianFn, type HessianFn } from "./mass_matrix_adaptation.ts";
 import { denseMetric, diagonalMetric, type Metric } from "./metric.ts";
 import { dataBasedStart, type OptimizedStart, optimizeStart } from "./optimize_start.ts";
 
@@ -290,4 +290,27 @@ export function startPoint(
     start[i] += s;
   }
   return start;
+}
+
+/**
+ * ∇² log π of a model: the likelihood's plus the prior's Hessian of a
+ * DataModel, or the model's own `logDensityHessian`.
+ *
+ * @param model The target.
+ * @returns The Hessian function.
+ * @throws {TypeError} If the model has neither.
+ */
+export function modelHessianFn(model: Model): HessianFn {
+  const m = model as Partial<DataModel> & {
+    logDensityHessian?: (theta: Float64Array, out: Float64Array) => void;
+  };
+  if (typeof m.logLikelihoodHessian === "function" && typeof m.logPriorHessian === "function") {
+    return dataModelHessianFn(model as DataModel);
+  }
+  if (typeof m.logDensityHessian === "function") {
+    return (theta, out) => m.logDensityHessian!(theta, out);
+  }
+  throw new TypeError(
+    `metric "hessian" needs a hessianFn, a DataModel or a model with logDensityHessian; got a model with none`,
+  );
 }
