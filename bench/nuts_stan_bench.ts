@@ -1,0 +1,231 @@
+/**
+ * Full-data samplers side by side with Stan: tallmc `hmc` (ChEES warm-up)
+ * and `nuts` (multinomial NUTS, Stan's windows) against Stan's NUTS through
+ * rstan, on the same synthetic HIGGS-shaped logistic regression (d = 30 with
+ * the intercept column, prior N(0, 10²) on every coefficient, the tallmc
+ * GLM's default), 1 chain on 1 core, 1000 + 1000 iterations each.
+ *
+ * Reported per sampler: wall time of warm-up + sampling (Stan's from
+ * `get_elapsed_time`, compilation and data reading excluded; tallmc's from
+ * the chain's init to its last draw), gradients (full-data ∇ passes) in
+ * warm-up and sampling, min over the 30 coefficients of bulk, tail and sd
+ * ESS (the same diagnostics code for every sampler), min bulk-ESS per second
+ * and per sampling gradient, and ratios to Stan measured in the same run.
+ * The load average is printed at the start and the end: the machine may be
+ * shared.
+ *
+ * Stan runs when `Rscript` and the rstan package are installed (Debian:
+ * `apt-get install r-cran-rstan`); otherwise the script says why and reports
+ * the tallmc samplers alone.
+ *
+ * ```
+ * deno run -A bench/nuts_stan_bench.ts            # n = 1e5
+ * deno run -A bench/nuts_stan_bench.ts 1e5 1e6    # both sizes
+ * ```
+ *
+ * @module
+ */
+import { loadCore } from "../core/load.ts";
+import { higgsShaped } from "../data/synthetic.ts";
+import { essBulk, essSd, essTail } from "../diagnostics/ess.ts";
+import { GlmModel } from "../models/glm.ts";
+import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
+import { sample } from "../samplers/sample.ts";
+
+interface Row {
+  name: string;
+  wallS: number;
+  warmupGradients: number;
+  samplingGradients: number;
+  bulk: number;
+  tail: number;
+  sd: number;
+  stepSize: number;
+  meanTreeDepth: number | null;
+}
+
+const NUM_WARMUP = 1000, NUM_SAMPLES = 1000, SEED = 1, PRIOR_SCALE = 10;
+
+function _minEss(chains: (j: number) => Float64Array[], d: number) {
+  let bulk = Infinity, tail = Infinity, sd = Infinity;
+  for (let j = 0; j < d; j++) {
+    const c = chains(j);
+    bulk = Math.min(bulk, essBulk(c));
+    tail = Math.min(tail, essTail(c));
+    sd = Math.min(sd, essSd(c));
+  }
+  return { bulk, tail, sd };
+}
+
+function _tallmc(model: GlmModel, sampler: "hmc" | "nuts"): Row {
+  const t0 = performance.now();
+  const r: SamplingResult = sample(model, {
+    sampler,
+    seed: SEED,
+    numWarmup: NUM_WARMUP,
+    numSamples: NUM_SAMPLES,
+    numChains: 1,
+  });
+  const wallS = (performance.now() - t0) / 1000;
+  const c = r.chains[0];
+  const n = model.numRows;
+  const depth = c.info.sampling.treeDepth;
+  return {
+    name: `tallmc ${sampler}`,
+    wallS,
+    warmupGradients: c.cost.warmup.numGradRows / n,
+    samplingGradients: c.cost.sampling.numGradRows / n,
+    ..._minEss((j) => parameterDraws(r, j), model.dim),
+    stepSize: Number(c.tuning.stepSize),
+    meanTreeDepth: depth === undefined ? null : depth.reduce((a, b) => a + b, 0) / depth.length,
+  };
+}
+
+const _STAN_MODEL = `
+data { int<lower=0> N; int<lower=1> D; matrix[N, D] X; array[N] int<lower=0, upper=1> y; }
+parameters { vector[D] beta; }
+model { beta ~ normal(0, ${PRIOR_SCALE}); y ~ bernoulli_logit_glm(X, 0, beta); }
+`;
+// rstan 2.21 (Debian's) takes the older array syntax.
+const _STAN_MODEL_221 = _STAN_MODEL.replace(
+  "array[N] int<lower=0, upper=1> y;",
+  "int<lower=0, upper=1> y[N];",
+);
+
+/** Why Stan cannot run here, or null. */
+async function _stanMissing(): Promise<string | null> {
+  try {
+    const out = await new Deno.Command("Rscript", {
+      args: ["-e", 'cat(requireNamespace("rstan", quietly = TRUE))'],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout).trim();
+    return text === "TRUE"
+      ? null
+      : "R is installed but the rstan package is not (apt-get install r-cran-rstan)";
+  } catch {
+    return "Rscript is not on PATH (apt-get install r-cran-rstan installs R and rstan)";
+  }
+}
+
+async function _stan(model: GlmModel, dir: string): Promise<Row> {
+  const n = model.numRows, d = model.dim;
+  const x = model.arena.readF64(model.data.x, n * d), y = model.arena.readF64(model.data.y, n);
+  // Binary doubles, read by R's readBin: no CSV parsing in the timing or the result.
+  await Deno.writeFile(`${dir}/x.bin`, new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
+  await Deno.writeFile(`${dir}/y.bin`, new Uint8Array(y.buffer, y.byteOffset, y.byteLength));
+  await Deno.writeTextFile(`${dir}/model.stan`, _STAN_MODEL_221);
+  const script = `
+suppressMessages(library(rstan))
+n <- ${n}; d <- ${d}
+X <- matrix(readBin("${dir}/x.bin", "double", n * d), nrow = n, ncol = d, byrow = TRUE)
+y <- as.integer(readBin("${dir}/y.bin", "double", n))
+t0 <- proc.time()[["elapsed"]]
+sm <- stan_model("${dir}/model.stan")
+compile_s <- proc.time()[["elapsed"]] - t0
+fit <- sampling(sm, data = list(N = n, D = d, X = X, y = y), chains = 1, cores = 1,
+  iter = ${NUM_WARMUP + NUM_SAMPLES}, warmup = ${NUM_WARMUP}, seed = ${SEED}, refresh = 0)
+el <- get_elapsed_time(fit)
+sp <- get_sampler_params(fit, inc_warmup = TRUE)[[1]]
+w <- seq_len(${NUM_WARMUP})
+draws <- as.matrix(fit, pars = "beta")
+write.table(draws, "${dir}/draws.csv", sep = ",", row.names = FALSE, col.names = FALSE)
+cat(sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g\\n", el[1, "warmup"], el[1, "sample"],
+  sum(sp[w, "n_leapfrog__"]), sum(sp[-w, "n_leapfrog__"]), sp[-w, "stepsize__"][1],
+  mean(sp[-w, "treedepth__"]), compile_s), file = "${dir}/stats.txt")
+`;
+  await Deno.writeTextFile(`${dir}/run.R`, script);
+  const out = await new Deno.Command("Rscript", {
+    args: [`${dir}/run.R`],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`Rscript failed: ${new TextDecoder().decode(out.stderr).slice(-2000)}`);
+  }
+  const [warmS, sampS, warmG, sampG, eps, depth, compileS] = (await Deno.readTextFile(
+    `${dir}/stats.txt`,
+  )).trim().split(/\s+/).map(Number);
+  console.log(`  (Stan: model compiled in ${compileS.toFixed(1)} s, not counted)`);
+  const rows = (await Deno.readTextFile(`${dir}/draws.csv`)).trim().split("\n")
+    .map((l) => l.split(",").map(Number));
+  return {
+    name: "Stan NUTS (rstan)",
+    wallS: warmS + sampS,
+    // n_leapfrog counts the steps of the trajectories; Stan also makes one
+    // gradient per transition at its start.
+    warmupGradients: warmG + NUM_WARMUP,
+    samplingGradients: sampG + NUM_SAMPLES,
+    ..._minEss((j) => [Float64Array.from(rows, (r) => r[j])], d),
+    stepSize: eps,
+    meanTreeDepth: depth,
+  };
+}
+
+function _print(rows: Row[], ref: Row | null): void {
+  const f = (x: number, k = 1) => x.toFixed(k);
+  console.log(
+    "| sampler | wall (s) | gradients warm-up + sampling | ε | mean tree depth | min bulk / tail / sd ESS | min bulk-ESS/s | bulk-ESS per sampling gradient | bulk-ESS/s ÷ Stan's |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    const rate = r.bulk / r.wallS;
+    console.log(
+      `| ${r.name} | ${f(r.wallS)} | ${f(r.warmupGradients, 0)} + ${f(r.samplingGradients, 0)} | ${
+        r.stepSize.toPrecision(3)
+      } | ${r.meanTreeDepth === null ? "–" : f(r.meanTreeDepth, 2)} | ${f(r.bulk, 0)} / ${
+        f(r.tail, 0)
+      } / ${f(r.sd, 0)} | ${f(rate, 2)} | ${f(r.bulk / r.samplingGradients, 3)} | ${
+        ref === null ? "–" : f(rate / (ref.bulk / ref.wallS), 2) + "×"
+      } |`,
+    );
+  }
+}
+
+const sizes = (Deno.args.length > 0 ? Deno.args : ["1e5"]).map(Number);
+for (const n of sizes) {
+  if (!Number.isInteger(n) || n < 100) {
+    console.error(`each argument must be a row count ≥ 100 (e.g. 1e5), got ${n}`);
+    Deno.exit(2);
+  }
+}
+console.log(
+  `load average at start: ${
+    Deno.loadavg().map((x) => x.toFixed(2)).join(", ")
+  }; nproc ${navigator.hardwareConcurrency}`,
+);
+const missing = await _stanMissing();
+if (missing !== null) console.log(`Stan is not run: ${missing}.`);
+for (const n of sizes) {
+  const arena = loadCore();
+  const { data } = higgsShaped(arena, { n, seed: 1 });
+  const model = new GlmModel(data, { family: "logistic", priorScale: PRIOR_SCALE });
+  console.log(`\nn = ${n}, d = ${model.dim}, 1 chain, ${NUM_WARMUP} + ${NUM_SAMPLES} iterations`);
+  const rows: Row[] = [];
+  let ref: Row | null = null;
+  if (missing === null) {
+    const dir = await Deno.makeTempDir({ prefix: "tallmc_stan_" });
+    try {
+      ref = await _stan(model, dir);
+      rows.push(ref);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+  rows.push(_tallmc(model, "hmc"), _tallmc(model, "nuts"));
+  _print(rows, ref);
+  const [hmcRow, nutsRow] = rows.slice(-2);
+  console.log(
+    `nuts ÷ hmc: min bulk-ESS per sampling gradient ${
+      (nutsRow.bulk / nutsRow.samplingGradients / (hmcRow.bulk / hmcRow.samplingGradients))
+        .toFixed(2)
+    }×, per whole-run gradient ${
+      (nutsRow.bulk / (nutsRow.warmupGradients + nutsRow.samplingGradients) /
+        (hmcRow.bulk / (hmcRow.warmupGradients + hmcRow.samplingGradients))).toFixed(2)
+    }×, per second ${((nutsRow.bulk / nutsRow.wallS) / (hmcRow.bulk / hmcRow.wallS)).toFixed(2)}×`,
+  );
+}
+console.log(
+  `\nload average at end: ${Deno.loadavg().map((x) => x.toFixed(2)).join(", ")}`,
+);
