@@ -209,6 +209,8 @@ for (const n of sizes) {
     try {
       ref = await _stan(model, dir);
       rows.push(ref);
+    } catch (e) {
+      console.log(`Stan did not run: ${(e as Error).message}`);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

@@ -4,8 +4,8 @@
  *
  * Kernel modules share one shape (`State`, `Info`, `init`, `step`) and are
  * re-exported as namespaces: `hmc`, `rwmh`, `sgld`, `sghmc`, `sgnht`, `ccadl`,
- * `hmcEcs`, `qnhmc`, `approxMh`, `naive`, `dualAveraging`. Building blocks,
- * the driver, the registry and the typed runners (`runHmc`, `runRwmh`,
+ * `hmcEcs`, `qnhmc`, `approxMh`, `naive`, `nuts`, `dualAveraging`. Building blocks,
+ * the driver, the registry and the typed runners (`runHmc`, `runNuts`, `runRwmh`,
  * `runHmcEcs`, `runQnhmc`, `runApproxMh`, `runNaive`) are re-exported flat.
  *
  * @example
