@@ -115,14 +115,25 @@ async function _stan(model: GlmModel, dir: string): Promise<Row> {
   // Binary doubles, read by R's readBin: no CSV parsing in the timing or the result.
   await Deno.writeFile(`${dir}/x.bin`, new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
   await Deno.writeFile(`${dir}/y.bin`, new Uint8Array(y.buffer, y.byteOffset, y.byteLength));
-  await Deno.writeTextFile(`${dir}/model.stan`, _STAN_MODEL_221);
+  // The compiled model is kept between runs (rstan's auto_write beside the .stan file).
+  const cache = `${Deno.env.get("TMPDIR") ?? "/tmp"}/tallmc_nuts_bench_stan`;
+  await Deno.mkdir(cache, { recursive: true });
+  const stanFile = `${cache}/logistic_glm.stan`;
+  let old = "";
+  try {
+    old = await Deno.readTextFile(stanFile);
+  } catch {
+    // first run
+  }
+  if (old !== _STAN_MODEL_221) await Deno.writeTextFile(stanFile, _STAN_MODEL_221);
   const script = `
 suppressMessages(library(rstan))
+rstan_options(auto_write = TRUE)
 n <- ${n}; d <- ${d}
 X <- matrix(readBin("${dir}/x.bin", "double", n * d), nrow = n, ncol = d, byrow = TRUE)
 y <- as.integer(readBin("${dir}/y.bin", "double", n))
 t0 <- proc.time()[["elapsed"]]
-sm <- stan_model("${dir}/model.stan")
+sm <- stan_model("${stanFile}")
 compile_s <- proc.time()[["elapsed"]] - t0
 fit <- sampling(sm, data = list(N = n, D = d, X = X, y = y), chains = 1, cores = 1,
   iter = ${NUM_WARMUP + NUM_SAMPLES}, warmup = ${NUM_WARMUP}, seed = ${SEED}, refresh = 0)
@@ -142,12 +153,17 @@ cat(sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g\\n", el[1, "warmup"], el[
     stderr: "piped",
   }).output();
   if (!out.success) {
-    throw new Error(`Rscript failed: ${new TextDecoder().decode(out.stderr).slice(-2000)}`);
+    const err = new TextDecoder().decode(out.stderr);
+    const hint = /Boost not found/.test(err)
+      ? " (Debian's r-cran-bh has no include folder; with libboost-dev installed, " +
+        "ln -s /usr/include /usr/lib/R/site-library/BH/include lets rstan find Boost)"
+      : "";
+    throw new Error(`Rscript failed: ${err.slice(-2000)}${hint}`);
   }
   const [warmS, sampS, warmG, sampG, eps, depth, compileS] = (await Deno.readTextFile(
     `${dir}/stats.txt`,
   )).trim().split(/\s+/).map(Number);
-  console.log(`  (Stan: model compiled in ${compileS.toFixed(1)} s, not counted)`);
+  console.log(`  (Stan: model compiled or loaded in ${compileS.toFixed(1)} s, not counted)`);
   const rows = (await Deno.readTextFile(`${dir}/draws.csv`)).trim().split("\n")
     .map((l) => l.split(",").map(Number));
   return {
