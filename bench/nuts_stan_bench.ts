@@ -21,6 +21,7 @@
  * ```
  * deno run -A bench/nuts_stan_bench.ts            # n = 1e5
  * deno run -A bench/nuts_stan_bench.ts 1e5 1e6    # both sizes
+ * deno run -A bench/nuts_stan_bench.ts --seeds=4 1e4   # hmc vs nuts ESS per gradient, 4 seeds
  * ```
  *
  * @module
@@ -35,6 +36,8 @@ import { sample } from "../samplers/sample.ts";
 interface Row {
   name: string;
   wallS: number;
+  /** CPU time of the process (user + system) over the same span. */
+  cpuS: number;
   warmupGradients: number;
   samplingGradients: number;
   bulk: number;
@@ -42,6 +45,20 @@ interface Row {
   sd: number;
   stepSize: number;
   meanTreeDepth: number | null;
+}
+
+/**
+ * CPU seconds (user + system) this process has used, from /proc/self/stat
+ * (Linux; clock ticks of 1/100 s). NaN elsewhere.
+ */
+function _cpuSeconds(): number {
+  try {
+    const stat = Deno.readTextFileSync("/proc/self/stat");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 const NUM_WARMUP = 1000, NUM_SAMPLES = 1000, SEED = 1, PRIOR_SCALE = 10;
@@ -57,22 +74,23 @@ function _minEss(chains: (j: number) => Float64Array[], d: number) {
   return { bulk, tail, sd };
 }
 
-function _tallmc(model: GlmModel, sampler: "hmc" | "nuts"): Row {
-  const t0 = performance.now();
+function _tallmc(model: GlmModel, sampler: "hmc" | "nuts", seed = SEED): Row {
+  const t0 = performance.now(), c0 = _cpuSeconds();
   const r: SamplingResult = sample(model, {
     sampler,
-    seed: SEED,
+    seed,
     numWarmup: NUM_WARMUP,
     numSamples: NUM_SAMPLES,
     numChains: 1,
   });
-  const wallS = (performance.now() - t0) / 1000;
+  const wallS = (performance.now() - t0) / 1000, cpuS = _cpuSeconds() - c0;
   const c = r.chains[0];
   const n = model.numRows;
   const depth = c.info.sampling.treeDepth;
   return {
     name: `tallmc ${sampler}`,
     wallS,
+    cpuS,
     warmupGradients: c.cost.warmup.numGradRows / n,
     samplingGradients: c.cost.sampling.numGradRows / n,
     ..._minEss((j) => parameterDraws(r, j), model.dim),
@@ -135,16 +153,18 @@ y <- as.integer(readBin("${dir}/y.bin", "double", n))
 t0 <- proc.time()[["elapsed"]]
 sm <- stan_model("${stanFile}")
 compile_s <- proc.time()[["elapsed"]] - t0
+c0 <- proc.time()
 fit <- sampling(sm, data = list(N = n, D = d, X = X, y = y), chains = 1, cores = 1,
   iter = ${NUM_WARMUP + NUM_SAMPLES}, warmup = ${NUM_WARMUP}, seed = ${SEED}, refresh = 0)
+cpu <- proc.time() - c0
 el <- get_elapsed_time(fit)
 sp <- get_sampler_params(fit, inc_warmup = TRUE)[[1]]
 w <- seq_len(${NUM_WARMUP})
 draws <- as.matrix(fit, pars = "beta")
 write.table(draws, "${dir}/draws.csv", sep = ",", row.names = FALSE, col.names = FALSE)
-cat(sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g\\n", el[1, "warmup"], el[1, "sample"],
+cat(sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\\n", el[1, "warmup"], el[1, "sample"],
   sum(sp[w, "n_leapfrog__"]), sum(sp[-w, "n_leapfrog__"]), sp[-w, "stepsize__"][1],
-  mean(sp[-w, "treedepth__"]), compile_s), file = "${dir}/stats.txt")
+  mean(sp[-w, "treedepth__"]), compile_s, cpu[["user.self"]] + cpu[["sys.self"]]), file = "${dir}/stats.txt")
 `;
   await Deno.writeTextFile(`${dir}/run.R`, script);
   const out = await new Deno.Command("Rscript", {
@@ -160,7 +180,7 @@ cat(sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g\\n", el[1, "warmup"], el[
       : "";
     throw new Error(`Rscript failed: ${err.slice(-2000)}${hint}`);
   }
-  const [warmS, sampS, warmG, sampG, eps, depth, compileS] = (await Deno.readTextFile(
+  const [warmS, sampS, warmG, sampG, eps, depth, compileS, cpuS] = (await Deno.readTextFile(
     `${dir}/stats.txt`,
   )).trim().split(/\s+/).map(Number);
   console.log(`  (Stan: model compiled or loaded in ${compileS.toFixed(1)} s, not counted)`);
@@ -169,6 +189,7 @@ cat(sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g\\n", el[1, "warmup"], el[
   return {
     name: "Stan NUTS (rstan)",
     wallS: warmS + sampS,
+    cpuS,
     // n_leapfrog counts the steps of the trajectories; Stan also makes one
     // gradient per transition at its start.
     warmupGradients: warmG + NUM_WARMUP,
@@ -182,24 +203,37 @@ cat(sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g\\n", el[1, "warmup"], el[
 function _print(rows: Row[], ref: Row | null): void {
   const f = (x: number, k = 1) => x.toFixed(k);
   console.log(
-    "| sampler | wall (s) | gradients warm-up + sampling | ε | mean tree depth | min bulk / tail / sd ESS | min bulk-ESS/s | bulk-ESS per sampling gradient | bulk-ESS/s ÷ Stan's |",
+    "| sampler | wall (s) | CPU (s) | ms per gradient (CPU) | gradients warm-up + sampling | ε | mean tree depth | min bulk / tail / sd ESS | min bulk / tail / sd ESS per CPU s | min bulk / tail / sd ESS per gradient (whole run) | bulk / tail / sd ESS per CPU s ÷ Stan's |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of rows) {
-    const rate = r.bulk / r.wallS;
+    const grads = r.warmupGradients + r.samplingGradients;
+    const ess = [r.bulk, r.tail, r.sd];
+    const triple = (xs: number[], k: number) => xs.map((x) => f(x, k)).join(" / ");
+    const vsStan = ref === null ? "–" : triple(
+      ess.map((e, i) => (e / r.cpuS) / ([ref.bulk, ref.tail, ref.sd][i] / ref.cpuS)),
+      2,
+    ) + "×";
     console.log(
-      `| ${r.name} | ${f(r.wallS)} | ${f(r.warmupGradients, 0)} + ${f(r.samplingGradients, 0)} | ${
-        r.stepSize.toPrecision(3)
-      } | ${r.meanTreeDepth === null ? "–" : f(r.meanTreeDepth, 2)} | ${f(r.bulk, 0)} / ${
-        f(r.tail, 0)
-      } / ${f(r.sd, 0)} | ${f(rate, 2)} | ${f(r.bulk / r.samplingGradients, 3)} | ${
-        ref === null ? "–" : f(rate / (ref.bulk / ref.wallS), 2) + "×"
-      } |`,
+      `| ${r.name} | ${f(r.wallS)} | ${f(r.cpuS)} | ${f(1000 * r.cpuS / grads, 2)} | ${
+        f(r.warmupGradients, 0)
+      } + ${f(r.samplingGradients, 0)} | ${r.stepSize.toPrecision(3)} | ${
+        r.meanTreeDepth === null ? "–" : f(r.meanTreeDepth, 2)
+      } | ${triple(ess, 0)} | ${triple(ess.map((e) => e / r.cpuS), 2)} | ${
+        triple(ess.map((e) => e / grads), 3)
+      } | ${vsStan} |`,
     );
   }
 }
 
-const sizes = (Deno.args.length > 0 ? Deno.args : ["1e5"]).map(Number);
+const seedsArg = Deno.args.find((a) => a.startsWith("--seeds="));
+const numSeeds = seedsArg === undefined ? 0 : Number(seedsArg.slice("--seeds=".length));
+const sizeArgs = Deno.args.filter((a) => !a.startsWith("--seeds="));
+const sizes = (sizeArgs.length > 0 ? sizeArgs : ["1e5"]).map(Number);
+if (seedsArg !== undefined && (!Number.isInteger(numSeeds) || numSeeds < 1)) {
+  console.error(`--seeds must be a positive integer, got ${seedsArg}`);
+  Deno.exit(2);
+}
 for (const n of sizes) {
   if (!Number.isInteger(n) || n < 100) {
     console.error(`each argument must be a row count ≥ 100 (e.g. 1e5), got ${n}`);
@@ -211,6 +245,32 @@ console.log(
     Deno.loadavg().map((x) => x.toFixed(2)).join(", ")
   }; nproc ${navigator.hardwareConcurrency}`,
 );
+if (numSeeds > 0) {
+  // ESS per gradient of tallmc hmc and nuts over seeds 1..K (no Stan, no clock:
+  // gradients do not depend on the machine's load).
+  for (const n of sizes) {
+    const arena = loadCore();
+    const { data } = higgsShaped(arena, { n, seed: 1 });
+    const model = new GlmModel(data, { family: "logistic", priorScale: PRIOR_SCALE });
+    console.log(`\nn = ${n}: min ESS per gradient (sampling / whole run), seeds 1..${numSeeds}`);
+    console.log("| seed | sampler | gradients warm-up + sampling | bulk | tail | sd |");
+    console.log("| --- | --- | --- | --- | --- | --- |");
+    for (let seed = 1; seed <= numSeeds; seed++) {
+      for (const name of ["hmc", "nuts"] as const) {
+        const r = _tallmc(model, name, seed);
+        const all = r.warmupGradients + r.samplingGradients;
+        const per = (e: number) =>
+          `${(e / r.samplingGradients).toFixed(3)} / ${(e / all).toFixed(3)}`;
+        console.log(
+          `| ${seed} | ${name} | ${r.warmupGradients.toFixed(0)} + ${
+            r.samplingGradients.toFixed(0)
+          } | ${per(r.bulk)} | ${per(r.tail)} | ${per(r.sd)} |`,
+        );
+      }
+    }
+  }
+  Deno.exit(0);
+}
 const missing = await _stanMissing();
 if (missing !== null) console.log(`Stan is not run: ${missing}.`);
 for (const n of sizes) {
@@ -241,7 +301,9 @@ for (const n of sizes) {
     }×, per whole-run gradient ${
       (nutsRow.bulk / (nutsRow.warmupGradients + nutsRow.samplingGradients) /
         (hmcRow.bulk / (hmcRow.warmupGradients + hmcRow.samplingGradients))).toFixed(2)
-    }×, per second ${((nutsRow.bulk / nutsRow.wallS) / (hmcRow.bulk / hmcRow.wallS)).toFixed(2)}×`,
+    }×, per CPU second ${
+      ((nutsRow.bulk / nutsRow.cpuS) / (hmcRow.bulk / hmcRow.cpuS)).toFixed(2)
+    }×`,
   );
 }
 console.log(
