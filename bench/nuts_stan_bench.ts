@@ -169,6 +169,8 @@ cat(sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\\n", el[1, "warmup"
   await Deno.writeTextFile(`${dir}/run.R`, script);
   const out = await new Deno.Command("Rscript", {
     args: [`${dir}/run.R`],
+    // One thread, as the tallmc chain: no OpenMP, BLAS or TBB threads.
+    env: { OMP_NUM_THREADS: "1", OPENBLAS_NUM_THREADS: "1", STAN_NUM_THREADS: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();
