@@ -85,12 +85,12 @@ export function initFromFlag(
   if (typeof raw !== "string" || raw.trim() === "") {
     throw new CliUsageError(`--init needs a value: laplace, 0, uniform(R) or FILE.json`);
   }
-  const isHmc = context.sampler === "hmc";
+  const isHmc = context.sampler === "hmc" || context.sampler === "nuts";
   const value = raw.trim();
   if (value === "laplace") {
     if (!isHmc) {
       throw new CliUsageError(
-        `--init laplace applies to --sampler hmc, not ${context.sampler}; use 0, uniform(R) or FILE.json`,
+        `--init laplace applies to --sampler hmc and nuts, not ${context.sampler}; use 0, uniform(R) or FILE.json`,
       );
     }
     return { samplerOptions: { init: "laplace" }, driver: {} };

@@ -4,8 +4,8 @@
  *
  * Kernel modules share one shape (`State`, `Info`, `init`, `step`) and are
  * re-exported as namespaces: `hmc`, `rwmh`, `sgld`, `sghmc`, `sgnht`, `ccadl`,
- * `hmcEcs`, `qnhmc`, `approxMh`, `naive`, `dualAveraging`. Building blocks,
- * the driver, the registry and the typed runners (`runHmc`, `runRwmh`,
+ * `hmcEcs`, `qnhmc`, `approxMh`, `naive`, `nuts`, `dualAveraging`. Building blocks,
+ * the driver, the registry and the typed runners (`runHmc`, `runNuts`, `runRwmh`,
  * `runHmcEcs`, `runQnhmc`, `runApproxMh`, `runNaive`) are re-exported flat.
  *
  * @example
@@ -30,6 +30,7 @@ export * as hmcEcs from "./hmc_ecs/kernel.ts";
 export * as qnhmc from "./qnhmc/kernel.ts";
 export * as approxMh from "./approx_mh.ts";
 export * as naive from "./naive/mod.ts";
+export * as nuts from "./nuts/kernel.ts";
 // The registry entries (austerityRwmhDescription, austeritySgldDescription) are
 // imported from ./approx_mh.ts by the sampler registry, not re-exported here.
 export {
@@ -75,6 +76,15 @@ export {
 export * from "./sg_samplers.ts";
 export * from "./driver.ts";
 export * from "./run_hmc.ts";
+export {
+  type AdaptiveNutsState,
+  nutsDescription,
+  type NutsInfo,
+  type NutsOptions,
+  nutsSampler,
+  runNuts,
+} from "./nuts/mod.ts";
+export * from "./window_adaptation.ts";
 export {
   dataBasedStart,
   type OptimizedStart,

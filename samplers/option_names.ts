@@ -14,6 +14,7 @@ import type { ApproxMhOptions } from "./approx_mh.ts";
 import type { RunOptions } from "./driver.ts";
 import type { HmcEcsOptions } from "./hmc_ecs/options.ts";
 import type { NaiveOptions } from "./naive/descriptions.ts";
+import type { NutsOptions } from "./nuts/options.ts";
 import type { QnhmcOptions } from "./qnhmc/description.ts";
 import type { HmcSamplerOptions } from "./run_hmc.ts";
 import type { RwmhSamplerOptions } from "./run_rwmh.ts";
@@ -62,6 +63,20 @@ const _HMC = _keys<HmcSamplerOptions>()([
   "warmupScheme",
   "optimizationIterations",
   "init",
+]);
+const _NUTS = _keys<NutsOptions>()([
+  "stepSize",
+  "metric",
+  "initialMetric",
+  "init",
+  "optimizationIterations",
+  "adaptStepSize",
+  "targetAcceptanceRate",
+  "initialBuffer",
+  "firstWindow",
+  "terminalBuffer",
+  "maxTreeDepth",
+  "divergenceThreshold",
 ]);
 const _RWMH = _keys<RwmhSamplerOptions>()([
   "scale",
@@ -159,6 +174,7 @@ const _NAIVE = _keys<NaiveOptions>()([
 /** The sampler's own option names, by the name it is registered under. */
 const _BY_SAMPLER: Record<string, readonly string[]> = {
   hmc: _HMC,
+  nuts: _NUTS,
   rwmh: _RWMH,
   sgld: _SG,
   sghmc: _SG,
@@ -186,6 +202,7 @@ const _ANY_SAMPLE_OPTION = new Set<string>([
 /** The typed runners and the sampler options each takes besides the driver's. */
 const _BY_RUNNER: Record<string, readonly string[]> = {
   runHmc: _HMC,
+  runNuts: _NUTS,
   runRwmh: _RWMH,
   runHmcEcs: _HMC_ECS,
   runQnhmc: _QNHMC,

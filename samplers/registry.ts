@@ -16,6 +16,7 @@
 import { austerityRwmhDescription, austeritySgldDescription } from "./approx_mh.ts";
 import { hmcEcsDescription } from "./hmc_ecs/sampler.ts";
 import { NAIVE_SAMPLERS } from "./naive/descriptions.ts";
+import { nutsDescription } from "./nuts/run.ts";
 import { qnhmcDescription } from "./qnhmc/description.ts";
 import { hmcDescription } from "./run_hmc.ts";
 import { rwmhDescription } from "./run_rwmh.ts";
@@ -113,6 +114,7 @@ export function samplerNames(): string[] {
 for (
   const d of [
     hmcDescription,
+    nutsDescription,
     rwmhDescription,
     sgldDescription,
     sghmcDescription,

@@ -11,24 +11,16 @@
  *
  * @module
  */
-import type { DataModel, Model } from "../models/model.ts";
+import type { Model } from "../models/model.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
 import * as hmc from "./hmc.ts";
-import {
-  hmcWarmupFinal,
-  hmcWarmupInit,
-  type HmcWarmupState,
-  hmcWarmupUpdate,
-  type MetricAdaptation,
-} from "./hmc_warmup.ts";
+import type { HmcWarmupState, MetricAdaptation } from "./hmc_warmup.ts";
 import type { LogDensityGradientFn } from "./integrators.ts";
-import { dataModelHessianFn, type HessianFn } from "./mass_matrix_adaptation.ts";
-import { denseMetric, diagonalMetric, identityMetric, type Metric } from "./metric.ts";
-import { dataBasedStart, type OptimizedStart, optimizeStart } from "./optimize_start.ts";
-import { cholesky, inverseSpd } from "../math/linalg.ts";
-import type { Rng } from "../random/rng.ts";
+import type { HessianFn } from "./mass_matrix_adaptation.ts";
+import { identityMetric, type Metric } from "./metric.ts";
+import { inverseSpd } from "../math/linalg.ts";
 import {
   cheesFinal,
   cheesInit,
@@ -37,6 +29,13 @@ import {
   cheesUpdate,
   haltonJitter,
 } from "./trajectory_adaptation.ts";
+import {
+  laplaceMetric,
+  modelHessianFn,
+  newtonStartSearch,
+  startPoint,
+  windowAdaptation,
+} from "./window_adaptation.ts";
 import { checkRunInputs } from "./option_names.ts";
 
 /** Options of {@link hmcSampler} (the kernel and its warmup). */
@@ -122,7 +121,7 @@ export interface HmcSamplerOptions {
  *
  * - `"laplace"`: a draw from the Laplace approximation N(θ̂, (−∇² log π(θ̂))⁻¹)
  *   at the mode θ̂ found by a damped Newton search from a data-based point
- *   ({@link dataBasedStart}); when there is no Laplace approximation (no
+ *   (`dataBasedStart` in samplers/optimize_start.ts); when there is no Laplace approximation (no
  *   Hessian, or −∇² log π not positive definite at the search's end), the
  *   search's last point plus uniform(−2, 2) noise per coordinate.
  * - `"given"` or `"0"` (or the number 0): the driver's initial position
@@ -303,7 +302,7 @@ export function hmcSampler(
     metricAdaptation = "none";
   }
   let hessianFn = options.hessianFn;
-  if (metricAdaptation === "hessian" && hessianFn === undefined) hessianFn = _modelHessianFn(model);
+  if (metricAdaptation === "hessian" && hessianFn === undefined) hessianFn = modelHessianFn(model);
   // The Newton search runs when its mode is used: for a Laplace start, or
   // for the first metric of the "chees" warmup (or to resolve "auto").
   const isLaplaceMetric = isChees && options.initialMetric === undefined &&
@@ -311,28 +310,18 @@ export function hmcSampler(
   let startHessianFn: HessianFn | null = null;
   if (optimizationIterations > 0 && (init.kind === "laplace" || isLaplaceMetric)) {
     try {
-      startHessianFn = hessianFn ?? _modelHessianFn(model);
+      startHessianFn = hessianFn ?? modelHessianFn(model);
     } catch {
       startHessianFn = null; // no Hessian: start from the given point and metric
     }
   }
   // The search is the same for every chain, but each chain makes it in its
   // own init: chains stay self-contained (same draws and costs in any worker).
-  const startSearch = (position: Float64Array): OptimizedStart | null => {
-    if (startHessianFn === null) return null;
-    const search = (from: Float64Array) =>
-      optimizeStart(fn, from, {
-        hessianFn: startHessianFn!,
-        maxIterations: optimizationIterations,
-        parameterNames: model.parameterNames,
-      });
-    const fromData = dataBasedStart(model);
-    const first = search(fromData ?? position);
-    if (fromData === null || first.laplaceCovariance !== null) return first;
-    // The data-based point failed: fall back to the prior's centre (the given position).
-    const second = search(position);
-    return second.laplaceCovariance !== null || !Number.isFinite(first.logDensity) ? second : first;
-  };
+  const startSearch = newtonStartSearch(model, {
+    logDensityAndGradientFn: fn,
+    hessianFn: startHessianFn,
+    maxIterations: optimizationIterations,
+  });
   const adaptStepSize = options.adaptStepSize ?? true;
   const params = (state: AdaptiveHmcState, jitter: number, phase: Phase): hmc.HmcParams =>
     isChees
@@ -357,27 +346,16 @@ export function hmcSampler(
         maxNumIntegrationSteps: options.maxNumIntegrationSteps,
         divergenceThreshold: options.divergenceThreshold,
       };
-  const startWarmup = (
-    stepSize: number,
-    numWarmup: number,
-    metric: Metric,
-    chainMetricAdaptation: MetricAdaptation,
-  ): HmcWarmupState | null =>
-    adaptStepSize || chainMetricAdaptation !== "none"
-      ? hmcWarmupInit(dim, {
-        numWarmup,
-        stepSize,
-        adaptStepSize,
-        metricAdaptation: chainMetricAdaptation,
-        initialMetric: metric,
-        hessianFn,
-        updateEvery: options.updateEvery,
-        targetAcceptanceRate: options.targetAcceptanceRate,
-        initialBuffer: options.initialBuffer,
-        firstWindow: options.firstWindow,
-        terminalBuffer: options.terminalBuffer,
-      })
-      : null;
+  const adaptation = windowAdaptation({
+    logDensityAndGradientFn: fn,
+    adaptStepSize,
+    hessianFn,
+    updateEvery: options.updateEvery,
+    targetAcceptanceRate: options.targetAcceptanceRate,
+    initialBuffer: options.initialBuffer,
+    firstWindow: options.firstWindow,
+    terminalBuffer: options.terminalBuffer,
+  });
 
   return {
     init(position, rng) {
@@ -392,9 +370,9 @@ export function hmcSampler(
         : metricAdaptation;
       if (metricAdaptation === "auto" && cov === null) chainAdaptation = "diagonal";
       if (isLaplaceMetric && cov !== null && metricAdaptation !== "none") {
-        metric = _laplaceMetric(cov, dim, chainAdaptation === "diagonal");
+        metric = laplaceMetric(cov, dim, chainAdaptation === "diagonal");
       }
-      const start = _startPoint(init, position, opt, rng);
+      const start = startPoint(init, position, opt, rng);
       const state = hmc.init(start, fn, { parameterNames: model.parameterNames });
       const stepSize = options.stepSize ??
         findReasonableStepSize(state, rng, {
@@ -432,11 +410,6 @@ export function hmcSampler(
     position: (state) => state.hmc.position,
     adapt: {
       update(state, context) {
-        // The warmup plan is made at the first warmup iteration, when the
-        // driver's numWarmup is known.
-        const current = context.iteration === 0
-          ? startWarmup(state.stepSize, context.numWarmup, state.metric, state.metricAdaptation)
-          : state.warmup;
         let chees = state.chees, T = state.trajectoryLength;
         const proposal = context.info.proposal;
         if (isChees && proposal !== undefined && state.previousPosition !== null) {
@@ -452,30 +425,26 @@ export function hmcSampler(
           });
           T = cheesTrajectoryLength(chees);
         }
-        if (current === null) return { ...state, chees, trajectoryLength: T };
-        const warmup = hmcWarmupUpdate(current, {
-          position: state.hmc.position,
+        const tuning = adaptation.update(state, {
+          iteration: context.iteration,
+          numWarmup: context.numWarmup,
+          state: state.hmc,
           acceptanceRate: context.info.acceptanceRate,
-          restartStepSizeFn: (metric) =>
-            findReasonableStepSize(state.hmc, context.rng, {
-              logDensityAndGradientFn: fn,
-              metric,
-              initialStepSize: state.stepSize,
-            }),
+          rng: context.rng,
+          metricAdaptation: state.metricAdaptation,
         });
         return {
           ...state,
-          warmup,
-          stepSize: warmup.stepSize,
-          metric: warmup.metric,
+          warmup: tuning.warmup,
+          stepSize: tuning.stepSize,
+          metric: tuning.metric,
           chees,
           trajectoryLength: T,
         };
       },
       finish(state) {
         const T = state.chees !== null ? cheesFinal(state.chees) : state.trajectoryLength;
-        if (state.warmup === null) return { ...state, chees: null, trajectoryLength: T };
-        const { stepSize, metric } = hmcWarmupFinal(state.warmup);
+        const { stepSize, metric } = adaptation.finish(state);
         return { ...state, stepSize, metric, warmup: null, chees: null, trajectoryLength: T };
       },
     },
@@ -649,71 +618,4 @@ export function chooseMetric(covariance: Float64Array | null, dim: number): "den
     if (covariance[j * dim + j] * precision[j * dim + j] >= minInflation) return "dense";
   }
   return "diagonal";
-}
-
-/** The first metric from the Laplace covariance: its diagonal, or all of it. */
-function _laplaceMetric(cov: Float64Array, dim: number, isDiagonal: boolean): Metric {
-  const diag = new Float64Array(dim);
-  for (let j = 0; j < dim; j++) diag[j] = cov[j * dim + j];
-  if (!isDiagonal) {
-    try {
-      return denseMetric(cov);
-    } catch {
-      // round-off: keep the diagonal
-    }
-  }
-  return diagonalMetric(diag);
-}
-
-/** A chain's starting point for its init mode (see {@link HmcInit}). */
-function _startPoint(
-  init: { kind: "laplace" | "given" | "uniform"; radius: number },
-  position: Float64Array,
-  opt: OptimizedStart | null,
-  rng: Rng,
-): Float64Array {
-  const d = position.length;
-  if (init.kind === "given") return Float64Array.from(position);
-  if (init.kind === "uniform") {
-    return position.map((x) => x + init.radius * (2 * rng.uniform() - 1));
-  }
-  if (opt === null) return position.map((x) => x + 2 * (2 * rng.uniform() - 1));
-  const start = Float64Array.from(opt.position);
-  if (opt.laplaceCovariance === null) {
-    for (let j = 0; j < d; j++) start[j] += 2 * (2 * rng.uniform() - 1);
-    return start;
-  }
-  // θ̂ + L z with L Lᵀ the Laplace covariance: chains start dispersed as the posterior.
-  let l: Float64Array;
-  try {
-    l = cholesky(opt.laplaceCovariance, { name: "Laplace covariance" });
-  } catch {
-    for (let j = 0; j < d; j++) {
-      start[j] += Math.sqrt(opt.laplaceCovariance[j * d + j]) * rng.normal();
-    }
-    return start;
-  }
-  const z = new Float64Array(d);
-  for (let j = 0; j < d; j++) z[j] = rng.normal();
-  for (let i = 0; i < d; i++) {
-    let s = 0;
-    for (let k = 0; k <= i; k++) s += l[i * d + k] * z[k];
-    start[i] += s;
-  }
-  return start;
-}
-
-function _modelHessianFn(model: Model): HessianFn {
-  const m = model as Partial<DataModel> & {
-    logDensityHessian?: (theta: Float64Array, out: Float64Array) => void;
-  };
-  if (typeof m.logLikelihoodHessian === "function" && typeof m.logPriorHessian === "function") {
-    return dataModelHessianFn(model as DataModel);
-  }
-  if (typeof m.logDensityHessian === "function") {
-    return (theta, out) => m.logDensityHessian!(theta, out);
-  }
-  throw new TypeError(
-    `metric "hessian" needs a hessianFn, a DataModel or a model with logDensityHessian; got a model with none`,
-  );
 }

@@ -1,0 +1,122 @@
+/**
+ * The options of NUTS, their defaults and their checks.
+ *
+ * References: Stan Reference Manual, "Hamiltonian Monte Carlo sampling"
+ * (max tree depth 10, δ = 0.8) and "Automatic parameter tuning" (buffers
+ * 75 / 25 / 50).
+ *
+ * @module
+ */
+import type { HmcInit } from "../run_hmc.ts";
+import type { Metric } from "../metric.ts";
+
+/** Options of NUTS (`nutsDescription`, `runNuts`). */
+export interface NutsOptions {
+  /** Initial ε (default: Hoffman & Gelman's heuristic at the start). */
+  stepSize?: number;
+  /**
+   * Metric: `"identity"` (fixed I), `"diagonal"` or `"dense"` (Stan's windowed
+   * estimates), `"auto"` (dense when the Laplace approximation at the start
+   * shows a parameter with multiple correlation ≥ 0.5 and d ≤ 100, else
+   * diagonal, as for `hmc`) or a fixed {@link Metric}. Default `"auto"`.
+   */
+  metric?: "identity" | "diagonal" | "dense" | "auto" | Metric;
+  /** Metric to start the warm-up from (default: the Laplace covariance at the mode, else identity). */
+  initialMetric?: Metric;
+  /** Where each chain starts, as for `hmc` (default `"laplace"`; `"given"` when starts are given). */
+  init?: HmcInit;
+  /** Most Newton iterations of the start search (default 50; 0 skips it). */
+  optimizationIterations?: number;
+  /** Adapt ε by dual averaging during warm-up (default true). */
+  adaptStepSize?: boolean;
+  /** Dual-averaging target δ of the mean acceptance statistic (default 0.8). */
+  targetAcceptanceRate?: number;
+  /** Initial fast buffer (default 75). */
+  initialBuffer?: number;
+  /** First slow window (default 25, doubling). */
+  firstWindow?: number;
+  /** Terminal fast buffer (default 50). */
+  terminalBuffer?: number;
+  /** Most doublings of a trajectory (default 10: ≤ 1023 leapfrog steps). */
+  maxTreeDepth?: number;
+  /** H − H₀ above this is a divergence (default 1000). */
+  divergenceThreshold?: number;
+}
+
+/** {@link NutsOptions} with defaults filled in and checked. */
+export interface ResolvedNutsOptions {
+  /** Initial ε or null (heuristic). */
+  stepSize: number | null;
+  /** The metric option. */
+  metric: "identity" | "diagonal" | "dense" | "auto" | Metric;
+  /** Most Newton iterations. */
+  optimizationIterations: number;
+  /** Adapt ε. */
+  adaptStepSize: boolean;
+  /** δ. */
+  targetAcceptanceRate: number;
+  /** Most doublings. */
+  maxTreeDepth: number;
+  /** ΔH threshold. */
+  divergenceThreshold: number;
+}
+
+/**
+ * Fill in the defaults of {@link NutsOptions} and check them.
+ *
+ * @param options The options as given.
+ * @returns The resolved options.
+ * @throws {RangeError} Naming the option and the value received.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveNutsOptions } from "./options.ts";
+ * assert.equal(resolveNutsOptions({}).maxTreeDepth, 10);
+ * assert.throws(() => resolveNutsOptions({ maxTreeDepth: 0 }), /maxTreeDepth/);
+ * ```
+ */
+export function resolveNutsOptions(options: NutsOptions): ResolvedNutsOptions {
+  const o = options;
+  if (o.stepSize !== undefined && (!(o.stepSize > 0) || !Number.isFinite(o.stepSize))) {
+    throw new RangeError(`stepSize must be positive and finite, got ${o.stepSize}`);
+  }
+  const metric = o.metric ?? "auto";
+  if (
+    typeof metric === "string" &&
+    !["identity", "diagonal", "dense", "auto"].includes(metric)
+  ) {
+    throw new TypeError(
+      `metric must be "identity", "diagonal", "dense", "auto" or a Metric, got ${
+        JSON.stringify(metric)
+      }`,
+    );
+  }
+  const optimizationIterations = o.optimizationIterations ?? 50;
+  if (!Number.isInteger(optimizationIterations) || optimizationIterations < 0) {
+    throw new RangeError(
+      `optimizationIterations must be a non-negative integer, got ${optimizationIterations}`,
+    );
+  }
+  const delta = o.targetAcceptanceRate ?? 0.8;
+  if (!(delta > 0 && delta < 1)) {
+    throw new RangeError(`targetAcceptanceRate must be in (0, 1), got ${delta}`);
+  }
+  const maxTreeDepth = o.maxTreeDepth ?? 10;
+  if (!Number.isInteger(maxTreeDepth) || maxTreeDepth < 1 || maxTreeDepth > 30) {
+    throw new RangeError(`maxTreeDepth must be an integer in [1, 30], got ${maxTreeDepth}`);
+  }
+  const divergenceThreshold = o.divergenceThreshold ?? 1000;
+  if (!(divergenceThreshold > 0)) {
+    throw new RangeError(`divergenceThreshold must be positive, got ${divergenceThreshold}`);
+  }
+  return {
+    stepSize: o.stepSize ?? null,
+    metric,
+    optimizationIterations,
+    adaptStepSize: o.adaptStepSize ?? true,
+    targetAcceptanceRate: delta,
+    maxTreeDepth,
+    divergenceThreshold,
+  };
+}
