@@ -432,12 +432,14 @@ export function hmcSampler(
           acceptanceRate: context.info.acceptanceRate,
           rng: context.rng,
           metricAdaptation: state.metricAdaptation,
+          isAutoMetric: metricAdaptation === "auto",
         });
         return {
           ...state,
           warmup: tuning.warmup,
           stepSize: tuning.stepSize,
           metric: tuning.metric,
+          metricAdaptation: tuning.metricAdaptation ?? state.metricAdaptation,
           chees,
           trajectoryLength: T,
         };

@@ -48,7 +48,7 @@ import {
   type MetricAdaptation,
 } from "./hmc_warmup.ts";
 import type { LogDensityGradientFn } from "./integrators.ts";
-import { dataModelHessianFn, type HessianFn } from "./mass_matrix_adaptation.ts";
+import { dataModelHessianFn, type HessianFn, windowSchedule } from "./mass_matrix_adaptation.ts";
 import { denseMetric, diagonalMetric, type Metric } from "./metric.ts";
 import { dataBasedStart, type OptimizedStart, optimizeStart } from "./optimize_start.ts";
 
@@ -80,6 +80,12 @@ export interface WindowTuning {
   readonly metric: Metric;
   /** The adaptation's state (null before the first warm-up iteration, after warm-up, or with nothing adapted). */
   readonly warmup: HmcWarmupState | null;
+  /**
+   * Set by {@link WindowAdaptation.update} when it changed the chain's metric
+   * scheme (an automatic dense choice the warm-up is too short for, see
+   * {@link denseFitsWarmup}); the sampler keeps it as the chain's scheme.
+   */
+  readonly metricAdaptation?: MetricAdaptation;
 }
 
 /** What {@link WindowAdaptation.update} needs after one warm-up step. */
@@ -96,6 +102,12 @@ export interface WindowStep {
   rng: Rng;
   /** The chain's metric scheme. */
   metricAdaptation: MetricAdaptation;
+  /**
+   * Whether the scheme was chosen by `metric: "auto"`: a dense choice then
+   * falls back to the diagonal when the warm-up's windows are too short for
+   * d (see {@link denseFitsWarmup}).
+   */
+  isAutoMetric?: boolean;
 }
 
 /** The two warm-up hooks of {@link windowAdaptation}. */
@@ -146,15 +158,26 @@ export function windowAdaptation(options: WindowAdaptationOptions): WindowAdapta
   const fn = options.logDensityAndGradientFn;
   return {
     update(tuning, step) {
+      // An automatic dense choice needs windows long enough for d (else the
+      // diagonal of the first metric, and the diagonal scheme).
+      let scheme = step.metricAdaptation, first = tuning.metric, changed = false;
+      if (
+        step.iteration === 0 && step.isAutoMetric === true && scheme === "dense" &&
+        !denseFitsWarmup(first.dim, step.numWarmup, options)
+      ) {
+        scheme = "diagonal";
+        first = _diagonalOf(first);
+        changed = true;
+      }
       // The plan is made at the first warm-up iteration, when numWarmup is known.
       const current = step.iteration === 0
-        ? (adaptStepSize || step.metricAdaptation !== "none"
-          ? hmcWarmupInit(tuning.metric.dim, {
+        ? (adaptStepSize || scheme !== "none"
+          ? hmcWarmupInit(first.dim, {
             numWarmup: step.numWarmup,
             stepSize: tuning.stepSize,
             adaptStepSize,
-            metricAdaptation: step.metricAdaptation,
-            initialMetric: tuning.metric,
+            metricAdaptation: scheme,
+            initialMetric: first,
             hessianFn: options.hessianFn,
             updateEvery: options.updateEvery,
             targetAcceptanceRate: options.targetAcceptanceRate,
@@ -164,7 +187,8 @@ export function windowAdaptation(options: WindowAdaptationOptions): WindowAdapta
           })
           : null)
         : tuning.warmup;
-      if (current === null) return tuning;
+      const kept = changed ? { metricAdaptation: scheme } : {};
+      if (current === null) return { ...tuning, metric: first, ...kept };
       const warmup = hmcWarmupUpdate(current, {
         position: step.state.position,
         acceptanceRate: step.acceptanceRate,
@@ -175,7 +199,7 @@ export function windowAdaptation(options: WindowAdaptationOptions): WindowAdapta
             initialStepSize: tuning.stepSize,
           }),
       });
-      return { stepSize: warmup.stepSize, metric: warmup.metric, warmup };
+      return { stepSize: warmup.stepSize, metric: warmup.metric, warmup, ...kept };
     },
     finish(tuning) {
       if (tuning.warmup === null) return tuning;
@@ -183,6 +207,55 @@ export function windowAdaptation(options: WindowAdaptationOptions): WindowAdapta
       return { stepSize, metric, warmup: null };
     },
   };
+}
+
+/**
+ * Fewest draws per dimension the last slow window must hold for `metric:
+ * "auto"` to keep a dense metric. Measured with bench/metric_switch.ts
+ * (equicorrelated Gaussian regressions, 2 chains): with 500 warm-up
+ * iterations (last window 200 draws) dense gave 4.0× diagonal's min
+ * bulk-ESS/s at d = 50 (4 draws per dimension) but 0.09× at d = 100 (2) and
+ * 0.17× at d = 150; with 1000 (last window 500) it gave 2.0× at d = 75 and
+ * 1.5× at d = 100 (5).
+ */
+export const AUTO_DENSE_MIN_DRAWS_PER_DIM = 4;
+
+/**
+ * Whether Stan's windows for `numWarmup` leave enough draws to estimate a
+ * dense d × d metric: the last slow window holds at least
+ * {@link AUTO_DENSE_MIN_DRAWS_PER_DIM}·d draws, or there is no window at all
+ * (then the first metric, the Laplace covariance, is kept as it is).
+ *
+ * @param dim d.
+ * @param numWarmup Warm-up iterations.
+ * @param options The window settings.
+ * @returns Whether an automatic dense choice stands.
+ *
+ * @example
+ * ```ts
+ * import { denseFitsWarmup } from "./window_adaptation.ts";
+ * // 1000 iterations: the last window is 450–950, 500 draws.
+ * if (!denseFitsWarmup(100, 1000) || denseFitsWarmup(100, 500)) throw new Error();
+ * ```
+ */
+export function denseFitsWarmup(
+  dim: number,
+  numWarmup: number,
+  options: Pick<WindowAdaptationOptions, "initialBuffer" | "firstWindow" | "terminalBuffer"> = {},
+): boolean {
+  const windows = windowSchedule(numWarmup, options);
+  if (windows.length === 0) return true;
+  const last = windows[windows.length - 1];
+  return last.end - last.start >= AUTO_DENSE_MIN_DRAWS_PER_DIM * dim;
+}
+
+/** The diagonal of a metric's M⁻¹ as a diagonal metric (a diagonal metric as it is). */
+function _diagonalOf(metric: Metric): Metric {
+  if (metric.kind !== "dense") return metric;
+  const d = metric.dim;
+  const diag = new Float64Array(d);
+  for (let j = 0; j < d; j++) diag[j] = metric.inverseMassMatrix[j * d + j];
+  return diagonalMetric(diag);
 }
 
 /**

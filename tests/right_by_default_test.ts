@@ -16,7 +16,8 @@ import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { dataBasedStart, optimizeStart } from "../samplers/optimize_start.ts";
-import { hmcSampler, parseHmcInit } from "../samplers/run_hmc.ts";
+import { hmcSampler, parseHmcInit, runHmc } from "../samplers/run_hmc.ts";
+import { denseFitsWarmup } from "../samplers/window_adaptation.ts";
 import {
   dataModelHessianFn,
   windowedAdaptationInit,
@@ -344,6 +345,35 @@ Deno.test("with no init, every metric and warm-up scheme starts chains dispersed
       }
     }
   }
+});
+
+Deno.test("metric auto keeps a dense choice only when the warm-up's last window holds 4 draws per dimension", () => {
+  const n = 300, d = 20;
+  const rng = new Rng(11);
+  const x = new Float64Array(n * d), y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const z = rng.normal();
+    x[i * d] = 1;
+    for (let j = 1; j < d; j++) x[i * d + j] = 0.95 * z + Math.sqrt(1 - 0.95 ** 2) * rng.normal();
+    y[i] = x[i * d + 1] + rng.normal();
+  }
+  const model = new GlmModel(glmDataFromArrays(loadCore(), x, y, { numCols: d }), {
+    family: "gaussian-scale",
+    priorScale: 10,
+  });
+  const scheme = (numWarmup: number) =>
+    runHmc(model, { seed: 3, numWarmup, numSamples: 5, numChains: 1 }).chains[0].tuning
+      .metricAdaptation;
+  // 200 iterations: last window 100–150, 50 draws < 4·21; 1000: 450–950, 500 draws.
+  assert.equal(denseFitsWarmup(model.dim, 200), false);
+  assert.equal(scheme(200), "diagonal");
+  assert.equal(scheme(1000), "dense");
+  // An explicit dense metric is kept whatever the warm-up.
+  assert.equal(
+    runHmc(model, { seed: 3, numWarmup: 200, numSamples: 5, numChains: 1, metric: "dense" })
+      .chains[0].tuning.metricAdaptation,
+    "dense",
+  );
 });
 
 Deno.test("--init FILE.json, 0 and uniform(R) on the command line; bad values name the flag", async () => {

@@ -162,8 +162,15 @@ export function nutsSampler(
           acceptanceRate: context.info.acceptanceRate,
           rng: context.rng,
           metricAdaptation: state.metricAdaptation,
+          isAutoMetric: metricAdaptation === "auto",
         });
-        return { ...state, stepSize: t.stepSize, metric: t.metric, warmup: t.warmup };
+        return {
+          ...state,
+          stepSize: t.stepSize,
+          metric: t.metric,
+          warmup: t.warmup,
+          metricAdaptation: t.metricAdaptation ?? state.metricAdaptation,
+        };
       },
       finish(state) {
         const t = adaptation.finish(state);
