@@ -21,7 +21,6 @@
  *
  * @module
  */
-import pg from "npm:pg@8.16.3";
 import { clickhouseConnection, clickhouseQuery } from "./clickhouse.ts";
 import { quoteIdentifier } from "./control_variate_sql.ts";
 
@@ -69,6 +68,28 @@ export interface DatabaseCsv {
 }
 
 /**
+ * Refuse early, with the flags to add, when the process may not reach the
+ * server or read the connection's environment (the `cli` task grants
+ * neither): Deno would otherwise stop at the driver's first access with a
+ * message about a variable the user never named.
+ */
+function _checkPermissions(u: URL): void {
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  const net = Deno.permissions.querySync({ name: "net", host }).state;
+  const env = Deno.permissions.querySync({ name: "env" }).state;
+  const missing: string[] = [];
+  if (net !== "granted") missing.push(`--allow-net=${host}`);
+  if (env !== "granted") missing.push("--allow-env");
+  if (missing.length > 0) {
+    throw new Error(
+      `needs ${missing.join(" and ")} (the connection's host, and the driver's USER / ` +
+        `PGPASSWORD / CLICKHOUSE_PASSWORD variables): run ` +
+        `deno run --allow-read --allow-write=. ${missing.join(" ")} cli.ts sample …`,
+    );
+  }
+}
+
+/**
  * Read the table of a `postgres://` or `clickhouse://` URL into a CSV file
  * (header row of column names, one line per row).
  *
@@ -87,6 +108,7 @@ export async function databaseTableToCsv(url: string): Promise<DatabaseCsv> {
   if (table === null || table.trim() === "") {
     throw new RangeError("names no table: add ?table=NAME to the URL");
   }
+  _checkPermissions(u);
   const key = u.searchParams.get("key");
   u.searchParams.delete("table");
   u.searchParams.delete("key");
@@ -142,6 +164,9 @@ async function _readPostgres(u: URL, parts: string[], key: string | null): Promi
   }
   const schema = parts.length === 2 ? parts[0] : null, name = parts[parts.length - 1];
   const shown = parts.join(".");
+  // Loaded here, not at import: the driver reads USER from the environment as
+  // it loads, before the permission check could name the flags.
+  const { default: pg } = await import("npm:pg@8.16.3");
   const client = new pg.Client({
     connectionString: u.toString().replace(/^postgresql:/i, "postgres:"),
   });

@@ -197,3 +197,28 @@ Deno.test({
     if (server.skip === undefined) await server.stop();
   },
 });
+
+Deno.test("a database URL without network or environment access names the flags to add, not the driver's variable", async () => {
+  const cli = new URL("../cli.ts", import.meta.url).pathname;
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write=/tmp",
+      cli,
+      "sample",
+      "--data",
+      "postgres://me:hunter2@127.0.0.1:1/db?table=visits",
+      "--response",
+      "y",
+      "--family",
+      "poisson",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(r.stderr);
+  assert.equal(r.code, 2, err);
+  assert.match(err, /--allow-net=127\.0\.0\.1 and --allow-env/);
+  assert.doesNotMatch(err, /hunter2|Requires env access/);
+});
