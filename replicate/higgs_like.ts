@@ -27,7 +27,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import type { GlmData, Storage } from "../data/dataset.ts";
+import { type GlmData, glmDataFromArrays, type Storage } from "../data/dataset.ts";
 import type { SyntheticGlm } from "../data/synthetic.ts";
 import { cholesky } from "../math/linalg.ts";
 import { Rng } from "../random/rng.ts";
@@ -336,43 +336,29 @@ function _generate(
   storage: Storage,
 ): GlmData {
   const p = model.names.length, d = p + 1;
-  const xPtr = storage === "f64" ? arena.allocF64(rows * d) : arena.allocF32(rows * d);
-  const yPtr = arena.allocF64(rows);
-  const block = Math.max(1, Math.floor(65_536 / d));
-  const xs = new Float64Array(block * d), ys = new Float64Array(block);
+  const x = storage === "f64" ? new Float64Array(rows * d) : new Float32Array(rows * d);
+  const y = new Float64Array(rows);
   const g = new Float64Array(p);
   const l = model.choleskyFactor, beta = model.coefficients;
-  const width = storage === "f64" ? 8 : 4;
-  for (let start = 0; start < rows; start += block) {
-    const m = Math.min(block, rows - start);
-    for (let r = 0; r < m; r++) {
-      for (let j = 0; j < p; j++) g[j] = rng.normal();
-      const o = r * d;
-      xs[o] = 1;
-      let eta = beta[0];
-      for (let j = 0; j < p; j++) {
-        let z = 0;
-        for (let k = 0; k <= j; k++) z += l[j * p + k] * g[k];
-        const v = _quantile(model.sorted[j], model.discrete[j], normalCdf(z));
-        xs[o + 1 + j] = v;
-        eta += beta[j + 1] * v;
-      }
-      ys[r] = rng.uniform() < _sigmoid(eta) ? 1 : 0;
+  for (let r = 0; r < rows; r++) {
+    for (let j = 0; j < p; j++) g[j] = rng.normal();
+    const o = r * d;
+    x[o] = 1;
+    let eta = beta[0];
+    for (let j = 0; j < p; j++) {
+      let z = 0;
+      for (let k = 0; k <= j; k++) z += l[j * p + k] * g[k];
+      const v = _quantile(model.sorted[j], model.discrete[j], normalCdf(z));
+      x[o + 1 + j] = v;
+      eta += beta[j + 1] * v;
     }
-    const src = xs.subarray(0, m * d), off = xPtr + start * d * width;
-    if (storage === "f64") arena.f64(off, m * d).set(src);
-    else arena.f32(off, m * d).set(src);
-    arena.f64(yPtr + start * 8, m).set(ys.subarray(0, m));
+    y[r] = rng.uniform() < _sigmoid(eta) ? 1 : 0;
   }
-  return {
-    arena,
-    x: xPtr,
-    y: yPtr,
-    numRows: rows,
+  return glmDataFromArrays(arena, x, y, {
     numCols: d,
     storage,
     columnNames: ["(Intercept)", ...model.names],
-  };
+  });
 }
 
 /**

@@ -105,6 +105,7 @@ const WORKER_ENTRIES = [
   "models/_pass_worker.ts",
   "samplers/chain_worker.ts",
   "cli/signal_watcher.ts",
+  "replicate/experiment_worker.ts",
 ];
 
 Deno.test("importing a module has no side effects: worker entry points stay out of the static graph", async (t) => {
