@@ -17,6 +17,7 @@
  * @module
  */
 
+import process from "node:process";
 import { parseArgs } from "node:util";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { formatDuration } from "./format.ts";
@@ -224,13 +225,11 @@ function _runInWorker(
   });
 }
 
-/** CPU seconds (user, system) of this process and its workers so far, or null off Linux. */
+/** CPU seconds (user, system) of this process and its workers so far (getrusage), or null. */
 export function processCpuSeconds(): { user: number; system: number } | null {
   try {
-    const stat = Deno.readTextFileSync("/proc/self/stat");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = 100; // USER_HZ on Linux
-    return { user: Number(fields[11]) / ticks, system: Number(fields[12]) / ticks };
+    const u = process.cpuUsage();
+    return { user: u.user / 1e6, system: u.system / 1e6 };
   } catch {
     return null;
   }
