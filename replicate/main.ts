@@ -8,8 +8,8 @@
  * Progress goes to stderr. The report is rewritten, in registry order, after
  * every experiment, so an interrupted run leaves the finished sections on
  * disk. An experiment that throws gets a section saying so, the others still
- * run, and the exit code is 1. Experiments passed in by an embedding (not the
- * registry's) run in-process, one after another.
+ * run, and the exit code is 1. With `--jobs 1`, and for experiments passed in
+ * by an embedding (not the registry's), they run in-process one after another.
  *
  * Exit codes: 0 all ran, 1 an experiment failed (or the report could not be
  * written), 2 bad command line.
