@@ -31,12 +31,14 @@ import {
   ecsSummary,
   medianInefficiency,
   medianRct,
+  medianRctPaper,
   type MethodOutcome,
   methodOutcome,
 } from "./method_outcome.ts";
 import { type MomentErrors, momentErrors, posteriorMoments } from "./moment_errors.ts";
 import { yieldToEventLoop } from "./progress.ts";
-import { chooseStepSize, largestEigenvalue } from "./sg_step_size.ts";
+import { chooseStepSize } from "./sg_step_size.ts";
+import { type Conditioning, conditioning } from "./conditioning.ts";
 
 /** A stochastic-gradient method of the comparison. */
 export interface SgVariant {
@@ -150,6 +152,14 @@ export interface ComparisonOutcome {
   matchedSteps: number;
   /** λ_max of −∇²log π(θ*). */
   lambdaMax: number;
+  /** Eigenvalues of −∇²log π(θ*) and of the per-row information at the SG methods' θ*. */
+  conditioning: Conditioning;
+  /**
+   * The paper's L = round(εL/ε) with perturbed HMC-ECS's tuned ε and εL = 1.2:
+   * SGLD runs R = L × (kept draws) iterations after burn-in, unthinned, and is
+   * thinned by L afterwards for the per-kept-draw convention.
+   */
+  paperSteps: number;
   /** Wall seconds per stage. */
   timings: { stage: string; seconds: number }[];
   /**
@@ -158,6 +168,8 @@ export interface ComparisonOutcome {
    * own perturbed run), per SG variant key.
    */
   seedRct: Record<string, number[]>;
+  /** The same under the paper's eq. 2 exactly ({@link medianRctPaper}: SGLD's IF from its unthinned chain). */
+  seedRctPaper: Record<string, number[]>;
 }
 
 const _TRAJECTORY = 1.2;
@@ -319,6 +331,7 @@ export async function runComparison(
   const perIteration = perturbed.evaluationsSampling /
     (perturbed.result.numSamples * perturbed.result.numChains);
   const matchedSteps = Math.max(1, Math.round(perIteration / m));
+  const paperSteps = Math.max(1, Math.round(_TRAJECTORY / Number(pTuning.stepSize)));
 
   // 4. SG set-up (§6.4): control variates and M = −∇²log π at θ* = the HMC
   //    posterior mean, not charged to the SG methods (as in the paper).
@@ -330,7 +343,8 @@ export async function runComparison(
   const hessian = new Float64Array(d * d);
   for (let i = 0; i < d * d; i++) hessian[i] = cv.hessSum[i] + priorHess[i];
   const metric: Metric = metricFromNegativeHessian(hessian);
-  const lambdaMax = largestEigenvalue(hessian.map((v) => -v));
+  const cond = conditioning(cv.hessSum, priorHess, n);
+  const lambdaMax = cond.lambdaMax;
   const estimators: Record<string, GradientEstimator> = {
     cv: controlVariateGradient(model, { batchSize: m, controlVariates: cv }),
     minibatch: minibatchGradient(model, { batchSize: m }),
@@ -350,14 +364,16 @@ export async function runComparison(
       : v.steps === "matched"
       ? matchedSteps
       : Math.ceil(_TRAJECTORY / stepSize);
-    const thin = v.kind === "sgld" ? matchedSteps : 1;
+    const thin = v.kind === "sgld" ? paperSteps : 1;
     const sampler = v.kind === "sgld"
       ? sgld.sampler({ estimator, stepSize })
       : sghmc.sampler({ estimator, stepSize, numIntegrationSteps: numSteps, metric, friction: 1 });
     const settings = v.kind === "sgld"
-      ? `ε = ${
-        stepSize.toExponential(2)
-      }, m = ${m}, ${sizes.iterations} iterations thinned by ${thin}`
+      ? `ε = ${stepSize.toExponential(2)} (ε·λ_max = ${
+        (stepSize * lambdaMax).toPrecision(3)
+      }, ε·λ_min = ${
+        (stepSize * cond.lambdaMin).toPrecision(3)
+      }), m = ${m}, ${sizes.iterations} iterations (L = ${thin} per HMC-ECS draw), IF from the unthinned chain, thinned by ${thin} for the kept draws`
       : `ε = ${stepSize}, L = ${numSteps}, m = ${m}, C = I, M = −∇²log π(θ*)`;
     let result: SamplingResult = sampleChains({
       sampler: sampler as Parameters<typeof sampleChains>[0]["sampler"],
@@ -366,7 +382,7 @@ export async function runComparison(
       numChains: 1,
       numWarmup: sizes.burnIn,
       numSamples: sizes.iterations,
-      thin,
+      thin: 1,
       initialPosition: sgStart,
       recordWarmupInfo: false,
     });
@@ -407,6 +423,7 @@ export async function runComparison(
         label: v.label,
         settings,
         charge: "sampling-gradient",
+        thinAfter: stop === null ? thin : 1,
       }),
       numSteps,
       thin,
@@ -427,7 +444,7 @@ export async function runComparison(
       values.forEach((eps, i) => {
         const numSteps = v.kind === "sgld" ? 1 : Math.ceil(_TRAJECTORY / eps);
         const perIt = numSteps * m;
-        const thin = v.kind === "sgld" ? matchedSteps : 1;
+        const thin = v.kind === "sgld" ? paperSteps : 1;
         let iterations = Math.max(20 * thin, Math.round(budget / perIt));
         iterations = Math.ceil(iterations / thin) * thin;
         const burnIn = Math.max(10 * thin, Math.round(iterations / 4));
@@ -465,7 +482,7 @@ export async function runComparison(
         `variant ${v.key} takes its step size from ${v.stepSizeFrom}, which ran no grid`,
       );
     }
-    const thin = v.kind === "sgld" ? matchedSteps : 1;
+    const thin = v.kind === "sgld" ? paperSteps : 1;
     const o = await timed(v.label, () =>
       runSg(v, eps, {
         iterations: config.numSamples * thin,
@@ -476,14 +493,18 @@ export async function runComparison(
   }
   // 7. Further seeds: perturbed HMC-ECS and the SG methods again, new streams.
   const seedRct: Record<string, number[]> = {};
-  config.sgVariants.forEach((v, i) => (seedRct[v.key] = [medianRct(sg[i], perturbed)]));
+  const seedRctPaper: Record<string, number[]> = {};
+  config.sgVariants.forEach((v, i) => {
+    seedRct[v.key] = [medianRct(sg[i], perturbed)];
+    seedRctPaper[v.key] = [medianRctPaper(sg[i], perturbed)];
+  });
   for (let k = 1; k < (config.numSeeds ?? 1); k++) {
     const tag = ` (seed ${k + 1})`;
     const pk = await ecs("perturbed", false, tag);
     for (const v of config.sgVariants) {
       if (config.seedVariants !== undefined && !config.seedVariants.includes(v.key)) continue;
       const eps = v.stepSize ?? chosenStepSize[v.stepSizeFrom ?? v.key];
-      const thin = v.kind === "sgld" ? matchedSteps : 1;
+      const thin = v.kind === "sgld" ? paperSteps : 1;
       const o = await timed(`${v.label}${tag}`, () =>
         runSg(v, eps, {
           iterations: config.numSamples * thin,
@@ -491,6 +512,7 @@ export async function runComparison(
           seed: `${config.seed}/sg/${v.key}/seed${k + 1}`,
         }).outcome);
       seedRct[v.key].push(medianRct(o, pk));
+      seedRctPaper[v.key].push(medianRctPaper(o, pk));
     }
   }
   for (const e of Object.values(estimators)) e.dispose();
@@ -514,7 +536,10 @@ export async function runComparison(
     sgBatchSize: m,
     matchedSteps,
     lambdaMax,
+    conditioning: cond,
+    paperSteps,
     timings,
     seedRct,
+    seedRctPaper,
   };
 }

@@ -2,10 +2,14 @@
  * `deno task replicate [--quick] [--out DIR] [--seed N] [names...]`: run the
  * replication experiments and write the report.
  *
- * Experiments run one after another; progress goes to stderr. The report is
- * rewritten after every experiment, so an interrupted run leaves the finished
- * sections on disk. An experiment that throws gets a section saying so, the
- * others still run, and the exit code is 1.
+ * Experiments run in `--jobs` parallel workers (default: one per logical
+ * core), each in a fresh worker (`experiment_worker.ts`) so that its
+ * WebAssembly memory is returned when it ends; the longest are started first.
+ * Progress goes to stderr. The report is rewritten, in registry order, after
+ * every experiment, so an interrupted run leaves the finished sections on
+ * disk. An experiment that throws gets a section saying so, the others still
+ * run, and the exit code is 1. With `--jobs 1`, and for experiments passed in
+ * by an embedding (not the registry's), they run in-process one after another.
  *
  * Exit codes: 0 all ran, 1 an experiment failed (or the report could not be
  * written), 2 bad command line.
@@ -13,10 +17,13 @@
  * @module
  */
 
+import process from "node:process";
 import { parseArgs } from "node:util";
-import type { Experiment, ExperimentContext } from "./experiment.ts";
+import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { formatDuration } from "./format.ts";
 import { EXPERIMENTS, selectExperiments } from "./registry.ts";
+import type { ExperimentReply, ExperimentRequest } from "./experiment_protocol.ts";
+import { errorText } from "./experiment_protocol.ts";
 import { type ExperimentOutcome, machineInfo, validateResult, writeReport } from "./report.ts";
 
 /** Default report directory. */
@@ -38,7 +45,37 @@ export interface ReplicateArgs {
   readonly list: boolean;
   /** Print usage and exit. */
   readonly help: boolean;
+  /** Experiments run at once, each in its own worker (≥ 1). */
+  readonly jobs: number;
 }
+
+/** Default `--jobs`: one per logical core. */
+export function defaultJobs(): number {
+  return Math.max(1, navigator.hardwareConcurrency || 1);
+}
+
+/**
+ * Rough wall seconds of each experiment in a full run, measured: the order in
+ * which parallel workers start them (longest first; unknown names last, in
+ * registry order).
+ */
+const _DURATION_HINT: Record<string, number> = {
+  r4: 330,
+  r2: 300,
+  r10: 120,
+  r8: 90,
+  r11: 80,
+  r12: 60,
+  r5: 60,
+  r3: 50,
+  r1: 50,
+  r13: 40,
+  r6: 30,
+  r7: 30,
+  r9: 20,
+  r14: 20,
+  r0: 20,
+};
 
 /** Options of {@link runReplicate} (for embedding and tests). */
 export interface RunReplicateOptions {
@@ -86,6 +123,8 @@ export function replicateUsage(
     "  --quick     run reduced sizes (minutes instead of hours)",
     `  --out DIR   report directory (default ${DEFAULT_OUT_DIR})`,
     `  --seed N    base seed, a non-negative integer (default ${DEFAULT_SEED})`,
+    "  --jobs N    experiments run at once, each in its own worker",
+    `              (default ${defaultJobs()}: one per logical core)`,
     "  --list      list the experiments and exit",
     "  -h, --help  show this help and exit",
     "",
@@ -118,6 +157,7 @@ export function parseReplicateArgs(args: readonly string[]): ReplicateArgs {
         quick: { type: "boolean", default: false },
         out: { type: "string" },
         seed: { type: "string" },
+        jobs: { type: "string" },
         list: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -135,6 +175,13 @@ export function parseReplicateArgs(args: readonly string[]): ReplicateArgs {
       throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(v.seed)}`);
     }
   }
+  let jobs = defaultJobs();
+  if (v.jobs !== undefined) {
+    jobs = /^\d+$/.test(v.jobs) ? Number(v.jobs) : NaN;
+    if (!Number.isSafeInteger(jobs) || jobs < 1) {
+      throw new UsageError(`--jobs must be a positive integer, got ${JSON.stringify(v.jobs)}`);
+    }
+  }
   if (v.out !== undefined && v.out.trim() === "") {
     throw new UsageError(`--out must be a directory path, got ${JSON.stringify(v.out)}`);
   }
@@ -145,14 +192,47 @@ export function parseReplicateArgs(args: readonly string[]): ReplicateArgs {
     names: parsed.positionals,
     list: v.list ?? false,
     help: v.help ?? false,
+    jobs,
   };
 }
 
-function _errorText(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const head = `${e.name}: ${e.message}`.replace(/\s*\r?\n\s*/g, " ");
-  const frames = (e.stack ?? "").split("\n").filter((l) => /^\s+at /.test(l));
-  return [head, ...frames.map((l) => l.trim())].join("\n");
+const _errorText = errorText;
+
+/** Run one registered experiment in a fresh worker; its log lines go to `log`. */
+function _runInWorker(
+  request: ExperimentRequest,
+  log: (message: string) => void,
+): Promise<{ result?: ExperimentResult; error?: string }> {
+  return new Promise((resolve) => {
+    const worker = new Worker(new URL("./experiment_worker.ts", import.meta.url), {
+      type: "module",
+    });
+    const done = (out: { result?: ExperimentResult; error?: string }) => {
+      worker.terminate();
+      resolve(out);
+    };
+    worker.onmessage = (event: MessageEvent<ExperimentReply>) => {
+      const m = event.data;
+      if (m.kind === "log") log(m.message);
+      else if (m.kind === "result") done({ result: m.result });
+      else done({ error: m.error });
+    };
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      done({ error: `Error: the experiment's worker failed: ${event.message}` });
+    };
+    worker.postMessage(request);
+  });
+}
+
+/** CPU seconds (user, system) of this process and its workers so far (getrusage), or null. */
+export function processCpuSeconds(): { user: number; system: number } | null {
+  try {
+    const u = process.cpuUsage();
+    return { user: u.user / 1e6, system: u.system / 1e6 };
+  } catch {
+    return null;
+  }
 }
 
 function _quote(arg: string): string {
@@ -223,67 +303,119 @@ export async function runReplicate(
     return 1;
   }
   const t0 = performance.now();
-  const outcomes: ExperimentOutcome[] = [];
+  const inWorkers = options.experiments === undefined && parsed.jobs > 1;
+  const jobs = inWorkers ? Math.min(parsed.jobs, Math.max(1, chosen.length)) : 1;
+  const finished: (ExperimentOutcome | undefined)[] = chosen.map(() => undefined);
   let failed = 0;
   stderr(
     `replicate: ${chosen.length} experiment(s), ${
       parsed.quick ? "quick" : "full"
-    } mode, seed ${parsed.seed}, report in ${parsed.outDir}`,
+    } mode, seed ${parsed.seed}, ${jobs} at once${
+      inWorkers ? " in workers" : ""
+    }, report in ${parsed.outDir}`,
   );
-  for (const [k, e] of chosen.entries()) {
-    stderr(`replicate: [${k + 1}/${chosen.length}] ${e.name}: ${e.title}`);
-    const start = performance.now();
-    const context: ExperimentContext = {
-      quick: parsed.quick,
-      seed: parsed.seed,
-      outDir: parsed.outDir,
-      log: (message: string) =>
-        stderr(`  ${e.name} +${((performance.now() - start) / 1000).toFixed(1)}s: ${message}`),
-    };
-    let outcome: ExperimentOutcome;
-    try {
-      const result = await e.run(context);
-      validateResult(result, e.name);
-      const wallSeconds = (performance.now() - start) / 1000;
-      outcome = { name: e.name, title: e.title, source: e.source, result, wallSeconds };
-      stderr(`replicate: ${e.name} done in ${formatDuration(wallSeconds)}`);
-    } catch (err) {
-      failed++;
-      const wallSeconds = (performance.now() - start) / 1000;
-      const error = _errorText(err);
-      outcome = { name: e.name, title: e.title, source: e.source, error, wallSeconds };
-      stderr(
-        `replicate: ${e.name} FAILED after ${formatDuration(wallSeconds)}: ${error.split("\n")[0]}`,
-      );
-    }
-    outcomes.push(outcome);
-    const isLast = k === chosen.length - 1;
-    try {
-      const written = await writeReport(outcomes, {
-        outDir: parsed.outDir,
-        info: { ...info, wallSeconds: (performance.now() - t0) / 1000 },
-      });
-      if (isLast) {
-        for (const w of written.warnings) stderr(`replicate: warning: ${w}`);
-        for (const p of written.problems) stderr(`replicate: ${p}`);
-        if (written.problems.length > 0) failed++;
-        stderr(`replicate: report written to ${written.markdownPath} and ${written.htmlPath}`);
+  const order = chosen.map((_, k) => k);
+  if (inWorkers) {
+    const hint = (k: number) => _DURATION_HINT[chosen[k].name] ?? 0;
+    order.sort((a, b) => hint(b) - hint(a) || a - b);
+  }
+  let writing: Promise<unknown> = Promise.resolve();
+  let writeFailed: string | null = null;
+  const write = (final: boolean) => {
+    writing = writing.then(async () => {
+      if (writeFailed !== null) return;
+      try {
+        const written = await writeReport(finished.filter((o) => o !== undefined), {
+          outDir: parsed.outDir,
+          info: { ...info, wallSeconds: (performance.now() - t0) / 1000 },
+        });
+        if (final) {
+          for (const w of written.warnings) stderr(`replicate: warning: ${w}`);
+          for (const p of written.problems) stderr(`replicate: ${p}`);
+          if (written.problems.length > 0) failed++;
+          stderr(`replicate: report written to ${written.markdownPath} and ${written.htmlPath}`);
+        }
+      } catch (err) {
+        writeFailed = _errorText(err).split("\n")[0];
       }
-    } catch (err) {
-      stderr(
-        `error: could not write the report to ${parsed.outDir}: ${_errorText(err).split("\n")[0]}`,
-      );
-      return 1;
+    });
+    return writing;
+  };
+  let started = 0;
+  const runNext = async (): Promise<void> => {
+    while (started < order.length) {
+      const k = order[started++];
+      const e = chosen[k];
+      stderr(`replicate: [${started}/${chosen.length}] ${e.name}: ${e.title}`);
+      const start = performance.now();
+      const log = (message: string) =>
+        stderr(`  ${e.name} +${((performance.now() - start) / 1000).toFixed(1)}s: ${message}`);
+      let result: ExperimentResult | undefined, error: string | undefined;
+      if (inWorkers) {
+        ({ result, error } = await _runInWorker({
+          name: e.name,
+          quick: parsed.quick,
+          seed: parsed.seed,
+          outDir: parsed.outDir,
+        }, log));
+      } else {
+        const context: ExperimentContext = {
+          quick: parsed.quick,
+          seed: parsed.seed,
+          outDir: parsed.outDir,
+          log,
+        };
+        try {
+          result = await e.run(context);
+        } catch (err) {
+          error = _errorText(err);
+        }
+      }
+      if (result !== undefined) {
+        try {
+          validateResult(result, e.name);
+        } catch (err) {
+          result = undefined;
+          error = _errorText(err);
+        }
+      }
+      const wallSeconds = (performance.now() - start) / 1000;
+      const base = { name: e.name, title: e.title, source: e.source, wallSeconds };
+      if (result !== undefined) {
+        finished[k] = { ...base, result };
+        stderr(`replicate: ${e.name} done in ${formatDuration(wallSeconds)}`);
+      } else {
+        failed++;
+        finished[k] = { ...base, error: error ?? "Error: no result" };
+        stderr(
+          `replicate: ${e.name} FAILED after ${formatDuration(wallSeconds)}: ${
+            (error ?? "").split("\n")[0]
+          }`,
+        );
+      }
+      await write(false);
+      if (writeFailed !== null) return;
     }
+  };
+  await Promise.all(Array.from({ length: jobs }, () => runNext()));
+  if (chosen.length > 0 && writeFailed === null) await write(true);
+  if (writeFailed !== null) {
+    stderr(`error: could not write the report to ${parsed.outDir}: ${writeFailed}`);
+    return 1;
   }
   if (chosen.length === 0) {
     stderr("replicate: no experiments are registered");
-    await writeReport(outcomes, { outDir: parsed.outDir, info });
+    await writeReport([], { outDir: parsed.outDir, info });
   }
+  const cpu = processCpuSeconds();
   stderr(
     `replicate: finished in ${formatDuration((performance.now() - t0) / 1000)}${
-      failed > 0 ? `, ${failed} problem(s)` : ""
-    }`,
+      cpu === null
+        ? ""
+        : ` (CPU ${formatDuration(cpu.user + cpu.system)}: ${cpu.user.toFixed(1)} s user + ${
+          cpu.system.toFixed(1)
+        } s sys)`
+    }${failed > 0 ? `, ${failed} problem(s)` : ""}`,
   );
   return failed > 0 ? 1 : 0;
 }

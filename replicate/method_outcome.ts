@@ -53,8 +53,13 @@ export interface MethodOutcome {
   result: SamplingResult;
   /** (Sign-corrected) posterior moments. */
   moments: PosteriorMoments;
-  /** IF per parameter. */
+  /** IF per parameter (of the kept draws). */
   inefficiency: number[];
+  /**
+   * IF per parameter of the unthinned chain, when the run was thinned after
+   * it ran (SGLD: the paper's IF, eq. 2); absent when the kept draws are the chain.
+   */
+  inefficiencyUnthinned?: number[];
   /** τ̂ (1 for non-signed methods). */
   tau: number;
   /** Kept draws over chains. */
@@ -157,8 +162,17 @@ export function methodOutcome(
     settings: string;
     charge: "whole" | "sampling-gradient";
     extraWarmupEvaluations?: number;
+    thinAfter?: number;
   },
 ): MethodOutcome {
+  const thinAfter = options.thinAfter ?? 1;
+  let inefficiencyUnthinned: number[] | undefined;
+  if (thinAfter > 1) {
+    inefficiencyUnthinned = _finiteDraws(result)
+      ? _ifs(result)
+      : result.parameterNames.map(() => Infinity);
+    result = thinResult(result, thinAfter);
+  }
   const w = totalCost(result, "warmup"), s = totalCost(result, "sampling");
   const evaluationsWarmup = numRowEvaluations(w) + (options.extraWarmupEvaluations ?? 0);
   const evaluationsSampling = numRowEvaluations(s);
@@ -185,6 +199,7 @@ export function methodOutcome(
       variance: result.parameterNames.map(() => NaN),
     },
     inefficiency: stable ? _ifs(result) : result.parameterNames.map(() => Infinity),
+    ...(inefficiencyUnthinned ? { inefficiencyUnthinned } : {}),
     tau,
     numDraws,
     evaluations: options.charge === "whole"
@@ -303,6 +318,80 @@ function _rct(
  */
 export function rctOf(method: MethodOutcome, reference: MethodOutcome): RctSummary {
   return _rct(method, method.evaluations, reference, reference.evaluations);
+}
+
+/**
+ * RCT under the paper's convention exactly (eq. 2: CT = IF × E per run, not
+ * per kept draw): the method's IF is that of its unthinned chain when it was
+ * thinned after the run (SGLD runs R = L × 2,000 iterations), so SGLD pays
+ * both for its L-times-longer chain (E) and for the autocorrelation of every
+ * iteration (IF). For methods that keep every draw of an equally long run this
+ * equals {@link rctOf}.
+ *
+ * @param method The method.
+ * @param reference The reference (perturbed HMC-ECS).
+ * @returns The RCT summary.
+ * References: Dang et al. (2019), eqs. 2 and 19, §6.4.
+ */
+export function rctPaper(method: MethodOutcome, reference: MethodOutcome): RctSummary {
+  const ifs = (o: MethodOutcome) => o.inefficiencyUnthinned ?? o.inefficiency;
+  const k = method.inefficiency.length;
+  if (!ifs(method).every(Number.isFinite) || !(reference.tau > 0.5)) {
+    const inf = new Array<number>(k).fill(Infinity);
+    return { min: Infinity, median: Infinity, max: Infinity, values: inf };
+  }
+  const cost = (o: MethodOutcome): SamplerCost => ({
+    inefficiencyFactors: ifs(o),
+    numEvaluations: o.evaluations,
+    numDraws: 1,
+    tau: o.tau,
+  });
+  return relativeComputationalTimeSummary(cost(method), cost(reference));
+}
+
+/**
+ * Median of {@link rctPaper}: NaN when the method did not run or diverged.
+ *
+ * @param method The method, if it ran.
+ * @param perturbed Perturbed HMC-ECS.
+ * @returns The median RCT over parameters, or NaN.
+ */
+export function medianRctPaper(
+  method: MethodOutcome | undefined,
+  perturbed: MethodOutcome,
+): number {
+  if (method === undefined || method.unstable) return NaN;
+  return rctPaper(method, perturbed).median;
+}
+
+/**
+ * Every k-th draw of a run (the last of each block of k), as if it had been
+ * run with `thin` = k; costs, info and tuning are the run's.
+ *
+ * @param result The unthinned run.
+ * @param k Thinning (integer ≥ 1).
+ * @returns The thinned result.
+ */
+export function thinResult(result: SamplingResult, k: number): SamplingResult {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`thin must be an integer ≥ 1, got ${k}`);
+  if (k === 1) return result;
+  const pick = (x: Float64Array) => {
+    const m = Math.floor(x.length / k);
+    const out = new Float64Array(m);
+    for (let i = 0; i < m; i++) out[i] = x[(i + 1) * k - 1];
+    return out;
+  };
+  const chains = result.chains.map((c) => {
+    const draws = c.draws.map(pick);
+    return { ...c, draws, numDraws: draws[0]?.length ?? 0 };
+  });
+  return {
+    ...result,
+    thin: result.thin * k,
+    numDraws: Math.floor(result.numDraws / k),
+    draws: chains.map((c) => c.draws),
+    chains,
+  };
 }
 
 /**

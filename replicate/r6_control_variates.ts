@@ -2,7 +2,7 @@
  * R6 — limitations of subsampling HMC: control variates of Taylor order 0,
  * 1 and 2 (§6.8, Figs. 8 and 9).
  *
- * Perturbed HMC-ECS on HIGGS-shaped logistic data with the same subsample
+ * Perturbed HMC-ECS on HIGGS-like logistic data with the same subsample
  * size m for the three orders: the estimated Var ℓ̂ₘ (σ̂²ₘ, eq. 10) at every
  * iteration, with the θ* re-centrings and the end of burn-in marked (Fig. 8),
  * and posterior means and variances of orders 0 and 1 against full-data HMC
@@ -12,7 +12,7 @@
  */
 import { loadCore } from "../core/load.ts";
 import { freeGlmData } from "../data/dataset.ts";
-import { higgsShaped } from "../data/synthetic.ts";
+import { higgsLike } from "./higgs_like.ts";
 import { GlmModel } from "../models/glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
@@ -57,7 +57,7 @@ const _QUICK: _Settings = {
 async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const s = context.quick ? _QUICK : _FULL;
   const arena = loadCore();
-  const { data } = higgsShaped(arena, { n: s.n, seed: `${context.seed}/r6/higgs` });
+  const { data } = higgsLike(arena, { n: s.n, seed: `${context.seed}/r6/higgs` });
   const model = new GlmModel(data, { family: "logistic", priorScale: 10 });
   const d = model.dim;
   const runs = new Map<TaylorOrder, SamplingResult>();
@@ -215,7 +215,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   ];
   return {
     verdicts,
-    summary: `Perturbed HMC-ECS on HIGGS-shaped logistic data (n = ${s.n}${
+    summary: `Perturbed HMC-ECS on HIGGS-like logistic data (n = ${s.n}${
       context.quick ? ", **quick mode**" : ""
     }) with control variates of Taylor order 0, 1 and 2 and a common m = ${s.m} (no re-tuning of m, so that the variances are comparable); θ* from a 1 % subset MAP, re-centred with M every ${s.updateEvery} warmup iterations; 1 chain × (${s.numWarmup} + ${s.numSamples}). Reference: full-data HMC (Newton MAP metric, 2 chains × (${s.hmcWarmup} + ${s.hmcSamples})).`,
     tables: [{

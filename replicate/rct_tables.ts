@@ -11,7 +11,13 @@
 import type { ComparisonOutcome } from "./comparison.ts";
 import type { ResultTable } from "./experiment.ts";
 import { formatShort } from "./format.ts";
-import { meanInefficiency, rctOf, rctSamplingOnly } from "./method_outcome.ts";
+import {
+  meanInefficiency,
+  medianInefficiency,
+  rctOf,
+  rctPaper,
+  rctSamplingOnly,
+} from "./method_outcome.ts";
 import { momentErrors, monteCarloFloor } from "./moment_errors.ts";
 
 /** Cells of a row (strings, numbers, null). */
@@ -205,13 +211,15 @@ export function rctTable(
         null,
         null,
         null,
+        null,
         o.evaluations,
+        null,
         null,
         o.tau,
       ]);
       continue;
     }
-    const r = rctOf(o, p), alt = rctSamplingOnly(o, p);
+    const r = rctPaper(o, p), perDraw = rctOf(o, p), alt = rctSamplingOnly(o, p);
     const e = momentErrors(o.moments, out.reference.moments);
     const meanIf = meanInefficiency(o);
     rows.push([
@@ -221,10 +229,14 @@ export function rctTable(
       r.median,
       r.max,
       ...paper,
+      perDraw.median,
       alt.median,
       o.key === "hmc" ? null : e.rmsMean,
       o.key === "hmc" ? null : e.rmsSd,
       o.evaluations,
+      o.inefficiencyUnthinned
+        ? o.inefficiencyUnthinned.reduce((a, b) => a + b, 0) / o.inefficiencyUnthinned.length
+        : null,
       meanIf,
       o.tau,
     ]);
@@ -232,7 +244,7 @@ export function rctTable(
   return {
     name: options.name,
     caption:
-      `${options.title} — RCT against perturbed HMC-ECS (min / median / max over the ${p.inefficiency.length} parameters; CT = IF/(2τ̂−1)² × evaluations per kept draw; HMC-ECS and HMC charged their whole run incl. tuning, SG methods post burn-in only), paper values beside ours; "median RCT (ECS post-warmup)" charges HMC-ECS its sampling phase only; rms z = bias vs full-data HMC in posterior sds.`,
+      `${options.title} — RCT against perturbed HMC-ECS (min / median / max over the ${p.inefficiency.length} parameters) under the paper's eq. 2: CT = IF/(2τ̂−1)² × evaluations of the run, HMC-ECS and HMC charged their whole run incl. tuning, SG methods post burn-in only, SGLD's IF from its unthinned chain of L × R iterations; paper values beside ours. "median RCT per kept draw" divides CT by the kept draws (SGLD thinned by L); "median RCT (ECS post-warmup)" charges HMC-ECS its sampling phase only (per kept draw); rms z = bias vs full-data HMC in posterior sds.`,
     columns: [
       "method",
       "settings",
@@ -242,10 +254,12 @@ export function rctTable(
       "paper min",
       "paper median",
       "paper max",
+      "median RCT per kept draw",
       "median RCT (ECS post-warmup)",
       "rms z(mean)",
       "rms z(sd)",
       "evaluations",
+      "mean IF (unthinned chain)",
       "mean IF",
       "τ̂",
     ],
@@ -322,7 +336,7 @@ export function seedRctTable(
   options: { name: string; title: string; paper: PaperRct },
 ): ResultTable {
   const labels = new Map(out.sg.map((o) => [o.key, o.label]));
-  const rows = Object.entries(out.seedRct).map(([key, values]) => {
+  const rows = Object.entries(out.seedRctPaper).map(([key, values]) => {
     const finite = values.filter(Number.isFinite);
     const mean = finite.length ? finite.reduce((a, b) => a + b, 0) / finite.length : NaN;
     const sd = finite.length > 1
@@ -334,14 +348,80 @@ export function seedRctTable(
       mean,
       sd,
       values.map((v) => formatShort(v)).join(", "),
+      (out.seedRct[key] ?? []).map((v) => formatShort(v)).join(", "),
     ];
   });
   const numSeeds = Math.max(0, ...Object.values(out.seedRct).map((v) => v.length));
   return {
     name: options.name,
     caption:
-      `${options.title} over seeds: median RCT against perturbed HMC-ECS (HMC-ECS charged its whole run, SG methods post burn-in) for ${numSeeds} seed(s); each further seed re-runs perturbed HMC-ECS and the SG method with new streams at the same ε.`,
-    columns: ["method", "paper median", "ours mean", "ours sd", "per seed"],
+      `${options.title} over seeds: median RCT against perturbed HMC-ECS under eq. 2 (HMC-ECS charged its whole run, SG methods post burn-in, SGLD's IF from its unthinned chain) for ${numSeeds} seed(s), and per kept draw; each further seed re-runs perturbed HMC-ECS and the SG method with new streams at the same ε.`,
+    columns: [
+      "method",
+      "paper median",
+      "ours mean",
+      "ours sd",
+      "per seed",
+      "per seed, per kept draw",
+    ],
+    rows,
+  };
+}
+
+/**
+ * The conditioning table: eigenvalues of the per-row Fisher information at
+ * θ* and, for every SG method, ε·λ_max and ε·λ_min — of −∇²log π(θ*) for SGLD
+ * (unpreconditioned: stable for ε·λ_max < 4, slowest direction mixing in
+ * ≈ 2/(ε·λ_min) iterations), of M⁻¹(−∇²log π(θ*)) = I for SG-HMC with
+ * M = −∇²log π(θ*) (so ε·λ = ε in every direction).
+ *
+ * @param out The comparison's outcome.
+ * @param options The paper's n and the paper's ε of the variants run at it.
+ * @returns The table.
+ */
+export function conditioningTable(
+  out: ComparisonOutcome,
+  options: { paperRows: number; paperStepSizes: Record<string, number> },
+): ResultTable {
+  const c = out.conditioning;
+  const rows: _Row[] = [
+    [
+      "per-row information",
+      "λ_max, λ_min, condition number",
+      c.perRowMax,
+      c.perRowMin,
+      c.conditionNumber,
+      null,
+      null,
+    ],
+  ];
+  for (const o of out.sg) {
+    const eps = Number(o.settings.match(/ε = ([0-9.e+-]+)/)?.[1]);
+    const sgld = o.key.startsWith("sgld");
+    const paperEps = options.paperStepSizes[o.key];
+    rows.push([
+      o.label,
+      sgld ? "ε·λ of −∇²log π(θ*)" : "ε·λ of M⁻¹(−∇²log π(θ*)) = ε",
+      sgld ? eps * c.lambdaMax : eps,
+      sgld ? eps * c.lambdaMin : eps,
+      eps,
+      paperEps ?? null,
+      o.unstable ? null : medianInefficiency(o),
+    ]);
+  }
+  return {
+    name: "conditioning",
+    caption:
+      `Conditioning at θ* (the SG methods' centre): eigenvalues of the per-row Fisher information −∇²log L(θ*)/n (n = ${c.numRows}; the paper's n = ${options.paperRows}) and ε·λ_max, ε·λ_min of every SG method. SGLD at the paper's ε scaled by n_paper/n has the paper's ε·λ when the per-row information is the paper's: ε·λ_max = ε_paper · n_paper · λ_max(per row). SGLD is stable for ε·λ_max < 4 and its slowest direction decorrelates in ≈ 2/(ε·λ_min) iterations.`,
+    columns: [
+      "",
+      "what",
+      "ε·λ_max (or λ_max)",
+      "ε·λ_min (or λ_min)",
+      "ε (or condition number)",
+      "paper's ε",
+      "median IF (kept draws)",
+    ],
     rows,
   };
 }

@@ -335,55 +335,90 @@ export function verdictTableHtml(outcomes: readonly VerdictSource[]): string[] {
   return out;
 }
 
+/** The thresholds of {@link ratioOutcome} and {@link rctVerdict}. */
+export const RATIO_THRESHOLDS = {
+  /** Reproduced: within this factor of the paper's median (or inside its min–max range). */
+  reproduced: 1.5,
+  /** Partly: within this factor of the paper's median. */
+  partly: 3,
+} as const;
+
+/**
+ * The outcome of a ratio claim (an RCT, a cost ratio): reproduced when ours is
+ * inside the paper's own min–max range across parameters or within 1.5× of
+ * its median, partly within 3× of the median, not reproduced otherwise (and
+ * for a number that is not positive and finite).
+ *
+ * @param ours Our number.
+ * @param paper The paper's median, or [min, median, max] across parameters.
+ * @returns The outcome.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { ratioOutcome } from "./verdicts.ts";
+ * assert.equal(ratioOutcome(300, [3.58, 12.46, 326.8]), "reproduced");
+ * assert.equal(ratioOutcome(1.36, [2.43, 2.97, 4.08]), "partly");
+ * assert.equal(ratioOutcome(0.24, 12.46), "not reproduced");
+ * ```
+ */
+export function ratioOutcome(
+  ours: number,
+  paper: number | readonly [number, number, number],
+): VerdictOutcome {
+  const [lo, med, hi] = typeof paper === "number" ? [paper, paper, paper] : paper;
+  if (!(ours > 0) || !Number.isFinite(ours)) return "not reproduced";
+  const r = Math.max(ours / med, med / ours);
+  return outcomeOf(
+    (ours >= lo && ours <= hi) || r <= RATIO_THRESHOLDS.reproduced,
+    r <= RATIO_THRESHOLDS.partly,
+  );
+}
+
 /**
  * The verdict on a relative-computing-time claim ("method X costs k× HMC-ECS
- * per effective draw"): reproduced when our (mean) median RCT is within a
- * factor 3 of the paper's, partly when it is on the same side of 1 (the same
- * method wins) — with several seeds, beyond the seed-to-seed spread: the
- * mean of log RCT more than two standard errors from 0.
+ * per effective draw"), by {@link ratioOutcome} on the mean over seeds of our
+ * median RCT: reproduced inside the paper's min–max range across parameters
+ * or within 1.5× of its median, partly within 3×.
  *
  * @param claim The claim ("Table 1: SG-HMC vs perturbed HMC-ECS").
  * @param ours Our median RCT, one per seed.
- * @param paper The paper's median RCT.
- * @param note What to say beside our number (settings).
+ * @param paper The paper's median RCT, or its [min, median, max].
+ * @param note What to say beside our number (settings, the other convention).
  * @returns The verdict.
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
  * import { rctVerdict } from "./verdicts.ts";
- * assert.equal(rctVerdict("c", [2], 9.5, "").outcome, "partly");
+ * assert.equal(rctVerdict("c", [4], 9.5, "").outcome, "partly");
+ * assert.equal(rctVerdict("c", [7], [6.8, 9.5, 682.3], "").outcome, "reproduced");
  * assert.equal(rctVerdict("c", [1.5, 0.6], 9.5, "").outcome, "not reproduced");
  * ```
  */
 export function rctVerdict(
   claim: string,
   ours: readonly number[],
-  paper: number,
+  paper: number | readonly [number, number, number],
   note: string,
 ): Verdict {
   const finite = ours.filter((x) => x > 0 && Number.isFinite(x));
-  const mean = finite.length ? meanSd(finite).mean : NaN;
-  const logs = meanSd(finite.length ? finite.map(Math.log) : [NaN]);
-  const beyond = finite.length < 2
-    ? undefined
-    : Math.abs(logs.mean) > 2 * logs.sd / Math.sqrt(logs.count);
-  const sameSide = paper > 1 ? mean > 1 : mean < 1;
-  const spread = beyond === undefined
-    ? "1 seed: seed-to-seed spread not measured"
-    : `RCT ${
-      beyond ? "differs" : "does not differ"
-    } from 1 beyond the spread of ${finite.length} seeds`;
+  const mean = finite.length === ours.length && finite.length > 0 ? meanSd(finite).mean : NaN;
+  const range = typeof paper === "number" ? "" : ` (range ${paper[0]}–${paper[2]})`;
+  const med = typeof paper === "number" ? paper : paper[1];
+  const spread = finite.length < 2 ? "1 seed" : `mean of ${finite.length} seeds`;
   return {
     claim,
-    paper: `median RCT ${paper}`,
-    ours: `${ours.length > 1 ? formatMeanSd(ours) : formatShort(ours[0])}${
-      note ? ` (${note})` : ""
-    }`,
-    outcome: outcomeOf(
-      outcomeByFactor(mean, paper, { factor: 3 }) === "reproduced",
-      sameSide && beyond !== false,
-    ),
+    paper: `median RCT ${med}${range}`,
+    ours: `${
+      finite.length === 0
+        ? "no finite RCT (diverged)"
+        : ours.length > 1
+        ? formatMeanSd(ours)
+        : formatShort(ours[0])
+    }${note ? ` (${note})` : ""}`,
+    outcome: ratioOutcome(mean, paper),
     reason:
-      `threshold: mean within a factor 3 of the paper's median (partly: on the same side of 1 — the same method wins — beyond the seed spread); HMC-ECS charged its whole run, SG methods post burn-in, as in the paper; ${spread}`,
+      `threshold: inside the paper's min–max RCT across parameters or within ${RATIO_THRESHOLDS.reproduced}× of its median (partly: within ${RATIO_THRESHOLDS.partly}×); eq. 2 as the paper: CT = IF × E, HMC-ECS charged its whole run, SG methods post burn-in, SGLD's IF from its unthinned chain of L × R iterations; ${spread}${
+        finite.length < ours.length ? "; a run diverged (RCT infinite)" : ""
+      }`,
   };
 }

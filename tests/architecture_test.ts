@@ -107,6 +107,7 @@ const WORKER_ENTRIES = [
   "samplers/chain_worker.ts",
   "cli/signal_watcher.ts",
   "data/_csv_worker.ts",
+  "replicate/experiment_worker.ts",
 ];
 
 Deno.test("importing a module has no side effects: worker entry points stay out of the static graph", async (t) => {

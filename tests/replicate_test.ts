@@ -327,6 +327,34 @@ Deno.test("parseReplicateArgs() parses flags and rejects bad ones", async (t) =>
     assert.throws(() => parseReplicateArgs(["--fast"]), UsageError);
     assert.throws(() => parseReplicateArgs(["--out"]), UsageError);
   });
+  await t.step("--jobs is a positive integer, by default one per logical core", () => {
+    assert.equal(parseReplicateArgs([]).jobs, Math.max(1, navigator.hardwareConcurrency || 1));
+    assert.equal(parseReplicateArgs(["--jobs", "3"]).jobs, 3);
+    assert.throws(
+      () => parseReplicateArgs(["--jobs", "0"]),
+      /--jobs must be a positive integer, got "0"/,
+    );
+    assert.throws(() => parseReplicateArgs(["--jobs", "two"]), UsageError);
+  });
+});
+
+Deno.test("runReplicate() runs a registered experiment in a worker", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tallmc_replicate_workers_" });
+  try {
+    const err: string[] = [];
+    const code = await runReplicate(["--quick", "--jobs", "2", "--out", dir, "r14"], {
+      stdout: () => {},
+      stderr: (l) => err.push(l),
+    });
+    assert.equal(code, 0, err.join("\n"));
+    assert.ok(err.some((l) => /1 at once in workers/.test(l)), err[0]);
+    assert.ok(err.some((l) => /^replicate: r14 done in /.test(l)), err.join("\n"));
+    assert.match(err[err.length - 1], /finished in .*CPU/);
+    const md = await Deno.readTextFile(`${dir}/report.md`);
+    assert.match(md, /## R14/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("selectExperiments() picks by name and rejects unknown names", async (t) => {

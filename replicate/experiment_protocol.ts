@@ -1,0 +1,45 @@
+/**
+ * The messages between `deno task replicate` and its experiment workers
+ * (`experiment_worker.ts`), and the error text both sides print.
+ *
+ * @module
+ */
+import type { ExperimentResult } from "./experiment.ts";
+
+/** Run the registered experiment `name` (main → worker). */
+export interface ExperimentRequest {
+  /** The experiment's short name in the registry. */
+  readonly name: string;
+  /** Reduced sizes. */
+  readonly quick: boolean;
+  /** Base seed. */
+  readonly seed: number;
+  /** Report directory. */
+  readonly outDir: string;
+}
+
+/** A worker's message: a log line, the result, or the error's text. */
+export type ExperimentReply =
+  | { readonly kind: "log"; readonly message: string }
+  | { readonly kind: "result"; readonly result: ExperimentResult }
+  | { readonly kind: "error"; readonly error: string };
+
+/**
+ * An error as the report shows it: "Name: message" on one line, then its
+ * stack frames.
+ *
+ * @param e What was thrown.
+ * @returns The text.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { errorText } from "./experiment_protocol.ts";
+ * assert.match(errorText(new RangeError("bad\nvalue")), /^RangeError: bad value/);
+ * ```
+ */
+export function errorText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const head = `${e.name}: ${e.message}`.replace(/\s*\r?\n\s*/g, " ");
+  const frames = (e.stack ?? "").split("\n").filter((l) => /^\s+at /.test(l));
+  return [head, ...frames.map((l) => l.trim())].join("\n");
+}
