@@ -319,12 +319,14 @@ export function refineFraction(
  * @param proxy The chain's control variates (B replaced in place).
  * @param support What the model can do.
  * @param rng Generator for the B̂ rows.
- * @returns q, or null.
+ * @param heldRows Rows behind the proxy's current B (a subsample estimate), 0 if none.
+ * @returns The tolerated distance, or null.
  */
 function stayAtCenter(
   proxy: ControlVariateProxy,
   support: SubsamplingSupport,
   rng: Rng,
+  heldRows: number,
 ): number | null {
   const model = support.model, d = proxy.dim, n = proxy.numRows;
   const g = new Float64Array(d);
@@ -341,8 +343,18 @@ function stayAtCenter(
   if (!Number.isFinite(q)) return null;
   const rows = stayRows(d, q);
   if (nominalHessianRowCost(d) * rows > n / 2) return null;
-  const r = subsampleHessian(support, rng, { theta: proxy.thetaStar, fraction: rows / n });
-  proxy.hessSum.set(r.hessian);
+  // The rows behind the current B (the subset fit's, at a θ ≈ 10 subset sds
+  // away, where B differs by far less than its sampling error) count towards
+  // ñ: only the rest are drawn, and the two estimates are pooled by rows.
+  const have = Math.min(heldRows, rows);
+  if (have < rows) {
+    const r = subsampleHessian(support, rng, {
+      theta: proxy.thetaStar,
+      fraction: (rows - have) / n,
+    });
+    const total = have + r.numSubsetRows, b = proxy.hessSum;
+    for (let i = 0; i < d * d; i++) b[i] = (have * b[i] + r.numSubsetRows * r.hessian[i]) / total;
+  }
   // The warm-up's window means scatter about the MAP by their Monte Carlo
   // error (and q itself is from B's estimate): re-centre only 25 % beyond q,
   // where the shift is √1.25 ≈ 1.1× the one B̂ was sized for.
@@ -479,7 +491,7 @@ export function initialCentring(
   try {
     const stay = o.hessianFraction < 1 && o.maxNewtonSteps > 0 && o.recenterTolerance > 0 &&
         o.thetaStar === undefined
-      ? stayAtCenter(proxy, support, rng)
+      ? stayAtCenter(proxy, support, rng, hessian.hessian !== undefined ? fitRows : 0)
       : null;
     if (stay !== null) {
       // B̂ sized for θ*'s distance from the MAP: no full-data Newton pass; the
