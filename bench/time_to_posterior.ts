@@ -192,9 +192,9 @@ for (const n of sizes) {
         `n = ${n.toExponential(0)} ${format.padEnd(7)} ${mb.toFixed(0)} MB: cat ${
           cat.seconds.toFixed(2)
         } s | CLI read alone ${read.seconds.toFixed(2)} s, peak ${rss(read.peakRssMb)} | ` +
-          `whole hmc-ecs command (${values.chains} chains) ${
-            whole.seconds.toFixed(2)
-          } s, peak ${rss(whole.peakRssMb)} | load ${row.loadAverage}`,
+          `whole hmc-ecs command (${values.chains} chains) ${whole.seconds.toFixed(2)} s, peak ${
+            rss(whole.peakRssMb)
+          } | load ${row.loadAverage}`,
       );
     }
   }
