@@ -5,8 +5,10 @@
  *
  * ```
  *  initialCentring    θ* from a 1 % subset MAP (Newton on 0.1 % first; or given),
- *                     the proxy centred there (B from the subset fit's Hessian),
- *                     then damped Newton steps towards the full-data MAP
+ *                     at large n moved by one quasi-Newton step on a larger subset
+ *                     (refineFraction), the proxy centred there (B from the subset
+ *                     fit's Hessian), then either B̂ on enough rows to stay there
+ *                     (stayRows) or damped Newton steps towards the full-data MAP
  *  newtonToMap        each Newton step is one re-centring pass (ℓ, ∇ℓ) whose exact
  *                     A the control variates compute anyway; B is a subsample
  *                     estimate (centringHessian) unless hessianFraction is 1
@@ -29,7 +31,12 @@ import { metricFromNegativeHessian } from "../metric.ts";
 import type { DataModel } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import { dataBasedStart } from "../optimize_start.ts";
-import { blockPoissonTuning, chooseSubsampleSize, laplaceDraws } from "../../subsampling/tuning.ts";
+import {
+  blockPoissonTuning,
+  chooseSubsampleSize,
+  glmSubsetGradient,
+  laplaceDraws,
+} from "../../subsampling/tuning.ts";
 import type { HmcEcsVariant, ResolvedHmcEcsOptions } from "./options.ts";
 import type { SubsamplingSupport } from "../../models/subsampling_support.ts";
 import { subsampleHessian, subsetFit } from "../../subsampling/subset_fit.ts";
@@ -251,6 +258,109 @@ export function newtonToMap(
   return passes;
 }
 
+/**
+ * Nominal cost of one row's Hessian Hₖ in rows of ℓₖ and ∇ℓₖ: (d + 3)/8
+ * (at least 1). A GLM Hessian row is d(d+1)/2 multiply-adds against the
+ * gradient's 2d and a transcendental; measured by `measureHessianCostRatio`
+ * at d = 30 the ratio is 3.4–5.4, this gives 4.1. A fixed formula, not a
+ * timing, so that the warm-up's choices (and the draws) never depend on the
+ * machine's load.
+ *
+ * @param dim d.
+ * @returns w, nominal.
+ */
+export function nominalHessianRowCost(dim: number): number {
+  return Math.max(1, (dim + 3) / 8);
+}
+
+/**
+ * The rows a subsample B̂ needs for the control variates to stay centred at
+ * a θ* that is q = gᵀP⁻¹g/d posterior sd² per dimension from the MAP:
+ * 2000·d·max(1, q). B̂'s error E tilts the sampled posterior by the gradient
+ * E(θ − θ*), whose size grows as √(q/ñ); 2000·d rows keep the shift
+ * ≲ 0.03 sd within 1 sd² (see {@link hessianSampleFraction}), so q sd² need
+ * q times the rows for the same shift.
+ *
+ * @param dim d.
+ * @param q θ*'s squared distance from the MAP per dimension, in posterior sd².
+ * @returns ñ.
+ */
+export function stayRows(dim: number, q: number): number {
+  return Math.ceil(2000 * dim * Math.max(1, q));
+}
+
+/**
+ * The fraction of rows for the quasi-Newton step that moves a 1 % subset θ*
+ * towards the MAP before the one full-data centring pass, or null when that
+ * does not pay. A subset of fraction f puts θ* q ≈ 1/f − 1 sd² per dimension
+ * from the MAP, so staying there costs w·{@link stayRows}(d, q)/n passes of
+ * Hessian rows plus the step's f: f = √(w·2000·d/n) minimises the sum. Only
+ * when f ≤ 0.25 (n ≳ 4·10⁶ at d = 30) is that clearly under the full-data
+ * Newton pass it replaces.
+ *
+ * @param model n and d.
+ * @returns f, or null.
+ */
+export function refineFraction(
+  model: { readonly numRows: number; readonly dim: number },
+): number | null {
+  const d = model.dim, n = model.numRows;
+  const f = Math.sqrt((nominalHessianRowCost(d) * 2000 * d) / n);
+  return f <= 0.25 ? f : null;
+}
+
+/**
+ * After the centring pass at θ*: if a subsample B̂ that keeps the posterior
+ * shift as small as a full-data Newton re-centring would costs at most half a
+ * pass, draw it (the proxy's B) and return the squared distance per
+ * dimension from the MAP within which the warm-up need not re-centre
+ * (1.25·max(1, q)); else null (take Newton steps).
+ *
+ * @param proxy The chain's control variates (B replaced in place).
+ * @param support What the model can do.
+ * @param rng Generator for the B̂ rows.
+ * @param heldRows Rows behind the proxy's current B (a subsample estimate), 0 if none.
+ * @returns The tolerated distance, or null.
+ */
+function stayAtCenter(
+  proxy: ControlVariateProxy,
+  support: SubsamplingSupport,
+  rng: Rng,
+  heldRows: number,
+): number | null {
+  const model = support.model, d = proxy.dim, n = proxy.numRows;
+  const g = new Float64Array(d);
+  model.logPrior(proxy.thetaStar, g);
+  for (let i = 0; i < d; i++) g[i] += proxy.gradSum[i];
+  let dec = 0;
+  try {
+    const step = choleskySolve(cholesky(precisionAtCenter(proxy, model)), g);
+    for (let i = 0; i < d; i++) dec += g[i] * step[i];
+  } catch {
+    return null;
+  }
+  const q = dec / d;
+  if (!Number.isFinite(q)) return null;
+  const rows = stayRows(d, q);
+  if (nominalHessianRowCost(d) * rows > n / 2) return null;
+  // The rows behind the current B (the subset fit's, at a θ ≈ 10 subset sds
+  // away, where B differs by far less than its sampling error) count towards
+  // ñ: only the rest are drawn, and the two estimates are pooled by rows.
+  const have = Math.min(heldRows, rows);
+  if (have < rows) {
+    const r = subsampleHessian(support, rng, {
+      theta: proxy.thetaStar,
+      fraction: (rows - have) / n,
+    });
+    const total = have + r.numSubsetRows, b = proxy.hessSum;
+    for (let i = 0; i < d * d; i++) b[i] = (have * b[i] + r.numSubsetRows * r.hessian[i]) / total;
+  }
+  // The warm-up's window means scatter about the MAP by their Monte Carlo
+  // error (and q itself is from B's estimate): re-centre only 25 % beyond q,
+  // where the shift is √1.25 ≈ 1.1× the one B̂ was sized for.
+  return 1.25 * Math.max(1, q);
+}
+
 /** What {@link initialCentring} returns. */
 export interface InitialCentring {
   /** The chain's control variates, centred at θ*. */
@@ -263,6 +373,12 @@ export interface InitialCentring {
   scale: number;
   /** Newton re-centring passes made. */
   numNewtonSteps: number;
+  /**
+   * θ*'s squared distance per dimension from the MAP that B was sized for
+   * when the chain stays at a θ* found on subsets (0 otherwise): the warm-up
+   * re-centres only beyond it.
+   */
+  toleratedDistance: number;
 }
 
 /**
@@ -296,6 +412,7 @@ export function initialCentring(
         precision: precisionAtCenter(proxy, model),
         scale: 1,
         numNewtonSteps,
+        toleratedDistance: 0,
       };
     } catch (e) {
       proxy.dispose();
@@ -343,6 +460,25 @@ export function initialCentring(
     thetaStar = fit.thetaStar;
     precision = fit.precision;
     scale = Math.sqrt(model.numRows / fit.numSubsetRows);
+    const rows = support.rows, f = quick ? refineFraction(model) : null;
+    if (f !== null && rows.kind === "compact-glm" && f > fit.numSubsetRows / model.numRows) {
+      // One quasi-Newton step with the exact gradient of an f-subset and the
+      // fit's precision: θ* lands near that subset's MAP (≈ 1/f − 1 sd² per
+      // dimension from the full-data MAP) for f·n rows of ℓ and ∇ℓ.
+      const g = new Float64Array(model.dim);
+      model.logPrior(thetaStar, g);
+      const r = glmSubsetGradient(rows, rng, { theta: thetaStar, fraction: f });
+      for (let i = 0; i < g.length; i++) g[i] += r.gradient[i];
+      try {
+        const step = choleskySolve(cholesky(precision), g);
+        const moved = thetaStar.map((v, i) => v + step[i]);
+        if (moved.every(Number.isFinite) && Number.isFinite(model.logPrior(moved, g))) {
+          thetaStar = moved;
+        }
+      } catch {
+        // not positive definite: keep the subset MAP
+      }
+    }
     if (o.hessianFraction < 1) {
       // The subset fit's Hessian at θ* is already a subsample estimate of B.
       const priorHess = new Float64Array(precision.length);
@@ -351,9 +487,20 @@ export function initialCentring(
     }
   }
   const proxy = createProxy(support, thetaStar, o.order, hessian);
-  let numNewtonSteps = 0;
+  let numNewtonSteps = 0, toleratedDistance = 0;
   try {
-    if (o.maxNewtonSteps > 0) {
+    const stay = o.hessianFraction < 1 && o.maxNewtonSteps > 0 && o.recenterTolerance > 0 &&
+        o.thetaStar === undefined
+      ? stayAtCenter(proxy, support, rng, hessian.hessian !== undefined ? fitRows : 0)
+      : null;
+    if (stay !== null) {
+      // B̂ sized for θ*'s distance from the MAP: no full-data Newton pass; the
+      // pilot's Laplace draws spread over that distance.
+      toleratedDistance = stay;
+      thetaStar = Float64Array.from(proxy.thetaStar);
+      precision = precisionAtCenter(proxy, model);
+      scale = Math.sqrt(1 + stay);
+    } else if (o.maxNewtonSteps > 0) {
       numNewtonSteps = newtonToMap(proxy, support, rng, {
         ...o,
         hessianRows: hessian.hessian !== undefined && fitRows > 0 ? fitRows : undefined,
@@ -375,6 +522,7 @@ export function initialCentring(
     precision,
     scale,
     numNewtonSteps,
+    toleratedDistance,
   };
 }
 

@@ -113,6 +113,7 @@ export function hmcEcsChainSampler(
           numCenterings: 1 + c.numNewtonSteps,
           numNewtonSteps: c.numNewtonSteps,
           numSkippedCenterings: 0,
+          toleratedDistance: c.toleratedDistance,
         };
         const start = o.startAtThetaStar ? c.thetaStar : position;
         const fresh = kernel.init(start, estimator, logPriorFn);
@@ -180,6 +181,7 @@ export function hmcEcsChainSampler(
         numCenterings: e.numCenterings,
         numSkippedCenterings: e.numSkippedCenterings,
         numNewtonSteps: e.numNewtonSteps,
+        toleratedDistance: e.toleratedDistance,
         subsampleSize: u.variant === "perturbed" ? u.subsampleSize : null,
         numBlocks: u.variant === "perturbed" ? u.numBlocks : null,
         batchSize: u.variant === "signed" ? u.batchSize : null,

@@ -31,6 +31,12 @@ export interface HmcEcsEngine {
   numSkippedCenterings: number;
   /** Newton re-centrings made before sampling. */
   numNewtonSteps: number;
+  /**
+   * Squared distance per dimension (posterior sd²) of θ* from the MAP that
+   * the control variates' B was sized for when θ* was found on subsets (0
+   * otherwise); scheduled re-centrings within it are skipped.
+   */
+  toleratedDistance: number;
 }
 
 /** Per-chain state of HMC-ECS. Use linearly (the subsample is updated in place). */

@@ -5,7 +5,8 @@
  * ```
  *  every warmup step     dual averaging of ε towards the target acceptance
  *  every `updateEvery`   θ̄ = mean of the window's draws; unless θ̄ is within
- *                        `recenterTolerance` of θ* (centring.recenterDistance):
+ *                        `recenterTolerance` of θ* (centring.recenterDistance),
+ *                        or of the distance a subset θ*'s B̂ was sized for:
  *                          re-centre the proxy at θ̄ (one full-data pass of ℓ, ∇ℓ),
  *                          B from a subsample (centring.centringHessian) or,
  *                          with hessianFraction 1, a full-data Hessian pass,
@@ -133,7 +134,10 @@ export function warmupUpdate(
       sum.fill(0);
       count = 0;
       const engine = state.engine, proxy = engine.proxy;
-      if (!engine.training && recenterDistance(proxy, model, center) < o.recenterTolerance) {
+      const tolerance = o.recenterTolerance > 0
+        ? Math.max(o.recenterTolerance, engine.toleratedDistance)
+        : o.recenterTolerance;
+      if (!engine.training && recenterDistance(proxy, model, center) < tolerance) {
         engine.numSkippedCenterings++;
       } else {
         // One full-data pass: θ* = θ̄, and B = ΣHₖ(θ*) from the same pass for M.
