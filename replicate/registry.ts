@@ -26,6 +26,7 @@ import { r13NaiveAcceptance } from "./r13_naive_acceptance.ts";
 import { r14NaivePhaseSpace } from "./r14_naive_phase_space.ts";
 import { r15AusterityIca } from "./r15_austerity_ica.ts";
 import { r16AusterityRjmcmc } from "./r16_austerity_rjmcmc.ts";
+import { r17QnhmcPmf } from "./r17_qnhmc_pmf.ts";
 
 /** Every registered experiment, in report order. */
 export const EXPERIMENTS: readonly Experiment[] = [
@@ -52,6 +53,8 @@ export const EXPERIMENTS: readonly Experiment[] = [
   // Austerity §5.2–5.3 (austerity-mh_korattikara-2014.md).
   r15AusterityIca,
   r16AusterityRjmcmc,
+  // QNHMC §5.3 (qnhmc_fu-2016.md).
+  r17QnhmcPmf,
 ];
 
 /**
