@@ -304,10 +304,10 @@ const _PAPER_NOTE: Record<string, string> = {
 async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
   const quick = ctx.quick;
   const n = quick ? 10_000 : 1_950_000;
-  const epsilons = quick ? [0, 0.05, 0.1, 0.2] : [0, 0.01, 0.05, 0.1, 0.2];
+  const epsilons = [0, 0.05, 0.1, 0.2];
   const numChains = 10;
   const truthSteps = quick ? 3_000 : 800;
-  const budget = { passes: quick ? 40 : 12 };
+  const budget = { passes: quick ? 40 : 8 };
   const budgetValue = budget.passes;
   const t0 = performance.now();
   const data = icaData(ctx.seed, n);
