@@ -24,6 +24,9 @@ import { r11AusterityMnist } from "./r11_austerity_mnist.ts";
 import { r12AusterityL1 } from "./r12_austerity_l1.ts";
 import { r13NaiveAcceptance } from "./r13_naive_acceptance.ts";
 import { r14NaivePhaseSpace } from "./r14_naive_phase_space.ts";
+import { r15AusterityIca } from "./r15_austerity_ica.ts";
+import { r16AusterityRjmcmc } from "./r16_austerity_rjmcmc.ts";
+import { r17QnhmcPmf } from "./r17_qnhmc_pmf.ts";
 
 /** Every registered experiment, in report order. */
 export const EXPERIMENTS: readonly Experiment[] = [
@@ -47,6 +50,11 @@ export const EXPERIMENTS: readonly Experiment[] = [
   // Naive subsampled HMC (naive-subsampling-hmc_betancourt-2015.md).
   r13NaiveAcceptance,
   r14NaivePhaseSpace,
+  // Austerity §5.2–5.3 (austerity-mh_korattikara-2014.md).
+  r15AusterityIca,
+  r16AusterityRjmcmc,
+  // QNHMC §5.3 (qnhmc_fu-2016.md).
+  r17QnhmcPmf,
 ];
 
 /**
