@@ -60,6 +60,8 @@ export function defaultJobs(): number {
  * registry order).
  */
 const _DURATION_HINT: Record<string, number> = {
+  r16: 600,
+  r15: 600,
   r4: 330,
   r2: 300,
   r10: 120,
@@ -75,6 +77,7 @@ const _DURATION_HINT: Record<string, number> = {
   r9: 20,
   r14: 20,
   r0: 20,
+  r17: 20,
 };
 
 /** Options of {@link runReplicate} (for embedding and tests). */
