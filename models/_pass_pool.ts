@@ -281,17 +281,20 @@ export function servePool(pool: PassPoolShared, passes: RowPasses, ready: () => 
 export function poolWorker<T>(
   build: (start: PassWorkerStart<T>) => RowPasses,
 ): (event: MessageEvent<PassWorkerStart<T>>) => void {
+  // This module is in the library's static graph, type-checked without the
+  // worker lib: the worker's scope is named by the two members it needs.
+  const scope = globalThis as unknown as { postMessage(message: unknown): void; close(): void };
   return (event) => {
     const start = event.data;
     let passes: RowPasses;
     try {
       passes = build(start);
     } catch (e) {
-      self.postMessage({ error: e instanceof Error ? e.message : String(e) });
-      self.close();
+      scope.postMessage({ error: e instanceof Error ? e.message : String(e) });
+      scope.close();
       return;
     }
-    servePool(start.pool, passes, () => self.postMessage({ ready: true }));
-    self.close();
+    servePool(start.pool, passes, () => scope.postMessage({ ready: true }));
+    scope.close();
   };
 }
