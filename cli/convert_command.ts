@@ -26,7 +26,8 @@
  */
 import { openCsvRows } from "../data/csv.ts";
 import type { Storage } from "../data/dataset.ts";
-import { openParquetRows, type ParquetRowChunk, writeParquet } from "../data/parquet.ts";
+import { openParquetRows, type ParquetRowChunk } from "../data/parquet.ts";
+import { writeParquet } from "../data/parquet_write.ts";
 import { fingerprintFile, writeRowStore } from "../data/row_store.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";

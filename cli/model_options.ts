@@ -23,7 +23,8 @@ import {
   parseColumnTable,
 } from "../data/design.ts";
 import { parseFormula } from "../data/formula.ts";
-import { loadParquet, loadParquetWithFormula, parquetColumns } from "../data/parquet.ts";
+import { loadParquet } from "../data/parquet.ts";
+import { loadParquetWithFormula, parquetColumns } from "../data/parquet_formula.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { type GlmFamily, GlmModel, type GlmModelFamily, type GlmOptions } from "../models/glm.ts";
 import { parsePriorText } from "../models/prior_text.ts";
@@ -532,7 +533,7 @@ function _isParquet(path: string): boolean {
  * ```ts
  * import assert from "node:assert/strict";
  * import { loadCore } from "../core/load.ts";
- * import { writeParquet } from "../data/parquet.ts";
+ * import { writeParquet } from "../data/parquet_write.ts";
  * import { loadDataFile } from "./model_options.ts";
  * const path = await Deno.makeTempFile({ suffix: ".parquet" });
  * await writeParquet(path, [{ numRows: 1, x: new Float64Array([2]), y: new Float64Array([1]) }], {
