@@ -22,7 +22,7 @@ import { freeGlmData, glmDataFromArrays, glmDataRows } from "../data/dataset.ts"
 import { closestName } from "../math/names.ts";
 import { GlmModel } from "../models/glm.ts";
 import { buildPrior, logScaleDensity, type ScalePrior, withPrior } from "../models/priors.ts";
-import { priorSpecFromFlags } from "../cli/model_options.ts";
+import { priorSpecFromFlags } from "../cli/prior_flags.ts";
 import { cliWording } from "../cli/args.ts";
 import { sampleChains } from "../samplers/driver.ts";
 import { findUnboundedAscent } from "../samplers/optimize_start.ts";
