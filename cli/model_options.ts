@@ -18,12 +18,8 @@
 import type { Arena } from "../core/arena.ts";
 import { type LoadCsvOptions, loadCsvToArena, peekInputText } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
-import {
-  columnMoments,
-  type FormulaData,
-  loadCsvWithFormula,
-  parseColumnTable,
-} from "../data/design.ts";
+import { columnMoments, type FormulaData } from "../data/design.ts";
+import { loadCsvWithFormula, parseColumnTable } from "../data/formula_csv.ts";
 import { loadParquet } from "../data/parquet.ts";
 import { loadParquetWithFormula, parquetColumns } from "../data/parquet_formula.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
@@ -323,7 +319,7 @@ export interface ModelFromDesign {
  * import assert from "node:assert/strict";
  * import { loadCore } from "../core/load.ts";
  * import { glmDataFromArrays } from "../data/dataset.ts";
- * import { parseCsvWithFormula } from "../data/design.ts";
+ * import { parseCsvWithFormula } from "../data/formula_csv.ts";
  * import { modelFromFormulaData } from "./model_options.ts";
  * const d = parseCsvWithFormula("y,g\n1,a\n0,b\n1,b\n0,a\n", { formula: "y ~ g", family: "logistic" });
  * const data = glmDataFromArrays(loadCore(), d.x, d.y, { numCols: d.numCols, columnNames: d.columnNames });

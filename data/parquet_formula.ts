@@ -7,7 +7,8 @@
  */
 import type { Arena } from "../core/arena.ts";
 import { glmDataFromArrays, type Storage } from "./dataset.ts";
-import { buildDesign, type ColumnTable, type DesignOptions, type FormulaData } from "./design.ts";
+import type { ColumnTable, DesignOptions, FormulaData } from "./design.ts";
+import { buildDesign } from "./design_matrix.ts";
 import type { Formula } from "./formula.ts";
 import {
   openParquetSource,
