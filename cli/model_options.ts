@@ -24,13 +24,9 @@ import { loadParquet } from "../data/parquet.ts";
 import { loadParquetWithFormula, parquetColumns } from "../data/parquet_formula.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { type GlmFamily, GlmModel, type GlmOptions } from "../models/glm.ts";
-import {
-  buildPrior,
-  type CoefficientPrior,
-  defaultPriorSpec,
-  type PriorSpec,
-  withPrior,
-} from "../models/priors.ts";
+import { buildPrior, defaultPriorSpec } from "../models/prior_build.ts";
+import type { CoefficientPrior, PriorSpec } from "../models/priors.ts";
+import { withPrior } from "../models/with_prior.ts";
 import { checkGlmPosterior } from "../samplers/proper_posterior.ts";
 import { CliUsageError, cliWording } from "./usage.ts";
 import {
