@@ -4,8 +4,9 @@
  * `--prior-scale`), `--formula`, `--standardize` and the priors (`--prior`,
  * `--prior-intercept`, `--prior-file`): building the model they describe.
  * The flags' specs and checks are in ./model_flags.ts, their help text in
- * ./model_help.ts, the priors they state in ./prior_flags.ts; this module
- * re-exports those names.
+ * ./model_help.ts, the priors they state in ./prior_flags.ts, the look at
+ * `--data` before loading in ./data_peek.ts; this module re-exports the
+ * flags' names.
  *
  * Without `--formula` or a `--prior*` flag the coefficients keep N(0, S²)
  * with S = `--prior-scale` (a number). Numeric data with a numeric response
@@ -16,12 +17,12 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { type LoadCsvOptions, loadCsvToArena, peekInputText } from "../data/csv.ts";
+import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { columnMoments, type FormulaData } from "../data/design.ts";
-import { loadCsvWithFormula, parseColumnTable } from "../data/formula_csv.ts";
+import { loadCsvWithFormula } from "../data/formula_csv.ts";
 import { loadParquet } from "../data/parquet.ts";
-import { loadParquetWithFormula, parquetColumns } from "../data/parquet_formula.ts";
+import { loadParquetWithFormula } from "../data/parquet_formula.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { type GlmFamily, GlmModel, type GlmOptions } from "../models/glm.ts";
 import { buildPrior, defaultPriorSpec } from "../models/prior_build.ts";
@@ -39,6 +40,7 @@ import {
   SCALED_FAMILIES,
 } from "./model_flags.ts";
 import { priorSpecFromFlags } from "./prior_flags.ts";
+import { formulaFor, isParquetPath, responseIsText } from "./data_peek.ts";
 
 export {
   checkModelFlags,
@@ -65,11 +67,6 @@ export interface ModelFromFlags {
   readonly warnings: readonly string[];
   /** Notes for stderr (how a text response was coded). */
   readonly notes: readonly string[];
-}
-
-/** Whether `--data` names a Parquet file (by its extension). */
-function _isParquet(path: string): boolean {
-  return /\.parquet$/i.test(path);
 }
 
 /**
@@ -101,7 +98,7 @@ export function loadDataFile(
   path: string,
   options: LoadCsvOptions,
 ): Promise<GlmData> {
-  if (!_isParquet(path)) return loadCsvToArena(arena, path, options);
+  if (!isParquetPath(path)) return loadCsvToArena(arena, path, options);
   const { delimiter: _d, header: _h, chunkBytes: _c, ...rest } = options;
   return loadParquet(arena, path, { ...rest, compressors: parquetDecompressors });
 }
@@ -150,10 +147,10 @@ async function _modelFromFlags(
   const useTable = values.formula !== undefined || choice.offset !== undefined ||
     choice.trials !== undefined || choice.success !== undefined ||
     (choice.family === "logistic" &&
-      await _responseIsText(dataPath, values.response as string, delimiterFromFlags(values)));
+      await responseIsText(dataPath, values.response as string, delimiterFromFlags(values)));
   if (useTable) {
     const formula = (values.formula as string | undefined) ??
-      await _formulaFor(dataPath, values, choice);
+      await formulaFor(dataPath, values, choice);
     let fd;
     try {
       const formulaOptions = {
@@ -166,7 +163,7 @@ async function _modelFromFlags(
         success: choice.success,
         delimiter: delimiterFromFlags(values),
       };
-      fd = _isParquet(dataPath)
+      fd = isParquetPath(dataPath)
         ? await loadParquetWithFormula(arena, dataPath, {
           ...formulaOptions,
           compressors: parquetDecompressors,
@@ -430,92 +427,4 @@ function _checkPosterior(model: GlmModel): readonly string[] {
   const r = checkGlmPosterior(model, { wording: "cli" });
   if (r.error !== null) throw new CliUsageError(r.error);
   return r.warnings;
-}
-
-/**
- * The column names and the first data row of a CSV file (its first 64 KiB),
- * or a Parquet file's column names with "text" as the first cell of its text
- * columns.
- */
-async function _peekCsv(
-  path: string,
-  delimiter: string | undefined,
-): Promise<{ names: string[]; first: string[] | null }> {
-  if (_isParquet(path)) {
-    const cols = await parquetColumns(path);
-    return { names: cols.map((c) => c.name), first: cols.map((c) => (c.text ? "text" : "0")) };
-  }
-  const peek = await peekInputText(path, 65536);
-  let text = peek.text;
-  if (peek.more) text = text.slice(0, Math.max(text.lastIndexOf("\n"), 0));
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  try {
-    const t = parseColumnTable(text, { delimiter });
-    return { names: [...t.names], first: t.columns.map((c) => c[0]) };
-  } catch {
-    const header = text.split(/\r?\n/)[0] ?? "";
-    return { names: header.split(delimiter ?? ",").map((s) => s.trim()), first: null };
-  }
-}
-
-/** Whether the response's first cell is text (then the file is read as a table). */
-async function _responseIsText(
-  path: string,
-  response: string | undefined,
-  delimiter: string | undefined,
-): Promise<boolean> {
-  if (response === undefined) return false;
-  try {
-    const { names, first } = await _peekCsv(path, delimiter);
-    const j = names.indexOf(response);
-    return first !== null && j >= 0 && first[j] !== "" && !Number.isFinite(Number(first[j]));
-  } catch {
-    return false; // the streaming loader reports an unreadable file
-  }
-}
-
-/** `response ~ columns` (back-quoted) for data read as a table without --formula. */
-async function _formulaFor(
-  path: string,
-  values: Record<string, unknown>,
-  choice: FamilyChoice,
-): Promise<string> {
-  const response = values.response as string;
-  const aux = [choice.offset, choice.trials].filter((v): v is string => v !== undefined);
-  let columns: string[];
-  if (values.columns !== undefined) {
-    columns = (values.columns as string).split(",").map((s) => s.trim());
-    for (const c of columns) {
-      if (c === choice.offset || c === choice.trials) {
-        const flag = c === choice.offset ? "--offset" : "--trials";
-        throw new CliUsageError(
-          `--columns names the ${flag} column ${JSON.stringify(c)}; it enters the model as the ${
-            flag.slice(2)
-          }, not as a covariate`,
-        );
-      }
-    }
-  } else {
-    const { names } = await _peekCsv(path, delimiterFromFlags(values));
-    for (const a of aux) {
-      if (!names.includes(a)) {
-        const flag = a === choice.offset ? "--offset" : "--trials";
-        throw new CliUsageError(
-          `${flag} ${JSON.stringify(a)}: no such column in --data ${path} (columns: ${
-            names.join(", ")
-          })`,
-        );
-      }
-    }
-    columns = names.filter((n) => n !== response && !aux.includes(n));
-  }
-  for (const n of [response, ...columns]) {
-    if (n.includes("`")) {
-      throw new CliUsageError(
-        `column ${JSON.stringify(n)} contains a backquote; rename it or use --formula`,
-      );
-    }
-  }
-  const rhs = [values["no-intercept"] ? "0" : "1", ...columns.map((c) => `\`${c}\``)];
-  return `\`${response}\` ~ ${rhs.join(" + ")}`;
 }
