@@ -7,7 +7,7 @@
  *     TALLMC_DESIGN_BENCH_ROWS rows (default 20 000): y, x1, x2, region (3 levels).
  */
 import { parseCsvText } from "../data/csv.ts";
-import { parseCsvWithFormula } from "../data/design.ts";
+import { parseCsvWithFormula } from "../data/formula_csv.ts";
 
 function _rows(): number {
   try {

@@ -19,7 +19,8 @@ import { parquetMetadataAsync, parquetRead } from "hyparquet";
 import { ByteWriter, ParquetWriter } from "hyparquet-writer";
 import * as parquetWasm from "npm:parquet-wasm@0.8.0";
 import { loadCore } from "../core/load.ts";
-import { loadParquet, type ParquetRowChunk, writeParquet } from "../data/parquet.ts";
+import { loadParquet, type ParquetRowChunk } from "../data/parquet.ts";
+import { writeParquet } from "../data/parquet_write.ts";
 import type { Storage } from "../data/dataset.ts";
 
 const NUM_COLS = 30;

@@ -9,7 +9,7 @@
  */
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
-import { writeRowStoreFromGlmData } from "../data/row_store.ts";
+import { writeRowStoreFromGlmData } from "../data/row_store_write.ts";
 import { GlmModel } from "../models/glm.ts";
 import { ShardedGlmModel } from "../models/sharded_glm.ts";
 import { Rng } from "../random/rng.ts";

@@ -12,7 +12,8 @@
  * delete it when done). Run each kind in its own process: RSS does not shrink
  * when a model is closed.
  */
-import { type RowChunk, writeRowStore } from "../data/row_store.ts";
+import type { RowChunk } from "../data/row_store_format.ts";
+import { writeRowStore } from "../data/row_store_write.ts";
 import { ShardedGlmModel } from "../models/sharded_glm.ts";
 
 const [kind, nText] = Deno.args;

@@ -50,12 +50,8 @@ import { parseArgs } from "node:util";
 import { Rng } from "../random/rng.ts";
 import { higgsShaped, INTERCEPT_NAME } from "../data/synthetic.ts";
 import type { Storage } from "../data/dataset.ts";
-import {
-  loadParquet,
-  type ParquetRowChunk,
-  parquetRowChunks,
-  writeParquet,
-} from "../data/parquet.ts";
+import { loadParquet, type ParquetRowChunk, parquetRowChunks } from "../data/parquet.ts";
+import { writeParquet } from "../data/parquet_write.ts";
 import { loadCore } from "../core/load.ts";
 import { openRowStore } from "../data/row_store.ts";
 import { convertTable } from "../cli/convert_command.ts";

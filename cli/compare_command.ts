@@ -39,13 +39,12 @@ import { binaryKind } from "./file_kind.ts";
 import {
   checkModelFlags,
   FAMILY_OPTION_FLAGS,
-  familyFlagsHelp,
   familyFromFlags,
   GLM_DATA_FLAGS,
   MODEL_FLAGS,
-  modelFlagsHelp,
-  modelFromFlags,
-} from "./model_options.ts";
+} from "./model_flags.ts";
+import { familyFlagsHelp, modelFlagsHelp } from "./model_help.ts";
+import { modelFromFlags } from "./model_options.ts";
 import { isSameFile } from "./safe_output.ts";
 
 const _MODEL_FLAGS: FlagSpec = { ...GLM_DATA_FLAGS, ...FAMILY_OPTION_FLAGS, ...MODEL_FLAGS };

@@ -26,8 +26,10 @@
  */
 import { openCsvRows } from "../data/csv.ts";
 import type { Storage } from "../data/dataset.ts";
-import { openParquetRows, type ParquetRowChunk, writeParquet } from "../data/parquet.ts";
-import { fingerprintFile, writeRowStore } from "../data/row_store.ts";
+import { openParquetRows, type ParquetRowChunk } from "../data/parquet.ts";
+import { writeParquet } from "../data/parquet_write.ts";
+import { fingerprintFile } from "../data/row_store_format.ts";
+import { writeRowStore } from "../data/row_store_write.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";

@@ -21,18 +21,15 @@
  * @module
  */
 import { loadCore } from "../core/load.ts";
-import { summarize } from "../diagnostics/summary.ts";
 import type { GlmModel } from "../models/glm.ts";
-import { MAX_RUN_BYTES, runBytes, sampleChains, type SamplingResult } from "../samplers/driver.ts";
+import type { SamplingResult } from "../samplers/driver.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
-import type { SamplerDescription, SamplerOption } from "../samplers/sampler.ts";
 import {
   checkSamplerFlagConflicts,
   CliUsageError,
   type FlagSpec,
   intFlag,
-  numberFlag,
   parseFlags,
   resolveUserPath,
 } from "./args.ts";
@@ -40,9 +37,7 @@ import { DrawsFileWriter } from "./draws_writer.ts";
 import { cmdstanChainPath, CmdStanDrawsWriter } from "./cmdstan_writer.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
 import { checkWritable, refuseSameFile } from "./safe_output.ts";
-import { formatSummary, withNaturalScales } from "./summary_table.ts";
 import { initFromFlag, printVerdict, RUN_CHECK_FLAGS, runCheckHelp } from "./verdict_print.ts";
-import type { SummaryRow } from "../diagnostics/summary.ts";
 import { ChainProgress } from "./progress.ts";
 import {
   checkModelFlags,
@@ -54,6 +49,25 @@ import {
   modelFlagsHelp,
   modelFromFlags,
 } from "./model_options.ts";
+import {
+  checkMemory as _checkMemory,
+  checkOptionBounds as _checkOptionBounds,
+  optionValue as _optionValue,
+  samplerFlags as _samplerFlags,
+  userMessage as _userMessage,
+} from "./sample_flags.ts";
+import {
+  type DrawsOutput,
+  extremeColumnsHint as _extremeColumnsHint,
+  finishStopped as _finishStopped,
+  keepOrDiscard as _keepOrDiscard,
+  printSummary as _printSummary,
+  report as _report,
+  reportWriteFailure as _reportWriteFailure,
+  sampleInThread as _sampleInThread,
+  Stopped as _Stopped,
+  StopWatch as _StopWatch,
+} from "./sample_run.ts";
 
 export { MAX_RUN_BYTES, runBytes } from "../samplers/driver.ts";
 
@@ -75,30 +89,6 @@ const _COMMON_FLAGS: FlagSpec = {
 
 /** Files `--format cmdstan` may hold open at once (one per chain). */
 const _MAX_CMDSTAN_FILES = 256;
-
-/** Internal option names → the flags users type, for messages from the library. */
-const _COMMON_NAMES: Record<string, string> = {
-  numSamples: "--samples",
-  numWarmup: "--warmup",
-  numChains: "--chains",
-  priorScale: "--prior-scale",
-  scalePrior: "--prior-aux",
-  sigma: "--sigma",
-  thin: "--thin",
-  workers: "--workers",
-};
-
-function _samplerFlags(): Map<string, { option: SamplerOption; samplers: string[] }> {
-  const out = new Map<string, { option: SamplerOption; samplers: string[] }>();
-  for (const name of samplerNames()) {
-    for (const option of getSampler(name).options ?? []) {
-      const e = out.get(option.flag);
-      if (e === undefined) out.set(option.flag, { option, samplers: [name] });
-      else e.samplers.push(name);
-    }
-  }
-  return out;
-}
 
 /**
  * The `sample --help` text, with the samplers and their options read from
@@ -180,94 +170,6 @@ export function sampleHelp(): string {
     "Divergent transitions are counted and reported, as in Stan.",
   );
   return lines.join("\n");
-}
-
-function _optionValue(o: SamplerOption, raw: string | boolean): unknown {
-  const flag = `--${o.flag}`;
-  switch (o.type) {
-    case "number":
-      return numberFlag(raw, o.flag, o.min);
-    case "integer":
-      return intFlag(raw, { flag: o.flag, default: 0, min: o.min ?? 1 });
-    case "boolean":
-      if (raw === "yes" || raw === "true") return true;
-      if (raw === "no" || raw === "false") return false;
-      throw new CliUsageError(`${flag} must be yes or no, got ${JSON.stringify(raw)}`);
-    default: {
-      const choices = o.choices ?? [];
-      if (typeof raw !== "string" || !choices.includes(raw)) {
-        throw new CliUsageError(
-          `${flag} must be one of ${choices.join(", ")}, got ${JSON.stringify(raw)}`,
-        );
-      }
-      return /^\d+$/.test(raw) ? Number(raw) : raw;
-    }
-  }
-}
-
-/**
- * Ranges of sampler options narrower than "positive" (the registry's
- * `"number"`), checked with the other flags, before data are read or the
- * output is created (the samplers check them only when a chain starts).
- */
-const _OPTION_RANGES: Record<string, { below: number; atLeastZero?: boolean }> = {
-  targetAcceptanceRate: { below: 1 },
-  stepSizeJitter: { below: 1, atLeastZero: true },
-};
-
-function _checkOptionBounds(
-  options: Record<string, unknown>,
-  description: SamplerDescription,
-): void {
-  for (const o of description.options ?? []) {
-    const range = _OPTION_RANGES[o.name];
-    const v = options[o.name];
-    if (range === undefined || typeof v !== "number") continue;
-    if (!(v < range.below)) {
-      throw new CliUsageError(
-        `--${o.flag} must be in ${range.atLeastZero ? "[0" : "(0"}, ${range.below}), got ${v}`,
-      );
-    }
-  }
-}
-
-/** Replace the library's option names in a message by the flags the user typed. */
-function _userMessage(message: string, description: SamplerDescription | null): string {
-  const names: Record<string, string> = { ..._COMMON_NAMES };
-  for (const o of description?.options ?? []) names[o.name] = `--${o.flag}`;
-  let out = message;
-  for (const [name, flag] of Object.entries(names)) {
-    out = out.replace(new RegExp(`\\b(?:options\\.)?${name}\\b`, "g"), flag);
-  }
-  return out;
-}
-
-function _formatBytes(b: number): string {
-  const units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
-  let k = 0;
-  while (b >= 1000 && k < units.length - 1) (b /= 1000, k++);
-  return `${b.toPrecision(3)} ${units[k]}`;
-}
-
-function _checkMemory(
-  sizes: { numChains: number; numWarmup: number; numSamples: number; thin: number; dim: number },
-  raw: Record<string, string | boolean | undefined>,
-  isDimKnown: boolean,
-): void {
-  const bytes = runBytes(sizes);
-  if (bytes <= MAX_RUN_BYTES) return;
-  const typed = ["samples", "warmup", "chains"]
-    .filter((f) => raw[f] !== undefined)
-    .map((f) => `--${f} ${raw[f]}`)
-    .join(", ");
-  throw new CliUsageError(
-    `${typed || "these sizes"} would need about ${_formatBytes(bytes)} of memory for the draws ` +
-      `and per-iteration diagnostics (${sizes.numChains} chain(s) × ${
-        sizes.numWarmup + sizes.numSamples
-      } iterations${isDimKnown ? `, d = ${sizes.dim}` : ""}); the limit is ${
-        _formatBytes(MAX_RUN_BYTES)
-      }: lower --samples, --warmup or --chains, or thin with --thin`,
-  );
 }
 
 /**
@@ -607,254 +509,4 @@ export async function sampleCommand(args: string[]): Promise<number> {
     strict: Boolean(values.strict),
   });
   return code !== 0 ? code : checked.code;
-}
-
-/** The default draws file or CmdStan's files. */
-type DrawsOutput = DrawsFileWriter | CmdStanDrawsWriter;
-
-/** Thrown by a callback to end a synchronous chain when the run is stopped. */
-class _Stopped extends Error {
-  constructor() {
-    super("the run was stopped");
-  }
-}
-
-/**
- * SIGINT / SIGTERM, seen by a watcher worker (a synchronous sampling loop
- * never runs this thread's listeners) and a write failure, as one stop.
- */
-class _StopWatch {
-  readonly #flag = new Int32Array(new SharedArrayBuffer(4));
-  readonly #worker: Worker | null;
-  #failed = false;
-  #resolve: () => void = () => {};
-  /** Resolves on the first stop. */
-  readonly promise: Promise<void>;
-
-  private constructor(worker: Worker | null) {
-    this.#worker = worker;
-    this.promise = new Promise<void>((r) => (this.#resolve = r));
-  }
-
-  /** Start the watcher and wait until it listens. */
-  static async start(): Promise<_StopWatch> {
-    let worker: Worker | null = null;
-    try {
-      worker = new Worker(new URL("./signal_watcher.ts", import.meta.url), { type: "module" });
-    } catch {
-      return new _StopWatch(null); // no workers here: signals keep their default action
-    }
-    const watch = new _StopWatch(worker);
-    await new Promise<void>((ready) => {
-      worker.onmessage = (e: MessageEvent<{ type: string }>) => {
-        if (e.data.type === "ready") ready();
-        else watch.#resolve();
-      };
-      worker.onerror = (e: ErrorEvent) => {
-        e.preventDefault();
-        ready();
-      };
-      worker.postMessage(watch.#flag.buffer);
-    });
-    return watch;
-  }
-
-  /** The number of the signal received (2 SIGINT, 15 SIGTERM), or 0. */
-  get signal(): number {
-    return Atomics.load(this.#flag, 0);
-  }
-
-  /** Whether a signal came or {@link trigger} was called. */
-  get stopped(): boolean {
-    return this.#failed || this.signal !== 0;
-  }
-
-  /** Stop for a reason other than a signal (a failed write). */
-  trigger(): void {
-    this.#failed = true;
-    this.#resolve();
-  }
-
-  /** Stop listening. */
-  close(): void {
-    this.#worker?.terminate();
-  }
-}
-
-/** The chains one after another in this thread, none started after a stop. */
-function _sampleInThread(
-  sampler: Parameters<typeof sampleChains>[0]["sampler"],
-  model: GlmModel,
-  numChains: number,
-  driver: Omit<Parameters<typeof sampleChains>[0], "sampler" | "model">,
-  stopped: () => boolean,
-): SamplingResult | null {
-  let result: SamplingResult | null = null;
-  for (let c = 0; c < numChains; c++) {
-    if (stopped()) return null;
-    // One chain per call: its own start, when the caller gave one per chain.
-    const starts = (driver as { initialPositions?: readonly Float64Array[] }).initialPositions;
-    const r = sampleChains({
-      sampler,
-      model,
-      ...driver,
-      ...(starts === undefined ? {} : { initialPositions: [starts[c]] }),
-      chainIds: [c],
-    });
-    if (result === null) result = r;
-    else {
-      result.chains.push(...r.chains);
-      result.draws.push(...r.draws);
-      result.numChains = result.chains.length;
-    }
-  }
-  return stopped() ? null : result;
-}
-
-/** After a run that failed: keep the draws it wrote (renamed into place), or remove the file. */
-function _keepOrDiscard(writer: DrawsOutput): string {
-  writer.flush();
-  if (writer.rowsOnDisk === 0) {
-    writer.discard();
-    return "";
-  }
-  writer.commit();
-  return `the ${writer.rowsOnDisk} draws made before are in ${writer.path}`;
-}
-
-/** "chain 0: 120, chain 1: 0, …" for every chain of the run. */
-function _perChain(rows: [number, number][], numChains: number): string {
-  const counts = new Map(rows);
-  return Array.from({ length: numChains }, (_, c) => `chain ${c}: ${counts.get(c) ?? 0}`)
-    .join(", ");
-}
-
-/** Report a failed write of --out (disk full): the rows on disk; exit code 2. */
-function _reportWriteFailure(writer: DrawsOutput, numChains: number): number {
-  const e = writer.failure!;
-  const why = /no space left|os error 28|ENOSPC/i.test(e.message)
-    ? "the disk is full"
-    : `writing failed (${e.message})`;
-  console.error(
-    `tallmc: error: --out ${writer.path}: ${why}; the file holds the ${writer.rowsOnDisk} ` +
-      `draws written before (${
-        _perChain(writer.rowsOnDiskPerChain, numChains)
-      }), ending on a whole row; the run was stopped`,
-  );
-  return 2;
-}
-
-/** A run ended by a signal or a failed write: keep what was made, say so, exit code. */
-function _finishStopped(
-  writer: DrawsOutput | null,
-  signal: number,
-  done: Map<number, number>,
-  plan: { numChains: number; numWarmup: number; thin: number },
-): number {
-  if (writer !== null) {
-    try {
-      writer.commit();
-    } catch (e) {
-      console.error(
-        `tallmc: error: --out ${writer.path}: cannot rename the draws into place: ${
-          (e as Error).message
-        }`,
-      );
-      return 2;
-    }
-  }
-  if (writer?.failure != null) {
-    const code = _reportWriteFailure(writer, plan.numChains);
-    if (signal === 0) return code;
-  }
-  if (signal === 0) return 2;
-  const name = signal === 2 ? "SIGINT" : signal === 15 ? "SIGTERM" : `signal ${signal}`;
-  const perChain: [number, number][] = writer !== null
-    ? writer.rowsOnDiskPerChain
-    : [...done.entries()].map(([c, it]) => [
-      c,
-      it > plan.numWarmup ? Math.ceil((it - plan.numWarmup) / plan.thin) : 0,
-    ]);
-  const total = perChain.reduce((s, [, n]) => s + n, 0);
-  console.error(
-    `tallmc: stopped by ${name}: ${total} draws kept (${_perChain(perChain, plan.numChains)})${
-      writer !== null ? ` in ${writer.path}, ending on a whole row` : ""
-    }`,
-  );
-  return 128 + signal;
-}
-
-/** "; column "x" has extreme values: standardise it" from the loader's warnings, or "". */
-function _extremeColumnsHint(dataWarnings: readonly string[]): string {
-  const columns = dataWarnings.flatMap((w) => {
-    const m = /column ("[^"]*") has values up to/.exec(w) ??
-      /the response ("[^"]*") reaches/.exec(w);
-    return m === null ? [] : [m[1]];
-  });
-  if (columns.length === 0) return "";
-  return `; ${columns.length === 1 ? "column" : "columns"} ${columns.join(", ")} ${
-    columns.length === 1 ? "has" : "have"
-  } extreme values (see the --data warnings): standardise or rescale ${
-    columns.length === 1 ? "it" : "them"
-  }`;
-}
-
-/** Divergences (as Stan reports them) and early stops on stderr; the exit code. */
-function _report(
-  result: SamplingResult,
-  description: SamplerDescription,
-  dataWarnings: readonly string[],
-): number {
-  let divergent = 0, warmupDivergent = 0, iterations = 0;
-  for (const c of result.chains) {
-    divergent += c.numDivergent.sampling;
-    warmupDivergent += c.numDivergent.warmup;
-    iterations += c.info.sampling.isDivergent?.length ?? 0;
-  }
-  if (divergent > 0) {
-    console.error(
-      `tallmc: warning: ${divergent} of ${iterations} (${
-        (100 * divergent / Math.max(1, iterations)).toFixed(1)
-      }%) sampling transitions ended with a divergence` +
-        (warmupDivergent > 0 ? ` (and ${warmupDivergent} in warmup)` : "") +
-        (divergent === iterations
-          ? `: the chains never moved and the draws are not a posterior${
-            _extremeColumnsHint(dataWarnings) || "; try a smaller step size or --warmup"
-          }`
-          : ""),
-    );
-  } // warmup divergences alone: one note in the verdict block
-  let code = 0;
-  for (const c of result.chains) {
-    if (c.stop === null) continue;
-    code = 2;
-    console.error(
-      `tallmc: error: chain ${c.chainId} stopped at ${c.stop.phase} iteration ${c.stop.iteration}: ${
-        _userMessage(c.stop.reason, description)
-      }; its ${c.numDraws} draws before the stop are kept`,
-    );
-  }
-  return code;
-}
-
-/** The summary table, over the common length of the chains that made draws. */
-function _printSummary(result: SamplingResult): SummaryRow[] | null {
-  const chains = result.chains.filter((c) => c.numDraws > 0);
-  const len = Math.min(...chains.map((c) => c.numDraws));
-  if (chains.length === 0 || len < 4) {
-    console.log("(too few draws for a summary)");
-    return null;
-  }
-  try {
-    const { draws, names } = withNaturalScales(
-      chains.map((c) => c.draws.map((d) => d.subarray(0, len))),
-      result.parameterNames,
-    );
-    const rows = summarize(draws, names);
-    console.log(formatSummary(rows, 3));
-    return rows;
-  } catch (e) {
-    console.error(`tallmc: warning: no summary: ${(e as Error).message}`);
-    return null;
-  }
 }

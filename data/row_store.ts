@@ -23,362 +23,39 @@
  *
  * References: docs/architecture.md, "Data beyond memory".
  *
+ * **Files.** This module opens and reads stores; data/row_store_format.ts
+ * holds the format (types, constants, header, fingerprint) and
+ * data/row_store_write.ts the writers. Their public names are re-exported
+ * here.
+ *
  * @module
  */
 import type { Arena } from "../core/arena.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "./dataset.ts";
-import { sha256Hex } from "./_sha256.ts";
+import {
+  checkMeta,
+  fingerprintSync,
+  GATHER_GAP_BYTES,
+  LITTLE_ENDIAN,
+  MAGIC,
+  PAGE,
+  readFully,
+  rowBytesOf,
+  type RowStoreHeader,
+  type SourceFingerprint,
+  STAGING_BYTES,
+  VERSION,
+} from "./row_store_format.ts";
 
-/** Identifies the file a row store was made from. */
-export interface SourceFingerprint {
-  /** Absolute path of the file. */
-  path: string;
-  /** Size in bytes. */
-  size: number;
-  /** Modification time, ms since the epoch (0 when the platform has none). */
-  mtimeMs: number;
-  /** Hex SHA-256 of the file's first and last 1 MiB (the whole file when smaller than 2 MiB). */
-  digest: string;
-}
-
-/** What a writer states about the rows of a store. */
-export interface RowStoreMeta {
-  /** Number of columns d of X. */
-  numCols: number;
-  /** Cell type of X in the file (y and aux are always f64). */
-  storage: "f32" | "f64";
-  /** One name per column of X. */
-  columnNames: string[];
-  /** Name of the response column. */
-  responseName: string;
-  /** Name of an optional third per-row column (an offset, a number of trials); present iff the rows carry it. */
-  auxName?: string;
-  /** The Parquet/CSV file the store was made from. */
-  source?: SourceFingerprint;
-}
-
-/** The header of a row store file. */
-export interface RowStoreHeader extends RowStoreMeta {
-  /** Number of rows n. */
-  numRows: number;
-  /** Bytes per row: d × (4 or 8) + 8 (+ 8 with aux). */
-  rowBytes: number;
-  /** Byte offset of row 0. */
-  dataOffset: number;
-  /** Format version. */
-  version: number;
-}
-
-/** A block of rows handed to {@link writeRowStore}. */
-export interface RowChunk {
-  /** Number of rows in the block. */
-  numRows: number;
-  /** numRows × d values of X, row-major. */
-  x: Float64Array | Float32Array;
-  /** numRows responses. */
-  y: Float64Array;
-  /** numRows values of the aux column (required iff the meta names one). */
-  aux?: Float64Array;
-}
-
-const MAGIC = "TALLMCRS";
-const VERSION = 1;
-const PAGE = 4096;
-const FINGERPRINT_SPAN = 1 << 20;
-/** Staging size of range reads; ranges larger than this are read in pieces. */
-const STAGING_BYTES = 1 << 22;
-/** Rows apart that a gather still reads in one call (reading the gap is cheaper than a seek). */
-const GATHER_GAP_BYTES = 1 << 14;
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-function rowBytesOf(meta: Pick<RowStoreMeta, "numCols" | "storage" | "auxName">): number {
-  return meta.numCols * (meta.storage === "f32" ? 4 : 8) + 8 + (meta.auxName !== undefined ? 8 : 0);
-}
-
-function readFully(file: Deno.FsFile, buf: Uint8Array, position: number, what: string): void {
-  file.seekSync(position, Deno.SeekMode.Start);
-  let got = 0;
-  while (got < buf.length) {
-    const k = file.readSync(buf.subarray(got));
-    if (k === null || k === 0) {
-      throw new Error(
-        `${what}: expected ${buf.length} bytes at offset ${position}, the file ended after ${got}`,
-      );
-    }
-    got += k;
-  }
-}
-
-function fingerprintSync(path: string): SourceFingerprint {
-  const abs = Deno.realPathSync(path);
-  const stat = Deno.statSync(abs);
-  const size = stat.size;
-  const file = Deno.openSync(abs, { read: true });
-  let parts: Uint8Array[];
-  try {
-    if (size <= 2 * FINGERPRINT_SPAN) {
-      parts = [new Uint8Array(size)];
-      readFully(file, parts[0], 0, abs);
-    } else {
-      parts = [new Uint8Array(FINGERPRINT_SPAN), new Uint8Array(FINGERPRINT_SPAN)];
-      readFully(file, parts[0], 0, abs);
-      readFully(file, parts[1], size - FINGERPRINT_SPAN, abs);
-    }
-  } finally {
-    file.close();
-  }
-  return { path: abs, size, mtimeMs: stat.mtime?.getTime() ?? 0, digest: sha256Hex(parts) };
-}
-
-/**
- * Fingerprint a file: its absolute path, size, modification time and a SHA-256
- * of its first and last MiB (the whole file when it is at most 2 MiB).
- *
- * @param path The file.
- * @returns Its fingerprint, for {@link RowStoreMeta.source}.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { fingerprintFile } from "./row_store.ts";
- * const path = await Deno.makeTempFile();
- * await Deno.writeTextFile(path, "abc");
- * const f = await fingerprintFile(path);
- * assert.equal(f.size, 3);
- * assert.equal(f.digest, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
- * await Deno.remove(path);
- * ```
- */
-export function fingerprintFile(path: string): Promise<SourceFingerprint> {
-  return Promise.resolve().then(() => fingerprintSync(path));
-}
-
-function checkMeta(meta: RowStoreMeta): void {
-  const d = meta.numCols;
-  if (!Number.isInteger(d) || d < 1) {
-    throw new RangeError(`numCols must be a positive integer, got ${d}`);
-  }
-  if (meta.storage !== "f32" && meta.storage !== "f64") {
-    throw new RangeError(`storage must be "f32" or "f64", got ${JSON.stringify(meta.storage)}`);
-  }
-  if (!Array.isArray(meta.columnNames) || meta.columnNames.length !== d) {
-    throw new RangeError(
-      `columnNames must have numCols = ${d} names, got ${meta.columnNames?.length}`,
-    );
-  }
-}
-
-async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  let done = 0;
-  while (done < bytes.length) done += await file.write(bytes.subarray(done));
-}
-
-function encodeHeader(header: RowStoreHeader): Uint8Array {
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const out = new Uint8Array(header.dataOffset);
-  if (16 + json.length > out.length) throw new Error("header does not fit (internal)");
-  out.set(new TextEncoder().encode(MAGIC), 0);
-  const v = new DataView(out.buffer);
-  v.setUint32(8, header.version, true);
-  v.setUint32(12, header.dataOffset, true);
-  out.set(json, 16);
-  return out;
-}
-
-/**
- * Write rows to a row store: chunks are encoded and streamed into
- * `path + ".partial"`, which is renamed to `path` when all are written (so a
- * store at `path` is always complete).
- *
- * @param path Where the store goes.
- * @param chunks Blocks of rows, in order.
- * @param meta Columns, storage, names and the optional source fingerprint.
- * @returns The header written.
- * @throws {RangeError} On a malformed chunk or a non-finite value (naming the row).
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { openRowStore, writeRowStore } from "./row_store.ts";
- * const path = await Deno.makeTempFile({ suffix: ".rows" });
- * const chunk = { numRows: 2, x: new Float64Array([1, 0.5, 1, -2]), y: new Float64Array([1, 0]) };
- * const h = await writeRowStore(path, [chunk], {
- *   numCols: 2, storage: "f64", columnNames: ["a", "b"], responseName: "y",
- * });
- * assert.equal(h.numRows, 2);
- * const store = openRowStore(path);
- * const x = new Float64Array(2), y = new Float64Array(1);
- * store.readRows(new Int32Array([1]), x, y);
- * assert.deepEqual([...x, ...y], [1, -2, 0]);
- * store.close();
- * await Deno.remove(path);
- * ```
- */
-export async function writeRowStore(
-  path: string,
-  chunks: AsyncIterable<RowChunk> | Iterable<RowChunk>,
-  meta: RowStoreMeta,
-): Promise<RowStoreHeader> {
-  checkMeta(meta);
-  const d = meta.numCols, f32 = meta.storage === "f32", hasAux = meta.auxName !== undefined;
-  const rowBytes = rowBytesOf(meta);
-  const base: RowStoreHeader = {
-    numCols: d,
-    storage: meta.storage,
-    columnNames: [...meta.columnNames],
-    responseName: meta.responseName,
-    ...(hasAux ? { auxName: meta.auxName } : {}),
-    ...(meta.source ? { source: { ...meta.source } } : {}),
-    numRows: 0,
-    rowBytes,
-    dataOffset: PAGE,
-    version: VERSION,
-  };
-  // Room for the JSON with any numRows (up to 16 digits).
-  const jsonLen = new TextEncoder().encode(JSON.stringify({ ...base, numRows: 1e16 })).length;
-  base.dataOffset = Math.ceil((16 + jsonLen) / PAGE) * PAGE;
-  const partial = path + ".partial";
-  let numRows = 0;
-  const file = await Deno.open(partial, { write: true, create: true, truncate: true });
-  try {
-    await writeAll(file, new Uint8Array(base.dataOffset));
-    let staging = new Uint8Array(0);
-    for await (const chunk of chunks as AsyncIterable<RowChunk>) {
-      const m = chunk.numRows;
-      if (!Number.isInteger(m) || m < 0) {
-        throw new RangeError(`chunk numRows must be a non-negative integer, got ${m}`);
-      }
-      if (chunk.x.length !== m * d || chunk.y.length !== m) {
-        throw new RangeError(
-          `a chunk of ${m} rows needs x of ${
-            m * d
-          } and y of ${m} values, got ${chunk.x.length} and ${chunk.y.length} (rows from ${numRows} on, writing ${path})`,
-        );
-      }
-      if (hasAux !== (chunk.aux !== undefined) || (chunk.aux && chunk.aux.length !== m)) {
-        throw new RangeError(
-          hasAux
-            ? `meta names aux column "${meta.auxName}", so every chunk needs aux of ${m} values (rows from ${numRows} on)`
-            : `a chunk has aux values but meta names no auxName (rows from ${numRows} on)`,
-        );
-      }
-      if (staging.length < m * rowBytes) staging = new Uint8Array(m * rowBytes);
-      const v = new DataView(staging.buffer);
-      for (let i = 0; i < m; i++) {
-        let o = i * rowBytes;
-        for (let j = 0; j < d; j++) {
-          const val = chunk.x[i * d + j];
-          if (!Number.isFinite(val)) {
-            throw new RangeError(
-              `x has a non-finite value ${val} at row ${numRows + i}, column ${
-                meta.columnNames[j]
-              } (writing ${path})`,
-            );
-          }
-          if (f32) {
-            v.setFloat32(o, val, true);
-            o += 4;
-          } else {
-            v.setFloat64(o, val, true);
-            o += 8;
-          }
-        }
-        const yi = chunk.y[i];
-        if (!Number.isFinite(yi)) {
-          throw new RangeError(
-            `y has a non-finite value ${yi} at row ${numRows + i} (writing ${path})`,
-          );
-        }
-        v.setFloat64(o, yi, true);
-        if (chunk.aux) {
-          const ai = chunk.aux[i];
-          if (!Number.isFinite(ai)) {
-            throw new RangeError(
-              `${meta.auxName} has a non-finite value ${ai} at row ${
-                numRows + i
-              } (writing ${path})`,
-            );
-          }
-          v.setFloat64(o + 8, ai, true);
-        }
-      }
-      await writeAll(file, staging.subarray(0, m * rowBytes));
-      numRows += m;
-    }
-    const header = { ...base, numRows };
-    await file.seek(0, Deno.SeekMode.Start);
-    await writeAll(file, encodeHeader(header));
-    file.close();
-    await Deno.rename(partial, path);
-    return header;
-  } catch (e) {
-    try {
-      file.close();
-    } catch { /* already closed */ }
-    await Deno.remove(partial).catch(() => {});
-    throw e;
-  }
-}
-
-/**
- * Write the rows of an in-memory data set to a row store (for tests and for
- * handing a data set to workers that read it by range).
- *
- * @param path Where the store goes.
- * @param data The data set.
- * @param options `responseName` (default "y"), an `aux` column with its `auxName`, `chunkRows`.
- * @returns The header written.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { loadCore } from "../core/load.ts";
- * import { glmDataFromArrays } from "./dataset.ts";
- * import { openRowStore, writeRowStoreFromGlmData } from "./row_store.ts";
- * const arena = loadCore({ backend: "reference" });
- * const data = glmDataFromArrays(arena, [1, 2, 3, 4], [0, 1], { numCols: 2, storage: "f32" });
- * const path = await Deno.makeTempFile({ suffix: ".rows" });
- * await writeRowStoreFromGlmData(path, data);
- * const store = openRowStore(path);
- * assert.equal(store.header.rowBytes, 2 * 4 + 8);
- * store.close();
- * await Deno.remove(path);
- * ```
- */
-export function writeRowStoreFromGlmData(
-  path: string,
-  data: GlmData,
-  options: {
-    responseName?: string;
-    aux?: ArrayLike<number>;
-    auxName?: string;
-    chunkRows?: number;
-  } = {},
-): Promise<RowStoreHeader> {
-  const n = data.numRows, d = data.numCols;
-  const chunkRows = options.chunkRows ?? 65536;
-  if (options.aux !== undefined && options.aux.length !== n) {
-    throw new RangeError(`aux must have one value per row (${n}), got ${options.aux.length}`);
-  }
-  const aux = options.aux;
-  function* chunks(): Iterable<RowChunk> {
-    for (let s = 0; s < n; s += chunkRows) {
-      const m = Math.min(chunkRows, n - s);
-      const v = dataViews(data); // fresh each chunk: memory may grow between yields
-      yield {
-        numRows: m,
-        x: v.x.slice(s * d, (s + m) * d),
-        y: v.y.slice(s, s + m),
-        ...(aux ? { aux: Float64Array.from({ length: m }, (_, i) => aux[s + i]) } : {}),
-      };
-    }
-  }
-  return writeRowStore(path, chunks(), {
-    numCols: d,
-    storage: data.storage,
-    columnNames: [...data.columnNames],
-    responseName: options.responseName ?? "y",
-    ...(aux ? { auxName: options.auxName ?? "aux" } : {}),
-  });
-}
+export {
+  fingerprintFile,
+  type RowChunk,
+  type RowStoreHeader,
+  type RowStoreMeta,
+  type SourceFingerprint,
+} from "./row_store_format.ts";
+export { writeRowStore, writeRowStoreFromGlmData } from "./row_store_write.ts";
 
 /**
  * Open a row store for synchronous reads. Validates the magic, the version,

@@ -53,7 +53,8 @@ import {
   type PerRowHessianModel,
 } from "./model.ts";
 import { parsePriorText } from "./prior_text.ts";
-import { logScaleDensity, type ScalePrior } from "./priors.ts";
+import { logScaleDensity } from "./prior_density.ts";
+import type { ScalePrior } from "./priors.ts";
 import { checkNuPrior, nuLogPrior, type NuPrior } from "./nu_prior.ts";
 import { checkOptionNames } from "../math/names.ts";
 import { assertLiveGlmData } from "../data/dataset.ts";

@@ -22,7 +22,9 @@ import { type CoreBackend, workerCore } from "../core/load.ts";
 import type { Storage } from "../data/dataset.ts";
 import { GlmModel, type GlmOptions } from "./glm.ts";
 import type { Model } from "./model.ts";
-import { Prior, type ResolvedPrior, withPrior } from "./priors.ts";
+import { Prior } from "./prior_build.ts";
+import type { ResolvedPrior } from "./priors.ts";
+import { withPrior } from "./with_prior.ts";
 
 /** A {@link GlmModel} as data: where its rows are in a shared memory, and its options. */
 export interface GlmModelSpec {

@@ -20,7 +20,7 @@ import {
   parquetRowChunks,
   writeParquet,
 } from "../data/mod.ts";
-import { loadCsvWithFormula } from "../data/design.ts";
+import { loadCsvWithFormula } from "../data/formula_csv.ts";
 import { openRowStore } from "../data/row_store.ts";
 import { Rng } from "../random/rng.ts";
 import { runCli } from "./_cli_fixtures.ts";

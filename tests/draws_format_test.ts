@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { loadCore } from "../core/load.ts";
-import { familyFromFlags, modelFromFlags } from "../cli/model_options.ts";
+import { familyFromFlags } from "../cli/model_flags.ts";
+import { modelFromFlags } from "../cli/model_options.ts";
 import { runCli } from "./_cli_fixtures.ts";
 
 const dir = Deno.makeTempDirSync({ prefix: "tallmc-draws-format-" });

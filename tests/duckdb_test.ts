@@ -22,7 +22,7 @@ import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { newtonMap } from "../replicate/laplace.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import { Rng } from "../random/rng.ts";
-import { writeRowStoreFromGlmData } from "../data/row_store.ts";
+import { writeRowStoreFromGlmData } from "../data/row_store_write.ts";
 import { ShardedGlmModel } from "../models/sharded_glm.ts";
 import { parameterDraws } from "../samplers/driver.ts";
 import { sample } from "../samplers/sample.ts";

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
-import { buildDesign, loadCsvWithFormula, parseColumnTable } from "../data/design.ts";
+import { buildDesign } from "../data/design_matrix.ts";
+import { loadCsvWithFormula, parseColumnTable } from "../data/formula_csv.ts";
 import { parseFormula } from "../data/formula.ts";
 import { GlmModel } from "../models/glm.ts";
-import { buildPrior, defaultPriorSpec, withPrior } from "../models/priors.ts";
+import { buildPrior, defaultPriorSpec } from "../models/prior_build.ts";
+import { withPrior } from "../models/with_prior.ts";
 import { Rng } from "../random/rng.ts";
 import { sample } from "../samplers/sample.ts";
 

@@ -3,7 +3,7 @@ import type { Arena } from "../core/arena.ts";
 import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import { type GlmData, glmDataFromArrays } from "../data/dataset.ts";
-import { writeRowStoreFromGlmData } from "../data/row_store.ts";
+import { writeRowStoreFromGlmData } from "../data/row_store_write.ts";
 import { higgsShaped } from "../data/synthetic.ts";
 import { isExternalGlm } from "../models/external_glm.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";

@@ -12,7 +12,7 @@ import { GlmModel } from "../models/glm.ts";
 import { externalFromGlm } from "../models/in_memory_external.ts";
 import type { CostCounter, DataModel } from "../models/model.ts";
 import { NormalGammaModel } from "../models/normal_gamma.ts";
-import { withPrior } from "../models/priors.ts";
+import { withPrior } from "../models/with_prior.ts";
 import {
   type SubsamplingSupport,
   subsamplingSupport,

@@ -24,7 +24,7 @@
  */
 import assert from "node:assert/strict";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
-import { writeParquet } from "../data/parquet.ts";
+import { writeParquet } from "../data/parquet_write.ts";
 import { bundleWeb } from "../web/build.ts";
 import { runCli } from "./_cli_fixtures.ts";
 import { REPO_ROOT, serveDirectory } from "./_serve.ts";

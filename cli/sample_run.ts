@@ -1,0 +1,266 @@
+/**
+ * The end of a `tallmc sample` run: chains in this thread under a stop
+ * watch (signals, a failed write), keeping or discarding the draws file,
+ * and what is reported on stdout and stderr with the exit code.
+ *
+ * @module
+ */
+import { summarize } from "../diagnostics/summary.ts";
+import type { GlmModel } from "../models/glm.ts";
+import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
+import type { SamplerDescription } from "../samplers/sampler.ts";
+import type { DrawsFileWriter } from "./draws_writer.ts";
+import type { CmdStanDrawsWriter } from "./cmdstan_writer.ts";
+import { formatSummary, withNaturalScales } from "./summary_table.ts";
+import type { SummaryRow } from "../diagnostics/summary.ts";
+import { userMessage } from "./sample_flags.ts";
+
+/** The default draws file or CmdStan's files. */
+export type DrawsOutput = DrawsFileWriter | CmdStanDrawsWriter;
+
+/** Thrown by a callback to end a synchronous chain when the run is stopped. */
+export class Stopped extends Error {
+  constructor() {
+    super("the run was stopped");
+  }
+}
+
+/**
+ * SIGINT / SIGTERM, seen by a watcher worker (a synchronous sampling loop
+ * never runs this thread's listeners) and a write failure, as one stop.
+ */
+export class StopWatch {
+  readonly #flag = new Int32Array(new SharedArrayBuffer(4));
+  readonly #worker: Worker | null;
+  #failed = false;
+  #resolve: () => void = () => {};
+  /** Resolves on the first stop. */
+  readonly promise: Promise<void>;
+
+  private constructor(worker: Worker | null) {
+    this.#worker = worker;
+    this.promise = new Promise<void>((r) => (this.#resolve = r));
+  }
+
+  /** Start the watcher and wait until it listens. */
+  static async start(): Promise<StopWatch> {
+    let worker: Worker | null = null;
+    try {
+      worker = new Worker(new URL("./signal_watcher.ts", import.meta.url), { type: "module" });
+    } catch {
+      return new StopWatch(null); // no workers here: signals keep their default action
+    }
+    const watch = new StopWatch(worker);
+    await new Promise<void>((ready) => {
+      worker.onmessage = (e: MessageEvent<{ type: string }>) => {
+        if (e.data.type === "ready") ready();
+        else watch.#resolve();
+      };
+      worker.onerror = (e: ErrorEvent) => {
+        e.preventDefault();
+        ready();
+      };
+      worker.postMessage(watch.#flag.buffer);
+    });
+    return watch;
+  }
+
+  /** The number of the signal received (2 SIGINT, 15 SIGTERM), or 0. */
+  get signal(): number {
+    return Atomics.load(this.#flag, 0);
+  }
+
+  /** Whether a signal came or {@link trigger} was called. */
+  get stopped(): boolean {
+    return this.#failed || this.signal !== 0;
+  }
+
+  /** Stop for a reason other than a signal (a failed write). */
+  trigger(): void {
+    this.#failed = true;
+    this.#resolve();
+  }
+
+  /** Stop listening. */
+  close(): void {
+    this.#worker?.terminate();
+  }
+}
+
+/** The chains one after another in this thread, none started after a stop. */
+export function sampleInThread(
+  sampler: Parameters<typeof sampleChains>[0]["sampler"],
+  model: GlmModel,
+  numChains: number,
+  driver: Omit<Parameters<typeof sampleChains>[0], "sampler" | "model">,
+  stopped: () => boolean,
+): SamplingResult | null {
+  let result: SamplingResult | null = null;
+  for (let c = 0; c < numChains; c++) {
+    if (stopped()) return null;
+    // One chain per call: its own start, when the caller gave one per chain.
+    const starts = (driver as { initialPositions?: readonly Float64Array[] }).initialPositions;
+    const r = sampleChains({
+      sampler,
+      model,
+      ...driver,
+      ...(starts === undefined ? {} : { initialPositions: [starts[c]] }),
+      chainIds: [c],
+    });
+    if (result === null) result = r;
+    else {
+      result.chains.push(...r.chains);
+      result.draws.push(...r.draws);
+      result.numChains = result.chains.length;
+    }
+  }
+  return stopped() ? null : result;
+}
+
+/** After a run that failed: keep the draws it wrote (renamed into place), or remove the file. */
+export function keepOrDiscard(writer: DrawsOutput): string {
+  writer.flush();
+  if (writer.rowsOnDisk === 0) {
+    writer.discard();
+    return "";
+  }
+  writer.commit();
+  return `the ${writer.rowsOnDisk} draws made before are in ${writer.path}`;
+}
+
+/** "chain 0: 120, chain 1: 0, …" for every chain of the run. */
+function _perChain(rows: [number, number][], numChains: number): string {
+  const counts = new Map(rows);
+  return Array.from({ length: numChains }, (_, c) => `chain ${c}: ${counts.get(c) ?? 0}`)
+    .join(", ");
+}
+
+/** Report a failed write of --out (disk full): the rows on disk; exit code 2. */
+export function reportWriteFailure(writer: DrawsOutput, numChains: number): number {
+  const e = writer.failure!;
+  const why = /no space left|os error 28|ENOSPC/i.test(e.message)
+    ? "the disk is full"
+    : `writing failed (${e.message})`;
+  console.error(
+    `tallmc: error: --out ${writer.path}: ${why}; the file holds the ${writer.rowsOnDisk} ` +
+      `draws written before (${
+        _perChain(writer.rowsOnDiskPerChain, numChains)
+      }), ending on a whole row; the run was stopped`,
+  );
+  return 2;
+}
+
+/** A run ended by a signal or a failed write: keep what was made, say so, exit code. */
+export function finishStopped(
+  writer: DrawsOutput | null,
+  signal: number,
+  done: Map<number, number>,
+  plan: { numChains: number; numWarmup: number; thin: number },
+): number {
+  if (writer !== null) {
+    try {
+      writer.commit();
+    } catch (e) {
+      console.error(
+        `tallmc: error: --out ${writer.path}: cannot rename the draws into place: ${
+          (e as Error).message
+        }`,
+      );
+      return 2;
+    }
+  }
+  if (writer?.failure != null) {
+    const code = reportWriteFailure(writer, plan.numChains);
+    if (signal === 0) return code;
+  }
+  if (signal === 0) return 2;
+  const name = signal === 2 ? "SIGINT" : signal === 15 ? "SIGTERM" : `signal ${signal}`;
+  const perChain: [number, number][] = writer !== null
+    ? writer.rowsOnDiskPerChain
+    : [...done.entries()].map(([c, it]) => [
+      c,
+      it > plan.numWarmup ? Math.ceil((it - plan.numWarmup) / plan.thin) : 0,
+    ]);
+  const total = perChain.reduce((s, [, n]) => s + n, 0);
+  console.error(
+    `tallmc: stopped by ${name}: ${total} draws kept (${_perChain(perChain, plan.numChains)})${
+      writer !== null ? ` in ${writer.path}, ending on a whole row` : ""
+    }`,
+  );
+  return 128 + signal;
+}
+
+/** "; column "x" has extreme values: standardise it" from the loader's warnings, or "". */
+export function extremeColumnsHint(dataWarnings: readonly string[]): string {
+  const columns = dataWarnings.flatMap((w) => {
+    const m = /column ("[^"]*") has values up to/.exec(w) ??
+      /the response ("[^"]*") reaches/.exec(w);
+    return m === null ? [] : [m[1]];
+  });
+  if (columns.length === 0) return "";
+  return `; ${columns.length === 1 ? "column" : "columns"} ${columns.join(", ")} ${
+    columns.length === 1 ? "has" : "have"
+  } extreme values (see the --data warnings): standardise or rescale ${
+    columns.length === 1 ? "it" : "them"
+  }`;
+}
+
+/** Divergences (as Stan reports them) and early stops on stderr; the exit code. */
+export function report(
+  result: SamplingResult,
+  description: SamplerDescription,
+  dataWarnings: readonly string[],
+): number {
+  let divergent = 0, warmupDivergent = 0, iterations = 0;
+  for (const c of result.chains) {
+    divergent += c.numDivergent.sampling;
+    warmupDivergent += c.numDivergent.warmup;
+    iterations += c.info.sampling.isDivergent?.length ?? 0;
+  }
+  if (divergent > 0) {
+    console.error(
+      `tallmc: warning: ${divergent} of ${iterations} (${
+        (100 * divergent / Math.max(1, iterations)).toFixed(1)
+      }%) sampling transitions ended with a divergence` +
+        (warmupDivergent > 0 ? ` (and ${warmupDivergent} in warmup)` : "") +
+        (divergent === iterations
+          ? `: the chains never moved and the draws are not a posterior${
+            extremeColumnsHint(dataWarnings) || "; try a smaller step size or --warmup"
+          }`
+          : ""),
+    );
+  } // warmup divergences alone: one note in the verdict block
+  let code = 0;
+  for (const c of result.chains) {
+    if (c.stop === null) continue;
+    code = 2;
+    console.error(
+      `tallmc: error: chain ${c.chainId} stopped at ${c.stop.phase} iteration ${c.stop.iteration}: ${
+        userMessage(c.stop.reason, description)
+      }; its ${c.numDraws} draws before the stop are kept`,
+    );
+  }
+  return code;
+}
+
+/** The summary table, over the common length of the chains that made draws. */
+export function printSummary(result: SamplingResult): SummaryRow[] | null {
+  const chains = result.chains.filter((c) => c.numDraws > 0);
+  const len = Math.min(...chains.map((c) => c.numDraws));
+  if (chains.length === 0 || len < 4) {
+    console.log("(too few draws for a summary)");
+    return null;
+  }
+  try {
+    const { draws, names } = withNaturalScales(
+      chains.map((c) => c.draws.map((d) => d.subarray(0, len))),
+      result.parameterNames,
+    );
+    const rows = summarize(draws, names);
+    console.log(formatSummary(rows, 3));
+    return rows;
+  } catch (e) {
+    console.error(`tallmc: warning: no summary: ${(e as Error).message}`);
+    return null;
+  }
+}

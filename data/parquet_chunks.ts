@@ -1,0 +1,300 @@
+/**
+ * From an opened Parquet file to GLM row chunks: which columns are the
+ * response, the covariates and `aux` ({@link ParquetOptions}), and the
+ * checks and transposition of one row group's column-major cells into a
+ * row-major chunk, with the statistics behind csv.ts's warnings.
+ *
+ * @module
+ */
+import { CSV_INTERCEPT_NAME, type CsvOptions } from "./csv.ts";
+import {
+  checkCsvOptions,
+  ColumnStats,
+  EXTREME_ABS,
+  F32_MAX,
+  F32_MIN_NORMAL,
+  f32Problem,
+  safeColumnNames,
+} from "./csv_checks.ts";
+import type { Storage } from "./dataset.ts";
+import {
+  type OpenedParquet,
+  PARQUET_NUMERIC_TYPES,
+  type ParquetCells,
+  type ParquetDecompressors,
+  type ParquetRowChunk,
+} from "./parquet_source.ts";
+
+/**
+ * Options of {@link loadParquet}, {@link openParquetRows} and
+ * {@link parquetRowChunks}: which column is the response, which are the
+ * covariates, the intercept and the family — as for CSV files.
+ */
+export interface ParquetOptions {
+  /** The response column: a column name, or a 0-based column index. */
+  response: string | number;
+  /** The GLM family, which fixes the response's domain. */
+  family: CsvOptions["family"];
+  /** Prepend a column of ones named "(Intercept)" (default true). */
+  intercept?: boolean;
+  /** Covariate columns, in order. Default: every column but the response (and `aux`). */
+  columns?: readonly string[];
+  /** Storage of X: "f64" (default) or "f32" (rounded). */
+  storage?: Storage;
+  /** A column read into each chunk's `aux` (an offset or a trial count), not into X. */
+  aux?: string;
+  /** Decompressors for codecs other than snappy (see {@link ParquetDecompressors}). */
+  compressors?: ParquetDecompressors;
+}
+
+/** The columns a read takes and the names and shape of X. */
+export interface ParquetLayout {
+  readColumns: string[];
+  xCols: string[];
+  responseName: string;
+  auxName?: string;
+  intercept: boolean;
+  columnNames: string[];
+  numCols: number;
+  storage: Storage;
+  notes: string[];
+}
+
+/** Resolves the options against the file's columns; errors name the file and the column. */
+export function parquetLayout(o: OpenedParquet, options: ParquetOptions): ParquetLayout {
+  checkCsvOptions(options);
+  const storage = options.storage ?? "f64";
+  if (storage !== "f64" && storage !== "f32") {
+    throw new TypeError(`storage must be "f64" or "f32", got ${JSON.stringify(storage)}`);
+  }
+  const { names, types, where } = o;
+  const listed = names.map((n) => JSON.stringify(n)).join(", ");
+  const find = (name: string, what: string): number => {
+    const j = names.indexOf(name);
+    if (j < 0) {
+      throw new RangeError(
+        `${where}${what} ${JSON.stringify(name)} not found; the columns are ${listed}`,
+      );
+    }
+    return j;
+  };
+  let respIdx: number;
+  if (typeof options.response === "number") {
+    if (
+      !Number.isInteger(options.response) || options.response < 0 ||
+      options.response >= names.length
+    ) {
+      throw new RangeError(
+        `${where}response index must be an integer in [0, ${
+          names.length - 1
+        }] (the file has ${names.length} columns), got ${options.response}`,
+      );
+    }
+    respIdx = options.response;
+  } else respIdx = find(options.response, "response column");
+  const responseName = names[respIdx];
+  let auxIdx = -1;
+  if (options.aux !== undefined) {
+    auxIdx = find(options.aux, "aux column");
+    if (auxIdx === respIdx) {
+      throw new RangeError(
+        `${where}column ${JSON.stringify(options.aux)} is the response and cannot also be aux`,
+      );
+    }
+  }
+  let idx: number[];
+  if (options.columns !== undefined) {
+    idx = [];
+    for (const name of options.columns) {
+      const j = find(name, "column");
+      if (j === respIdx || j === auxIdx) {
+        throw new RangeError(
+          `${where}column ${JSON.stringify(name)} is the ${
+            j === respIdx ? "response" : "aux column"
+          } and cannot also be a covariate`,
+        );
+      }
+      if (idx.includes(j)) {
+        throw new RangeError(`${where}column ${JSON.stringify(name)} is listed twice in columns`);
+      }
+      idx.push(j);
+    }
+  } else {
+    idx = names.map((_, j) => j).filter((j) => j !== respIdx && j !== auxIdx);
+  }
+  for (const j of [respIdx, ...(auxIdx >= 0 ? [auxIdx] : []), ...idx]) {
+    if (!PARQUET_NUMERIC_TYPES.has(types[j])) {
+      throw new TypeError(
+        `${where}column ${JSON.stringify(names[j])} is ${
+          types[j] === "" ? "a nested group" : `of type ${types[j]}`
+        }, not numeric (DOUBLE, FLOAT, INT32, INT64 or BOOLEAN)${
+          options.columns === undefined && j !== respIdx
+            ? "; choose the covariates with columns"
+            : ""
+        }`,
+      );
+    }
+  }
+  const intercept = options.intercept ?? true;
+  const xCols = idx.map((j) => names[j]);
+  // Covariates named like draws-file columns are renamed (csv.ts's rule).
+  const safe = safeColumnNames(xCols, idx.map((j) => j + 1), [...names, CSV_INTERCEPT_NAME]);
+  const columnNames = [...(intercept ? [CSV_INTERCEPT_NAME] : []), ...safe.names];
+  if (columnNames.length === 0) {
+    throw new RangeError(`${where}no covariate columns and no intercept: X would be empty`);
+  }
+  return {
+    readColumns: [...new Set([responseName, ...(auxIdx >= 0 ? [names[auxIdx]] : []), ...xCols])],
+    xCols,
+    responseName,
+    auxName: auxIdx >= 0 ? names[auxIdx] : undefined,
+    intercept,
+    columnNames,
+    numCols: columnNames.length,
+    storage,
+    notes: safe.notes.map((n) => `${where}${n}`),
+  };
+}
+
+/** Whether a finite v overflows f32 or underflows it to zero or a denormal. */
+function _notF32(v: number): boolean {
+  return v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL);
+}
+
+/** Validates and transposes one row group into a chunk. */
+export class ParquetChunkBuilder {
+  #o: OpenedParquet;
+  #l: ParquetLayout;
+  #family: CsvOptions["family"];
+  colMin: Float64Array;
+  colMax: Float64Array;
+  yMin = Infinity;
+  yMax = -Infinity;
+
+  /** Copies and X'X, as csv.ts accumulates them. */
+  stats: ColumnStats;
+
+  constructor(o: OpenedParquet, l: ParquetLayout, family: CsvOptions["family"], numRows?: number) {
+    this.#o = o;
+    this.#l = l;
+    this.#family = family;
+    this.stats = new ColumnStats(l.numCols, numRows);
+    this.colMin = new Float64Array(l.numCols).fill(Infinity);
+    this.colMax = new Float64Array(l.numCols).fill(-Infinity);
+  }
+
+  build(cols: Map<string, ParquetCells>, numRows: number, firstRow: number): ParquetRowChunk {
+    const l = this.#l, d = l.numCols;
+    // X is built in f64 (the checks see the values read), then rounded for f32.
+    const x = new Float64Array(numRows * d);
+    const y = new Float64Array(numRows);
+    this.#numbers(cols.get(l.responseName)!, l.responseName, firstRow, y, 0, 1);
+    const fam = this.#family;
+    for (let i = 0; i < numRows; i++) {
+      const v = y[i];
+      if (fam === "logistic" ? v !== 0 && v !== 1 : fam === "poisson" && (v < 0 || v % 1 !== 0)) {
+        throw new RangeError(
+          `${this.#at(l.responseName, firstRow + i)}: ${
+            fam === "logistic"
+              ? "a logistic response must be 0 or 1"
+              : "a Poisson response must be a non-negative integer"
+          }, got ${v}`,
+        );
+      }
+      if (v < this.yMin) this.yMin = v;
+      if (v > this.yMax) this.yMax = v;
+    }
+    let aux: Float64Array | undefined;
+    if (l.auxName !== undefined) {
+      aux = new Float64Array(numRows);
+      this.#numbers(cols.get(l.auxName)!, l.auxName, firstRow, aux, 0, 1);
+    }
+    let k = 0;
+    if (l.intercept) {
+      for (let i = 0; i < numRows; i++) x[i * d] = 1;
+      this.colMin[0] = Math.min(this.colMin[0], 1);
+      this.colMax[0] = Math.max(this.colMax[0], 1);
+      k = 1;
+    }
+    for (const name of l.xCols) {
+      const [lo, hi] = this.#numbers(cols.get(name)!, name, firstRow, x, k, d, l.storage === "f32");
+      if (lo < this.colMin[k]) this.colMin[k] = lo;
+      if (hi > this.colMax[k]) this.colMax[k] = hi;
+      k++;
+    }
+    this.stats.add(x, numRows);
+    const xs = l.storage === "f64" ? x : Float32Array.from(x);
+    return aux === undefined ? { numRows, x: xs, y } : { numRows, x: xs, y, aux };
+  }
+
+  /**
+   * Copies column values to out[offset + i·stride], checking each, and
+   * returns their (unrounded) range.
+   */
+  #numbers(
+    col: ParquetCells,
+    name: string,
+    firstRow: number,
+    out: Float64Array | Float32Array,
+    offset: number,
+    stride: number,
+    f32 = false,
+  ): [number, number] {
+    let lo = Infinity, hi = -Infinity;
+    const n = col.length;
+    if (col instanceof Float64Array || col instanceof Float32Array || col instanceof Int32Array) {
+      for (let i = 0, o = offset; i < n; i++, o += stride) {
+        const v = col[i];
+        if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) this.#bad(v, name, firstRow + i);
+        if (f32 && _notF32(v)) this.#badF32(v, name, firstRow + i);
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+        out[o] = v;
+      }
+      return [lo, hi];
+    }
+    for (let i = 0, o = offset; i < n; i++, o += stride) {
+      const raw = col[i];
+      let v: number;
+      if (typeof raw === "number") v = raw;
+      else if (typeof raw === "bigint") v = Number(raw);
+      else if (typeof raw === "boolean") v = raw ? 1 : 0;
+      else if (raw === null || raw === undefined) {
+        throw new RangeError(
+          `${this.#at(name, firstRow + i)}: the cell is null (missing values are not allowed)`,
+        );
+      } else {
+        throw new TypeError(
+          `${this.#at(name, firstRow + i)}: expected a number, got ${
+            raw instanceof Date ? `the date ${raw.toISOString()}` : JSON.stringify(String(raw))
+          }`,
+        );
+      }
+      if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) this.#bad(v, name, firstRow + i);
+      if (f32 && _notF32(v)) this.#badF32(v, name, firstRow + i);
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+      out[o] = v;
+    }
+    return [lo, hi];
+  }
+
+  #at(name: string, row: number): string {
+    return `${this.#o.where}row ${row}, column ${JSON.stringify(name)}`;
+  }
+
+  #badF32(v: number, name: string, row: number): never {
+    throw new RangeError(`${this.#at(name, row)}: ${v} ${f32Problem(v)}`);
+  }
+
+  #bad(v: number, name: string, row: number): never {
+    const where = this.#at(name, row);
+    if (Number.isNaN(v) || v === Infinity || v === -Infinity) {
+      throw new RangeError(`${where}: NaN and ±Infinity are not allowed, got ${v}`);
+    }
+    throw new RangeError(
+      `${where}: ${v} is beyond ±${EXTREME_ABS.toExponential()}, which overflows the log ` +
+        `density; rescale or standardise the column`,
+    );
+  }
+}

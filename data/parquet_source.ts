@@ -1,0 +1,231 @@
+/**
+ * An opened Parquet source: the file (or bytes) behind a byte-range buffer,
+ * its footer and top-level schema, and the decoding of one row group's
+ * columns. The readers (data/parquet.ts, data/parquet_formula.ts) build on
+ * it; errors name the file.
+ *
+ * @module
+ */
+import {
+  type AsyncBuffer,
+  type Compressors,
+  type FileMetaData,
+  parquetMetadataAsync,
+  parquetRead,
+  parquetSchema,
+} from "npm:hyparquet@1.31.5";
+import { checkCsvFile } from "./csv_checks.ts";
+
+/**
+ * Decompressors by codec name (`ZSTD`, `GZIP`, `BROTLI`, `LZ4`, …), each
+ * `(input, outputLength) => output`. Uncompressed and snappy pages need none;
+ * `npm:hyparquet-compressors@1.1.2`'s `compressors` covers the rest (the CLI
+ * passes it; the library leaves it out so the browser bundle stays small).
+ */
+export type ParquetDecompressors = Compressors;
+
+/** A Parquet file: a path (or file URL), or its bytes already in memory. */
+export type ParquetSource = string | URL | Uint8Array;
+
+/**
+ * One block of rows: row-major X (intercept first if requested), y and the
+ * optional `aux` column. The same shape as the row store's `RowChunk`.
+ */
+export interface ParquetRowChunk {
+  /** Number of rows in the block. */
+  numRows: number;
+  /** Row-major numRows × numCols. */
+  x: Float64Array | Float32Array;
+  /** numRows responses. */
+  y: Float64Array;
+  /** numRows values of the `aux` column, when one was named. */
+  aux?: Float64Array;
+}
+
+/** Physical types that load as numbers. */
+export const PARQUET_NUMERIC_TYPES = new Set(["DOUBLE", "FLOAT", "INT32", "INT64", "BOOLEAN"]);
+
+/** A Parquet source opened by {@link openParquetSource}. */
+export interface OpenedParquet {
+  file: AsyncBuffer;
+  metadata: FileMetaData;
+  where: string;
+  close(): void;
+  /** Top-level column names and their physical types ("" for groups). */
+  names: string[];
+  types: string[];
+}
+
+/** Opens a source and reads its footer; errors name the file. */
+export async function openParquetSource(source: ParquetSource): Promise<OpenedParquet> {
+  let file: AsyncBuffer, close = () => {}, where: string;
+  if (source instanceof Uint8Array) {
+    where = "Parquet bytes: ";
+    const bytes = source;
+    file = {
+      byteLength: bytes.byteLength,
+      slice: (start, end) =>
+        bytes.buffer.slice(
+          bytes.byteOffset + start,
+          bytes.byteOffset + (end ?? bytes.byteLength),
+        ) as ArrayBuffer,
+    };
+  } else if (typeof source === "string" || source instanceof URL) {
+    where = `${source instanceof URL ? source.href : source}: `;
+    try {
+      await checkCsvFile(source, where);
+    } catch (e) {
+      if (e instanceof TypeError) {
+        throw new TypeError(
+          `${where}is a directory, not a Parquet file; give the path of the file`,
+        );
+      }
+      throw e;
+    }
+    const opened = await _fileBuffer(source, where);
+    file = opened.buffer;
+    close = opened.close;
+  } else {
+    throw new TypeError(
+      `source must be a path, a file URL or a Uint8Array of Parquet bytes, got ${typeof source}`,
+    );
+  }
+  let metadata: FileMetaData;
+  try {
+    if (file.byteLength === 0) throw new Error("the file is empty");
+    metadata = await parquetMetadataAsync(file);
+  } catch (e) {
+    close();
+    throw _corrupt(where, e);
+  }
+  const names: string[] = [], types: string[] = [];
+  try {
+    for (const child of parquetSchema(metadata).children) {
+      names.push(child.element.name);
+      types.push(child.children.length > 0 ? "" : child.element.type ?? "");
+    }
+  } catch (e) {
+    close();
+    throw _corrupt(where, e);
+  }
+  return { file, metadata, where, close, names, types };
+}
+
+/** "file: not a readable Parquet file (…)" for errors from the decoder. */
+function _corrupt(where: string, e: unknown): Error {
+  if (e instanceof RangeError && e.message.startsWith(where)) return e;
+  if (e instanceof TypeError && e.message.startsWith(where)) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  return new Error(
+    `${where}not a readable Parquet file: it is truncated, corrupt or not Parquet (${msg})`,
+    { cause: e },
+  );
+}
+
+/**
+ * An AsyncBuffer over a file: each slice is one seek and read, serialised so
+ * that concurrent requests do not interleave their seeks.
+ */
+async function _fileBuffer(
+  path: string | URL,
+  where: string,
+): Promise<{ buffer: AsyncBuffer; close(): void }> {
+  const handle = await Deno.open(path, { read: true });
+  const size = (await handle.stat()).size;
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  const read = async (start: number, end: number): Promise<ArrayBuffer> => {
+    if (closed) throw new Error(`${where}the file was closed while it was being read`);
+    const out = new Uint8Array(end - start);
+    await handle.seek(start, Deno.SeekMode.Start);
+    for (let off = 0; off < out.length;) {
+      const got = await handle.read(out.subarray(off));
+      if (got === null) {
+        throw new Error(
+          `${where}the file ended at byte ${start + off}, before byte ${end} that its ` +
+            `footer points to (it was truncated or changed while being read)`,
+        );
+      }
+      off += got;
+    }
+    return out.buffer;
+  };
+  return {
+    buffer: {
+      byteLength: size,
+      slice(start: number, end?: number): Promise<ArrayBuffer> {
+        const stop = Math.min(end ?? size, size);
+        const p = queue.then(() => read(start, Math.max(start, stop)));
+        queue = p.catch(() => {});
+        return p;
+      },
+    },
+    close() {
+      if (!closed) {
+        closed = true;
+        handle.close();
+      }
+    },
+  };
+}
+
+/** The decoded cells of one column of one row group. */
+export type ParquetCells = ArrayLike<unknown>;
+
+/** Reads the named columns of row group g, each as one array of the group's length. */
+export async function readParquetRowGroup(
+  o: OpenedParquet,
+  g: number,
+  rowStart: number,
+  columns: string[],
+  compressors: ParquetDecompressors | undefined,
+): Promise<Map<string, ParquetCells>> {
+  const numRows = Number(o.metadata.row_groups[g].num_rows);
+  const parts = new Map<string, { rowStart: number; data: ParquetCells }[]>();
+  try {
+    await parquetRead({
+      file: o.file,
+      metadata: o.metadata,
+      rowStart,
+      rowEnd: rowStart + numRows,
+      columns,
+      compressors,
+      onChunk: (c) => {
+        let list = parts.get(c.columnName);
+        if (list === undefined) parts.set(c.columnName, list = []);
+        list.push({ rowStart: c.rowStart, data: c.columnData as ParquetCells });
+      },
+    });
+  } catch (e) {
+    const codec = /unsupported compression codec: (\w+)/.exec(String((e as Error)?.message));
+    if (codec) {
+      throw new TypeError(
+        `${o.where}row group ${g + 1} is compressed with ${codec[1]}, which needs a ` +
+          `decompressor: pass compressors (e.g. from npm:hyparquet-compressors@1.1.2, as the ` +
+          `tallmc command line does), or rewrite the file with snappy or no compression`,
+        { cause: e },
+      );
+    }
+    throw _corrupt(o.where, e);
+  }
+  const out = new Map<string, ParquetCells>();
+  for (const name of columns) {
+    const list = (parts.get(name) ?? []).sort((a, b) => a.rowStart - b.rowStart);
+    let got = 0;
+    for (const p of list) got += p.data.length;
+    if (got !== numRows || (list.length > 0 && list[0].rowStart !== rowStart)) {
+      throw new Error(
+        `${o.where}not a readable Parquet file: row group ${g + 1} of column ${
+          JSON.stringify(name)
+        } decodes to ${got} values, but the footer says ${numRows} rows (the file is corrupt)`,
+      );
+    }
+    if (list.length === 1) out.set(name, list[0].data);
+    else {
+      const all: unknown[] = [];
+      for (const p of list) for (let i = 0; i < p.data.length; i++) all.push(p.data[i]);
+      out.set(name, all);
+    }
+  }
+  return out;
+}
