@@ -2,7 +2,7 @@
  * Priors users can state: one independent prior per parameter, chosen by the
  * parameter's name, with log p(θ), ∇ log p(θ) and the (diagonal)
  * ∇² log p(θ) — and {@link withPrior}, which puts such a prior on any
- * {@link DataModel} (a {@link GlmModel} included) without changing its
+ * `DataModel` (a `GlmModel` included) without changing its
  * likelihood.
  *
  * ```
@@ -51,7 +51,6 @@
  *
  * @module
  */
-import type { DataModel } from "./model.ts";
 
 export { buildPrior, defaultPriorSpec, Prior } from "./prior_build.ts";
 export { logScaleDensity } from "./prior_density.ts";

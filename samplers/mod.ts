@@ -81,6 +81,7 @@ export {
   nutsDescription,
   type NutsInfo,
   type NutsOptions,
+  type NutsState,
   nutsSampler,
   runNuts,
 } from "./nuts/mod.ts";
