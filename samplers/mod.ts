@@ -81,8 +81,8 @@ export {
   nutsDescription,
   type NutsInfo,
   type NutsOptions,
-  type NutsState,
   nutsSampler,
+  type NutsState,
   runNuts,
 } from "./nuts/mod.ts";
 export * from "./window_adaptation.ts";
