@@ -137,12 +137,12 @@ export interface WindowAdaptation {
  *
  * @example
  * ```ts
- * import { windowAdaptation } from "./window_adaptation.ts";
+ * import { windowAdaptation, type WindowTuning } from "./window_adaptation.ts";
  * import { identityMetric } from "./metric.ts";
  * import { Rng } from "../random/rng.ts";
  * const fn = (x: Float64Array, g: Float64Array) => { g[0] = -x[0]; return -0.5 * x[0] ** 2; };
  * const a = windowAdaptation({ logDensityAndGradientFn: fn });
- * let t = { stepSize: 1, metric: identityMetric(1), warmup: null };
+ * let t: WindowTuning = { stepSize: 1, metric: identityMetric(1), warmup: null };
  * const state = { position: new Float64Array(1), logDensity: 0, gradient: new Float64Array(1) };
  * for (let i = 0; i < 10; i++) {
  *   t = a.update(t, { iteration: i, numWarmup: 10, state, acceptanceRate: 0.2,
