@@ -100,7 +100,7 @@ const _MAX_CMDSTAN_FILES = 256;
  * ```ts
  * import assert from "node:assert/strict";
  * import { sampleHelp } from "./sample_command.ts";
- * assert.match(sampleHelp(), /--sampler S +hmc \| rwmh \| sgld/);
+ * assert.match(sampleHelp(), /--sampler S +hmc \| nuts \| rwmh \| sgld/);
  * assert.match(sampleHelp(), /--num-steps/);
  * ```
  */

@@ -77,7 +77,7 @@ export function registerSampler<O extends object>(
  * import assert from "node:assert/strict";
  * import { getSampler } from "./registry.ts";
  * assert.equal(getSampler("sgld").isExact, false);
- * assert.throws(() => getSampler("nuts"), /unknown sampler "nuts"; registered: hmc, rwmh/);
+ * assert.throws(() => getSampler("nutz"), /unknown sampler "nutz"; registered: hmc, nuts, rwmh/);
  * ```
  *
  * References: docs/architecture.md, "Samplers".
@@ -102,7 +102,7 @@ export function getSampler(name: string): SamplerDescription<any> {
  * ```ts
  * import assert from "node:assert/strict";
  * import { samplerNames } from "./registry.ts";
- * assert.deepEqual(samplerNames().slice(0, 2), ["hmc", "rwmh"]);
+ * assert.deepEqual(samplerNames().slice(0, 3), ["hmc", "nuts", "rwmh"]);
  * ```
  *
  * References: docs/architecture.md, "Samplers".

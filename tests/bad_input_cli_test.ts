@@ -122,7 +122,7 @@ Deno.test("[e2e] cli sample: usage errors exit 2 naming the flag, without a stac
     ["extra positional argument", [...base, "extra.csv"], /unexpected argument "extra.csv"/],
     ["missing --response", ["sample", "--family", "logistic", "--data", csv], /--response/],
     ["non-integer --chains", [...base, "--chains", "abc"], /--chains must be an integer.*"abc"/],
-    ["unknown --sampler", [...base, "--sampler", "nuts"], /--sampler must be one of hmc, .*"nuts"/],
+    ["unknown --sampler", [...base, "--sampler", "nutz"], /--sampler must be one of hmc, .*"nutz"/],
     [
       "a flag of another sampler",
       [...base, "--sampler", "hmc", "--num-steps", "5"],
@@ -270,7 +270,7 @@ Deno.test("[e2e] cli sample: fuzzed flag combinations and malformed CSV exit 0 o
   const rng = new Rng("cli-fuzz");
   const pick = <T>(xs: readonly T[]): T => xs[rng.int(xs.length)];
   const values: Record<string, readonly string[]> = {
-    "--sampler": ["hmc", "rwmh", "sgld", "sghmc", "sgnht", "ccadl", "hmc-ecs", "nuts", ""],
+    "--sampler": ["hmc", "rwmh", "sgld", "sghmc", "sgnht", "ccadl", "hmc-ecs", "nutz", ""],
     "--samples": ["10", "25", "0", "-3", "abc", "1e12", "2.5", "1e1"],
     "--warmup": ["0", "10", "20", "-1", "x"],
     "--chains": ["1", "2", "0", "99999999"],

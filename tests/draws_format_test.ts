@@ -181,3 +181,37 @@ Deno.test({
 });
 
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+
+Deno.test("draws files: NUTS runs write CmdStan's treedepth__ beside n_leapfrog__", async () => {
+  const out = `${dir}/nuts.csv`;
+  const r = await runCli([...base, "--sampler", "nuts", "--out", out, "--format", "cmdstan"]);
+  assert.equal(r.code, 0, r.err);
+  const text = Deno.readTextFileSync(`${dir}/nuts_1.csv`);
+  const header = text.split("\n").find((l) => !l.startsWith("#"))!;
+  assert.equal(
+    header,
+    [
+      "lp__",
+      "accept_stat__",
+      "stepsize__",
+      "treedepth__",
+      "n_leapfrog__",
+      "divergent__",
+      "energy__",
+      "(Intercept)",
+      "x1",
+      "x2",
+    ].join(","),
+  );
+  const t = parseDrawsCsv(Deno.readTextFileSync(`${dir}/nuts_1.csv`), { sources: [out] });
+  t.extra.treedepth__[0].forEach((depth, s) => {
+    // Stan counts the doublings kept: depth k took 2^k − 1 steps, plus at most
+    // 2^k more in a last subtree that was refused.
+    assert.ok(Number.isInteger(depth) && depth >= 0 && depth <= 10, `depth ${depth}`);
+    const steps = t.extra.n_leapfrog__[0][s];
+    assert.ok(
+      steps >= 2 ** depth - 1 && steps <= 2 ** (depth + 1) - 1,
+      `${steps} steps, depth ${depth}`,
+    );
+  });
+});
