@@ -12,6 +12,8 @@
  * @module
  */
 import type { Model } from "../models/model.ts";
+import type { Rng } from "../random/rng.ts";
+import type { OptimizedStart } from "./optimize_start.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
@@ -362,17 +364,11 @@ export function hmcSampler(
       if (position.length !== dim) {
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
-      let metric = initialMetric;
-      const opt = startSearch(position);
-      const cov = opt?.laplaceCovariance ?? null;
-      let chainAdaptation: MetricAdaptation = metricAdaptation === "auto"
-        ? chooseMetric(cov, dim)
-        : metricAdaptation;
-      if (metricAdaptation === "auto" && cov === null) chainAdaptation = "diagonal";
-      if (isLaplaceMetric && cov !== null && metricAdaptation !== "none") {
-        metric = laplaceMetric(cov, dim, chainAdaptation === "diagonal");
-      }
-      const start = startPoint(init, position, opt, rng);
+      const { start, metric, metricAdaptation: chainAdaptation, opt } = chainStart(
+        { startSearch, init, initialMetric, metricAdaptation, isLaplaceMetric },
+        position,
+        rng,
+      );
       const state = hmc.init(start, fn, { parameterNames: model.parameterNames });
       const stepSize = options.stepSize ??
         findReasonableStepSize(state, rng, {
@@ -582,6 +578,49 @@ function _givenStartInit(options: HmcSamplerOptions): HmcSamplerOptions {
         (o.jitter ?? 0) > 0)
     ? { ...options, init: "given" }
     : options;
+}
+
+/**
+ * Where one chain of an HMC-family sampler starts and the metric it starts
+ * with: the Newton search's result (if any) gives the Laplace draw or the
+ * search's point plus noise ({@link HmcInit}), `"auto"` chooses the scheme
+ * from the Laplace covariance ({@link chooseMetric}; diagonal without one),
+ * and an adaptive scheme's first metric is that covariance (dense or its
+ * diagonal) when the caller asks for a Laplace metric.
+ *
+ * @param setup The sampler's start search, parsed init, given metric and scheme.
+ * @param position The driver's initial position.
+ * @param rng The chain's generator.
+ * @returns The start, the first metric, the chain's scheme and the search's result.
+ */
+export function chainStart(
+  setup: {
+    startSearch: (position: Float64Array) => OptimizedStart | null;
+    init: ReturnType<typeof parseHmcInit>;
+    initialMetric: Metric;
+    metricAdaptation: MetricAdaptation | "auto";
+    isLaplaceMetric: boolean;
+  },
+  position: Float64Array,
+  rng: Rng,
+): {
+  start: Float64Array;
+  metric: Metric;
+  metricAdaptation: MetricAdaptation;
+  opt: OptimizedStart | null;
+} {
+  const dim = position.length, scheme = setup.metricAdaptation;
+  const opt = setup.startSearch(position);
+  const cov = opt?.laplaceCovariance ?? null;
+  const metricAdaptation: MetricAdaptation = scheme !== "auto"
+    ? scheme
+    : cov === null
+    ? "diagonal"
+    : chooseMetric(cov, dim);
+  const metric = setup.isLaplaceMetric && cov !== null && scheme !== "none"
+    ? laplaceMetric(cov, dim, metricAdaptation === "diagonal")
+    : setup.initialMetric;
+  return { start: startPoint(setup.init, position, opt, rng), metric, metricAdaptation, opt };
 }
 
 /**

@@ -15,15 +15,9 @@ import type { HmcWarmupState, MetricAdaptation } from "../hmc_warmup.ts";
 import type { LogDensityGradientFn } from "../integrators.ts";
 import type { HessianFn } from "../mass_matrix_adaptation.ts";
 import { identityMetric, type Metric } from "../metric.ts";
-import { chooseMetric, parseHmcInit } from "../run_hmc.ts";
+import { chainStart, parseHmcInit } from "../run_hmc.ts";
 import type { ChainSampler } from "../sampler.ts";
-import {
-  laplaceMetric,
-  modelHessianFn,
-  newtonStartSearch,
-  startPoint,
-  windowAdaptation,
-} from "../window_adaptation.ts";
+import { modelHessianFn, newtonStartSearch, windowAdaptation } from "../window_adaptation.ts";
 import { init as nutsInit, type NutsInfo, type NutsState, step as nutsStep } from "./kernel.ts";
 import { type NutsOptions, resolveNutsOptions } from "./options.ts";
 
@@ -125,17 +119,11 @@ export function nutsSampler(
       if (position.length !== dim) {
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
-      let metric = initialMetric;
-      const opt = startSearch(position);
-      const cov = opt?.laplaceCovariance ?? null;
-      let chainAdaptation: MetricAdaptation = metricAdaptation === "auto"
-        ? chooseMetric(cov, dim)
-        : metricAdaptation;
-      if (metricAdaptation === "auto" && cov === null) chainAdaptation = "diagonal";
-      if (isLaplaceMetric && cov !== null) {
-        metric = laplaceMetric(cov, dim, chainAdaptation === "diagonal");
-      }
-      const start = startPoint(init, position, opt, rng);
+      const { start, metric, metricAdaptation: chainAdaptation, opt } = chainStart(
+        { startSearch, init, initialMetric, metricAdaptation, isLaplaceMetric },
+        position,
+        rng,
+      );
       const state = nutsInit(start, fn, { parameterNames: model.parameterNames });
       const stepSize = o.stepSize ??
         findReasonableStepSize(state, rng, { logDensityAndGradientFn: fn, metric });
