@@ -31,7 +31,9 @@ import {
   logLikelihoodSql,
   parseControlVariateSums,
   quoteIdentifier,
+  sqlFromClause,
   type SqlGlmFamily,
+  type SqlSource,
 } from "./control_variate_sql.ts";
 import {
   copyTheta,
@@ -57,7 +59,7 @@ export interface ClickHouseConnection {
 }
 
 /** Where the rows are: a table (optionally `[database, table]`), or any SELECT (`sql`). */
-export type ClickHouseSource = { table: string | readonly [string, string] } | { sql: string };
+export type ClickHouseSource = SqlSource;
 
 /** The GLM and the data source shared by the sums functions of this module. */
 export interface ClickHouseGlmOptions {
@@ -338,23 +340,7 @@ const NUMERIC = /^(Nullable\()?(Float(32|64)|U?Int(8|16|32|64)|Decimal(32|64|128
  * ```
  */
 export function clickhouseFromClause(source: ClickHouseSource): string {
-  if (source === null || typeof source !== "object") {
-    throw new TypeError(`source must be { table } or { sql }, got ${source}`);
-  }
-  if ("table" in source) {
-    const t = source.table;
-    return typeof t === "string"
-      ? quoteIdentifier(t, "clickhouse")
-      : t.map((s) => quoteIdentifier(s, "clickhouse")).join(".");
-  }
-  if ("sql" in source && typeof source.sql === "string" && source.sql.trim() !== "") {
-    return `(${source.sql})`;
-  }
-  throw new TypeError(
-    `source must be { table: name } or { sql: "SELECT …" }, got keys ${
-      Object.keys(source).join(", ") || "none"
-    }`,
-  );
+  return sqlFromClause(source, "clickhouse");
 }
 
 function _sqlOptions(o: ClickHouseGlmOptions, theta: Float64Array): ControlVariateSqlOptions {

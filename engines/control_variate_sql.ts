@@ -490,3 +490,43 @@ SELECT ${sums.join(",\n  ")}
 FROM cv_rows_terms
 `;
 }
+
+/** A table (`name` or `[schema, name]`) or a query whose rows are the data. */
+export type SqlSource = { table: string | readonly [string, string] } | { sql: string };
+
+/**
+ * The FROM clause of a {@link SqlSource} in a dialect: the table's quoted
+ * (schema-qualified) name, or the query in parentheses (with `alias` when the
+ * engine needs a subquery named).
+ *
+ * @param source The table or the query.
+ * @param dialect How identifiers are quoted.
+ * @param alias The subquery's name, for engines that require one.
+ * @returns The text to put after FROM.
+ * @throws {TypeError} When the source is neither.
+ *
+ * @example
+ * ```ts
+ * import { sqlFromClause } from "./control_variate_sql.ts";
+ * if (sqlFromClause({ table: ["s", "t"] }, "postgres") !== '"s"."t"') throw new Error();
+ * ```
+ */
+export function sqlFromClause(source: SqlSource, dialect: SqlDialect, alias?: string): string {
+  if (source === null || typeof source !== "object") {
+    throw new TypeError(`source must be { table } or { sql }, got ${source}`);
+  }
+  if ("table" in source) {
+    const t = source.table;
+    return typeof t === "string"
+      ? quoteIdentifier(t, dialect)
+      : t.map((s) => quoteIdentifier(s, dialect)).join(".");
+  }
+  if ("sql" in source && typeof source.sql === "string" && source.sql.trim() !== "") {
+    return alias === undefined ? `(${source.sql})` : `(${source.sql}) AS ${alias}`;
+  }
+  throw new TypeError(
+    `source must be { table: name } or { sql: "SELECT …" }, got keys ${
+      Object.keys(source).join(", ") || "none"
+    }`,
+  );
+}

@@ -29,7 +29,9 @@ import {
   logLikelihoodSql,
   parseControlVariateSums,
   quoteIdentifier,
+  sqlFromClause,
   type SqlGlmFamily,
+  type SqlSource,
 } from "./control_variate_sql.ts";
 import {
   copyTheta,
@@ -49,7 +51,7 @@ export interface PostgresQueryable {
 }
 
 /** Where the rows are: a table or view (optionally `[schema, table]`), or any SELECT (`sql`). */
-export type PostgresSource = { table: string | readonly [string, string] } | { sql: string };
+export type PostgresSource = SqlSource;
 
 /** The GLM and the data source shared by every function of this module. */
 export interface PostgresGlmOptions {
@@ -180,23 +182,7 @@ export async function postgresNewtonCentring(
  * ```
  */
 export function postgresFromClause(source: PostgresSource): string {
-  if (source === null || typeof source !== "object") {
-    throw new TypeError(`source must be { table } or { sql }, got ${source}`);
-  }
-  if ("table" in source) {
-    const t = source.table;
-    return typeof t === "string"
-      ? quoteIdentifier(t, "postgres")
-      : t.map((s) => quoteIdentifier(s, "postgres")).join(".");
-  }
-  if ("sql" in source && typeof source.sql === "string" && source.sql.trim() !== "") {
-    return `(${source.sql}) AS "source_rows"`;
-  }
-  throw new TypeError(
-    `source must be { table: name } or { sql: "SELECT …" }, got keys ${
-      Object.keys(source).join(", ") || "none"
-    }`,
-  );
+  return sqlFromClause(source, "postgres", '"source_rows"');
 }
 
 function _sqlOptions(o: PostgresGlmOptions, theta: Float64Array): ControlVariateSqlOptions {
