@@ -86,7 +86,8 @@ Deno.test("the example notebook runs: a run, a summary table, Vega-Lite figures,
   assert.ok(nb.cells.every((c) => (c.outputs ?? []).length === 0), "committed without outputs");
   const why = await _noKernel();
   let text: string;
-  if (why === null) {
+  // One execution in the kernel: its outputs' text/plain, every output checked.
+  const execute = async (): Promise<string> => {
     const dir = await Deno.makeTempDir();
     try {
       const out = `${dir}/executed.ipynb`;
@@ -108,12 +109,22 @@ Deno.test("the example notebook runs: a run, a summary table, Vega-Lite figures,
       for (const m of ["text/html", "application/vnd.vegalite.v5+json", "image/svg+xml"]) {
         assert.ok(mimes.has(m), `no ${m} output; got ${[...mimes]}`);
       }
-      text = outputs.map((o) => {
+      return outputs.map((o) => {
         const t = o.data?.["text/plain"] ?? o.text ?? "";
         return Array.isArray(t) ? t.join("") : String(t);
       }).join("\n");
     } finally {
       await Deno.remove(dir, { recursive: true });
+    }
+  };
+  if (why === null) {
+    text = await execute();
+    // A display message can reach nbconvert after its cell has finished
+    // (seen once in CI on a loaded machine: one table missing, no error):
+    // a second execution tells that apart from a notebook that shows nothing.
+    if (!/negative-binomial regression\nparameter/.test(text)) {
+      console.log("the summary table's display was not captured; executing once more");
+      text = await execute();
     }
   } else {
     console.log(`not executed in a Jupyter kernel: ${why}; running its cells as a script`);
