@@ -22,9 +22,22 @@
  * ```
  */
 export function symmetricEigenvalues(a: Float64Array): Float64Array {
+  return symmetricEigen(a).values.sort();
+}
+
+/**
+ * Eigenvalues and eigenvectors of a symmetric k × k matrix by cyclic Jacobi
+ * rotations (k is small here: d ≤ 30): A = V diag(λ) Vᵀ.
+ *
+ * @param a The matrix, row-major (not modified).
+ * @returns `values` λ (in the order of V's columns, not sorted) and `vectors` V (row-major, columns are eigenvectors).
+ * @throws {RangeError} When `a` is not square.
+ */
+export function symmetricEigen(a: Float64Array): { values: Float64Array; vectors: Float64Array } {
   const k = Math.round(Math.sqrt(a.length));
   if (k * k !== a.length) throw new RangeError(`need a square matrix, got ${a.length} entries`);
-  const m = Float64Array.from(a);
+  const m = Float64Array.from(a), v = new Float64Array(k * k);
+  for (let i = 0; i < k; i++) v[i * k + i] = 1;
   for (let sweep = 0; sweep < 100; sweep++) {
     let off = 0;
     for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) off += m[i * k + j] ** 2;
@@ -46,10 +59,15 @@ export function symmetricEigenvalues(a: Float64Array): Float64Array {
           m[p * k + r] = c * apr - s * aqr;
           m[q * k + r] = s * apr + c * aqr;
         }
+        for (let r = 0; r < k; r++) {
+          const vrp = v[r * k + p], vrq = v[r * k + q];
+          v[r * k + p] = c * vrp - s * vrq;
+          v[r * k + q] = s * vrp + c * vrq;
+        }
       }
     }
   }
-  return Float64Array.from({ length: k }, (_, i) => m[i * k + i]).sort();
+  return { values: Float64Array.from({ length: k }, (_, i) => m[i * k + i]), vectors: v };
 }
 
 /** The conditioning of −∇²log π(θ*) and of the per-row information. */

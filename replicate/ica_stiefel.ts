@@ -32,6 +32,7 @@
  * @module
  */
 import { Rng } from "../random/rng.ts";
+import { symmetricEigen } from "./conditioning.ts";
 import type { RowDifferencesFn } from "../subsampling/austerity.ts";
 
 /** Number of sources D. */
@@ -135,42 +136,13 @@ export function invert4(a: Float64Array): Float64Array {
 
 /** Symmetric inverse square root of a 4 × 4 SPD matrix (Jacobi eigen-decomposition). */
 function _invSqrtSym(c: Float64Array): Float64Array {
-  const d = ICA_DIM, a = Float64Array.from(c), v = new Float64Array(d * d);
-  for (let i = 0; i < d; i++) v[i * d + i] = 1;
-  for (let sweep = 0; sweep < 50; sweep++) {
-    let off = 0;
-    for (let p = 0; p < d; p++) for (let q = p + 1; q < d; q++) off += a[p * d + q] ** 2;
-    if (off < 1e-30) break;
-    for (let p = 0; p < d; p++) {
-      for (let q = p + 1; q < d; q++) {
-        const apq = a[p * d + q];
-        if (Math.abs(apq) < 1e-300) continue;
-        const theta = (a[q * d + q] - a[p * d + p]) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const cs = 1 / Math.sqrt(t * t + 1), sn = t * cs;
-        for (let k = 0; k < d; k++) {
-          const akp = a[k * d + p], akq = a[k * d + q];
-          a[k * d + p] = cs * akp - sn * akq;
-          a[k * d + q] = sn * akp + cs * akq;
-        }
-        for (let k = 0; k < d; k++) {
-          const apk = a[p * d + k], aqk = a[q * d + k];
-          a[p * d + k] = cs * apk - sn * aqk;
-          a[q * d + k] = sn * apk + cs * aqk;
-        }
-        for (let k = 0; k < d; k++) {
-          const vkp = v[k * d + p], vkq = v[k * d + q];
-          v[k * d + p] = cs * vkp - sn * vkq;
-          v[k * d + q] = sn * vkp + cs * vkq;
-        }
-      }
-    }
-  }
+  const d = ICA_DIM;
+  const { values, vectors: v } = symmetricEigen(c);
   const out = new Float64Array(d * d);
   for (let i = 0; i < d; i++) {
     for (let j = 0; j < d; j++) {
       let s = 0;
-      for (let k = 0; k < d; k++) s += v[i * d + k] * v[j * d + k] / Math.sqrt(a[k * d + k]);
+      for (let k = 0; k < d; k++) s += v[i * d + k] * v[j * d + k] / Math.sqrt(values[k]);
       out[i * d + j] = s;
     }
   }
