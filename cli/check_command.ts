@@ -12,12 +12,11 @@
  *
  * @module
  */
-import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { loadCore } from "../core/load.ts";
 import { formatPpcTable, posteriorPredictiveCheck, ppcFigureSpecs } from "../models/ppc.ts";
 import { renderSvg } from "../replicate/render.ts";
 import { CliUsageError, type FlagSpec, intFlag, parseFlags, resolveUserPath } from "./args.ts";
-import { binaryKind } from "./file_kind.ts";
+import { readDrawsFiles } from "./draws_files.ts";
 import {
   checkModelFlags,
   FAMILY_OPTION_FLAGS,
@@ -27,7 +26,7 @@ import {
 } from "./model_flags.ts";
 import { familyFlagsHelp, modelFlagsHelp } from "./model_help.ts";
 import { modelFromFlags } from "./model_options.ts";
-import { AtomicOutput, isSameFile } from "./safe_output.ts";
+import { AtomicOutput } from "./safe_output.ts";
 
 const _FLAGS: FlagSpec = {
   ...GLM_DATA_FLAGS,
@@ -105,30 +104,7 @@ export async function checkCommand(args: string[]): Promise<number> {
   const seed = intFlag(values.seed, { flag: "seed", default: 1, min: 0 });
   const paths = positionals.map(resolveUserPath);
   const dataPath = resolveUserPath(values.data as string);
-  for (const p of paths) {
-    if (p === dataPath || isSameFile(p, dataPath)) {
-      throw new CliUsageError(`${p} is the --data file; give the draws file of tallmc sample`);
-    }
-  }
-  const texts: string[] = [];
-  for (const path of paths) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(path);
-    } catch (e) {
-      throw new CliUsageError(`cannot read ${path}: ${(e as Error).message}`);
-    }
-    const kind = binaryKind(bytes);
-    if (kind !== null) throw new CliUsageError(`${path} is ${kind}, not a draws CSV`);
-    texts.push(new TextDecoder().decode(bytes));
-  }
-  let table;
-  try {
-    table = parseDrawsCsv(texts, { sources: paths, interrupted: true });
-  } catch (e) {
-    const msg = (e as Error).message;
-    throw new CliUsageError(paths.some((p) => msg.includes(p)) ? msg : `${paths[0]}: ${msg}`);
-  }
+  const table = await readDrawsFiles(paths, { dataPath });
   for (const w of table.warnings ?? []) console.error(`tallmc: warning: ${w}`);
   if (table.extra.sign) {
     console.error(

@@ -19,7 +19,6 @@
  * @module
  */
 import { basename } from "node:path";
-import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { LooResult } from "../diagnostics/loo.ts";
@@ -35,7 +34,7 @@ import {
 } from "../diagnostics/loo_subsample.ts";
 import type { GlmModel } from "../models/glm.ts";
 import { CliUsageError, type FlagSpec, intFlag, parseFlags, resolveUserPath } from "./args.ts";
-import { binaryKind } from "./file_kind.ts";
+import { readDrawsFiles } from "./draws_files.ts";
 import {
   checkModelFlags,
   FAMILY_OPTION_FLAGS,
@@ -45,7 +44,6 @@ import {
 } from "./model_flags.ts";
 import { familyFlagsHelp, modelFlagsHelp } from "./model_help.ts";
 import { modelFromFlags } from "./model_options.ts";
-import { isSameFile } from "./safe_output.ts";
 
 const _MODEL_FLAGS: FlagSpec = { ...GLM_DATA_FLAGS, ...FAMILY_OPTION_FLAGS, ...MODEL_FLAGS };
 
@@ -176,32 +174,6 @@ function _parseGroups(args: string[]): {
   return { common, fits };
 }
 
-async function _readDraws(paths: string[], dataPath: string) {
-  for (const p of paths) {
-    if (p === dataPath || isSameFile(p, dataPath)) {
-      throw new CliUsageError(`${p} is the --data file; give the draws file of tallmc sample`);
-    }
-  }
-  const texts: string[] = [];
-  for (const path of paths) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(path);
-    } catch (e) {
-      throw new CliUsageError(`cannot read ${path}: ${(e as Error).message}`);
-    }
-    const kind = binaryKind(bytes);
-    if (kind !== null) throw new CliUsageError(`${path} is ${kind}, not a draws CSV`);
-    texts.push(new TextDecoder().decode(bytes));
-  }
-  try {
-    return parseDrawsCsv(texts, { sources: paths, interrupted: true });
-  } catch (e) {
-    const msg = (e as Error).message;
-    throw new CliUsageError(paths.some((p) => msg.includes(p)) ? msg : `${paths[0]}: ${msg}`);
-  }
-}
-
 /** A loaded fit: its model, draws in the model's parameter order, chain ids. */
 interface _Fit {
   name: string;
@@ -223,7 +195,7 @@ async function _loadFit(spec: _FitSpec): Promise<_Fit> {
     }
   }
   const dataPath = resolveUserPath(values.data as string);
-  const table = await _readDraws(spec.paths, dataPath);
+  const table = await readDrawsFiles(spec.paths, { dataPath });
   for (const w of table.warnings ?? []) console.error(`tallmc: warning: ${w}`);
   if (table.extra.sign) {
     console.error(

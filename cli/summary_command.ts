@@ -17,13 +17,13 @@
  *
  * @module
  */
-import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { essBasic } from "../diagnostics/ess.ts";
 import { mcseQuantile } from "../diagnostics/mcse.ts";
 import { rhatBasic } from "../diagnostics/rhat.ts";
 import { summarize, summaryToCsv } from "../diagnostics/summary.ts";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
-import { binaryKind } from "./file_kind.ts";
+import type { DrawsTable } from "../data/draws_csv.ts";
+import { readDrawsFiles } from "./draws_files.ts";
 import { isSameFile } from "./safe_output.ts";
 import {
   type BasicColumns,
@@ -113,30 +113,10 @@ export async function summaryCommand(args: string[]): Promise<number> {
       }
     }
   }
-  const texts: string[] = [];
-  for (const path of paths) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(path);
-    } catch (e) {
-      throw new CliUsageError(`cannot read ${path}: ${(e as Error).message}`);
-    }
-    const kind = binaryKind(bytes);
-    if (kind !== null) {
-      throw new CliUsageError(
-        `${path} is ${kind}, not a draws CSV; summary reads the --out file of tallmc sample, ` +
-          `a plain draws CSV or CmdStan's output CSV`,
-      );
-    }
-    texts.push(new TextDecoder().decode(bytes));
-  }
-  let table;
-  try {
-    table = parseDrawsCsv(texts, { sources: paths, interrupted: true });
-  } catch (e) {
-    const msg = (e as Error).message;
-    throw new CliUsageError(paths.some((p) => msg.includes(p)) ? msg : `${paths[0]}: ${msg}`);
-  }
+  const table = await readDrawsFiles(paths, {
+    binaryHint: "; summary reads the --out file of tallmc sample, a plain draws CSV or CmdStan's " +
+      "output CSV",
+  });
   const dataColumn = _dataLikeColumn(table);
   if (dataColumn !== null) {
     throw new CliUsageError(
@@ -182,7 +162,7 @@ export async function summaryCommand(args: string[]): Promise<number> {
  * count covariate, which draws of continuous parameters never are. Returns
  * its description, or null.
  */
-function _dataLikeColumn(table: ReturnType<typeof parseDrawsCsv>): string | null {
+function _dataLikeColumn(table: DrawsTable): string | null {
   if (table.format !== "plain" || table.draws.length !== 1) return null;
   const chain = table.draws[0];
   for (let j = 0; j < chain.length; j++) {
