@@ -537,7 +537,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       help: "dual-averaging target acceptance rate",
     },
   ],
-  build: (model, options) => hmcSampler(model, _givenStartInit(options)),
+  build: (model, options) => hmcSampler(model, givenStartInit(options)),
 };
 
 /**
@@ -570,9 +570,15 @@ export function runHmc(model: Model, options: RunHmcOptions): SamplingResult {
   return sampleChains({ ...options, sampler: hmcDescription.build(model, options), model });
 }
 
-/** Starts given to the driver are used as they are unless `init` says otherwise. */
-function _givenStartInit(options: HmcSamplerOptions): HmcSamplerOptions {
-  const o = options as HmcSamplerOptions & Partial<RunOptions>;
+/**
+ * Starts given to the driver are used as they are unless `init` says
+ * otherwise (the registry's rule for every sampler with an `init` option).
+ *
+ * @param options The sampler's options, possibly with the driver's.
+ * @returns Them with `init: "given"` when the run gives starts and no `init`.
+ */
+export function givenStartInit<T extends { init?: HmcSamplerOptions["init"] }>(options: T): T {
+  const o = options as T & Partial<RunOptions>;
   return o.init === undefined &&
       (o.initialPosition !== undefined || o.initialPositions !== undefined ||
         (o.jitter ?? 0) > 0)

@@ -7,6 +7,7 @@ import type { Model } from "../../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
 import { checkRunInputs } from "../option_names.ts";
 import type { SamplerDescription } from "../sampler.ts";
+import { givenStartInit } from "../run_hmc.ts";
 import { nutsSampler } from "./chain_sampler.ts";
 import type { NutsOptions } from "./options.ts";
 
@@ -61,7 +62,7 @@ export const nutsDescription: SamplerDescription<NutsOptions> = {
       help: "NUTS: most doublings of a trajectory (2^depth − 1 leapfrog steps)",
     },
   ],
-  build: (model, options) => nutsSampler(model, _givenStartInit(options)),
+  build: (model, options) => nutsSampler(model, givenStartInit(options)),
 };
 
 /**
@@ -87,14 +88,4 @@ export const nutsDescription: SamplerDescription<NutsOptions> = {
 export function runNuts(model: Model, options: NutsOptions & RunOptions): SamplingResult {
   checkRunInputs("runNuts", model, options);
   return sampleChains({ ...options, sampler: nutsDescription.build(model, options), model });
-}
-
-/** Starts given to the driver are used as they are unless `init` says otherwise. */
-function _givenStartInit(options: NutsOptions): NutsOptions {
-  const o = options as NutsOptions & Partial<RunOptions>;
-  return o.init === undefined &&
-      (o.initialPosition !== undefined || o.initialPositions !== undefined ||
-        (o.jitter ?? 0) > 0)
-    ? { ...options, init: "given" }
-    : options;
 }
