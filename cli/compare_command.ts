@@ -32,6 +32,7 @@ import {
   looSubsampleFromPointwise,
   subsampleIndices,
 } from "../diagnostics/loo_subsample.ts";
+import type { GlmData } from "../data/dataset.ts";
 import type { GlmModel } from "../models/glm.ts";
 import { CliUsageError, type FlagSpec, intFlag, parseFlags, resolveUserPath } from "./args.ts";
 import { readDrawsFiles } from "./draws_files.ts";
@@ -183,7 +184,10 @@ interface _Fit {
   family: string;
 }
 
-async function _loadFit(spec: _FitSpec): Promise<_Fit> {
+async function _loadFit(
+  spec: _FitSpec,
+  dataCache: Map<string, Promise<GlmData>>,
+): Promise<_Fit> {
   const values = spec.values;
   checkModelFlags(values);
   for (const req of ["family", "data", ...(values.formula === undefined ? ["response"] : [])]) {
@@ -217,6 +221,7 @@ async function _loadFit(spec: _FitSpec): Promise<_Fit> {
     built = await modelFromFlags(loadCore(), dataPath, values, {
       choice: familyFromFlags(values),
       storage: "f64",
+      dataCache,
     });
   } catch (e) {
     if (e instanceof CliUsageError) throw e;
@@ -392,10 +397,12 @@ export async function compareCommand(args: string[]): Promise<number> {
 
   const t0 = performance.now();
   const fits: _Fit[] = [];
+  // Fits over the same rows (file, response, columns, coding) read the file once.
+  const dataCache = new Map<string, Promise<GlmData>>();
   let n = -1, y: Float64Array | null = null;
   try {
     for (const spec of specs) {
-      const fit = await _loadFit(spec);
+      const fit = await _loadFit(spec, dataCache);
       fits.push(fit);
       const yi = _response(fit.model);
       if (y === null) {

@@ -119,7 +119,7 @@ export async function modelFromFlags(
   arena: Arena,
   dataPath: string,
   values: Record<string, unknown>,
-  glm: { choice: FamilyChoice; storage: "f32" | "f64"; resolvePath?: (path: string) => string },
+  glm: ModelFromFlagsOptions,
 ): Promise<ModelFromFlags> {
   try {
     const r = await _modelFromFlags(arena, dataPath, values, glm);
@@ -131,11 +131,46 @@ export async function modelFromFlags(
   }
 }
 
+/** How {@linkcode modelFromFlags} builds the model. */
+export interface ModelFromFlagsOptions {
+  /** The family and its options, from the flags. */
+  choice: FamilyChoice;
+  /** Storage of the design matrix. */
+  storage: "f32" | "f64";
+  /** How to resolve `--prior-file` (the CLI passes `resolveUserPath`). */
+  resolvePath?: (path: string) => string;
+  /**
+   * Data already loaded by an earlier call, keyed by everything that decides
+   * the rows (file, response, columns or formula, family coding, storage…):
+   * `tallmc compare` passes one map so that fits over the same file read it
+   * once. The data is never freed by a model, so sharing it is safe.
+   */
+  dataCache?: Map<string, Promise<GlmData>>;
+}
+
+/** The cached load when the key was loaded before, else `load()` (and remember it). */
+function _cachedLoad(
+  cache: Map<string, Promise<GlmData>> | undefined,
+  key: unknown[],
+  load: () => Promise<GlmData>,
+): Promise<GlmData> {
+  if (cache === undefined) return load();
+  const k = JSON.stringify(key);
+  let p = cache.get(k);
+  if (p === undefined) {
+    p = load();
+    cache.set(k, p);
+    // A failed load is not remembered: the next fit reports its own error.
+    p.catch(() => cache.delete(k));
+  }
+  return p;
+}
+
 async function _modelFromFlags(
   arena: Arena,
   dataPath: string,
   values: Record<string, unknown>,
-  glm: { choice: FamilyChoice; storage: "f32" | "f64"; resolvePath?: (path: string) => string },
+  glm: ModelFromFlagsOptions,
 ): Promise<ModelFromFlags> {
   const { choice } = glm;
   const { withPriors, spec } = await _priorsOfFlags(values, choice, glm.resolvePath);
@@ -163,12 +198,17 @@ async function _modelFromFlags(
         success: choice.success,
         delimiter: delimiterFromFlags(values),
       };
-      fd = isParquetPath(dataPath)
-        ? await loadParquetWithFormula(arena, dataPath, {
-          ...formulaOptions,
-          compressors: parquetDecompressors,
-        })
-        : await loadCsvWithFormula(arena, dataPath, formulaOptions);
+      fd = await _cachedLoad(
+        glm.dataCache,
+        ["formula", dataPath, formulaOptions],
+        () =>
+          isParquetPath(dataPath)
+            ? loadParquetWithFormula(arena, dataPath, {
+              ...formulaOptions,
+              compressors: parquetDecompressors,
+            })
+            : loadCsvWithFormula(arena, dataPath, formulaOptions),
+      ) as FormulaData;
     } catch (e) {
       const msg = (e as Error).message;
       const m = /the (offset|trials) column|^(?:.*: )?(success) "|the response .* is text with/
@@ -199,17 +239,22 @@ async function _modelFromFlags(
       : priorFamily === "gaussian"
       ? "gaussian"
       : "poisson";
+    const csvOptions: LoadCsvOptions = {
+      response: values.response as string,
+      family: csvFamily,
+      intercept: !values["no-intercept"],
+      columns: values.columns
+        ? (values.columns as string).split(",").map((s) => s.trim())
+        : undefined,
+      storage: glm.storage,
+      delimiter: delimiterFromFlags(values),
+    };
     try {
-      data = await loadDataFile(arena, dataPath, {
-        response: values.response as string,
-        family: csvFamily,
-        intercept: !values["no-intercept"],
-        columns: values.columns
-          ? (values.columns as string).split(",").map((s) => s.trim())
-          : undefined,
-        storage: glm.storage,
-        delimiter: delimiterFromFlags(values),
-      });
+      data = await _cachedLoad(
+        glm.dataCache,
+        ["columns", dataPath, csvOptions],
+        () => loadDataFile(arena, dataPath, csvOptions),
+      );
     } catch (e) {
       if (csvFamily === "poisson" && choice.family !== "poisson") {
         (e as Error).message = (e as Error).message.replace(

@@ -9,6 +9,9 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { looCompare, looFromModel } from "../diagnostics/loo.ts";
 import { GlmModel } from "../models/glm.ts";
+import { familyFromFlags } from "../cli/model_flags.ts";
+import { modelFromFlags } from "../cli/model_options.ts";
+import type { GlmData } from "../data/dataset.ts";
 import { runCli } from "./_cli_fixtures.ts";
 
 /** Negative-binomial counts (φ = 1.5) with log mean 1 + 0.5 z. */
@@ -232,6 +235,37 @@ Deno.test("tallmc compare: clear errors for mismatched rows, responses, draws an
     const help = await runCli(["compare", "--help"]);
     assert.equal(help.code, 0);
     assert.match(help.out, /--fit \[NAME=\]DRAWS\.csv/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("tallmc compare: fits over the same rows share one read of the file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/counts.csv`;
+    await Deno.writeTextFile(path, nbCsv(50, 9).text);
+    const arena = loadCore();
+    const cache = new Map<string, Promise<GlmData>>();
+    const build = (family: string, extra: Record<string, unknown> = {}) => {
+      const values = { family, response: "y", ...extra };
+      return modelFromFlags(arena, path, values, {
+        choice: familyFromFlags(values),
+        storage: "f64",
+        dataCache: cache,
+      });
+    };
+    const pois = await build("poisson");
+    const nb = await build("negative-binomial");
+    // Poisson and NB read counts the same way: one load, the same rows.
+    assert.equal(cache.size, 1);
+    assert.equal(nb.model.data, pois.model.data);
+    // Another formula is other rows: a second load.
+    const f = await build("poisson", { formula: "y ~ 1" });
+    assert.equal(cache.size, 2);
+    assert.notEqual(f.model.data, pois.model.data);
+    assert.equal(f.model.dim, 1);
+    for (const b of [pois, nb, f]) b.model.dispose();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
