@@ -316,8 +316,21 @@ export function posteriorPredictiveCheck(
 
   const sim = rng.stream(1);
   const yRep = new Float64Array(m);
+  // The rows used, contiguous (one gather instead of one per draw), and η per row.
+  const xs = rows === null ? x : new Float64Array(m * d);
+  if (rows !== null) {
+    for (let i = 0; i < m; i++) xs.set(x.subarray(rows[i] * d, rows[i] * d + d), i * d);
+  }
+  const etas = new Float64Array(m);
+  const beta = new Float64Array(d);
   for (let s = 0; s < numDraws; s++) {
     const th = picks[s];
+    for (let j = 0; j < d; j++) beta[j] = th[j];
+    for (let i = 0, o = 0; i < m; i++, o += d) {
+      let e = 0;
+      for (let j = 0; j < d; j++) e += xs[o + j] * beta[j];
+      etas[i] = e;
+    }
     const tau = model.dim > d ? Math.exp(th[d]) : NaN;
     if (model.dim > d && !(tau > 0 && tau < Infinity)) {
       throw new RangeError(
@@ -331,9 +344,8 @@ export function posteriorPredictiveCheck(
       ? (model.options.nu === "sample" ? 1 + Math.exp(th[d + 1]) : model.options.nu as number)
       : NaN;
     for (let i = 0; i < m; i++) {
-      const r = xRow(i), o = r * d;
-      let eta = 0;
-      for (let j = 0; j < d; j++) eta += x[o + j] * th[j];
+      const r = xRow(i);
+      let eta = etas[i];
       if (offsetAll !== undefined) eta += offsetAll[r];
       if (
         !Number.isFinite(eta) || ((family === "poisson" || family === "negative-binomial") &&
