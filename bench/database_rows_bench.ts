@@ -15,7 +15,11 @@
  *
  * deno run --allow-read --allow-write=/tmp --allow-env --allow-net=127.0.0.1 --allow-run --allow-sys=loadavg \
  *   bench/database_rows_bench.ts [--n 1000000,10000000] [--warmup 200] [--samples 200] \
- *   [--engines postgres,clickhouse] [--granularity 8192]
+ *   [--engines postgres,clickhouse] [--granularity 8192] [--m M --blocks G]
+ *
+ * `--m` and `--blocks` fix HMC-ECS's subsample size and number of blocks
+ * (default: its own tuning, which for this easy problem picks m = 100 in
+ * 100 blocks, one new row per iteration).
  */
 import pg from "npm:pg@8.16.3";
 import { loadCore } from "../core/load.ts";
@@ -36,6 +40,8 @@ const args: Record<string, string> = {
   samples: "200",
   engines: "postgres,clickhouse",
   granularity: "8192",
+  m: "",
+  blocks: "",
 };
 for (let i = 0; i < Deno.args.length; i += 2) {
   const name = Deno.args[i].replace(/^--/, "");
@@ -93,6 +99,8 @@ try {
       numWarmup: W,
       numSamples: S,
       numChains: 1,
+      ...(args.m === "" ? {} : { subsampleSize: Number(args.m) }),
+      ...(args.blocks === "" ? {} : { numBlocks: Number(args.blocks) }),
     } as const;
     const mem = sample(glm, { ...base, thetaStar: mode, maxNewtonSteps: 0 });
     const tm = mem.chains[0].tuning;
