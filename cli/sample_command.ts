@@ -505,6 +505,8 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     const kept = writer === null ? "" : _keepOrDiscard(writer);
     if (!(e instanceof RangeError || e instanceof TypeError)) {
       if (kept !== "") console.error(`tallmc: note: ${kept}`);
+      // The row source's query failed (it names the table and the server).
+      if (dbModel !== null) throw new CliUsageError(`--data: ${(e as Error).message}`);
       throw e;
     }
     throw new CliUsageError(
