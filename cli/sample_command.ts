@@ -21,6 +21,7 @@
  * @module
  */
 import { loadCore } from "../core/load.ts";
+import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
@@ -33,6 +34,7 @@ import {
   parseFlags,
   resolveUserPath,
 } from "./args.ts";
+import { databaseRefusal, openDatabaseModel } from "./database_model.ts";
 import { DrawsFileWriter } from "./draws_writer.ts";
 import { cmdstanChainPath, CmdStanDrawsWriter } from "./cmdstan_writer.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
@@ -117,7 +119,9 @@ export function sampleHelp(): string {
     "                      two-level text response, text columns with --formula; or a",
     "                      table: postgres://user@host:port/db?table=T[&key=COL] or",
     "                      clickhouse://user@host:http_port/db?table=T[&key=COL] (password",
-    "                      from PGPASSWORD / CLICKHOUSE_PASSWORD; needs --allow-net)",
+    "                      from PGPASSWORD / CLICKHOUSE_PASSWORD; needs --allow-net). With",
+    "                      --sampler hmc-ecs and &key=COL (integers 0…n−1 or base…base+n−1)",
+    "                      the rows stay in the database: fetched by key, centring in SQL",
     "  --response COL      name of the response column",
     "",
     "Options:",
@@ -180,6 +184,15 @@ export function sampleHelp(): string {
  * @throws {CliUsageError} For bad flags or data (exit code 2).
  */
 export async function sampleCommand(args: string[]): Promise<number> {
+  const cleanups: (() => void)[] = [];
+  try {
+    return await _sampleCommand(args, cleanups);
+  } finally {
+    for (const c of cleanups) c();
+  }
+}
+
+async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise<number> {
   const samplerFlags = _samplerFlags();
   const flags: FlagSpec = {
     ..._COMMON_FLAGS,
@@ -234,7 +247,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
   const numChains = intFlag(values.chains, { flag: "chains", default: 4, min: 1, max: 10_000 });
   // One worker per core, capped by the number of chains; a single chain stays in this thread.
   const perCore = Math.min(navigator.hardwareConcurrency ?? 1, numChains);
-  const numWorkers = intFlag(values.workers, {
+  let numWorkers = intFlag(values.workers, {
     flag: "workers",
     default: perCore > 1 ? perCore : 0,
     min: 0,
@@ -284,7 +297,50 @@ export async function sampleCommand(args: string[]): Promise<number> {
     }
   }
   let dataLabel = dataPath, dbRemove = () => Promise.resolve();
+  // HMC-ECS over a keyed table: the rows stay in the engine (cli/database_model.ts).
+  let dbModel: DatabaseGlmModel | null = null;
   if (dbUrl !== null) {
+    const db = await import("../engines/database_rows.ts");
+    const label = db.redactDatabaseUrl(dbUrl);
+    let why = databaseRefusal(dbUrl, values, samplerName);
+    if (why === null) {
+      let opened;
+      try {
+        opened = await openDatabaseModel(
+          dbUrl,
+          values.response as string,
+          async (path) =>
+            (await modelFromFlags(loadCore(), path, values, { choice, storage: "f64" })).model,
+        );
+      } catch (e) {
+        const msg = _userMessage((e as Error).message, null);
+        throw new CliUsageError(msg.includes(label) ? `--data: ${msg}` : `--data ${label}: ${msg}`);
+      }
+      if ("model" in opened) {
+        dbModel = opened.model;
+        cleanups.push(() => opened.model.close());
+      } else why = opened.reason;
+    }
+    if (dbModel !== null) {
+      dataLabel = label;
+      if (numWorkers > 0 && values.workers !== undefined && !values.quiet) {
+        console.error(
+          `tallmc: note: --workers ${numWorkers}: chains run in this thread (the rows are fetched by key over one connection)`,
+        );
+      }
+      numWorkers = 0;
+      if (!values.quiet) {
+        console.log(
+          `rows stay in the database: ${dbModel.numRows} rows fetched by key per subsample update, full-data passes run as SQL`,
+        );
+      }
+    } else if (!values.quiet) {
+      console.error(
+        `tallmc: note: --data ${label}: the whole table is read into this process: ${why}`,
+      );
+    }
+  }
+  if (dbUrl !== null && dbModel === null) {
     const db = await import("../engines/database_rows.ts");
     try {
       const t = await db.databaseTableToCsv(dbUrl);
@@ -295,56 +351,34 @@ export async function sampleCommand(args: string[]): Promise<number> {
       throw new CliUsageError(`--data ${db.redactDatabaseUrl(dbUrl)}: ${(e as Error).message}`);
     }
   }
-  let dataInfo: Deno.FileInfo;
-  try {
-    dataInfo = dataPath === "-"
-      ? { isDirectory: false } as Deno.FileInfo
-      : await Deno.stat(dataPath);
-  } catch (e) {
-    throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
-  }
-  if (dataInfo.isDirectory) {
-    throw new CliUsageError(
-      `--data ${dataPath} is a directory; give the path of a CSV or Parquet file`,
-    );
-  }
-  if (!/\.parquet$/i.test(dataPath)) {
-    const head = headBytes(dataPath);
-    const kind = head === null ? null : binaryKind(head);
-    if (kind !== null) {
-      throw new CliUsageError(
-        `--data ${dataPath} is ${kind}, not CSV text${
-          /Parquet/.test(kind) ? "; name it with the extension .parquet to read it as Parquet" : ""
-        }`,
-      );
-    }
-  }
+  if (dbModel === null) await _checkDataFile(dataPath);
 
   // Workers read the data in place: it must sit in a shared memory.
   const arena = loadCore({ shared: numWorkers > 0 });
-  let model: GlmModel;
+  let model: GlmModel | DatabaseGlmModel;
   let dataWarnings: readonly string[] = [];
-  try {
-    const built = await modelFromFlags(arena, dataPath, values, {
-      choice,
-      storage: values.f32 ? "f32" : "f64",
-      resolvePath: resolveUserPath,
-    });
-    if (!values.quiet) {
-      for (const line of built.priorLines ?? []) console.log(`prior: ${line}`);
-    }
-    for (const note of built.notes) console.error(`tallmc: note: ${note}`);
-    dataWarnings = built.warnings;
-    model = built.model;
-  } catch (e) {
-    if (e instanceof CliUsageError) throw e;
-    const msg = _userMessage((e as Error).message, null).replaceAll(dataPath, dataLabel);
-    throw new CliUsageError(
-      msg.includes(dataLabel) ? `--data: ${msg}` : `--data ${dataLabel}: ${msg}`,
-    );
-  } finally {
-    await dbRemove();
-  }
+  if (dbModel !== null) model = dbModel;
+  else {try {
+      const built = await modelFromFlags(arena, dataPath, values, {
+        choice,
+        storage: values.f32 ? "f32" : "f64",
+        resolvePath: resolveUserPath,
+      });
+      if (!values.quiet) {
+        for (const line of built.priorLines ?? []) console.log(`prior: ${line}`);
+      }
+      for (const note of built.notes) console.error(`tallmc: note: ${note}`);
+      dataWarnings = built.warnings;
+      model = built.model;
+    } catch (e) {
+      if (e instanceof CliUsageError) throw e;
+      const msg = _userMessage((e as Error).message, null).replaceAll(dataPath, dataLabel);
+      throw new CliUsageError(
+        msg.includes(dataLabel) ? `--data: ${msg}` : `--data ${dataLabel}: ${msg}`,
+      );
+    } finally {
+      await dbRemove();
+    }}
   for (const w of dataWarnings) console.error(`tallmc: warning: --data: ${w}`);
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
   const init = initFromFlag(values.init, {
@@ -471,6 +505,8 @@ export async function sampleCommand(args: string[]): Promise<number> {
     const kept = writer === null ? "" : _keepOrDiscard(writer);
     if (!(e instanceof RangeError || e instanceof TypeError)) {
       if (kept !== "") console.error(`tallmc: note: ${kept}`);
+      // The row source's query failed (it names the table and the server).
+      if (dbModel !== null) throw new CliUsageError(`--data: ${(e as Error).message}`);
       throw e;
     }
     throw new CliUsageError(
@@ -509,4 +545,32 @@ export async function sampleCommand(args: string[]): Promise<number> {
     strict: Boolean(values.strict),
   });
   return code !== 0 ? code : checked.code;
+}
+
+/** Refuse a `--data` path that is missing, a directory or a binary file other than Parquet. */
+async function _checkDataFile(dataPath: string): Promise<void> {
+  let dataInfo: Deno.FileInfo;
+  try {
+    dataInfo = dataPath === "-"
+      ? { isDirectory: false } as Deno.FileInfo
+      : await Deno.stat(dataPath);
+  } catch (e) {
+    throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
+  }
+  if (dataInfo.isDirectory) {
+    throw new CliUsageError(
+      `--data ${dataPath} is a directory; give the path of a CSV or Parquet file`,
+    );
+  }
+  if (!/\.parquet$/i.test(dataPath)) {
+    const head = headBytes(dataPath);
+    const kind = head === null ? null : binaryKind(head);
+    if (kind !== null) {
+      throw new CliUsageError(
+        `--data ${dataPath} is ${kind}, not CSV text${
+          /Parquet/.test(kind) ? "; name it with the extension .parquet to read it as Parquet" : ""
+        }`,
+      );
+    }
+  }
 }

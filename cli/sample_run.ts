@@ -6,7 +6,7 @@
  * @module
  */
 import { summarize } from "../diagnostics/summary.ts";
-import type { GlmModel } from "../models/glm.ts";
+import type { Model } from "../models/model.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import type { SamplerDescription } from "../samplers/sampler.ts";
 import type { DrawsFileWriter } from "./draws_writer.ts";
@@ -90,7 +90,7 @@ export class StopWatch {
 /** The chains one after another in this thread, none started after a stop. */
 export function sampleInThread(
   sampler: Parameters<typeof sampleChains>[0]["sampler"],
-  model: GlmModel,
+  model: Model,
   numChains: number,
   driver: Omit<Parameters<typeof sampleChains>[0], "sampler" | "model">,
   stopped: () => boolean,

@@ -94,9 +94,13 @@ function _checkPermissions(u: URL): void {
  * (header row of column names, one line per row).
  *
  * @param url The URL with `?table=T` (and optionally `&key=COLUMN`).
+ * @param options `limit`: read only the first rows in key order (needs `key`).
  * @returns The file, the printable label and the row count.
  */
-export async function databaseTableToCsv(url: string): Promise<DatabaseCsv> {
+export async function databaseTableToCsv(
+  url: string,
+  options: { limit?: number } = {},
+): Promise<DatabaseCsv> {
   const label = redactDatabaseUrl(url);
   let u: URL;
   try {
@@ -110,11 +114,18 @@ export async function databaseTableToCsv(url: string): Promise<DatabaseCsv> {
   }
   _checkPermissions(u);
   const key = u.searchParams.get("key");
+  const limit = options.limit;
+  if (limit !== undefined && (key === null || !(Number.isInteger(limit) && limit > 0))) {
+    throw new RangeError(`reading the first ${limit} rows needs &key=COLUMN and a positive count`);
+  }
+  const tail = limit === undefined ? "" : ` LIMIT ${limit}`;
   u.searchParams.delete("table");
   u.searchParams.delete("key");
   const parts = table.split(".");
   const isPg = /^postgres/i.test(u.protocol);
-  const read = isPg ? await _readPostgres(u, parts, key) : await _readClickHouse(u, parts, key);
+  const read = isPg
+    ? await _readPostgres(u, parts, key, tail)
+    : await _readClickHouse(u, parts, key, tail);
   const dir = await Deno.makeTempDir({ prefix: "tallmc_db_" });
   const path = `${dir}/${parts[parts.length - 1].replace(/[^\w.-]/g, "_") || "table"}.csv`;
   const remove = () => Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -158,7 +169,12 @@ export async function databaseTableToCsv(url: string): Promise<DatabaseCsv> {
 
 type Read = { names: string[]; rows: unknown[][] };
 
-async function _readPostgres(u: URL, parts: string[], key: string | null): Promise<Read> {
+async function _readPostgres(
+  u: URL,
+  parts: string[],
+  key: string | null,
+  tail: string,
+): Promise<Read> {
   if (parts.length > 2) {
     throw new RangeError(`table must be NAME or SCHEMA.NAME, got ${parts.join(".")}`);
   }
@@ -207,7 +223,7 @@ async function _readPostgres(u: URL, parts: string[], key: string | null): Promi
       res = await client.query({
         text: `SELECT ${select.join(", ")} FROM ${from}${
           key === null ? "" : ` ORDER BY ${q(key)}`
-        }`,
+        }${tail}`,
         rowMode: "array",
       });
     } catch (e) {
@@ -222,7 +238,12 @@ async function _readPostgres(u: URL, parts: string[], key: string | null): Promi
 const CH_NUMBER = /^(Nullable\()?(Float(32|64)|U?Int(8|16|32|64)|Decimal.*)\)?$/;
 const CH_TEXT = /^(Nullable\()?(String|FixedString\(\d+\)|LowCardinality\(.*\))\)?$/;
 
-async function _readClickHouse(u: URL, parts: string[], key: string | null): Promise<Read> {
+async function _readClickHouse(
+  u: URL,
+  parts: string[],
+  key: string | null,
+  tail: string,
+): Promise<Read> {
   if (parts.length > 2) {
     throw new RangeError(`table must be NAME or DATABASE.NAME, got ${parts.join(".")}`);
   }
@@ -254,7 +275,7 @@ async function _readClickHouse(u: URL, parts: string[], key: string | null): Pro
   try {
     res = await clickhouseQuery(
       conn,
-      `SELECT ${select.join(", ")} FROM ${from}${key === null ? "" : ` ORDER BY ${q(key)}`}`,
+      `SELECT ${select.join(", ")} FROM ${from}${key === null ? "" : ` ORDER BY ${q(key)}`}${tail}`,
     );
   } catch (e) {
     throw new Error(`reading table ${shown} failed: ${(e as Error).message}`);

@@ -62,12 +62,22 @@ export async function startClickHouse(port = 19200): Promise<ClickHouseCluster> 
  * Create `${table}_local` on each shard (X columns `fromCol`… as Float64 for
  * f64 storage, Float32 for f32; y Float64 named `response`), put rows
  * 0 … split−1 on shard 1 and the rest on shard 2, and a Distributed table
- * `table` over them on both shards. Returns the column names of X.
+ * `table` over them on both shards. With `key`, a first UInt64 column of
+ * that name holds the row index (the local tables are ordered by it, with
+ * `indexGranularity` rows per index mark, default 8192). Returns the column
+ * names of X.
  */
 export async function loadSharded(
   shards: readonly [string, string],
   data: GlmData,
-  options: { fromCol?: number; response?: string; table?: string; split?: number } = {},
+  options: {
+    fromCol?: number;
+    response?: string;
+    table?: string;
+    split?: number;
+    key?: string;
+    indexGranularity?: number;
+  } = {},
 ): Promise<string[]> {
   const n = data.numRows, d = data.numCols, from = options.fromCol ?? 0;
   const table = options.table ?? "glm_rows", resp = options.response ?? "y";
@@ -75,27 +85,37 @@ export async function loadSharded(
   const names = data.columnNames.slice(from);
   const f64 = data.storage === "f64";
   const q = (s: string) => quoteIdentifier(s, "clickhouse");
+  const key = options.key;
   const cols = [
+    ...(key === undefined ? [] : [`${q(key)} UInt64`]),
     ...names.map((c) => `${q(c)} ${f64 ? "Float64" : "Float32"}`),
     `${q(resp)} Float64`,
   ];
   const local = q(`${table}_local`);
   const x = f64 ? data.arena.f64(data.x, n * d) : data.arena.f32(data.x, n * d);
   const y = data.arena.f64(data.y, n);
-  const width = (d - from) * (f64 ? 8 : 4) + 8;
+  const width = (d - from) * (f64 ? 8 : 4) + 8 + (key === undefined ? 0 : 8);
   for (let s = 0; s < 2; s++) {
     const url = shards[s];
     await clickhouseQuery(url, `DROP TABLE IF EXISTS ${q(table)}`, { json: false });
     await clickhouseQuery(url, `DROP TABLE IF EXISTS ${local}`, { json: false });
     await clickhouseQuery(
       url,
-      `CREATE TABLE ${local} (${cols.join(", ")}) ENGINE = MergeTree ORDER BY tuple()`,
+      `CREATE TABLE ${local} (${cols.join(", ")}) ENGINE = MergeTree ORDER BY ${
+        key === undefined ? "tuple()" : q(key)
+      }${
+        key === undefined ? "" : ` SETTINGS index_granularity = ${options.indexGranularity ?? 8192}`
+      }`,
       { json: false },
     );
     const i0 = s === 0 ? 0 : split, i1 = s === 0 ? split : n;
     const buf = new ArrayBuffer((i1 - i0) * width), view = new DataView(buf);
     let off = 0;
     for (let i = i0; i < i1; i++) {
+      if (key !== undefined) {
+        view.setBigUint64(off, BigInt(i), true);
+        off += 8;
+      }
       for (let j = from; j < d; j++) {
         if (f64) {
           view.setFloat64(off, x[i * d + j], true);

@@ -61,7 +61,8 @@ async function _reachable(url: string): Promise<string> {
 /**
  * Create `table` with columns `fromCol`… of X (DOUBLE PRECISION for f64
  * storage, REAL for f32: the arena's values unchanged) and y (named
- * `response`, DOUBLE PRECISION), plus `extra` columns computed from y, and
+ * `response`, DOUBLE PRECISION), plus `extra` columns computed from y and,
+ * with `key`, a first BIGINT PRIMARY KEY column holding the row index, and
  * fill it by a server-side COPY of a CSV file written to `dir` (which the
  * server must be able to read). Returns the column names of X.
  */
@@ -74,6 +75,7 @@ export async function loadTable(
     response?: string;
     table?: string;
     extra?: Record<string, (y: number) => number>;
+    key?: string;
   } = {},
 ): Promise<string[]> {
   const n = data.numRows, d = data.numCols, from = options.fromCol ?? 0;
@@ -82,7 +84,9 @@ export async function loadTable(
   const names = data.columnNames.slice(from);
   const type = data.storage === "f64" ? "DOUBLE PRECISION" : "REAL";
   const q = (s: string) => quoteIdentifier(s, "postgres");
+  const key = options.key;
   const cols = [
+    ...(key === undefined ? [] : [`${q(key)} BIGINT PRIMARY KEY`]),
     ...names.map((c) => `${q(c)} ${type}`),
     `${q(resp)} DOUBLE PRECISION`,
     ...extra.map(([c]) => `${q(c)} DOUBLE PRECISION`),
@@ -101,7 +105,7 @@ export async function loadTable(
     for (let i0 = 0; i0 < n; i0 += 20_000) {
       const lines: string[] = [];
       for (let i = i0; i < Math.min(n, i0 + 20_000); i++) {
-        const row: number[] = [];
+        const row: number[] = key === undefined ? [] : [i];
         for (let j = from; j < d; j++) row.push(x[i * d + j]);
         row.push(y[i]);
         for (const [, f] of extra) row.push(f(y[i]));

@@ -1,0 +1,241 @@
+/**
+ * The worker behind `engines/database_glm.ts`: it holds the connection to
+ * PostgreSQL (a client of `npm:pg`) or ClickHouse (HTTP), runs one query per
+ * request and writes the answer into shared memory, then wakes the caller,
+ * which waits with `Atomics.wait` (see the protocol in database_glm.ts).
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import {
+  type ClickHouseConnection,
+  clickhouseConnection,
+  clickhouseControlVariateSums,
+  clickhouseLogLikelihood,
+  clickhouseQuery,
+} from "./clickhouse.ts";
+import { quoteIdentifier, type SqlGlmFamily } from "./control_variate_sql.ts";
+import {
+  postgresControlVariateSums,
+  postgresLogLikelihood,
+  type PostgresQueryable,
+} from "./postgres.ts";
+
+/** The first message: where the rows are and the shared buffers. */
+export interface RowsWorkerInit {
+  /** "postgres" or "clickhouse". */
+  engine: "postgres" | "clickhouse";
+  /** The connection URL (with `table` and `key` parameters removed). */
+  url: string;
+  /** The table, unqualified or qualified: [schema or database, name]. */
+  table: string | [string, string];
+  /** The key column (integers base … base + n − 1). */
+  key: string;
+  /** Columns of X (no intercept column). */
+  columns: string[];
+  /** The response column. */
+  response: string;
+  /** The family of the sums. */
+  family: SqlGlmFamily;
+  /** θ[0] is an intercept. */
+  intercept: boolean;
+  /** σ of "gaussian". */
+  sigma?: number;
+  /** PostgreSQL's ln(y!) column for "poisson". */
+  logFactorialColumn?: string;
+  /** Control words: [state, value count, message bytes]. */
+  ctrl: SharedArrayBuffer;
+  /** Numbers in and out. */
+  data: SharedArrayBuffer;
+  /** UTF-8 text of an error. */
+  message: SharedArrayBuffer;
+}
+
+/** A request after the first message. */
+export type RowsWorkerRequest =
+  | { op: "meta" }
+  | { op: "rows"; keys: Float64Array }
+  | { op: "sums"; theta: Float64Array; hessian: boolean };
+
+/** States of ctrl[0]. */
+export const STATE = { busy: 0, done: 1, error: 2 } as const;
+
+let init: RowsWorkerInit;
+let pgClient: PostgresQueryable | null = null;
+let chConn: ClickHouseConnection | null = null;
+
+function finish(state: number, count = 0, text = ""): void {
+  const ctrl = new Int32Array(init.ctrl);
+  const bytes = new TextEncoder().encode(text);
+  const msg = new Uint8Array(init.message);
+  const len = Math.min(bytes.length, msg.length);
+  msg.set(bytes.subarray(0, len));
+  ctrl[1] = count;
+  ctrl[2] = len;
+  Atomics.store(ctrl, 0, state);
+  Atomics.notify(ctrl, 0);
+}
+
+function from(dialect: "postgres" | "clickhouse"): string {
+  const t = init.table;
+  return (typeof t === "string" ? [t] : t).map((s) => quoteIdentifier(s, dialect)).join(".");
+}
+
+async function rows(keys: Float64Array): Promise<number> {
+  const out = new Float64Array(init.data);
+  const p = init.columns.length + 1;
+  const pos = new Map<number, number>();
+  for (let i = 0; i < keys.length; i++) pos.set(keys[i], i);
+  const found = new Uint8Array(keys.length);
+  let got: unknown[][];
+  if (init.engine === "postgres") {
+    const q = (s: string) => quoteIdentifier(s, "postgres");
+    const cols = [init.key, ...init.columns, init.response]
+      .map((c) => `CAST(${q(c)} AS DOUBLE PRECISION)`);
+    const res = await (pgClient as unknown as {
+      query(c: { text: string; values: unknown[]; rowMode: "array" }): Promise<
+        { rows: unknown[][] }
+      >;
+    }).query({
+      text: `SELECT ${cols.join(", ")} FROM ${from("postgres")} WHERE ${q(init.key)} = ANY($1)`,
+      values: [Array.from(keys)],
+      rowMode: "array",
+    });
+    got = res.rows;
+  } else {
+    const q = (s: string) => quoteIdentifier(s, "clickhouse");
+    const names = [init.key, ...init.columns, init.response];
+    const cols = names.map((c, j) => `toFloat64(${q(c)}) AS c${j}`);
+    const res = await clickhouseQuery(
+      chConn!,
+      `SELECT ${cols.join(", ")} FROM ${from("clickhouse")} WHERE ${q(init.key)} IN (${
+        Array.from(keys).join(",")
+      })`,
+    );
+    got = res.rows.map((r) => names.map((_, j) => r[`c${j}`]));
+  }
+  for (const r of got) {
+    const i = pos.get(Number(r[0]));
+    if (i === undefined) continue;
+    if (found[i]) throw new RangeError(`key ${r[0]} appears in more than one row`);
+    found[i] = 1;
+    for (let j = 0; j < p; j++) {
+      const v = r[j + 1];
+      if (v === null || v === undefined) {
+        const c = j < p - 1 ? init.columns[j] : init.response;
+        throw new RangeError(`column "${c}" holds NULL at key ${r[0]}`);
+      }
+      out[i * p + j] = Number(v);
+    }
+  }
+  const missing = found.indexOf(0);
+  if (missing >= 0) throw new RangeError(`no row has key ${keys[missing]}`);
+  return keys.length * p;
+}
+
+/** n, the smallest and largest key, and the number of distinct keys. */
+async function meta(): Promise<number> {
+  const out = new Float64Array(init.data);
+  let v: unknown[];
+  if (init.engine === "postgres") {
+    const k = quoteIdentifier(init.key, "postgres");
+    const res = await (pgClient as unknown as {
+      query(c: { text: string; rowMode: "array" }): Promise<{ rows: unknown[][] }>;
+    }).query({
+      text: `SELECT CAST(COUNT(*) AS DOUBLE PRECISION), CAST(MIN(${k}) AS DOUBLE PRECISION),
+        CAST(MAX(${k}) AS DOUBLE PRECISION), CAST(COUNT(DISTINCT ${k}) AS DOUBLE PRECISION)
+        FROM ${from("postgres")}`,
+      rowMode: "array",
+    });
+    v = res.rows[0];
+  } else {
+    const k = quoteIdentifier(init.key, "clickhouse");
+    const res = await clickhouseQuery(
+      chConn!,
+      `SELECT toFloat64(count()) AS a, toFloat64(min(${k})) AS b, toFloat64(max(${k})) AS c,
+        toFloat64(uniqExact(${k})) AS e FROM ${from("clickhouse")}`,
+    );
+    const r = res.rows[0];
+    v = [r.a, r.b, r.c, r.e];
+  }
+  for (let j = 0; j < 4; j++) out[j] = v[j] === null ? NaN : Number(v[j]);
+  return 4;
+}
+
+async function sums(theta: Float64Array, hessian: boolean): Promise<number> {
+  const out = new Float64Array(init.data);
+  const d = theta.length;
+  const common = {
+    source: { table: init.table },
+    family: init.family,
+    columns: init.columns,
+    response: init.response,
+    intercept: init.intercept,
+    ...(init.sigma === undefined ? {} : { sigma: init.sigma }),
+  };
+  let s: number, grad: Float64Array, hess: Float64Array | null = null, n: number;
+  if (init.engine === "postgres") {
+    const o = {
+      ...common,
+      connection: pgClient!,
+      ...(init.logFactorialColumn === undefined
+        ? {}
+        : { logFactorialColumn: init.logFactorialColumn }),
+    };
+    if (hessian) {
+      const r = await postgresControlVariateSums({ ...o, thetaStar: theta });
+      [s, grad, hess, n] = [r.llStarSum, r.gradSum, r.hessSum, r.numRows];
+    } else {
+      const r = await postgresLogLikelihood({ ...o, theta });
+      [s, grad, n] = [r.logLikelihood, r.grad, r.numRows];
+    }
+  } else {
+    const o = { ...common, connection: chConn! };
+    if (hessian) {
+      const r = await clickhouseControlVariateSums({ ...o, thetaStar: theta });
+      [s, grad, hess, n] = [r.llStarSum, r.gradSum, r.hessSum, r.numRows];
+    } else {
+      const r = await clickhouseLogLikelihood({ ...o, theta });
+      [s, grad, n] = [r.logLikelihood, r.grad, r.numRows];
+    }
+  }
+  out[0] = n;
+  out[1] = s;
+  out.set(grad, 2);
+  if (hess !== null) out.set(hess, 2 + d);
+  return 2 + d + (hess === null ? 0 : d * d);
+}
+
+self.onmessage = async (e: MessageEvent) => {
+  const m = e.data as RowsWorkerInit | RowsWorkerRequest;
+  if ("ctrl" in m) {
+    init = m;
+    try {
+      if (init.engine === "postgres") {
+        const { default: pg } = await import("npm:pg@8.16.3");
+        const c = new pg.Client({ connectionString: init.url });
+        // A dropped connection is reported by the query that needs it.
+        c.on("error", () => {});
+        await c.connect();
+        pgClient = c as unknown as PostgresQueryable;
+      } else {
+        chConn = clickhouseConnection(init.url);
+        await clickhouseQuery(chConn, "SELECT 1");
+      }
+      finish(STATE.done);
+    } catch (err) {
+      finish(STATE.error, 0, (err as Error).message);
+    }
+    return;
+  }
+  try {
+    const count = m.op === "rows"
+      ? await rows(m.keys)
+      : m.op === "meta"
+      ? await meta()
+      : await sums(m.theta, m.hessian);
+    finish(STATE.done, count);
+  } catch (err) {
+    finish(STATE.error, 0, (err as Error).message);
+  }
+};
