@@ -14,51 +14,14 @@ import {
   clickhouseLogLikelihood,
   clickhouseQuery,
 } from "./clickhouse.ts";
-import { quoteIdentifier, type SqlGlmFamily } from "./control_variate_sql.ts";
+import { quoteIdentifier } from "./control_variate_sql.ts";
 import {
   postgresControlVariateSums,
   postgresLogLikelihood,
   type PostgresQueryable,
 } from "./postgres.ts";
 
-/** The first message: where the rows are and the shared buffers. */
-export interface RowsWorkerInit {
-  /** "postgres" or "clickhouse". */
-  engine: "postgres" | "clickhouse";
-  /** The connection URL (with `table` and `key` parameters removed). */
-  url: string;
-  /** The table, unqualified or qualified: [schema or database, name]. */
-  table: string | [string, string];
-  /** The key column (integers base … base + n − 1). */
-  key: string;
-  /** Columns of X (no intercept column). */
-  columns: string[];
-  /** The response column. */
-  response: string;
-  /** The family of the sums. */
-  family: SqlGlmFamily;
-  /** θ[0] is an intercept. */
-  intercept: boolean;
-  /** σ of "gaussian". */
-  sigma?: number;
-  /** PostgreSQL's ln(y!) column for "poisson". */
-  logFactorialColumn?: string;
-  /** Control words: [state, value count, message bytes]. */
-  ctrl: SharedArrayBuffer;
-  /** Numbers in and out. */
-  data: SharedArrayBuffer;
-  /** UTF-8 text of an error. */
-  message: SharedArrayBuffer;
-}
-
-/** A request after the first message. */
-export type RowsWorkerRequest =
-  | { op: "meta" }
-  | { op: "rows"; keys: Float64Array }
-  | { op: "sums"; theta: Float64Array; hessian: boolean };
-
-/** States of ctrl[0]. */
-export const STATE = { busy: 0, done: 1, error: 2 } as const;
+import { type RowsWorkerInit, type RowsWorkerRequest, STATE } from "./_database_rows_protocol.ts";
 
 let init: RowsWorkerInit;
 let pgClient: PostgresQueryable | null = null;

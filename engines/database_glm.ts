@@ -38,7 +38,7 @@ import { freeGlmData, glmDataFromArrays } from "../data/dataset.ts";
 import type { ExternalGlmModel } from "../models/external_glm.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { type CostCounter, newCostCounter } from "../models/model.ts";
-import type { RowsWorkerInit, RowsWorkerRequest } from "./_database_rows_worker.ts";
+import type { RowsWorkerInit, RowsWorkerRequest } from "./_database_rows_protocol.ts";
 import { redactDatabaseUrl } from "./database_rows.ts";
 
 export type { ExternalGlmModel } from "../models/external_glm.ts";
