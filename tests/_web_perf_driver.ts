@@ -55,6 +55,8 @@ export interface PerfResult {
   maxCpuMs: number;
   /** Main-thread tasks that took over 50 ms of CPU time. */
   cpuOver50: number;
+  /** CPU time of the main thread during the run by kind (script, style and layout, paint, …), ms. */
+  cpuByKind: Record<string, number>;
 }
 
 /** Install the longtask observer before the page's scripts run. */
@@ -151,9 +153,35 @@ export async function measure(origin: string, executablePath: string): Promise<P
     const trace = JSON.parse(new TextDecoder().decode(await browser.stopTracing()));
     const main = _mainThread(trace.traceEvents ?? trace);
     const cpu = main.filter(_isTask).map((e) => (e.tdur ?? 0) / 1000);
+    const kinds: Record<string, string> = {
+      FunctionCall: "script",
+      TimerFire: "script",
+      FireAnimationFrame: "script",
+      HandlePostMessage: "script",
+      EvaluateScript: "script",
+      UpdateLayoutTree: "style",
+      Layout: "layout",
+      PrePaint: "paint",
+      Paint: "paint",
+      Layerize: "paint",
+      Commit: "commit",
+      ParseHTML: "parse HTML",
+    };
+    const cpuByKind: Record<string, number> = {};
+    for (const e of main) {
+      const k = kinds[e.name];
+      // Count each kind once: not an event inside another of the same kind.
+      if (k === undefined || e.tdur === undefined) continue;
+      const inside = main.some((o) =>
+        o !== e && kinds[o.name] === k && o.ts <= e.ts && o.ts + o.dur! >= e.ts + e.dur! &&
+        o.dur! > e.dur!
+      );
+      if (!inside) cpuByKind[k] = Math.round((cpuByKind[k] ?? 0) + e.tdur / 1000);
+    }
     return {
       load,
       ...seen,
+      cpuByKind,
       breakdown: _breakdown(main),
       maxCpuMs: Math.round(Math.max(0, ...cpu)),
       cpuOver50: cpu.filter((x) => x > 50).length,
@@ -183,6 +211,11 @@ if (import.meta.main) {
             `most CPU in one task ${r.maxCpuMs} ms, ${r.cpuOver50} tasks > 50 ms of CPU`,
         );
         console.log(`  page steps: ${r.measures.join(", ")}`);
+        console.log(
+          `  main-thread CPU by kind (ms): ${
+            Object.entries(r.cpuByKind).map(([k, v]) => `${k} ${v}`).join(", ")
+          }`,
+        );
         for (const b of r.breakdown) console.log(`  task ${b}`);
       }
     }

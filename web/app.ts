@@ -75,6 +75,7 @@ function _clearResults(): void {
   views = [];
   (globalThis as Record<string, unknown>).tallmcViews = views;
   _queues = [[], []];
+  _progress = null;
   for (const id of ["trace", "density"]) {
     _$(id).textContent = "";
     _$(id).setAttribute("aria-label", "no plot yet: no run");
@@ -1083,6 +1084,8 @@ function _init(): void {
   });
   _$("dataset").addEventListener("change", _syncControls);
   _$("delimiter").addEventListener("change", () => {
+    // Read the file again with the new delimiter (not while a run holds the worker).
+    if (document.body.dataset.state === "running") return;
     if (loadedFile !== null && !/\.parquet$/i.test(loadedFile.name)) _loadFile(loadedFile);
   });
   _$("params").addEventListener("change", () => _buildPlots());
