@@ -23,7 +23,6 @@ import { columnMoments, type FormulaData } from "../data/design.ts";
 import { loadCsvWithFormula } from "../data/formula_csv.ts";
 import { loadParquet } from "../data/parquet.ts";
 import { loadParquetWithFormula } from "../data/parquet_formula.ts";
-import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
 import { type GlmFamily, GlmModel, type GlmOptions } from "../models/glm.ts";
 import { buildPrior, defaultPriorSpec } from "../models/prior_build.ts";
 import type { CoefficientPrior, PriorSpec } from "../models/priors.ts";
@@ -100,7 +99,15 @@ export function loadDataFile(
 ): Promise<GlmData> {
   if (!isParquetPath(path)) return loadCsvToArena(arena, path, options);
   const { delimiter: _d, header: _h, chunkBytes: _c, ...rest } = options;
-  return loadParquet(arena, path, { ...rest, compressors: parquetDecompressors });
+  return _parquetCodecs().then((compressors) => loadParquet(arena, path, { ...rest, compressors }));
+}
+
+/**
+ * The Parquet codecs (≈ 110 KiB of script), imported when a Parquet file is
+ * read, so that a browser build that never reads one does not load them.
+ */
+async function _parquetCodecs() {
+  return (await import("npm:hyparquet-compressors@1.1.2")).compressors;
 }
 
 /**
@@ -201,11 +208,11 @@ async function _modelFromFlags(
       fd = await _cachedLoad(
         glm.dataCache,
         ["formula", dataPath, formulaOptions],
-        () =>
+        async () =>
           isParquetPath(dataPath)
             ? loadParquetWithFormula(arena, dataPath, {
               ...formulaOptions,
-              compressors: parquetDecompressors,
+              compressors: await _parquetCodecs(),
             })
             : loadCsvWithFormula(arena, dataPath, formulaOptions),
       ) as FormulaData;

@@ -19,7 +19,9 @@ import { buildDesign } from "./design_matrix.ts";
  * @param text The file's contents.
  * @param options The delimiter (default: detected, as in csv.ts), and
  *   `badRows`: when given, rows with the wrong number of fields are listed
- *   there (every one, naming the line) and left out instead of refused.
+ *   there (every one, naming the line) and left out instead of refused;
+ *   `quoteProblems`: when given, every quote the parser found unclosed or
+ *   misplaced is listed there (naming the line).
  * @returns The table.
  * @throws {RangeError} For an empty file, a file with no data rows,
  *   duplicate or empty header names, and rows with the wrong number of fields
@@ -35,7 +37,7 @@ import { buildDesign } from "./design_matrix.ts";
  */
 export function parseColumnTable(
   text: string,
-  options: { delimiter?: string; badRows?: string[] } = {},
+  options: { delimiter?: string; badRows?: string[]; quoteProblems?: string[] } = {},
 ): ColumnTable {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let delimiter = options.delimiter;
@@ -47,6 +49,16 @@ export function parseColumnTable(
   }
   const parsed = _papa.parse(text, { delimiter });
   const all = parsed.data;
+  for (const e of parsed.errors ?? []) {
+    if (e.type !== "Quotes") continue;
+    options.quoteProblems?.push(
+      `line ${(e.row ?? 0) + 1}: ${
+        e.code === "MissingQuotes"
+          ? "a quoted field is not closed (its quote runs to the end of the file)"
+          : 'a quote inside a field that does not start with one (write it as "" inside a quoted field)'
+      }`,
+    );
+  }
   const rows: string[][] = [], lineOf: number[] = [];
   all.forEach((r, i) => {
     if (r.every((c) => c.trim() === "")) return;
@@ -103,7 +115,10 @@ const _papa = Papa as unknown as {
   parse(
     text: string,
     config: { delimiter: string },
-  ): { data: string[][] };
+  ): {
+    data: string[][];
+    errors?: { type: string; code: string; row?: number }[];
+  };
 };
 
 /**

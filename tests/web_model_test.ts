@@ -8,8 +8,7 @@
  *   relaxed-SIMD core (≤ 1e-6 relative; printed);
  * - 2 chains on 2 workers give the draws of the same run on 1 worker (the
  *   page is cross-origin isolated: web/static_server.ts sends COOP/COEP);
- * - a malformed file lists every problem when it is loaded (each bad row,
- *   each bad column), and a run of it is refused;
+ * - (a malformed file: web_url_test.ts);
  * - NA cells: the rows that miss a cell in a column the model uses are
  *   dropped and counted; a prior typed in the CLI's syntax is in force;
  * - a Parquet file, poisson with an offset column;
@@ -69,8 +68,6 @@ interface _Report {
   preview: string;
   twoWorkers: _Run;
   oneWorker: _Run;
-  malformed: _Loaded;
-  badRun: _Brief;
   naLoaded: _Loaded;
   missing: _Brief;
   pqLoaded: _Loaded;
@@ -99,23 +96,6 @@ async function _files(dir: string): Promise<void> {
     lines.push(`${Math.sin(7.1 * i) < Math.tanh(eta) ? "yes" : "no"},${x},${r}`);
   }
   await Deno.writeTextFile(`${dir}/formula.csv`, lines.join("\n") + "\n");
-
-  await Deno.writeTextFile(
-    `${dir}/malformed.csv`,
-    [
-      "y,a,b,c,d,e",
-      "1,0.5,1,,k,2",
-      "0,0.7,2,NA,k,3",
-      "1,0.1,3",
-      "0,abc,4,,k,5",
-      "1,0.2,0x10,,k,6",
-      "0,0.3,5,,k,7,8",
-      "1,0.4,6,,k,8",
-      "0,x1,7,,k,9",
-      "1,0.6,8,,k,1",
-      "0,0.8,9,,k,2",
-    ].join("\n") + "\n",
-  );
 
   const na = ["y;x1;g;z"];
   for (let i = 0; i < 120; i++) {
@@ -198,11 +178,11 @@ Deno.test({
       await server.close();
       await plainServer.close();
     }
-    for (const f of ["formula", "plots", "malformed", "density", "rootogram", "higgs"]) {
+    for (const f of ["formula", "plots", "density", "rootogram", "higgs"]) {
       await Deno.copyFile(`${dir}/web_model_${f}.png`, `/tmp/web_model_${f}.png`);
     }
     console.log(
-      "screenshots: /tmp/web_model_{formula,plots,malformed,density,rootogram,higgs}.png",
+      "screenshots: /tmp/web_model_{formula,plots,density,rootogram,higgs}.png",
     );
     const lt = report.longTask;
     console.log(
@@ -210,7 +190,6 @@ Deno.test({
         `${lt.count} main-thread tasks > 50 ms, the longest ${lt.maxMs.toFixed(0)} ms ` +
         `(${lt.tasksMs.join(", ")}); the page's longest steps: ${lt.measures.join(", ")}`,
     );
-    console.log(`malformed file: ${JSON.stringify(report.malformed.problems)}`);
     assert.deepEqual(report.errors, []);
 
     // 1. The CLI's draws, on 2 workers and on 1.
@@ -246,24 +225,6 @@ Deno.test({
     assert.match(two.rankLabel, /^Rank plots of \(Intercept\), x, region\[south\], region\[west\]/);
     assert.match(two.pairsLabel, /^Pairs plot: x against \(Intercept\)/);
     assert.match(two.ppcLabel, /^Calibration by decile/);
-
-    // 2. Every problem of a malformed file, at load; the run refused.
-    const p = report.malformed.problems;
-    assert.equal(p.length, 6, JSON.stringify(p));
-    assert.match(p[0], /data row 3 has 3 fields, expected 6/);
-    assert.match(p[1], /data row 6 has 7 fields, expected 6/);
-    assert.ok(
-      p.some((q) =>
-        /column "a" mixes numbers.*in all 2 cells that are not plain numbers among 6 numbers: "abc" \(line 5\), "x1" \(line 9\)/
-          .test(q)
-      ),
-      "column a, with both of its text cells",
-    );
-    assert.ok(p.some((q) => /column "b".*0x10/.test(q)), "column b");
-    assert.ok(p.some((q) => /column "c" has no value/.test(q)), "column c");
-    assert.ok(p.some((q) => /column "d" is categorical with one level/.test(q)), "column d");
-    assert.equal(report.badRun.state, "error");
-    assert.match(report.badRun.warnings, /2 rows with the wrong number of fields/);
 
     // 3. Missing cells dropped and counted; delimiter ";" detected; the typed prior.
     assert.match(report.naLoaded.summary, /delimiter ";"/);

@@ -12,18 +12,20 @@
  * @module
  */
 import type { SummaryRow } from "../diagnostics/summary.ts";
+import { unpackRows } from "./protocol.ts";
 import type {
   Cost,
   DescribeRequest,
   Family,
   LoadRequest,
   PpcView,
+  ProgressMessage,
   RunRequest,
   SamplerEntry,
   WorkerMessage,
 } from "./protocol.ts";
 import type { TableCheck } from "./table.ts";
-import { drawPairs, drawPpc, drawRanks, LivePlot, type PlotRow } from "./plots.ts";
+import { drawPairs, drawPpc, LivePlot, type PlotRow, rankSteps } from "./plots.ts";
 
 const _$ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -41,6 +43,8 @@ const run = {
 };
 let worker: Worker | null = null;
 let fileName: string | null = null;
+/** The loaded file (read again when the delimiter changes). */
+let loadedFile: File | null = null;
 let fileCheck: TableCheck | null = null;
 let lastPpc: PpcView | null = null;
 let views: LivePlot[] = [];
@@ -71,6 +75,7 @@ function _clearResults(): void {
   views = [];
   (globalThis as Record<string, unknown>).tallmcViews = views;
   _queues = [[], []];
+  _progress = null;
   for (const id of ["trace", "density"]) {
     _$(id).textContent = "";
     _$(id).setAttribute("aria-label", "no plot yet: no run");
@@ -144,8 +149,16 @@ function _sig(x: number): string {
   return x.toPrecision(3).replace("-", "−");
 }
 
+/**
+ * An integer with thousands separators ("1,234,567"). Not toLocaleString:
+ * its first call loads the locale data, a task of ~40 ms on the page's
+ * thread in the middle of a run.
+ */
 function _int(x: number): string {
-  return Math.round(x).toLocaleString("en-US");
+  if (!Number.isFinite(x)) return _fmt(x);
+  const digits = String(Math.abs(Math.round(x)));
+  const grouped = digits.replace(/\B(?=(\d{3})+$)/g, ",");
+  return x < 0 && digits !== "0" ? `−${grouped}` : grouped;
 }
 
 // ---- plots -----------------------------------------------------------------
@@ -198,10 +211,12 @@ function _buildPlots(): void {
       id === "trace" ? (_lastRequest?.numSamples ?? thinned) : thinned,
     );
     plot.add(_plotRows(run.rows.slice(0, numInserted)));
-    plot.draw();
     return plot;
   });
   performance.measure("tallmc:first render", { start: t });
+  for (const [i, v] of views.entries()) {
+    _inSteps(v.steps(), `first ${i === 0 ? "trace" : "density"}`);
+  }
   // Text alternatives: what each plot shows, in one line.
   const names = plotted.join(", ");
   const chains = `${_lastRequest?.numChains ?? 1} chain${
@@ -227,8 +242,9 @@ function _buildPlots(): void {
 /**
  * Plot updates: draws wait in one queue per plot and are drawn by a single
  * loop. Traces redraw every _TRACE_MS, densities (every KDE recomputed)
- * every _DENSITY_MS, and both at once when the run ends; each redraw is a
- * canvas pass of a few milliseconds, so the page's thread stays free.
+ * every _DENSITY_MS, and both at once when the run ends; each redraw is
+ * drawn one panel per animation frame (a millisecond or two each), so the
+ * page's thread is never held for a whole plot.
  */
 const _TRACE_MS = 400;
 const _DENSITY_MS = 1000;
@@ -255,11 +271,9 @@ async function _renderQueued(): Promise<void> {
         const data = _plotRows(_queues[i]);
         _queues[i] = [];
         _lastUpdate[i] = now;
-        const t = performance.now();
         current[i].add(data);
-        current[i].draw();
-        performance.measure(`tallmc:update ${i === 0 ? "trace" : "density"}`, { start: t });
-        if (i === 0) await _yield(); // one redraw per task
+        await _inSteps(current[i].steps(), `update ${i === 0 ? "trace" : "density"}`);
+        if (views !== current) break;
       }
     }
   } finally {
@@ -276,6 +290,7 @@ function _renderSummary(rows: SummaryRow[] | null, scope: string): void {
     body.textContent = "";
     return;
   }
+  if (_updateSummary(body, rows)) return;
   body.innerHTML = rows.map((r, j) => {
     const rhatBad = r.rhat > 1.01 ? " bad" : "";
     const essBad = r.essBulk < 100 ? " bad" : "";
@@ -287,6 +302,37 @@ function _renderSummary(rows: SummaryRow[] | null, scope: string): void {
       `<td class="rhat${rhatBad}">${_fmt(r.rhat)}</td><td>${_fmt(r.mcseMean, 4)}</td>` +
       `<td class="truth">${truth}</td></tr>`;
   }).join("");
+}
+
+/**
+ * Update the summary table's cells in place when it already has these
+ * parameters (a progress message every 250 ms: no rebuild of the table).
+ * Returns false when the table must be built.
+ */
+function _updateSummary(body: HTMLTableSectionElement, rows: SummaryRow[]): boolean {
+  const trs = body.rows;
+  if (trs.length !== rows.length || rows.some((r, j) => trs[j].dataset.param !== r.name)) {
+    return false;
+  }
+  rows.forEach((r, j) => {
+    const cells = trs[j].cells;
+    const values = [
+      _fmt(r.mean),
+      _fmt(r.sd),
+      _fmt(r.q5),
+      _fmt(r.q95),
+      _fmt(r.essBulk, 0),
+      _fmt(r.essTail, 0),
+      _fmt(r.rhat),
+      _fmt(r.mcseMean, 4),
+    ];
+    values.forEach((v, k) => {
+      if (cells[k + 1].textContent !== v) cells[k + 1].textContent = v;
+    });
+    cells[5].classList.toggle("bad", r.essBulk < 100);
+    cells[7].classList.toggle("bad", r.rhat > 1.01);
+  });
+  return true;
 }
 
 function _renderCost(cost: Cost): void {
@@ -368,6 +414,58 @@ function _yield(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+/**
+ * A task of its own, after the page's pending work (not an animation
+ * frame: work done in a frame's callbacks joins the frame's layout and paint
+ * in one task, which is then the page's longest).
+ */
+function _task(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** Drawing done in one task before the rest waits for the next (ms). */
+const _FRAME_BUDGET_MS = 8;
+
+/**
+ * Run a drawing's steps in tasks of their own, as many per task as fit in
+ * _FRAME_BUDGET_MS (a whole plot in one task on an idle machine, a panel
+ * per task on a busy one), each task measured as `tallmc:<name>`
+ * (performance entries, visible in the browser's profiler). Stops early
+ * when a new run has replaced the plots.
+ */
+async function _inSteps(steps: Iterator<void>, name: string): Promise<void> {
+  const current = views, rows = run.rows;
+  for (;;) {
+    await _task();
+    if (views !== current || run.rows !== rows) return;
+    const t = performance.now();
+    let done = false;
+    while (!done && performance.now() - t < _FRAME_BUDGET_MS) done = steps.next().done === true;
+    performance.measure(`tallmc:${name}`, { start: t });
+    if (done) return;
+  }
+}
+
+function _showProgress(m: ProgressMessage): void {
+  const request = _lastRequest!;
+  const per = request.numWarmup + request.numSamples;
+  const done = m.iterations.reduce((s, [, it]) => s + it, 0);
+  _$("bar").style.width = `${(100 * done / (per * request.numChains)).toFixed(1)}%`;
+  const running = m.iterations.filter(([, it]) => it > 0 && it < per);
+  const finished = m.iterations.filter(([, it]) => it >= per).length;
+  _$("progress-text").textContent = running.length === 0
+    ? (finished >= request.numChains ? "finishing…" : "starting…")
+    : running.map(([c, it]) =>
+      `chain ${c + 1} of ${request.numChains}: ${
+        it <= request.numWarmup ? "warmup" : "sampling"
+      }, iteration ${it} of ${per}`
+    ).join("; ") + (run.workers > 1 ? ` (${run.workers} workers)` : "");
+  _renderCost(m.cost);
+  _renderSummary(m.summary, m.summaryScope);
+}
+
+let _progress: ProgressMessage | null = null;
+
 function _onMessage(m: WorkerMessage): void {
   const t = performance.now();
   _handle(m);
@@ -408,25 +506,26 @@ function _handle(m: WorkerMessage): void {
     _$<HTMLSelectElement>("pair-y").value = m.names[Math.min(1, m.names.length - 1)];
     _buildPlots();
   } else if (m.type === "progress") {
-    const request = _lastRequest!;
-    const per = request.numWarmup + request.numSamples;
-    const done = m.iterations.reduce((s, [, it]) => s + it, 0);
-    _$("bar").style.width = `${(100 * done / (per * request.numChains)).toFixed(1)}%`;
-    const running = m.iterations.filter(([, it]) => it > 0 && it < per);
-    const finished = m.iterations.filter(([, it]) => it >= per).length;
-    _$("progress-text").textContent = running.length === 0
-      ? (finished >= request.numChains ? "finishing…" : "starting…")
-      : running.map(([c, it]) =>
-        `chain ${c + 1} of ${request.numChains}: ${
-          it <= request.numWarmup ? "warmup" : "sampling"
-        }, iteration ${it} of ${per}`
-      ).join("; ") + (run.workers > 1 ? ` (${run.workers} workers)` : "");
-    run.rows.push(...m.draws);
-    run.numDraws += m.draws.length;
-    _addToPlots(m.draws);
-    _renderCost(m.cost);
-    _renderSummary(m.summary, m.summaryScope);
+    // The draws are kept at once (Stop keeps them); the page shows the
+    // latest progress in a task of its own (one for the messages queued).
+    const rows = unpackRows(m.draws);
+    for (const r of rows) run.rows.push(r);
+    run.numDraws += rows.length;
+    _addToPlots(rows);
+    const first = _progress === null;
+    _progress = m;
+    if (first) {
+      setTimeout(() => {
+        const p = _progress;
+        _progress = null;
+        if (p === null || document.body.dataset.state !== "running") return;
+        const t = performance.now();
+        _showProgress(p);
+        performance.measure("tallmc:progress", { start: t });
+      }, 0);
+    }
   } else if (m.type === "done") {
+    _progress = null;
     _flushAll = true;
     if (!_rendering) _renderQueued();
     _renderSummary(
@@ -478,6 +577,15 @@ function _handle(m: WorkerMessage): void {
       ? ""
       : `Prior (blank fields take the defaults):\n${m.priorLines.join("\n")}`;
     el.classList.toggle("bad", m.error !== null);
+    // The response's cells outside the family's support, after the file's own problems.
+    const list = _$("file-problems");
+    for (const li of list.querySelectorAll("li.support")) li.remove();
+    for (const text of m.support) {
+      const li = list.appendChild(document.createElement("li"));
+      li.className = "support";
+      li.textContent = text;
+    }
+    list.dataset.count = String(list.children.length);
   } else if (m.type === "table") {
     _showFile(m.name, m.check);
     _describeModel();
@@ -507,23 +615,25 @@ async function _drawAfterRun(): Promise<void> {
   delete document.body.dataset.afterRun;
   await _yield();
   if (run.rows !== rows) return;
-  let t = performance.now();
   const names = plotted.length > 0 ? plotted : run.names.slice(0, 4);
   const ranks = _$<HTMLCanvasElement>("rank");
-  drawRanks(ranks, run.rows, run.names, names, _lastRequest?.numChains ?? 1);
+  await _inSteps(
+    rankSteps(ranks, run.rows, run.names, names, _lastRequest?.numChains ?? 1),
+    "rank plots",
+  );
+  if (run.rows !== rows) return;
   ranks.setAttribute(
     "aria-label",
     `Rank plots of ${
       names.join(", ")
     }: for each chain, a histogram of its draws' ranks among all chains' draws (20 bins); uniform when the chains sample the same distribution.`,
   );
-  performance.measure("tallmc:rank plots", { start: t });
-  await _yield();
+  await _task();
   if (run.rows !== rows) return;
-  t = performance.now();
+  let t = performance.now();
   _drawPairs();
   performance.measure("tallmc:pairs plot", { start: t });
-  await _yield();
+  await _task();
   if (run.rows !== rows) return;
   t = performance.now();
   const ppc = _$<HTMLCanvasElement>("ppc");
@@ -671,6 +781,7 @@ function _start(): void {
     family: _$<HTMLSelectElement>("family").value as Family,
     priorScale: _num("priorScale"),
     workers: _workers(),
+    missing: _$<HTMLSelectElement>("missing").value === "refuse" ? "refuse" : "drop",
     sampler: _$<HTMLSelectElement>("sampler").value,
     options: _samplerOptions(),
     numChains: _num("numChains"),
@@ -704,15 +815,62 @@ const _URL_COMMON = [
 ];
 
 /**
+ * The file model's controls written to the address (by element id), each
+ * only when it applies: `family` sets which of σ, ν, offset, trials, level
+ * coded 1 and the σ/φ prior do.
+ */
+const _URL_MODEL = [
+  "formula",
+  "sigma",
+  "nu",
+  "offset",
+  "trials",
+  "success",
+  "standardize",
+  "priors",
+  "priorIntercept",
+  "priorAux",
+];
+
+/** The families each family-specific field applies to. */
+const _FAMILY_FIELDS: Record<string, string[]> = {
+  sigma: ["gaussian"],
+  nu: ["student-t"],
+  offset: ["poisson", "negative-binomial"],
+  trials: ["binomial"],
+  success: ["logistic"],
+  priorAux: ["gaussian", "student-t", "negative-binomial"],
+};
+
+/**
  * Write the run's settings to the address (query string), so that the link
- * repeats the run: the same settings and seed give the same draws. A CSV
- * file cannot travel in a link: its runs keep the model and sampler settings
- * only.
+ * repeats the run: the same settings and seed give the same draws. A file
+ * cannot travel in a link: a file run writes its name (`file`), how it is
+ * read (`delimiter`, `missing`) and its model (`family`, `formula`, the
+ * family's options, `priors` one a line, `priorIntercept`, `priorAux`,
+ * `standardize`), so that loading the same file repeats the run.
  */
 function _settingsToUrl(request: RunRequest): void {
   const p = new URLSearchParams();
-  if (request.dataset === "csv") p.set("family", request.family);
-  else {
+  if (request.dataset === "csv") {
+    if (fileName !== null) p.set("file", fileName);
+    for (const id of ["delimiter", "missing"]) {
+      const v = _$<HTMLSelectElement>(id).value;
+      if (v !== "" && v !== "drop") p.set(id, v);
+    }
+    p.set("family", request.family);
+    for (const id of _URL_MODEL) {
+      const families = _FAMILY_FIELDS[id];
+      if (families !== undefined && !families.includes(request.family)) continue;
+      const el = _$<HTMLInputElement>(id);
+      const value = id === "standardize"
+        ? (el.checked ? "1" : "")
+        : id === "formula"
+        ? String(request.flags?.formula ?? "")
+        : el.value.trim();
+      if (value !== "") p.set(id, value);
+    }
+  } else {
     p.set("dataset", request.dataset);
     p.set("n", String(request.n));
     if (request.dataset === "gaussian") p.set("d", String(request.d));
@@ -744,16 +902,50 @@ function _settingsFromUrl(): void {
     }
     el.value = value;
   };
-  const ids = ["dataset", "n", "d", "dataSeed", "family", ..._URL_COMMON];
+  const ids = [
+    "dataset",
+    "n",
+    "d",
+    "dataSeed",
+    "family",
+    "delimiter",
+    "missing",
+    ..._URL_COMMON,
+  ];
   for (const id of ids) {
     const value = p.get(id);
     if (value !== null) set(id, value);
+  }
+  // The file model: the text fields now, the family and the column choices
+  // when the file is loaded (its columns fill the lists; _showFile).
+  const model: Record<string, string> = {};
+  for (const id of ["family", ..._URL_MODEL]) {
+    const value = p.get(id);
+    if (value === null) continue;
+    model[id] = value;
+    if (id === "standardize") {
+      _$<HTMLInputElement>(id).checked = /^(1|true|yes|on)$/i.test(value);
+    } else if (id === "sigma" && (value.trim() === "" || !Number.isFinite(Number(value)))) {
+      problems.push(`${id}=${JSON.stringify(value)}`);
+    } else if (!["family", "offset", "trials", "formula"].includes(id)) {
+      _$<HTMLInputElement>(id).value = value;
+    }
+  }
+  const file = p.get("file");
+  if (file !== null || _URL_MODEL.some((id) => p.has(id))) {
+    _urlModel = model;
+    _$("file-info").hidden = false;
+    _$("file-summary").textContent = `This link's run read ${
+      file === null ? "a file" : JSON.stringify(file)
+    }: load it to repeat the run with the link's model.`;
   }
   _syncControls(); // a synthetic data set fixes the family; a CSV file loaded later keeps it
   _describeSampler();
   for (const [key, value] of p) {
     if (key.startsWith("opt.")) set(`opt-${key.slice(4)}`, value);
-    else if (!ids.includes(key)) problems.push(`${key}=${JSON.stringify(value)}`);
+    else if (!ids.includes(key) && !_URL_MODEL.includes(key) && key !== "file") {
+      problems.push(`${key}=${JSON.stringify(value)}`);
+    }
   }
   if (problems.length > 0) {
     _$("warnings").textContent = `Ignored in the address (unknown setting or value): ${
@@ -762,23 +954,59 @@ function _settingsFromUrl(): void {
   }
 }
 
-/** Send a file to the worker, which reads and checks it once. */
+/** The file model of the page's address, applied when the next file is loaded. */
+let _urlModel: Record<string, string> | null = null;
+
+/**
+ * Set the file model's fields from the address once the file's columns are
+ * known; a family or column the file does not have is named in the warnings
+ * line and left at its default.
+ */
+function _applyUrlModel(model: Record<string, string>, names: string[]): void {
+  const problems: string[] = [];
+  const family = _$<HTMLSelectElement>("family");
+  if (model.family !== undefined) {
+    if (Array.from(family.options).some((o) => o.value === model.family)) {
+      family.value = model.family;
+    } else problems.push(`family=${JSON.stringify(model.family)}`);
+  }
+  for (const id of ["offset", "trials"]) {
+    if (model[id] === undefined) continue;
+    if (names.includes(model[id])) _$<HTMLSelectElement>(id).value = model[id];
+    else problems.push(`${id}=${JSON.stringify(model[id])} (no such column)`);
+  }
+  if (model.formula !== undefined) {
+    _$<HTMLInputElement>("formula").value = model.formula;
+    _responseFromFormula();
+  }
+  if (problems.length > 0) {
+    _$("warnings").textContent = `Ignored in the address (not in this file): ${
+      problems.join(", ")
+    }.`;
+  }
+}
+
+/** Send a file to the worker, which reads and checks it once (again when the delimiter changes). */
 async function _loadFile(file: File): Promise<void> {
   fileName = file.name;
   fileCheck = null;
   _$("file-info").hidden = false;
   _$("file-summary").textContent = `reading ${file.name}…`;
   _$("file-problems").textContent = "";
+  loadedFile = file;
+  // The bytes go to the worker (transferred), which decodes and parses them.
   const bytes = new Uint8Array(await file.arrayBuffer());
-  const parquet = /\.parquet$/i.test(file.name) ||
-    (bytes.length >= 4 && String.fromCharCode(...bytes.subarray(0, 4)) === "PAR1");
-  const request: LoadRequest = parquet
-    ? { type: "load", name: file.name, bytes }
-    : { type: "load", name: file.name, text: new TextDecoder().decode(bytes) };
+  const delimiter = _$<HTMLSelectElement>("delimiter").value;
+  const request: LoadRequest = {
+    type: "load",
+    name: file.name,
+    bytes,
+    delimiter: delimiter === "" ? undefined : delimiter === "tab" ? "\t" : delimiter,
+  };
   worker ??= _newWorker();
   _setState("running");
   _$("progress-text").textContent = `reading ${file.name}…`;
-  worker.postMessage(request, parquet ? [bytes.buffer] : []);
+  worker.postMessage(request, [bytes.buffer]);
 }
 
 /** A loaded file: its columns, every problem found, and the model controls filled from it. */
@@ -821,6 +1049,8 @@ function _showFile(name: string, check: TableCheck): void {
     _$<HTMLSelectElement>(id).innerHTML = `<option value="">none</option>${options}`;
   }
   _$<HTMLInputElement>("formula").value = _defaultFormula();
+  if (_urlModel !== null) _applyUrlModel(_urlModel, names);
+  _urlModel = null;
   const dataset = _$<HTMLSelectElement>("dataset");
   const option = dataset.querySelector<HTMLOptionElement>('option[value="csv"]')!;
   option.disabled = false;
@@ -853,6 +1083,11 @@ function _init(): void {
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   });
   _$("dataset").addEventListener("change", _syncControls);
+  _$("delimiter").addEventListener("change", () => {
+    // Read the file again with the new delimiter (not while a run holds the worker).
+    if (document.body.dataset.state === "running") return;
+    if (loadedFile !== null && !/\.parquet$/i.test(loadedFile.name)) _loadFile(loadedFile);
+  });
   _$("params").addEventListener("change", () => _buildPlots());
   _$<HTMLInputElement>("file").addEventListener("change", (e) => {
     const f = (e.target as HTMLInputElement).files?.[0];

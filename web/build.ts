@@ -41,11 +41,17 @@ export interface BundleJob {
   entry: string;
   /** Output file (absolute, or relative to the repository root). */
   output: string;
+  /**
+   * Code splitting: modules imported with `import()` become files of their
+   * own beside `output` (which must be named as the entry, `.js`).
+   */
+  splitting?: boolean;
 }
 
 /**
  * Bundle one entry point for browsers: ES module, minified, every package
- * inlined, no source map.
+ * inlined (or, with `splitting`, what is imported on demand in files of its
+ * own), no source map.
  *
  * @param job Entry and output.
  * @returns The output's size in bytes.
@@ -62,7 +68,9 @@ export async function bundle(job: BundleJob): Promise<number> {
       "--packages=bundle",
       "--minify",
       `--config=${join(_ROOT, "deno.json")}`,
-      `--output=${output}`,
+      ...(job.splitting ? ["--code-splitting", `--outdir=${dirname(output)}`] : [
+        `--output=${output}`,
+      ]),
       join(_ROOT, job.entry),
     ],
     cwd: _ROOT,
@@ -390,16 +398,58 @@ export async function closureBytes(file: string | readonly string[]): Promise<nu
 }
 
 /**
- * The demo page's two scripts, into `web/dist/`.
+ * The demo page's two scripts, into `web/dist/`: `app.js`, and `worker.js`
+ * built with code splitting, so that what the worker imports only on demand
+ * (the Parquet codecs, when a Parquet file is opened) is a file of its own,
+ * fetched then. Earlier builds' chunks are removed first when the process
+ * may write there (`deno task web`; a test's `deno bundle` subprocess
+ * overwrites what it builds).
  *
- * @returns Sizes in bytes by file name.
+ * @returns Bytes by name: `app.js`; `worker.js`, what starting the worker
+ *   loads (worker.js and the chunks it imports statically); and each file it
+ *   imports on demand, with the chunks only that file needs.
  */
 export async function bundleWeb(): Promise<Record<string, number>> {
-  const [app, worker] = await Promise.all([
+  const dir = join(_ROOT, "web/dist");
+  if (Deno.permissions.querySync({ name: "write", path: dir }).state === "granted") {
+    for (const e of Deno.readDirSync(dir)) {
+      if (e.isFile && e.name.endsWith(".js") && !["app.js", "worker.js"].includes(e.name)) {
+        await Deno.remove(join(dir, e.name)).catch(() => {});
+      }
+    }
+  }
+  const [app] = await Promise.all([
     bundle({ entry: "web/app.ts", output: "web/dist/app.js" }),
-    bundle({ entry: "web/worker.ts", output: "web/dist/worker.js" }),
+    bundle({ entry: "web/worker.ts", output: "web/dist/worker.js", splitting: true }),
   ]);
-  return { "app.js": app, "worker.js": worker };
+  const worker = join(dir, "worker.js");
+  const sizes: Record<string, number> = { "app.js": app, "worker.js": await closureBytes(worker) };
+  const atStart = await _closure(worker);
+  for (const f of atStart) {
+    const text = await Deno.readTextFile(f);
+    for (const m of text.matchAll(/import\(\s*["'](\.[^"']+)["']\s*\)/g)) {
+      const lazy = join(dirname(f), m[1]);
+      let bytes = 0;
+      for (const g of await _closure(lazy)) if (!atStart.has(g)) bytes += (await Deno.stat(g)).size;
+      sizes[basename(lazy)] = bytes;
+    }
+  }
+  return sizes;
+}
+
+/** `file` and every module it imports statically (relative imports), transitively. */
+async function _closure(file: string): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const visit = async (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    const text = await Deno.readTextFile(f);
+    for (const m of text.matchAll(/(?:from|import)\s*["'](\.[^"']+)["']/g)) {
+      await visit(join(dirname(f), m[1]));
+    }
+  };
+  await visit(file);
+  return seen;
 }
 
 if (import.meta.main) {

@@ -2,8 +2,9 @@
 /**
  * The demo page's plots drawn on a canvas by hand — rank plots, the pairs
  * plot, the posterior predictive check, and the live trace and density
- * plots — each redrawn in a few milliseconds, so the page's thread is never
- * held for long while the sampler streams draws.
+ * plots — each redrawn in a few milliseconds, and the live plots and rank
+ * plots one panel at a time (`steps()`, `rankSteps`), so that a caller can
+ * give the page's thread back between panels while the sampler streams draws.
  *
  * Rank plots (Vehtari, Gelman, Simpson, Carpenter & Bürkner 2021, "Rank-
  * normalization, folding, and localization: an improved R̂", §4): the draws of
@@ -26,20 +27,37 @@ export const CHAIN_COLOURS = [
   "#000000",
 ];
 
-/** A canvas sized to its element's width (CSS px) and `height`, scaled for the screen. */
-function _context(canvas: HTMLCanvasElement, height: number): {
+/** The CSS width a canvas is drawn at: its element's (reading it lays the page out). */
+function _cssWidth(canvas: HTMLCanvasElement): number {
+  return Math.max(200, canvas.clientWidth || canvas.parentElement?.clientWidth || 400);
+}
+
+/**
+ * A canvas of `width` (CSS px; default its element's) and `height`, scaled
+ * for the screen. Its bitmap is resized (and so cleared) only when its size
+ * changes; `clear` clears it otherwise.
+ */
+function _context(
+  canvas: HTMLCanvasElement,
+  height: number,
+  width = _cssWidth(canvas),
+  clear = true,
+): {
   g: CanvasRenderingContext2D;
   w: number;
   h: number;
 } {
-  const w = Math.max(200, canvas.clientWidth || canvas.parentElement?.clientWidth || 400);
+  const w = width;
   const ratio = globalThis.devicePixelRatio || 1;
-  canvas.width = Math.round(w * ratio);
-  canvas.height = Math.round(height * ratio);
-  canvas.style.height = `${height}px`;
+  const pw = Math.round(w * ratio), ph = Math.round(height * ratio);
+  if (canvas.width !== pw || canvas.height !== ph) {
+    canvas.width = pw;
+    canvas.height = ph;
+    canvas.style.height = `${height}px`;
+  }
   const g = canvas.getContext("2d")!;
   g.setTransform(ratio, 0, 0, ratio, 0, 0);
-  g.clearRect(0, 0, w, height);
+  if (clear) g.clearRect(0, 0, w, height);
   g.font = "10px system-ui, sans-serif";
   g.textBaseline = "middle";
   return { g, w, h: height };
@@ -120,6 +138,21 @@ export function drawRanks(
   show: readonly string[],
   numChains: number,
 ): void {
+  for (const _ of rankSteps(canvas, rows, names, show, numChains));
+}
+
+/**
+ * {@link drawRanks} one parameter at a time: each step ranks one
+ * parameter's draws and draws its row of panels, so that a caller can
+ * spread the plot over several tasks.
+ */
+export function* rankSteps(
+  canvas: HTMLCanvasElement,
+  rows: readonly number[][],
+  names: readonly string[],
+  show: readonly string[],
+  numChains: number,
+): Generator<void, void, undefined> {
   const bins = 20;
   const chains = _byChain(rows, numChains).filter((c) => c.length > 0);
   const rowH = 62;
@@ -127,9 +160,10 @@ export function drawRanks(
   if (chains.length === 0) return;
   const left = 40, gap = 6;
   const panelW = (w - left - 4 - gap * (chains.length - 1)) / chains.length;
-  show.forEach((name, p) => {
+  for (let p = 0; p < show.length; p++) {
+    const name = show[p];
     const j = names.indexOf(name);
-    if (j < 0) return;
+    if (j < 0) continue;
     const pooled: { v: number; c: number }[] = [];
     chains.forEach((ch, c) => {
       for (const r of ch) pooled.push({ v: r[2 + j], c });
@@ -177,7 +211,8 @@ export function drawRanks(
         g.fillText(`chain ${c + 1}`, x0 + panelW - 3, y0 + 8);
       }
     });
-  });
+    yield;
+  }
 }
 
 /**
@@ -357,13 +392,18 @@ export interface PlotRow {
  * A live plot of the streamed draws — traces (value against iteration) or
  * densities (a Gaussian kernel density per chain, Silverman's bandwidth) —
  * one panel per parameter, one colour per chain, drawn on a canvas. Rows are
- * added as they arrive; `draw()` redraws everything (a few milliseconds for
- * 4 parameters × 8 chains × 500 points).
+ * added as they arrive; `draw()` redraws everything, `steps()` the same one
+ * panel per step (a millisecond or two each), so that a redraw can be spread
+ * over several frames.
  */
 export class LivePlot {
   /** Every row added, in order (what `data("draws")` returns). */
   readonly rows: PlotRow[] = [];
   private readonly series = new Map<string, { x: number[]; y: number[] }[]>();
+  private readonly truths = new Map<string, number>();
+  /** CSS width, kept up to date by a ResizeObserver (0: not known yet). */
+  private width = 0;
+  private readonly observer: ResizeObserver | null = null;
 
   /**
    * @param canvas Where to draw.
@@ -376,7 +416,15 @@ export class LivePlot {
     readonly kind: "trace" | "density",
     readonly params: readonly string[],
     readonly numIterations: number,
-  ) {}
+  ) {
+    if (typeof ResizeObserver !== "undefined") {
+      this.observer = new ResizeObserver((entries) => {
+        const w = entries[entries.length - 1].contentRect.width;
+        if (w > 0) this.width = Math.max(200, w);
+      });
+      this.observer.observe(canvas);
+    }
+  }
 
   /** The rows added (the name is ignored; kept for the tests, which ask for "draws"). */
   data(_name = "draws"): PlotRow[] {
@@ -393,26 +441,42 @@ export class LivePlot {
       while (s.length <= c) s.push({ x: [], y: [] });
       s[c].x.push(r.iteration);
       s[c].y.push(r.value);
+      if (r.truth !== null) this.truths.set(r.param, r.truth);
     }
   }
 
-  /** Forget the rows. */
+  /** Forget the rows (and stop watching the canvas's size). */
   finalize(): void {
     this.rows.length = 0;
     this.series.clear();
+    this.truths.clear();
+    this.observer?.disconnect();
   }
 
   /** Redraw every panel. */
   draw(): void {
+    for (const _ of this.steps());
+  }
+
+  /**
+   * Redraw one panel per step: each step clears its panel's band of the
+   * canvas and draws it, so that the other panels stay on screen meanwhile.
+   */
+  *steps(): Generator<void, void, undefined> {
     const panelH = Math.max(60, Math.min(110, 420 / Math.max(1, this.params.length)));
     const gap = this.kind === "trace" ? 8 : 16; // densities label their x axis under each panel
-    const { g, w } = _context(this.canvas, this.params.length * (panelH + gap) + 22);
+    if (this.width === 0) this.width = _cssWidth(this.canvas);
+    const height = this.params.length * (panelH + gap) + 22;
+    const { g, w } = _context(this.canvas, height, this.width, false);
     const left = 54, right = 8, pw = w - left - right;
-    const truthOf = new Map(this.rows.filter((r) => r.truth !== null).map((r) => [r.param, r]));
-    this.params.forEach((param, p) => {
+    for (let p = 0; p < this.params.length; p++) {
+      const param = this.params[p];
       const y0 = 4 + p * (panelH + gap), h = panelH;
+      const bandTop = p === 0 ? 0 : y0;
+      const bandBottom = p === this.params.length - 1 ? height : y0 + panelH + gap;
+      g.clearRect(0, bandTop, w, bandBottom - bandTop);
       const chains = this.series.get(param) ?? [];
-      const truth = truthOf.get(param)?.truth ?? null;
+      const truth = this.truths.get(param) ?? null;
       if (this.kind === "trace") {
         const yr = _range([...chains.flatMap((c) => c.y), ...(truth === null ? [] : [truth])]);
         const xr: [number, number] = [0, Math.max(1, this.numIterations - 1)];
@@ -475,7 +539,8 @@ export class LivePlot {
         g.textAlign = "right";
         g.fillText(_tick(xr[1]), left + pw, y0 + h + 8);
       }
-    });
+      yield;
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Messages between the demo page (`app.ts`) and its sampler worker
  * (`worker.ts`). Everything is structured-cloneable: plain objects, arrays
- * and numbers.
+ * and numbers; draws travel as {@link DrawBlock}s, whose buffer is
+ * transferred, not copied.
  *
  * ```
  *  page ◄── SamplersMessage     the registry's samplers, once, on load
@@ -65,6 +66,11 @@ export interface RunRequest {
   priorScale: number;
   /** Workers that run the chains (1: one after another; more need cross-origin isolation). */
   workers?: number;
+  /**
+   * Missing cells in a column the model uses (a file run): "drop" the rows
+   * (the default) or "refuse" the run, as the CLI does.
+   */
+  missing?: "drop" | "refuse";
   /** A registered sampler's name. */
   sampler: string;
   /** The sampler's own options the user set (the others take its defaults). */
@@ -77,6 +83,34 @@ export interface RunRequest {
   numSamples: number;
   /** Sampler seed. */
   seed: number;
+}
+
+/**
+ * Draw rows of equal width packed into one Float64Array, row after row, so
+ * that a message moves them by transferring one buffer.
+ */
+export interface DrawBlock {
+  /** Numbers per row. */
+  width: number;
+  /** `numRows × width` numbers. */
+  values: Float64Array<ArrayBuffer>;
+}
+
+/** Pack rows (all of `width` numbers) into a block. */
+export function packRows(rows: readonly number[][], width: number): DrawBlock {
+  const values = new Float64Array(rows.length * width);
+  rows.forEach((r, i) => values.set(r, i * width));
+  return { width, values };
+}
+
+/** The rows of a block. */
+export function unpackRows(block: DrawBlock): number[][] {
+  const out: number[][] = [];
+  const { width, values } = block;
+  for (let i = 0; i + width <= values.length; i += width) {
+    out.push(Array.from(values.subarray(i, i + width)));
+  }
+  return out;
 }
 
 /** Cost so far: per-row evaluations, the papers' unit. */
@@ -132,7 +166,7 @@ export interface ProgressMessage {
    * New sampling draws since the last message: `[chain, iteration, θ…]` rows
    * (`[chain, iteration, θ…, sign]` for a signed run).
    */
-  draws: number[][];
+  draws: DrawBlock;
   /** Cumulative cost of the run. */
   cost: Cost;
   /** Summary of the draws so far (see `summaryScope`), or null before any. */
@@ -235,16 +269,16 @@ export interface PpcView {
   density: { x: number[]; observed: number[]; replicated: number[][] } | null;
 }
 
-/** A file to read and check. */
+/** A file to read and check (in the worker: the page's thread never parses it). */
 export interface LoadRequest {
   /** Always "load". */
   type: "load";
-  /** File name. */
+  /** File name (a `.parquet` name, or the `PAR1` magic, is read as Parquet). */
   name: string;
-  /** Text of a CSV file. */
-  text?: string;
-  /** Bytes of a Parquet file. */
-  bytes?: Uint8Array;
+  /** The file's bytes (transferred). */
+  bytes: Uint8Array;
+  /** The CSV delimiter, or undefined to detect it from the header. */
+  delimiter?: string;
 }
 
 /** The prior the page's model fields give for the loaded file, without running. */
@@ -263,6 +297,8 @@ export interface DescribedMessage {
   priorLines: string[] | null;
   /** Why the fields are refused (null when they are not). */
   error: string | null;
+  /** Each response cell outside the family's support (table.ts `supportProblems`). */
+  support: string[];
 }
 
 /** A loaded file's columns and problems. */
@@ -300,7 +336,7 @@ export interface ChainsProgress {
   /** Always "chains-progress". */
   type: "chains-progress";
   /** `[chain, iteration, θ…(, sign)]` rows. */
-  rows: number[][];
+  rows: DrawBlock;
   /** [chain id, iterations done] pairs. */
   iterations: [number, number][];
   /** The copy's cost so far. */

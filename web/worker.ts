@@ -40,6 +40,7 @@ import {
 } from "../mod.ts";
 import type { ColumnTable } from "../data/design.ts";
 import { posteriorPredictiveCheck } from "../models/ppc.ts";
+import { packRows, unpackRows } from "./protocol.ts";
 import type {
   ChainReport,
   ChainsRequest,
@@ -57,12 +58,13 @@ import {
   modelFromTable,
   readCsvTable,
   readParquetTable,
+  supportProblems,
 } from "./table.ts";
 
 const _FLUSH_MS = 250;
 
-function _post(message: WorkerMessage | SubMessage): void {
-  self.postMessage(message);
+function _post(message: WorkerMessage | SubMessage, transfer: Transferable[] = []): void {
+  self.postMessage(message, transfer);
 }
 
 /** The file loaded last (kept so that each run only builds its design). */
@@ -71,34 +73,45 @@ let _tableBadRows = 0;
 
 async function _load(request: LoadRequest): Promise<void> {
   _table = null;
-  let table: ColumnTable, badRows: string[] = [], delimiter: string | null = null;
-  if (request.bytes !== undefined) {
-    table = await readParquetTable(request.bytes);
+  const bytes = request.bytes;
+  const parquet = /\.parquet$/i.test(request.name) ||
+    (bytes.length >= 4 && String.fromCharCode(...bytes.subarray(0, 4)) === "PAR1");
+  let table: ColumnTable, badRows: string[] = [], quotes: string[] = [];
+  let delimiter: string | null = null;
+  if (parquet) {
+    table = await readParquetTable(bytes);
   } else {
-    const text = request.text ?? "";
-    delimiter = csvDelimiter(text);
-    ({ table, badRows } = readCsvTable(text));
+    const text = new TextDecoder().decode(bytes);
+    delimiter = request.delimiter ?? csvDelimiter(text);
+    ({ table, badRows, quoteProblems: quotes } = readCsvTable(text, delimiter ?? undefined));
   }
   _table = table;
   _tableBadRows = badRows.length;
-  _post({ type: "table", name: request.name, check: checkTable(table, badRows, delimiter) });
+  _post({
+    type: "table",
+    name: request.name,
+    check: checkTable(table, badRows, delimiter, quotes),
+  });
 }
 
 /** The prior the fields give over the loaded file (the model is built, not sampled). */
 async function _describe(request: DescribeRequest): Promise<void> {
   if (_table === null) return;
+  const support = supportProblems(_table, request.flags);
   try {
     const built = await modelFromTable(loadCore(), _table, request.flags);
     _post({
       type: "described",
       priorLines: built.priorLines === null ? null : [...built.priorLines],
       error: null,
+      support,
     });
   } catch (e) {
     _post({
       type: "described",
       priorLines: null,
       error: _pageWords(e instanceof Error ? e.message : String(e)),
+      support,
     });
   }
 }
@@ -169,7 +182,9 @@ async function _build(request: RunRequest, table: ColumnTable | null): Promise<_
       } with the wrong number of fields (listed under the file); fix the file and load it again`,
     );
   }
-  const built = await modelFromTable(arena, table, request.flags);
+  const built = await modelFromTable(arena, table, request.flags, {
+    missing: request.missing ?? "drop",
+  });
   const f = request.flags;
   const fam = String(f.family) +
     (f.sigma ? `, σ = ${f.sigma}` : "") + (f.nu ? `, ν = ${f.nu}` : "") +
@@ -264,6 +279,11 @@ function _cost(model: Model): Cost {
   };
 }
 
+/** Numbers per draw row: chain, iteration, θ…, and the sign of a signed run. */
+function _rowWidth(dim: number, request: RunRequest): number {
+  return 2 + dim + (_isSigned(request) ? 1 : 0);
+}
+
 function _isSigned(request: RunRequest): boolean {
   return request.sampler === "hmc-ecs" && request.options.variant === "signed";
 }
@@ -272,7 +292,10 @@ function _isSigned(request: RunRequest): boolean {
 async function _runChains(m: ChainsRequest): Promise<void> {
   const built = await _build(m.request, m.table);
   const chains = _sampleHere(m.request, built, m.chainIds, (rows, iterations, cost) => {
-    _post({ type: "chains-progress", rows, iterations: [...iterations], cost });
+    const block = packRows(rows, _rowWidth(built.model.dim, m.request));
+    _post({ type: "chains-progress", rows: block, iterations: [...iterations], cost }, [
+      block.values.buffer,
+    ]);
   });
   _post({ type: "chains-done", chains, cost: _cost(built.model) });
 }
@@ -356,15 +379,16 @@ async function _run(request: RunRequest): Promise<void> {
     if (!force && now - last < _FLUSH_MS) return;
     last = now;
     const [summary, summaryScope] = liveSummary();
+    const draws = packRows(pending, _rowWidth(names.length, request));
     _post({
       type: "progress",
       iterations: [...iterations],
       total,
-      draws: pending,
+      draws,
       cost: sumCost(),
       summary,
       summaryScope,
-    });
+    }, [draws.values.buffer]);
     pending = [];
   };
 
@@ -389,7 +413,7 @@ async function _run(request: RunRequest): Promise<void> {
           sub.onmessage = (e: MessageEvent<WorkerMessage | SubMessage>) => {
             const m = e.data;
             if (m.type === "chains-progress") {
-              receive(w, m.rows, m.iterations, m.cost);
+              receive(w, unpackRows(m.rows), m.iterations, m.cost);
               flush(false);
             } else if (m.type === "chains-done") {
               costs.set(w, m.cost);
