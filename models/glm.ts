@@ -623,7 +623,7 @@ export const LOG_CONCAVE_GLM_FAMILIES: readonly GlmModelFamily[] = [
  * ```ts
  * import assert from "node:assert/strict";
  * import { asInMemoryGlm } from "./glm.ts";
- * import { NormalGammaModel } from "./normal_gamma.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
  * assert.equal(asInMemoryGlm(new NormalGammaModel(new Float64Array([0.1]))), null);
  * ```
  */

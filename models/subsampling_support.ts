@@ -124,7 +124,7 @@ export interface SubsamplingSupportProvider extends DataModel {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "./normal_gamma.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "./subsampling_support.ts";
  * const s = subsamplingSupport(new NormalGammaModel(new Float64Array([0.1, 0.2])))!;
  * assert.equal(s.rows.kind, "per-row");

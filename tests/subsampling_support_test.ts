@@ -11,7 +11,7 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import { externalFromGlm } from "../models/in_memory_external.ts";
 import type { CostCounter, DataModel } from "../models/model.ts";
-import { NormalGammaModel } from "../models/normal_gamma.ts";
+import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { withPrior } from "../models/with_prior.ts";
 import {
   type SubsamplingSupport,

@@ -219,7 +219,7 @@ export function hmcEcsSupport(model: Model): SubsamplingSupport {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { NormalGammaModel } from "../../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "../../models/subsampling_support.ts";
  * import { controlVariateOrder } from "./proxy.ts";
  * const support = subsamplingSupport(new NormalGammaModel(new Float64Array([0.1, 0.2])))!;
@@ -249,7 +249,7 @@ export function controlVariateOrder(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { NormalGammaModel } from "../../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "../../models/subsampling_support.ts";
  * import { createProxy } from "./proxy.ts";
  * const model = new NormalGammaModel(Float64Array.from({ length: 50 }, (_, i) => Math.sin(i)));
