@@ -6,7 +6,7 @@
  *
  * Run: `deno bench bench/samplers_bench.ts`.
  */
-import { gaussianTarget } from "../models/gaussian_target.ts";
+import { gaussianTarget } from "../examples/models/gaussian_target.ts";
 import { Rng } from "../random/rng.ts";
 import { denseMetric, diagonalMetric, hmc } from "../samplers/mod.ts";
 

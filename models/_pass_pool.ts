@@ -21,6 +21,13 @@
  * The caller adds the slots in slot order ({@link PassPool.addLlGrad}), so a
  * pass's result depends only on the layout, never on timing.
  *
+ * A posted command is always waited for before the next is posted and before
+ * the workers are stopped ({@link PassPool.post}, {@link PassPool.close}),
+ * even when the caller's own work between post and wait threw
+ * ({@link PassPool.settle}): a worker never writes into the shared memory
+ * (its slot, a cache's rows) after the caller has moved on and may have
+ * freed or reused that memory.
+ *
  * @module
  */
 import { PassControl, type PassControlShared, servePasses } from "./_pass_control.ts";
@@ -60,6 +67,8 @@ export class PassPool {
   #control: PassControl;
   #io: Float64Array;
   #workers: Worker[];
+  /** A command is posted and not yet waited for. */
+  #pending = false;
 
   private constructor(control: PassControl, io: Float64Array, workers: Worker[], dim: number) {
     this.#control = control;
@@ -136,9 +145,14 @@ export class PassPool {
     theta: Float64Array | null,
     options: { argument?: number; args?: readonly number[] } = {},
   ): void {
+    // The workers may still be answering an earlier command its caller never
+    // waited for (it threw between post and wait): let them finish first, or
+    // θ would change under them and their answers count for this command.
+    this.settle();
     if (theta !== null) this.#io.set(theta, 0);
     if (options.args !== undefined) this.#io.set(options.args, this.dim);
     this.#control.post(command, options.argument ?? 0);
+    this.#pending = true;
   }
 
   /**
@@ -147,7 +161,23 @@ export class PassPool {
    * @throws {Error} With the first failing worker's message.
    */
   wait(): void {
+    this.#pending = false;
     this.#control.wait();
+  }
+
+  /**
+   * Wait for a command posted and not waited for, dropping its result and
+   * any worker's failure: for a caller whose own work between post and wait
+   * threw, before it rethrows (the workers are then idle and write nothing
+   * more). Nothing to do when no command is pending.
+   */
+  settle(): void {
+    if (!this.#pending) return;
+    try {
+      this.wait();
+    } catch {
+      // the caller's own error is the one reported
+    }
   }
 
   /**
@@ -197,8 +227,12 @@ export class PassPool {
     }
   }
 
-  /** Stop the workers (they leave their loops; then they are terminated). */
+  /**
+   * Stop the workers (they finish a pending command, leave their loops, then
+   * are terminated): after it returns no worker writes into shared memory.
+   */
   close(): void {
+    this.settle();
     this.#control.quit();
     for (const w of this.#workers) w.terminate();
   }

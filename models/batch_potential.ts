@@ -52,7 +52,7 @@ export interface BatchedPotential {
  * @example
  * ```ts
  * import { contiguousBatches } from "./batch_potential.ts";
- * import { GaussianMeanModel, gaussianMeanData } from "./gaussian_mean.ts";
+ * import { GaussianMeanModel, gaussianMeanData } from "../examples/models/gaussian_mean.ts";
  * const model = new GaussianMeanModel(gaussianMeanData({ numRows: 20, seed: 1 }));
  * const generic = contiguousBatches(model, 5);
  * const theta = new Float64Array([0.3]);

@@ -13,10 +13,14 @@
  * ```
  *
  * so that each iteration costs O(m) with memory that does not grow with n.
- * Every GLM family can live outside (full-data samplers use the DataModel
- * methods); HMC-ECS's external path takes only the families whose control
- * variates are expansions in η = xᵀβ (the compact per-row cache):
- * "logistic", "poisson" without an offset and "gaussian" (known σ).
+ * Every GLM family can live outside. HMC-ECS's compact external path takes
+ * the families whose control variates are expansions in η = xᵀβ (the
+ * compact per-row cache, {@link externalHasCompactCache}): "logistic",
+ * "poisson" without an offset and "gaussian" (known σ). The other families
+ * (a scale τ, a sampled ν, an offset or trials column) take its per-row path
+ * over rows read by index: `logLikelihoodRows`, `perRowGradients` and
+ * `perRowHessians` on the subsample's rows at θ and θ*, with S, A, B from
+ * `controlVariateSums` (models/subsampling_support.ts, `external`).
  *
  * {@link import("./sharded_glm.ts").ShardedGlmModel} implements it over rows
  * sharded across workers (one WebAssembly instance each) or streamed from a
@@ -70,8 +74,38 @@ export interface ExternalGlmModel extends DataModel {
     gradSum: Float64Array,
     hessSum?: Float64Array,
   ): number;
+  /**
+   * Per-row Hessians ∇²ℓₖ(θ) of rows read by index (m × P × P), when the
+   * model provides them: order-2 control variates for a family without the
+   * compact cache (without them such a family gets order 1).
+   */
+  perRowHessians?(theta: Float64Array, rows: Int32Array, out: Float64Array): void;
   /** Release workers, files and memory. The model is unusable afterwards. */
   close(): void;
+}
+
+/**
+ * Whether an external GLM's control variates are expansions in η = xᵀβ, so
+ * HMC-ECS keeps the compact per-row cache (η*, ℓ*, a, b) of its gathered
+ * rows: "logistic", "poisson" without an offset, "gaussian" (known σ).
+ *
+ * @param model The external GLM.
+ * @returns True for those families without an aux column.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { externalHasCompactCache } from "./external_glm.ts";
+ * assert.equal(externalHasCompactCache({ family: "logistic" } as never), true);
+ * assert.equal(externalHasCompactCache({ family: "student-t" } as never), false);
+ * assert.equal(externalHasCompactCache({ family: "poisson", auxColumn: "offset" } as never), false);
+ * ```
+ */
+export function externalHasCompactCache(
+  model: Pick<ExternalGlmModel, "family" | "auxColumn">,
+): boolean {
+  const f = model.family;
+  return (f === "logistic" || f === "poisson" || f === "gaussian") &&
+    (model.auxColumn ?? null) === null;
 }
 
 /**

@@ -15,19 +15,22 @@
  * - Priors users state: {@link buildPrior}, {@link withPrior} (normal,
  *   Student-t, Cauchy, Laplace, flat; half-normal, half-t, half-Cauchy,
  *   exponential for scales), and their text form ({@link parsePriorText}).
- * - Reference targets with known posteriors, used by the tests and the
- *   replication: {@link gaussianTarget}, {@link NormalGammaModel},
- *   {@link GaussianMeanModel}, {@link L1RegressionModel}.
+ * - Prior p(θ) × likelihood × rows in one constructor: {@link defineModel}
+ *   (docs/compose.md).
+ *
+ * Reference targets with known posteriors (a Gaussian, normal–gamma,
+ * Gaussian mean, L1 regression) are examples/mod.ts, outside the library.
  *
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { gaussianTarget } from "./mod.ts";
- * const target = gaussianTarget(new Float64Array([1, 2]), new Float64Array([1, 1]));
+ * import { loadCore } from "../core/load.ts";
+ * import { glmDataFromArrays } from "../data/dataset.ts";
+ * import { GlmModel } from "./mod.ts";
+ * const data = glmDataFromArrays(loadCore(), [1, 0.5, 1, -0.5], [1, 0], { numCols: 2 });
+ * const model = new GlmModel(data, { family: "logistic" });
  * const grad = new Float64Array(2);
- * const logDensity = target.logDensityAndGradient(new Float64Array([1, 2]), grad);
- * assert.ok(Math.abs(logDensity + Math.log(2 * Math.PI)) < 1e-12);
- * assert.ok(grad.every((g) => g === 0)); // the gradient vanishes at the mean
+ * assert.ok(Number.isFinite(model.logDensityAndGradient(new Float64Array(2), grad)));
  * ```
  *
  * @module

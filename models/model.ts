@@ -202,6 +202,19 @@ export interface PerRowHessianModel extends DataModel {
 }
 
 /**
+ * Box constraints on θ: lower[j] ≤ θⱼ ≤ upper[j] (±Infinity for none). A
+ * model with a `bounds` field of this type (the normal–gamma model's γ > 0)
+ * has the stochastic-gradient samplers reflect their proposals into the box
+ * (samplers/sg_common.ts).
+ */
+export interface Bounds {
+  /** Lower bounds (length d). */
+  readonly lower: Float64Array;
+  /** Upper bounds (length d). */
+  readonly upper: Float64Array;
+}
+
+/**
  * Whether a model is a {@link DataModel} (per-row likelihood, gradients and
  * Hessians): what a sampler that `requires: "data-model"` needs.
  *
@@ -211,7 +224,7 @@ export interface PerRowHessianModel extends DataModel {
  * ```ts
  * import assert from "node:assert/strict";
  * import { isDataModel } from "./model.ts";
- * import { normalGammaModel } from "./normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * assert.equal(isDataModel(normalGammaModel([0.1, 0.2, 0.3])), true);
  * ```
  *
@@ -233,7 +246,7 @@ export function isDataModel(model: Model): model is DataModel {
  * ```ts
  * import assert from "node:assert/strict";
  * import { hasPerRowHessians } from "./model.ts";
- * import { NormalGammaModel } from "./normal_gamma.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
  * assert.equal(hasPerRowHessians(new NormalGammaModel(new Float64Array([0.1, 0.2]))), true);
  * ```
  */
@@ -254,7 +267,7 @@ export function hasPerRowHessians(model: Model): model is PerRowHessianModel {
  * ```ts
  * import assert from "node:assert/strict";
  * import { hasPerRowGradients } from "./model.ts";
- * import { NormalGammaModel } from "./normal_gamma.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
  * assert.equal(hasPerRowGradients(new NormalGammaModel(new Float64Array([0.1, 0.2]))), true);
  * ```
  */
@@ -277,7 +290,7 @@ export function hasPerRowGradients(model: Model): model is DataModel {
  * ```ts
  * import assert from "node:assert/strict";
  * import { logPosteriorAndGradient } from "./model.ts";
- * import { NormalGammaModel } from "./normal_gamma.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
  * const model = new NormalGammaModel(new Float64Array([0.1, 0.2]));
  * const theta = new Float64Array([0, 0.5]), g = new Float64Array(2), h = new Float64Array(2);
  * const lp = logPosteriorAndGradient(model, theta, g, new Float64Array(2));

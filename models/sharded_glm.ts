@@ -55,7 +55,7 @@ import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
 import { PASS_ALL, PASS_GATHER, PASS_GRAD, PASS_HESS, PASS_LL, PassPool } from "./_pass_pool.ts";
 import type { ShardWorkerInit } from "./_shard_protocol.ts";
 import type { ExternalGlmModel } from "./external_glm.ts";
-import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
+import { GlmModel, type GlmModelFamily, type GlmOptions, glmRowHessians } from "./glm.ts";
 import {
   assertPosition,
   type CostCounter,
@@ -579,6 +579,25 @@ export class ShardedGlmModel implements ExternalGlmModel {
       this.#prior.kernels.rowGradients(data, theta, { rows: this.#identity.subarray(0, m), out });
     }
     this.cost.numGradRows += m;
+  }
+
+  /**
+   * Per-row Hessians ∇²ℓᵢ(θ) of the listed rows into `out` (m × P × P): the
+   * rows gathered, then {@link GlmModel.perRowHessians}' arithmetic
+   * (`glmRowHessians`), so each row's Hessian is the in-memory model's bits.
+   * Counts m Hessian rows.
+   */
+  perRowHessians(theta: Float64Array, rows: Int32Array, out: Float64Array): void {
+    const m = rows.length, P = this.dim;
+    if (out.length < m * P * P) {
+      throw new RangeError(`out must hold ${m * P * P} values, got ${out.length}`);
+    }
+    assertPosition(theta, P);
+    if (m > 0) {
+      const data = this.#gathered(rows);
+      glmRowHessians(this.#prior.kernels, data, theta, this.#identity.subarray(0, m), out);
+    }
+    this.cost.numHessianRows += m;
   }
 
   /** log π(θ) up to a constant. */

@@ -14,10 +14,14 @@
  *                   the compact per-row cache (η*, ℓ*, a, b) in WebAssembly;
  *                   `passes` runs the full-data passes elsewhere (the threads
  *                   of a ThreadedGlmModel), null: on the calling thread
- *   "external-glm"  a GLM whose rows are outside this instance (shards, files,
- *                   databases): rows read by index, centring sums by one pass
+ *   "external-glm"  a compact-family GLM whose rows are outside this instance
+ *                   (shards, files, databases): rows read by index, centring
+ *                   sums by one pass
  *   "per-row"       any other DataModel: per-row ℓₖ, ∇ℓₖ (and Hₖ where
- *                   `perRowHessians` is given) in TypeScript
+ *                   `perRowHessians` is given) in TypeScript; `external` set
+ *                   for a GLM of another family whose rows are outside this
+ *                   instance: centring sums by its one pass, the per-row terms
+ *                   at θ* of the rows a subsample holds computed on them
  *  maxTaylorOrder   2 where per-row Hessians exist (every GLM kind), else 1
  *  subsampleHessian whether B = ΣHₖ(θ*) may be estimated on a subset of rows
  *                   (GLM rows); the per-row path computes B exactly
@@ -34,7 +38,7 @@
  *
  * @module
  */
-import { type ExternalGlmModel, isExternalGlm } from "./external_glm.ts";
+import { type ExternalGlmModel, externalHasCompactCache, isExternalGlm } from "./external_glm.ts";
 import { GlmModel } from "./glm.ts";
 import {
   type DataModel,
@@ -74,6 +78,15 @@ export interface PerRowRows {
   readonly model: DataModel;
   /** `model` again when it has per-row Hessians, else null (order ≤ 1, B from the full-data Hessian). */
   readonly perRowHessians: PerRowHessianModel | null;
+  /**
+   * `model` again when its rows are outside this instance (an external GLM of
+   * a family without the compact cache): S, A and B come from its
+   * `controlVariateSums` (one pass where the rows live) and ℓₖ*, ∇ℓₖ*, Hₖ* are
+   * computed for the rows a subsample holds, not kept for all n rows (memory
+   * O(m), not O(n)); null: kept for all n rows after one pass over them.
+   * Absent means null.
+   */
+  readonly external?: ExternalGlmModel | null;
 }
 
 /** Where and how a subsample's rows are evaluated. */
@@ -111,7 +124,7 @@ export interface SubsamplingSupportProvider extends DataModel {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "./normal_gamma.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "./subsampling_support.ts";
  * const s = subsamplingSupport(new NormalGammaModel(new Float64Array([0.1, 0.2])))!;
  * assert.equal(s.rows.kind, "per-row");
@@ -129,7 +142,14 @@ export function subsamplingSupport(model: Model): SubsamplingSupport | null {
   }
   const perRowHessians = hasPerRowHessians(model) ? model : null;
   if (isExternalGlm(model)) {
-    return _support(model, { kind: "external-glm", glm: model }, perRowHessians, null);
+    // The top-level perRowHessians stays null for rows outside this instance
+    // (the SG samplers' θ* then needs thetaStar, as before); HMC-ECS's
+    // per-row path reads rows.perRowHessians.
+    if (externalHasCompactCache(model)) {
+      return _support(model, { kind: "external-glm", glm: model }, null, null);
+    }
+    const rows: PerRowRows = { ..._perRow(model), external: model };
+    return _support(model, rows, null, null);
   }
   if (model instanceof GlmModel) {
     if (model.hasCompactCache) {

@@ -207,6 +207,24 @@ export class ThreadedGlmModel implements DataModel {
     this.#pool?.wait();
   }
 
+  /**
+   * The calling thread's block of a posted pass: `work()`, then wait for the
+   * workers. If `work` throws, the workers' pass is still waited for before
+   * the error propagates, so no worker writes (its slot, cache rows) after
+   * the caller has moved on.
+   */
+  #withWorkers<T>(work: () => T): T {
+    let value: T;
+    try {
+      value = work();
+    } catch (e) {
+      this.#pool?.settle();
+      throw e;
+    }
+    this.#wait();
+    return value;
+  }
+
   /** log p(θ) and optionally its gradient (no rows). */
   logPrior(theta: Float64Array, grad?: Float64Array): number {
     return this.base.logPrior(theta, grad);
@@ -220,9 +238,11 @@ export class ThreadedGlmModel implements DataModel {
   /** Σᵢ ℓᵢ(θ) over all rows (and its gradient), blocks on all threads. */
   logLikelihood(theta: Float64Array, grad?: Float64Array): number {
     this.#run(grad ? PASS_GRAD : PASS_LL, theta);
-    let ll = this.#block0.logLikelihood(theta, grad ? this.#grad0 : undefined);
-    if (grad) grad.set(this.#grad0);
-    this.#wait();
+    let ll = this.#withWorkers(() => {
+      const own = this.#block0.logLikelihood(theta, grad ? this.#grad0 : undefined);
+      if (grad) grad.set(this.#grad0);
+      return own;
+    });
     if (this.#pool !== null) ll = this.#pool.addLlGrad(ll, grad);
     this.cost.numLogLikRows += this.numRows;
     if (grad) this.cost.numGradRows += this.numRows;
@@ -232,9 +252,10 @@ export class ThreadedGlmModel implements DataModel {
   /** Σᵢ ∇²ℓᵢ(θ) over all rows, blocks on all threads. */
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void {
     this.#run(PASS_HESS, theta);
-    this.#block0.logLikelihoodHessian(theta, this.#hess0);
-    out.set(this.#hess0);
-    this.#wait();
+    this.#withWorkers(() => {
+      this.#block0.logLikelihoodHessian(theta, this.#hess0);
+      out.set(this.#hess0);
+    });
     this.#pool?.addHess(out);
     this.cost.numHessianRows += this.numRows;
   }
@@ -297,14 +318,16 @@ export class ThreadedGlmModel implements DataModel {
     }
     const shared = cache.share();
     this.#run(PASS_CV, thetaStar, [shared.numRows, shared.offset, chunkRows]);
-    let s = this.#block0.kernels.prepareControlVariates(this.#block0.data, thetaStar, {
-      cache,
-      gradSum: this.#grad0,
-      chunkRows,
-      firstRow: 0,
+    let s = this.#withWorkers(() => {
+      const own = this.#block0.kernels.prepareControlVariates(this.#block0.data, thetaStar, {
+        cache,
+        gradSum: this.#grad0,
+        chunkRows,
+        firstRow: 0,
+      });
+      gradSum.set(this.#grad0);
+      return own;
     });
-    gradSum.set(this.#grad0);
-    this.#wait();
     if (this.#pool !== null) s = this.#pool.addLlGrad(s, gradSum);
     return s;
   }

@@ -1,7 +1,7 @@
 /**
  * The models without file access, for the package's `tallmc/models` entry
- * (browsers, edge runtimes): GLMs (one thread or several), Gaussian targets,
- * normal–gamma, Gaussian mean, L1 regression, and priors. The Deno sub-path
+ * (browsers, edge runtimes): GLMs (one thread or several) and priors. The
+ * reference targets with known posteriors are examples/mod.ts. The Deno sub-path
  * `./models` (models/mod.ts) adds the file-backed sharded GLM.
  *
  * @example
@@ -17,6 +17,7 @@
  * @module
  */
 export {
+  type Bounds,
   type CostCounter,
   type DataModel,
   type Model,
@@ -44,26 +45,6 @@ export {
   subsamplingSupport,
   type SubsamplingSupportProvider,
 } from "./subsampling_support.ts";
-export {
-  type GaussianTarget,
-  gaussianTarget,
-  type GaussianTargetOptions,
-} from "./gaussian_target.ts";
-export {
-  type Bounds,
-  NormalGammaModel,
-  type NormalGammaPosterior,
-  type NormalGammaPrior,
-} from "./normal_gamma.ts";
-export {
-  type GaussianMeanBatches,
-  type GaussianMeanData,
-  gaussianMeanData,
-  type GaussianMeanDataOptions,
-  GaussianMeanModel,
-  type GaussianMeanOptions,
-} from "./gaussian_mean.ts";
-export { L1RegressionModel, type L1RegressionOptions } from "./l1_regression.ts";
 export type { BatchedPotential } from "./batch_potential.ts";
 export { type AnyPrior, checkPrior, formatPrior, parsePriorText } from "./prior_text.ts";
 export {

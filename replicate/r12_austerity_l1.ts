@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { L1RegressionModel } from "../models/l1_regression.ts";
+import { L1RegressionModel } from "../examples/models/l1_regression.ts";
 import { Rng } from "../random/rng.ts";
 import { type ApproxMhInfo, runApproxMh } from "../samplers/approx_mh.ts";
 import { sampleChains } from "../samplers/driver.ts";

@@ -30,7 +30,7 @@ import {
   type GaussianMeanBatches,
   gaussianMeanData,
   GaussianMeanModel,
-} from "../models/gaussian_mean.ts";
+} from "../examples/models/gaussian_mean.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import { integrateBatches, symmetricSequence } from "../samplers/naive/integrator.ts";
 import { naiveChainSampler, type NaiveVariant } from "../samplers/naive/descriptions.ts";

@@ -18,7 +18,7 @@ import {
   type GaussianMeanBatches,
   gaussianMeanData,
   GaussianMeanModel,
-} from "../models/gaussian_mean.ts";
+} from "../examples/models/gaussian_mean.ts";
 import { Rng } from "../random/rng.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import { integrateBatches } from "../samplers/naive/integrator.ts";

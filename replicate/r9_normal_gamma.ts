@@ -18,7 +18,7 @@
  * @module
  */
 import { integratedAutocorrelationTime } from "../diagnostics/acf_time.ts";
-import { NormalGammaModel } from "../models/normal_gamma.ts";
+import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import { sampleChains } from "../samplers/driver.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";

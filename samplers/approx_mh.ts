@@ -154,7 +154,7 @@ export function randomWalkProposal(
  * @example
  * ```ts
  * import { langevinProposal } from "./approx_mh.ts";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * const model = normalGammaModel(new Float64Array([0.2, -0.1, 0.4, 0.3]));
  * const d = langevinProposal(model, { stepSize: 1e-3, batchSize: 2 })(new Rng(1), new Float64Array([0, 1]));
@@ -208,7 +208,7 @@ export function langevinProposal(
  * @example
  * ```ts
  * import { init } from "./approx_mh.ts";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * const s = init(new Float64Array([0, 1]), normalGammaModel(new Float64Array([0.1, 0.2])));
  * if (s.rowOrder.length !== 2) throw new Error();
  * ```
@@ -244,7 +244,7 @@ export function init(position: Float64Array, model: DataModel): ApproxMhState {
  * @example
  * ```ts
  * import { init, randomWalkProposal, step } from "./approx_mh.ts";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * const model = normalGammaModel(Float64Array.from({ length: 200 }, (_, i) => Math.sin(i)));
  * const params = { model, proposalFn: randomWalkProposal({ scale: 0.05 }), epsilon: 0.05, batchSize: 20 };
@@ -589,7 +589,7 @@ export type RunApproxMhOptions =
  * @example
  * ```ts
  * import { runApproxMh } from "./approx_mh.ts";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * const model = normalGammaModel(Float64Array.from({ length: 400 }, (_, i) => Math.cos(i)));
  * const r = runApproxMh(model, {
  *   epsilon: 0.1, batchSize: 40, seed: 1, numWarmup: 100, numSamples: 100, numChains: 1,

@@ -134,7 +134,7 @@ export function init(
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
  * import { init, step } from "./ccadl.ts";
@@ -233,7 +233,7 @@ export function step(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
  * import { sampleChains } from "./driver.ts";
  * import { sampler } from "./ccadl.ts";

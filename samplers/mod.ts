@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import { runHmc } from "./mod.ts";
- * import { gaussianTarget } from "../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array([0, 0]), new Float64Array([1, 1]));
  * const r = runHmc(model, { seed: 1, numWarmup: 200, numSamples: 200, numChains: 1 });
  * if (r.draws[0].length !== 2) throw new Error();
@@ -124,7 +124,7 @@ export type { Arena } from "../core/arena.ts";
 export type { CoreBackend } from "../core/load.ts";
 export type { GlmData, Storage } from "../data/dataset.ts";
 export type { GlmFamily, GlmModel, GlmModelFamily, GlmOptions } from "../models/glm.ts";
-export type { Bounds } from "../models/normal_gamma.ts";
+export type { Bounds } from "../models/model.ts";
 export type { NuPrior } from "../models/nu_prior.ts";
 export type { ScalePrior } from "../models/priors.ts";
 export type { TaylorOrder } from "../subsampling/control_variates.ts";

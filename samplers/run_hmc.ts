@@ -222,7 +222,7 @@ export type RunHmcOptions =
  * ```ts
  * import { hmcSampler } from "./run_hmc.ts";
  * import { sampleChains } from "./driver.ts";
- * import { gaussianTarget } from "../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array([0]), new Float64Array([1]));
  * const r = sampleChains({ sampler: hmcSampler(model), model, seed: 1,
  *   numWarmup: 100, numSamples: 100, numChains: 1 });
@@ -556,7 +556,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  * @example
  * ```ts
  * import { runHmc } from "./run_hmc.ts";
- * import { gaussianTarget } from "../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array([1, -1]), new Float64Array([1, 0.5, 0.5, 1]));
  * const r = runHmc(model, { seed: 7, numWarmup: 300, numSamples: 300, numChains: 2 });
  * const m = r.draws[0][0].reduce((a, b) => a + b) / r.numDraws;

@@ -56,7 +56,7 @@ export type RunRwmhOptions =
  * @example
  * ```ts
  * import { rwmhSampler } from "./run_rwmh.ts";
- * import { gaussianTarget } from "../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../examples/models/gaussian_target.ts";
  * const s = rwmhSampler(gaussianTarget(new Float64Array(4), new Float64Array([1, 1, 1, 1])));
  * if (typeof s.step !== "function") throw new Error();
  * ```
@@ -158,7 +158,7 @@ export const rwmhDescription: SamplerDescription<RwmhSamplerOptions> = {
  * @example
  * ```ts
  * import { runRwmh } from "./run_rwmh.ts";
- * import { gaussianTarget } from "../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array([0, 0]), new Float64Array([1, 1]));
  * const r = runRwmh(model, { seed: 3, numWarmup: 500, numSamples: 500, numChains: 1 });
  * if (!(Number(r.chains[0].tuning.scale) > 0)) throw new Error();

@@ -61,7 +61,7 @@ export const DRIVER_KEYS = [
  * ```ts
  * import assert from "node:assert/strict";
  * import { sample } from "./sample.ts";
- * import { gaussianTarget } from "../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array([1]), new Float64Array([1]));
  * const r = sample(model, { sampler: "hmc", seed: 1, numWarmup: 200, numSamples: 200, numChains: 1,
  *   metric: "identity" });

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { Bounds } from "../models/normal_gamma.ts";
+import type { Bounds } from "../models/model.ts";
 import type { Rng } from "../random/rng.ts";
 import type { ChainSampler, StepInfo } from "./sampler.ts";
 import type { GradientEstimator } from "../subsampling/gradient_estimators.ts";

@@ -298,7 +298,7 @@ export function approxMhTest(rng: Rng, options: ApproxMhTestOptions): ApproxMhTe
  * @example
  * ```ts
  * import { dataModelDifferences } from "./austerity.ts";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * const model = normalGammaModel(new Float64Array([0.1, -0.4, 1.2]));
  * const fn = dataModelDifferences(model, {
  *   current: new Float64Array([0, 1]), proposed: new Float64Array([0, 1]),

@@ -512,7 +512,7 @@ export function minibatchGradient(model: DataModel, options: MinibatchOptions): 
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { controlVariateGradient } from "./gradient_estimators.ts";
  * const model = normalGammaModel(new Float64Array([0.1, -0.4, 1.2, 0.3]));
@@ -541,7 +541,7 @@ export function controlVariateGradient(
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
+ * import { normalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { Rng } from "../random/rng.ts";
  * import { fullGradient } from "./gradient_estimators.ts";
  * const model = normalGammaModel(new Float64Array([0.5, -0.5]));

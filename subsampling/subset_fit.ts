@@ -41,7 +41,7 @@ import {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../models/normal_gamma.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "../models/subsampling_support.ts";
  * import { Rng } from "../random/rng.ts";
  * import { subsetFit } from "./subset_fit.ts";
@@ -76,7 +76,7 @@ export function subsetFit(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../models/normal_gamma.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "../models/subsampling_support.ts";
  * import { Rng } from "../random/rng.ts";
  * import { subsampleHessian } from "./subset_fit.ts";

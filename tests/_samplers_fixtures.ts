@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { gaussianTarget } from "../models/gaussian_target.ts";
+import { gaussianTarget } from "../examples/models/gaussian_target.ts";
 import { type CostCounter, type DataModel, newCostCounter } from "../models/model.ts";
 import { parameterDraws, type SamplingResult } from "../samplers/mod.ts";
 

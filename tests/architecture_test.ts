@@ -309,3 +309,75 @@ Deno.test("what a model can do is decided in models/: no model-kind checks elsew
     assert.deepEqual(modelKindViolations("samplers/planted.ts", fine, classes), []);
   });
 });
+
+/** The library's folders: none of them may import the reference targets of examples/. */
+const LIBRARY_DIRS = [
+  "core",
+  "models",
+  "samplers",
+  "subsampling",
+  "data",
+  "diagnostics",
+  "engines",
+  "cli",
+];
+
+/**
+ * The lines of a library module whose import or export statement names a
+ * module under examples/ (`path:line: text`). Doc examples (comment lines,
+ * type-checked by `deno test --doc`) may use the reference targets: they are
+ * not in the library's module graph.
+ *
+ * @param path The module's path from the repository root.
+ * @param source Its text.
+ * @returns The offending lines; none outside the library folders.
+ */
+export function examplesImports(path: string, source: string): string[] {
+  if (!LIBRARY_DIRS.some((d) => path.startsWith(`${d}/`))) return [];
+  // A statement starts a line (not a comment's `*` or `//`) and may span lines up to its `;`.
+  const statement =
+    /^(?![ \t]*[*/])[ \t]*(?:(?:import|export)\b[^;]*?["'](?:\.\.?\/)+examples\/|[^\n]*?\bimport\(\s*["'](?:\.\.?\/)+examples\/)/gm;
+  return [...source.matchAll(statement)].map((m) => {
+    const line = source.slice(0, m.index).split("\n").length;
+    return `${path}:${line}: ${source.split("\n")[line - 1].trim()}`;
+  });
+}
+
+async function _libraryFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(new URL(`${dir}/`, ROOT))) {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory && !e.name.startsWith(".")) out.push(...await _libraryFiles(rel));
+    else if (e.isFile && e.name.endsWith(".ts")) out.push(rel);
+  }
+  return out;
+}
+
+Deno.test("the library does not import the reference targets of examples/", async (t) => {
+  const files = (await Promise.all(LIBRARY_DIRS.map(_libraryFiles))).flat().sort();
+  assert.ok(files.includes("models/glm.ts") && files.includes("core/load.ts"));
+  await t.step("no library module imports examples/", () => {
+    const bad = files.flatMap((f) => examplesImports(f, Deno.readTextFileSync(new URL(f, ROOT))));
+    assert.deepEqual(bad, []);
+  });
+  await t.step("the rule fails on planted violations", () => {
+    const planted = [
+      'import { gaussianTarget } from "../examples/models/gaussian_target.ts";',
+      'import type { NormalGammaPrior } from "../../examples/mod.ts";',
+      'export { L1RegressionModel } from "../examples/models/l1_regression.ts";',
+      "export {\n  NormalGammaModel,\n} from '../examples/mod.ts';",
+      'const m = await import("../examples/mod.ts");',
+    ];
+    for (const text of planted) {
+      const source = `// a module\n${text}\nexport {};\n`;
+      for (const dir of LIBRARY_DIRS) {
+        assert.equal(examplesImports(`${dir}/planted.ts`, source).length, 1, `${dir}: ${text}`);
+      }
+      assert.deepEqual(examplesImports("tests/planted.ts", source), [], text);
+      assert.deepEqual(examplesImports("replicate/planted.ts", source), [], text);
+    }
+    // A doc example is documentation, not an import of the module.
+    const doc = ' * import { gaussianTarget } from "../examples/mod.ts";';
+    assert.deepEqual(examplesImports("samplers/planted.ts", doc), []);
+  });
+});

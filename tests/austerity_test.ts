@@ -20,8 +20,8 @@ import {
   newRowOrder,
   type RowDifferencesFn,
 } from "../subsampling/austerity.ts";
-import { gaussianTarget } from "../models/gaussian_target.ts";
-import { L1RegressionModel } from "../models/l1_regression.ts";
+import { gaussianTarget } from "../examples/models/gaussian_target.ts";
+import { L1RegressionModel } from "../examples/models/l1_regression.ts";
 import { assertMeanWithinMcse, assertSdWithinMcse } from "./_stat.ts";
 
 const arena = loadCore({ backend: "auto" });

@@ -7,7 +7,7 @@ import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import type { Model, PerRowHessianModel } from "../models/model.ts";
-import { NormalGammaModel } from "../models/normal_gamma.ts";
+import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import type { HmcEcsOptions } from "../samplers/hmc_ecs.ts";
 import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";

@@ -6,7 +6,7 @@ import { mcseMean } from "../diagnostics/mcse.ts";
 import { essBulk } from "../diagnostics/ess.ts";
 import { mcseSd } from "../diagnostics/mcse.ts";
 import { GlmModel } from "../models/glm.ts";
-import { NormalGammaModel } from "../models/normal_gamma.ts";
+import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws, totalCost } from "../samplers/driver.ts";
 import { passEquivalents, runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs.ts";

@@ -1,6 +1,6 @@
 /**
  * Tests of naive subsampled HMC (samplers/naive/) and the Gaussian-mean model
- * of Betancourt (2015) (models/gaussian_mean.ts).
+ * of Betancourt (2015) (examples/models/gaussian_mean.ts).
  *
  * The model is Gaussian, so every flow is known in closed form: the exact
  * full-data flow is a harmonic oscillator about μ̂ with frequency ω = √P, and
@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { contiguousBatches } from "../models/batch_potential.ts";
-import { gaussianMeanData, GaussianMeanModel } from "../models/gaussian_mean.ts";
+import { gaussianMeanData, GaussianMeanModel } from "../examples/models/gaussian_mean.ts";
 import { hasPerRowHessians } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import { identityMetric } from "../samplers/metric.ts";

@@ -5,7 +5,7 @@ import { essBulk } from "../diagnostics/ess.ts";
 import { mcseMean } from "../diagnostics/mcse.ts";
 import { inverseSpd } from "../math/linalg.ts";
 import { GlmModel } from "../models/glm.ts";
-import { gaussianTarget } from "../models/gaussian_target.ts";
+import { gaussianTarget } from "../examples/models/gaussian_target.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
 import { identityMetric } from "../samplers/metric.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { attachCore, loadCore } from "../core/load.ts";
 import { higgsShaped } from "../data/synthetic.ts";
 import { GlmModel } from "../models/glm.ts";
-import { gaussianTarget } from "../models/gaussian_target.ts";
+import { gaussianTarget } from "../examples/models/gaussian_target.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { sample } from "../samplers/sample.ts";
 import { grantExtension, releaseRegion, reserveRegion } from "../core/shared_region.ts";

@@ -3,7 +3,7 @@ import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import { hasPerRowHessians } from "../models/model.ts";
-import { NormalGammaModel } from "../models/normal_gamma.ts";
+import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { buildPrior, defaultPriorSpec } from "../models/prior_build.ts";
 import type { ParameterKind } from "../models/priors.ts";
 import { withPrior } from "../models/with_prior.ts";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { DenseMatVec } from "../core/dense_ops.ts";
 import { loadCore } from "../core/load.ts";
 import { cholesky } from "../math/linalg.ts";
-import { gaussianTarget } from "../models/gaussian_target.ts";
+import { gaussianTarget } from "../examples/models/gaussian_target.ts";
 import { Rng } from "../random/rng.ts";
 import * as hmc from "../samplers/hmc.ts";
 import { identityMetric } from "../samplers/metric.ts";

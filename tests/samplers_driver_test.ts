@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { gaussianTarget } from "../models/gaussian_target.ts";
+import { gaussianTarget } from "../examples/models/gaussian_target.ts";
 import { newCostCounter } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import {

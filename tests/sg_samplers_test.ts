@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
-import { NormalGammaModel } from "../models/normal_gamma.ts";
+import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import * as ccadl from "../samplers/ccadl.ts";
 import { sampleChains } from "../samplers/driver.ts";

@@ -11,13 +11,14 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import { externalFromGlm } from "../models/in_memory_external.ts";
 import type { CostCounter, DataModel } from "../models/model.ts";
-import { NormalGammaModel } from "../models/normal_gamma.ts";
+import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { withPrior } from "../models/with_prior.ts";
 import {
   type SubsamplingSupport,
   subsamplingSupport,
   type SubsamplingSupportProvider,
 } from "../models/subsampling_support.ts";
+import { ShardedGlmModel } from "../models/sharded_glm.ts";
 import { ThreadedGlmModel } from "../models/threaded_glm.ts";
 import { sample } from "../samplers/sample.ts";
 import { resolveHmcEcsOptions } from "../samplers/hmc_ecs/options.ts";
@@ -134,6 +135,26 @@ Deno.test("subsamplingSupport() claim: each kind of model gets its rows, order a
     assert.equal(s.maxTaylorOrder, 2);
     assert.equal(s.subsampleHessian, true);
   });
+
+  await t.step(
+    "sharded rows of a family with a scale: the per-row path over rows read by index",
+    async () => {
+      const base = _glm("gaussian-scale", 3000);
+      const sharded = await ShardedGlmModel.create(base.data, base.options, { workers: 2 });
+      try {
+        const s = subsamplingSupport(sharded)!;
+        assert.ok(s.rows.kind === "per-row" && s.rows.model === sharded);
+        assert.ok(s.rows.kind === "per-row" && s.rows.external === sharded);
+        assert.ok(s.rows.kind === "per-row" && s.rows.perRowHessians === sharded);
+        assert.equal(s.perRowHessians, null); // the SG samplers' subset fit stays off
+        assert.equal(s.maxTaylorOrder, 2);
+        assert.equal(s.subsampleHessian, false);
+      } finally {
+        sharded.close();
+        base.dispose();
+      }
+    },
+  );
 
   await t.step("a ThreadedGlmModel: its base's η-cache, passes on its threads", async () => {
     const base = _glm("logistic", 3000, true);

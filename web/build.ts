@@ -165,6 +165,7 @@ export const DIST_ENTRIES: Readonly<Record<string, string>> = {
   "./samplers": "samplers/mod.ts",
   "./hmc-ecs": "samplers/hmc_ecs/mod.ts",
   "./subsampling": "subsampling/mod.ts",
+  "./examples": "examples/mod.ts",
 };
 
 /** What {@link buildDist} wrote. */

@@ -167,7 +167,7 @@ export function init(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { NormalGammaModel } from "../../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "../../models/subsampling_support.ts";
  * import { Rng } from "../../random/rng.ts";
  * import { diagonalMetric } from "../metric.ts";

@@ -22,6 +22,8 @@
  *                        "external-glm"  → proxy_external.ts (rows read by index; the cache
  *                                          rows of the m gathered rows computed in place)
  *                        "per-row"       → proxy_rows.ts (per-row ℓ*, ∇ℓ*, H* in TypeScript;
+ *                                          for rows outside this instance computed on the
+ *                                          subsample's rows, S, A, B from the model's pass;
  *                                          without perRowHessians: order ≤ 1, per-row ℓ*, ∇ℓ*,
  *                                          B from logLikelihoodHessian) — any DataModel, and the
  *                                          GLM families with a scale parameter τ or an aux
@@ -217,7 +219,7 @@ export function hmcEcsSupport(model: Model): SubsamplingSupport {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { NormalGammaModel } from "../../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "../../models/subsampling_support.ts";
  * import { controlVariateOrder } from "./proxy.ts";
  * const support = subsamplingSupport(new NormalGammaModel(new Float64Array([0.1, 0.2])))!;
@@ -247,7 +249,7 @@ export function controlVariateOrder(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { NormalGammaModel } from "../../examples/models/normal_gamma.ts";
  * import { subsamplingSupport } from "../../models/subsampling_support.ts";
  * import { createProxy } from "./proxy.ts";
  * const model = new NormalGammaModel(Float64Array.from({ length: 50 }, (_, i) => Math.sin(i)));
@@ -265,6 +267,9 @@ export function createProxy(
 ): ControlVariateProxy {
   const rows = support.rows;
   if (rows.kind === "external-glm") return externalProxy(rows.glm, thetaStar, order, options);
+  if (rows.kind === "per-row" && (rows.external ?? null) !== null) {
+    return rowsProxy(rows, thetaStar, order, options.sums);
+  }
   if (options.sums !== undefined) {
     throw new TypeError(
       "precomputed centring sums need an ExternalGlmModel: an in-memory model's control variates make their own pass",

@@ -18,7 +18,16 @@
  *
  * and the estimators are those of the GLM path (difference estimator eq. 12
  * on G blocks; block-Poisson eq. 15 on λ products) over row indices instead of
- * gathered WebAssembly rows. Rows are evaluated through the model's
+ * gathered WebAssembly rows.
+ *
+ * Rows outside this instance (`rows.external`: a GLM on shards or streamed
+ * from a row store, of a family without the compact cache) keep no per-row
+ * arrays of n rows: S, A, B come from the model's `controlVariateSums` (one
+ * pass where the rows live), and ℓₖ*, ∇ℓₖ*, Hₖ* are computed on the rows
+ * read by index when a subsample is evaluated — once per subsample and
+ * centring for the estimator's own rows (recomputed after an accepted
+ * refresh) and for a pilot's rows, at every call for a proposal's rows. The same
+ * per-row values as the kept arrays, so the same qₖ and dₖ; memory O(m·P²). Rows are evaluated through the model's
  * `logLikelihoodRows` and `perRowGradients`, so the model's cost counter sees
  * every row.
  *
@@ -26,6 +35,7 @@
  *
  * @module
  */
+import type { ExternalGlmModel } from "../../models/external_glm.ts";
 import type { DataModel, PerRowHessianModel } from "../../models/model.ts";
 import { orderTwoError, type PerRowRows } from "../../models/subsampling_support.ts";
 import type { Rng } from "../../random/rng.ts";
@@ -33,6 +43,7 @@ import { blockPoissonEstimate } from "../../subsampling/block_poisson.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import { differenceEstimate } from "../../subsampling/difference_estimator.ts";
 import type { PilotDifferences } from "../../subsampling/tuning.ts";
+import type { CentringSums } from "./options.ts";
 import type {
   BlockSubsampleSettings,
   ControlVariateProxy,
@@ -49,20 +60,25 @@ import type {
  * @param rows The model's per-row access ({@link subsamplingSupport}'s `rows`).
  * @param thetaStar The expansion point.
  * @param order Taylor order.
+ * @param sums S, A, B at θ* computed elsewhere (rows outside this instance
+ *   only: no pass is made).
  * @returns The proxy.
- * @throws {TypeError} For order 2 on a model without `perRowHessians`.
+ * @throws {TypeError} For order 2 on a model without `perRowHessians`, or
+ *   sums for rows kept in this instance.
  */
 export function rowsProxy(
   rows: PerRowRows,
   thetaStar: Float64Array,
   order: TaylorOrder,
+  sums?: CentringSums,
 ): ControlVariateProxy {
   if (order !== 0 && order !== 1 && order !== 2) {
     throw new RangeError(`order must be 0, 1 or 2, got ${order}`);
   }
   if (order === 2 && rows.perRowHessians === null) throw orderTwoError(rows.model);
   const cache = new _RowCache(rows, order);
-  cache.recenter(thetaStar);
+  if (sums === undefined) cache.recenter(thetaStar);
+  else cache.setSums(thetaStar, sums);
   return {
     order,
     dim: cache.dim,
@@ -91,6 +107,8 @@ export function rowsProxy(
 class _RowCache {
   readonly model: DataModel;
   readonly #perRow: PerRowHessianModel | null;
+  /** Rows outside this instance: sums from its pass, per-row terms at θ* on demand. */
+  readonly #external: ExternalGlmModel | null;
   readonly order: TaylorOrder;
   readonly dim: number;
   readonly numRows: number;
@@ -109,16 +127,18 @@ class _RowCache {
     const model = rows.model, n = model.numRows, d = model.dim;
     this.model = model;
     this.#perRow = rows.perRowHessians;
+    this.#external = rows.external ?? null;
     this.order = order;
     this.dim = d;
     this.numRows = n;
     this.thetaStar = new Float64Array(d);
     this.gradSum = new Float64Array(d);
     this.hessSum = new Float64Array(d * d);
-    this.llStar = new Float64Array(n);
-    this.gradStar = new Float64Array(n * d);
-    this.hessStar = new Float64Array(this.#perRow ? n * d * d : 0);
-    this.#all = Int32Array.from({ length: n }, (_, i) => i);
+    const kept = this.#external === null ? n : 0;
+    this.llStar = new Float64Array(kept);
+    this.gradStar = new Float64Array(kept * d);
+    this.hessStar = new Float64Array(this.#perRow ? kept * d * d : 0);
+    this.#all = Int32Array.from({ length: kept }, (_, i) => i);
     this.#delta = new Float64Array(d);
   }
 
@@ -134,6 +154,15 @@ class _RowCache {
       }
     }
     this.thetaStar.set(thetaStar);
+    if (this.#external !== null) {
+      this.llStarSum = this.#external.controlVariateSums(
+        this.thetaStar,
+        this.gradSum,
+        this.hessSum,
+      );
+      this.version++;
+      return;
+    }
     this.llStarSum = m.logLikelihoodRows(thetaStar, this.#all, { perRow: this.llStar });
     m.perRowGradients(thetaStar, this.#all, this.gradStar);
     this.gradSum.fill(0);
@@ -146,6 +175,64 @@ class _RowCache {
       for (let i = 0; i < d * d; i++) this.hessSum[i] += this.hessStar[k * d * d + i];
     }
     this.version++;
+  }
+
+  /** θ* and S, A, B computed elsewhere (rows outside this instance only; no pass). */
+  setSums(thetaStar: Float64Array, sums: CentringSums): void {
+    const d = this.dim;
+    if (this.#external === null) {
+      throw new TypeError(
+        "precomputed centring sums need an ExternalGlmModel: an in-memory model's control variates make their own pass",
+      );
+    }
+    const finite = (v: ArrayLike<number>, len: number, what: string) => {
+      if (v.length !== len) {
+        throw new RangeError(`${what} must have ${len} entries, got ${v.length}`);
+      }
+      for (let j = 0; j < len; j++) {
+        if (!Number.isFinite(v[j])) {
+          throw new RangeError(`${what} must be finite, got ${v[j]} at index ${j}`);
+        }
+      }
+    };
+    finite(thetaStar, d, "thetaStar");
+    finite(sums.gradSum, d, "gradSum");
+    finite(sums.hessSum, d * d, "hessSum");
+    finite([sums.llStarSum], 1, "llStarSum");
+    this.thetaStar.set(thetaStar);
+    this.llStarSum = sums.llStarSum;
+    this.gradSum.set(sums.gradSum);
+    this.hessSum.set(sums.hessSum);
+    this.version++;
+  }
+
+  /**
+   * ℓₖ*, ∇ℓₖ*, Hₖ* (as far as the order needs) of the listed rows: the kept
+   * arrays indexed by row, or for rows outside this instance computed on
+   * them (indexed by position), from `memo` when it holds them for this
+   * centring.
+   */
+  #star(rows: Int32Array, memo?: StarRows): StarRows {
+    if (this.#external === null) {
+      return {
+        version: this.version,
+        byPosition: false,
+        ll: this.llStar,
+        grad: this.gradStar,
+        hess: this.hessStar,
+      };
+    }
+    if (memo !== undefined && memo.version === this.version) return memo;
+    const k = rows.length, d = this.dim, m = this.model, t = this.thetaStar;
+    const ll = new Float64Array(k);
+    const grad = new Float64Array(this.order >= 1 ? k * d : 0);
+    const hess = new Float64Array(this.order === 2 ? k * d * d : 0);
+    if (k > 0) {
+      m.logLikelihoodRows(t, rows, { perRow: ll });
+      if (this.order >= 1) m.perRowGradients(t, rows, grad);
+      if (this.order === 2) this.#perRow!.perRowHessians(t, rows, hess);
+    }
+    return { version: this.version, byPosition: true, ll, grad, hess };
   }
 
   /** Σₖ qₖ(θ) and, with `grad`, its gradient A + Bδ (orders 1, 2), as in ControlVariates. */
@@ -170,26 +257,33 @@ class _RowCache {
 
   /**
    * dₖ(θ) of the listed rows into `out`; with `gradOut` (rows.length × d),
-   * ∇dₖ(θ) too. Counts the rows as ℓ rows (and gradient rows).
+   * ∇dₖ(θ) too. Counts the rows as ℓ rows (and gradient rows), and for rows
+   * outside this instance the θ* terms computed on them. `memo` keeps those
+   * terms for rows evaluated again (the caller forgets it when they change).
+   *
+   * @returns The θ* terms used (a memo for the same rows).
    */
   differences(
     theta: Float64Array,
     rows: Int32Array,
     out: Float64Array,
     gradOut?: Float64Array,
-  ): void {
+    memo?: StarRows,
+  ): StarRows {
     const d = this.dim, delta = this.#delta, o = this.order, k = rows.length;
+    const star = this.#star(rows, memo);
+    const llStar = star.ll, gradStar = star.grad, hessStar = star.hess;
     for (let j = 0; j < d; j++) delta[j] = theta[j] - this.thetaStar[j];
     this.model.logLikelihoodRows(theta, rows, { perRow: out });
     if (gradOut) this.model.perRowGradients(theta, rows, gradOut);
     for (let i = 0; i < k; i++) {
-      const r = rows[i];
-      let q = this.llStar[r];
+      const r = star.byPosition ? i : rows[i];
+      let q = llStar[r];
       if (o >= 1) {
         const g0 = r * d;
         for (let j = 0; j < d; j++) {
-          q += this.gradStar[g0 + j] * delta[j];
-          if (gradOut) gradOut[i * d + j] -= this.gradStar[g0 + j];
+          q += gradStar[g0 + j] * delta[j];
+          if (gradOut) gradOut[i * d + j] -= gradStar[g0 + j];
         }
       }
       if (o === 2) {
@@ -197,7 +291,7 @@ class _RowCache {
         let quad = 0;
         for (let a = 0; a < d; a++) {
           let ha = 0;
-          for (let b = 0; b < d; b++) ha += this.hessStar[h0 + a * d + b] * delta[b];
+          for (let b = 0; b < d; b++) ha += hessStar[h0 + a * d + b] * delta[b];
           quad += delta[a] * ha;
           if (gradOut) gradOut[i * d + a] -= ha;
         }
@@ -205,11 +299,23 @@ class _RowCache {
       }
       out[i] -= q;
     }
+    return star;
   }
 
   dispose(): void {
     this.llStar = this.gradStar = this.hessStar = new Float64Array(0);
   }
+}
+
+/** ℓₖ*, ∇ℓₖ*, Hₖ* of a list of rows at one centring (see `_RowCache.differences`). */
+interface StarRows {
+  /** The centring they belong to. */
+  readonly version: number;
+  /** Indexed by position in the list (rows outside this instance), else by row. */
+  readonly byPosition: boolean;
+  readonly ll: Float64Array;
+  readonly grad: Float64Array;
+  readonly hess: Float64Array;
 }
 
 function _pilot(
@@ -224,8 +330,9 @@ function _pilot(
   }
   const rows = rng.sampleWithReplacement(n, size), dv = new Float64Array(size);
   const K = thetas.length, mean = new Float64Array(K), variance = new Float64Array(K);
+  let memo: StarRows | undefined;
   for (let k = 0; k < K; k++) {
-    cache.differences(thetas[k], rows, dv);
+    memo = cache.differences(thetas[k], rows, dv, undefined, memo);
     let s = 0;
     for (let i = 0; i < size; i++) s += dv[i];
     const mu = s / size;
@@ -274,6 +381,7 @@ function _perturbed(
   const lastDiffs = new Float64Array(m), rowGrads = new Float64Array(m * d);
   const qGrad = new Float64Array(d), weights = new Float64Array(m);
   let numRowsEvaluated = 0;
+  let memo: StarRows | undefined; // θ* terms of `indices` (rows outside this instance)
   return {
     variant: "perturbed",
     subsampleSize: m,
@@ -285,7 +393,7 @@ function _perturbed(
     evaluate(theta, grad): LikelihoodEstimate {
       numRowsEvaluated += m;
       const sumQ = cache.sumAndGradient(theta, grad ? qGrad : undefined);
-      cache.differences(theta, indices, lastDiffs, grad ? rowGrads : undefined);
+      memo = cache.differences(theta, indices, lastDiffs, grad ? rowGrads : undefined, memo);
       const e = differenceEstimate(lastDiffs, { numRows: n, sumControlVariates: sumQ });
       if (grad) {
         const nm = n / m, nm2 = nm * nm;
@@ -322,6 +430,7 @@ function _perturbed(
     accept(proposal) {
       const p = proposal as _BlockProposal;
       indices.set(p.indices, blockStart[p.block]);
+      memo = undefined;
     },
     dispose() {},
   };
@@ -355,6 +464,7 @@ function _signed(cache: _RowCache, rng: Rng, settings: PoissonSubsampleSettings)
   let batch = new Float64Array(S);
   const qGrad = new Float64Array(d);
   let numRowsEvaluated = 0;
+  let memo: StarRows | undefined; // θ* terms of `rows` (rows outside this instance)
   const self: SignedEstimator = {
     variant: "signed",
     batchSize: m,
@@ -372,7 +482,7 @@ function _signed(cache: _RowCache, rng: Rng, settings: PoissonSubsampleSettings)
       numRowsEvaluated += S * m;
       const sumQ = cache.sumAndGradient(theta, grad ? qGrad : undefined);
       const dv = new Float64Array(S * m), rowGrads = grad ? new Float64Array(S * m * d) : undefined;
-      if (S > 0) cache.differences(theta, rows, dv, rowGrads);
+      if (S > 0) memo = cache.differences(theta, rows, dv, rowGrads, memo);
       batch = new Float64Array(S);
       for (let s = 0; s < S; s++) {
         let t = 0;
@@ -451,6 +561,7 @@ function _signed(cache: _RowCache, rng: Rng, settings: PoissonSubsampleSettings)
       for (let i = 0; i < p.products.length; i++) chi[p.products[i]] = p.chi[i];
       rows = nextRows;
       slotProduct = nextProduct;
+      memo = undefined;
     },
     dispose() {},
   };

@@ -51,7 +51,7 @@ export type HmcEcsChainSampler =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { NormalGammaModel } from "../../models/normal_gamma.ts";
+ * import { NormalGammaModel } from "../../examples/models/normal_gamma.ts";
  * import { Rng } from "../../random/rng.ts";
  * import { hmcEcsChainSampler } from "./sampler.ts";
  * const x = Float64Array.from({ length: 2000 }, (_, i) => 1 + Math.sin(i));

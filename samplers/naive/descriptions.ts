@@ -115,7 +115,7 @@ const _STEPS = { between: between.step, within: within.step, symmetric: symmetri
  * Build the per-run chain sampler of a naive variant.
  *
  * @param model A {@link DataModel}; if it has `batches(B)` (e.g.
- *   {@link import("../../models/gaussian_mean.ts").GaussianMeanModel}) its
+ *   {@link import("../../examples/models/gaussian_mean.ts").GaussianMeanModel}) its
  *   closed-form batches are used, else {@link contiguousBatches}.
  * @param options The variant, the correction and {@link NaiveOptions}.
  * @returns The chain sampler (state: the kernel's position and full-data log π, ε and
@@ -126,7 +126,7 @@ const _STEPS = { between: between.step, within: within.step, symmetric: symmetri
  * @example
  * ```ts
  * import { naiveChainSampler } from "./descriptions.ts";
- * import { GaussianMeanModel, gaussianMeanData } from "../../models/gaussian_mean.ts";
+ * import { GaussianMeanModel, gaussianMeanData } from "../../examples/models/gaussian_mean.ts";
  * import { Rng } from "../../random/rng.ts";
  * const model = new GaussianMeanModel(gaussianMeanData());
  * const cs = naiveChainSampler(model, { variant: "between", isCorrected: false,

@@ -60,7 +60,7 @@ export interface BatchIntegratorResult {
  * @example
  * ```ts
  * import { batchLogDensityFn } from "./integrator.ts";
- * import { GaussianMeanModel, gaussianMeanData } from "../../models/gaussian_mean.ts";
+ * import { GaussianMeanModel, gaussianMeanData } from "../../examples/models/gaussian_mean.ts";
  * const b = new GaussianMeanModel(gaussianMeanData()).batches(100);
  * const g = new Float64Array(1);
  * batchLogDensityFn(b, 2)(new Float64Array([b.centers[2]]), g);
@@ -93,7 +93,7 @@ export function batchLogDensityFn(batches: BatchedPotential, batch: number): Log
  * ```ts
  * import { integrateBatches } from "./integrator.ts";
  * import { identityMetric } from "../metric.ts";
- * import { GaussianMeanModel, gaussianMeanData } from "../../models/gaussian_mean.ts";
+ * import { GaussianMeanModel, gaussianMeanData } from "../../examples/models/gaussian_mean.ts";
  * const b = new GaussianMeanModel(gaussianMeanData()).batches(100);
  * const s = { position: new Float64Array([1]), momentum: new Float64Array([0.1]),
  *   logDensity: 0, gradient: new Float64Array(1) };

@@ -43,7 +43,7 @@ export interface RunNaiveOptions extends NaiveOptions {
  * @example
  * ```ts
  * import { runNaive } from "./run.ts";
- * import { GaussianMeanModel, gaussianMeanData } from "../../models/gaussian_mean.ts";
+ * import { GaussianMeanModel, gaussianMeanData } from "../../examples/models/gaussian_mean.ts";
  * const model = new GaussianMeanModel(gaussianMeanData());
  * const r = runNaive(model, { variant: "within", batchSize: 20, stepSize: 0.01,
  *   seed: 1, numWarmup: 5, numSamples: 20, initialPosition: model.posteriorMean });

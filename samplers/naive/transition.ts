@@ -143,7 +143,7 @@ export type BatchSequenceFn = (rng: Rng, numSteps: number, params: NaiveParams) 
  * import { init, transition } from "./transition.ts";
  * import { identityMetric } from "../metric.ts";
  * import { Rng } from "../../random/rng.ts";
- * import { GaussianMeanModel, gaussianMeanData } from "../../models/gaussian_mean.ts";
+ * import { GaussianMeanModel, gaussianMeanData } from "../../examples/models/gaussian_mean.ts";
  * const model = new GaussianMeanModel(gaussianMeanData());
  * const fullLogDensityFn = (x: Float64Array) => model.logDensity(x);
  * const params = { batches: model.batches(500), fullLogDensityFn, metric: identityMetric(1),

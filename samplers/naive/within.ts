@@ -69,7 +69,7 @@ export function init(
  * import { init, step } from "./within.ts";
  * import { identityMetric } from "../metric.ts";
  * import { Rng } from "../../random/rng.ts";
- * import { GaussianMeanModel, gaussianMeanData } from "../../models/gaussian_mean.ts";
+ * import { GaussianMeanModel, gaussianMeanData } from "../../examples/models/gaussian_mean.ts";
  * const model = new GaussianMeanModel(gaussianMeanData());
  * const fullLogDensityFn = (x: Float64Array) => model.logDensity(x);
  * const r = step(new Rng(1), init(model.posteriorMean, fullLogDensityFn), {

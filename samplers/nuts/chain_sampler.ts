@@ -49,7 +49,7 @@ export interface AdaptiveNutsState {
  * ```ts
  * import { nutsSampler } from "./chain_sampler.ts";
  * import { sampleChains } from "../driver.ts";
- * import { gaussianTarget } from "../../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array([0]), new Float64Array([1]));
  * const r = sampleChains({ sampler: nutsSampler(model), model, seed: 1,
  *   numWarmup: 100, numSamples: 100, numChains: 1 });

@@ -76,7 +76,7 @@ export const nutsDescription: SamplerDescription<NutsOptions> = {
  * @example
  * ```ts
  * import { runNuts } from "./run.ts";
- * import { gaussianTarget } from "../../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array([1, -1]), new Float64Array([1, 0.5, 0.5, 1]));
  * const r = runNuts(model, { seed: 7, numWarmup: 300, numSamples: 300, numChains: 2 });
  * const m = r.draws[0][0].reduce((a, b) => a + b) / r.numDraws;

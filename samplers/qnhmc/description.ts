@@ -225,7 +225,7 @@ function _settings(dim: number, options: QnhmcOptions): _Settings {
  * @example
  * ```ts
  * import { qnhmcChainSampler } from "./description.ts";
- * import { gaussianTarget } from "../../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../../examples/models/gaussian_target.ts";
  * import { Rng } from "../../random/rng.ts";
  * const model = gaussianTarget(new Float64Array(2), new Float64Array([1, 0.9, 0.9, 1]));
  * const sampler = qnhmcChainSampler(model, { stepSize: 0.2, numIntegrationSteps: 5 });
@@ -351,7 +351,7 @@ export function qnhmcChainSampler(
  * @example
  * ```ts
  * import { qnhmcDescription } from "./description.ts";
- * import { gaussianTarget } from "../../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array(3), new Float64Array([1, 2, 3]));
  * const sampler = qnhmcDescription.build(model, { adaptation: "continuous" });
  * if (qnhmcDescription.name !== "qnhmc" || typeof sampler.step !== "function") throw new Error();

@@ -16,7 +16,7 @@
  * @example
  * ```ts
  * import { runQnhmc } from "./mod.ts";
- * import { gaussianTarget } from "../../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../../examples/models/gaussian_target.ts";
  * const r = runQnhmc(gaussianTarget(new Float64Array(1), new Float64Array([1])), {
  *   seed: 1, numWarmup: 20, numSamples: 20, numChains: 1 });
  * if (r.draws[0][0].length !== 20) throw new Error();

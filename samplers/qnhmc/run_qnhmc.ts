@@ -26,7 +26,7 @@ export type RunQnhmcOptions =
  * @example
  * ```ts
  * import { runQnhmc } from "./run_qnhmc.ts";
- * import { gaussianTarget } from "../../models/gaussian_target.ts";
+ * import { gaussianTarget } from "../../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array(2), new Float64Array([1, 4]));
  * const r = runQnhmc(model, { seed: 1, numWarmup: 50, numSamples: 100, numChains: 2,
  *   stepSize: 0.3, numIntegrationSteps: 5 });

@@ -29,23 +29,16 @@
  *
  * @module
  */
-import { logGamma } from "../math/special.ts";
+import { logGamma } from "../../math/special.ts";
 import {
   assertPosition,
+  type Bounds,
   type CostCounter,
   newCostCounter,
   type PerRowHessianModel,
-} from "./model.ts";
+} from "../../models/model.ts";
 
 const _HALF_LOG_2PI = 0.9189385332046728;
-
-/** Box constraints on θ: lower[j] ≤ θⱼ ≤ upper[j] (±Infinity for none). */
-export interface Bounds {
-  /** Lower bounds (length d). */
-  readonly lower: Float64Array;
-  /** Upper bounds (length d). */
-  readonly upper: Float64Array;
-}
 
 /** Prior hyper-parameters of {@link normalGammaModel}. */
 export interface NormalGammaPrior {

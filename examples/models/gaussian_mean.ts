@@ -21,14 +21,14 @@
  *
  * @module
  */
-import { Rng } from "../random/rng.ts";
-import type { BatchedPotential } from "./batch_potential.ts";
+import { Rng } from "../../random/rng.ts";
+import type { BatchedPotential } from "../../models/batch_potential.ts";
 import {
   assertPosition,
   type CostCounter,
   newCostCounter,
   type PerRowHessianModel,
-} from "./model.ts";
+} from "../../models/model.ts";
 
 const _LOG_2PI = 1.8378770664093453;
 

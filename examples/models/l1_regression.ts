@@ -16,7 +16,12 @@
  *
  * @module
  */
-import { assertPosition, type CostCounter, type DataModel, newCostCounter } from "./model.ts";
+import {
+  assertPosition,
+  type CostCounter,
+  type DataModel,
+  newCostCounter,
+} from "../../models/model.ts";
 
 /** Options of {@link L1RegressionModel}. */
 export interface L1RegressionOptions {

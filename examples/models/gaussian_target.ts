@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { cholesky, inverseFromCholesky } from "../math/linalg.ts";
-import { type CostCounter, type Model, newCostCounter } from "./model.ts";
+import { cholesky, inverseFromCholesky } from "../../math/linalg.ts";
+import { type CostCounter, type Model, newCostCounter } from "../../models/model.ts";
 
 /** Options of {@link gaussianTarget}. */
 export interface GaussianTargetOptions {
