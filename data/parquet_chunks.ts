@@ -256,24 +256,42 @@ export class ParquetChunkBuilder {
       this.colMax[0] = Math.max(this.colMax[0], 1);
       k = 1;
     }
-    for (const name of l.xCols) {
-      const [lo, hi] = this.#numbers(
-        cols.get(name)!,
-        name,
-        firstRow,
-        xcols[k],
-        numRows,
-        l.storage === "f32",
-      );
-      if (lo < this.colMin[k]) this.colMin[k] = lo;
-      if (hi > this.colMax[k]) this.colMax[k] = hi;
-      k++;
+    const f32 = l.storage === "f32";
+    const typed = l.xCols.every((name) => _isTyped(cols.get(name)!));
+    if (typed) {
+      // Native copies to f64, then the checks in the pass below; if that
+      // pass meets a bad cell, the column-by-column checks name the first.
+      for (const name of l.xCols) {
+        const col = cols.get(name)! as Float64Array | Float32Array | Int32Array;
+        xcols[k++].set(col.length === numRows ? col : col.subarray(0, numRows));
+      }
+    } else {
+      for (const name of l.xCols) {
+        const [lo, hi] = this.#numbers(cols.get(name)!, name, firstRow, xcols[k], numRows, f32);
+        if (lo < this.colMin[k]) this.colMin[k] = lo;
+        if (hi > this.colMax[k]) this.colMax[k] = hi;
+        k++;
+      }
     }
     // Ranges, sums and hashes in the same pass as the transposition.
+    const maxAbs = f32 ? F32_MAX : EXTREME_ABS, minAbs = f32 ? F32_MIN_NORMAL : 0;
+    let ok = true;
     this.stats.addColumns(xcols, numRows, (lo, hi, sum, h) => {
-      if (x instanceof Float64Array) _statsTransposeF64(x, xcols, numRows, d, lo, hi, sum, h);
-      else _statsTransposeF32(x, xcols, numRows, d, lo, hi, sum, h);
+      ok = x instanceof Float64Array
+        ? _statsTransposeF64(x, xcols, numRows, d, lo, hi, sum, h, minAbs, maxAbs)
+        : _statsTransposeF32(x, xcols, numRows, d, lo, hi, sum, h, minAbs, maxAbs);
     });
+    if (typed) {
+      if (!ok) {
+        for (let j = l.intercept ? 1 : 0, c = 0; j < d; j++, c++) {
+          this.#numbers(xcols[j], l.xCols[c], firstRow, xcols[j], numRows, f32);
+        }
+      }
+      // The running ranges are those of the statistics (the same values in
+      // the same order).
+      this.colMin.set(this.stats.colMin);
+      this.colMax.set(this.stats.colMax);
+    }
     return aux;
   }
 
@@ -347,6 +365,11 @@ export class ParquetChunkBuilder {
   }
 }
 
+/** Cells that copy to f64 natively. */
+function _isTyped(col: ParquetCells): boolean {
+  return col instanceof Float64Array || col instanceof Float32Array || col instanceof Int32Array;
+}
+
 /** Whether a finite v overflows f32 or underflows it to zero or a denormal. */
 function _notF32(v: number): boolean {
   return v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL);
@@ -388,7 +411,8 @@ const TILE = 256;
 
 /**
  * x[i·d + k] = cols[k][i] for i < n, k < d, and each column's range, sum
- * and hash updated in row order (ColumnStats.add's arithmetic).
+ * and hash updated in row order (ColumnStats.add's arithmetic). Returns
+ * false if some |value| is NaN, above maxAbs, or non-zero below minAbs.
  */
 function _statsTransposeF64(
   x: Float64Array,
@@ -399,7 +423,10 @@ function _statsTransposeF64(
   hi: Float64Array,
   sum: Float64Array,
   h1: Int32Array,
-): void {
+  minAbs: number,
+  maxAbs: number,
+): boolean {
+  let ok = true;
   const bits = cols.map((c) => new Int32Array(c.buffer, c.byteOffset, 2 * n));
   for (let i0 = 0; i0 < n; i0 += TILE) {
     const i1 = Math.min(n, i0 + TILE);
@@ -407,7 +434,8 @@ function _statsTransposeF64(
       const c = cols[k], b = bits[k];
       let l = lo[k], u = hi[k], s = sum[k], h = h1[k];
       for (let i = i0, o = i0 * d + k; i < i1; i++, o += d) {
-        const v = c[i];
+        const v = c[i], a = Math.abs(v);
+        if (!(a <= maxAbs) || (a < minAbs && a !== 0)) ok = false;
         if (v < l) l = v;
         if (v > u) u = v;
         s += v;
@@ -420,6 +448,7 @@ function _statsTransposeF64(
       h1[k] = h;
     }
   }
+  return ok;
 }
 
 /** {@link _statsTransposeF64} into f32 (each value rounded to nearest). */
@@ -432,7 +461,10 @@ function _statsTransposeF32(
   hi: Float64Array,
   sum: Float64Array,
   h1: Int32Array,
-): void {
+  minAbs: number,
+  maxAbs: number,
+): boolean {
+  let ok = true;
   const bits = cols.map((c) => new Int32Array(c.buffer, c.byteOffset, 2 * n));
   for (let i0 = 0; i0 < n; i0 += TILE) {
     const i1 = Math.min(n, i0 + TILE);
@@ -440,7 +472,8 @@ function _statsTransposeF32(
       const c = cols[k], b = bits[k];
       let l = lo[k], u = hi[k], s = sum[k], h = h1[k];
       for (let i = i0, o = i0 * d + k; i < i1; i++, o += d) {
-        const v = c[i];
+        const v = c[i], a = Math.abs(v);
+        if (!(a <= maxAbs) || (a < minAbs && a !== 0)) ok = false;
         if (v < l) l = v;
         if (v > u) u = v;
         s += v;
@@ -453,4 +486,5 @@ function _statsTransposeF32(
       h1[k] = h;
     }
   }
+  return ok;
 }

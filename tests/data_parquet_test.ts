@@ -709,4 +709,31 @@ Deno.test("loadParquet(): the first bad cell in column order names its row, in a
     loadParquet(arena, file(ok, at(-Infinity, 9)), { ...options, storage: "f32" }),
     /Parquet bytes: row 10, column "b": NaN and ±Infinity are not allowed, got -Infinity/,
   );
+  // Required (typed) columns: column a's bad cell, although b's comes first in row order.
+  const typed = (a: number[], b: number[]) =>
+    new Uint8Array(parquetWriteBuffer({
+      columnData: [
+        { name: "y", data: new Float64Array(a.length).fill(1), type: "DOUBLE", nullable: false },
+        { name: "a", data: new Float32Array(a), type: "FLOAT", nullable: false },
+        { name: "b", data: new Float64Array(b), type: "DOUBLE", nullable: false },
+      ],
+      rowGroupSize: 4,
+    }));
+  const cells = await openParquetRows(typed(ok, ok), options);
+  for await (const c of cells) assert.equal(c.numRows > 0, true);
+  await assert.rejects(
+    loadParquet(arena, typed(at(1e-40, 9) as number[], at(NaN, 8) as number[]), {
+      ...options,
+      storage: "f32",
+    }),
+    /Parquet bytes: row 10, column "a": 9\.99994610111476e-41 /,
+  );
+  await assert.rejects(
+    loadParquet(arena, typed(at(-Infinity, 9) as number[], at(1e200, 8) as number[]), options),
+    /Parquet bytes: row 10, column "a": NaN and ±Infinity are not allowed, got -Infinity/,
+  );
+  await assert.rejects(
+    loadParquet(arena, typed(ok, at(1e200, 8) as number[]), options),
+    /Parquet bytes: row 9, column "b": 1e\+200 is beyond/,
+  );
 });
