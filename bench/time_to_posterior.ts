@@ -10,9 +10,10 @@
  *   --warmup 0 --samples 1` (read, build the model, one log-density, write
  *   one draw).
  *
- * Wall time is measured around the subprocess; peak RSS is the subprocess's
- * "Maximum resident set size" from `/usr/bin/time -v` when that exists (else
- * not reported). The machine's load average is printed with each line: on a
+ * Wall time is measured around the subprocess; peak RSS and CPU seconds
+ * (user + system, all threads) are the subprocess's "Maximum resident set
+ * size" and times from `/usr/bin/time -v` when that exists (else not
+ * reported). The machine's load average is printed with each line: on a
  * shared machine the times are only comparable within one run.
  *
  * The files are made once per n in `--dir` (kept there and reused): Parquet
@@ -34,6 +35,8 @@ const CLI = `${ROOT}cli.ts`;
 /** One measured command. */
 interface Timed {
   seconds: number;
+  /** User + system CPU seconds of the subprocess (from `/usr/bin/time -v`). */
+  cpuSeconds: number | null;
   peakRssMb: number | null;
   stderr: string;
 }
@@ -65,7 +68,10 @@ async function run(cmd: string[], label: string): Promise<Timed> {
   const stderr = new TextDecoder().decode(r.stderr);
   if (!r.success) throw new Error(`${label} failed (exit ${r.code}):\n${stderr.slice(-2000)}`);
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-  return { seconds, peakRssMb: m ? Number(m[1]) / 1024 : null, stderr };
+  const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+  const sys = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+  const cpuSeconds = user && sys ? Number(user[1]) + Number(sys[1]) : null;
+  return { seconds, cpuSeconds, peakRssMb: m ? Number(m[1]) / 1024 : null, stderr };
 }
 
 function loadAverage(): string {
@@ -180,21 +186,25 @@ for (const n of sizes) {
         fileMb: mb,
         catSeconds: cat.seconds,
         readSeconds: read.seconds,
+        readCpuSeconds: read.cpuSeconds,
         readPeakRssMb: read.peakRssMb,
         wholeSeconds: whole.seconds,
+        wholeCpuSeconds: whole.cpuSeconds,
         wholePeakRssMb: whole.peakRssMb,
         chains: Number(values.chains),
         loadAverage: loadAverage(),
       };
       results.push(row);
       const rss = (v: number | null) => v === null ? "?" : `${v.toFixed(0)} MB`;
+      const cpu = (v: number | null) => v === null ? "" : ` (CPU ${v.toFixed(1)} s)`;
       console.log(
         `n = ${n.toExponential(0)} ${format.padEnd(7)} ${mb.toFixed(0)} MB: cat ${
           cat.seconds.toFixed(2)
-        } s | CLI read alone ${read.seconds.toFixed(2)} s, peak ${rss(read.peakRssMb)} | ` +
-          `whole hmc-ecs command (${values.chains} chains) ${whole.seconds.toFixed(2)} s, peak ${
-            rss(whole.peakRssMb)
-          } | load ${row.loadAverage}`,
+        } s | CLI read alone ${read.seconds.toFixed(2)} s${cpu(read.cpuSeconds)}, peak ${
+          rss(read.peakRssMb)
+        } | whole hmc-ecs command (${values.chains} chains) ${whole.seconds.toFixed(2)} s${
+          cpu(whole.cpuSeconds)
+        }, peak ${rss(whole.peakRssMb)} | load ${row.loadAverage}`,
       );
     }
   }

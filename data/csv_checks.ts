@@ -557,7 +557,64 @@ export class ColumnStats {
         }
       }
     }
-    // Rows numRows + i with (numRows + i) % stride === 0, while the budget lasts.
+    this.#gramRows(m, (cols, take, first, stride) => {
+      for (let t = 0; t < take; t++) {
+        for (let k = 0, o = (first + t * stride) * d; k < d; k++) cols[k * take + t] = xs[o + k];
+      }
+    });
+  }
+
+  /**
+   * Adds rows `[0, m)` of a block given by columns (cols[k] is column k):
+   * the same numbers as {@link add} on the row-major block.
+   *
+   * @param cols The block's columns, each at least m long.
+   * @param m Its rows.
+   * @param ranges Computes the ranges, sums and hashes instead of the loop
+   *   here (the same numbers).
+   */
+  addColumns(
+    cols: readonly Float64Array[],
+    m: number,
+    ranges?: (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) => void,
+  ): void {
+    const d = this.numCols, lo = this.colMin, hi = this.colMax, h1 = this.#h1, sum = this.#sum;
+    if (ranges !== undefined) ranges(lo, hi, sum, h1);
+    else {
+      for (let k = 0; k < d; k++) {
+        const c = cols[k], bits = new Int32Array(c.buffer, c.byteOffset, m * 2);
+        let l = lo[k], u = hi[k], s = sum[k], h = h1[k];
+        for (let i = 0; i < m; i++) {
+          const v = c[i];
+          if (v < l) l = v;
+          if (v > u) u = v;
+          s += v;
+          h = (Math.imul(h ^ bits[2 * i + 1], 0x01000193) + bits[2 * i]) | 0;
+        }
+        lo[k] = l;
+        hi[k] = u;
+        sum[k] = s;
+        h1[k] = h;
+      }
+    }
+    this.#gramRows(m, (g, take, first, stride) => {
+      for (let k = 0; k < d; k++) {
+        const c = cols[k];
+        for (let t = 0; t < take; t++) g[k * take + t] = c[first + t * stride];
+      }
+    });
+  }
+
+  /**
+   * Adds the block's rows numRows + i with (numRows + i) % stride === 0 to
+   * X'X while the budget lasts; fill copies them column-major into cols
+   * (cols[k·take + t] = row first + t·stride, column k).
+   */
+  #gramRows(
+    m: number,
+    fill: (cols: Float64Array, take: number, first: number, stride: number) => void,
+  ): void {
+    const d = this.numCols;
     const stride = this.#stride;
     const first = (stride - (this.numRows % stride)) % stride;
     const take = first >= m
@@ -567,9 +624,7 @@ export class ColumnStats {
       // Column-major copy, then one dot product per pair: sums stay in registers.
       if (this.#cols.length < d * take) this.#cols = new Float64Array(d * take);
       const cols = this.#cols, g = this.gram;
-      for (let t = 0; t < take; t++) {
-        for (let k = 0, o = (first + t * stride) * d; k < d; k++) cols[k * take + t] = xs[o + k];
-      }
+      fill(cols, take, first, stride);
       const end4 = take - (take % 4);
       for (let a = 0; a < d; a++) {
         const oa = a * take;

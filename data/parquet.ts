@@ -63,6 +63,7 @@ import {
   type ParquetOptions,
 } from "./parquet_chunks.ts";
 import {
+  type OpenedParquet,
   openParquetSource,
   type ParquetRowChunk,
   type ParquetSource,
@@ -141,17 +142,8 @@ export async function openParquetRows(
   source: ParquetSource,
   options: ParquetOptions,
 ): Promise<ParquetRows> {
-  const o = await openParquetSource(source);
-  let l: ParquetLayout;
-  try {
-    l = parquetLayout(o, options);
-  } catch (e) {
-    o.close();
-    throw e;
-  }
-  const rowGroupRows = o.metadata.row_groups.map((g) => Number(g.num_rows));
-  const numRows = rowGroupRows.reduce((a, b) => a + b, 0);
-  const builder = new ParquetChunkBuilder(o, l, options.family, numRows);
+  const r = await _openRows(source, options);
+  const { o, l, rowGroupRows, numRows, builder } = r;
   let warnings: string[] = [];
   let used = false;
   return {
@@ -179,27 +171,60 @@ export async function openParquetRows(
           start += n;
         }
         if (numRows === 0) throw new RangeError(`${o.where}the file has no data rows`);
-        warnings = [
-          ...l.notes,
-          ...csvDataWarnings({
-            where: o.where,
-            family: options.family,
-            intercept: l.intercept,
-            responseName: l.responseName,
-            columnNames: l.columnNames,
-            numRows,
-            numCols: l.numCols,
-            colMin: builder.colMin,
-            colMax: builder.colMax,
-            yMin: builder.yMin,
-            yMax: builder.yMax,
-            stats: builder.stats,
-          }),
-        ];
+        warnings = r.warnings();
       } finally {
         o.close();
       }
     },
+  };
+}
+
+/** An opened file with its layout and checker, before any row group is read. */
+interface _OpenedRows {
+  o: OpenedParquet;
+  l: ParquetLayout;
+  rowGroupRows: number[];
+  numRows: number;
+  builder: ParquetChunkBuilder;
+  /** The load's warnings, once every row group went through the builder. */
+  warnings(): string[];
+}
+
+async function _openRows(source: ParquetSource, options: ParquetOptions): Promise<_OpenedRows> {
+  const o = await openParquetSource(source);
+  let l: ParquetLayout;
+  try {
+    l = parquetLayout(o, options);
+  } catch (e) {
+    o.close();
+    throw e;
+  }
+  const rowGroupRows = o.metadata.row_groups.map((g) => Number(g.num_rows));
+  const numRows = rowGroupRows.reduce((a, b) => a + b, 0);
+  const builder = new ParquetChunkBuilder(o, l, options.family, numRows);
+  return {
+    o,
+    l,
+    rowGroupRows,
+    numRows,
+    builder,
+    warnings: () => [
+      ...l.notes,
+      ...csvDataWarnings({
+        where: o.where,
+        family: options.family,
+        intercept: l.intercept,
+        responseName: l.responseName,
+        columnNames: l.columnNames,
+        numRows,
+        numCols: l.numCols,
+        colMin: builder.colMin,
+        colMax: builder.colMax,
+        yMin: builder.yMin,
+        yMax: builder.yMax,
+        stats: builder.stats,
+      }),
+    ],
   };
 }
 
@@ -288,10 +313,11 @@ export async function loadParquet(
       `loadParquet takes no aux column (GlmData holds X and y), got ${JSON.stringify(options.aux)}`,
     );
   }
-  const rows = await openParquetRows(source, options);
-  const { numRows, numCols, storage } = rows;
+  const r = await _openRows(source, options);
+  const { o, l, numRows, rowGroupRows, builder } = r;
+  const { numCols, storage } = l;
   if (numRows === 0) {
-    rows.close();
+    o.close();
     throw new RangeError(
       `${
         source instanceof Uint8Array ? "Parquet bytes" : String(source)
@@ -299,28 +325,32 @@ export async function loadParquet(
     );
   }
   const width = storage === "f64" ? 8 : 4;
-  const xPtr = storage === "f64"
-    ? arena.allocF64(numRows * numCols)
-    : arena.allocF32(numRows * numCols);
-  let yPtr = 0;
+  let xPtr = 0, yPtr = 0;
   try {
+    xPtr = storage === "f64"
+      ? arena.allocF64(numRows * numCols)
+      : arena.allocF32(numRows * numCols);
     yPtr = arena.allocF64(numRows);
     let start = 0;
-    for await (const c of rows) {
-      // Fresh views for every chunk: the memory may have grown meanwhile.
-      const off = xPtr + start * numCols * width, len = c.numRows * numCols;
-      if (storage === "f64") arena.f64(off, len).set(c.x);
-      else arena.f32(off, len).set(c.x);
-      arena.f64(yPtr + start * 8, c.numRows).set(c.y);
-      start += c.numRows;
+    for (let g = 0; g < rowGroupRows.length; g++) {
+      const n = rowGroupRows[g];
+      if (n === 0) continue;
+      const cols = await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
+      // Checked and transposed straight into the arena; fresh views for
+      // every group (the memory may have grown meanwhile).
+      const off = xPtr + start * numCols * width, len = n * numCols;
+      const x = storage === "f64" ? arena.f64(off, len) : arena.f32(off, len);
+      builder.buildInto(cols, n, start + 1, x, arena.f64(yPtr + start * 8, n));
+      start += n;
     }
   } catch (e) {
-    arena.free(xPtr);
+    if (xPtr !== 0) arena.free(xPtr);
     if (yPtr !== 0) arena.free(yPtr);
     throw e;
   } finally {
-    rows.close();
+    o.close();
   }
+  const warnings = r.warnings();
   return {
     arena,
     x: xPtr,
@@ -328,7 +358,7 @@ export async function loadParquet(
     numRows,
     numCols,
     storage,
-    columnNames: rows.columnNames,
-    warnings: rows.warnings,
+    columnNames: l.columnNames,
+    warnings,
   };
 }

@@ -156,11 +156,6 @@ export function parquetLayout(o: OpenedParquet, options: ParquetOptions): Parque
   };
 }
 
-/** Whether a finite v overflows f32 or underflows it to zero or a denormal. */
-function _notF32(v: number): boolean {
-  return v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL);
-}
-
 /** Validates and transposes one row group into a chunk. */
 export class ParquetChunkBuilder {
   #o: OpenedParquet;
@@ -174,6 +169,9 @@ export class ParquetChunkBuilder {
   /** Copies and X'X, as csv.ts accumulates them. */
   stats: ColumnStats;
 
+  /** Column k of X in f64, one row group long (reused from group to group). */
+  #xcols: Float64Array[] = [];
+
   constructor(o: OpenedParquet, l: ParquetLayout, family: CsvOptions["family"], numRows?: number) {
     this.#o = o;
     this.#l = l;
@@ -183,13 +181,48 @@ export class ParquetChunkBuilder {
     this.colMax = new Float64Array(l.numCols).fill(-Infinity);
   }
 
+  /** A chunk of one row group: fresh row-major X (in the layout's storage), y and aux. */
   build(cols: Map<string, ParquetCells>, numRows: number, firstRow: number): ParquetRowChunk {
     const l = this.#l, d = l.numCols;
-    // X is built in f64 (the checks see the values read), then rounded for f32.
-    const x = new Float64Array(numRows * d);
     const y = new Float64Array(numRows);
-    this.#numbers(cols.get(l.responseName)!, l.responseName, firstRow, y, 0, 1);
+    const x = l.storage === "f64" ? new Float64Array(numRows * d) : new Float32Array(numRows * d);
+    const aux = this.#check(cols, numRows, firstRow, x, y);
+    return aux === undefined ? { numRows, x, y } : { numRows, x, y, aux };
+  }
+
+  /**
+   * One row group straight into X and y (e.g. views of the arena): x is
+   * numRows × numCols row-major in the layout's storage, y numRows long. The
+   * same values, checks, errors and statistics as {@link build}.
+   */
+  buildInto(
+    cols: Map<string, ParquetCells>,
+    numRows: number,
+    firstRow: number,
+    x: Float64Array | Float32Array,
+    y: Float64Array,
+  ): void {
+    this.#check(cols, numRows, firstRow, x, y);
+  }
+
+  /**
+   * Reads and checks the response (into y), aux (returned) and the columns
+   * of X (f64 copies in this.#xcols), in that order and each column in row
+   * order, so the first bad cell found is the one a row-by-row pass over
+   * each column finds; then adds X's columns to the statistics and writes
+   * them row-major into x (rounded for f32).
+   */
+  #check(
+    cols: Map<string, ParquetCells>,
+    numRows: number,
+    firstRow: number,
+    x: Float64Array | Float32Array,
+    y: Float64Array,
+  ): Float64Array | undefined {
+    const l = this.#l, d = l.numCols;
+    this.#numbers(cols.get(l.responseName)!, l.responseName, firstRow, y, numRows, false);
     const fam = this.#family;
+    let yMin = this.yMin, yMax = this.yMax;
     for (let i = 0; i < numRows; i++) {
       const v = y[i];
       if (fam === "logistic" ? v !== 0 && v !== 1 : fam === "poisson" && (v < 0 || v % 1 !== 0)) {
@@ -201,59 +234,92 @@ export class ParquetChunkBuilder {
           }, got ${v}`,
         );
       }
-      if (v < this.yMin) this.yMin = v;
-      if (v > this.yMax) this.yMax = v;
+      if (v < yMin) yMin = v;
+      if (v > yMax) yMax = v;
     }
+    this.yMin = yMin;
+    this.yMax = yMax;
     let aux: Float64Array | undefined;
     if (l.auxName !== undefined) {
       aux = new Float64Array(numRows);
-      this.#numbers(cols.get(l.auxName)!, l.auxName, firstRow, aux, 0, 1);
+      this.#numbers(cols.get(l.auxName)!, l.auxName, firstRow, aux, numRows, false);
+    }
+    const xcols = this.#xcols;
+    if (xcols.length !== d || xcols[0].length < numRows) {
+      xcols.length = 0;
+      for (let k = 0; k < d; k++) xcols.push(new Float64Array(numRows));
     }
     let k = 0;
     if (l.intercept) {
-      for (let i = 0; i < numRows; i++) x[i * d] = 1;
+      xcols[0].fill(1, 0, numRows);
       this.colMin[0] = Math.min(this.colMin[0], 1);
       this.colMax[0] = Math.max(this.colMax[0], 1);
       k = 1;
     }
-    for (const name of l.xCols) {
-      const [lo, hi] = this.#numbers(cols.get(name)!, name, firstRow, x, k, d, l.storage === "f32");
-      if (lo < this.colMin[k]) this.colMin[k] = lo;
-      if (hi > this.colMax[k]) this.colMax[k] = hi;
-      k++;
+    const f32 = l.storage === "f32";
+    const typed = l.xCols.every((name) => _isTyped(cols.get(name)!));
+    if (typed) {
+      // Native copies to f64, then the checks in the pass below; if that
+      // pass meets a bad cell, the column-by-column checks name the first.
+      for (const name of l.xCols) {
+        const col = cols.get(name)! as Float64Array | Float32Array | Int32Array;
+        xcols[k++].set(col.length === numRows ? col : col.subarray(0, numRows));
+      }
+    } else {
+      for (const name of l.xCols) {
+        const [lo, hi] = this.#numbers(cols.get(name)!, name, firstRow, xcols[k], numRows, f32);
+        if (lo < this.colMin[k]) this.colMin[k] = lo;
+        if (hi > this.colMax[k]) this.colMax[k] = hi;
+        k++;
+      }
     }
-    this.stats.add(x, numRows);
-    const xs = l.storage === "f64" ? x : Float32Array.from(x);
-    return aux === undefined ? { numRows, x: xs, y } : { numRows, x: xs, y, aux };
+    // Ranges, sums and hashes in the same pass as the transposition.
+    const maxAbs = f32 ? F32_MAX : EXTREME_ABS, minAbs = f32 ? F32_MIN_NORMAL : 0;
+    let ok = true;
+    this.stats.addColumns(xcols, numRows, (lo, hi, sum, h) => {
+      ok = x instanceof Float64Array
+        ? _statsTransposeF64(x, xcols, numRows, d, lo, hi, sum, h, minAbs, maxAbs)
+        : _statsTransposeF32(x, xcols, numRows, d, lo, hi, sum, h, minAbs, maxAbs);
+    });
+    if (typed) {
+      if (!ok) {
+        for (let j = l.intercept ? 1 : 0, c = 0; j < d; j++, c++) {
+          this.#numbers(xcols[j], l.xCols[c], firstRow, xcols[j], numRows, f32);
+        }
+      }
+      // The running ranges are those of the statistics (the same values in
+      // the same order).
+      this.colMin.set(this.stats.colMin);
+      this.colMax.set(this.stats.colMax);
+    }
+    return aux;
   }
 
   /**
-   * Copies column values to out[offset + i·stride], checking each, and
-   * returns their (unrounded) range.
+   * Copies a column's first n values to out (f64), checking each, and
+   * returns their range.
    */
   #numbers(
     col: ParquetCells,
     name: string,
     firstRow: number,
-    out: Float64Array | Float32Array,
-    offset: number,
-    stride: number,
-    f32 = false,
+    out: Float64Array,
+    n: number,
+    f32: boolean,
   ): [number, number] {
-    let lo = Infinity, hi = -Infinity;
-    const n = col.length;
     if (col instanceof Float64Array || col instanceof Float32Array || col instanceof Int32Array) {
-      for (let i = 0, o = offset; i < n; i++, o += stride) {
-        const v = col[i];
-        if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) this.#bad(v, name, firstRow + i);
-        if (f32 && _notF32(v)) this.#badF32(v, name, firstRow + i);
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
-        out[o] = v;
+      // Typed cells convert to f64 exactly (a native copy), then one check pass.
+      out.set(col.length === n ? col : col.subarray(0, n));
+      const r = _rangeChecked(out, n, f32);
+      if (r.bad >= 0) {
+        const v = out[r.bad];
+        if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) this.#bad(v, name, firstRow + r.bad);
+        this.#badF32(v, name, firstRow + r.bad);
       }
-      return [lo, hi];
+      return [r.lo, r.hi];
     }
-    for (let i = 0, o = offset; i < n; i++, o += stride) {
+    let lo = Infinity, hi = -Infinity;
+    for (let i = 0; i < n; i++) {
       const raw = col[i];
       let v: number;
       if (typeof raw === "number") v = raw;
@@ -274,7 +340,7 @@ export class ParquetChunkBuilder {
       if (f32 && _notF32(v)) this.#badF32(v, name, firstRow + i);
       if (v < lo) lo = v;
       if (v > hi) hi = v;
-      out[o] = v;
+      out[i] = v;
     }
     return [lo, hi];
   }
@@ -297,4 +363,128 @@ export class ParquetChunkBuilder {
         `density; rescale or standardise the column`,
     );
   }
+}
+
+/** Cells that copy to f64 natively. */
+function _isTyped(col: ParquetCells): boolean {
+  return col instanceof Float64Array || col instanceof Float32Array || col instanceof Int32Array;
+}
+
+/** Whether a finite v overflows f32 or underflows it to zero or a denormal. */
+function _notF32(v: number): boolean {
+  return v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL);
+}
+
+/**
+ * The range of c[0, n) and the first index whose value is NaN, ±Infinity,
+ * beyond ±EXTREME_ABS, or (with f32) not a normal f32 or zero; -1 if none.
+ */
+function _rangeChecked(
+  c: Float64Array,
+  n: number,
+  f32: boolean,
+): { lo: number; hi: number; bad: number } {
+  let lo = Infinity, hi = -Infinity;
+  if (f32) {
+    for (let i = 0; i < n; i++) {
+      const v = c[i], a = Math.abs(v);
+      // a > F32_MAX also catches ±Infinity; !(a <= EXTREME_ABS) NaN.
+      if (!(a <= EXTREME_ABS) || a > F32_MAX || (a < F32_MIN_NORMAL && a !== 0)) {
+        return { lo, hi, bad: i };
+      }
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const v = c[i];
+      if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) return { lo, hi, bad: i };
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  return { lo, hi, bad: -1 };
+}
+
+/** Rows per tile of the transposition (the tile's columns stay in cache). */
+const TILE = 256;
+
+/**
+ * x[i·d + k] = cols[k][i] for i < n, k < d, and each column's range, sum
+ * and hash updated in row order (ColumnStats.add's arithmetic). Returns
+ * false if some |value| is NaN, above maxAbs, or non-zero below minAbs.
+ */
+function _statsTransposeF64(
+  x: Float64Array,
+  cols: Float64Array[],
+  n: number,
+  d: number,
+  lo: Float64Array,
+  hi: Float64Array,
+  sum: Float64Array,
+  h1: Int32Array,
+  minAbs: number,
+  maxAbs: number,
+): boolean {
+  let ok = true;
+  const bits = cols.map((c) => new Int32Array(c.buffer, c.byteOffset, 2 * n));
+  for (let i0 = 0; i0 < n; i0 += TILE) {
+    const i1 = Math.min(n, i0 + TILE);
+    for (let k = 0; k < d; k++) {
+      const c = cols[k], b = bits[k];
+      let l = lo[k], u = hi[k], s = sum[k], h = h1[k];
+      for (let i = i0, o = i0 * d + k; i < i1; i++, o += d) {
+        const v = c[i], a = Math.abs(v);
+        if (!(a <= maxAbs) || (a < minAbs && a !== 0)) ok = false;
+        if (v < l) l = v;
+        if (v > u) u = v;
+        s += v;
+        h = (Math.imul(h ^ b[2 * i + 1], 0x01000193) + b[2 * i]) | 0;
+        x[o] = v;
+      }
+      lo[k] = l;
+      hi[k] = u;
+      sum[k] = s;
+      h1[k] = h;
+    }
+  }
+  return ok;
+}
+
+/** {@link _statsTransposeF64} into f32 (each value rounded to nearest). */
+function _statsTransposeF32(
+  x: Float32Array,
+  cols: Float64Array[],
+  n: number,
+  d: number,
+  lo: Float64Array,
+  hi: Float64Array,
+  sum: Float64Array,
+  h1: Int32Array,
+  minAbs: number,
+  maxAbs: number,
+): boolean {
+  let ok = true;
+  const bits = cols.map((c) => new Int32Array(c.buffer, c.byteOffset, 2 * n));
+  for (let i0 = 0; i0 < n; i0 += TILE) {
+    const i1 = Math.min(n, i0 + TILE);
+    for (let k = 0; k < d; k++) {
+      const c = cols[k], b = bits[k];
+      let l = lo[k], u = hi[k], s = sum[k], h = h1[k];
+      for (let i = i0, o = i0 * d + k; i < i1; i++, o += d) {
+        const v = c[i], a = Math.abs(v);
+        if (!(a <= maxAbs) || (a < minAbs && a !== 0)) ok = false;
+        if (v < l) l = v;
+        if (v > u) u = v;
+        s += v;
+        h = (Math.imul(h ^ b[2 * i + 1], 0x01000193) + b[2 * i]) | 0;
+        x[o] = v;
+      }
+      lo[k] = l;
+      hi[k] = u;
+      sum[k] = s;
+      h1[k] = h;
+    }
+  }
+  return ok;
 }

@@ -65,6 +65,18 @@ export interface ControlVariateOptions {
    * the calling thread). The cache and S, A, B are those of the same model.
    */
   passes?: ControlVariatePasses;
+  /**
+   * Keep the per-row cache (η*ₖ, ℓₖ*, aₖ, bₖ) of all n rows (default true;
+   * 32 bytes a row). With false, nothing of size n is allocated: a centring
+   * computes S and A alone (the same sums, bit for bit), and the cache rows
+   * of gathered rows are computed where they land from xₖ, yₖ and θ* (the
+   * same values, bit for bit; counted in `numCacheRows`, not in the model's
+   * cost, which stays that of the cached control variates), so
+   * several chains over one data set hold only their subsamples. Needs the
+   * passes on the calling thread (no `passes`), and leaves {@link
+   * ControlVariates.cache} unavailable.
+   */
+  rowCache?: boolean;
 }
 
 /**
@@ -291,7 +303,19 @@ export class ControlVariates implements SubsampleControlVariates {
    *
    * @internal
    */
-  readonly cache: ControlVariateCache;
+  get cache(): ControlVariateCache {
+    if (this.#cache === null) {
+      throw new TypeError(
+        "these control variates keep no per-row cache (rowCache: false); gather rows with gatherRows",
+      );
+    }
+    return this.#cache;
+  }
+  /**
+   * Cache rows computed for gathered positions (cumulative; rowCache: false
+   * only; not in `model.cost`).
+   */
+  numCacheRows = 0;
   /** Number of full-data passes made so far (centrings). */
   numCenterings = 0;
   /** Incremented at every centring, so that gathered cache rows can be refreshed. */
@@ -299,6 +323,7 @@ export class ControlVariates implements SubsampleControlVariates {
   readonly #chunk: number;
   readonly #delta: Float64Array;
   readonly #passes: ControlVariatePasses | null;
+  readonly #cache: ControlVariateCache | null;
 
   /**
    * Allocate the per-row cache and centre at θ* (one full-data pass).
@@ -339,7 +364,13 @@ export class ControlVariates implements SubsampleControlVariates {
     this.gradSum = new Float64Array(this.dim);
     this.hessSum = new Float64Array(this.dim * this.dim);
     this.#delta = new Float64Array(this.dim);
-    this.cache = new ControlVariateCache(model.arena, this.numRows);
+    const rowCache = options.rowCache ?? true;
+    if (!rowCache && this.#passes !== null) {
+      throw new TypeError(
+        "rowCache: false computes the centring sums on the calling thread; leave out passes",
+      );
+    }
+    this.#cache = rowCache ? new ControlVariateCache(model.arena, this.numRows) : null;
     this.recenter(thetaStar);
   }
 
@@ -356,10 +387,18 @@ export class ControlVariates implements SubsampleControlVariates {
     const d = this.dim, n = this.numRows, m = this.model;
     _checkTheta(thetaStar, d, "thetaStar", true);
     this.thetaStar.set(thetaStar);
-    const out = { cache: this.cache, gradSum: this.gradSum, chunkRows: this.#chunk };
-    this.llStarSum = this.#passes === null
-      ? this.#kernels.prepareControlVariates(m.data, thetaStar, out)
-      : this.#passes.prepareControlVariates(thetaStar, out);
+    const cache = this.#cache;
+    if (cache === null) {
+      this.llStarSum = this.#kernels.controlVariateSums(m.data, thetaStar, {
+        gradSum: this.gradSum,
+        chunkRows: this.#chunk,
+      });
+    } else {
+      const out = { cache, gradSum: this.gradSum, chunkRows: this.#chunk };
+      this.llStarSum = this.#passes === null
+        ? this.#kernels.prepareControlVariates(m.data, thetaStar, out)
+        : this.#passes.prepareControlVariates(thetaStar, out);
+    }
     m.cost.numLogLikRows += n;
     m.cost.numGradRows += n;
     if (this.computesHessian) (this.#passes ?? m).logLikelihoodHessian(thetaStar, this.hessSum);
@@ -411,7 +450,11 @@ export class ControlVariates implements SubsampleControlVariates {
    * @internal
    */
   gatherRows(rows: RowBuffer, indices: Int32Array, offset: number): void {
-    rows.gather(indices, offset, this.cache);
+    if (this.#cache !== null) rows.gather(indices, offset, this.#cache);
+    else {
+      rows.gather(indices, offset);
+      this.#prepare(rows, offset, offset + indices.length);
+    }
   }
 
   /**
@@ -423,7 +466,31 @@ export class ControlVariates implements SubsampleControlVariates {
    * @internal
    */
   refreshRows(rows: RowBuffer, range: { start: number; end: number }): void {
-    rows.regatherCache(this.cache, range);
+    if (this.#cache !== null) rows.regatherCache(this.#cache, range);
+    else {
+      const ind = rows.indices;
+      for (let i = range.start; i < range.end; i++) {
+        if (!(ind[i] >= 0)) {
+          throw new RangeError(`position ${i} holds no row; gather it before its cache`);
+        }
+      }
+      this.#prepare(rows, range.start, range.end);
+    }
+  }
+
+  /** Cache rows of positions [start, end) at θ*, from the rows there. */
+  #prepare(rows: RowBuffer, start: number, end: number): void {
+    if (end <= start) return;
+    this.#kernels.prepareGatheredControlVariates(rows, this.thetaStar, {
+      start,
+      end,
+      numRows: this.numRows,
+    });
+    // Not added to model.cost: the centring's n rows already count what
+    // the cache of all rows would hold (so costs and pass-equivalents are
+    // those of the cached control variates); the rows recomputed here are
+    // counted apart.
+    this.numCacheRows += end - start;
   }
 
   /**
@@ -470,7 +537,7 @@ export class ControlVariates implements SubsampleControlVariates {
    * @returns Nothing.
    */
   dispose(): void {
-    this.cache.dispose();
+    this.#cache?.dispose();
   }
 
   get #kernels(): GlmKernels {

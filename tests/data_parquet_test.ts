@@ -580,3 +580,160 @@ Deno.test("tallmc convert to a row store: X as loading gives it, with the source
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/**
+ * A table of FLOAT, DOUBLE, INT32 and INT64 columns (a duplicate and a
+ * constant column among them, so that the warnings have something to say),
+ * as Parquet with several row groups and pages, and as CSV with each value's
+ * shortest round-trip text.
+ */
+function _mixedTable(n: number, seed: number) {
+  const rng = new Rng(seed);
+  const f = new Float32Array(n), g = new Float64Array(n), dup = new Float64Array(n);
+  const i32 = new Int32Array(n), i64: bigint[] = [], c = new Float64Array(n).fill(2.5);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    f[i] = rng.normal() * 10 ** (rng.int(9) - 4);
+    g[i] = rng.normal() * 10 ** (rng.int(7) - 3);
+    dup[i] = g[i];
+    i32[i] = rng.int(2001) - 1000;
+    i64.push(BigInt(rng.int(100_001)) - 50_000n);
+    y[i] = rng.int(2);
+  }
+  const names = ["f", "g", "y", "i32", "i64", "dup", "c"];
+  const cols: ArrayLike<number | bigint>[] = [f, g, y, i32, i64, dup, c];
+  const lines = [names.join(",")];
+  for (let i = 0; i < n; i++) lines.push(cols.map((col) => String(col[i])).join(","));
+  const columnData = [
+    { name: "f", data: f, type: "FLOAT" },
+    { name: "g", data: g, type: "DOUBLE" },
+    { name: "y", data: y, type: "DOUBLE" },
+    { name: "i32", data: i32, type: "INT32" },
+    { name: "i64", data: i64, type: "INT64" },
+    { name: "dup", data: dup, type: "DOUBLE" },
+    { name: "c", data: c, type: "DOUBLE" },
+  ];
+  return { csv: lines.join("\n") + "\n", columnData };
+}
+
+Deno.test("loadParquet() and parquetRowChunks() over row groups, pages and codecs equal the CSV load bit for bit", async (t) => {
+  const { parquetWriteBuffer } = await import("hyparquet-writer");
+  const { gzipSync } = await import("node:zlib");
+  const { compressors } = await import("hyparquet-compressors");
+  const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "tallmc_parquet_test_" });
+  try {
+    const n = 5_003;
+    const { csv, columnData } = _mixedTable(n, 11);
+    await Deno.writeTextFile(`${dir}/t.csv`, csv);
+    for (const codec of ["UNCOMPRESSED", "SNAPPY", "GZIP"] as const) {
+      const bytes = new Uint8Array(parquetWriteBuffer({
+        // deno-lint-ignore no-explicit-any
+        columnData: columnData as any,
+        codec,
+        compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)) },
+        rowGroupSize: 1_700,
+        pageSize: 4_096,
+      }));
+      for (const storage of ["f64", "f32"] as const) {
+        for (const intercept of [true, false]) {
+          await t.step(`${codec}, ${storage}, intercept ${intercept}`, async () => {
+            const arena = loadCore({ backend: "reference" });
+            const options = { response: "y", family: "logistic", storage, intercept } as const;
+            const want = await loadCsvToArena(arena, `${dir}/t.csv`, options);
+            const got = await loadParquet(arena, bytes, { ...options, compressors });
+            assert.deepEqual(got.columnNames, want.columnNames);
+            assert.deepEqual(_bytes(got), _bytes(want));
+            // Warnings: the same text bar the file named in front.
+            const strip = (w: readonly string[] = []) => w.map((s) => s.replace(/^[^:]*: /, ""));
+            assert.ok(strip(want.warnings).length >= 1, String(want.warnings));
+            assert.deepEqual(strip(got.warnings), strip(want.warnings));
+            // The chunks: the same rows, one chunk per row group.
+            const rows = await openParquetRows(bytes, { ...options, compressors });
+            const x = new Uint8Array(n * got.numCols * bytesPerCell(storage));
+            const y = new Uint8Array(n * 8);
+            let at = 0;
+            for await (const c of rows) {
+              x.set(
+                new Uint8Array(c.x.buffer, c.x.byteOffset, c.x.byteLength),
+                at * c.x.BYTES_PER_ELEMENT * got.numCols,
+              );
+              y.set(new Uint8Array(c.y.buffer, c.y.byteOffset, c.y.byteLength), at * 8);
+              at += c.numRows;
+            }
+            assert.deepEqual(rows.rowGroupRows, [1_700, 1_700, 1_603]);
+            assert.deepEqual({ x, y }, _bytes(want));
+            assert.deepEqual(rows.warnings, got.warnings);
+          });
+        }
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadParquet(): the first bad cell in column order names its row, in any row group", async () => {
+  const { parquetWriteBuffer } = await import("hyparquet-writer");
+  const file = (a: (number | null)[], b: (number | null)[]) =>
+    new Uint8Array(parquetWriteBuffer({
+      columnData: [
+        { name: "y", data: new Float64Array(a.length).fill(1), type: "DOUBLE" },
+        { name: "a", data: a, type: "DOUBLE" },
+        { name: "b", data: b, type: "DOUBLE" },
+      ],
+      rowGroupSize: 4,
+    }));
+  const arena = loadCore({ backend: "reference" });
+  const ok = [0.5, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const at = (v: number | null, i: number) => ok.map((x, j) => j === i ? v : x);
+  const options = { response: "y", family: "logistic" } as const;
+  // Column a's NaN (row 7) is found before column b's null (row 6) in the same row group.
+  await assert.rejects(
+    loadParquet(arena, file(at(NaN, 6), at(null, 5)), options),
+    /Parquet bytes: row 7, column "a": NaN and ±Infinity are not allowed, got NaN/,
+  );
+  await assert.rejects(
+    loadParquet(arena, file(ok, at(null, 5)), options),
+    /Parquet bytes: row 6, column "b": the cell is null/,
+  );
+  // A value f32 cannot hold before an overflow further down the same column.
+  await assert.rejects(
+    loadParquet(arena, file(at(1e-40, 8), at(1e300, 9)), { ...options, storage: "f32" }),
+    /Parquet bytes: row 9, column "a": 1e-40 /,
+  );
+  await assert.rejects(
+    loadParquet(arena, file(ok, at(1e300, 9)), options),
+    /Parquet bytes: row 10, column "b": 1e\+300 is beyond ±1e\+100/,
+  );
+  await assert.rejects(
+    loadParquet(arena, file(ok, at(-Infinity, 9)), { ...options, storage: "f32" }),
+    /Parquet bytes: row 10, column "b": NaN and ±Infinity are not allowed, got -Infinity/,
+  );
+  // Required (typed) columns: column a's bad cell, although b's comes first in row order.
+  const typed = (a: number[], b: number[]) =>
+    new Uint8Array(parquetWriteBuffer({
+      columnData: [
+        { name: "y", data: new Float64Array(a.length).fill(1), type: "DOUBLE", nullable: false },
+        { name: "a", data: new Float32Array(a), type: "FLOAT", nullable: false },
+        { name: "b", data: new Float64Array(b), type: "DOUBLE", nullable: false },
+      ],
+      rowGroupSize: 4,
+    }));
+  const cells = await openParquetRows(typed(ok, ok), options);
+  for await (const c of cells) assert.equal(c.numRows > 0, true);
+  await assert.rejects(
+    loadParquet(arena, typed(at(1e-40, 9) as number[], at(NaN, 8) as number[]), {
+      ...options,
+      storage: "f32",
+    }),
+    /Parquet bytes: row 10, column "a": 9\.99994610111476e-41 /,
+  );
+  await assert.rejects(
+    loadParquet(arena, typed(at(-Infinity, 9) as number[], at(1e200, 8) as number[]), options),
+    /Parquet bytes: row 10, column "a": NaN and ±Infinity are not allowed, got -Infinity/,
+  );
+  await assert.rejects(
+    loadParquet(arena, typed(ok, at(1e200, 8) as number[]), options),
+    /Parquet bytes: row 9, column "b": 1e\+200 is beyond/,
+  );
+});

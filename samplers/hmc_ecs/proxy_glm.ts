@@ -6,7 +6,9 @@
  * {@link DifferenceEstimator} and {@link BlockPoissonEstimator}).
  *
  * Each call creates objects owned by one chain; nothing is shared between
- * chains but the model's read-only data.
+ * chains but the model's read-only data. A chain keeps no per-row cache of
+ * the n rows (unless its full-data passes run on other threads): the cache
+ * rows of its subsample are computed as they are gathered.
  *
  * References: Dang et al. (2019), eqs. 8–15; Quiroz et al. (2019, 2018b).
  *
@@ -63,7 +65,14 @@ export function glmProxy(
   // at d = 30) or an estimate the caller gives (a subsample's), so that the
   // warmup can centre with one pass of ℓ and ∇ℓ only.
   const passes = options.passes;
-  const cv = new ControlVariates(model, thetaStar, { order, computeHessian: false, passes });
+  // On the calling thread no per-row cache of all n rows is kept (32 B a
+  // row, per chain): the subsample's cache rows are computed where they land.
+  const cv = new ControlVariates(model, thetaStar, {
+    order,
+    computeHessian: false,
+    passes,
+    rowCache: passes !== undefined,
+  });
   const setHessian = (o: RecenterOptions) => {
     if (o.hessian !== undefined) {
       if (o.hessian.length !== cv.dim * cv.dim) {
