@@ -19,8 +19,17 @@
  * is the same). HMC (identity metric) and QNHMC (L-BFGS, m = 7, C updated
  * after accepted proposals as Algorithm 2) start at the MAP, ε = 0.01,
  * L = 10, and predict by the average of uᵢ·vⱼ over the draws. HMC-BFGS is not
- * run (see R7). "Online" in the paper's title is not reproduced: every
- * gradient is over all training ratings.
+ * run (see R7).
+ *
+ * Online, as the paper's §5.3 ("online Bayesian PMF", settings of the demo
+ * code): the training ratings stream in mini-batches, 9 per epoch as the
+ * demo's 9 batches of 100,000 ratings, each epoch in a fresh random order
+ * ({@link ratingBatches}). Iteration t's HMC or QNHMC transition targets
+ * log p(batch_t | θ) + log p(θ)/9 — the nine targets of an epoch multiply to
+ * the posterior — with the Metropolis test on that batch. With every rating
+ * in each gradient the posterior's stiffest directions (popular items, active
+ * users) have ε√λ_max ≈ 0.6 at ε = 0.01 and full-size chains accept nothing;
+ * a batch has a ninth of the curvature.
  *
  * References: Fu, Luo & Zhang (2016), §5.3, Table 3; Salakhutdinov & Mnih
  * (2008) for the model.
@@ -525,11 +534,18 @@ export function secondsToSettle(run: PmfRun, tol: number): number {
   return (run.seconds * k) / Math.max(1, t.length - 1);
 }
 
+/** Mini-batches per epoch of the online runs (the demo code's 9 batches). */
+export const NUM_BATCHES = 9;
+/** Iterations of each sampler at full size (epochs of {@link NUM_BATCHES} batches). */
+const ITERATIONS_FULL = 5 * NUM_BATCHES;
+
 /** Run R17. */
 async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
   const quick = ctx.quick;
   const users = quick ? 600 : 6_040, items = quick ? 400 : 3_952;
-  const ratings = quick ? 20_000 : 1_000_209, iterations = quick ? 60 : 30;
+  const ratings = quick ? 20_000 : 1_000_209,
+    iterations = quick ? 4 * NUM_BATCHES : ITERATIONS_FULL;
+  const numBatches = NUM_BATCHES;
   await Promise.resolve();
   const alsSweeps = quick ? 50 : 15;
   const { data, runs, mapGradient } = runPmf({
@@ -539,6 +555,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     ratings,
     iterations,
     alsSweeps,
+    numBatches,
     log: ctx.log,
   });
   const by = (name: string) => runs.find((r) => r.name === name)!;
@@ -637,7 +654,9 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
         mapGradient.toExponential(1)
       }); HMC and QNHMC (L-BFGS, m = 7) from the MAP, ε = 0.01, ` +
       `L = 10, ${iterations} iterations, prediction = average over the draws after the first quarter. HMC-BFGS not ` +
-      `run; every gradient uses all training ratings (not online).`,
+      `run. Online: ${numBatches} mini-batches of the training ratings per epoch (fresh random order each ` +
+      `epoch); iteration t targets log p(batch_t | θ) + log p(θ)/${numBatches} (its gradient and Metropolis ` +
+      `test on the batch only).`,
     tables: [{
       name: "table3",
       caption: "QNHMC Table 3: test RMSE and running time, paper vs ours.",
@@ -675,10 +694,11 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
       } ` +
       `(d = ${((users + items) * PMF_RANK).toLocaleString("en")}).` +
       (hmc.acceptance < 0.05
-        ? " With every training rating in each gradient a trajectory's energy error grows with d and with the " +
-          "ratings per user and item, and HMC accepted almost nothing: the paper's settings presumably rely on " +
-          `its "online" processing (gradients over batches of ratings), which is not reproduced here.`
-        : ""),
+        ? " HMC accepted almost nothing even on batches of a ninth of the ratings: the batch's curvature still " +
+          "puts ε√λ_max near the leapfrog's limit."
+        : " With all training ratings in every gradient (not online) the same ε accepted 0 of 30 proposals at " +
+          "full size for both samplers (ε√λ_max ≈ 0.6); on batches of a ninth of the ratings the trajectories' " +
+          "energy error is small enough to accept."),
       `RMSE — paper: MAP 0.8701, HMC 0.8607, QNHMC 0.8628, HMC-BFGS 0.8618. Ours: MAP ${
         map.rmse.toFixed(4)
       }, ` +
