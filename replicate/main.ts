@@ -55,20 +55,22 @@ export function defaultJobs(): number {
 }
 
 /**
- * Rough wall seconds of each experiment in a full run, measured: the order in
- * which parallel workers start them (longest first; unknown names last, in
- * registry order).
+ * Rough CPU seconds of each experiment in a full run, the order in which
+ * parallel workers start them (longest first; unknown names last, in
+ * registry order). Measured or estimated in docs/replication.md ("CPU per
+ * experiment"); R4 is also the longest in quick mode.
  */
 const _DURATION_HINT: Record<string, number> = {
-  r16: 600,
-  r15: 600,
-  r4: 330,
-  r2: 300,
+  r4: 340,
+  r2: 330,
+  r15: 240,
+  r16: 180,
   r10: 120,
   r8: 90,
+  r17: 80,
   r11: 80,
+  r5: 70,
   r12: 60,
-  r5: 60,
   r3: 50,
   r1: 50,
   r13: 40,
@@ -77,7 +79,6 @@ const _DURATION_HINT: Record<string, number> = {
   r9: 20,
   r14: 20,
   r0: 20,
-  r17: 20,
 };
 
 /** Options of {@link runReplicate} (for embedding and tests). */
