@@ -4,6 +4,7 @@
  *
  * @module
  */
+import process from "node:process";
 import type { ExperimentResult } from "./experiment.ts";
 
 /** Run the registered experiment `name` (main → worker). */
@@ -21,8 +22,34 @@ export interface ExperimentRequest {
 /** A worker's message: a log line, the result, or the error's text. */
 export type ExperimentReply =
   | { readonly kind: "log"; readonly message: string }
-  | { readonly kind: "result"; readonly result: ExperimentResult }
-  | { readonly kind: "error"; readonly error: string };
+  | {
+    readonly kind: "result";
+    readonly result: ExperimentResult;
+    /** CPU seconds the worker's thread spent on the experiment, or null where unknown. */
+    readonly cpuSeconds: number | null;
+  }
+  | { readonly kind: "error"; readonly error: string; readonly cpuSeconds: number | null };
+
+/**
+ * CPU seconds (user + system) the calling thread has used so far
+ * (`process.threadCpuUsage`), or null where the runtime lacks it. A worker
+ * runs on its own thread, so the difference of two readings inside it is
+ * that experiment's CPU time (WebAssembly included; V8's background GC and
+ * compiler threads excluded).
+ *
+ * @returns Seconds, or null.
+ */
+export function threadCpuSeconds(): number | null {
+  const usage = (process as { threadCpuUsage?: () => { user: number; system: number } })
+    .threadCpuUsage;
+  if (typeof usage !== "function") return null;
+  try {
+    const u = usage.call(process);
+    return (u.user + u.system) / 1e6;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * An error as the report shows it: "Name: message" on one line, then its

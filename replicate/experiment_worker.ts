@@ -6,7 +6,7 @@
  * ```
  *  main → worker   { name, quick, seed, outDir }       (see ExperimentRequest)
  *  worker → main   { kind: "log", message }            (any number)
- *                  { kind: "result", result }           or { kind: "error", error }
+ *                  { kind: "result", result, cpuSeconds } or { kind: "error", error, cpuSeconds }
  * ```
  *
  * Only a worker loads this module (it sets the worker's `onmessage`); the
@@ -17,16 +17,25 @@
 /// <reference lib="deno.worker" />
 import { EXPERIMENTS } from "./registry.ts";
 import type { ExperimentReply, ExperimentRequest } from "./experiment_protocol.ts";
-import { errorText } from "./experiment_protocol.ts";
+import { errorText, threadCpuSeconds } from "./experiment_protocol.ts";
 
 self.onmessage = async (event: MessageEvent<ExperimentRequest>) => {
   const { name, quick, seed, outDir } = event.data;
   const post = (reply: ExperimentReply) => self.postMessage(reply);
   const experiment = EXPERIMENTS.find((e) => e.name === name);
   if (experiment === undefined) {
-    post({ kind: "error", error: `RangeError: unknown experiment ${JSON.stringify(name)}` });
+    post({
+      kind: "error",
+      error: `RangeError: unknown experiment ${JSON.stringify(name)}`,
+      cpuSeconds: null,
+    });
     return;
   }
+  const cpu0 = threadCpuSeconds();
+  const cpu = () => {
+    const now = threadCpuSeconds();
+    return now === null || cpu0 === null ? null : now - cpu0;
+  };
   try {
     const result = await experiment.run({
       quick,
@@ -34,8 +43,8 @@ self.onmessage = async (event: MessageEvent<ExperimentRequest>) => {
       outDir,
       log: (message: string) => post({ kind: "log", message }),
     });
-    post({ kind: "result", result });
+    post({ kind: "result", result, cpuSeconds: cpu() });
   } catch (e) {
-    post({ kind: "error", error: errorText(e) });
+    post({ kind: "error", error: errorText(e), cpuSeconds: cpu() });
   }
 };

@@ -23,7 +23,7 @@ import type { Experiment, ExperimentContext, ExperimentResult } from "./experime
 import { formatDuration } from "./format.ts";
 import { EXPERIMENTS, selectExperiments } from "./registry.ts";
 import type { ExperimentReply, ExperimentRequest } from "./experiment_protocol.ts";
-import { errorText } from "./experiment_protocol.ts";
+import { errorText, threadCpuSeconds } from "./experiment_protocol.ts";
 import { type ExperimentOutcome, machineInfo, validateResult, writeReport } from "./report.ts";
 
 /** Default report directory. */
@@ -55,20 +55,22 @@ export function defaultJobs(): number {
 }
 
 /**
- * Rough wall seconds of each experiment in a full run, measured: the order in
- * which parallel workers start them (longest first; unknown names last, in
- * registry order).
+ * Rough CPU seconds of each experiment in a full run, the order in which
+ * parallel workers start them (longest first; unknown names last, in
+ * registry order). Measured or estimated in docs/replication.md ("CPU per
+ * experiment"); R4 is also the longest in quick mode.
  */
 const _DURATION_HINT: Record<string, number> = {
-  r16: 600,
-  r15: 600,
-  r4: 330,
-  r2: 300,
+  r4: 340,
+  r2: 330,
+  r15: 240,
+  r16: 180,
   r10: 120,
   r8: 90,
+  r17: 80,
   r11: 80,
+  r5: 70,
   r12: 60,
-  r5: 60,
   r3: 50,
   r1: 50,
   r13: 40,
@@ -77,7 +79,6 @@ const _DURATION_HINT: Record<string, number> = {
   r9: 20,
   r14: 20,
   r0: 20,
-  r17: 20,
 };
 
 /** Options of {@link runReplicate} (for embedding and tests). */
@@ -205,24 +206,29 @@ const _errorText = errorText;
 function _runInWorker(
   request: ExperimentRequest,
   log: (message: string) => void,
-): Promise<{ result?: ExperimentResult; error?: string }> {
+): Promise<{ result?: ExperimentResult; error?: string; cpuSeconds: number | null }> {
   return new Promise((resolve) => {
     const worker = new Worker(new URL("./experiment_worker.ts", import.meta.url), {
       type: "module",
     });
-    const done = (out: { result?: ExperimentResult; error?: string }) => {
+    const done = (
+      out: { result?: ExperimentResult; error?: string; cpuSeconds: number | null },
+    ) => {
       worker.terminate();
       resolve(out);
     };
     worker.onmessage = (event: MessageEvent<ExperimentReply>) => {
       const m = event.data;
       if (m.kind === "log") log(m.message);
-      else if (m.kind === "result") done({ result: m.result });
-      else done({ error: m.error });
+      else if (m.kind === "result") done({ result: m.result, cpuSeconds: m.cpuSeconds });
+      else done({ error: m.error, cpuSeconds: m.cpuSeconds });
     };
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
-      done({ error: `Error: the experiment's worker failed: ${event.message}` });
+      done({
+        error: `Error: the experiment's worker failed: ${event.message}`,
+        cpuSeconds: null,
+      });
     };
     worker.postMessage(request);
   });
@@ -354,8 +360,9 @@ export async function runReplicate(
       const log = (message: string) =>
         stderr(`  ${e.name} +${((performance.now() - start) / 1000).toFixed(1)}s: ${message}`);
       let result: ExperimentResult | undefined, error: string | undefined;
+      let cpuSeconds: number | null = null;
       if (inWorkers) {
-        ({ result, error } = await _runInWorker({
+        ({ result, error, cpuSeconds } = await _runInWorker({
           name: e.name,
           quick: parsed.quick,
           seed: parsed.seed,
@@ -368,11 +375,14 @@ export async function runReplicate(
           outDir: parsed.outDir,
           log,
         };
+        const cpu0 = threadCpuSeconds();
         try {
           result = await e.run(context);
         } catch (err) {
           error = _errorText(err);
         }
+        const cpu1 = threadCpuSeconds();
+        cpuSeconds = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
       }
       if (result !== undefined) {
         try {
@@ -383,15 +393,16 @@ export async function runReplicate(
         }
       }
       const wallSeconds = (performance.now() - start) / 1000;
-      const base = { name: e.name, title: e.title, source: e.source, wallSeconds };
+      const base = { name: e.name, title: e.title, source: e.source, wallSeconds, cpuSeconds };
+      const cpuText = cpuSeconds === null ? "" : ` (CPU ${formatDuration(cpuSeconds)})`;
       if (result !== undefined) {
         finished[k] = { ...base, result };
-        stderr(`replicate: ${e.name} done in ${formatDuration(wallSeconds)}`);
+        stderr(`replicate: ${e.name} done in ${formatDuration(wallSeconds)}${cpuText}`);
       } else {
         failed++;
         finished[k] = { ...base, error: error ?? "Error: no result" };
         stderr(
-          `replicate: ${e.name} FAILED after ${formatDuration(wallSeconds)}: ${
+          `replicate: ${e.name} FAILED after ${formatDuration(wallSeconds)}${cpuText}: ${
             (error ?? "").split("\n")[0]
           }`,
         );

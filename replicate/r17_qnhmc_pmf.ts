@@ -19,8 +19,17 @@
  * is the same). HMC (identity metric) and QNHMC (L-BFGS, m = 7, C updated
  * after accepted proposals as Algorithm 2) start at the MAP, ε = 0.01,
  * L = 10, and predict by the average of uᵢ·vⱼ over the draws. HMC-BFGS is not
- * run (see R7). "Online" in the paper's title is not reproduced: every
- * gradient is over all training ratings.
+ * run (see R7).
+ *
+ * Online, as the paper's §5.3 ("online Bayesian PMF", settings of the demo
+ * code): the training ratings stream in mini-batches, 9 per epoch as the
+ * demo's 9 batches of 100,000 ratings, each epoch in a fresh random order
+ * ({@link ratingBatches}). Iteration t's HMC or QNHMC transition targets
+ * log p(batch_t | θ) + log p(θ)/9 — the nine targets of an epoch multiply to
+ * the posterior — with the Metropolis test on that batch. With every rating
+ * in each gradient the posterior's stiffest directions (popular items, active
+ * users) have ε√λ_max ≈ 0.6 at ε = 0.01 and full-size chains accept nothing;
+ * a batch has a ninth of the curvature.
  *
  * References: Fu, Luo & Zhang (2016), §5.3, Table 3; Salakhutdinov & Mnih
  * (2008) for the model.
@@ -30,9 +39,8 @@
 import { cholesky, choleskySolve } from "../math/linalg.ts";
 import { type CostCounter, type Model, newCostCounter } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
-import { init as hmcInit, step as hmcStep } from "../samplers/hmc.ts";
-import { identityMetric } from "../samplers/metric.ts";
-import { qnhmcChainSampler } from "../samplers/qnhmc/description.ts";
+import { hmc, identityMetric } from "../samplers/mod.ts";
+import { qnhmcChainSampler } from "../samplers/qnhmc/mod.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { outcomeOf, type Verdict } from "./verdicts.ts";
@@ -158,6 +166,8 @@ export class PmfModel implements Model {
   readonly noiseVariance: number;
   readonly priorPrecision: number;
   #names: string[] | undefined;
+  #batch: Int32Array | null = null;
+  #priorWeight = 1;
 
   constructor(
     data: RatingsData,
@@ -185,6 +195,22 @@ export class PmfModel implements Model {
     return this.#names;
   }
 
+  /**
+   * Restrict the likelihood to the training ratings `batch` (indices into
+   * `data.train`) and weigh the prior by `priorWeight`: the online target
+   * log p(batch | θ) + w log p(θ). With B batches that partition the ratings
+   * and w = 1/B, the product of the B targets is the posterior. `null`
+   * restores the full posterior.
+   *
+   * @param batch Indices of the batch's ratings, or null for all.
+   * @param priorWeight w (default 1).
+   */
+  setBatch(batch: Int32Array | null, priorWeight = 1): void {
+    if (!(priorWeight > 0)) throw new RangeError(`priorWeight must be > 0, got ${priorWeight}`);
+    this.#batch = batch;
+    this.#priorWeight = priorWeight;
+  }
+
   logDensity(theta: Float64Array): number {
     return this.#evaluate(theta, undefined);
   }
@@ -195,10 +221,13 @@ export class PmfModel implements Model {
 
   #evaluate(theta: Float64Array, grad: Float64Array | undefined): number {
     const { user, item, rating } = this.data.train, rk = PMF_RANK;
-    const vOff = this.data.numUsers * rk, inv = 1 / this.noiseVariance, lam = this.priorPrecision;
+    const vOff = this.data.numUsers * rk, inv = 1 / this.noiseVariance;
+    const lam = this.priorPrecision * this.#priorWeight, batch = this.#batch;
+    const numRows = batch === null ? rating.length : batch.length;
     let lp = 0;
     if (grad !== undefined) grad.fill(0);
-    for (let q = 0; q < rating.length; q++) {
+    for (let t = 0; t < numRows; t++) {
+      const q = batch === null ? t : batch[t];
       const a = user[q] * rk, b = vOff + item[q] * rk;
       let pred = 0;
       for (let c = 0; c < rk; c++) pred += theta[a + c] * theta[b + c];
@@ -216,8 +245,8 @@ export class PmfModel implements Model {
       lp -= 0.5 * lam * theta[p] * theta[p];
       if (grad !== undefined) grad[p] -= lam * theta[p];
     }
-    if (grad !== undefined) this.cost.numGradRows += rating.length;
-    else this.cost.numLogLikRows += rating.length;
+    if (grad !== undefined) this.cost.numGradRows += numRows;
+    else this.cost.numLogLikRows += numRows;
     return lp;
   }
 
@@ -290,8 +319,53 @@ export interface PmfRun {
 }
 
 /**
+ * The stream of mini-batches of the online runs: each epoch a fresh random
+ * order of the training ratings cut into `numBatches` near-equal batches
+ * (the demo code of Salakhutdinov & Mnih: 9 batches of 100,000 ratings of
+ * ML-1M's 900,000 training ratings). The same seed gives every method the
+ * same stream.
+ *
+ * @param numRatings Training ratings.
+ * @param numBatches Batches per epoch (≥ 1).
+ * @param seed Seed of the orders.
+ * @returns `batch(it)`: the indices of iteration `it`'s batch (iterations in order).
+ */
+export function ratingBatches(
+  numRatings: number,
+  numBatches: number,
+  seed: string,
+): (iteration: number) => Int32Array {
+  if (!Number.isInteger(numBatches) || numBatches < 1 || numBatches > numRatings) {
+    throw new RangeError(`numBatches must be an integer in [1, ${numRatings}], got ${numBatches}`);
+  }
+  const rng = new Rng(seed);
+  let order = new Int32Array(0), epoch = -1;
+  return (iteration: number) => {
+    const e = Math.floor(iteration / numBatches), b = iteration % numBatches;
+    if (e !== epoch) {
+      if (e !== epoch + 1) throw new RangeError("batches must be taken in iteration order");
+      order = Int32Array.from({ length: numRatings }, (_, i) => i);
+      for (let i = numRatings - 1; i > 0; i--) {
+        const j = rng.int(i + 1);
+        const t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+      }
+      epoch = e;
+    }
+    const lo = Math.floor((b * numRatings) / numBatches);
+    const hi = Math.floor(((b + 1) * numRatings) / numBatches);
+    return order.subarray(lo, hi);
+  };
+}
+
+/**
  * Run HMC or QNHMC from θ₀ for `iterations`, averaging predictions over the
- * draws after the first `discard`.
+ * draws after the first `discard`. With `numBatches` B > 1 the run is
+ * online: iteration t's transition targets log p(batch_t | θ) + log p(θ)/B
+ * (batch_t from {@link ratingBatches}); the state's log density and gradient
+ * are recomputed on the new batch before the transition (one gradient more
+ * per iteration), QNHMC's C carries over.
  */
 function _runSampler(
   name: "HMC" | "QNHMC",
@@ -300,12 +374,20 @@ function _runSampler(
   iterations: number,
   discard: number,
   seed: string,
+  numBatches: number,
+  batchSeed: string,
 ): PmfRun {
   const rng = new Rng(seed);
   const fn = (x: Float64Array, g: Float64Array) => model.logDensityAndGradient(x, g);
   const numTest = model.data.test.rating.length;
   const sum = new Float64Array(numTest), pred = new Float64Array(numTest);
   const rmseTrace = [model.rmse(model.predictTest(start, pred))];
+  const batchOf = numBatches > 1
+    ? ratingBatches(model.data.train.rating.length, numBatches, batchSeed)
+    : null;
+  const useBatch = (it: number) => {
+    if (batchOf !== null) model.setBatch(batchOf(it), 1 / numBatches);
+  };
   let accepted = 0, used = 0;
   const t0 = performance.now();
   const record = (position: Float64Array, it: number) => {
@@ -316,35 +398,55 @@ function _runSampler(
       rmseTrace.push(model.rmse(sum.map((v) => v / used)));
     } else rmseTrace.push(model.rmse(pred));
   };
-  if (name === "HMC") {
-    const metric = identityMetric(model.dim);
-    let state = hmcInit(start, fn);
-    for (let it = 0; it < iterations; it++) {
-      const r = hmcStep(rng, state, {
-        logDensityAndGradientFn: fn,
+  try {
+    if (name === "HMC") {
+      const metric = identityMetric(model.dim);
+      useBatch(0);
+      let state = hmc.init(start, fn);
+      for (let it = 0; it < iterations; it++) {
+        if (batchOf !== null && it > 0) {
+          useBatch(it);
+          state = hmc.init(state.position, fn);
+        }
+        const r = hmc.step(rng, state, {
+          logDensityAndGradientFn: fn,
+          stepSize: 0.01,
+          numIntegrationSteps: 10,
+          metric,
+        });
+        state = r.state;
+        accepted += r.info.isAccepted ? 1 : 0;
+        record(state.position, it);
+      }
+    } else {
+      const chain = qnhmcChainSampler(model, {
         stepSize: 0.01,
         numIntegrationSteps: 10,
-        metric,
+        approximation: "lbfgs",
+        memory: 7,
+        adaptation: "continuous",
       });
-      state = r.state;
-      accepted += r.info.acceptanceRate >= 1 || r.info.isAccepted ? 1 : 0;
-      record(state.position, it);
+      useBatch(0);
+      let state = chain.init(start, rng);
+      try {
+        for (let it = 0; it < iterations; it++) {
+          if (batchOf !== null && it > 0) {
+            useBatch(it);
+            const gradient = new Float64Array(model.dim);
+            const logDensity = fn(state.kernel.position, gradient);
+            state = { ...state, kernel: { ...state.kernel, logDensity, gradient } };
+          }
+          const r = chain.step(rng, state, "sampling", it);
+          state = r.state;
+          accepted += r.info.isAccepted ? 1 : 0;
+          record(chain.position(state), it);
+        }
+      } finally {
+        chain.dispose?.(state);
+      }
     }
-  } else {
-    const chain = qnhmcChainSampler(model, {
-      stepSize: 0.01,
-      numIntegrationSteps: 10,
-      approximation: "lbfgs",
-      memory: 7,
-      adaptation: "continuous",
-    });
-    let state = chain.init(start, rng);
-    for (let it = 0; it < iterations; it++) {
-      const r = chain.step(rng, state, "sampling", it);
-      state = r.state;
-      accepted += (r.info as { isAccepted?: boolean }).isAccepted ? 1 : 0;
-      record(chain.position(state), it);
-    }
+  } finally {
+    model.setBatch(null);
   }
   const seconds = (performance.now() - t0) / 1000;
   return {
@@ -365,6 +467,8 @@ export function runPmf(
     ratings: number;
     iterations: number;
     alsSweeps?: number;
+    /** Mini-batches per epoch of the online runs (default 1: every gradient over all ratings). */
+    numBatches?: number;
     log?: (m: string) => void;
   },
 ): { data: RatingsData; runs: PmfRun[]; mapGradient: number } {
@@ -401,6 +505,8 @@ export function runPmf(
       options.iterations,
       discard,
       `${options.seed}/r17/${name}`,
+      options.numBatches ?? 1,
+      `${options.seed}/r17/batches`,
     );
     log(
       `r17 ${name}: RMSE ${r.rmse.toFixed(4)} after ${options.iterations} iterations in ${
@@ -428,11 +534,18 @@ export function secondsToSettle(run: PmfRun, tol: number): number {
   return (run.seconds * k) / Math.max(1, t.length - 1);
 }
 
+/** Mini-batches per epoch of the online runs (the demo code's 9 batches). */
+export const NUM_BATCHES = 9;
+/** Iterations of each sampler at full size (epochs of {@link NUM_BATCHES} batches). */
+const ITERATIONS_FULL = 5 * NUM_BATCHES;
+
 /** Run R17. */
 async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
   const quick = ctx.quick;
   const users = quick ? 600 : 6_040, items = quick ? 400 : 3_952;
-  const ratings = quick ? 20_000 : 1_000_209, iterations = quick ? 60 : 30;
+  const ratings = quick ? 20_000 : 1_000_209,
+    iterations = quick ? 4 * NUM_BATCHES : ITERATIONS_FULL;
+  const numBatches = NUM_BATCHES;
   await Promise.resolve();
   const alsSweeps = quick ? 50 : 15;
   const { data, runs, mapGradient } = runPmf({
@@ -442,6 +555,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     ratings,
     iterations,
     alsSweeps,
+    numBatches,
     log: ctx.log,
   });
   const by = (name: string) => runs.find((r) => r.name === name)!;
@@ -540,7 +654,9 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
         mapGradient.toExponential(1)
       }); HMC and QNHMC (L-BFGS, m = 7) from the MAP, ε = 0.01, ` +
       `L = 10, ${iterations} iterations, prediction = average over the draws after the first quarter. HMC-BFGS not ` +
-      `run; every gradient uses all training ratings (not online).`,
+      `run. Online: ${numBatches} mini-batches of the training ratings per epoch (fresh random order each ` +
+      `epoch); iteration t targets log p(batch_t | θ) + log p(θ)/${numBatches} (its gradient and Metropolis ` +
+      `test on the batch only).`,
     tables: [{
       name: "table3",
       caption: "QNHMC Table 3: test RMSE and running time, paper vs ours.",
@@ -578,10 +694,11 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
       } ` +
       `(d = ${((users + items) * PMF_RANK).toLocaleString("en")}).` +
       (hmc.acceptance < 0.05
-        ? " With every training rating in each gradient a trajectory's energy error grows with d and with the " +
-          "ratings per user and item, and HMC accepted almost nothing: the paper's settings presumably rely on " +
-          `its "online" processing (gradients over batches of ratings), which is not reproduced here.`
-        : ""),
+        ? " HMC accepted almost nothing even on batches of a ninth of the ratings: the batch's curvature still " +
+          "puts ε√λ_max near the leapfrog's limit."
+        : " With all training ratings in every gradient (not online) the same ε accepted 0 of 30 proposals at " +
+          "full size for both samplers (ε√λ_max ≈ 0.6); on batches of a ninth of the ratings the trajectories' " +
+          "energy error is small enough to accept."),
       `RMSE — paper: MAP 0.8701, HMC 0.8607, QNHMC 0.8628, HMC-BFGS 0.8618. Ours: MAP ${
         map.rmse.toFixed(4)
       }, ` +

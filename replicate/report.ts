@@ -38,6 +38,8 @@ export interface ExperimentOutcome {
   readonly error?: string;
   /** Wall-clock seconds the run took (until it returned or threw). */
   readonly wallSeconds: number;
+  /** CPU seconds of the thread that ran it, where measured. */
+  readonly cpuSeconds?: number | null;
 }
 
 /** The machine a report was produced on. */
@@ -337,6 +339,12 @@ function _join(dir: string, name: string): string {
   return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
 }
 
+function _cpuText(o: ExperimentOutcome): string {
+  return o.cpuSeconds === undefined || o.cpuSeconds === null
+    ? ""
+    : ` (CPU ${formatDuration(o.cpuSeconds)})`;
+}
+
 function _totalSeconds(outcomes: readonly ExperimentOutcome[], info: ReportInfo): number {
   return info.wallSeconds ?? outcomes.reduce((s, o) => s + o.wallSeconds, 0);
 }
@@ -413,7 +421,7 @@ export function renderMarkdown(
   for (const o of outcomes) {
     out.push(`<a id="${o.name}"></a>`, "", `## ${o.title}`, "");
     out.push(`- Source: ${o.source}`);
-    out.push(`- Wall time: ${formatDuration(o.wallSeconds)}`);
+    out.push(`- Wall time: ${formatDuration(o.wallSeconds)}${_cpuText(o)}`);
     out.push(`- Status: ${_status(o)}`, "");
     if (!o.result) {
       const { message, detail } = _errorParts(o.error ?? "unknown error");
@@ -545,7 +553,7 @@ export function renderHtml(
   for (const o of outcomes) {
     out.push(`<section id="${o.name}">`, `<h2>${escapeHtml(o.title)}</h2>`, '<ul class="meta">');
     out.push(`<li>Source: ${inlineMarkdown(o.source)}</li>`);
-    out.push(`<li>Wall time: ${escapeHtml(formatDuration(o.wallSeconds))}</li>`);
+    out.push(`<li>Wall time: ${escapeHtml(formatDuration(o.wallSeconds) + _cpuText(o))}</li>`);
     out.push(
       `<li>Status: <span class="${o.result ? "ok" : "failed"}">${_status(o)}</span></li>`,
       "</ul>",

@@ -4,6 +4,7 @@ import {
   ML1M_RATING_FREQUENCIES,
   movieLensShaped,
   PmfModel,
+  ratingBatches,
   runPmf,
 } from "../replicate/r17_qnhmc_pmf.ts";
 
@@ -57,4 +58,40 @@ Deno.test("R17 (QNHMC Table 3, small): HMC's posterior-mean prediction beats the
   const map = runs.find((r) => r.name === "MAP")!, hmc = runs.find((r) => r.name === "HMC")!;
   assert.ok(hmc.acceptance > 0.5, `HMC acceptance ${hmc.acceptance}`);
   assert.ok(hmc.rmse < map.rmse - 0.005, `RMSE HMC ${hmc.rmse} vs MAP ${map.rmse}`);
+});
+
+Deno.test("R17: each epoch's rating batches partition the training ratings, in a fresh order", () => {
+  const batchOf = ratingBatches(1_003, 9, "b");
+  const seen = new Uint8Array(1_003);
+  const firstEpoch: number[] = [];
+  for (let it = 0; it < 9; it++) {
+    const b = batchOf(it);
+    assert.ok(b.length === 111 || b.length === 112, `batch ${it}: ${b.length} rows`);
+    for (const i of b) seen[i]++, firstEpoch.push(i);
+  }
+  assert.ok(seen.every((v) => v === 1), "every rating once per epoch");
+  const second = Array.from(batchOf(9));
+  assert.notDeepEqual(second, firstEpoch.slice(0, second.length));
+  assert.throws(() => batchOf(30), RangeError);
+  assert.throws(() => ratingBatches(10, 0, "b"), RangeError);
+});
+
+Deno.test("R17: the online targets (batch likelihood + prior/B) sum to the posterior, gradients too", () => {
+  const data = movieLensShaped(8, 50, 40, 1_200);
+  const model = new PmfModel(data);
+  const theta = new Rng(9).fillNormal(new Float64Array(model.dim), { sd: 0.3 });
+  const full = new Float64Array(model.dim), part = new Float64Array(model.dim);
+  const sum = new Float64Array(model.dim);
+  const lpFull = model.logDensityAndGradient(theta, full);
+  const batchOf = ratingBatches(data.train.rating.length, 4, "s");
+  let lpSum = 0;
+  for (let b = 0; b < 4; b++) {
+    model.setBatch(batchOf(b), 1 / 4);
+    lpSum += model.logDensityAndGradient(theta, part);
+    for (let p = 0; p < model.dim; p++) sum[p] += part[p];
+  }
+  model.setBatch(null);
+  assert.ok(Math.abs(lpSum - lpFull) < 1e-9 * Math.abs(lpFull), `${lpSum} vs ${lpFull}`);
+  for (let p = 0; p < model.dim; p++) assert.ok(Math.abs(sum[p] - full[p]) < 1e-9);
+  assert.equal(model.logDensity(theta), lpFull);
 });

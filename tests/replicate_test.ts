@@ -348,10 +348,12 @@ Deno.test("runReplicate() runs a registered experiment in a worker", async () =>
     });
     assert.equal(code, 0, err.join("\n"));
     assert.ok(err.some((l) => /1 at once in workers/.test(l)), err[0]);
-    assert.ok(err.some((l) => /^replicate: r14 done in /.test(l)), err.join("\n"));
+    // The worker's thread CPU time is reported beside the wall time, in the log and the report.
+    assert.ok(err.some((l) => /^replicate: r14 done in .* \(CPU [^)]+\)$/.test(l)), err.join("\n"));
     assert.match(err[err.length - 1], /finished in .*CPU/);
     const md = await Deno.readTextFile(`${dir}/report.md`);
     assert.match(md, /## R14/);
+    assert.match(md, /- Wall time: .* \(CPU [^)]+\)/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
