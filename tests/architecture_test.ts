@@ -16,6 +16,7 @@ const ABI_CLIENTS = new Set([
   "tests/core_test.ts",
   "tests/core_numerics_test.ts",
   "tests/_core_fixtures.ts",
+  "tests/control_variates_row_cache_test.ts",
   "bench/core_bench.ts",
   "bench/native_kernel_bench.ts",
 ]);
