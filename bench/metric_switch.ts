@@ -6,7 +6,7 @@
  * min bulk-ESS per second and per gradient evaluation of both metrics and
  * their ratio, measured in the same run (the machine's load is printed with
  * them). The default `metric: "auto"` chooses dense up to
- * `AUTO_DENSE_MAX_DIM` (samplers/run_hmc.ts); this run is the evidence for
+ * `AUTO_DENSE_MAX_DIM` (samplers/hmc/chain_sampler.ts); this run is the evidence for
  * that bound.
  *
  * Run: `deno run --allow-read --allow-env --allow-sys=loadavg bench/metric_switch.ts [--warmup=N] [d …]`

@@ -15,7 +15,7 @@ import { newCostCounter } from "../models/model.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { type Metric, metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import * as sghmc from "../samplers/sghmc.ts";
 import * as sgld from "../samplers/sgld.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";

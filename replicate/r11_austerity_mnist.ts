@@ -30,7 +30,7 @@ import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { austerityRwmhDescription, runApproxMh } from "../samplers/approx_mh.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import type { ChainSampler } from "../samplers/sampler.ts";
 import type { ApproxMhInfo } from "../samplers/approx_mh.ts";
 import { cltCheck, dataModelDifferences, tPValue } from "../subsampling/austerity.ts";

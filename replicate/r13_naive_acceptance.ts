@@ -36,7 +36,7 @@ import { integrateBatches, symmetricSequence } from "../samplers/naive/integrato
 import { naiveChainSampler, type NaiveVariant } from "../samplers/naive/descriptions.ts";
 import { runNaive } from "../samplers/naive/run.ts";
 import { Rng } from "../random/rng.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs/run.ts";
 import type {
   Experiment,

@@ -30,7 +30,7 @@
 import { cholesky, choleskySolve } from "../math/linalg.ts";
 import { type CostCounter, type Model, newCostCounter } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
-import { init as hmcInit, step as hmcStep } from "../samplers/hmc.ts";
+import { init as hmcInit, step as hmcStep } from "../samplers/hmc/kernel.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import { qnhmcChainSampler } from "../samplers/qnhmc/description.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";

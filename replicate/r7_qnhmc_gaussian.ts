@@ -37,7 +37,7 @@ import { type CostCounter, type Model, newCostCounter } from "../models/model.ts
 import { Rng } from "../random/rng.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { runQnhmc } from "../samplers/qnhmc/run_qnhmc.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { burnInIteration, logSpacedIterations, paperEss } from "./qnhmc_common.ts";

@@ -47,7 +47,7 @@ import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { runQnhmc } from "../samplers/qnhmc/run_qnhmc.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { outcomeOf, type Verdict } from "./verdicts.ts";

@@ -19,7 +19,7 @@
  *
  * @module
  */
-export * as hmc from "./hmc.ts";
+export * as hmc from "./hmc/kernel.ts";
 export * as rwmh from "./rwmh.ts";
 export * as dualAveraging from "./dual_averaging.ts";
 export * as sgld from "./sgld.ts";
@@ -62,7 +62,7 @@ export * from "./integrators.ts";
 export * from "./metric.ts";
 export * from "../math/linalg.ts";
 export * from "./mass_matrix_adaptation.ts";
-export * from "./hmc_warmup.ts";
+export * from "./hmc/warmup.ts";
 export * from "./scale_adaptation.ts";
 export * from "./sampler.ts";
 export { getSampler, registerSampler, samplerNames } from "./registry.ts";
@@ -75,7 +75,9 @@ export {
 } from "./parallel.ts";
 export * from "./sg_samplers.ts";
 export * from "./driver.ts";
-export * from "./run_hmc.ts";
+export * from "./hmc/options.ts";
+export * from "./hmc/chain_sampler.ts";
+export * from "./hmc/run.ts";
 export {
   type AdaptiveNutsState,
   nutsDescription,
@@ -95,7 +97,7 @@ export {
 export * from "./run_rwmh.ts";
 export * from "./hmc_ecs/mod.ts";
 // Types the API mentions, re-exported flat so that documentation tools see them.
-export type { HmcInfo, HmcParams, HmcState } from "./hmc.ts";
+export type { HmcInfo, HmcParams, HmcState } from "./hmc/kernel.ts";
 export type { LogDensityFn, RwmhInfo, RwmhParams, RwmhState } from "./rwmh.ts";
 export type {
   DualAveragingOptions,

@@ -16,7 +16,7 @@ import type { HmcEcsOptions } from "./hmc_ecs/options.ts";
 import type { NaiveOptions } from "./naive/descriptions.ts";
 import type { NutsOptions } from "./nuts/options.ts";
 import type { QnhmcOptions } from "./qnhmc/description.ts";
-import type { HmcSamplerOptions } from "./run_hmc.ts";
+import type { HmcSamplerOptions } from "./hmc/options.ts";
 import type { RwmhSamplerOptions } from "./run_rwmh.ts";
 import type { SgSamplerOptions } from "./sg_samplers.ts";
 

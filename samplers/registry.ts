@@ -18,7 +18,7 @@ import { hmcEcsDescription } from "./hmc_ecs/sampler.ts";
 import { NAIVE_SAMPLERS } from "./naive/descriptions.ts";
 import { nutsDescription } from "./nuts/run.ts";
 import { qnhmcDescription } from "./qnhmc/description.ts";
-import { hmcDescription } from "./run_hmc.ts";
+import { hmcDescription } from "./hmc/chain_sampler.ts";
 import { rwmhDescription } from "./run_rwmh.ts";
 import type { SamplerDescription } from "./sampler.ts";
 import {

@@ -16,7 +16,7 @@ import { freeGlmData, type GlmData, loadCsvToArena, parseCsvText } from "../data
 import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { summarize } from "../diagnostics/mod.ts";
 import { GlmModel } from "../models/glm.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 
 const arena = loadCore({ backend: "reference" });

@@ -17,7 +17,7 @@ import { cholesky, inverseSpd } from "../math/linalg.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "../models/glm.ts";
 import { parameterDraws } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { samplerNames } from "../samplers/registry.ts";
 import { sample } from "../samplers/sample.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";

@@ -11,7 +11,7 @@ import { type CostCounter, type DataModel, hasPerRowHessians } from "../models/m
 import type { SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs.ts";
 import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 import { posteriorSummary } from "./_stat.ts";
 

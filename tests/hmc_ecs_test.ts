@@ -11,7 +11,7 @@ import { Rng } from "../random/rng.ts";
 import { parameterDraws, totalCost } from "../samplers/driver.ts";
 import { passEquivalents, runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
 import { laplaceDraws, subsetMap } from "../subsampling/tuning.ts";
 

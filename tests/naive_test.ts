@@ -23,7 +23,7 @@ import {
   runNaive,
   symmetricSequence,
 } from "../samplers/naive/mod.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { assertMeanWithinMcse, assertSdWithinMcse } from "./_stat.ts";
 
 const model1 = new GaussianMeanModel(gaussianMeanData({ seed: 11 }));

@@ -16,7 +16,9 @@ import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { dataBasedStart, optimizeStart } from "../samplers/optimize_start.ts";
-import { hmcSampler, parseHmcInit, runHmc } from "../samplers/run_hmc.ts";
+import { hmcSampler } from "../samplers/hmc/chain_sampler.ts";
+import { parseHmcInit } from "../samplers/hmc/options.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { denseFitsWarmup } from "../samplers/window_adaptation.ts";
 import {
   dataModelHessianFn,

@@ -23,7 +23,7 @@
  */
 import type { Model } from "../../models/model.ts";
 import { findReasonableStepSize } from "../dual_averaging.ts";
-import * as hmc from "../hmc.ts";
+import * as hmc from "../hmc/kernel.ts";
 import { identityMetric, type Metric, metricFromNegativeHessian } from "../metric.ts";
 import type { ChainSampler, SamplerDescription, StepInfo } from "../sampler.ts";
 import { checkHmcEcsAssumptions, guardHmcEcsChain } from "./assumptions.ts";

@@ -11,11 +11,12 @@
  */
 import type { Model } from "../../models/model.ts";
 import { findReasonableStepSize } from "../dual_averaging.ts";
-import type { HmcWarmupState, MetricAdaptation } from "../hmc_warmup.ts";
+import type { HmcWarmupState, MetricAdaptation } from "../hmc/warmup.ts";
 import type { LogDensityGradientFn } from "../integrators.ts";
 import type { HessianFn } from "../mass_matrix_adaptation.ts";
 import { identityMetric, type Metric } from "../metric.ts";
-import { chainStart, parseHmcInit } from "../run_hmc.ts";
+import { chainStart } from "../hmc/chain_sampler.ts";
+import { parseHmcInit } from "../hmc/options.ts";
 import type { ChainSampler } from "../sampler.ts";
 import { modelHessianFn, newtonStartSearch, windowAdaptation } from "../window_adaptation.ts";
 import { init as nutsInit, type NutsInfo, type NutsState, step as nutsStep } from "./kernel.ts";

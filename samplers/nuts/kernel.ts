@@ -43,7 +43,7 @@ import type { Rng } from "../../random/rng.ts";
 import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
 import type { StepInfo } from "../sampler.ts";
-import { type HmcState, init as hmcInit } from "../hmc.ts";
+import { type HmcState, init as hmcInit } from "../hmc/kernel.ts";
 
 /** What the next NUTS transition needs: θ, log π(θ), ∇ log π(θ). Treat as immutable. */
 export type NutsState = HmcState;

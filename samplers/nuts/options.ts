@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { HmcInit } from "../run_hmc.ts";
+import type { HmcInit } from "../hmc/options.ts";
 import type { Metric } from "../metric.ts";
 
 /** Options of NUTS (`nutsDescription`, `runNuts`). */

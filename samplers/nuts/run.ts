@@ -7,7 +7,7 @@ import type { Model } from "../../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
 import { checkRunInputs } from "../option_names.ts";
 import type { SamplerDescription } from "../sampler.ts";
-import { givenStartInit } from "../run_hmc.ts";
+import { givenStartInit } from "../hmc/options.ts";
 import { nutsSampler } from "./chain_sampler.ts";
 import type { NutsOptions } from "./options.ts";
 

@@ -27,7 +27,7 @@
  * @module
  */
 import type { Rng } from "../../random/rng.ts";
-import { metropolisTest } from "../hmc.ts";
+import { metropolisTest } from "../hmc/kernel.ts";
 import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
 import type { CurvaturePair, InverseHessian } from "./inverse_hessian.ts";

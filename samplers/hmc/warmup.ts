@@ -16,7 +16,7 @@
  *
  * @module
  */
-import * as dualAveraging from "./dual_averaging.ts";
+import * as dualAveraging from "../dual_averaging.ts";
 import {
   hessianAdaptationInit,
   type HessianAdaptationState,
@@ -26,8 +26,8 @@ import {
   type WindowedAdaptationState,
   windowedAdaptationUpdate,
   type WindowScheduleOptions,
-} from "./mass_matrix_adaptation.ts";
-import { identityMetric, type Metric } from "./metric.ts";
+} from "../mass_matrix_adaptation.ts";
+import { identityMetric, type Metric } from "../metric.ts";
 
 /** How the metric is adapted during warmup. */
 export type MetricAdaptation = "none" | "diagonal" | "dense" | "hessian";
@@ -90,7 +90,7 @@ export interface HmcWarmupUpdate {
  *
  * @example
  * ```ts
- * import { hmcWarmupFinal, hmcWarmupInit, hmcWarmupUpdate } from "./hmc_warmup.ts";
+ * import { hmcWarmupFinal, hmcWarmupInit, hmcWarmupUpdate } from "./warmup.ts";
  * let w = hmcWarmupInit(1, { numWarmup: 100, stepSize: 1 });
  * for (let i = 0; i < 100; i++) {
  *   w = hmcWarmupUpdate(w, { position: new Float64Array(1), acceptanceRate: 0.3 });
@@ -165,7 +165,7 @@ export function hmcWarmupInit(dim: number, options: HmcWarmupOptions): HmcWarmup
  *
  * @example
  * ```ts
- * import { hmcWarmupInit, hmcWarmupUpdate } from "./hmc_warmup.ts";
+ * import { hmcWarmupInit, hmcWarmupUpdate } from "./warmup.ts";
  * const w0 = hmcWarmupInit(1, { numWarmup: 10, stepSize: 0.5 });
  * const w1 = hmcWarmupUpdate(w0, { position: new Float64Array(1), acceptanceRate: 1 });
  * if (!(w1.stepSize > 0.5)) throw new Error("full acceptance should grow ε");
@@ -207,7 +207,7 @@ export function hmcWarmupUpdate(state: HmcWarmupState, update: HmcWarmupUpdate):
  *
  * @example
  * ```ts
- * import { hmcWarmupFinal, hmcWarmupInit } from "./hmc_warmup.ts";
+ * import { hmcWarmupFinal, hmcWarmupInit } from "./warmup.ts";
  * const t = hmcWarmupFinal(hmcWarmupInit(3, { numWarmup: 0, stepSize: 0.1 }));
  * if (t.stepSize !== 0.1 || t.metric.kind !== "identity") throw new Error();
  * ```

@@ -16,10 +16,10 @@
  *
  * @module
  */
-import type { Rng } from "../random/rng.ts";
-import { leapfrog, type LogDensityGradientFn } from "./integrators.ts";
-import type { Metric } from "./metric.ts";
-import type { StepInfo } from "./sampler.ts";
+import type { Rng } from "../../random/rng.ts";
+import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
+import type { Metric } from "../metric.ts";
+import type { StepInfo } from "../sampler.ts";
 
 /** What the next HMC step needs. Treat as immutable. */
 export interface HmcState {
@@ -89,7 +89,7 @@ export interface HmcParams {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { init } from "./hmc.ts";
+ * import { init } from "./kernel.ts";
  * const fn = (x: Float64Array, g: Float64Array) => { g[0] = -x[0]; return -0.5 * x[0] ** 2; };
  * const s = init(new Float64Array([2]), fn);
  * assert.equal(s.logDensity, -2);
@@ -144,7 +144,7 @@ export function init(
  *
  * @example
  * ```ts
- * import { numStepsForTrajectory } from "./hmc.ts";
+ * import { numStepsForTrajectory } from "./kernel.ts";
  * if (numStepsForTrajectory(1.2, { stepSize: 0.2 }) !== 6) throw new Error();
  * ```
  *
@@ -186,9 +186,9 @@ export function numStepsForTrajectory(
  *
  * @example
  * ```ts
- * import { init, step } from "./hmc.ts";
- * import { identityMetric } from "./metric.ts";
- * import { Rng } from "../random/rng.ts";
+ * import { init, step } from "./kernel.ts";
+ * import { identityMetric } from "../metric.ts";
+ * import { Rng } from "../../random/rng.ts";
  * const fn = (x: Float64Array, g: Float64Array) => { g[0] = -x[0]; return -0.5 * x[0] ** 2; };
  * let s = init(new Float64Array([0]), fn);
  * const rng = new Rng(1);
@@ -313,8 +313,8 @@ export interface MetropolisTest {
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { metropolisTest } from "./hmc.ts";
- * import { Rng } from "../random/rng.ts";
+ * import { metropolisTest } from "./kernel.ts";
+ * import { Rng } from "../../random/rng.ts";
  * const t = metropolisTest(new Rng(1), {
  *   energy0: 1, energy1: 1 + Math.log(2), isTrajectoryDivergent: false, divergenceThreshold: 1000,
  * });
