@@ -30,7 +30,7 @@ import { approxMhTest, dataModelDifferences, newRowOrder } from "../subsampling/
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
 import { findReasonableStepSize } from "./dual_averaging.ts";
 import { identityMetric } from "./metric.ts";
-import { randomWalkDraw } from "./rwmh.ts";
+import { randomWalkDraw } from "./rwmh/kernel.ts";
 import type { ChainSampler, SamplerDescription, SamplerOption, StepInfo } from "./sampler.ts";
 import {
   scaleAdaptationInit,

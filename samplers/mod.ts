@@ -20,7 +20,7 @@
  * @module
  */
 export * as hmc from "./hmc/kernel.ts";
-export * as rwmh from "./rwmh.ts";
+export * as rwmh from "./rwmh/kernel.ts";
 export * as dualAveraging from "./dual_averaging.ts";
 export * as sgld from "./sgld.ts";
 export * as sghmc from "./sghmc.ts";
@@ -94,11 +94,13 @@ export {
   optimizeStart,
   type OptimizeStartOptions,
 } from "./optimize_start.ts";
-export * from "./run_rwmh.ts";
+export * from "./rwmh/options.ts";
+export * from "./rwmh/chain_sampler.ts";
+export * from "./rwmh/run.ts";
 export * from "./hmc_ecs/mod.ts";
 // Types the API mentions, re-exported flat so that documentation tools see them.
 export type { HmcInfo, HmcParams, HmcState } from "./hmc/kernel.ts";
-export type { LogDensityFn, RwmhInfo, RwmhParams, RwmhState } from "./rwmh.ts";
+export type { LogDensityFn, RwmhInfo, RwmhParams, RwmhState } from "./rwmh/kernel.ts";
 export type {
   DualAveragingOptions,
   DualAveragingState,

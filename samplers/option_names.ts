@@ -17,7 +17,7 @@ import type { NaiveOptions } from "./naive/descriptions.ts";
 import type { NutsOptions } from "./nuts/options.ts";
 import type { QnhmcOptions } from "./qnhmc/description.ts";
 import type { HmcSamplerOptions } from "./hmc/options.ts";
-import type { RwmhSamplerOptions } from "./run_rwmh.ts";
+import type { RwmhSamplerOptions } from "./rwmh/options.ts";
 import type { SgSamplerOptions } from "./sg_samplers.ts";
 
 /** `K` if it lists every key of `T`, else a type naming the missing ones. */

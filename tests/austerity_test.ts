@@ -12,7 +12,7 @@ import {
   runApproxMh,
   step,
 } from "../samplers/approx_mh.ts";
-import { runRwmh } from "../samplers/run_rwmh.ts";
+import { runRwmh } from "../samplers/rwmh/run.ts";
 import {
   approxMhTest,
   cltCheck,

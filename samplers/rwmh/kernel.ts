@@ -13,9 +13,9 @@
  *
  * @module
  */
-import type { Rng } from "../random/rng.ts";
-import { squareDim } from "../math/linalg.ts";
-import type { StepInfo } from "./sampler.ts";
+import type { Rng } from "../../random/rng.ts";
+import { squareDim } from "../../math/linalg.ts";
+import type { StepInfo } from "../sampler.ts";
 
 /** A log density (up to a constant). Non-finite values are outside the support. */
 export type LogDensityFn = (position: Float64Array) => number;
@@ -70,7 +70,7 @@ export interface RwmhParams {
  *
  * @example
  * ```ts
- * import { init } from "./rwmh.ts";
+ * import { init } from "./kernel.ts";
  * const s = init(new Float64Array([1]), (x) => -0.5 * x[0] * x[0]);
  * if (s.logDensity !== -0.5) throw new Error();
  * ```
@@ -102,8 +102,8 @@ export function init(position: Float64Array, logDensityFn: LogDensityFn): RwmhSt
  *
  * @example
  * ```ts
- * import { init, step } from "./rwmh.ts";
- * import { Rng } from "../random/rng.ts";
+ * import { init, step } from "./kernel.ts";
+ * import { Rng } from "../../random/rng.ts";
  * const fn = (x: Float64Array) => -0.5 * x[0] * x[0];
  * let s = init(new Float64Array([0]), fn);
  * const rng = new Rng(2);
@@ -153,8 +153,8 @@ export function step(
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { randomWalkDraw } from "./rwmh.ts";
- * import { Rng } from "../random/rng.ts";
+ * import { randomWalkDraw } from "./kernel.ts";
+ * import { Rng } from "../../random/rng.ts";
  * const a = randomWalkDraw(new Rng(1), new Float64Array(2), { scale: 2 });
  * const b = randomWalkDraw(new Rng(1), new Float64Array(2), {
  *   scale: 1, proposalCholesky: new Float64Array([2, 0, 0, 2]),

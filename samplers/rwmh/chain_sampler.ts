@@ -6,29 +6,16 @@
  *
  * @module
  */
-import type { Model } from "../models/model.ts";
-import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
-import type { ChainSampler, Phase, SamplerDescription } from "./sampler.ts";
-import { cholesky } from "../math/linalg.ts";
-import * as rwmh from "./rwmh.ts";
+import type { Model } from "../../models/model.ts";
+import type { ChainSampler, Phase, SamplerDescription } from "../sampler.ts";
+import { cholesky } from "../../math/linalg.ts";
+import * as rwmh from "./kernel.ts";
 import {
   scaleAdaptationInit,
   type ScaleAdaptationState,
   scaleAdaptationUpdate,
-} from "./scale_adaptation.ts";
-import { checkRunInputs } from "./option_names.ts";
-
-/** Options of {@link rwmhSampler}. */
-export interface RwmhSamplerOptions {
-  /** Initial proposal scale s (default 2.38/√d). */
-  scale?: number;
-  /** Proposal covariance shape Σ (d×d); proposals are N(θ, s²Σ). Default I. */
-  proposalCovariance?: Float64Array;
-  /** Adapt s in warmup (default true). */
-  adaptScale?: boolean;
-  /** Target acceptance rate of the adaptation (default 0.234). */
-  targetAcceptanceRate?: number;
-}
+} from "../scale_adaptation.ts";
+import type { RwmhSamplerOptions } from "./options.ts";
 
 /** Per-chain state of {@link rwmhSampler}. */
 export interface AdaptiveRwmhState {
@@ -40,11 +27,6 @@ export interface AdaptiveRwmhState {
   readonly adaptation: ScaleAdaptationState | null;
 }
 
-/** Options of {@link runRwmh}. */
-export type RunRwmhOptions =
-  & RwmhSamplerOptions
-  & RunOptions;
-
 /**
  * The RWMH sampler description for the driver.
  *
@@ -55,8 +37,8 @@ export type RunRwmhOptions =
  *
  * @example
  * ```ts
- * import { rwmhSampler } from "./run_rwmh.ts";
- * import { gaussianTarget } from "../models/gaussian_target.ts";
+ * import { rwmhSampler } from "./chain_sampler.ts";
+ * import { gaussianTarget } from "../../models/gaussian_target.ts";
  * const s = rwmhSampler(gaussianTarget(new Float64Array(4), new Float64Array([1, 1, 1, 1])));
  * if (typeof s.step !== "function") throw new Error();
  * ```
@@ -119,7 +101,7 @@ export function rwmhSampler(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { rwmhDescription } from "./run_rwmh.ts";
+ * import { rwmhDescription } from "./chain_sampler.ts";
  * assert.equal(rwmhDescription.name, "rwmh");
  * ```
  */
@@ -147,26 +129,3 @@ export const rwmhDescription: SamplerDescription<RwmhSamplerOptions> = {
   ],
   build: (model, options) => rwmhSampler(model, options),
 };
-
-/**
- * Run random-walk Metropolis–Hastings with warmup scale adaptation.
- *
- * @param model Any Model.
- * @param options Sampler options and driver options (seed, sizes, …).
- * @returns The driver's result; `chains[c].tuning.scale` is the adapted scale.
- *
- * @example
- * ```ts
- * import { runRwmh } from "./run_rwmh.ts";
- * import { gaussianTarget } from "../models/gaussian_target.ts";
- * const model = gaussianTarget(new Float64Array([0, 0]), new Float64Array([1, 1]));
- * const r = runRwmh(model, { seed: 3, numWarmup: 500, numSamples: 500, numChains: 1 });
- * if (!(Number(r.chains[0].tuning.scale) > 0)) throw new Error();
- * ```
- *
- * References: Roberts, Gelman & Gilks (1997); Andrieu & Thoms (2008).
- */
-export function runRwmh(model: Model, options: RunRwmhOptions): SamplingResult {
-  checkRunInputs("runRwmh", model, options);
-  return sampleChains({ ...options, sampler: rwmhDescription.build(model, options), model });
-}
