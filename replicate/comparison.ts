@@ -13,7 +13,7 @@
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { newCostCounter } from "../models/model.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { type Metric, metricFromNegativeHessian } from "../samplers/metric.ts";
 import { runHmc } from "../samplers/hmc/run.ts";
 import * as sghmc from "../samplers/sghmc.ts";

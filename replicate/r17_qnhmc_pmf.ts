@@ -32,7 +32,7 @@ import { type CostCounter, type Model, newCostCounter } from "../models/model.ts
 import { Rng } from "../random/rng.ts";
 import { init as hmcInit, step as hmcStep } from "../samplers/hmc/kernel.ts";
 import { identityMetric } from "../samplers/metric.ts";
-import { qnhmcChainSampler } from "../samplers/qnhmc/description.ts";
+import { qnhmcChainSampler } from "../samplers/qnhmc/chain_sampler.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { outcomeOf, type Verdict } from "./verdicts.ts";

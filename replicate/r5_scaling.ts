@@ -17,7 +17,7 @@ import { loadCore } from "../core/load.ts";
 import { freeGlmData } from "../data/dataset.ts";
 import { gaussianLinearRegression } from "../data/synthetic.ts";
 import { GlmModel } from "../models/glm.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { inverseSpd } from "../math/linalg.ts";
 import { denseMetric } from "../samplers/metric.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";

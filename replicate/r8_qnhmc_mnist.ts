@@ -46,7 +46,7 @@ import { essBulk } from "../diagnostics/ess.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { runQnhmc } from "../samplers/qnhmc/run_qnhmc.ts";
+import { runQnhmc } from "../samplers/qnhmc/run.ts";
 import { runHmc } from "../samplers/hmc/run.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";

@@ -139,5 +139,5 @@ export type {
   GradientEstimator,
 } from "../subsampling/gradient_estimators.ts";
 export type { PilotDifferences } from "../subsampling/tuning.ts";
-export type { HmcEcsChainSampler } from "./hmc_ecs/sampler.ts";
+export type { HmcEcsChainSampler } from "./hmc_ecs/chain_sampler.ts";
 export type { CheesOptions, CheesState } from "./trajectory_adaptation.ts";

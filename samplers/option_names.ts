@@ -15,7 +15,7 @@ import type { RunOptions } from "./driver.ts";
 import type { HmcEcsOptions } from "./hmc_ecs/options.ts";
 import type { NaiveOptions } from "./naive/descriptions.ts";
 import type { NutsOptions } from "./nuts/options.ts";
-import type { QnhmcOptions } from "./qnhmc/description.ts";
+import type { QnhmcOptions } from "./qnhmc/options.ts";
 import type { HmcSamplerOptions } from "./hmc/options.ts";
 import type { RwmhSamplerOptions } from "./rwmh/options.ts";
 import type { SgSamplerOptions } from "./sg_samplers.ts";

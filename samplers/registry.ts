@@ -14,10 +14,10 @@
  * @module
  */
 import { austerityRwmhDescription, austeritySgldDescription } from "./approx_mh.ts";
-import { hmcEcsDescription } from "./hmc_ecs/sampler.ts";
+import { hmcEcsDescription } from "./hmc_ecs/chain_sampler.ts";
 import { NAIVE_SAMPLERS } from "./naive/descriptions.ts";
 import { nutsDescription } from "./nuts/chain_sampler.ts";
-import { qnhmcDescription } from "./qnhmc/description.ts";
+import { qnhmcDescription } from "./qnhmc/chain_sampler.ts";
 import { hmcDescription } from "./hmc/chain_sampler.ts";
 import { rwmhDescription } from "./rwmh/chain_sampler.ts";
 import type { SamplerDescription } from "./sampler.ts";

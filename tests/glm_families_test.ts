@@ -16,7 +16,7 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { cholesky, inverseSpd } from "../math/linalg.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "../models/glm.ts";
 import { parameterDraws } from "../samplers/driver.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { runHmc } from "../samplers/hmc/run.ts";
 import { samplerNames } from "../samplers/registry.ts";
 import { sample } from "../samplers/sample.ts";

@@ -9,7 +9,7 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import { type CostCounter, type DataModel, hasPerRowHessians } from "../models/model.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";
 import { runHmc } from "../samplers/hmc/run.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";

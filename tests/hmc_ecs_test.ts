@@ -9,10 +9,10 @@ import { GlmModel } from "../models/glm.ts";
 import { NormalGammaModel } from "../models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws, totalCost } from "../samplers/driver.ts";
-import { passEquivalents, runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs.ts";
+import { passEquivalents, runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs/mod.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { runHmc } from "../samplers/hmc/run.ts";
-import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/chain_sampler.ts";
 import { laplaceDraws, subsetMap } from "../subsampling/tuning.ts";
 
 const N = 5000, D = 3, SIGMA = 1, PRIOR_SD = 5;

@@ -7,7 +7,8 @@
  */
 import type { Model } from "../../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
-import { qnhmcChainSampler, type QnhmcOptions } from "./description.ts";
+import { qnhmcChainSampler } from "./chain_sampler.ts";
+import type { QnhmcOptions } from "./options.ts";
 import { checkRunInputs } from "../option_names.ts";
 
 /** Options of {@link runQnhmc}: the sampler's options and the driver's. */
@@ -25,7 +26,7 @@ export type RunQnhmcOptions =
  *
  * @example
  * ```ts
- * import { runQnhmc } from "./run_qnhmc.ts";
+ * import { runQnhmc } from "./run.ts";
  * import { gaussianTarget } from "../../models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array(2), new Float64Array([1, 4]));
  * const r = runQnhmc(model, { seed: 1, numWarmup: 50, numSamples: 100, numChains: 2,

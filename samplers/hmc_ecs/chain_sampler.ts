@@ -53,7 +53,7 @@ export type HmcEcsChainSampler =
  * import assert from "node:assert/strict";
  * import { NormalGammaModel } from "../../models/normal_gamma.ts";
  * import { Rng } from "../../random/rng.ts";
- * import { hmcEcsChainSampler } from "./sampler.ts";
+ * import { hmcEcsChainSampler } from "./chain_sampler.ts";
  * const x = Float64Array.from({ length: 2000 }, (_, i) => 1 + Math.sin(i));
  * const sampler = hmcEcsChainSampler(new NormalGammaModel(x), { numWarmup: 0, pilotSize: 200 });
  * const rng = new Rng(1);
@@ -204,7 +204,7 @@ export function hmcEcsChainSampler(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { hmcEcsDescription } from "./sampler.ts";
+ * import { hmcEcsDescription } from "./chain_sampler.ts";
  * assert.equal(hmcEcsDescription.name, "hmc-ecs");
  * assert.equal(hmcEcsDescription.requires, "data-model");
  * ```
