@@ -33,7 +33,8 @@ import {
 } from "../models/gaussian_mean.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import { integrateBatches, symmetricSequence } from "../samplers/naive/integrator.ts";
-import { naiveChainSampler, type NaiveVariant } from "../samplers/naive/descriptions.ts";
+import { naiveChainSampler } from "../samplers/naive/chain_sampler.ts";
+import type { NaiveVariant } from "../samplers/naive/options.ts";
 import { runNaive } from "../samplers/naive/run.ts";
 import { Rng } from "../random/rng.ts";
 import { runHmc } from "../samplers/hmc/run.ts";

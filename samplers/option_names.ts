@@ -13,7 +13,7 @@ import { assertProperPosterior } from "./proper_posterior.ts";
 import type { ApproxMhOptions } from "./approx_mh.ts";
 import type { RunOptions } from "./driver.ts";
 import type { HmcEcsOptions } from "./hmc_ecs/options.ts";
-import type { NaiveOptions } from "./naive/descriptions.ts";
+import type { NaiveOptions } from "./naive/options.ts";
 import type { NutsOptions } from "./nuts/options.ts";
 import type { QnhmcOptions } from "./qnhmc/options.ts";
 import type { HmcSamplerOptions } from "./hmc/options.ts";

@@ -15,7 +15,7 @@
  */
 import { austerityRwmhDescription, austeritySgldDescription } from "./approx_mh.ts";
 import { hmcEcsDescription } from "./hmc_ecs/chain_sampler.ts";
-import { NAIVE_SAMPLERS } from "./naive/descriptions.ts";
+import { NAIVE_SAMPLERS } from "./naive/chain_sampler.ts";
 import { nutsDescription } from "./nuts/chain_sampler.ts";
 import { qnhmcDescription } from "./qnhmc/chain_sampler.ts";
 import { hmcDescription } from "./hmc/chain_sampler.ts";

@@ -595,7 +595,7 @@ _post({
       references: d.references,
       isExact: d.isExact,
       // All six naive-* samplers are diagnostics, not inference methods
-      // (samplers/naive/descriptions.ts), the corrected three included.
+      // (samplers/naive/chain_sampler.ts), the corrected three included.
       isDiagnostic: d.isDiagnostic === true || name.startsWith("naive-"),
       options: (d.options ?? []).map((o) => ({
         name: o.name,

@@ -102,7 +102,7 @@ export interface NaiveParams {
  *
  * @example
  * ```ts
- * import { init } from "./transition.ts";
+ * import { init } from "./kernel.ts";
  * const s = init(new Float64Array([1]), (x) => -0.5 * x[0] ** 2);
  * if (s.logDensity !== -0.5) throw new Error();
  * ```
@@ -140,7 +140,7 @@ export type BatchSequenceFn = (rng: Rng, numSteps: number, params: NaiveParams) 
  *
  * @example
  * ```ts
- * import { init, transition } from "./transition.ts";
+ * import { init, transition } from "./kernel.ts";
  * import { identityMetric } from "../metric.ts";
  * import { Rng } from "../../random/rng.ts";
  * import { GaussianMeanModel, gaussianMeanData } from "../../models/gaussian_mean.ts";
