@@ -16,7 +16,8 @@
  */
 import { L1RegressionModel } from "../models/l1_regression.ts";
 import { Rng } from "../random/rng.ts";
-import { type ApproxMhInfo, runApproxMh } from "../samplers/approx_mh.ts";
+import type { ApproxMhInfo } from "../samplers/austerity/kernel.ts";
+import { runApproxMh } from "../samplers/austerity/run.ts";
 import { sampleChains } from "../samplers/driver.ts";
 import { sampler as sgldSampler } from "../samplers/sgld.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";

@@ -28,23 +28,22 @@ export * as sgnht from "./sgnht.ts";
 export * as ccadl from "./ccadl.ts";
 export * as hmcEcs from "./hmc_ecs/kernel.ts";
 export * as qnhmc from "./qnhmc/kernel.ts";
-export * as approxMh from "./approx_mh.ts";
+export * as approxMh from "./austerity/mod.ts";
 export * as naive from "./naive/mod.ts";
 export * as nuts from "./nuts/kernel.ts";
 // The registry entries (austerityRwmhDescription, austeritySgldDescription) are
-// imported from ./approx_mh.ts by the sampler registry, not re-exported here.
+// imported from ./austerity/chain_sampler.ts by the sampler registry, not re-exported here.
 export {
   type ApproxMhInfo,
-  type ApproxMhOptions,
   type ApproxMhParams,
   type ApproxMhState,
   langevinProposal,
   type ProposalDraw,
   type ProposalFn,
   randomWalkProposal,
-  runApproxMh,
-  type RunApproxMhOptions,
-} from "./approx_mh.ts";
+} from "./austerity/kernel.ts";
+export type { ApproxMhOptions } from "./austerity/options.ts";
+export { runApproxMh, type RunApproxMhOptions } from "./austerity/run.ts";
 export {
   checkPositive,
   checkSgParams,

@@ -10,7 +10,7 @@
 import { checkOptionNames } from "../math/names.ts";
 import type { Model } from "../models/model.ts";
 import { assertProperPosterior } from "./proper_posterior.ts";
-import type { ApproxMhOptions } from "./approx_mh.ts";
+import type { ApproxMhOptions } from "./austerity/options.ts";
 import type { RunOptions } from "./driver.ts";
 import type { HmcEcsOptions } from "./hmc_ecs/options.ts";
 import type { NaiveOptions } from "./naive/options.ts";

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { austerityRwmhDescription, austeritySgldDescription } from "./approx_mh.ts";
+import { austerityRwmhDescription, austeritySgldDescription } from "./austerity/chain_sampler.ts";
 import { hmcEcsDescription } from "./hmc_ecs/chain_sampler.ts";
 import { NAIVE_SAMPLERS } from "./naive/chain_sampler.ts";
 import { nutsDescription } from "./nuts/chain_sampler.ts";
