@@ -16,8 +16,8 @@ import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { type Metric, metricFromNegativeHessian } from "../samplers/metric.ts";
 import { runHmc } from "../samplers/hmc/run.ts";
-import * as sghmc from "../samplers/sghmc.ts";
-import * as sgld from "../samplers/sgld.ts";
+import * as sghmc from "../samplers/sghmc/kernel.ts";
+import * as sgld from "../samplers/sgld/kernel.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import {
   controlVariateGradient,

@@ -19,7 +19,7 @@ import { Rng } from "../random/rng.ts";
 import type { ApproxMhInfo } from "../samplers/austerity/kernel.ts";
 import { runApproxMh } from "../samplers/austerity/run.ts";
 import { sampleChains } from "../samplers/driver.ts";
-import { sampler as sgldSampler } from "../samplers/sgld.ts";
+import { sampler as sgldSampler } from "../samplers/sgld/kernel.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";

@@ -22,10 +22,10 @@
 export * as hmc from "./hmc/kernel.ts";
 export * as rwmh from "./rwmh/kernel.ts";
 export * as dualAveraging from "./dual_averaging.ts";
-export * as sgld from "./sgld.ts";
-export * as sghmc from "./sghmc.ts";
-export * as sgnht from "./sgnht.ts";
-export * as ccadl from "./ccadl.ts";
+export * as sgld from "./sgld/kernel.ts";
+export * as sghmc from "./sghmc/kernel.ts";
+export * as sgnht from "./sgnht/kernel.ts";
+export * as ccadl from "./ccadl/kernel.ts";
 export * as hmcEcs from "./hmc_ecs/kernel.ts";
 export * as qnhmc from "./qnhmc/kernel.ts";
 export * as approxMh from "./austerity/mod.ts";
@@ -52,11 +52,11 @@ export {
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
-} from "./sg_common.ts";
-export type { SgldInfo, SgldParams, SgldState } from "./sgld.ts";
-export type { SghmcInfo, SghmcParams, SghmcState } from "./sghmc.ts";
-export type { SgnhtInfo, SgnhtParams, SgnhtState } from "./sgnht.ts";
-export type { CcadlInfo, CcadlParams, CcadlState } from "./ccadl.ts";
+} from "./sg/common.ts";
+export type { SgldInfo, SgldParams, SgldState } from "./sgld/kernel.ts";
+export type { SghmcInfo, SghmcParams, SghmcState } from "./sghmc/kernel.ts";
+export type { SgnhtInfo, SgnhtParams, SgnhtState } from "./sgnht/kernel.ts";
+export type { CcadlInfo, CcadlParams, CcadlState } from "./ccadl/kernel.ts";
 export * from "./integrators.ts";
 export * from "./metric.ts";
 export * from "../math/linalg.ts";
@@ -72,7 +72,11 @@ export {
   sampleParallel,
   type SampleParallelOptions,
 } from "./parallel.ts";
-export * from "./sg_samplers.ts";
+export type { SgSamplerOptions } from "./sg/options.ts";
+export { sgldDescription } from "./sgld/chain_sampler.ts";
+export { sghmcDescription } from "./sghmc/chain_sampler.ts";
+export { sgnhtDescription } from "./sgnht/chain_sampler.ts";
+export { ccadlDescription } from "./ccadl/chain_sampler.ts";
 export * from "./driver.ts";
 export * from "./hmc/options.ts";
 export * from "./hmc/chain_sampler.ts";

@@ -18,7 +18,7 @@ import type { NutsOptions } from "./nuts/options.ts";
 import type { QnhmcOptions } from "./qnhmc/options.ts";
 import type { HmcSamplerOptions } from "./hmc/options.ts";
 import type { RwmhSamplerOptions } from "./rwmh/options.ts";
-import type { SgSamplerOptions } from "./sg_samplers.ts";
+import type { SgSamplerOptions } from "./sg/options.ts";
 
 /** `K` if it lists every key of `T`, else a type naming the missing ones. */
 type _Complete<T, K extends readonly (keyof T)[]> = [Exclude<keyof T, K[number]>] extends [never]
@@ -207,6 +207,10 @@ const _BY_RUNNER: Record<string, readonly string[]> = {
   runHmcEcs: _HMC_ECS,
   runQnhmc: _QNHMC,
   runApproxMh: [..._APPROX_MH, "proposal"],
+  runSgld: _SG,
+  runSghmc: _SG,
+  runSgnht: _SG,
+  runCcadl: _SG,
   runNaive: [
     ..._NAIVE,
     "variant",
@@ -271,7 +275,8 @@ export function checkRunInputs(runner: string, model: Model, options: object): v
 /**
  * Refuse option keys a typed runner would ignore.
  *
- * @param runner `"runHmc"`, `"runHmcEcs"`, `"runRwmh"`, `"runQnhmc"`, `"runApproxMh"` or `"runNaive"`.
+ * @param runner `"runHmc"`, `"runNuts"`, `"runHmcEcs"`, `"runRwmh"`, `"runQnhmc"`, `"runApproxMh"`,
+ *   `"runNaive"`, `"runSgld"`, `"runSghmc"`, `"runSgnht"` or `"runCcadl"`.
  * @param options The options as passed.
  * @throws {TypeError} Naming the unknown key and the closest known one.
  */

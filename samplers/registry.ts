@@ -21,12 +21,10 @@ import { qnhmcDescription } from "./qnhmc/chain_sampler.ts";
 import { hmcDescription } from "./hmc/chain_sampler.ts";
 import { rwmhDescription } from "./rwmh/chain_sampler.ts";
 import type { SamplerDescription } from "./sampler.ts";
-import {
-  ccadlDescription,
-  sghmcDescription,
-  sgldDescription,
-  sgnhtDescription,
-} from "./sg_samplers.ts";
+import { ccadlDescription } from "./ccadl/chain_sampler.ts";
+import { sghmcDescription } from "./sghmc/chain_sampler.ts";
+import { sgldDescription } from "./sgld/chain_sampler.ts";
+import { sgnhtDescription } from "./sgnht/chain_sampler.ts";
 
 // deno-lint-ignore no-explicit-any
 const _registry = new Map<string, SamplerDescription<any>>();

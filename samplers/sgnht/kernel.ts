@@ -22,9 +22,9 @@
  *
  * @module
  */
-import { assertPosition } from "../models/model.ts";
-import type { Rng } from "../random/rng.ts";
-import type { ChainSampler, StepInfo } from "./sampler.ts";
+import { assertPosition } from "../../models/model.ts";
+import type { Rng } from "../../random/rng.ts";
+import type { ChainSampler, StepInfo } from "../sampler.ts";
 import {
   checkPositive,
   checkSgParams,
@@ -35,7 +35,7 @@ import {
   type SgBaseParams,
   sgChainSampler,
   thermostatConstants,
-} from "./sg_common.ts";
+} from "../sg/common.ts";
 
 /** What the next SGNHT step needs. Treat as immutable. */
 export interface SgnhtState {
@@ -76,7 +76,7 @@ export interface SgnhtParams extends SgBaseParams {
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { init } from "./sgnht.ts";
+ * import { init } from "./kernel.ts";
  * assert.equal(init(new Float64Array([0]), { friction: 10 }).thermostat, 10);
  * ```
  *
@@ -103,10 +103,10 @@ export function init(
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * import { Rng } from "../random/rng.ts";
- * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
- * import { init, step } from "./sgnht.ts";
+ * import { normalGammaModel } from "../../models/normal_gamma.ts";
+ * import { Rng } from "../../random/rng.ts";
+ * import { minibatchGradient } from "../../subsampling/gradient_estimators.ts";
+ * import { init, step } from "./kernel.ts";
  * const model = normalGammaModel([0.1, -0.3, 0.5, 0.2]);
  * const params = { estimator: minibatchGradient(model, { batchSize: 2 }), stepSize: 0.01, bounds: model.bounds };
  * const rng = new Rng(3);
@@ -174,10 +174,10 @@ export function step(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
- * import { sampleChains } from "./driver.ts";
- * import { sampler } from "./sgnht.ts";
+ * import { normalGammaModel } from "../../models/normal_gamma.ts";
+ * import { minibatchGradient } from "../../subsampling/gradient_estimators.ts";
+ * import { sampleChains } from "../driver.ts";
+ * import { sampler } from "./kernel.ts";
  * const model = normalGammaModel([0.3, -0.2, 0.8, 0.1, -0.5]);
  * const estimator = minibatchGradient(model, { batchSize: 2 });
  * const run = sampleChains({

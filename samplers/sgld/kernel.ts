@@ -15,9 +15,9 @@
  *
  * @module
  */
-import { assertPosition } from "../models/model.ts";
-import type { Rng } from "../random/rng.ts";
-import type { ChainSampler, StepInfo } from "./sampler.ts";
+import { assertPosition } from "../../models/model.ts";
+import type { Rng } from "../../random/rng.ts";
+import type { ChainSampler, StepInfo } from "../sampler.ts";
 import {
   checkSgParams,
   DEFAULT_EXPLOSION_BOUND,
@@ -25,7 +25,7 @@ import {
   reflectIntoBounds,
   type SgBaseParams,
   sgChainSampler,
-} from "./sg_common.ts";
+} from "../sg/common.ts";
 
 /** What the next SGLD step needs. Treat as immutable. */
 export interface SgldState {
@@ -52,7 +52,7 @@ export type SgldParams = SgBaseParams;
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { init } from "./sgld.ts";
+ * import { init } from "./kernel.ts";
  * assert.equal(init(new Float64Array([1, 2])).position.length, 2);
  * ```
  *
@@ -73,10 +73,10 @@ export function init(position: Float64Array): SgldState {
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * import { Rng } from "../random/rng.ts";
- * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
- * import { init, step } from "./sgld.ts";
+ * import { normalGammaModel } from "../../models/normal_gamma.ts";
+ * import { Rng } from "../../random/rng.ts";
+ * import { minibatchGradient } from "../../subsampling/gradient_estimators.ts";
+ * import { init, step } from "./kernel.ts";
  * const model = normalGammaModel([0.1, -0.3, 0.5, 0.2]);
  * const params = { estimator: minibatchGradient(model, { batchSize: 2 }), stepSize: 1e-3, bounds: model.bounds };
  * let state = init(new Float64Array([0, 1]));
@@ -124,10 +124,10 @@ export function step(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
- * import { sampleChains } from "./driver.ts";
- * import { sampler } from "./sgld.ts";
+ * import { normalGammaModel } from "../../models/normal_gamma.ts";
+ * import { minibatchGradient } from "../../subsampling/gradient_estimators.ts";
+ * import { sampleChains } from "../driver.ts";
+ * import { sampler } from "./kernel.ts";
  * const model = normalGammaModel([0.3, -0.2, 0.8, 0.1, -0.5]);
  * const estimator = minibatchGradient(model, { batchSize: 2 });
  * const run = sampleChains({

@@ -15,10 +15,10 @@
  *
  * @module
  */
-import type { Bounds } from "../models/normal_gamma.ts";
-import type { Rng } from "../random/rng.ts";
-import type { ChainSampler, StepInfo } from "./sampler.ts";
-import type { GradientEstimator } from "../subsampling/gradient_estimators.ts";
+import type { Bounds } from "../../models/normal_gamma.ts";
+import type { Rng } from "../../random/rng.ts";
+import type { ChainSampler, StepInfo } from "../sampler.ts";
+import type { GradientEstimator } from "../../subsampling/gradient_estimators.ts";
 
 export type { Bounds };
 
@@ -48,7 +48,7 @@ export interface SgBaseParams {
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { checkSgParams } from "./sg_common.ts";
+ * import { checkSgParams } from "./common.ts";
  * try {
  *   checkSgParams({ stepSize: -0.1 } as never, 2);
  * } catch (e) {
@@ -93,7 +93,7 @@ export function checkSgParams(params: SgBaseParams, dim: number): void {
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { checkPositive } from "./sg_common.ts";
+ * import { checkPositive } from "./common.ts";
  * assert.equal(checkPositive(1, "friction"), 1);
  * ```
  *
@@ -116,7 +116,7 @@ export function checkPositive(value: number, name: string): number {
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { thermostatConstants } from "./sg_common.ts";
+ * import { thermostatConstants } from "./common.ts";
  * assert.deepEqual(thermostatConstants({}, 3), { friction: 1, thermalMass: 3 });
  * ```
  *
@@ -143,7 +143,7 @@ export function thermostatConstants(
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { reflectIntoBounds } from "./sg_common.ts";
+ * import { reflectIntoBounds } from "./common.ts";
  * const theta = new Float64Array([0.3, -0.2]), p = new Float64Array([1, -2]);
  * const bounds = { lower: new Float64Array([-Infinity, 0]), upper: new Float64Array([Infinity, Infinity]) };
  * assert.equal(reflectIntoBounds(theta, { bounds, momentum: p }), 1);
@@ -187,7 +187,7 @@ export function reflectIntoBounds(
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { kineticTemperature } from "./sg_common.ts";
+ * import { kineticTemperature } from "./common.ts";
  * assert.equal(kineticTemperature(new Float64Array([1, 3])), 5);
  * ```
  *
@@ -209,7 +209,7 @@ export function kineticTemperature(momentum: Float64Array): number {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { isExploded } from "./sg_common.ts";
+ * import { isExploded } from "./common.ts";
  * assert.equal(isExploded(new Float64Array([1, NaN]), Infinity), true);
  * assert.equal(isExploded(new Float64Array([1, -2e9]), 1e8), true);
  * assert.equal(isExploded(new Float64Array([1, -2]), 1e8), false);
@@ -238,7 +238,7 @@ export const DEFAULT_EXPLOSION_BOUND = 1e8;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { divergenceReason } from "./sg_common.ts";
+ * import { divergenceReason } from "./common.ts";
  * assert.match(divergenceReason("SGLD", 10), /stepSize = 10/);
  * ```
  *
@@ -261,8 +261,8 @@ export function divergenceReason(name: string, stepSize: number): string {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { sgChainSampler } from "./sg_common.ts";
- * import { Rng } from "../random/rng.ts";
+ * import { sgChainSampler } from "./common.ts";
+ * import { Rng } from "../../random/rng.ts";
  * const s = sgChainSampler("toy", {
  *   init: (p: Float64Array) => ({ position: p }),
  *   step: (_rng: Rng, st: { position: Float64Array }) => ({ state: st, info: { isDivergent: true } }),

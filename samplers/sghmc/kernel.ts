@@ -26,10 +26,10 @@
  *
  * @module
  */
-import { assertPosition } from "../models/model.ts";
-import type { Rng } from "../random/rng.ts";
-import type { ChainSampler, StepInfo } from "./sampler.ts";
-import { identityMetric, type Metric } from "./metric.ts";
+import { assertPosition } from "../../models/model.ts";
+import type { Rng } from "../../random/rng.ts";
+import type { ChainSampler, StepInfo } from "../sampler.ts";
+import { identityMetric, type Metric } from "../metric.ts";
 import {
   checkPositive,
   checkSgParams,
@@ -38,7 +38,7 @@ import {
   reflectIntoBounds,
   type SgBaseParams,
   sgChainSampler,
-} from "./sg_common.ts";
+} from "../sg/common.ts";
 
 /** What the next SG-HMC iteration needs. Treat as immutable. */
 export interface SghmcState {
@@ -82,8 +82,8 @@ export interface SghmcParams extends SgBaseParams {
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { init } from "./sghmc.ts";
- * import { Rng } from "../random/rng.ts";
+ * import { init } from "./kernel.ts";
+ * import { Rng } from "../../random/rng.ts";
  * assert.equal(init(new Float64Array([0, 0]), { rng: new Rng(1) }).momentum.length, 2);
  * ```
  *
@@ -109,10 +109,10 @@ export function init(
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * import { Rng } from "../random/rng.ts";
- * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
- * import { init, step } from "./sghmc.ts";
+ * import { normalGammaModel } from "../../models/normal_gamma.ts";
+ * import { Rng } from "../../random/rng.ts";
+ * import { minibatchGradient } from "../../subsampling/gradient_estimators.ts";
+ * import { init, step } from "./kernel.ts";
  * const model = normalGammaModel([0.1, -0.3, 0.5, 0.2]);
  * const est = minibatchGradient(model, { batchSize: 2 });
  * const rng = new Rng(2);
@@ -192,10 +192,10 @@ export function step(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
- * import { sampleChains } from "./driver.ts";
- * import { sampler } from "./sghmc.ts";
+ * import { normalGammaModel } from "../../models/normal_gamma.ts";
+ * import { minibatchGradient } from "../../subsampling/gradient_estimators.ts";
+ * import { sampleChains } from "../driver.ts";
+ * import { sampler } from "./kernel.ts";
  * const model = normalGammaModel([0.3, -0.2, 0.8, 0.1, -0.5]);
  * const estimator = minibatchGradient(model, { batchSize: 2 });
  * const run = sampleChains({

@@ -43,53 +43,33 @@
  *
  * @module
  */
-import { type DataModel, isDataModel, type Model } from "../models/model.ts";
-import { type SubsamplingSupport, subsamplingSupport } from "../models/subsampling_support.ts";
-import { Rng } from "../random/rng.ts";
-import { ControlVariates, type TaylorOrder } from "../subsampling/control_variates.ts";
+import { type DataModel, isDataModel, type Model } from "../../models/model.ts";
+import { type SubsamplingSupport, subsamplingSupport } from "../../models/subsampling_support.ts";
+import { Rng } from "../../random/rng.ts";
+import { ControlVariates } from "../../subsampling/control_variates.ts";
 import {
   controlVariateGradient,
   type GradientEstimator,
   minibatchGradient,
-} from "../subsampling/gradient_estimators.ts";
-import { subsetFit } from "../subsampling/subset_fit.ts";
-import * as ccadl from "./ccadl.ts";
-import { metricFromNegativeHessian } from "./metric.ts";
+} from "../../subsampling/gradient_estimators.ts";
+import { subsetFit } from "../../subsampling/subset_fit.ts";
+import * as ccadl from "../ccadl/kernel.ts";
+import { metricFromNegativeHessian } from "../metric.ts";
 import type {
   ChainSampler,
   RunPlan,
   SamplerDescription,
   SamplerOption,
   StepInfo,
-} from "./sampler.ts";
-import { checkPositive, divergenceReason } from "./sg_common.ts";
-import * as sghmc from "./sghmc.ts";
-import * as sgld from "./sgld.ts";
-import * as sgnht from "./sgnht.ts";
+} from "../sampler.ts";
+import { checkPositive, divergenceReason } from "./common.ts";
+import type { SgSamplerOptions } from "./options.ts";
+import * as sghmc from "../sghmc/kernel.ts";
+import * as sgld from "../sgld/kernel.ts";
+import * as sgnht from "../sgnht/kernel.ts";
 
-/** Options of the SG registry entries (each entry lists the ones it reads). */
-export interface SgSamplerOptions {
-  /** ε (SGLD, SG-HMC) or h (SGNHT, CCAdL); default in the module table. */
-  stepSize?: number;
-  /** Minibatch size m (default max(100, ⌈n/100⌉), capped at n). */
-  batchSize?: number;
-  /** Use control-variate gradients (default true for sgld/sghmc, false for sgnht/ccadl). */
-  controlVariates?: boolean;
-  /** Taylor order of a GLM's control variates (default 2). */
-  controlVariateOrder?: TaylorOrder;
-  /** Friction: C = c·I for SG-HMC (default 1), A for SGNHT/CCAdL (default 10). */
-  friction?: number;
-  /** Leapfrog steps per SG-HMC iteration (default ⌈1.2/ε⌉). */
-  numIntegrationSteps?: number;
-  /** Thermal mass μ of SGNHT/CCAdL (default d). */
-  thermalMass?: number;
-  /** Expansion point θ* and start (default: subset MAP for a GLM; required otherwise). */
-  thetaStar?: Float64Array;
-  /** |θⱼ| or |pⱼ| above this is a divergence (default 1e8). */
-  explosionBound?: number;
-}
-
-type _Kind = "sgld" | "sghmc" | "sgnht" | "ccadl";
+/** The four SG samplers. */
+export type SgKind = "sgld" | "sghmc" | "sgnht" | "ccadl";
 
 interface _SgState {
   readonly kernel: { readonly position: Float64Array };
@@ -117,7 +97,7 @@ const _COMMON_OPTIONS: readonly SamplerOption[] = [
   },
 ];
 
-function _options(kind: _Kind): SamplerOption[] {
+function _options(kind: SgKind): SamplerOption[] {
   const stepDefault = {
     sgld: "0.2/λ_max, λ_max the largest eigenvalue of −∇² log π(θ*) (∝ n)",
     sghmc: "0.06 with mass matrix M = −∇² log π(θ*) (Dang et al. §6.2)",
@@ -207,7 +187,7 @@ function _largestEigenvalue(a: Float64Array, d: number): number {
 }
 
 function _setup(
-  kind: _Kind,
+  kind: SgKind,
   model: Model,
   options: SgSamplerOptions,
   plan: RunPlan | undefined,
@@ -258,7 +238,7 @@ function _setup(
 }
 
 function _build(
-  kind: _Kind,
+  kind: SgKind,
   model: Model,
   options: SgSamplerOptions,
   plan?: RunPlan,
@@ -381,8 +361,17 @@ function _bounds(model: DataModel): { lower: Float64Array; upper: Float64Array }
   return (model as { bounds?: { lower: Float64Array; upper: Float64Array } }).bounds;
 }
 
-function _description(
-  kind: _Kind,
+/**
+ * The registry entry of one SG sampler: its options, and a `build` that makes
+ * the set-up (θ*, the precision there) and returns the chain sampler.
+ *
+ * @param kind Which sampler.
+ * @param summary One line for the CLI's and the page's lists.
+ * @param references The papers.
+ * @returns The description.
+ */
+export function sgDescription(
+  kind: SgKind,
   summary: string,
   references: string,
 ): SamplerDescription<SgSamplerOptions> {
@@ -396,31 +385,3 @@ function _description(
     build: (model, options, plan) => _build(kind, model, options, plan),
   };
 }
-
-/** SGLD (fixed step, control variates by default). */
-export const sgldDescription: SamplerDescription<SgSamplerOptions> = _description(
-  "sgld",
-  "stochastic gradient Langevin dynamics (fixed step, no MH correction; biased)",
-  "Welling & Teh (2011); Dang et al. (2019) §6.2",
-);
-
-/** SG-HMC (Dang §6.2 form: M = Σ⁻¹(θ*), L = 1.2/ε, control variates by default). */
-export const sghmcDescription: SamplerDescription<SgSamplerOptions> = _description(
-  "sghmc",
-  "stochastic gradient HMC with friction (no MH correction; biased)",
-  "Chen, Fox & Guestrin (2014) eqs. 13–15; Dang et al. (2019) §6.2",
-);
-
-/** SGNHT (Nosé–Hoover thermostat, plain minibatches by default). */
-export const sgnhtDescription: SamplerDescription<SgSamplerOptions> = _description(
-  "sgnht",
-  "stochastic gradient Nosé–Hoover thermostat (no MH correction; biased)",
-  "Ding et al. (2014); Shang et al. (2015) eq. 8",
-);
-
-/** CCAdL (covariance-controlled adaptive Langevin, plain minibatches by default). */
-export const ccadlDescription: SamplerDescription<SgSamplerOptions> = _description(
-  "ccadl",
-  "covariance-controlled adaptive Langevin thermostat (no MH correction; biased)",
-  "Shang et al. (2015) Algorithm 1",
-);

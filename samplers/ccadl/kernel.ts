@@ -25,16 +25,16 @@
  *
  * @module
  */
-import { assertPosition } from "../models/model.ts";
-import type { Rng } from "../random/rng.ts";
-import type { ChainSampler, StepInfo } from "./sampler.ts";
+import { assertPosition } from "../../models/model.ts";
+import type { Rng } from "../../random/rng.ts";
+import type { ChainSampler, StepInfo } from "../sampler.ts";
 import {
   applyCovariance,
   type CovarianceEstimate,
   type CovarianceKind,
   initCovarianceEstimate,
   updateCovarianceEstimate,
-} from "../subsampling/gradient_covariance.ts";
+} from "../../subsampling/gradient_covariance.ts";
 import {
   checkPositive,
   checkSgParams,
@@ -45,7 +45,7 @@ import {
   type SgBaseParams,
   sgChainSampler,
   thermostatConstants,
-} from "./sg_common.ts";
+} from "../sg/common.ts";
 
 /** What the next CCAdL step needs. Treat as immutable. */
 export interface CcadlState {
@@ -100,7 +100,7 @@ export interface CcadlParams extends SgBaseParams {
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { init } from "./ccadl.ts";
+ * import { init } from "./kernel.ts";
  * const s = init(new Float64Array([0, 0]), { covariance: "full" });
  * assert.equal(s.covariance.value.length, 4);
  * assert.equal(s.thermostat, 1);
@@ -134,10 +134,10 @@ export function init(
  * @example
  * ```ts
  * import { strict as assert } from "node:assert";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * import { Rng } from "../random/rng.ts";
- * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
- * import { init, step } from "./ccadl.ts";
+ * import { normalGammaModel } from "../../models/normal_gamma.ts";
+ * import { Rng } from "../../random/rng.ts";
+ * import { minibatchGradient } from "../../subsampling/gradient_estimators.ts";
+ * import { init, step } from "./kernel.ts";
  * const model = normalGammaModel([0.1, -0.3, 0.5, 0.2]);
  * const params = { estimator: minibatchGradient(model, { batchSize: 2 }), stepSize: 0.01, bounds: model.bounds };
  * const rng = new Rng(4);
@@ -233,10 +233,10 @@ export function step(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { normalGammaModel } from "../models/normal_gamma.ts";
- * import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
- * import { sampleChains } from "./driver.ts";
- * import { sampler } from "./ccadl.ts";
+ * import { normalGammaModel } from "../../models/normal_gamma.ts";
+ * import { minibatchGradient } from "../../subsampling/gradient_estimators.ts";
+ * import { sampleChains } from "../driver.ts";
+ * import { sampler } from "./kernel.ts";
  * const model = normalGammaModel([0.3, -0.2, 0.8, 0.1, -0.5]);
  * const estimator = minibatchGradient(model, { batchSize: 2 });
  * const run = sampleChains({
