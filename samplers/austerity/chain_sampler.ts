@@ -29,6 +29,7 @@ import {
   step,
 } from "./kernel.ts";
 import type { ApproxMhOptions } from "./options.ts";
+import { inInterval, integerAtLeast, positiveFinite } from "../validate_options.ts";
 
 function _isDataModel(model: Model): model is DataModel {
   const m = model as Partial<DataModel>;
@@ -58,13 +59,9 @@ export interface ApproxMhChainState {
 function _common(model: Model, options: ApproxMhOptions) {
   const dataModel = _assertDataModel(model);
   const epsilon = options.epsilon ?? 0.05;
-  if (!(epsilon >= 0 && epsilon < 1)) {
-    throw new RangeError(`epsilon must be in [0, 1), got ${epsilon}`);
-  }
+  inInterval("epsilon", epsilon, "[", 0, 1, ")");
   const batchSize = options.batchSize ?? Math.min(dataModel.numRows, 500);
-  if (!Number.isInteger(batchSize) || batchSize < 2) {
-    throw new RangeError(`batchSize must be an integer ≥ 2, got ${batchSize}`);
-  }
+  integerAtLeast("batchSize", batchSize, 2);
   const check = options.checkExact ?? false;
   if (typeof check === "number" && !(Number.isInteger(check) && check >= 0)) {
     throw new RangeError(`checkExact must be a boolean or a non-negative integer, got ${check}`);
@@ -170,9 +167,7 @@ export const austerityRwmhDescription: SamplerDescription<ApproxMhOptions> = {
   build(model: Model, options: ApproxMhOptions): ChainSampler<unknown, StepInfo> {
     const common = _common(model, options);
     const d = model.dim, scale0 = options.scale ?? 2.38 / Math.sqrt(d);
-    if (!(scale0 > 0) || !Number.isFinite(scale0)) {
-      throw new RangeError(`scale must be positive and finite, got ${scale0}`);
-    }
+    positiveFinite("scale", scale0);
     const proposalCholesky = options.proposalCovariance === undefined
       ? undefined
       : cholesky(options.proposalCovariance, { name: "proposalCovariance" });
@@ -222,9 +217,7 @@ export const austeritySgldDescription: SamplerDescription<ApproxMhOptions> = {
   build(model: Model, options: ApproxMhOptions): ChainSampler<unknown, StepInfo> {
     const common = _common(model, options);
     const given = options.stepSize;
-    if (given !== undefined && (!(given > 0) || !Number.isFinite(given))) {
-      throw new RangeError(`stepSize must be positive and finite, got ${given}`);
-    }
+    if (given !== undefined) positiveFinite("stepSize", given);
     const gradientBatchSize = options.gradientBatchSize ?? common.batchSize;
     const adaptStepSize = options.adaptStepSize ?? given === undefined;
     const target = options.targetAcceptanceRate ?? 0.574;

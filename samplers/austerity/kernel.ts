@@ -27,6 +27,7 @@ import type { SubsamplingSupport } from "../../models/subsampling_support.ts";
 import type { Rng } from "../../random/rng.ts";
 import { approxMhTest, dataModelDifferences, newRowOrder } from "../../subsampling/austerity.ts";
 import { randomWalkDraw } from "../rwmh/kernel.ts";
+import { positiveFinite } from "../validate_options.ts";
 
 /** A proposed move and its log proposal ratio log q(θ|θ') − log q(θ'|θ). */
 export interface ProposalDraw {
@@ -105,9 +106,7 @@ export function randomWalkProposal(
   options: { scale: number; proposalCholesky?: Float64Array },
 ): ProposalFn {
   const { scale, proposalCholesky: l } = options;
-  if (!(scale > 0) || !Number.isFinite(scale)) {
-    throw new RangeError(`scale must be positive and finite, got ${scale}`);
-  }
+  positiveFinite("scale", scale);
   return (rng: Rng, position: Float64Array): ProposalDraw => ({
     position: randomWalkDraw(rng, position, { scale, proposalCholesky: l }),
     logProposalRatio: 0,
@@ -143,9 +142,7 @@ export function langevinProposal(
 ): ProposalFn {
   const { stepSize: alpha, batchSize: n } = options;
   const bigN = model.numRows, d = model.dim;
-  if (!(alpha > 0) || !Number.isFinite(alpha)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${alpha}`);
-  }
+  positiveFinite("stepSize", alpha);
   if (!Number.isInteger(n) || n < 1 || n > bigN) {
     throw new RangeError(`batchSize must be an integer in [1, ${bigN}], got ${n}`);
   }

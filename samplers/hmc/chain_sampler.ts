@@ -44,6 +44,7 @@ import {
   type HmcSamplerOptions,
   parseHmcInit,
 } from "./options.ts";
+import { nonNegativeInteger, positiveFinite } from "../validate_options.ts";
 
 /** Per-chain state of {@link hmcSampler}: the kernel state plus its tuning. */
 export interface AdaptiveHmcState {
@@ -99,12 +100,7 @@ export function hmcSampler(
 ): ChainSampler<AdaptiveHmcState, hmc.HmcInfo> {
   const dim = model.dim;
   const fn: LogDensityGradientFn = (theta, grad) => model.logDensityAndGradient(theta, grad);
-  if (
-    options.stepSize !== undefined &&
-    (!(options.stepSize > 0) || !Number.isFinite(options.stepSize))
-  ) {
-    throw new RangeError(`stepSize must be positive and finite, got ${options.stepSize}`);
-  }
+  if (options.stepSize !== undefined) positiveFinite("stepSize", options.stepSize);
   let trajectoryLength = options.trajectoryLength;
   const numIntegrationSteps = options.numIntegrationSteps;
   if (numIntegrationSteps !== undefined && trajectoryLength !== undefined) {
@@ -133,11 +129,7 @@ export function hmcSampler(
   const initialT = trajectoryLength ?? 1;
   if (numIntegrationSteps === undefined) trajectoryLength ??= 1.2;
   const optimizationIterations = options.optimizationIterations ?? 50;
-  if (!Number.isInteger(optimizationIterations) || optimizationIterations < 0) {
-    throw new RangeError(
-      `optimizationIterations must be a non-negative integer, got ${optimizationIterations}`,
-    );
-  }
+  nonNegativeInteger("optimizationIterations", optimizationIterations);
   const init = parseHmcInit(options.init ?? "laplace");
   let initialMetric: Metric;
   let metricAdaptation: MetricAdaptation | "auto";

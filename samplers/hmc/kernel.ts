@@ -20,6 +20,7 @@ import type { Rng } from "../../random/rng.ts";
 import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
 import type { StepInfo } from "../sampler.ts";
+import { positive, positiveFinite, positiveInteger } from "../validate_options.ts";
 
 /** What the next HMC step needs. Treat as immutable. */
 export interface HmcState {
@@ -155,15 +156,9 @@ export function numStepsForTrajectory(
   options: { stepSize: number; max?: number },
 ): number {
   const eps = options.stepSize, max = options.max ?? 1000;
-  if (!(trajectoryLength > 0) || !Number.isFinite(trajectoryLength)) {
-    throw new RangeError(`trajectoryLength must be positive and finite, got ${trajectoryLength}`);
-  }
-  if (!(eps > 0) || !Number.isFinite(eps)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${eps}`);
-  }
-  if (!Number.isInteger(max) || max < 1) {
-    throw new RangeError(`maxNumIntegrationSteps must be a positive integer, got ${max}`);
-  }
+  positiveFinite("trajectoryLength", trajectoryLength);
+  positiveFinite("stepSize", eps);
+  positiveInteger("maxNumIntegrationSteps", max);
   // Guard against 1.2/0.2 = 5.999…: round ratios within 1e-9 of an integer.
   const ratio = trajectoryLength / eps;
   const r = Math.round(ratio);
@@ -216,14 +211,10 @@ export function step(
       `position must have the metric's length ${d}, got ${state.position.length}`,
     );
   }
-  if (!(stepSize > 0) || !Number.isFinite(stepSize)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${stepSize}`);
-  }
+  positiveFinite("stepSize", stepSize);
   const numSteps = _numSteps(params);
   const threshold = params.divergenceThreshold ?? 1000;
-  if (!(threshold > 0)) {
-    throw new RangeError(`divergenceThreshold must be positive, got ${threshold}`);
-  }
+  positive("divergenceThreshold", threshold);
 
   const momentum = metric.sampleMomentum(rng, new Float64Array(d));
   const energy0 = -state.logDensity + metric.kineticEnergy(momentum);
@@ -273,9 +264,7 @@ function _numSteps(params: HmcParams): number {
     );
   }
   if (n !== undefined) {
-    if (!Number.isInteger(n) || n < 1) {
-      throw new RangeError(`numIntegrationSteps must be a positive integer, got ${n}`);
-    }
+    positiveInteger("numIntegrationSteps", n);
     return n;
   }
   if (t === undefined) {

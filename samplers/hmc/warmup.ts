@@ -28,6 +28,7 @@ import {
   type WindowScheduleOptions,
 } from "../mass_matrix_adaptation.ts";
 import { identityMetric, type Metric } from "../metric.ts";
+import { positiveFinite } from "../validate_options.ts";
 
 /** How the metric is adapted during warmup. */
 export type MetricAdaptation = "none" | "diagonal" | "dense" | "hessian";
@@ -141,9 +142,7 @@ export function hmcWarmupInit(dim: number, options: HmcWarmupOptions): HmcWarmup
     kappa: options.kappa,
   };
   const da = adaptStepSize ? dualAveraging.init(options.stepSize, daOptions) : null;
-  if (!adaptStepSize && (!(options.stepSize > 0) || !Number.isFinite(options.stepSize))) {
-    throw new RangeError(`stepSize must be positive and finite, got ${options.stepSize}`);
-  }
+  if (!adaptStepSize) positiveFinite("stepSize", options.stepSize);
   return {
     stepSize: options.stepSize,
     metric,

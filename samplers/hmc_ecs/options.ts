@@ -9,6 +9,7 @@
 import { orderTwoError, type SubsamplingSupport } from "../../models/subsampling_support.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import type { Metric } from "../metric.ts";
+import { nonNegativeInteger } from "../validate_options.ts";
 
 /** Which likelihood estimator HMC-ECS uses. */
 export type HmcEcsVariant = "perturbed" | "signed";
@@ -276,18 +277,14 @@ export function resolveHmcEcsOptions(
   }
   const n = model.numRows;
   const numWarmup = options.numWarmup ?? 1000;
-  if (!Number.isInteger(numWarmup) || numWarmup < 0) {
-    throw new RangeError(`numWarmup must be a non-negative integer, got ${numWarmup}`);
-  }
+  nonNegativeInteger("numWarmup", numWarmup);
   if (options.numIntegrationSteps !== undefined && options.trajectoryLength !== undefined) {
     throw new TypeError(
       `give numIntegrationSteps or trajectoryLength, not both (got ${options.numIntegrationSteps} and ${options.trajectoryLength})`,
     );
   }
   const updateEvery = options.updateEvery ?? 200;
-  if (!Number.isInteger(updateEvery) || updateEvery < 0) {
-    throw new RangeError(`updateEvery must be a non-negative integer, got ${updateEvery}`);
-  }
+  nonNegativeInteger("updateEvery", updateEvery);
   const centring = options.centring === undefined
     ? undefined
     : checkCentring(options.centring, model.dim);

@@ -46,6 +46,7 @@ import type { NaiveInfo, NaiveParams, NaiveState } from "./kernel.ts";
 import { init } from "./kernel.ts";
 import * as within from "./within.ts";
 import type { NaiveOptions, NaiveVariant } from "./options.ts";
+import { positiveFinite } from "../validate_options.ts";
 
 /** Per-chain state of the naive {@link ChainSampler}s. Treat as immutable. */
 export interface NaiveChainState {
@@ -100,9 +101,7 @@ export function naiveChainSampler(
     );
   }
   const given = options.stepSize;
-  if (given !== undefined && (!(given > 0) || !Number.isFinite(given))) {
-    throw new RangeError(`stepSize must be positive and finite, got ${given}`);
-  }
+  if (given !== undefined) positiveFinite("stepSize", given);
   const adaptStepSize = options.adaptStepSize ?? given === undefined;
   if (options.targetAcceptanceRate !== undefined) dualAveraging.init(1, options);
   const batches = _batches(dataModel, options.batchSize ?? defaultBatchSize(dataModel.numRows));

@@ -33,6 +33,7 @@ import type { Rng } from "../../random/rng.ts";
 import type { Metric } from "../metric.ts";
 import type { StepInfo } from "../sampler.ts";
 import { integrateBatches } from "./integrator.ts";
+import { positive, positiveFinite, positiveInteger } from "../validate_options.ts";
 
 /** What the next naive step needs. Treat as immutable. */
 export interface NaiveState {
@@ -167,13 +168,9 @@ export function transition(
       `position and batches must have the metric's dimension ${d}, got ${state.position.length} and ${batches.dim}`,
     );
   }
-  if (!(stepSize > 0) || !Number.isFinite(stepSize)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${stepSize}`);
-  }
+  positiveFinite("stepSize", stepSize);
   const threshold = params.divergenceThreshold ?? 1000;
-  if (!(threshold > 0)) {
-    throw new RangeError(`divergenceThreshold must be positive, got ${threshold}`);
-  }
+  positive("divergenceThreshold", threshold);
   const momentum = metric.sampleMomentum(rng, new Float64Array(d));
   const energy0 = -state.logDensity + metric.kineticEnergy(momentum);
   const numSteps = _numSteps(rng, params);
@@ -249,9 +246,7 @@ function _numSteps(rng: Rng, params: NaiveParams): number {
     );
   }
   if (n !== undefined) {
-    if (!Number.isInteger(n) || n < 1) {
-      throw new RangeError(`numIntegrationSteps must be a positive integer, got ${n}`);
-    }
+    positiveInteger("numIntegrationSteps", n);
     if (params.isTrajectoryLengthRandom) {
       throw new TypeError(
         "isTrajectoryLengthRandom needs trajectoryLength, got numIntegrationSteps",
@@ -262,9 +257,7 @@ function _numSteps(rng: Rng, params: NaiveParams): number {
   if (t === undefined) {
     throw new TypeError("give numIntegrationSteps or trajectoryLength, got neither");
   }
-  if (!(t > 0) || !Number.isFinite(t)) {
-    throw new RangeError(`trajectoryLength must be positive and finite, got ${t}`);
-  }
+  positiveFinite("trajectoryLength", t);
   const tau = params.isTrajectoryLengthRandom ? t * rng.uniform() : t;
   return Math.max(1, Math.round(tau / stepSize));
 }

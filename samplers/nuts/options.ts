@@ -9,6 +9,13 @@
  */
 import type { HmcInit } from "../hmc/options.ts";
 import type { Metric } from "../metric.ts";
+import {
+  integerInRange,
+  nonNegativeInteger,
+  positive,
+  positiveFinite,
+  probability,
+} from "../validate_options.ts";
 
 /** Options of NUTS (`nutsDescription`, `runNuts`). */
 export interface NutsOptions {
@@ -78,9 +85,7 @@ export interface ResolvedNutsOptions {
  */
 export function resolveNutsOptions(options: NutsOptions): ResolvedNutsOptions {
   const o = options;
-  if (o.stepSize !== undefined && (!(o.stepSize > 0) || !Number.isFinite(o.stepSize))) {
-    throw new RangeError(`stepSize must be positive and finite, got ${o.stepSize}`);
-  }
+  if (o.stepSize !== undefined) positiveFinite("stepSize", o.stepSize);
   const metric = o.metric ?? "auto";
   if (
     typeof metric === "string" &&
@@ -93,23 +98,13 @@ export function resolveNutsOptions(options: NutsOptions): ResolvedNutsOptions {
     );
   }
   const optimizationIterations = o.optimizationIterations ?? 50;
-  if (!Number.isInteger(optimizationIterations) || optimizationIterations < 0) {
-    throw new RangeError(
-      `optimizationIterations must be a non-negative integer, got ${optimizationIterations}`,
-    );
-  }
+  nonNegativeInteger("optimizationIterations", optimizationIterations);
   const delta = o.targetAcceptanceRate ?? 0.8;
-  if (!(delta > 0 && delta < 1)) {
-    throw new RangeError(`targetAcceptanceRate must be in (0, 1), got ${delta}`);
-  }
+  probability("targetAcceptanceRate", delta);
   const maxTreeDepth = o.maxTreeDepth ?? 10;
-  if (!Number.isInteger(maxTreeDepth) || maxTreeDepth < 1 || maxTreeDepth > 30) {
-    throw new RangeError(`maxTreeDepth must be an integer in [1, 30], got ${maxTreeDepth}`);
-  }
+  integerInRange("maxTreeDepth", maxTreeDepth, 1, 30);
   const divergenceThreshold = o.divergenceThreshold ?? 1000;
-  if (!(divergenceThreshold > 0)) {
-    throw new RangeError(`divergenceThreshold must be positive, got ${divergenceThreshold}`);
-  }
+  positive("divergenceThreshold", divergenceThreshold);
   return {
     stepSize: o.stepSize ?? null,
     metric,

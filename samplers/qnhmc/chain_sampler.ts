@@ -42,6 +42,7 @@ import type { InverseHessian } from "./inverse_hessian.ts";
 import * as kernel from "./kernel.ts";
 import { lbfgs } from "./lbfgs.ts";
 import type { QnhmcOptions } from "./options.ts";
+import { inInterval, positiveFinite, positiveInteger } from "../validate_options.ts";
 
 /** Per-chain state of the QNHMC {@link ChainSampler}. Treat as immutable. */
 export interface QnhmcChainState {
@@ -74,15 +75,9 @@ function _settings(dim: number, options: QnhmcOptions): _Settings {
     throw new TypeError(`options must be an object, got ${options}`);
   }
   const stepSize = options.stepSize;
-  if (stepSize !== undefined && (!(stepSize > 0) || !Number.isFinite(stepSize))) {
-    throw new RangeError(`stepSize must be positive and finite, got ${stepSize}`);
-  }
+  if (stepSize !== undefined) positiveFinite("stepSize", stepSize);
   const numIntegrationSteps = options.numIntegrationSteps ?? 10;
-  if (!Number.isInteger(numIntegrationSteps) || numIntegrationSteps < 1) {
-    throw new RangeError(
-      `numIntegrationSteps must be a positive integer, got ${numIntegrationSteps}`,
-    );
-  }
+  positiveInteger("numIntegrationSteps", numIntegrationSteps);
   const approximation = options.approximation ?? (dim <= 200 ? "bfgs" : "lbfgs");
   if (approximation !== "bfgs" && approximation !== "lbfgs") {
     throw new TypeError(
@@ -132,9 +127,7 @@ function _settings(dim: number, options: QnhmcOptions): _Settings {
   newInverseHessian(); // validate the approximation's options now, not in the first chain
   if (options.targetAcceptanceRate !== undefined) dualAveraging.init(1, options);
   const stepSizeJitter = options.stepSizeJitter ?? (stepSize === undefined ? 0.2 : 0);
-  if (!(stepSizeJitter >= 0 && stepSizeJitter < 1)) {
-    throw new RangeError(`stepSizeJitter must be in [0, 1), got ${stepSizeJitter}`);
-  }
+  inInterval("stepSizeJitter", stepSizeJitter, "[", 0, 1, ")");
   return {
     stepSize,
     numIntegrationSteps,

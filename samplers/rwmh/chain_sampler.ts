@@ -16,6 +16,7 @@ import {
   scaleAdaptationUpdate,
 } from "../scale_adaptation.ts";
 import type { RwmhSamplerOptions } from "./options.ts";
+import { positiveFinite } from "../validate_options.ts";
 
 /** Per-chain state of {@link rwmhSampler}. */
 export interface AdaptiveRwmhState {
@@ -51,9 +52,7 @@ export function rwmhSampler(
 ): ChainSampler<AdaptiveRwmhState, rwmh.RwmhInfo> {
   const dim = model.dim;
   const scale0 = options.scale ?? 2.38 / Math.sqrt(dim);
-  if (!(scale0 > 0) || !Number.isFinite(scale0)) {
-    throw new RangeError(`scale must be positive and finite, got ${scale0}`);
-  }
+  positiveFinite("scale", scale0);
   const proposalCholesky = options.proposalCovariance === undefined
     ? undefined
     : cholesky(options.proposalCovariance, { name: "proposalCovariance" });

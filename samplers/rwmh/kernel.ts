@@ -16,6 +16,7 @@
 import type { Rng } from "../../random/rng.ts";
 import { squareDim } from "../../math/linalg.ts";
 import type { StepInfo } from "../sampler.ts";
+import { positiveFinite } from "../validate_options.ts";
 
 /** A log density (up to a constant). Non-finite values are outside the support. */
 export type LogDensityFn = (position: Float64Array) => number;
@@ -119,9 +120,7 @@ export function step(
   params: RwmhParams,
 ): { state: RwmhState; info: RwmhInfo } {
   const { scale, proposalCholesky: l } = params;
-  if (!(scale > 0) || !Number.isFinite(scale)) {
-    throw new RangeError(`scale must be positive and finite, got ${scale}`);
-  }
+  positiveFinite("scale", scale);
   const proposal = randomWalkDraw(rng, state.position, { scale, proposalCholesky: l });
   const logDensity = params.logDensityFn(proposal);
   const logRatio = logDensity - state.logDensity;

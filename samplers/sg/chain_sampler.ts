@@ -67,6 +67,7 @@ import type { SgSamplerOptions } from "./options.ts";
 import * as sghmc from "../sghmc/kernel.ts";
 import * as sgld from "../sgld/kernel.ts";
 import * as sgnht from "../sgnht/kernel.ts";
+import { positiveInteger } from "../validate_options.ts";
 
 /** The four SG samplers. */
 export type SgKind = "sgld" | "sghmc" | "sgnht" | "ccadl";
@@ -269,11 +270,7 @@ function _build(
   const friction = checkPositive(options.friction ?? (kind === "sghmc" ? 1 : 10), "friction");
   const numIntegrationSteps = options.numIntegrationSteps ??
     Math.max(1, Math.ceil(1.2 / stepSize - 1e-9));
-  if (!Number.isInteger(numIntegrationSteps) || numIntegrationSteps < 1) {
-    throw new RangeError(
-      `numIntegrationSteps must be a positive integer, got ${numIntegrationSteps}`,
-    );
-  }
+  positiveInteger("numIntegrationSteps", numIntegrationSteps);
   const thermalMass = checkPositive(options.thermalMass ?? d, "thermalMass");
   const metric = kind === "sghmc"
     ? metricFromNegativeHessian(s.precision.map((v) => -v))

@@ -19,6 +19,7 @@ import type { Bounds } from "../../models/normal_gamma.ts";
 import type { Rng } from "../../random/rng.ts";
 import type { ChainSampler, StepInfo } from "../sampler.ts";
 import type { GradientEstimator } from "../../subsampling/gradient_estimators.ts";
+import { positive, positiveFinite } from "../validate_options.ts";
 
 export type { Bounds };
 
@@ -60,9 +61,7 @@ export interface SgBaseParams {
  */
 export function checkSgParams(params: SgBaseParams, dim: number): void {
   const h = params.stepSize;
-  if (!(h > 0) || !Number.isFinite(h)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${h}`);
-  }
+  positiveFinite("stepSize", h);
   const est = params.estimator;
   if (est === undefined || typeof est.estimate !== "function") {
     throw new TypeError(
@@ -73,9 +72,7 @@ export function checkSgParams(params: SgBaseParams, dim: number): void {
     throw new RangeError(`estimator dimension ${est.dim} does not match the position's ${dim}`);
   }
   const e = params.explosionBound;
-  if (e !== undefined && !(e > 0)) {
-    throw new RangeError(`explosionBound must be positive, got ${e}`);
-  }
+  if (e !== undefined) positive("explosionBound", e);
   const b = params.bounds;
   if (b !== undefined && (b.lower.length !== dim || b.upper.length !== dim)) {
     throw new RangeError(
@@ -100,10 +97,7 @@ export function checkSgParams(params: SgBaseParams, dim: number): void {
  * References: docs/architecture.md, "Conventions" (errors name the bad value).
  */
 export function checkPositive(value: number, name: string): number {
-  if (!(value > 0) || !Number.isFinite(value)) {
-    throw new RangeError(`${name} must be positive and finite, got ${value}`);
-  }
-  return value;
+  return positiveFinite(name, value);
 }
 
 /**

@@ -39,6 +39,7 @@ import {
   type SgBaseParams,
   sgChainSampler,
 } from "../sg/common.ts";
+import { positiveInteger } from "../validate_options.ts";
 
 /** What the next SG-HMC iteration needs. Treat as immutable. */
 export interface SghmcState {
@@ -133,9 +134,7 @@ export function step(
   const eps = params.stepSize, est = params.estimator;
   const c = checkPositive(params.friction ?? 1, "friction");
   const L = params.numIntegrationSteps ?? 1;
-  if (!Number.isInteger(L) || L < 1) {
-    throw new RangeError(`numIntegrationSteps must be a positive integer, got ${L}`);
-  }
+  positiveInteger("numIntegrationSteps", L);
   const metric = params.metric ?? identityMetric(d);
   if (metric.dim !== d) throw new RangeError(`metric dimension ${metric.dim} does not match ${d}`);
   const before = est.cost.numGradRows;
