@@ -208,7 +208,7 @@ function _subsetThetaStar(
       numChains: 1,
       numWarmup: config.subset.numWarmup,
       numSamples: config.subset.numSamples,
-      metric: "hessian",
+      metricAdaptation: "hessian",
       updateEvery: Math.max(25, Math.floor(config.subset.numWarmup / 4)),
       maxNumIntegrationSteps: 50,
       trajectoryLength: _TRAJECTORY,

@@ -70,7 +70,7 @@ function _fig3Point(ctx: ExperimentContext, dim: number) {
     numWarmup: sizes.warmup,
     numSamples: 1,
     trajectoryLength: Math.PI,
-    metric: "identity",
+    metricAdaptation: "identity",
     initialPosition: model.posteriorMean,
   });
   const stepSize = Number(tuned.chains[0].tuning.stepSize);

@@ -122,7 +122,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       context.log(`d = ${d}, ${label}`);
       const t0 = performance.now();
       const r = runHmcEcs(model, {
-        order,
+        controlVariateOrder: order,
         trajectoryLength,
         thetaStar: post.mean,
         metric: denseMetric(post.precision),

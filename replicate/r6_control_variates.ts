@@ -67,7 +67,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     await yieldToEventLoop();
     const t0 = performance.now();
     const r = runHmcEcs(model, {
-      order,
+      controlVariateOrder: order,
       subsampleSize: s.m,
       seed: `${context.seed}/r6/${order}`,
       numChains: 1,

@@ -114,7 +114,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     runHmc(model, {
       ...common,
       seed: `${ctx.seed}/r7/hmc`,
-      metric: "identity",
+      metricAdaptation: "identity",
       adaptStepSize: false,
       numWarmup: 0,
       numSamples: total,

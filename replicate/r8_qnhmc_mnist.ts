@@ -181,7 +181,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     runHmc(model, {
       ...common,
       seed: `${ctx.seed}/r8/hmc`,
-      metric: "identity",
+      metricAdaptation: "identity",
       adaptStepSize: false,
       numWarmup: 0,
       numSamples: total,

@@ -50,6 +50,7 @@ const _HMC = _keys<HmcSamplerOptions>()([
   "numIntegrationSteps",
   "trajectoryLength",
   "maxNumIntegrationSteps",
+  "metricAdaptation",
   "metric",
   "initialMetric",
   "adaptStepSize",
@@ -66,6 +67,7 @@ const _HMC = _keys<HmcSamplerOptions>()([
 ]);
 const _NUTS = _keys<NutsOptions>()([
   "stepSize",
+  "metricAdaptation",
   "metric",
   "initialMetric",
   "init",
@@ -97,7 +99,7 @@ const _SG = _keys<SgSamplerOptions>()([
 ]);
 const _HMC_ECS = _keys<HmcEcsOptions>()([
   "variant",
-  "order",
+  "controlVariateOrder",
   "numWarmup",
   "trajectoryLength",
   "numIntegrationSteps",

@@ -160,3 +160,55 @@ export function inInterval(
 export function probability(name: string, value: unknown): number {
   return inInterval(name, value, "(", 0, 1, ")");
 }
+
+/**
+ * The metric of an HMC-family sampler from its two options: `metric`, a fixed
+ * `Metric` for the whole run, or `metricAdaptation`, the warm-up's scheme
+ * (one of `schemes`; `fallback` when neither is given).
+ *
+ * @param options The sampler's options.
+ * @param schemes The schemes the sampler knows.
+ * @param fallback The default scheme.
+ * @returns The scheme's name, or the fixed metric.
+ * @throws {TypeError} For a scheme name given as `metric`, both options given, or an unknown scheme.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { metricOrScheme } from "./validate_options.ts";
+ * assert.equal(metricOrScheme({ metricAdaptation: "dense" }, ["diagonal", "dense"], "diagonal"), "dense");
+ * assert.throws(() => metricOrScheme({ metric: "dense" }, ["diagonal", "dense"], "diagonal"),
+ *   /the warm-up's scheme is metricAdaptation/);
+ * ```
+ */
+export function metricOrScheme<S extends string>(
+  options: { metric?: unknown; metricAdaptation?: unknown },
+  schemes: readonly S[],
+  fallback: S,
+): S | { readonly dim: number; readonly kind: string } {
+  const { metric, metricAdaptation } = options;
+  const list = schemes.map((s) => JSON.stringify(s)).join(", ");
+  if (typeof metric === "string") {
+    throw new TypeError(
+      `metric takes a fixed Metric; the warm-up's scheme is metricAdaptation (${list}), got metric: ${
+        JSON.stringify(metric)
+      }`,
+    );
+  }
+  if (metric !== undefined && metricAdaptation !== undefined) {
+    throw new TypeError(
+      `give metric (a fixed Metric) or metricAdaptation (the warm-up's scheme), not both`,
+    );
+  }
+  if (metric !== undefined) {
+    if (typeof metric !== "object" || metric === null || !("dim" in metric)) {
+      throw new TypeError(`metric must be a Metric, got ${JSON.stringify(metric)}`);
+    }
+    return metric as { readonly dim: number; readonly kind: string };
+  }
+  const scheme = metricAdaptation ?? fallback;
+  if (!(schemes as readonly unknown[]).includes(scheme)) {
+    throw new TypeError(`metricAdaptation must be ${list}, got ${JSON.stringify(scheme)}`);
+  }
+  return scheme as S;
+}

@@ -103,7 +103,7 @@ export interface WindowStep {
   /** The chain's metric scheme. */
   metricAdaptation: MetricAdaptation;
   /**
-   * Whether the scheme was chosen by `metric: "auto"`: a dense choice then
+   * Whether the scheme was chosen by `metricAdaptation: "auto"`: a dense choice then
    * falls back to the diagonal when the warm-up's windows are too short for
    * d (see {@link denseFitsWarmup}).
    */

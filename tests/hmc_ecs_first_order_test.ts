@@ -110,11 +110,19 @@ Deno.test("runHmcEcs() on a DataModel without perRowHessians: order 1, matches f
     const rows = run.chains[0].cost.sampling.numLogLikRows;
     assert.ok(rows < 0.5 * n * 2000, `HMC-ECS evaluated ${rows} rows`);
   }
-  await t.step("order 2 is refused, naming perRowHessians and order 1", () => {
+  await t.step("order 2 is refused, naming perRowHessians and controlVariateOrder 1", () => {
     assert.throws(
-      () => runHmcEcs(model, { order: 2, numWarmup: 10, numSamples: 10, numChains: 1, seed: 3 }),
+      () =>
+        runHmcEcs(model, {
+          controlVariateOrder: 2,
+          numWarmup: 10,
+          numSamples: 10,
+          numChains: 1,
+          seed: 3,
+        }),
       (e: unknown) =>
-        e instanceof TypeError && /perRowHessians/.test(e.message) && /order: 1/.test(e.message),
+        e instanceof TypeError && /perRowHessians/.test(e.message) &&
+        /controlVariateOrder: 1/.test(e.message),
     );
     assert.throws(() => createProxy(hmcEcsSupport(model), ref.mean.slice(), 2), /perRowHessians/);
   });

@@ -36,7 +36,7 @@ Deno.test("runHmc() on Gaussian linear regression matches the analytic posterior
       const model = new GlmModel(data, { family: "gaussian", sigma, priorScale });
       const truth = _analyticPosterior(model, sigma, priorScale);
       const run = runHmc(model, {
-        metric,
+        metricAdaptation: metric,
         numWarmup: 500,
         numSamples: 1000,
         numChains: 4,

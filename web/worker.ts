@@ -559,7 +559,7 @@ const _WORDS: [RegExp, string][] = [
   [/--sampler (\S+)/g, "the $1 sampler"],
   [/--samples/g, "Draws"],
   [/--warmup/g, "Warmup"],
-  [/--metric (\S+)/g, "metric = $1"],
+  [/--metric (\S+)/g, "metricAdaptation = $1"],
   [/--target-acceptance/g, "targetAcceptanceRate"],
   [/--step-size/g, "stepSize"],
 ];

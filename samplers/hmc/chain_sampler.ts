@@ -44,7 +44,7 @@ import {
   type HmcSamplerOptions,
   parseHmcInit,
 } from "./options.ts";
-import { nonNegativeInteger, positiveFinite } from "../validate_options.ts";
+import { metricOrScheme, nonNegativeInteger, positiveFinite } from "../validate_options.ts";
 
 /** Per-chain state of {@link hmcSampler}: the kernel state plus its tuning. */
 export interface AdaptiveHmcState {
@@ -108,7 +108,11 @@ export function hmcSampler(
       `give numIntegrationSteps or trajectoryLength, not both (got ${numIntegrationSteps} and ${trajectoryLength})`,
     );
   }
-  const metricOption = options.metric ?? "auto";
+  const metricOption = metricOrScheme(
+    options,
+    ["identity", "diagonal", "dense", "hessian", "auto"],
+    "auto",
+  ) as NonNullable<HmcSamplerOptions["metricAdaptation"]> | Metric;
   const isAdaptiveMetric = metricOption === "diagonal" || metricOption === "dense" ||
     metricOption === "auto";
   const warmupMode = options.warmupScheme ??
@@ -136,7 +140,7 @@ export function hmcSampler(
   if (typeof metricOption === "string") {
     if (!["identity", "diagonal", "dense", "hessian", "auto"].includes(metricOption)) {
       throw new TypeError(
-        `metric must be "identity", "diagonal", "dense", "hessian", "auto" or a Metric, got ${
+        `metricAdaptation must be "identity", "diagonal", "dense", "hessian" or "auto", got ${
           JSON.stringify(metricOption)
         }`,
       );
@@ -353,7 +357,7 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
   isExact: true,
   options: [
     {
-      name: "metric",
+      name: "metricAdaptation",
       flag: "metric",
       type: "choice",
       choices: ["identity", "diagonal", "dense", "hessian", "auto"],

@@ -20,16 +20,17 @@ export interface HmcSamplerOptions {
   /** Cap on L derived from `trajectoryLength` (default 1000). */
   maxNumIntegrationSteps?: number;
   /**
-   * Metric: `"identity"` (fixed I), `"diagonal"`/`"dense"` (Stan windowed
-   * estimates), `"hessian"` (HMC-ECS §6.3: M = −∇² log π(θ*) every
-   * `updateEvery` warmup iterations, from M = I), `"auto"` or a fixed
-   * {@link Metric}. Default `"auto"`: `"dense"` when d ≤
-   * {@link AUTO_DENSE_MAX_DIM} and, under the Laplace approximation at the
-   * start, some parameter has a multiple correlation of at least
-   * {@link AUTO_DENSE_MIN_CORRELATION} with the others, else `"diagonal"`
-   * ({@link chooseMetric}).
+   * The warm-up's metric scheme: `"identity"` (fixed I), `"diagonal"`/`"dense"`
+   * (Stan windowed estimates), `"hessian"` (HMC-ECS §6.3: M = −∇² log π(θ*)
+   * every `updateEvery` warmup iterations, from M = I) or `"auto"` (the
+   * default): `"dense"` when d ≤ {@link AUTO_DENSE_MAX_DIM} and, under the
+   * Laplace approximation at the start, some parameter has a multiple
+   * correlation of at least {@link AUTO_DENSE_MIN_CORRELATION} with the
+   * others, else `"diagonal"` (`chooseMetric`). The command line's `--metric`.
    */
-  metric?: "identity" | "diagonal" | "dense" | "hessian" | "auto" | Metric;
+  metricAdaptation?: "identity" | "diagonal" | "dense" | "hessian" | "auto";
+  /** A fixed metric for the whole run (no adaptation); give this or `metricAdaptation`. */
+  metric?: Metric;
   /**
    * Where each chain starts (see {@link HmcInit}). Default `"laplace"` with
    * either warmup scheme and any metric (chains start dispersed), and
@@ -102,12 +103,12 @@ export interface HmcSamplerOptions {
  */
 export type HmcInit = NonNullable<HmcSamplerOptions["init"]>;
 
-/** d up to which `metric: "auto"` may choose the dense metric. */
+/** d up to which `metricAdaptation: "auto"` may choose the dense metric. */
 export const AUTO_DENSE_MAX_DIM = 100;
 
 /**
  * Multiple correlation of a parameter with the others, under the Laplace
- * approximation, from which `metric: "auto"` chooses dense ({@link chooseMetric}).
+ * approximation, from which `metricAdaptation: "auto"` chooses dense ({@link chooseMetric}).
  */
 export const AUTO_DENSE_MIN_CORRELATION = 0.5;
 

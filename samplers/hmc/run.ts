@@ -21,7 +21,7 @@ export type RunHmcOptions =
  * `"chees"` (Newton start, Laplace diagonal metric, ChEES-adapted jittered
  * integration time), dual averaging to δ = 0.8, windowed metric chosen by `"auto"`;
  * `warmupScheme: "fixed"` gives the previous εL = 1.2 from the identity metric. Use
- * `metric: "hessian"` for the HMC-ECS §6.3 tuning.
+ * `metricAdaptation: "hessian"` for the HMC-ECS §6.3 tuning.
  *
  * @param model Any Model or DataModel.
  * @param options Sampler options (see {@link HmcSamplerOptions}) and driver options (seed, sizes, …).

@@ -169,7 +169,7 @@ export function hmcEcsChainSampler(
       const e = state.engine, u = e.estimator;
       return {
         variant: e.targetVariant,
-        order: e.proxy.order,
+        controlVariateOrder: e.proxy.order,
         stepSize: state.stepSize,
         numIntegrationSteps: o.numIntegrationSteps ??
           hmc.numStepsForTrajectory(o.trajectoryLength, {
@@ -229,7 +229,7 @@ export const hmcEcsDescription: SamplerDescription<HmcEcsOptions> = {
       help: "likelihood estimator: perturbed (eq. 12) or signed block-Poisson (eq. 15)",
     },
     {
-      name: "order",
+      name: "controlVariateOrder",
       flag: "cv-order",
       type: "choice",
       choices: ["0", "1", "2"],

@@ -201,7 +201,7 @@ export const nutsDescription: SamplerDescription<NutsOptions> = {
   isExact: true,
   options: [
     {
-      name: "metric",
+      name: "metricAdaptation",
       flag: "metric",
       type: "choice",
       choices: ["identity", "diagonal", "dense", "auto"],

@@ -11,6 +11,7 @@ import type { HmcInit } from "../hmc/options.ts";
 import type { Metric } from "../metric.ts";
 import {
   integerInRange,
+  metricOrScheme,
   nonNegativeInteger,
   positive,
   positiveFinite,
@@ -22,12 +23,15 @@ export interface NutsOptions {
   /** Initial ε (default: Hoffman & Gelman's heuristic at the start). */
   stepSize?: number;
   /**
-   * Metric: `"identity"` (fixed I), `"diagonal"` or `"dense"` (Stan's windowed
-   * estimates), `"auto"` (dense when the Laplace approximation at the start
-   * shows a parameter with multiple correlation ≥ 0.5 and d ≤ 100, else
-   * diagonal, as for `hmc`) or a fixed {@link Metric}. Default `"auto"`.
+   * The warm-up's metric scheme: `"identity"` (fixed I), `"diagonal"` or
+   * `"dense"` (Stan's windowed estimates), `"auto"` (dense when the Laplace
+   * approximation at the start shows a parameter with multiple correlation
+   * ≥ 0.5 and d ≤ 100, else diagonal, as for `hmc`). Default `"auto"`. The
+   * command line's `--metric`.
    */
-  metric?: "identity" | "diagonal" | "dense" | "auto" | Metric;
+  metricAdaptation?: "identity" | "diagonal" | "dense" | "auto";
+  /** A fixed metric for the whole run (no adaptation); give this or `metricAdaptation`. */
+  metric?: Metric;
   /** Metric to start the warm-up from (default: the Laplace covariance at the mode, else identity). */
   initialMetric?: Metric;
   /** Where each chain starts, as for `hmc` (default `"laplace"`; `"given"` when starts are given). */
@@ -86,17 +90,12 @@ export interface ResolvedNutsOptions {
 export function resolveNutsOptions(options: NutsOptions): ResolvedNutsOptions {
   const o = options;
   if (o.stepSize !== undefined) positiveFinite("stepSize", o.stepSize);
-  const metric = o.metric ?? "auto";
-  if (
-    typeof metric === "string" &&
-    !["identity", "diagonal", "dense", "auto"].includes(metric)
-  ) {
-    throw new TypeError(
-      `metric must be "identity", "diagonal", "dense", "auto" or a Metric, got ${
-        JSON.stringify(metric)
-      }`,
-    );
-  }
+  const metric = metricOrScheme(o, ["identity", "diagonal", "dense", "auto"], "auto") as
+    | "identity"
+    | "diagonal"
+    | "dense"
+    | "auto"
+    | Metric;
   const optimizationIterations = o.optimizationIterations ?? 50;
   nonNegativeInteger("optimizationIterations", optimizationIterations);
   const delta = o.targetAcceptanceRate ?? 0.8;
