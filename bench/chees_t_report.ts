@@ -24,7 +24,7 @@ import { essBulk, essSd, essTail } from "../diagnostics/ess.ts";
 import { GlmModel } from "../models/glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { denseMetric, diagonalMetric } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -38,8 +38,8 @@ import {
   measureHessianCostRatio,
   passEquivalents,
   runHmcEcs,
-} from "../samplers/hmc_ecs.ts";
-import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
+} from "../samplers/hmc_ecs/mod.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/chain_sampler.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 
 const D = 30;

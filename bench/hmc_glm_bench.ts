@@ -7,7 +7,7 @@
 import { availableBackends, loadCore } from "../core/load.ts";
 import { higgsShaped } from "../data/synthetic.ts";
 import { GlmModel } from "../models/glm.ts";
-import * as hmc from "../samplers/hmc.ts";
+import * as hmc from "../samplers/hmc/kernel.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import { Rng } from "../random/rng.ts";
 

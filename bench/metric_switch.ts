@@ -1,12 +1,12 @@
 /**
- * Where the dense metric stops paying: full-data HMC with `metric: "dense"`
+ * Where the dense metric stops paying: full-data HMC with `metricAdaptation: "dense"`
  * against `"diagonal"` on Gaussian regressions whose predictors are
  * equicorrelated (ρ = 0.9, so every coefficient's multiple correlation with
  * the others is high), for d from 25 to 200, n = 20·d rows. Prints, per d,
  * min bulk-ESS per second and per gradient evaluation of both metrics and
  * their ratio, measured in the same run (the machine's load is printed with
- * them). The default `metric: "auto"` chooses dense up to
- * `AUTO_DENSE_MAX_DIM` (samplers/run_hmc.ts); this run is the evidence for
+ * them). The default `metricAdaptation: "auto"` chooses dense up to
+ * `AUTO_DENSE_MAX_DIM` (samplers/hmc/chain_sampler.ts); this run is the evidence for
  * that bound.
  *
  * Run: `deno run --allow-read --allow-env --allow-sys=loadavg bench/metric_switch.ts [--warmup=N] [d …]`
@@ -47,7 +47,7 @@ function _run(model: GlmModel, metric: "dense" | "diagonal", numWarmup: number) 
   const t0 = performance.now();
   const r = sample(model, {
     sampler: "hmc",
-    metric,
+    metricAdaptation: metric,
     seed: 1,
     numChains: 2,
     numWarmup,

@@ -18,7 +18,7 @@ import { loadMnist79, MNIST_PIXELS } from "../data/mnist.ts";
 import { GlmModel } from "../models/glm.ts";
 import { type Model, newCostCounter } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
-import * as hmc from "../samplers/hmc.ts";
+import * as hmc from "../samplers/hmc/kernel.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import {
   type CurvaturePair,

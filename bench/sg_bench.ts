@@ -13,10 +13,10 @@ import { availableBackends, loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
-import * as ccadl from "../samplers/ccadl.ts";
-import * as sghmc from "../samplers/sghmc.ts";
-import * as sgld from "../samplers/sgld.ts";
-import * as sgnht from "../samplers/sgnht.ts";
+import * as ccadl from "../samplers/ccadl/kernel.ts";
+import * as sghmc from "../samplers/sghmc/kernel.ts";
+import * as sgld from "../samplers/sgld/kernel.ts";
+import * as sgnht from "../samplers/sgnht/kernel.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
 
 const N = 12_000, BATCH = 500;

@@ -65,7 +65,7 @@
  * `samplers/hmc_ecs/proxy_rows.ts`, stores ℓₖ* and ∇ℓₖ* per row), and takes
  * the metric and the warmup's Newton steps from `logLikelihoodHessian` (one
  * full-data pass per centring or Newton step) instead of a sum of per-row
- * Hessians; `order: 2` on such a model is refused with a TypeError that says
+ * Hessians; `controlVariateOrder: 2` on such a model is refused with a TypeError that says
  * so. First-order control variates leave a larger variance of the likelihood
  * estimator (larger subsamples for the same target), and the signed variant
  * is inefficient with them (see `HmcEcsOptions.order`). `withPrior` (in

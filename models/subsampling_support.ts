@@ -188,7 +188,7 @@ export function orderTwoError(model: Model): TypeError {
   return new TypeError(
     `order-2 control variates need per-row Hessians Hₖ(θ*) (perRowHessians), which ${
       (model as object)?.constructor?.name ?? "this model"
-    } does not provide; use order: 1 (first-order control variates from ℓₖ and ∇ℓₖ, the metric from logLikelihoodHessian) or add perRowHessians`,
+    } does not provide; use controlVariateOrder: 1 (first-order control variates from ℓₖ and ∇ℓₖ, the metric from logLikelihoodHessian) or add perRowHessians`,
   );
 }
 

@@ -10,11 +10,11 @@
  *
  * @module
  */
-import * as ccadl from "../samplers/ccadl.ts";
+import * as ccadl from "../samplers/ccadl/kernel.ts";
 import type { ChainSampler, StepInfo } from "../samplers/sampler.ts";
-import * as sghmc from "../samplers/sghmc.ts";
-import * as sgnht from "../samplers/sgnht.ts";
-import type { SgnhtParams } from "../samplers/sgnht.ts";
+import * as sghmc from "../samplers/sghmc/kernel.ts";
+import * as sgnht from "../samplers/sgnht/kernel.ts";
+import type { SgnhtParams } from "../samplers/sgnht/kernel.ts";
 
 /** The methods of the CCAdL paper's comparisons, in its order. */
 export const CCADL_METHODS = ["SGHMC", "SGNHT", "CCAdL"] as const;

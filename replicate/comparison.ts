@@ -13,11 +13,11 @@
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { newCostCounter } from "../models/model.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { type Metric, metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
-import * as sghmc from "../samplers/sghmc.ts";
-import * as sgld from "../samplers/sgld.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
+import * as sghmc from "../samplers/sghmc/kernel.ts";
+import * as sgld from "../samplers/sgld/kernel.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import {
   controlVariateGradient,
@@ -208,7 +208,7 @@ function _subsetThetaStar(
       numChains: 1,
       numWarmup: config.subset.numWarmup,
       numSamples: config.subset.numSamples,
-      metric: "hessian",
+      metricAdaptation: "hessian",
       updateEvery: Math.max(25, Math.floor(config.subset.numWarmup / 4)),
       maxNumIntegrationSteps: 50,
       trajectoryLength: _TRAJECTORY,

@@ -88,7 +88,7 @@ const _QUICK: _Settings = {
 const _HMC_TUNING = {
   trajectoryLength: 1.2,
   targetAcceptanceRate: 0.8,
-  metric: "hessian",
+  metricAdaptation: "hessian",
 } as const;
 
 /** Conjugate posterior N(m, S) of a Gaussian GLM, from the rows in the arena. */

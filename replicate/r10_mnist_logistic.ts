@@ -29,7 +29,7 @@ import { covarianceEllipse } from "../diagnostics/ellipse.ts";
 import { GlmModel } from "../models/glm.ts";
 import { sampleChains } from "../samplers/driver.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
 import { CCADL_METHODS, ccadlComparisonSampler, type CcadlMethod } from "./ccadl_methods.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";

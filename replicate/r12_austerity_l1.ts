@@ -16,9 +16,10 @@
  */
 import { L1RegressionModel } from "../examples/models/l1_regression.ts";
 import { Rng } from "../random/rng.ts";
-import { type ApproxMhInfo, runApproxMh } from "../samplers/approx_mh.ts";
+import type { ApproxMhInfo } from "../samplers/austerity/kernel.ts";
+import { runApproxMh } from "../samplers/austerity/run.ts";
 import { sampleChains } from "../samplers/driver.ts";
-import { sampler as sgldSampler } from "../samplers/sgld.ts";
+import { sampler as sgldSampler } from "../samplers/sgld/kernel.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { conditioning } from "./conditioning.ts";

@@ -33,10 +33,11 @@ import {
 } from "../examples/models/gaussian_mean.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import { integrateBatches, symmetricSequence } from "../samplers/naive/integrator.ts";
-import { naiveChainSampler, type NaiveVariant } from "../samplers/naive/descriptions.ts";
+import { naiveChainSampler } from "../samplers/naive/chain_sampler.ts";
+import type { NaiveVariant } from "../samplers/naive/options.ts";
 import { runNaive } from "../samplers/naive/run.ts";
 import { Rng } from "../random/rng.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs/run.ts";
 import type {
   Experiment,
@@ -69,7 +70,7 @@ function _fig3Point(ctx: ExperimentContext, dim: number) {
     numWarmup: sizes.warmup,
     numSamples: 1,
     trajectoryLength: Math.PI,
-    metric: "identity",
+    metricAdaptation: "identity",
     initialPosition: model.posteriorMean,
   });
   const stepSize = Number(tuned.chains[0].tuning.stepSize);

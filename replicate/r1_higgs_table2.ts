@@ -15,7 +15,7 @@ import { higgsLike } from "./higgs_like.ts";
 import { mcseMean } from "../diagnostics/mcse.ts";
 import { GlmModel } from "../models/glm.ts";
 import { parameterDraws, type SamplingResult } from "../samplers/driver.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";
 import { formatShort } from "./format.ts";
 import { outcomeByFactor, outcomeOf } from "./verdicts.ts";

@@ -16,7 +16,7 @@ import { loadCore } from "../core/load.ts";
 import { freeGlmData } from "../data/dataset.ts";
 import { higgsLike } from "./higgs_like.ts";
 import { GlmModel } from "../models/glm.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";
 import { outcomeByFactor, outcomeOf, RATIO_THRESHOLDS } from "./verdicts.ts";
 import { formatShort } from "./format.ts";

@@ -31,7 +31,7 @@ import type {
 import { formatShort } from "./format.ts";
 import type { ComparisonConfig, ComparisonOutcome, SgVariant } from "./comparison.ts";
 import { runComparison } from "./comparison.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { type EcsRunSummary, summarizeEcsRun } from "./r1_ecs_common.ts";
 import { outcomeByFactor, outcomeOf, rctVerdict } from "./verdicts.ts";
 import { medianRct, medianRctPaper, type MethodOutcome, rctOf } from "./method_outcome.ts";

@@ -17,7 +17,7 @@ import { loadCore } from "../core/load.ts";
 import { freeGlmData } from "../data/dataset.ts";
 import { gaussianLinearRegression } from "../data/synthetic.ts";
 import { GlmModel } from "../models/glm.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { inverseSpd } from "../math/linalg.ts";
 import { denseMetric } from "../samplers/metric.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";
@@ -122,7 +122,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       context.log(`d = ${d}, ${label}`);
       const t0 = performance.now();
       const r = runHmcEcs(model, {
-        order,
+        controlVariateOrder: order,
         trajectoryLength,
         thetaStar: post.mean,
         metric: denseMetric(post.precision),

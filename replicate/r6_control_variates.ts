@@ -15,7 +15,7 @@ import { freeGlmData } from "../data/dataset.ts";
 import { higgsLike } from "./higgs_like.ts";
 import { GlmModel } from "../models/glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import type { TaylorOrder } from "../subsampling/control_variates.ts";
 import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";
 import { outcomeOf } from "./verdicts.ts";
@@ -67,7 +67,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
     await yieldToEventLoop();
     const t0 = performance.now();
     const r = runHmcEcs(model, {
-      order,
+      controlVariateOrder: order,
       subsampleSize: s.m,
       seed: `${context.seed}/r6/${order}`,
       numChains: 1,

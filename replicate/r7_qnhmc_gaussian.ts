@@ -36,8 +36,8 @@ import { essBulk } from "../diagnostics/ess.ts";
 import { type CostCounter, type Model, newCostCounter } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { runQnhmc } from "../samplers/qnhmc/run_qnhmc.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runQnhmc } from "../samplers/qnhmc/run.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { burnInIteration, logSpacedIterations, paperEss } from "./qnhmc_common.ts";
@@ -114,7 +114,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     runHmc(model, {
       ...common,
       seed: `${ctx.seed}/r7/hmc`,
-      metric: "identity",
+      metricAdaptation: "identity",
       adaptStepSize: false,
       numWarmup: 0,
       numSamples: total,

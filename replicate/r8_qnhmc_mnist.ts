@@ -46,8 +46,8 @@ import { essBulk } from "../diagnostics/ess.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { runQnhmc } from "../samplers/qnhmc/run_qnhmc.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runQnhmc } from "../samplers/qnhmc/run.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { outcomeOf, type Verdict } from "./verdicts.ts";
@@ -181,7 +181,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
     runHmc(model, {
       ...common,
       seed: `${ctx.seed}/r8/hmc`,
-      metric: "identity",
+      metricAdaptation: "identity",
       adaptStepSize: false,
       numWarmup: 0,
       numSamples: total,

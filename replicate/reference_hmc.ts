@@ -13,7 +13,7 @@ import { numRowEvaluations } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { subsetMap } from "../subsampling/tuning.ts";
 import type { ExperimentContext } from "./experiment.ts";
 import { progressLogger } from "./progress.ts";

@@ -40,6 +40,7 @@
 import type { CostCounter, Model } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
 import type { ChainSampler, Phase, StepInfo } from "./sampler.ts";
+import { nonNegativeFinite, nonNegativeInteger, positiveInteger } from "./validate_options.ts";
 
 /** Memory the per-run arrays may take before a run is refused (2 GiB), in the CLI and the API alike. */
 export const MAX_RUN_BYTES = 2 ** 31;
@@ -271,24 +272,14 @@ export function sampleChains<S, I extends StepInfo>(
   const numSamples = options.numSamples ?? 1000;
   const thin = options.thin ?? 1;
   const jitter = options.jitter ?? 0;
-  if (!Number.isInteger(numWarmup) || numWarmup < 0) {
-    throw new RangeError(`numWarmup must be a non-negative integer, got ${numWarmup}`);
-  }
-  if (!Number.isInteger(numSamples) || numSamples < 1) {
-    throw new RangeError(`numSamples must be a positive integer, got ${numSamples}`);
-  }
+  nonNegativeInteger("numWarmup", numWarmup);
+  positiveInteger("numSamples", numSamples);
   const chainIds = _chainIds(options);
   const numChains = chainIds.length;
-  if (!Number.isInteger(thin) || thin < 1) {
-    throw new RangeError(`thin must be a positive integer, got ${thin}`);
-  }
-  if (!(jitter >= 0) || !Number.isFinite(jitter)) {
-    throw new RangeError(`jitter must be non-negative and finite, got ${jitter}`);
-  }
+  positiveInteger("thin", thin);
+  nonNegativeFinite("jitter", jitter);
   const dim = model.dim;
-  if (!Number.isInteger(dim) || dim < 1) {
-    throw new RangeError(`model.dim must be a positive integer, got ${dim}`);
-  }
+  positiveInteger("model.dim", dim);
   if (options.initialPositions !== undefined) {
     if (options.initialPositions.length !== numChains) {
       throw new RangeError(
@@ -409,9 +400,7 @@ function _chainIds(options: { numChains?: number; chainIds?: readonly number[] }
     return ids;
   }
   const numChains = options.numChains ?? 4;
-  if (!Number.isInteger(numChains) || numChains < 1) {
-    throw new RangeError(`numChains must be a positive integer, got ${numChains}`);
-  }
+  positiveInteger("numChains", numChains);
   return Array.from({ length: numChains }, (_, c) => c);
 }
 

@@ -16,6 +16,7 @@
 import type { Rng } from "../random/rng.ts";
 import { leapfrog, type LogDensityGradientFn } from "./integrators.ts";
 import type { Metric } from "./metric.ts";
+import { inInterval, nonNegativeFinite, positiveFinite, probability } from "./validate_options.ts";
 
 /** Settings of dual averaging (Hoffman & Gelman 2014 §3.2.1 defaults). */
 export interface DualAveragingOptions {
@@ -70,23 +71,15 @@ export interface DualAveragingState {
  * References: Hoffman & Gelman (2014), Algorithm 5.
  */
 export function init(stepSize0: number, options: DualAveragingOptions = {}): DualAveragingState {
-  if (!(stepSize0 > 0) || !Number.isFinite(stepSize0)) {
-    throw new RangeError(`stepSize0 must be positive and finite, got ${stepSize0}`);
-  }
+  positiveFinite("stepSize0", stepSize0);
   const delta = options.targetAcceptanceRate ?? 0.8;
   const gamma = options.gamma ?? 0.05;
   const t0 = options.t0 ?? 10;
   const kappa = options.kappa ?? 0.75;
-  if (!(delta > 0 && delta < 1)) {
-    throw new RangeError(`targetAcceptanceRate must be in (0, 1), got ${delta}`);
-  }
-  if (!(gamma > 0) || !Number.isFinite(gamma)) {
-    throw new RangeError(`gamma must be positive and finite, got ${gamma}`);
-  }
-  if (!(t0 >= 0) || !Number.isFinite(t0)) {
-    throw new RangeError(`t0 must be non-negative and finite, got ${t0}`);
-  }
-  if (!(kappa > 0.5 && kappa <= 1)) throw new RangeError(`kappa must be in (0.5, 1], got ${kappa}`);
+  probability("targetAcceptanceRate", delta);
+  positiveFinite("gamma", gamma);
+  nonNegativeFinite("t0", t0);
+  inInterval("kappa", kappa, "(", 0.5, 1, "]");
   const logStepSize = Math.log(stepSize0);
   return {
     iteration: 0,
@@ -210,9 +203,7 @@ export function findReasonableStepSize(
   const { metric, logDensityAndGradientFn } = options;
   let eps = options.initialStepSize ?? 1;
   const maxIterations = options.maxIterations ?? 100;
-  if (!(eps > 0) || !Number.isFinite(eps)) {
-    throw new RangeError(`initialStepSize must be positive and finite, got ${eps}`);
-  }
+  positiveFinite("initialStepSize", eps);
   const d = metric.dim;
   if (state.position.length !== d) {
     throw new RangeError(

@@ -15,6 +15,7 @@
  * @module
  */
 import type { Metric } from "./metric.ts";
+import { positiveFinite, positiveInteger } from "./validate_options.ts";
 
 /**
  * A log density and its gradient: writes ∇ log π(θ) into `gradient`
@@ -106,12 +107,8 @@ export interface LeapfrogResult {
 export function leapfrog(state: IntegratorState, options: LeapfrogOptions): LeapfrogResult {
   const { logDensityAndGradientFn: fn, metric, stepSize: eps, numIntegrationSteps: numSteps } =
     options;
-  if (!(eps > 0) || !Number.isFinite(eps)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${eps}`);
-  }
-  if (!Number.isInteger(numSteps) || numSteps < 1) {
-    throw new RangeError(`numIntegrationSteps must be a positive integer, got ${numSteps}`);
-  }
+  positiveFinite("stepSize", eps);
+  positiveInteger("numIntegrationSteps", numSteps);
   const { position: theta, momentum: p, gradient: g } = state;
   const d = metric.dim;
   if (theta.length !== d || p.length !== d || g.length !== d) {

@@ -25,6 +25,7 @@
  */
 import type { DataModel } from "../models/model.ts";
 import { denseMetric, diagonalMetric, type Metric, metricFromNegativeHessian } from "./metric.ts";
+import { nonNegativeInteger, positiveInteger } from "./validate_options.ts";
 
 /** A slow adaptation window [start, end) in 0-based warmup iterations. */
 export interface AdaptationWindow {
@@ -70,9 +71,7 @@ export function windowSchedule(
   numWarmup: number,
   options: WindowScheduleOptions = {},
 ): AdaptationWindow[] {
-  if (!Number.isInteger(numWarmup) || numWarmup < 0) {
-    throw new RangeError(`numWarmup must be a non-negative integer, got ${numWarmup}`);
-  }
+  nonNegativeInteger("numWarmup", numWarmup);
   let init = options.initialBuffer ?? 75;
   let base = options.firstWindow ?? 25;
   let term = options.terminalBuffer ?? 50;
@@ -81,9 +80,7 @@ export function windowSchedule(
       throw new RangeError(`${name} must be a non-negative integer, got ${v}`);
     }
   }
-  if (!Number.isInteger(base) || base < 1) {
-    throw new RangeError(`firstWindow must be a positive integer, got ${base}`);
-  }
+  positiveInteger("firstWindow", base);
   if (numWarmup < 20) return [];
   if (init + base + term > numWarmup) {
     init = Math.floor(0.15 * numWarmup);
@@ -133,9 +130,7 @@ export interface WelfordState {
  * References: Welford (1962); Stan's `welford_var_estimator`.
  */
 export function welfordInit(dim: number, options: { dense?: boolean } = {}): WelfordState {
-  if (!Number.isInteger(dim) || dim < 1) {
-    throw new RangeError(`dim must be a positive integer, got ${dim}`);
-  }
+  positiveInteger("dim", dim);
   const isDense = options.dense ?? false;
   return {
     count: 0,
@@ -412,15 +407,9 @@ export function hessianAdaptationInit(
   options: HessianAdaptationOptions,
 ): HessianAdaptationState {
   const updateEvery = options.updateEvery ?? 200;
-  if (!Number.isInteger(dim) || dim < 1) {
-    throw new RangeError(`dim must be a positive integer, got ${dim}`);
-  }
-  if (!Number.isInteger(options.numWarmup) || options.numWarmup < 0) {
-    throw new RangeError(`numWarmup must be a non-negative integer, got ${options.numWarmup}`);
-  }
-  if (!Number.isInteger(updateEvery) || updateEvery < 1) {
-    throw new RangeError(`updateEvery must be a positive integer, got ${updateEvery}`);
-  }
+  positiveInteger("dim", dim);
+  nonNegativeInteger("numWarmup", options.numWarmup);
+  positiveInteger("updateEvery", updateEvery);
   if (typeof options.hessianFn !== "function") {
     throw new TypeError(`hessianFn must be a function, got ${typeof options.hessianFn}`);
   }

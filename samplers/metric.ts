@@ -14,6 +14,7 @@
  */
 import type { Rng } from "../random/rng.ts";
 import { cholesky, inverseFromCholesky, squareDim } from "../math/linalg.ts";
+import { positiveInteger } from "./validate_options.ts";
 
 /** The shape of a metric. */
 export type MetricKind = "identity" | "diagonal" | "dense";
@@ -70,9 +71,7 @@ export interface Metric {
  * References: Neal (2011), §5.4.1.
  */
 export function identityMetric(dim: number): Metric {
-  if (!Number.isInteger(dim) || dim <= 0) {
-    throw new RangeError(`dim must be a positive integer, got ${dim}`);
-  }
+  positiveInteger("dim", dim);
   const ones = new Float64Array(dim).fill(1);
   return {
     kind: "identity",

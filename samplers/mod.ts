@@ -19,32 +19,31 @@
  *
  * @module
  */
-export * as hmc from "./hmc.ts";
-export * as rwmh from "./rwmh.ts";
+export * as hmc from "./hmc/kernel.ts";
+export * as rwmh from "./rwmh/kernel.ts";
 export * as dualAveraging from "./dual_averaging.ts";
-export * as sgld from "./sgld.ts";
-export * as sghmc from "./sghmc.ts";
-export * as sgnht from "./sgnht.ts";
-export * as ccadl from "./ccadl.ts";
+export * as sgld from "./sgld/kernel.ts";
+export * as sghmc from "./sghmc/kernel.ts";
+export * as sgnht from "./sgnht/kernel.ts";
+export * as ccadl from "./ccadl/kernel.ts";
 export * as hmcEcs from "./hmc_ecs/kernel.ts";
 export * as qnhmc from "./qnhmc/kernel.ts";
-export * as approxMh from "./approx_mh.ts";
+export * as approxMh from "./austerity/mod.ts";
 export * as naive from "./naive/mod.ts";
 export * as nuts from "./nuts/kernel.ts";
 // The registry entries (austerityRwmhDescription, austeritySgldDescription) are
-// imported from ./approx_mh.ts by the sampler registry, not re-exported here.
+// imported from ./austerity/chain_sampler.ts by the sampler registry, not re-exported here.
 export {
   type ApproxMhInfo,
-  type ApproxMhOptions,
   type ApproxMhParams,
   type ApproxMhState,
   langevinProposal,
   type ProposalDraw,
   type ProposalFn,
   randomWalkProposal,
-  runApproxMh,
-  type RunApproxMhOptions,
-} from "./approx_mh.ts";
+} from "./austerity/kernel.ts";
+export type { ApproxMhOptions } from "./austerity/options.ts";
+export { runApproxMh, type RunApproxMhOptions } from "./austerity/run.ts";
 export {
   checkPositive,
   checkSgParams,
@@ -53,16 +52,16 @@ export {
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
-} from "./sg_common.ts";
-export type { SgldInfo, SgldParams, SgldState } from "./sgld.ts";
-export type { SghmcInfo, SghmcParams, SghmcState } from "./sghmc.ts";
-export type { SgnhtInfo, SgnhtParams, SgnhtState } from "./sgnht.ts";
-export type { CcadlInfo, CcadlParams, CcadlState } from "./ccadl.ts";
+} from "./sg/common.ts";
+export type { SgldInfo, SgldParams, SgldState } from "./sgld/kernel.ts";
+export type { SghmcInfo, SghmcParams, SghmcState } from "./sghmc/kernel.ts";
+export type { SgnhtInfo, SgnhtParams, SgnhtState } from "./sgnht/kernel.ts";
+export type { CcadlInfo, CcadlParams, CcadlState } from "./ccadl/kernel.ts";
 export * from "./integrators.ts";
 export * from "./metric.ts";
 export * from "../math/linalg.ts";
 export * from "./mass_matrix_adaptation.ts";
-export * from "./hmc_warmup.ts";
+export * from "./hmc/warmup.ts";
 export * from "./scale_adaptation.ts";
 export * from "./sampler.ts";
 export { getSampler, registerSampler, samplerNames } from "./registry.ts";
@@ -73,9 +72,15 @@ export {
   sampleParallel,
   type SampleParallelOptions,
 } from "./parallel.ts";
-export * from "./sg_samplers.ts";
+export type { SgSamplerOptions } from "./sg/options.ts";
+export { sgldDescription } from "./sgld/chain_sampler.ts";
+export { sghmcDescription } from "./sghmc/chain_sampler.ts";
+export { sgnhtDescription } from "./sgnht/chain_sampler.ts";
+export { ccadlDescription } from "./ccadl/chain_sampler.ts";
 export * from "./driver.ts";
-export * from "./run_hmc.ts";
+export * from "./hmc/options.ts";
+export * from "./hmc/chain_sampler.ts";
+export * from "./hmc/run.ts";
 export {
   type AdaptiveNutsState,
   nutsDescription,
@@ -92,11 +97,13 @@ export {
   optimizeStart,
   type OptimizeStartOptions,
 } from "./optimize_start.ts";
-export * from "./run_rwmh.ts";
+export * from "./rwmh/options.ts";
+export * from "./rwmh/chain_sampler.ts";
+export * from "./rwmh/run.ts";
 export * from "./hmc_ecs/mod.ts";
 // Types the API mentions, re-exported flat so that documentation tools see them.
-export type { HmcInfo, HmcParams, HmcState } from "./hmc.ts";
-export type { LogDensityFn, RwmhInfo, RwmhParams, RwmhState } from "./rwmh.ts";
+export type { HmcInfo, HmcParams, HmcState } from "./hmc/kernel.ts";
+export type { LogDensityFn, RwmhInfo, RwmhParams, RwmhState } from "./rwmh/kernel.ts";
 export type {
   DualAveragingOptions,
   DualAveragingState,
@@ -135,5 +142,5 @@ export type {
   GradientEstimator,
 } from "../subsampling/gradient_estimators.ts";
 export type { PilotDifferences } from "../subsampling/tuning.ts";
-export type { HmcEcsChainSampler } from "./hmc_ecs/sampler.ts";
+export type { HmcEcsChainSampler } from "./hmc_ecs/chain_sampler.ts";
 export type { CheesOptions, CheesState } from "./trajectory_adaptation.ts";

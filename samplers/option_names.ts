@@ -10,15 +10,15 @@
 import { checkOptionNames } from "../math/names.ts";
 import type { Model } from "../models/model.ts";
 import { assertProperPosterior } from "./proper_posterior.ts";
-import type { ApproxMhOptions } from "./approx_mh.ts";
+import type { ApproxMhOptions } from "./austerity/options.ts";
 import type { RunOptions } from "./driver.ts";
 import type { HmcEcsOptions } from "./hmc_ecs/options.ts";
-import type { NaiveOptions } from "./naive/descriptions.ts";
+import type { NaiveOptions } from "./naive/options.ts";
 import type { NutsOptions } from "./nuts/options.ts";
-import type { QnhmcOptions } from "./qnhmc/description.ts";
-import type { HmcSamplerOptions } from "./run_hmc.ts";
-import type { RwmhSamplerOptions } from "./run_rwmh.ts";
-import type { SgSamplerOptions } from "./sg_samplers.ts";
+import type { QnhmcOptions } from "./qnhmc/options.ts";
+import type { HmcSamplerOptions } from "./hmc/options.ts";
+import type { RwmhSamplerOptions } from "./rwmh/options.ts";
+import type { SgSamplerOptions } from "./sg/options.ts";
 
 /** `K` if it lists every key of `T`, else a type naming the missing ones. */
 type _Complete<T, K extends readonly (keyof T)[]> = [Exclude<keyof T, K[number]>] extends [never]
@@ -50,6 +50,7 @@ const _HMC = _keys<HmcSamplerOptions>()([
   "numIntegrationSteps",
   "trajectoryLength",
   "maxNumIntegrationSteps",
+  "metricAdaptation",
   "metric",
   "initialMetric",
   "adaptStepSize",
@@ -66,6 +67,7 @@ const _HMC = _keys<HmcSamplerOptions>()([
 ]);
 const _NUTS = _keys<NutsOptions>()([
   "stepSize",
+  "metricAdaptation",
   "metric",
   "initialMetric",
   "init",
@@ -97,7 +99,7 @@ const _SG = _keys<SgSamplerOptions>()([
 ]);
 const _HMC_ECS = _keys<HmcEcsOptions>()([
   "variant",
-  "order",
+  "controlVariateOrder",
   "numWarmup",
   "trajectoryLength",
   "numIntegrationSteps",
@@ -207,6 +209,10 @@ const _BY_RUNNER: Record<string, readonly string[]> = {
   runHmcEcs: _HMC_ECS,
   runQnhmc: _QNHMC,
   runApproxMh: [..._APPROX_MH, "proposal"],
+  runSgld: _SG,
+  runSghmc: _SG,
+  runSgnht: _SG,
+  runCcadl: _SG,
   runNaive: [
     ..._NAIVE,
     "variant",
@@ -271,7 +277,8 @@ export function checkRunInputs(runner: string, model: Model, options: object): v
 /**
  * Refuse option keys a typed runner would ignore.
  *
- * @param runner `"runHmc"`, `"runHmcEcs"`, `"runRwmh"`, `"runQnhmc"`, `"runApproxMh"` or `"runNaive"`.
+ * @param runner `"runHmc"`, `"runNuts"`, `"runHmcEcs"`, `"runRwmh"`, `"runQnhmc"`, `"runApproxMh"`,
+ *   `"runNaive"`, `"runSgld"`, `"runSghmc"`, `"runSgnht"` or `"runCcadl"`.
  * @param options The options as passed.
  * @throws {TypeError} Naming the unknown key and the closest known one.
  */

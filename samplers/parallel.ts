@@ -51,6 +51,7 @@ import { checkSampleOptionNames } from "./option_names.ts";
 import { assertProperPosterior } from "./proper_posterior.ts";
 import { DRIVER_KEYS, sample, type SampleOptions } from "./sample.ts";
 import { getSampler } from "./registry.ts";
+import { integerAtLeast, nonNegativeInteger } from "./validate_options.ts";
 
 /** Options of {@link sampleParallel}: those of `sample()` plus the worker pool. */
 export type SampleParallelOptions = SampleOptions & {
@@ -151,9 +152,7 @@ export async function sampleParallel(
     thin: sequential.thin ?? 1,
     dim: model.dim,
   }, "sampleParallel");
-  if (wanted !== undefined && (!Number.isInteger(wanted) || wanted < 0)) {
-    throw new RangeError(`workers must be a non-negative integer, got ${wanted}`);
-  }
+  if (wanted !== undefined) nonNegativeInteger("workers", wanted);
   const numWorkers = Math.min(wanted ?? defaultWorkers(chainIds.length), chainIds.length);
   const inThread = (note: string | null): ParallelSamplingResult => ({
     ...sample(model, sequential),
@@ -201,9 +200,7 @@ export async function sampleParallel(
   const glm = model as GlmModel;
   const scratch = workerScratchBytes ??
     (4 << 20) + 32 * glm.numRows + 128 * glm.dim * glm.dim;
-  if (!Number.isInteger(scratch) || scratch < 65536) {
-    throw new RangeError(`workerScratchBytes must be an integer ≥ 65536, got ${scratch}`);
-  }
+  integerAtLeast("workerScratchBytes", scratch, 65536);
   const regions: SharedRegion[] = [];
   for (let k = 0; k < numWorkers; k++) {
     regions.push(reserveRegion(glm.arena, scratch, { growable: true }));

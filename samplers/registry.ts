@@ -13,20 +13,18 @@
  *
  * @module
  */
-import { austerityRwmhDescription, austeritySgldDescription } from "./approx_mh.ts";
-import { hmcEcsDescription } from "./hmc_ecs/sampler.ts";
-import { NAIVE_SAMPLERS } from "./naive/descriptions.ts";
-import { nutsDescription } from "./nuts/run.ts";
-import { qnhmcDescription } from "./qnhmc/description.ts";
-import { hmcDescription } from "./run_hmc.ts";
-import { rwmhDescription } from "./run_rwmh.ts";
+import { austerityRwmhDescription, austeritySgldDescription } from "./austerity/chain_sampler.ts";
+import { hmcEcsDescription } from "./hmc_ecs/chain_sampler.ts";
+import { NAIVE_SAMPLERS } from "./naive/chain_sampler.ts";
+import { nutsDescription } from "./nuts/chain_sampler.ts";
+import { qnhmcDescription } from "./qnhmc/chain_sampler.ts";
+import { hmcDescription } from "./hmc/chain_sampler.ts";
+import { rwmhDescription } from "./rwmh/chain_sampler.ts";
 import type { SamplerDescription } from "./sampler.ts";
-import {
-  ccadlDescription,
-  sghmcDescription,
-  sgldDescription,
-  sgnhtDescription,
-} from "./sg_samplers.ts";
+import { ccadlDescription } from "./ccadl/chain_sampler.ts";
+import { sghmcDescription } from "./sghmc/chain_sampler.ts";
+import { sgldDescription } from "./sgld/chain_sampler.ts";
+import { sgnhtDescription } from "./sgnht/chain_sampler.ts";
 
 // deno-lint-ignore no-explicit-any
 const _registry = new Map<string, SamplerDescription<any>>();

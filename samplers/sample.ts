@@ -2,7 +2,7 @@
  * The top-level entry: run any registered sampler by name.
  *
  * ```ts ignore
- * const result = sample(model, { sampler: "hmc", seed: 1, numChains: 4, metric: "dense" });
+ * const result = sample(model, { sampler: "hmc", seed: 1, numChains: 4, metricAdaptation: "dense" });
  * ```
  *
  * The driver's options (seed, sizes, chain ids, initial positions,
@@ -64,7 +64,7 @@ export const DRIVER_KEYS = [
  * import { gaussianTarget } from "../examples/models/gaussian_target.ts";
  * const model = gaussianTarget(new Float64Array([1]), new Float64Array([1]));
  * const r = sample(model, { sampler: "hmc", seed: 1, numWarmup: 200, numSamples: 200, numChains: 1,
- *   metric: "identity" });
+ *   metricAdaptation: "identity" });
  * assert.equal(r.chains[0].numDraws, 200);
  * assert.equal(r.chains[0].stop, null);
  * ```

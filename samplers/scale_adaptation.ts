@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { inInterval, positiveFinite, probability } from "./validate_options.ts";
 
 /** Settings of scale adaptation. */
 export interface ScaleAdaptationOptions {
@@ -54,19 +55,13 @@ export function scaleAdaptationInit(
   scale0: number,
   options: ScaleAdaptationOptions = {},
 ): ScaleAdaptationState {
-  if (!(scale0 > 0) || !Number.isFinite(scale0)) {
-    throw new RangeError(`scale0 must be positive and finite, got ${scale0}`);
-  }
+  positiveFinite("scale0", scale0);
   const target = options.targetAcceptanceRate ?? 0.234;
   const gain = options.gain ?? 1;
   const decay = options.decay ?? 0.6;
-  if (!(target > 0 && target < 1)) {
-    throw new RangeError(`targetAcceptanceRate must be in (0, 1), got ${target}`);
-  }
-  if (!(gain > 0) || !Number.isFinite(gain)) {
-    throw new RangeError(`gain must be positive and finite, got ${gain}`);
-  }
-  if (!(decay > 0.5 && decay <= 1)) throw new RangeError(`decay must be in (0.5, 1], got ${decay}`);
+  probability("targetAcceptanceRate", target);
+  positiveFinite("gain", gain);
+  inInterval("decay", decay, "(", 0.5, 1, "]");
   return {
     iteration: 0,
     logScale: Math.log(scale0),

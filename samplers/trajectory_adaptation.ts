@@ -27,6 +27,7 @@
  *
  * @module
  */
+import { positive, positiveFinite } from "./validate_options.ts";
 
 /** Options of {@link cheesInit}. */
 export interface CheesOptions {
@@ -110,12 +111,8 @@ export function cheesInit(position: Float64Array, options: CheesOptions = {}): C
     beta2: options.beta2 ?? 0.95,
     bounds: options.bounds ?? [0.05, 1000],
   };
-  if (!(o.trajectoryLength > 0) || !Number.isFinite(o.trajectoryLength)) {
-    throw new RangeError(`trajectoryLength must be positive and finite, got ${o.trajectoryLength}`);
-  }
-  if (!(o.learningRate > 0)) {
-    throw new RangeError(`learningRate must be positive, got ${o.learningRate}`);
-  }
+  positiveFinite("trajectoryLength", o.trajectoryLength);
+  positive("learningRate", o.learningRate);
   return {
     logT: Math.log(o.trajectoryLength),
     v: 0,

@@ -25,9 +25,9 @@
  * ```
  *
  * The state machine is {@link hmcWarmupInit}/{@link hmcWarmupUpdate}
- * (samplers/hmc_warmup.ts); this module plans it at the first warm-up
+ * (samplers/hmc/warmup.ts); this module plans it at the first warm-up
  * iteration and restarts ε with the heuristic, so a sampler's `adapt` hooks are
- * two calls. `hmc` (samplers/run_hmc.ts) adds ChEES's integration time on
+ * two calls. `hmc` (samplers/hmc/chain_sampler.ts) adds ChEES's integration time on
  * top; `nuts` (samplers/nuts/) uses it as is.
  *
  * References: Stan Reference Manual, "Automatic parameter tuning" (windows,
@@ -46,7 +46,7 @@ import {
   type HmcWarmupState,
   hmcWarmupUpdate,
   type MetricAdaptation,
-} from "./hmc_warmup.ts";
+} from "./hmc/warmup.ts";
 import type { LogDensityGradientFn } from "./integrators.ts";
 import { dataModelHessianFn, type HessianFn, windowSchedule } from "./mass_matrix_adaptation.ts";
 import { denseMetric, diagonalMetric, type Metric } from "./metric.ts";
@@ -103,7 +103,7 @@ export interface WindowStep {
   /** The chain's metric scheme. */
   metricAdaptation: MetricAdaptation;
   /**
-   * Whether the scheme was chosen by `metric: "auto"`: a dense choice then
+   * Whether the scheme was chosen by `metricAdaptation: "auto"`: a dense choice then
    * falls back to the diagonal when the warm-up's windows are too short for
    * d (see {@link denseFitsWarmup}).
    */

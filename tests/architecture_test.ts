@@ -354,6 +354,38 @@ async function _libraryFiles(dir: string): Promise<string[]> {
   return out;
 }
 
+/** The files every sampler's folder has (docs/samplers_recipe.md). */
+const RECIPE_FILES = ["kernel.ts", "options.ts", "chain_sampler.ts", "run.ts", "mod.ts"];
+
+/**
+ * What breaks the sampler recipe: a registry import that is not a folder's
+ * `chain_sampler.ts`, or a sampler folder without one of {@link RECIPE_FILES}.
+ *
+ * @param registrySource The text of samplers/registry.ts.
+ * @param files The repository's files (paths from the root).
+ * @returns One line per violation.
+ */
+function recipeViolations(registrySource: string, files: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const m of registrySource.matchAll(/^import\s+\{([^}]*)\}\s+from\s+"\.\/([^"]+)";/gm)) {
+    const names = m[1].split(",").map((s) => s.trim()).filter((s) => s !== "");
+    if (!names.some((n) => /Description$|_SAMPLERS$/.test(n))) continue;
+    const folder = /^([a-z0-9_]+)\/chain_sampler\.ts$/.exec(m[2]);
+    if (folder === null) {
+      out.push(
+        `samplers/registry.ts imports ${names.join(", ")} from ./${
+          m[2]
+        }, not ./<sampler>/chain_sampler.ts`,
+      );
+      continue;
+    }
+    for (const f of RECIPE_FILES) {
+      if (!files.has(`samplers/${folder[1]}/${f}`)) out.push(`samplers/${folder[1]}/ has no ${f}`);
+    }
+  }
+  return out;
+}
+
 Deno.test("the library does not import the reference targets of examples/", async (t) => {
   const files = (await Promise.all(LIBRARY_DIRS.map(_libraryFiles))).flat().sort();
   assert.ok(files.includes("models/glm.ts") && files.includes("core/load.ts"));
@@ -380,5 +412,35 @@ Deno.test("the library does not import the reference targets of examples/", asyn
     // A doc example is documentation, not an import of the module.
     const doc = ' * import { gaussianTarget } from "../examples/mod.ts";';
     assert.deepEqual(examplesImports("samplers/planted.ts", doc), []);
+  });
+});
+
+Deno.test("every registered sampler lives in a folder of the recipe (kernel, options, chain_sampler, run, mod)", async (t) => {
+  const files = new Set(await _sources(ROOT));
+  const registry = Deno.readTextFileSync(new URL("samplers/registry.ts", ROOT));
+  await t.step("the tree", () => assert.deepEqual(recipeViolations(registry, files), []));
+  await t.step("every registered name comes from a recipe folder's chain_sampler.ts", async () => {
+    const { samplerNames } = await import("../samplers/registry.ts");
+    const found = new Set<string>();
+    for (const m of registry.matchAll(/from\s+"\.\/([a-z0-9_]+)\/chain_sampler\.ts"/g)) {
+      const mod = await import(`../samplers/${m[1]}/chain_sampler.ts`);
+      for (const v of Object.values(mod)) {
+        for (const d of Array.isArray(v) ? v : [v]) {
+          if (typeof d === "object" && d !== null && "build" in d && "name" in d) {
+            found.add(String(d.name));
+          }
+        }
+      }
+    }
+    assert.deepEqual(samplerNames().filter((n) => !found.has(n)), []);
+  });
+  await t.step("planted violations are found", () => {
+    const planted = registry.replace(
+      'from "./hmc/chain_sampler.ts"',
+      'from "./run_hmc.ts"',
+    );
+    assert.equal(recipeViolations(planted, files).length, 1);
+    const missing = new Set([...files].filter((f) => f !== "samplers/rwmh/run.ts"));
+    assert.deepEqual(recipeViolations(registry, missing), ["samplers/rwmh/ has no run.ts"]);
   });
 });

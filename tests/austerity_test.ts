@@ -7,12 +7,10 @@ import { Rng } from "../random/rng.ts";
 import {
   austerityRwmhDescription,
   austeritySgldDescription,
-  init,
-  langevinProposal,
-  runApproxMh,
-  step,
-} from "../samplers/approx_mh.ts";
-import { runRwmh } from "../samplers/run_rwmh.ts";
+} from "../samplers/austerity/chain_sampler.ts";
+import { init, langevinProposal, step } from "../samplers/austerity/kernel.ts";
+import { runApproxMh } from "../samplers/austerity/run.ts";
+import { runRwmh } from "../samplers/rwmh/run.ts";
 import {
   approxMhTest,
   cltCheck,

@@ -16,8 +16,8 @@ import { freeGlmData, type GlmData, loadCsvToArena, parseCsvText } from "../data
 import { parseDrawsCsv } from "../data/draws_csv.ts";
 import { summarize } from "../diagnostics/mod.ts";
 import { GlmModel } from "../models/glm.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
-import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/chain_sampler.ts";
 
 const arena = loadCore({ backend: "reference" });
 const LOGISTIC = { response: "y", family: "logistic" } as const;

@@ -31,7 +31,7 @@ import { sampleChains } from "../samplers/driver.ts";
 import { findUnboundedAscent } from "../samplers/optimize_start.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { checkGlmPosterior } from "../samplers/proper_posterior.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { sample } from "../samplers/sample.ts";
 import { newCostCounter } from "../models/model.ts";
 

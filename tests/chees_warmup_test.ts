@@ -4,7 +4,7 @@ import { higgsShaped } from "../data/synthetic.ts";
 import { mcseMean } from "../diagnostics/mcse.ts";
 import { GlmModel } from "../models/glm.ts";
 import { parameterDraws } from "../samplers/driver.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { haltonJitter } from "../samplers/trajectory_adaptation.ts";
 
 Deno.test('runHmc() warmupScheme "chees" costs a fraction of "fixed" and agrees with it', async (t) => {

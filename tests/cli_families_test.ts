@@ -17,7 +17,7 @@ import { logGamma } from "../math/special.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import type { PriorSpec } from "../models/priors.ts";
 import { withPrior } from "../models/with_prior.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { familyProblem, NU } from "./_family_fixtures.ts";
 import { assertMeanWithinMcse } from "./_stat.ts";
 import { runCli } from "./_cli_fixtures.ts";

@@ -96,7 +96,7 @@ const target = _target();
 
 /** Options that make each built-in sampler take absurd steps. */
 const _DIVERGENT: Record<string, Record<string, unknown>> = {
-  hmc: { stepSize: 1e3, adaptStepSize: false, metric: "identity" },
+  hmc: { stepSize: 1e3, adaptStepSize: false, metricAdaptation: "identity" },
   "hmc-ecs": { stepSize: 1e3, adaptStepSize: false },
   rwmh: { scale: 1e300, adaptScale: false },
   // A finite θ' with log-likelihood −∞ is just a rejection for MH; a scale that overflows

@@ -9,9 +9,9 @@ import { GlmModel } from "../models/glm.ts";
 import type { Model, PerRowHessianModel } from "../models/model.ts";
 import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
-import type { HmcEcsOptions } from "../samplers/hmc_ecs.ts";
+import type { HmcEcsOptions } from "../samplers/hmc_ecs/mod.ts";
 import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";
-import { hmcEcsChainSampler, hmcEcsDescription } from "../samplers/hmc_ecs/sampler.ts";
+import { hmcEcsChainSampler, hmcEcsDescription } from "../samplers/hmc_ecs/chain_sampler.ts";
 
 const D = 3;
 

@@ -12,7 +12,7 @@ import { externalFromGlm } from "../models/in_memory_external.ts";
 import { Rng } from "../random/rng.ts";
 import { checkCentring, type HmcEcsOptions } from "../samplers/hmc_ecs/options.ts";
 import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";
-import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/chain_sampler.ts";
 import { sample } from "../samplers/sample.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import {

@@ -9,9 +9,9 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import { type CostCounter, type DataModel, hasPerRowHessians } from "../models/model.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { createProxy, hmcEcsSupport } from "../samplers/hmc_ecs/proxy.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 import { posteriorSummary } from "./_stat.ts";
 
@@ -110,11 +110,19 @@ Deno.test("runHmcEcs() on a DataModel without perRowHessians: order 1, matches f
     const rows = run.chains[0].cost.sampling.numLogLikRows;
     assert.ok(rows < 0.5 * n * 2000, `HMC-ECS evaluated ${rows} rows`);
   }
-  await t.step("order 2 is refused, naming perRowHessians and order 1", () => {
+  await t.step("order 2 is refused, naming perRowHessians and controlVariateOrder 1", () => {
     assert.throws(
-      () => runHmcEcs(model, { order: 2, numWarmup: 10, numSamples: 10, numChains: 1, seed: 3 }),
+      () =>
+        runHmcEcs(model, {
+          controlVariateOrder: 2,
+          numWarmup: 10,
+          numSamples: 10,
+          numChains: 1,
+          seed: 3,
+        }),
       (e: unknown) =>
-        e instanceof TypeError && /perRowHessians/.test(e.message) && /order: 1/.test(e.message),
+        e instanceof TypeError && /perRowHessians/.test(e.message) &&
+        /controlVariateOrder: 1/.test(e.message),
     );
     assert.throws(() => createProxy(hmcEcsSupport(model), ref.mean.slice(), 2), /perRowHessians/);
   });

@@ -6,7 +6,7 @@ import { cholesky, choleskySolve, inverseFromCholesky } from "../math/linalg.ts"
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws } from "../samplers/driver.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { refineFraction, stayRows } from "../samplers/hmc_ecs/centring.ts";
 
 /** Logistic regression, intercept + one covariate, and its full-data MAP and Laplace sds. */

@@ -9,10 +9,10 @@ import { GlmModel } from "../models/glm.ts";
 import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws, totalCost } from "../samplers/driver.ts";
-import { passEquivalents, runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs.ts";
+import { passEquivalents, runHmcEcs, signCorrectedMeans } from "../samplers/hmc_ecs/mod.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
-import { hmcEcsChainSampler } from "../samplers/hmc_ecs/sampler.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
+import { hmcEcsChainSampler } from "../samplers/hmc_ecs/chain_sampler.ts";
 import { laplaceDraws, subsetMap } from "../subsampling/tuning.ts";
 
 const N = 5000, D = 3, SIGMA = 1, PRIOR_SD = 5;
@@ -141,7 +141,7 @@ Deno.test("runHmcEcs() claim: perturbed HMC-ECS recovers the exact Gaussian-regr
   // O(1/(nm²)) perturbation of the target and 4 of its IS standard errors.
   const p = gaussianProblem(11);
   const r = runHmcEcs(p.model, {
-    order: 1,
+    controlVariateOrder: 1,
     seed: 5,
     numChains: 2,
     numWarmup: 600,
@@ -255,7 +255,7 @@ Deno.test("runHmcEcs() claim: every row evaluation is counted (u-step block, re-
   const p = gaussianProblem(13);
   const m = 200, G = 100;
   const r = runHmcEcs(p.model, {
-    order: 1,
+    controlVariateOrder: 1,
     thetaStar: p.mean,
     subsampleSize: m,
     numBlocks: G,
@@ -289,7 +289,7 @@ Deno.test("runHmcEcs() claim: Hessian rows are counted apart from gradient rows,
   const p = gaussianProblem(13);
   const m = 200, G = 100, numWarmup = 20;
   const r = runHmcEcs(p.model, {
-    order: 2,
+    controlVariateOrder: 2,
     thetaStar: p.mean,
     maxNewtonSteps: 0,
     subsampleSize: m,

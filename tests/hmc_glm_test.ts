@@ -5,7 +5,7 @@ import { mcseMean } from "../diagnostics/mcse.ts";
 import { GlmModel } from "../models/glm.ts";
 import { parameterDraws } from "../samplers/driver.ts";
 import { inverseSpd } from "../math/linalg.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 
 /** Conjugate posterior N(m, S) of β with known σ and prior N(0, s²I). */
 function _analyticPosterior(model: GlmModel, sigma: number, priorScale: number) {
@@ -36,7 +36,7 @@ Deno.test("runHmc() on Gaussian linear regression matches the analytic posterior
       const model = new GlmModel(data, { family: "gaussian", sigma, priorScale });
       const truth = _analyticPosterior(model, sigma, priorScale);
       const run = runHmc(model, {
-        metric,
+        metricAdaptation: metric,
         numWarmup: 500,
         numSamples: 1000,
         numChains: 4,

@@ -23,7 +23,7 @@ import {
   runNaive,
   symmetricSequence,
 } from "../samplers/naive/mod.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { assertMeanWithinMcse, assertSdWithinMcse } from "./_stat.ts";
 
 const model1 = new GaussianMeanModel(gaussianMeanData({ seed: 11 }));
@@ -190,7 +190,7 @@ Deno.test("full-data HMC acceptance stays above 0.6 at D = 100 with a tuned ε",
     numWarmup: 300,
     numSamples: 300,
     trajectoryLength: 0.5,
-    metric: "identity",
+    metricAdaptation: "identity",
     initialPosition: model.posteriorMean,
   });
   const acc = r.chains[0].info.sampling.acceptanceRate;

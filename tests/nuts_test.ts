@@ -111,7 +111,7 @@ Deno.test("runNuts() on a correlated Gaussian: means and sds within MCSE-derived
   for (const metric of ["diagonal", "dense"] as const) {
     await t.step(`metric ${metric}`, () => {
       const run = runNuts(model, {
-        metric,
+        metricAdaptation: metric,
         seed: 3,
         numWarmup: 500,
         numSamples: 1000,
@@ -195,7 +195,7 @@ Deno.test("nuts: bad options are refused naming the option", () => {
   const run = (o: Record<string, unknown>) =>
     sample(model, { sampler: "nuts", seed: 1, numWarmup: 10, numSamples: 10, numChains: 1, ...o });
   assert.throws(() => run({ maxTreeDepth: 1.5 }), /maxTreeDepth must be an integer/);
-  assert.throws(() => run({ metric: "hessian" }), /metric must be/);
+  assert.throws(() => run({ metricAdaptation: "hessian" }), /metricAdaptation must be/);
   assert.throws(() => run({ targetAcceptanceRate: 1 }), /targetAcceptanceRate must be in/);
   assert.throws(() => run({ maxTreeDeph: 3 }), /did you mean "maxTreeDepth"/);
 });

@@ -12,7 +12,7 @@ import { loadCore } from "../core/load.ts";
 import { cholesky } from "../math/linalg.ts";
 import { gaussianTarget } from "../examples/models/gaussian_target.ts";
 import { Rng } from "../random/rng.ts";
-import * as hmc from "../samplers/hmc.ts";
+import * as hmc from "../samplers/hmc/kernel.ts";
 import { identityMetric } from "../samplers/metric.ts";
 import {
   adoptPendingPairs,

@@ -16,7 +16,9 @@ import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
 import { dataBasedStart, optimizeStart } from "../samplers/optimize_start.ts";
-import { hmcSampler, parseHmcInit, runHmc } from "../samplers/run_hmc.ts";
+import { hmcSampler } from "../samplers/hmc/chain_sampler.ts";
+import { parseHmcInit } from "../samplers/hmc/options.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { denseFitsWarmup } from "../samplers/window_adaptation.ts";
 import {
   dataModelHessianFn,
@@ -330,9 +332,9 @@ Deno.test("with no init, every metric and warm-up scheme starts chains dispersed
   const sd = [0, 4, 8].map((k) => Math.sqrt(mode.laplaceCovariance![k]));
   for (
     const options of [
-      { metric: "identity" },
-      { metric: "hessian" },
-      { metric: "diagonal", numIntegrationSteps: 5 },
+      { metricAdaptation: "identity" },
+      { metricAdaptation: "hessian" },
+      { metricAdaptation: "diagonal", numIntegrationSteps: 5 },
     ] as const
   ) {
     const starts = [0, 1].map((c) =>
@@ -341,7 +343,10 @@ Deno.test("with no init, every metric and warm-up scheme starts chains dispersed
     assert.notDeepEqual(starts[0], starts[1], JSON.stringify(options));
     for (const p of starts) {
       for (let j = 0; j < 3; j++) {
-        assert.ok(Math.abs(p[j] - mode.position[j]) < 5 * sd[j], `${options.metric} ${j}: ${p[j]}`);
+        assert.ok(
+          Math.abs(p[j] - mode.position[j]) < 5 * sd[j],
+          `${options.metricAdaptation} ${j}: ${p[j]}`,
+        );
       }
     }
   }
@@ -370,7 +375,13 @@ Deno.test("metric auto keeps a dense choice only when the warm-up's last window 
   assert.equal(scheme(1000), "dense");
   // An explicit dense metric is kept whatever the warm-up.
   assert.equal(
-    runHmc(model, { seed: 3, numWarmup: 200, numSamples: 5, numChains: 1, metric: "dense" })
+    runHmc(model, {
+      seed: 3,
+      numWarmup: 200,
+      numSamples: 5,
+      numChains: 1,
+      metricAdaptation: "dense",
+    })
       .chains[0].tuning.metricAdaptation,
     "dense",
   );

@@ -123,7 +123,7 @@ Deno.test("sampleChains() is reproducible and attributes cost", async (t) => {
       numChains: 3,
       stepSize: 0.3,
       adaptStepSize: false,
-      metric: "identity",
+      metricAdaptation: "identity",
       numIntegrationSteps: 4,
       thin: 2,
       init: "given", // cost of the kernel alone, no start search
@@ -156,7 +156,7 @@ Deno.test("sampleChains() is reproducible and attributes cost", async (t) => {
       numWarmup: 200,
       numSamples: 100,
       numChains: 2,
-      metric: "hessian",
+      metricAdaptation: "hessian",
       updateEvery: 50,
       init: "given", // Hessian passes of warmup alone, no start search
     });
@@ -226,7 +226,7 @@ Deno.test("hmc.step() flags divergences", async (t) => {
       numChains: 1,
       stepSize: 100,
       adaptStepSize: false,
-      metric: "identity",
+      metricAdaptation: "identity",
       numIntegrationSteps: 10,
     });
     const info = r.chains[0].info.sampling;

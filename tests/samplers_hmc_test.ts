@@ -210,7 +210,7 @@ Deno.test("runHmc() samples Gaussian targets", async (t) => {
       numWarmup: 1000,
       numSamples: 1000,
       numChains: 4,
-      metric: "dense",
+      metricAdaptation: "dense",
     });
     assertMatchesGaussian(r, target10.mean, target10.sd);
   });
@@ -249,7 +249,7 @@ Deno.test("dualAveraging reaches the target acceptance rate", () => {
     numWarmup: 1000,
     numSamples: 1000,
     numChains: 4,
-    metric: "identity",
+    metricAdaptation: "identity",
     trajectoryLength: 1.2,
     targetAcceptanceRate: 0.8,
   });
@@ -266,7 +266,7 @@ Deno.test('runHmc() metric "hessian" sets M⁻¹ = (−∇² log π)⁻¹ (HMC-E
     numWarmup: 450,
     numSamples: 10,
     numChains: 1,
-    metric: "hessian",
+    metricAdaptation: "hessian",
     updateEvery: 200,
   });
   const inv = r.chains[0].tuning.inverseMassMatrix as Float64Array;
@@ -287,7 +287,7 @@ Deno.test('runHmc() metric "hessian" starts from initialMetric when given', () =
       numWarmup: 150,
       numSamples: 10,
       numChains: 1,
-      metric: "hessian",
+      metricAdaptation: "hessian",
       updateEvery: 200,
       initialMetric,
     });
@@ -303,7 +303,7 @@ Deno.test('runHmc() metric "hessian" starts from initialMetric when given', () =
     () =>
       runHmc(target10, {
         seed: 1,
-        metric: "hessian",
+        metricAdaptation: "hessian",
         initialMetric: denseMetric(new Float64Array([1])),
       }),
     /initialMetric must have the model's dimension 10, got 1/,

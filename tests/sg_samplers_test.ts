@@ -15,14 +15,18 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { GlmModel } from "../models/glm.ts";
 import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
-import * as ccadl from "../samplers/ccadl.ts";
+import * as ccadl from "../samplers/ccadl/kernel.ts";
 import { sampleChains } from "../samplers/driver.ts";
 import { sample } from "../samplers/sample.ts";
-import { kineticTemperature, reflectIntoBounds } from "../samplers/sg_common.ts";
-import * as sghmc from "../samplers/sghmc.ts";
-import * as sgld from "../samplers/sgld.ts";
-import * as sgnht from "../samplers/sgnht.ts";
+import { kineticTemperature, reflectIntoBounds } from "../samplers/sg/common.ts";
+import * as sghmc from "../samplers/sghmc/kernel.ts";
+import * as sgld from "../samplers/sgld/kernel.ts";
+import * as sgnht from "../samplers/sgnht/kernel.ts";
 import { minibatchGradient } from "../subsampling/gradient_estimators.ts";
+import { runCcadl } from "../samplers/ccadl/run.ts";
+import { runSghmc } from "../samplers/sghmc/run.ts";
+import { runSgld } from "../samplers/sgld/run.ts";
+import { runSgnht } from "../samplers/sgnht/run.ts";
 
 /** Mean and MCSE of a chain by 40 non-overlapping batch means. */
 function batchMeans(x: ArrayLike<number>): { mean: number; mcse: number } {
@@ -394,6 +398,30 @@ Deno.test("registry SG samplers at their defaults: the gradient matters", async 
       // The true difference is 2; allow 10 posterior sds for the SG bias and
       // Monte Carlo error of 1,000 autocorrelated draws.
       assert.ok(Math.abs(diff - 2) < 10 * sd, `${name}: means differ by ${diff}`);
+    });
+  }
+});
+
+Deno.test("the SG runners (runSgld, runSghmc, runSgnht, runCcadl) give sample()'s draws and refuse unknown options", async (t) => {
+  const arena = loadCore();
+  const rng = new Rng("sg-runners");
+  const n = 100, x = new Float64Array(2 * n), y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x[2 * i] = 1;
+    x[2 * i + 1] = rng.normal();
+    y[i] = 0.5 + x[2 * i + 1] + rng.normal();
+  }
+  const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: 2 }), {
+    family: "gaussian",
+    sigma: 1,
+  });
+  const runners = { sgld: runSgld, sghmc: runSghmc, sgnht: runSgnht, ccadl: runCcadl };
+  for (const [name, run] of Object.entries(runners)) {
+    await t.step(name, () => {
+      const options = { seed: 3, numChains: 1, numWarmup: 20, numSamples: 30 };
+      const a = run(model, options), b = sample(model, { sampler: name, ...options });
+      assert.deepEqual(a.draws, b.draws);
+      assert.throws(() => run(model, { ...options, stepSzie: 0.1 } as never), /stepSzie/);
     });
   }
 });

@@ -12,8 +12,8 @@ import { cholesky, inverseSpd } from "../math/linalg.ts";
 import { logGamma } from "../math/special.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
 import { DEFAULT_NU_PRIOR, nuLogPrior } from "../models/nu_prior.ts";
-import { runHmcEcs } from "../samplers/hmc_ecs.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 import { assertPosteriorMatches, posteriorSummary } from "./_stat.ts";
 

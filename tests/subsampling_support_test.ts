@@ -189,13 +189,13 @@ Deno.test("resolveHmcEcsOptions() claim: the support object feeds the defaults",
   const model = { numRows: 10000, dim: 3 };
   const s = subsamplingSupport(new Wrapped(_glm("logistic", 200)))!;
   const o = resolveHmcEcsOptions(model, { hessianFraction: 0.2 }, s);
-  assert.equal(o.order, 1); // the highest order without per-row Hessians
+  assert.equal(o.controlVariateOrder, 1); // the highest order without per-row Hessians
   assert.equal(o.hessianFraction, 1); // the per-row path computes B exactly
-  assert.throws(() => resolveHmcEcsOptions(model, { order: 2 }, s), /perRowHessians/);
+  assert.throws(() => resolveHmcEcsOptions(model, { controlVariateOrder: 2 }, s), /perRowHessians/);
   // A bad value is still refused, whatever the support.
   assert.throws(() => resolveHmcEcsOptions(model, { hessianFraction: 2 }, s), /hessianFraction/);
   const glm = resolveHmcEcsOptions(model, {}, subsamplingSupport(_glm("logistic", 200))!);
-  assert.equal(glm.order, 2);
+  assert.equal(glm.controlVariateOrder, 2);
   assert.equal(glm.hessianFraction, 0.05);
 });
 
@@ -205,10 +205,10 @@ Deno.test("a model that states its own support is sampled by what it states", ()
   const direct = sample(glm, run);
   // Without its own support the wrapper takes the per-row path at order 1 …
   const plain = sample(new Wrapped(glm), run);
-  assert.equal(plain.chains[0].tuning?.order, 1);
+  assert.equal(plain.chains[0].tuning?.controlVariateOrder, 1);
   // … with it, the GLM's compact path at order 2: the GlmModel's draws, bit for bit.
   const own = sample(new WrappedWithSupport(glm), run);
-  assert.equal(own.chains[0].tuning?.order, 2);
+  assert.equal(own.chains[0].tuning?.controlVariateOrder, 2);
   assert.deepEqual(own.draws, direct.draws);
   assert.notDeepEqual(plain.draws, direct.draws);
   // withPrior binds the class's methods to the original, but the support's model is the one given.

@@ -3,7 +3,7 @@ import { loadCore } from "../core/load.ts";
 import { higgsShaped } from "../data/synthetic.ts";
 import { GlmModel } from "../models/glm.ts";
 import { ThreadedGlmModel } from "../models/threaded_glm.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 
 Deno.test("ThreadedGlmModel full-data passes match one thread within the summation bound", async (t) => {
   const arena = loadCore({ shared: true });

@@ -17,9 +17,9 @@ import { GlmModel } from "../models/glm.ts";
 import { UserGlmModel } from "../models/user_glm.ts";
 import { Rng } from "../random/rng.ts";
 import { parameterDraws } from "../samplers/driver.ts";
-import * as hmc from "../samplers/hmc.ts";
+import * as hmc from "../samplers/hmc/kernel.ts";
 import { identityMetric } from "../samplers/metric.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 
 function _logistic(n: number, d: number, seed: number) {

@@ -583,7 +583,7 @@ const _WORDS: [RegExp, string][] = [
   [/--sampler (\S+)/g, "the $1 sampler"],
   [/--samples/g, "Draws"],
   [/--warmup/g, "Warmup"],
-  [/--metric (\S+)/g, "metric = $1"],
+  [/--metric (\S+)/g, "metricAdaptation = $1"],
   [/--target-acceptance/g, "targetAcceptanceRate"],
   [/--step-size/g, "stepSize"],
 ];
@@ -619,7 +619,7 @@ _post({
       references: d.references,
       isExact: d.isExact,
       // All six naive-* samplers are diagnostics, not inference methods
-      // (samplers/naive/descriptions.ts), the corrected three included.
+      // (samplers/naive/chain_sampler.ts), the corrected three included.
       isDiagnostic: d.isDiagnostic === true || name.startsWith("naive-"),
       options: (d.options ?? []).map((o) => ({
         name: o.name,

@@ -177,7 +177,7 @@ export function checkHmcEcsStart(state: HmcEcsState, model: DataModel): void {
  * import assert from "node:assert/strict";
  * import { NormalGammaModel } from "../../examples/models/normal_gamma.ts";
  * import { Rng } from "../../random/rng.ts";
- * import { hmcEcsChainSampler } from "./sampler.ts";
+ * import { hmcEcsChainSampler } from "./chain_sampler.ts";
  * const x = Float64Array.from({ length: 2000 }, (_, i) => 1 + Math.sin(i));
  * const sampler = hmcEcsChainSampler(new NormalGammaModel(x), { numWarmup: 0 });
  * const rng = new Rng(1);

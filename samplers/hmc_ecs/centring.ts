@@ -402,7 +402,9 @@ export function initialCentring(
   let hessian: RecenterOptions = {}, fitRows = 0;
   if (o.centring !== undefined) {
     // Centred elsewhere: θ* and S, A, B as given, no pass; Newton steps only if asked.
-    const proxy = createProxy(support, o.centring.thetaStar, o.order, { sums: o.centring });
+    const proxy = createProxy(support, o.centring.thetaStar, o.controlVariateOrder, {
+      sums: o.centring,
+    });
     let numNewtonSteps = 0;
     try {
       if (o.maxNewtonSteps > 0) numNewtonSteps = newtonToMap(proxy, support, rng, o);
@@ -486,7 +488,7 @@ export function initialCentring(
       hessian = { hessian: precision.map((v, i) => -v - priorHess[i]) };
     }
   }
-  const proxy = createProxy(support, thetaStar, o.order, hessian);
+  const proxy = createProxy(support, thetaStar, o.controlVariateOrder, hessian);
   let numNewtonSteps = 0, toleratedDistance = 0;
   try {
     const stay = o.hessianFraction < 1 && o.maxNewtonSteps > 0 && o.recenterTolerance > 0 &&

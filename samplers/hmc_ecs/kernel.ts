@@ -20,7 +20,7 @@
  */
 import { ParameterDomainError } from "../../core/reference.ts";
 import type { Rng } from "../../random/rng.ts";
-import * as hmc from "../hmc.ts";
+import * as hmc from "../hmc/kernel.ts";
 import type { LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
 import type { StepResult } from "../sampler.ts";

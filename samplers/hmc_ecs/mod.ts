@@ -13,7 +13,7 @@
  *                       block-Poisson with signs (signed, eq. 15)
  *  kernel.ts            step = u-update, then hmc.step on log L̂(θ; u) + log p(θ)
  *  warmup.ts            dual averaging + §6.3 re-centring / metric / re-tuning
- *  sampler.ts           the ChainSampler and the registry entry "hmc-ecs"
+ *  chain_sampler.ts     the ChainSampler and the registry entry "hmc-ecs"
  *  run.ts               runHmcEcs through the driver; sign-corrected means (eq. 17)
  * ```
  *
@@ -60,6 +60,6 @@ export type { HmcEcsInfo, HmcEcsKernelState, HmcEcsParams, LogPriorFn } from "./
 export type { SubsampleState } from "./subsample_update.ts";
 export type { HmcEcsWarmupState } from "./warmup.ts";
 export type { HmcEcsEngine, HmcEcsState } from "./state.ts";
-export { hmcEcsChainSampler, hmcEcsDescription } from "./sampler.ts";
+export { hmcEcsChainSampler, hmcEcsDescription } from "./chain_sampler.ts";
 export { runHmcEcs, type RunHmcEcsOptions, signCorrectedMeans } from "./run.ts";
 export { measureHessianCostRatio, type PassEquivalents, passEquivalents } from "./passes.ts";

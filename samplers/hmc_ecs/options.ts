@@ -9,6 +9,7 @@
 import { orderTwoError, type SubsamplingSupport } from "../../models/subsampling_support.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import type { Metric } from "../metric.ts";
+import { nonNegativeInteger } from "../validate_options.ts";
 
 /** Which likelihood estimator HMC-ECS uses. */
 export type HmcEcsVariant = "perturbed" | "signed";
@@ -38,9 +39,10 @@ export interface HmcEcsOptions {
   variant?: HmcEcsVariant;
   /**
    * Taylor order of the control variates (default 2; 1 for a DataModel
-   * without `perRowHessians`, where 2 is refused).
+   * without `perRowHessians`, where 2 is refused). The command line's
+   * `--cv-order`.
    */
-  order?: TaylorOrder;
+  controlVariateOrder?: TaylorOrder;
   /** Warmup iterations the tuning is planned for (default 1000). */
   numWarmup?: number;
   /** εL (default 1.2, §6.3). Give this or `numIntegrationSteps`. */
@@ -161,7 +163,7 @@ export interface HmcEcsOptions {
    * grows polynomially; with second-order control variates the Gaussian
    * factor exp(Σq) keeps that region's mass ≲ e^(−λ), which λ ≥ 50 makes
    * negligible. (With first-order control variates exp(Σq) does not confine
-   * and the signed target is dominated by that region: use order 2.)
+   * and the signed target is dominated by that region: use controlVariateOrder 2.)
    */
   productRange?: [number, number];
   /** Pilot rows (default min(1000, n)) and θ draws (default 10) for tuning m, λ, a. */
@@ -176,8 +178,8 @@ export interface HmcEcsOptions {
 export interface ResolvedHmcEcsOptions {
   /** See {@link HmcEcsOptions.variant}. */
   variant: HmcEcsVariant;
-  /** See {@link HmcEcsOptions.order}. */
-  order: TaylorOrder;
+  /** See {@link HmcEcsOptions.controlVariateOrder}. */
+  controlVariateOrder: TaylorOrder;
   /** See {@link HmcEcsOptions.numWarmup}. */
   numWarmup: number;
   /** See {@link HmcEcsOptions.trajectoryLength}. */
@@ -248,7 +250,7 @@ export interface ResolvedHmcEcsOptions {
  * @param model The posterior (its `numRows` and `dim` set defaults and checks).
  * @param options The options given.
  * @param support What the model can do ({@link SubsamplingSupport}): its highest
- *   Taylor order is the default `order` (order 2 is refused above it), and
+ *   Taylor order is the default `controlVariateOrder` (order 2 is refused above it), and
  *   `hessianFraction` is 1 where B cannot be estimated on a subset. Without it:
  *   order 2 and the given fraction.
  * @returns The resolved options.
@@ -276,18 +278,14 @@ export function resolveHmcEcsOptions(
   }
   const n = model.numRows;
   const numWarmup = options.numWarmup ?? 1000;
-  if (!Number.isInteger(numWarmup) || numWarmup < 0) {
-    throw new RangeError(`numWarmup must be a non-negative integer, got ${numWarmup}`);
-  }
+  nonNegativeInteger("numWarmup", numWarmup);
   if (options.numIntegrationSteps !== undefined && options.trajectoryLength !== undefined) {
     throw new TypeError(
       `give numIntegrationSteps or trajectoryLength, not both (got ${options.numIntegrationSteps} and ${options.trajectoryLength})`,
     );
   }
   const updateEvery = options.updateEvery ?? 200;
-  if (!Number.isInteger(updateEvery) || updateEvery < 0) {
-    throw new RangeError(`updateEvery must be a non-negative integer, got ${updateEvery}`);
-  }
+  nonNegativeInteger("updateEvery", updateEvery);
   const centring = options.centring === undefined
     ? undefined
     : checkCentring(options.centring, model.dim);
@@ -329,10 +327,10 @@ export function resolveHmcEcsOptions(
   const range = options.productRange ?? [50, 2000];
   // The order the model supports: 1 by default without per-row Hessians, where 2 is refused.
   const maxOrder = support?.maxTaylorOrder ?? 2;
-  if (options.order === 2 && maxOrder < 2) throw orderTwoError(support!.model);
+  if (options.controlVariateOrder === 2 && maxOrder < 2) throw orderTwoError(support!.model);
   return {
     variant,
-    order: options.order ?? maxOrder,
+    controlVariateOrder: options.controlVariateOrder ?? maxOrder,
     numWarmup,
     trajectoryLength: options.trajectoryLength ?? 1.2,
     numIntegrationSteps: options.numIntegrationSteps,

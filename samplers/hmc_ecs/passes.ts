@@ -26,6 +26,7 @@
  */
 import type { GlmModel } from "../../models/glm.ts";
 import type { CostCounter } from "../../models/model.ts";
+import { positive } from "../validate_options.ts";
 
 /** What {@link passEquivalents} returns. */
 export interface PassEquivalents {
@@ -60,7 +61,7 @@ export function passEquivalents(
   options: { numRows: number; hessianCostRatio: number },
 ): PassEquivalents {
   const { numRows: n, hessianCostRatio: w } = options, h = cost.numHessianRows;
-  if (!(n > 0)) throw new RangeError(`numRows must be positive, got ${n}`);
+  positive("numRows", n);
   if (!(w >= 0) || !Number.isFinite(w)) {
     throw new RangeError(`hessianCostRatio must be a finite number ≥ 0, got ${w}`);
   }

@@ -52,6 +52,7 @@ import type {
   PoissonSubsampleSettings,
   SignedEstimator,
 } from "./proxy.ts";
+import { integerAtLeast, positiveInteger } from "../validate_options.ts";
 
 /**
  * A chain's control variates for a DataModel, centred at θ* (order 2 needs
@@ -325,9 +326,7 @@ function _pilot(
   pilotSize: number | undefined,
 ): PilotDifferences {
   const n = cache.numRows, size = pilotSize ?? Math.min(1000, n);
-  if (!Number.isInteger(size) || size < 2) {
-    throw new RangeError(`pilotSize must be an integer ≥ 2, got ${size}`);
-  }
+  integerAtLeast("pilotSize", size, 2);
   const rows = rng.sampleWithReplacement(n, size), dv = new Float64Array(size);
   const K = thetas.length, mean = new Float64Array(K), variance = new Float64Array(K);
   let memo: StarRows | undefined;
@@ -369,12 +368,8 @@ function _perturbed(
   settings: BlockSubsampleSettings,
 ): PerturbedEstimator {
   const m = settings.subsampleSize, n = cache.numRows, d = cache.dim;
-  if (!Number.isInteger(m) || m < 2) {
-    throw new RangeError(`subsampleSize must be an integer ≥ 2, got ${m}`);
-  }
-  if (!Number.isInteger(settings.numBlocks) || settings.numBlocks < 1) {
-    throw new RangeError(`numBlocks must be a positive integer, got ${settings.numBlocks}`);
-  }
+  integerAtLeast("subsampleSize", m, 2);
+  positiveInteger("numBlocks", settings.numBlocks);
   const G = Math.min(settings.numBlocks, m);
   const blockStart = Int32Array.from({ length: G + 1 }, (_, g) => Math.round((g * m) / G));
   const indices = rng.sampleWithReplacement(n, m);
@@ -446,12 +441,8 @@ interface _ProductProposal {
 function _signed(cache: _RowCache, rng: Rng, settings: PoissonSubsampleSettings): SignedEstimator {
   const { batchSize: m, numProducts: lam, numRefreshed: kappa } = settings;
   const n = cache.numRows, d = cache.dim;
-  if (!Number.isInteger(m) || m < 1) {
-    throw new RangeError(`batchSize must be a positive integer, got ${m}`);
-  }
-  if (!Number.isInteger(lam) || lam < 1) {
-    throw new RangeError(`numProducts must be a positive integer, got ${lam}`);
-  }
+  positiveInteger("batchSize", m);
+  positiveInteger("numProducts", lam);
   if (!Number.isInteger(kappa) || kappa < 1 || kappa > lam) {
     throw new RangeError(`numRefreshed must be an integer in [1, ${lam}], got ${kappa}`);
   }

@@ -8,7 +8,7 @@ import type { Model } from "../../models/model.ts";
 import { signCorrectedMean } from "../../diagnostics/sign_corrected.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "../driver.ts";
 import type { HmcEcsOptions } from "./options.ts";
-import { hmcEcsChainSampler } from "./sampler.ts";
+import { hmcEcsChainSampler } from "./chain_sampler.ts";
 import { checkRunInputs } from "../option_names.ts";
 
 /** Options of {@link runHmcEcs}: the sampler's and the driver's. */

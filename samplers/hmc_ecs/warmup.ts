@@ -29,6 +29,7 @@ import { centringHessian, precisionAtCenter, recenterDistance, retune } from "./
 import * as kernel from "./kernel.ts";
 import type { ResolvedHmcEcsOptions } from "./options.ts";
 import type { HmcEcsState } from "./state.ts";
+import { positiveFinite } from "../validate_options.ts";
 
 /** The warmup's own state. */
 export interface HmcEcsWarmupState {
@@ -79,9 +80,7 @@ export interface HmcEcsWarmupOptions {
  */
 export function warmupInit(dim: number, options: HmcEcsWarmupOptions): HmcEcsWarmupState {
   const daOptions = { targetAcceptanceRate: options.targetAcceptanceRate };
-  if (!options.adaptStepSize && (!(options.stepSize > 0) || !Number.isFinite(options.stepSize))) {
-    throw new RangeError(`stepSize must be positive and finite, got ${options.stepSize}`);
-  }
+  if (!options.adaptStepSize) positiveFinite("stepSize", options.stepSize);
   return {
     stepSize: options.stepSize,
     metric: options.metric,

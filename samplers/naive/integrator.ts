@@ -26,6 +26,7 @@
 import type { BatchedPotential } from "../../models/batch_potential.ts";
 import { type IntegratorState, leapfrog, type LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
+import { positiveInteger } from "../validate_options.ts";
 
 /** Options of {@link integrateBatches}. */
 export interface BatchIntegratorOptions {
@@ -176,12 +177,8 @@ export function integrateBatches(
  * References: Betancourt (2015), §3.2 (the symmetric composition).
  */
 export function symmetricSequence(numBatches: number, numSweeps: number): Int32Array {
-  if (!Number.isInteger(numBatches) || numBatches < 1) {
-    throw new RangeError(`numBatches must be a positive integer, got ${numBatches}`);
-  }
-  if (!Number.isInteger(numSweeps) || numSweeps < 1) {
-    throw new RangeError(`numSweeps must be a positive integer, got ${numSweeps}`);
-  }
+  positiveInteger("numBatches", numBatches);
+  positiveInteger("numSweeps", numSweeps);
   const out = new Int32Array(2 * numBatches * numSweeps);
   for (let s = 0; s < numSweeps; s++) {
     const o = 2 * numBatches * s;

@@ -1,7 +1,7 @@
 /**
  * Naive subsampled HMC (Betancourt 2015): between- and within-trajectory
  * subsampling and the symmetric composition, as DIAGNOSTICS that show why
- * naive gradient subsampling breaks HMC (see `descriptions.ts`).
+ * naive gradient subsampling breaks HMC (see `chain_sampler.ts`).
  *
  * @module
  */
@@ -17,7 +17,7 @@ export {
   type NaiveParams,
   type NaiveState,
   transition,
-} from "./transition.ts";
+} from "./kernel.ts";
 export {
   type BatchIntegratorOptions,
   type BatchIntegratorResult,
@@ -30,11 +30,10 @@ export {
   naiveBetween,
   naiveBetweenMh,
   naiveChainSampler,
-  type NaiveOptions,
   naiveSymmetric,
   naiveSymmetricMh,
-  type NaiveVariant,
   naiveWithin,
   naiveWithinMh,
-} from "./descriptions.ts";
+} from "./chain_sampler.ts";
+export type { NaiveOptions, NaiveVariant } from "./options.ts";
 export { runNaive, type RunNaiveOptions } from "./run.ts";

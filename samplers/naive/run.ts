@@ -8,7 +8,8 @@
  */
 import type { Model } from "../../models/model.ts";
 import { sampleChains, type SamplingResult } from "../driver.ts";
-import { naiveChainSampler, type NaiveOptions, type NaiveVariant } from "./descriptions.ts";
+import { naiveChainSampler } from "./chain_sampler.ts";
+import type { NaiveOptions, NaiveVariant } from "./options.ts";
 import { checkRunInputs } from "../option_names.ts";
 
 /** Options of {@link runNaive}. */
@@ -32,7 +33,7 @@ export interface RunNaiveOptions extends NaiveOptions {
 }
 
 /**
- * Run a naive variant. A diagnostic: see `descriptions.ts` for why not to use
+ * Run a naive variant. A diagnostic: see `chain_sampler.ts` for why not to use
  * the uncorrected variants for inference.
  *
  * @param model A DataModel (with `batches(B)` for closed-form batches).

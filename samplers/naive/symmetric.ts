@@ -24,7 +24,7 @@ import {
   type NaiveParams,
   type NaiveState,
   transition,
-} from "./transition.ts";
+} from "./kernel.ts";
 
 /** State of {@link step}. */
 export type SymmetricState = NaiveState;

@@ -11,12 +11,13 @@
  */
 import type { Model } from "../../models/model.ts";
 import { findReasonableStepSize } from "../dual_averaging.ts";
-import type { HmcWarmupState, MetricAdaptation } from "../hmc_warmup.ts";
+import type { HmcWarmupState, MetricAdaptation } from "../hmc/warmup.ts";
 import type { LogDensityGradientFn } from "../integrators.ts";
 import type { HessianFn } from "../mass_matrix_adaptation.ts";
 import { identityMetric, type Metric } from "../metric.ts";
-import { chainStart, parseHmcInit } from "../run_hmc.ts";
-import type { ChainSampler } from "../sampler.ts";
+import { chainStart } from "../hmc/chain_sampler.ts";
+import { givenStartInit, parseHmcInit } from "../hmc/options.ts";
+import type { ChainSampler, SamplerDescription } from "../sampler.ts";
 import { modelHessianFn, newtonStartSearch, windowAdaptation } from "../window_adaptation.ts";
 import { init as nutsInit, type NutsInfo, type NutsState, step as nutsStep } from "./kernel.ts";
 import { type NutsOptions, resolveNutsOptions } from "./options.ts";
@@ -177,3 +178,57 @@ export function nutsSampler(
     },
   };
 }
+
+/**
+ * The registry entry `"nuts"`: multinomial NUTS with Stan's windowed
+ * warm-up ({@link nutsSampler}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { nutsDescription } from "./chain_sampler.ts";
+ * assert.equal(nutsDescription.name, "nuts");
+ * assert.equal(nutsDescription.isExact, true);
+ * ```
+ */
+export const nutsDescription: SamplerDescription<NutsOptions> = {
+  name: "nuts",
+  summary:
+    "full-data multinomial NUTS (as Stan): Newton start + Laplace draws and metric, Stan windows, dual averaging, max tree depth 10",
+  references:
+    "Hoffman & Gelman (2014) Algorithms 3, 5, 6; Betancourt (2017) Appendix A; Stan Reference Manual, Automatic parameter tuning",
+  requires: "log-density",
+  isExact: true,
+  options: [
+    {
+      name: "metricAdaptation",
+      flag: "metric",
+      type: "choice",
+      choices: ["identity", "diagonal", "dense", "auto"],
+      default: "auto (as for hmc)",
+      help: "metric (mass matrix) adaptation",
+    },
+    {
+      name: "stepSize",
+      flag: "step-size",
+      type: "number",
+      default: "Hoffman & Gelman's heuristic, then dual averaging in warmup",
+      help: "initial step size ε",
+    },
+    {
+      name: "targetAcceptanceRate",
+      flag: "target-acceptance",
+      type: "number",
+      default: "0.8",
+      help: "dual-averaging target acceptance rate",
+    },
+    {
+      name: "maxTreeDepth",
+      flag: "max-tree-depth",
+      type: "integer",
+      default: "10",
+      help: "NUTS: most doublings of a trajectory (2^depth − 1 leapfrog steps)",
+    },
+  ],
+  build: (model, options) => nutsSampler(model, givenStartInit(options)),
+};

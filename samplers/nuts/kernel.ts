@@ -43,7 +43,8 @@ import type { Rng } from "../../random/rng.ts";
 import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
 import type { StepInfo } from "../sampler.ts";
-import { type HmcState, init as hmcInit } from "../hmc.ts";
+import { type HmcState, init as hmcInit } from "../hmc/kernel.ts";
+import { integerInRange, positive, positiveFinite } from "../validate_options.ts";
 
 /** What the next NUTS transition needs: θ, log π(θ), ∇ log π(θ). Treat as immutable. */
 export type NutsState = HmcState;
@@ -206,17 +207,11 @@ export function step(
       `position must have the metric's length ${d}, got ${state.position.length}`,
     );
   }
-  if (!(stepSize > 0) || !Number.isFinite(stepSize)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${stepSize}`);
-  }
+  positiveFinite("stepSize", stepSize);
   const maxTreeDepth = params.maxTreeDepth ?? 10;
-  if (!Number.isInteger(maxTreeDepth) || maxTreeDepth < 1 || maxTreeDepth > 30) {
-    throw new RangeError(`maxTreeDepth must be an integer in [1, 30], got ${maxTreeDepth}`);
-  }
+  integerInRange("maxTreeDepth", maxTreeDepth, 1, 30);
   const threshold = params.divergenceThreshold ?? 1000;
-  if (!(threshold > 0)) {
-    throw new RangeError(`divergenceThreshold must be positive, got ${threshold}`);
-  }
+  positive("divergenceThreshold", threshold);
 
   const scratch = new Float64Array(d);
   const levels: _Level[] = [];

@@ -7,4 +7,5 @@
 export { init, type NutsInfo, type NutsParams, type NutsState, step } from "./kernel.ts";
 export { type NutsOptions, resolveNutsOptions } from "./options.ts";
 export { type AdaptiveNutsState, nutsSampler } from "./chain_sampler.ts";
-export { nutsDescription, runNuts } from "./run.ts";
+export { nutsDescription } from "./chain_sampler.ts";
+export { runNuts } from "./run.ts";

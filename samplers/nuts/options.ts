@@ -7,20 +7,31 @@
  *
  * @module
  */
-import type { HmcInit } from "../run_hmc.ts";
+import type { HmcInit } from "../hmc/options.ts";
 import type { Metric } from "../metric.ts";
+import {
+  integerInRange,
+  metricOrScheme,
+  nonNegativeInteger,
+  positive,
+  positiveFinite,
+  probability,
+} from "../validate_options.ts";
 
 /** Options of NUTS (`nutsDescription`, `runNuts`). */
 export interface NutsOptions {
   /** Initial ε (default: Hoffman & Gelman's heuristic at the start). */
   stepSize?: number;
   /**
-   * Metric: `"identity"` (fixed I), `"diagonal"` or `"dense"` (Stan's windowed
-   * estimates), `"auto"` (dense when the Laplace approximation at the start
-   * shows a parameter with multiple correlation ≥ 0.5 and d ≤ 100, else
-   * diagonal, as for `hmc`) or a fixed {@link Metric}. Default `"auto"`.
+   * The warm-up's metric scheme: `"identity"` (fixed I), `"diagonal"` or
+   * `"dense"` (Stan's windowed estimates), `"auto"` (dense when the Laplace
+   * approximation at the start shows a parameter with multiple correlation
+   * ≥ 0.5 and d ≤ 100, else diagonal, as for `hmc`). Default `"auto"`. The
+   * command line's `--metric`.
    */
-  metric?: "identity" | "diagonal" | "dense" | "auto" | Metric;
+  metricAdaptation?: "identity" | "diagonal" | "dense" | "auto";
+  /** A fixed metric for the whole run (no adaptation); give this or `metricAdaptation`. */
+  metric?: Metric;
   /** Metric to start the warm-up from (default: the Laplace covariance at the mode, else identity). */
   initialMetric?: Metric;
   /** Where each chain starts, as for `hmc` (default `"laplace"`; `"given"` when starts are given). */
@@ -78,38 +89,21 @@ export interface ResolvedNutsOptions {
  */
 export function resolveNutsOptions(options: NutsOptions): ResolvedNutsOptions {
   const o = options;
-  if (o.stepSize !== undefined && (!(o.stepSize > 0) || !Number.isFinite(o.stepSize))) {
-    throw new RangeError(`stepSize must be positive and finite, got ${o.stepSize}`);
-  }
-  const metric = o.metric ?? "auto";
-  if (
-    typeof metric === "string" &&
-    !["identity", "diagonal", "dense", "auto"].includes(metric)
-  ) {
-    throw new TypeError(
-      `metric must be "identity", "diagonal", "dense", "auto" or a Metric, got ${
-        JSON.stringify(metric)
-      }`,
-    );
-  }
+  if (o.stepSize !== undefined) positiveFinite("stepSize", o.stepSize);
+  const metric = metricOrScheme(o, ["identity", "diagonal", "dense", "auto"], "auto") as
+    | "identity"
+    | "diagonal"
+    | "dense"
+    | "auto"
+    | Metric;
   const optimizationIterations = o.optimizationIterations ?? 50;
-  if (!Number.isInteger(optimizationIterations) || optimizationIterations < 0) {
-    throw new RangeError(
-      `optimizationIterations must be a non-negative integer, got ${optimizationIterations}`,
-    );
-  }
+  nonNegativeInteger("optimizationIterations", optimizationIterations);
   const delta = o.targetAcceptanceRate ?? 0.8;
-  if (!(delta > 0 && delta < 1)) {
-    throw new RangeError(`targetAcceptanceRate must be in (0, 1), got ${delta}`);
-  }
+  probability("targetAcceptanceRate", delta);
   const maxTreeDepth = o.maxTreeDepth ?? 10;
-  if (!Number.isInteger(maxTreeDepth) || maxTreeDepth < 1 || maxTreeDepth > 30) {
-    throw new RangeError(`maxTreeDepth must be an integer in [1, 30], got ${maxTreeDepth}`);
-  }
+  integerInRange("maxTreeDepth", maxTreeDepth, 1, 30);
   const divergenceThreshold = o.divergenceThreshold ?? 1000;
-  if (!(divergenceThreshold > 0)) {
-    throw new RangeError(`divergenceThreshold must be positive, got ${divergenceThreshold}`);
-  }
+  positive("divergenceThreshold", divergenceThreshold);
   return {
     stepSize: o.stepSize ?? null,
     metric,

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { nonNegativeFinite, positiveInteger } from "../validate_options.ts";
 
 /** One curvature pair (s, y) with y the change of ∇U = −∇ log π along s. */
 export interface CurvaturePair {
@@ -112,13 +113,9 @@ export function curvature(pair: CurvaturePair, tolerance: number): number {
 
 /** Validate `curvatureTolerance` and `dim`; returns the tolerance. */
 export function _checkCommon(dim: number, options: CurvatureOptions): number {
-  if (!Number.isInteger(dim) || dim < 1) {
-    throw new RangeError(`dim must be a positive integer, got ${dim}`);
-  }
+  positiveInteger("dim", dim);
   const tol = options.curvatureTolerance ?? 1e-8;
-  if (!(tol >= 0) || !Number.isFinite(tol)) {
-    throw new RangeError(`curvatureTolerance must be non-negative and finite, got ${tol}`);
-  }
+  nonNegativeFinite("curvatureTolerance", tol);
   return tol;
 }
 

@@ -27,10 +27,11 @@
  * @module
  */
 import type { Rng } from "../../random/rng.ts";
-import { metropolisTest } from "../hmc.ts";
+import { metropolisTest } from "../hmc/kernel.ts";
 import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
 import type { CurvaturePair, InverseHessian } from "./inverse_hessian.ts";
+import { positive, positiveFinite, positiveInteger } from "../validate_options.ts";
 
 /** What the next QNHMC step needs. Treat as immutable. */
 export interface QnhmcState {
@@ -179,16 +180,10 @@ export function step(
       `position and inverseHessian must have the metric's dimension ${d}, got ${state.position.length} and ${c.dim}`,
     );
   }
-  if (!(stepSize > 0) || !Number.isFinite(stepSize)) {
-    throw new RangeError(`stepSize must be positive and finite, got ${stepSize}`);
-  }
-  if (!Number.isInteger(numSteps) || numSteps < 1) {
-    throw new RangeError(`numIntegrationSteps must be a positive integer, got ${numSteps}`);
-  }
+  positiveFinite("stepSize", stepSize);
+  positiveInteger("numIntegrationSteps", numSteps);
   const threshold = params.divergenceThreshold ?? 1000;
-  if (!(threshold > 0)) {
-    throw new RangeError(`divergenceThreshold must be positive, got ${threshold}`);
-  }
+  positive("divergenceThreshold", threshold);
   const collect = params.collectPairs ?? true;
 
   const momentum = metric.sampleMomentum(rng, new Float64Array(d));

@@ -28,6 +28,7 @@ import {
   type InverseHessian,
   type InverseHessianUpdate,
 } from "./inverse_hessian.ts";
+import { positiveFinite, positiveInteger } from "../validate_options.ts";
 
 /** Options of {@link lbfgs}. */
 export interface LbfgsOptions extends CurvatureOptions {
@@ -66,13 +67,9 @@ export interface LbfgsOptions extends CurvatureOptions {
 export function lbfgs(dim: number, options: LbfgsOptions = {}): InverseHessian {
   const tol = _checkCommon(dim, options);
   const memory = options.memory ?? 7;
-  if (!Number.isInteger(memory) || memory < 1) {
-    throw new RangeError(`memory must be a positive integer, got ${memory}`);
-  }
+  positiveInteger("memory", memory);
   const gamma0 = options.initialScale ?? 1;
-  if (!(gamma0 > 0) || !Number.isFinite(gamma0)) {
-    throw new RangeError(`initialScale must be positive and finite, got ${gamma0}`);
-  }
+  positiveFinite("initialScale", gamma0);
   const scaling = options.scaling ?? "latest";
   if (scaling !== "latest" && scaling !== "fixed") {
     throw new RangeError(`scaling must be "latest" or "fixed", got ${JSON.stringify(scaling)}`);

@@ -9,8 +9,9 @@
  *  lbfgs.ts            L-BFGS, two-loop recursion, memory m
  *  kernel.ts           Params/State/Info, init, step (eq. 7, Algorithm 2)
  *  adaptation.ts       folding an accepted trajectory's pairs into C
- *  description.ts      QnhmcOptions, the ChainSampler, qnhmcDescription
- *  run_qnhmc.ts        runQnhmc: chains through the run driver
+ *  options.ts          QnhmcOptions
+ *  chain_sampler.ts    the ChainSampler, qnhmcDescription
+ *  run.ts              runQnhmc: chains through the run driver
  * ```
  *
  * @example
@@ -26,12 +27,8 @@
  */
 export { adoptPendingPairs, type AdoptResult } from "./adaptation.ts";
 export { denseBfgs, type DenseBfgsOptions, WASM_PRODUCT_MIN_DIM } from "./bfgs.ts";
-export {
-  qnhmcChainSampler,
-  type QnhmcChainState,
-  qnhmcDescription,
-  type QnhmcOptions,
-} from "./description.ts";
+export { qnhmcChainSampler, type QnhmcChainState, qnhmcDescription } from "./chain_sampler.ts";
+export { type QnhmcOptions } from "./options.ts";
 export {
   curvature,
   type CurvatureOptions,
@@ -41,4 +38,4 @@ export {
 } from "./inverse_hessian.ts";
 export { init, type QnhmcInfo, type QnhmcParams, type QnhmcState, step } from "./kernel.ts";
 export { lbfgs, type LbfgsOptions } from "./lbfgs.ts";
-export { runQnhmc, type RunQnhmcOptions } from "./run_qnhmc.ts";
+export { runQnhmc, type RunQnhmcOptions } from "./run.ts";
