@@ -178,7 +178,13 @@ function newton(
   start: Float64Array,
   pass: (theta: Float64Array) => Sums,
   limits: { maxPasses: number; tolerance: number },
-): { theta: Float64Array; sums: Sums; numPasses: number; converged: boolean; factor: Float64Array } {
+): {
+  theta: Float64Array;
+  sums: Sums;
+  numPasses: number;
+  converged: boolean;
+  factor: Float64Array;
+} {
   const d = model.dim;
   const post = (at: Float64Array, s: Sums) => {
     const g = new Float64Array(d), h = new Float64Array(d * d);
