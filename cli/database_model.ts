@@ -24,11 +24,23 @@
  *  --sampler ≠ hmc-ecs  every other sampler needs every row at every step
  * ```
  *
+ * The centring is made once for all chains ({@link databaseCentring}):
+ * Newton from a strided subset's MAP to the full-data MAP, each step one SQL
+ * pass (S, A, B at θ), and the sums at the last θ are HMC-ECS's precomputed
+ * `centring` for every chain. So the SQL passes do not grow with --chains;
+ * the chains start apart, each at its own draw from the Laplace
+ * approximation at θ* (or at --init).
+ *
  * @module
  */
+import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
+import { freeGlmData, glmDataFromArrays } from "../data/dataset.ts";
 import type { DatabaseGlmModel } from "../engines/database_glm.ts";
-import type { GlmModel } from "../models/glm.ts";
+import { cholesky, choleskySolve } from "../math/linalg.ts";
+import { GlmModel } from "../models/glm.ts";
+import { Rng } from "../random/rng.ts";
+import type { PrecomputedCentring } from "../samplers/hmc_ecs/options.ts";
 import { hasModelFlags } from "./model_flags.ts";
 
 /** Rows read to interpret the flags and to check the database model against. */
@@ -135,6 +147,166 @@ export async function openDatabaseModel(
       return { reason: `the response of row ${i} is recoded by the flags` };
     }
   }
-  model.fetches.numQueries = model.fetches.numRows = 0;
+  model.fetches.numQueries = model.fetches.numRows = model.fetches.numPasses = 0;
   return { model };
+}
+
+/** Most full-data passes of {@link databaseCentring} (HMC-ECS's own Newton limit). */
+export const MAX_CENTRING_PASSES = 10;
+
+/** What {@link databaseCentring} returns. */
+export interface SharedCentring {
+  /** θ* and S, A, B there: HMC-ECS's `centring` for every chain. */
+  centring: PrecomputedCentring;
+  /** Full-data passes made (one SQL aggregate each). */
+  numPasses: number;
+  /** Whether Newton's last step was below a thousandth of a posterior sd. */
+  converged: boolean;
+  /** Cholesky factor (lower, row-major) of −∇² log π(θ*): the Laplace precision. */
+  precisionFactor: Float64Array;
+}
+
+interface Sums {
+  ll: number;
+  grad: Float64Array;
+  hess: Float64Array;
+}
+
+/** Newton to the mode of log p(θ) + ℓ(θ), one `pass` per step, step halving. */
+function newton(
+  model: DatabaseGlmModel,
+  start: Float64Array,
+  pass: (theta: Float64Array) => Sums,
+  limits: { maxPasses: number; tolerance: number },
+): {
+  theta: Float64Array;
+  sums: Sums;
+  numPasses: number;
+  converged: boolean;
+  factor: Float64Array;
+} {
+  const d = model.dim;
+  const post = (at: Float64Array, s: Sums) => {
+    const g = new Float64Array(d), h = new Float64Array(d * d);
+    const lp = model.logPrior(at, g) + s.ll;
+    model.logPriorHessian(at, h);
+    for (let j = 0; j < d; j++) g[j] += s.grad[j];
+    for (let i = 0; i < d * d; i++) h[i] = -(h[i] + s.hess[i]);
+    return { lp, g, neg: h };
+  };
+  let at = Float64Array.from(start), cur = pass(at), p = post(at, cur);
+  let numPasses = 1, converged = false, scale = 1;
+  if (!Number.isFinite(p.lp)) {
+    throw new RangeError(`the log posterior at the Newton start is ${p.lp}`);
+  }
+  let factor = cholesky(p.neg, { name: "the negative log-posterior Hessian" });
+  let step = choleskySolve(factor, p.g);
+  for (;;) {
+    if (scale === 1) {
+      // Newton decrement per dimension: the step's squared length in posterior sds.
+      let dec = 0;
+      for (let j = 0; j < d; j++) dec += p.g[j] * step[j];
+      if (dec / d < limits.tolerance) {
+        converged = true;
+        break;
+      }
+    }
+    if (numPasses >= limits.maxPasses) break;
+    const next = at.map((v, j) => v + scale * step[j]);
+    const r = pass(next);
+    numPasses++;
+    const q = post(next, r);
+    if (Number.isFinite(q.lp) && q.lp >= p.lp - 1e-12 * Math.abs(p.lp)) {
+      at = next;
+      cur = r;
+      p = q;
+      scale = 1;
+      factor = cholesky(p.neg, { name: "the negative log-posterior Hessian" });
+      step = choleskySolve(factor, p.g);
+    } else if ((scale /= 2) < 2 ** -30) break;
+  }
+  return { theta: at, sums: cur, numPasses, converged, factor };
+}
+
+/**
+ * One HMC-ECS centring for every chain, made in the engine: Newton's method
+ * from the MAP of a strided subset of the rows (fetched by key; likelihood
+ * scaled by n/ñ) to the full-data MAP, each step one SQL pass of the sums
+ * S, A, B at θ (`controlVariateSums`), stopping when the step is below a
+ * thousandth of a posterior sd per dimension or after
+ * {@link MAX_CENTRING_PASSES} passes. θ* is the last point summed, so the
+ * sums are exact there whether or not Newton converged.
+ *
+ * @param model The database model.
+ * @returns The centring, the passes made, and the Laplace precision's factor.
+ * @throws {Error} Naming the table and the server when a query fails.
+ */
+export function databaseCentring(model: DatabaseGlmModel): SharedCentring {
+  const n = model.numRows, d = model.dim;
+  // The subset: every (n/ñ)-th row, ñ = 1 % of n between 1 000 and 100 000.
+  const k = Math.min(n, Math.max(1000, Math.min(100_000, Math.ceil(n / 100))));
+  const rows = Int32Array.from({ length: k }, (_, i) => Math.floor((i * n) / k));
+  const x = new Float64Array(k * d), y = new Float64Array(k);
+  model.readRows(rows, x, y);
+  const data = glmDataFromArrays(loadCore(), x, y, { numCols: d });
+  let start: Float64Array = new Float64Array(d);
+  try {
+    const sub = new GlmModel(data, model.glmOptions), w = n / k;
+    const fit = newton(model, start, (theta) => {
+      const grad = new Float64Array(d), hess = new Float64Array(d * d);
+      const ll = sub.logLikelihood(theta, grad) * w;
+      sub.logLikelihoodHessian(theta, hess);
+      for (let j = 0; j < d; j++) grad[j] *= w;
+      for (let i = 0; i < d * d; i++) hess[i] *= w;
+      return { ll, grad, hess };
+    }, { maxPasses: 50, tolerance: 1e-6 });
+    if (fit.theta.every(Number.isFinite)) start = fit.theta;
+  } catch {
+    // No subset MAP (e.g. separable rows): Newton on the full data from 0.
+  } finally {
+    freeGlmData(data);
+  }
+  const full = newton(model, start, (theta) => {
+    const grad = new Float64Array(d), hess = new Float64Array(d * d);
+    const ll = model.controlVariateSums(theta, grad, hess);
+    return { ll, grad, hess };
+  }, { maxPasses: MAX_CENTRING_PASSES, tolerance: 1e-6 });
+  return {
+    centring: {
+      thetaStar: full.theta,
+      llStarSum: full.sums.ll,
+      gradSum: full.sums.grad,
+      hessSum: full.sums.hess,
+    },
+    numPasses: full.numPasses,
+    converged: full.converged,
+    precisionFactor: full.factor,
+  };
+}
+
+/**
+ * A start per chain: θ* plus a draw from N(0, P⁻¹), P the Laplace
+ * precision at θ* (factor L, P = LLᵀ: the draw is L⁻ᵀz = P⁻¹Lz).
+ *
+ * @param shared The centring.
+ * @param numChains Chains.
+ * @param seed The run's seed.
+ * @returns One position per chain.
+ */
+export function laplaceStarts(
+  shared: SharedCentring,
+  numChains: number,
+  seed: number,
+): Float64Array[] {
+  const t = shared.centring.thetaStar, l = shared.precisionFactor, d = t.length;
+  const rng = new Rng(`database-centring-starts:${seed}`);
+  return Array.from({ length: numChains }, () => {
+    const z = Float64Array.from({ length: d }, () => rng.normal());
+    const lz = new Float64Array(d);
+    for (let i = 0; i < d; i++) {
+      for (let j = 0; j <= i; j++) lz[i] += l[i * d + j] * z[j];
+    }
+    const v = choleskySolve(l, lz);
+    return t.map((ti, j) => ti + v[j]);
+  });
 }

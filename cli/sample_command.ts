@@ -34,7 +34,12 @@ import {
   parseFlags,
   resolveUserPath,
 } from "./args.ts";
-import { databaseRefusal, openDatabaseModel } from "./database_model.ts";
+import {
+  databaseCentring,
+  databaseRefusal,
+  laplaceStarts,
+  openDatabaseModel,
+} from "./database_model.ts";
 import { DrawsFileWriter } from "./draws_writer.ts";
 import { cmdstanChainPath, CmdStanDrawsWriter } from "./cmdstan_writer.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
@@ -121,7 +126,8 @@ export function sampleHelp(): string {
     "                      clickhouse://user@host:http_port/db?table=T[&key=COL] (password",
     "                      from PGPASSWORD / CLICKHOUSE_PASSWORD; needs --allow-net). With",
     "                      --sampler hmc-ecs and &key=COL (integers 0…n−1 or base…base+n−1)",
-    "                      the rows stay in the database: fetched by key, centring in SQL",
+    "                      the rows stay in the database: fetched by key, one centring",
+    "                      in SQL shared by every chain",
     "  --response COL      name of the response column",
     "",
     "Options:",
@@ -387,6 +393,32 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     numChains,
   });
   Object.assign(samplerOptions, init.samplerOptions);
+  if (dbModel !== null) {
+    // One centring in the engine for every chain: the SQL passes do not grow with --chains.
+    let shared;
+    try {
+      shared = databaseCentring(dbModel);
+    } catch (e) {
+      const msg = _userMessage((e as Error).message, null);
+      throw new CliUsageError(
+        msg.includes(dataLabel)
+          ? `--data: centring: ${msg}`
+          : `--data ${dataLabel}: centring: ${msg}`,
+      );
+    }
+    samplerOptions.centring = shared.centring;
+    samplerOptions.startAtThetaStar = false;
+    if (values.init === undefined) {
+      init.driver.initialPositions = laplaceStarts(shared, numChains, seed);
+    }
+    if (!values.quiet) {
+      console.log(
+        `centring: ${shared.numPasses} full-data passes in SQL${
+          shared.converged ? "" : " (Newton stopped at its limit; θ* is the last point summed)"
+        }, shared by ${numChains} chain${numChains === 1 ? "" : "s"}`,
+      );
+    }
+  }
   let sampler;
   try {
     sampler = description.build(model, samplerOptions, { seed, numWarmup, numSamples });
@@ -524,6 +556,12 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   console.log(
     `${samplerName}: ${numChains} chain(s) × ${result.numDraws} draws, n = ${model.numRows}, d = ${model.dim}, backend ${arena.backend}`,
   );
+  if (dbModel !== null) {
+    const f = dbModel.fetches;
+    console.log(
+      `database: ${f.numPasses} full-data passes in SQL, ${f.numQueries} row queries (${f.numRows} rows fetched by key)`,
+    );
+  }
   if (writer !== null) {
     try {
       if (writer instanceof CmdStanDrawsWriter) {

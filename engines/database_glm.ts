@@ -84,8 +84,12 @@ export interface DatabaseGlmModel extends ExternalGlmModel {
   readonly keyBase: number;
   /** The connection URL with the password replaced by `***`. */
   readonly label: string;
-  /** Queries made by `readRows` and the rows (distinct keys) they returned. */
-  readonly fetches: { numQueries: number; numRows: number };
+  /**
+   * Queries made by `readRows` and the rows (distinct keys) they returned;
+   * `numPasses`: full-data passes (one SQL aggregate each: the centring sums,
+   * ℓ and ∇ℓ, or the Hessian).
+   */
+  readonly fetches: { numQueries: number; numRows: number; numPasses: number };
 }
 
 const STATE_BUSY = 0, STATE_ERROR = 2;
@@ -230,7 +234,7 @@ class DatabaseGlm implements DatabaseGlmModel {
   readonly cost: CostCounter = newCostCounter();
   readonly keyBase: number;
   readonly label: string;
-  readonly fetches = { numQueries: 0, numRows: 0 };
+  readonly fetches = { numQueries: 0, numRows: 0, numPasses: 0 };
   #p: number;
   #intercept: boolean;
   #batch: number;
@@ -334,6 +338,7 @@ class DatabaseGlm implements DatabaseGlmModel {
       throw new RangeError(`theta must be a Float64Array of length ${d}`);
     }
     this.#call({ op: "sums", theta: theta.slice(), hessian: hess !== undefined });
+    this.fetches.numPasses++;
     const v = this.#data;
     if (v[0] !== this.numRows) {
       throw new Error(`${this.#where} changed: ${v[0]} rows now, ${this.numRows} when opened`);
