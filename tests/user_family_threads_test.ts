@@ -18,6 +18,8 @@ import { defineModel } from "../models/compose.ts";
 import { ThreadedGlmModel } from "../models/threaded_glm.ts";
 import { UserGlmModel } from "../models/user_glm.ts";
 import { runHmc } from "../samplers/run_hmc.ts";
+import { sampleParallel } from "../samplers/parallel.ts";
+import { sample } from "../samplers/sample.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
 
 const N = 1501, D = 4, U = 2 ** -53;
@@ -102,7 +104,7 @@ Deno.test("ThreadedGlmModel claim: a user AssemblyScript family on threads gives
   }
 });
 
-Deno.test("ThreadedGlmModel claim: seeded HMC on a user family on one thread draws memory's draws; two threads stay close", async () => {
+Deno.test("ThreadedGlmModel claim: seeded HMC and HMC-ECS on a user family on one thread draw memory's draws; two threads stay close", async () => {
   const p = _rows(6);
   const memory = await UserGlmModel.create(
     glmDataFromArrays(loadCore(), p.x, p.y, { numCols: D }),
@@ -129,12 +131,47 @@ Deno.test("ThreadedGlmModel claim: seeded HMC on a user family on one thread dra
     for (let i = 0; i < fa.length; i++) {
       worst = Math.max(worst, Math.abs(fc[i] - fa[i]) / Math.max(1, Math.abs(fa[i])));
     }
-    console.log(`two threads: largest relative difference from memory's draws ${worst}`);
+    console.log(`HMC, two threads: largest relative difference from memory's draws ${worst}`);
     assert.ok(worst <= 1e-6, `two threads drift ${worst} from memory's draws`);
+    // HMC-ECS: per-row control variates (a user family has no compact cache).
+    const ecs = {
+      sampler: "hmc-ecs",
+      numWarmup: 30,
+      numSamples: 20,
+      numChains: 1,
+      seed: 5,
+      hessianFraction: 1,
+    } as const;
+    const ea = await sample(memory, ecs), eb = await sample(one, ecs), ec = await sample(two, ecs);
+    assert.deepEqual(eb.draws, ea.draws);
+    const ga = flat(ea as typeof a), gc = flat(ec as typeof a);
+    let worstEcs = 0;
+    for (let i = 0; i < ga.length; i++) {
+      worstEcs = Math.max(worstEcs, Math.abs(gc[i] - ga[i]) / Math.max(1, Math.abs(ga[i])));
+    }
+    console.log(`HMC-ECS, two threads: largest relative difference ${worstEcs}`);
+    assert.ok(worstEcs <= 1e-9, `HMC-ECS on two threads drifts ${worstEcs} from memory's draws`);
   } finally {
     one.close();
     two.close();
     (one.base as UserGlmModel).dispose();
     memory.dispose();
+  }
+});
+
+Deno.test("sampleParallel claim: chains of a user family in workers over the shared memory draw the calling thread's draws", async () => {
+  const p = _rows(7);
+  const model = await UserGlmModel.create(
+    glmDataFromArrays(loadCore({ shared: true }), p.x, p.y, { numCols: D }),
+    { source: EXAMPLE_LOGISTIC_SOURCE },
+  );
+  try {
+    const opts = { sampler: "hmc", numWarmup: 30, numSamples: 10, numChains: 2, seed: 3 } as const;
+    const inThread = await sample(model, opts);
+    const inWorkers = await sampleParallel(model, { ...opts, workers: 2 });
+    assert.equal(inWorkers.parallel.workers, 2, String(inWorkers.parallel.note));
+    assert.deepEqual(inWorkers.draws, inThread.draws);
+  } finally {
+    model.dispose();
   }
 });
