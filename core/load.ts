@@ -117,7 +117,7 @@ function _wasmBytes(backend: "simd" | "relaxed-simd", shared: boolean): Uint8Arr
   if (bytes === undefined) {
     bytes = _fileBytes.get(backend) ??
       decodeWasmBase64(backend === "simd" ? SIMD_WASM_BASE64 : RELAXED_WASM_BASE64);
-    if (shared && bytes.length > 0) bytes = _withSharedMemoryImport(bytes);
+    if (shared && bytes.length > 0) bytes = withSharedMemoryImport(bytes);
     _bytes.set(key, bytes);
   }
   return bytes;
@@ -134,11 +134,17 @@ function _readLeb(bytes: Uint8Array, pos: number): [value: number, next: number]
 }
 
 /**
- * Copy of `bytes` whose imported memory is declared shared: the limits flag
- * byte of the `env.memory` import goes from 0x01 (has maximum) to 0x03 (shared,
- * has maximum). The builds declare a maximum so this is a one-byte change.
+ * Copy of a module's `bytes` whose imported `env.memory` is declared shared
+ * (limits flag 0x01 → 0x03; the import must declare a maximum), so that it
+ * can be instantiated over a shared memory: the core's builds, and a user
+ * family compiled at run time (core/user_family.ts).
+ *
+ * @param bytes A wasm module importing its memory with a maximum.
+ * @returns The patched copy; the code and data are the same bytes.
+ * @throws {TypeError} If the module imports no memory or one without a maximum.
+ * @internal
  */
-function _withSharedMemoryImport(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+export function withSharedMemoryImport(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
   const out = bytes.slice();
   let pos = 8; // magic + version
   while (pos < out.length) {

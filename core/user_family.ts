@@ -19,7 +19,11 @@
  * (_dot2), the user's functions per lane, the gradient and Hessian updates by
  * the SIMD _axpy2 / _outer2. The module's static data (vmath's constant table)
  * lives in a block the arena owns, so it never overlaps the built-in core or
- * the data. The user's source may use everything vmath.ts exports (vexp,
+ * the data. Over a shared memory the module imports it as shared, and a
+ * worker instantiates the same bytes over the same memory
+ * ({@link UserFamilyKernels.attach}): its data segment rewrites the static
+ * block with the bytes already there, so the block is never the worker's,
+ * and the worker's scratch comes from its own region. The user's source may use everything vmath.ts exports (vexp,
  * vlog, … on f64x2) and AssemblyScript's Math.
  *
  * References: docs/architecture.md, "The WASM core".
@@ -29,6 +33,7 @@
 import type { Arena } from "./arena.ts";
 import type { StoredGlmData } from "./row_buffer.ts";
 import { ScratchF64, ScratchI32 } from "./scratch.ts";
+import { withSharedMemoryImport } from "./load.ts";
 import { pointerOf } from "./_handles.ts";
 
 const _STATIC_BYTES = 65536;
@@ -177,8 +182,15 @@ async function _source(name: string): Promise<string> {
 export class UserFamilyKernels {
   /** The arena whose memory the module imports. */
   readonly arena: Arena;
-  /** The module's compiled bytes (for inspection and caching). */
+  /** The module's compiled bytes (for inspection and caching; a worker instantiates the same). */
   readonly bytes: Uint8Array;
+  /**
+   * Address of the module's static block (`--memoryBase`) in the memory.
+   *
+   * @internal
+   */
+  readonly staticBlock: number;
+  readonly #ownsStatic: boolean;
   readonly #ex: _UserExports;
   readonly #static: number;
   readonly #theta = new Map<number, ScratchF64>();
@@ -189,11 +201,13 @@ export class UserFamilyKernels {
   readonly #rows3: ScratchF64;
   readonly #idx: ScratchI32;
 
-  /** Use {@link compileUserFamily}. */
-  constructor(arena: Arena, bytes: Uint8Array, staticBlock: number) {
+  /** Use {@link compileUserFamily} (or {@link UserFamilyKernels.attach} in a worker). */
+  constructor(arena: Arena, bytes: Uint8Array, staticBlock: number, ownsStatic = true) {
     this.arena = arena;
     this.bytes = bytes;
     this.#static = staticBlock;
+    this.staticBlock = staticBlock;
+    this.#ownsStatic = ownsStatic;
     const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
     const instance = new WebAssembly.Instance(module, {
       env: {
@@ -218,6 +232,28 @@ export class UserFamilyKernels {
     this.#rows2 = new ScratchF64(arena);
     this.#rows3 = new ScratchF64(arena);
     this.#idx = new ScratchI32(arena);
+  }
+
+  /**
+   * The same compiled family in another thread: `bytes` and `staticBlock`
+   * from the kernels compiled over a shared memory, `arena` a region of that
+   * memory attached in this thread (core/shared_region.ts). Instantiating
+   * writes the module's data segment into the static block again (the same
+   * bytes); the scratch is allocated in `arena`; {@link dispose} frees the
+   * scratch only, the static block stays the compiling arena's.
+   *
+   * @param arena An arena over the shared memory the family was compiled for.
+   * @param bytes {@link UserFamilyKernels.bytes} of the compiled family.
+   * @param staticBlock {@link UserFamilyKernels.staticBlock} of the compiled family.
+   * @returns Kernels over `arena`.
+   * @throws {RangeError} If `arena`'s memory is not shared.
+   * @internal
+   */
+  static attach(arena: Arena, bytes: Uint8Array, staticBlock: number): UserFamilyKernels {
+    if (!arena.shared) {
+      throw new RangeError("UserFamilyKernels.attach needs an arena over a shared memory");
+    }
+    return new UserFamilyKernels(arena, bytes, staticBlock, false);
   }
 
   /**
@@ -309,7 +345,7 @@ export class UserFamilyKernels {
     return options.out;
   }
 
-  /** Release scratch and the static block. */
+  /** Release scratch and, unless attached in another thread, the static block. */
   dispose(): void {
     for (
       const s of [
@@ -324,7 +360,7 @@ export class UserFamilyKernels {
       s.dispose();
     }
     this.#idx.dispose();
-    this.arena.free(this.#static);
+    if (this.#ownsStatic) this.arena.free(this.#static);
   }
 
   #check(data: StoredGlmData, theta: Float64Array): number {
@@ -405,7 +441,9 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
     );
   }
   try {
-    return new UserFamilyKernels(arena, wasm, block);
+    // Over a shared memory the import is declared shared (the same code and data).
+    const bytes = arena.shared ? withSharedMemoryImport(wasm as Uint8Array<ArrayBuffer>) : wasm;
+    return new UserFamilyKernels(arena, bytes, block);
   } catch (e) {
     arena.free(block);
     throw e;

@@ -1,7 +1,7 @@
 /**
  * The worker behind {@link import("./threaded_glm.ts").ThreadedGlmModel}:
  * one contiguous block of rows, rebuilt over the shared memory as a
- * GlmModel, answering the pass pool's commands (./_pass_pool.ts: ℓ, ∇ℓ,
+ * GlmModel or a UserGlmModel (the same compiled family), answering the pass pool's commands (./_pass_pool.ts: ℓ, ∇ℓ,
  * ∇²ℓ, and the control-variate centring that fills the block's rows of the
  * shared cache in place).
  *
@@ -14,6 +14,7 @@
 import { ControlVariateCache } from "../core/row_buffer.ts";
 import { adoptWorkerCore } from "../core/load.ts";
 import { attachRegion } from "../core/shared_region.ts";
+import { GlmModel } from "./glm.ts";
 import { modelFromSpec } from "./model_spec.ts";
 import { poolWorker } from "./_pass_pool.ts";
 import type { PassWorkerInit } from "./_pass_protocol.ts";
@@ -30,6 +31,9 @@ self.onmessage = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
       return ll;
     },
     centre(theta, args, grad) {
+      if (!(model instanceof GlmModel)) {
+        throw new TypeError("the compact control-variate centring needs a built-in GLM family");
+      }
       const cache = ControlVariateCache.attach(arena, {
         numRows: args.cacheRows,
         offset: args.cacheOffset,

@@ -8,7 +8,7 @@
  *  likelihood ╲ rows      GlmData     {data, threads}    {data, shards}     {rowStore, …}       {count}   {sql}
  *  GLM family spec        GlmModel    ThreadedGlmModel   ShardedGlmModel    ShardedGlmModel     —         —
  *                                                        ("memory")         ("memory"/"stream")
- *  {assemblyScript}       UserGlmModel  —                 —                  —                  —         —
+ *  {assemblyScript}       UserGlmModel  ThreadedGlmModel  —                  —                  —         —
  *  TypeScript per-row     —           —                  —                  —                   RowFunctionModel  —
  * ```
  *
@@ -208,11 +208,17 @@ export async function defineModel(definition: ModelDefinition): Promise<Composed
     );
   }
   if (lk === "assemblyScript") {
-    if (rk !== "arena") {
+    if (rk !== "arena" && rk !== "threads") {
       throw refuse(
-        "a family written in AssemblyScript runs over rows in memory (one arena) only; give rows: data",
+        "a family written in AssemblyScript runs over rows in memory (one arena) or on threads " +
+          "over a shared memory; shards and row stores hold rows in instances of their own, " +
+          "where the family's static block (fixed when it is compiled) is not reserved; " +
+          "give rows: data or { data, threads }",
       );
     }
+    const data = rk === "arena" ? definition.rows as GlmData : (definition.rows as {
+      data: GlmData;
+    }).data;
     const { UserGlmModel } = await import("./user_glm.ts");
     const glmPrior = _isGlmPrior(prior) ? prior as GlmPriorOptions : undefined;
     if (glmPrior !== undefined) {
@@ -227,17 +233,28 @@ export async function defineModel(definition: ModelDefinition): Promise<Composed
         );
       }
     }
-    const model = await UserGlmModel.create(definition.rows as GlmData, {
+    const user = await UserGlmModel.create(data, {
       source: (definition.likelihood as AssemblyScriptLikelihood).assemblyScript,
       ...(glmPrior?.priorScale === undefined ? {} : { priorScale: glmPrior.priorScale as number }),
     });
-    if (prior === undefined || glmPrior !== undefined) return model;
-    // Every parameter is a column's coefficient; defaults scaled by the columns' sds.
-    const names = { parameterNames: model.parameterNames, dim: model.dim, numCols: model.dim };
-    return withPrior(
-      model,
-      _resolveGlmNames(names, undefined, prior as PriorSpec | Prior, model.data),
-    );
+    let model: UserGlmModel = user;
+    try {
+      if (prior !== undefined && glmPrior === undefined) {
+        // Every parameter is a column's coefficient; defaults scaled by the columns' sds.
+        const names = { parameterNames: user.parameterNames, dim: user.dim, numCols: user.dim };
+        model = withPrior(
+          user,
+          _resolveGlmNames(names, undefined, prior as PriorSpec | Prior, user.data),
+        );
+      }
+      if (rk === "arena") return model;
+      return await ThreadedGlmModel.create(model, {
+        threads: (definition.rows as { threads: number }).threads,
+      });
+    } catch (e) {
+      user.dispose();
+      throw e;
+    }
   }
   // A GLM family.
   const lik = definition.likelihood as GlmLikelihood;

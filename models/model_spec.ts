@@ -24,6 +24,8 @@ import { GlmModel, type GlmOptions } from "./glm.ts";
 import type { Model } from "./model.ts";
 import { Prior } from "./prior_build.ts";
 import type { ResolvedPrior } from "./priors.ts";
+import { UserFamilyKernels } from "../core/user_family.ts";
+import { UserGlmModel } from "./user_glm.ts";
 import { withPrior } from "./with_prior.ts";
 
 /** A {@link GlmModel} as data: where its rows are in a shared memory, and its options. */
@@ -55,8 +57,35 @@ export interface GlmModelSpec {
   readonly prior?: readonly ResolvedPrior[];
 }
 
+/**
+ * A {@link UserGlmModel} as data: its rows as a {@link GlmModelSpec}'s, the
+ * compiled family's bytes and the address of its static block, so a worker
+ * instantiates the same family over the same shared memory
+ * (`UserFamilyKernels.attach`).
+ */
+export interface UserGlmModelSpec {
+  /** Discriminant. */
+  readonly kind: "user-glm";
+  /** The shared memory holding X, y and the family's static block. */
+  readonly memory: WebAssembly.Memory;
+  /** The core's kernels of the arena (a worker attaches its region with them). */
+  readonly backend: CoreBackend;
+  /** The compiled core for `backend`, when the build embeds none (as {@link GlmModelSpec.core}). */
+  readonly core?: WebAssembly.Module;
+  /** Offsets and sizes of the data in `memory` (f64 X). */
+  readonly data: GlmModelSpec["data"];
+  /** The compiled family (its memory import declared shared). */
+  readonly bytes: Uint8Array;
+  /** Address of the family's static block in `memory`. */
+  readonly staticBlock: number;
+  /** Prior sd of every coefficient. */
+  readonly priorScale: number;
+  /** The prior put on the model by `withPrior`, per parameter (absent: the model's own). */
+  readonly prior?: readonly ResolvedPrior[];
+}
+
 /** Every model kind a worker can rebuild. */
-export type ModelSpec = GlmModelSpec;
+export type ModelSpec = GlmModelSpec | UserGlmModelSpec;
 
 /**
  * The spec of `model`, or a sentence saying why it has none.
@@ -80,9 +109,10 @@ export type ModelSpec = GlmModelSpec;
  * References: docs/architecture.md, "Threads" and "Samplers" (chains in workers over one shared copy).
  */
 export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: string } {
+  if (model instanceof UserGlmModel) return _userSpecOf(model);
   if (!(model instanceof GlmModel)) {
     return {
-      reason: `only GlmModel can be rebuilt in a worker; this model (${
+      reason: `only GlmModel and UserGlmModel can be rebuilt in a worker; this model (${
         model.constructor?.name ?? typeof model
       }) runs in the calling thread`,
     };
@@ -118,8 +148,39 @@ export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: strin
   };
 }
 
-function _priorOf(model: GlmModel): Prior | null {
-  const p = (model as GlmModel & { prior?: unknown }).prior;
+function _userSpecOf(model: UserGlmModel): { spec: UserGlmModelSpec } | { reason: string } {
+  const arena = model.arena;
+  if (!arena.shared) {
+    return {
+      reason:
+        "the model's data are not in a shared memory (load them with loadCore({ shared: true })), so its passes run in the calling thread",
+    };
+  }
+  const d = model.data, core = workerCore(arena.backend, true);
+  return {
+    spec: {
+      kind: "user-glm",
+      memory: arena.memory,
+      backend: arena.backend,
+      ...(core === undefined ? {} : { core }),
+      data: {
+        x: d.x,
+        y: d.y,
+        numRows: d.numRows,
+        numCols: d.numCols,
+        storage: d.storage,
+        columnNames: Array.from(d.columnNames),
+      },
+      bytes: model.kernels.bytes,
+      staticBlock: model.kernels.staticBlock,
+      priorScale: model.priorScale,
+      ...(_priorOf(model) === null ? {} : { prior: _priorOf(model)!.parameters }),
+    },
+  };
+}
+
+function _priorOf(model: Model): Prior | null {
+  const p = (model as Model & { prior?: unknown }).prior;
   return p instanceof Prior ? p : null;
 }
 
@@ -152,12 +213,23 @@ function _priorOf(model: GlmModel): Prior | null {
  *
  * References: docs/architecture.md, "Threads".
  */
-export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel {
-  if (spec.kind !== "glm") throw new TypeError(`unknown model spec kind ${String(spec.kind)}`);
+export function modelFromSpec(spec: GlmModelSpec, arena: Arena): GlmModel;
+export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel | UserGlmModel;
+export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel | UserGlmModel {
+  if (spec.kind !== "glm" && spec.kind !== "user-glm") {
+    throw new TypeError(`unknown model spec kind ${String((spec as { kind: unknown }).kind)}`);
+  }
   if (arena.memory !== spec.memory && !(arena.memory.buffer instanceof SharedArrayBuffer)) {
     throw new RangeError("modelFromSpec needs an arena over the spec's shared memory");
   }
   const d = spec.data;
+  if (spec.kind === "user-glm") {
+    // The same compiled family over the same memory; its scratch in `arena`.
+    const kernels = UserFamilyKernels.attach(arena, spec.bytes, spec.staticBlock);
+    const data = { arena, ...d, columnNames: Array.from(d.columnNames) };
+    const user = UserGlmModel.overKernels(data, kernels, spec.priorScale);
+    return spec.prior === undefined ? user : withPrior(user, new Prior(spec.prior));
+  }
   const model = new GlmModel({ arena, ...d, columnNames: Array.from(d.columnNames) }, spec.options);
   return spec.prior === undefined ? model : withPrior(model, new Prior(spec.prior));
 }

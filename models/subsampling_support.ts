@@ -163,8 +163,9 @@ export function subsamplingSupport(model: Model): SubsamplingSupport | null {
     return _support(model, _perRow(model), perRowHessians, null);
   }
   if (model instanceof ThreadedGlmModel) {
-    const rows: SubsamplingRows = model.base.hasCompactCache
-      ? { kind: "compact-glm", glm: model.base, passes: model }
+    const base = model.base;
+    const rows: SubsamplingRows = base instanceof GlmModel && base.hasCompactCache
+      ? { kind: "compact-glm", glm: base, passes: model }
       : _perRow(model.base);
     return _support(model, rows, perRowHessians, null);
   }

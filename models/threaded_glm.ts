@@ -46,6 +46,7 @@ import type { PassWorkerInit } from "./_pass_protocol.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { type ModelSpec, modelSpecOf } from "./model_spec.ts";
+import { UserGlmModel } from "./user_glm.ts";
 
 /** Options of {@link ThreadedGlmModel.create}. */
 export interface ThreadedGlmOptions {
@@ -74,8 +75,8 @@ export interface ThreadedGlmOptions {
  * ```
  */
 export class ThreadedGlmModel implements DataModel {
-  /** The model over all rows (subsample evaluations, prior). */
-  readonly base: GlmModel;
+  /** The model over all rows (subsample evaluations, prior): a built-in or a user family. */
+  readonly base: GlmModel | UserGlmModel;
   /** Dimension d. */
   readonly dim: number;
   /** Rows n. */
@@ -88,15 +89,19 @@ export class ThreadedGlmModel implements DataModel {
   readonly threads: number;
   /** First row of each thread's block, then n (length threads + 1; even but the last). */
   readonly blockStarts: readonly number[];
-  /** The base model's family. */
-  readonly family: GlmModelFamily;
+  /**
+   * The base model's family; null for a family written in AssemblyScript
+   * (which, like a UserGlmModel, names no built-in family, so a sampler's
+   * start is the one it takes on the UserGlmModel).
+   */
+  readonly family: GlmModelFamily | null;
   /** Columns d of X (the base model's). */
   readonly numCols: number;
   /** The base model's data set (all rows). */
   readonly data: GlmData;
-  /** The base model's options (per-row columns over all rows). */
-  readonly options: Readonly<GlmOptions>;
-  #block0: GlmModel;
+  /** The base model's options (per-row columns over all rows); null for a user family. */
+  readonly options: Readonly<GlmOptions> | null;
+  #block0: GlmModel | UserGlmModel;
   #pool: PassPool | null;
   #regions: SharedRegion[];
   #closed = false;
@@ -105,8 +110,8 @@ export class ThreadedGlmModel implements DataModel {
   #hess0: Float64Array;
 
   private constructor(
-    base: GlmModel,
-    block0: GlmModel,
+    base: GlmModel | UserGlmModel,
+    block0: GlmModel | UserGlmModel,
     pool: PassPool | null,
     regions: SharedRegion[],
     bounds: readonly number[],
@@ -117,10 +122,10 @@ export class ThreadedGlmModel implements DataModel {
     this.dim = base.dim;
     this.numRows = base.numRows;
     this.parameterNames = base.parameterNames;
-    this.family = base.family;
-    this.numCols = base.numCols;
+    this.family = base instanceof GlmModel ? base.family : null;
+    this.numCols = base.data.numCols;
     this.data = base.data;
-    this.options = base.options;
+    this.options = base instanceof GlmModel ? base.options : null;
     this.threads = (pool?.numWorkers ?? 0) + 1;
     this.#block0 = block0;
     this.#pool = pool;
@@ -133,14 +138,16 @@ export class ThreadedGlmModel implements DataModel {
   /**
    * Start the workers over `model`'s shared data.
    *
-   * @param model A GlmModel whose data are in a shared memory (`loadCore({ shared: true })`).
+   * @param model A GlmModel, or a UserGlmModel (a family written in AssemblyScript; every
+   *   worker instantiates the same compiled module), whose data are in a shared memory
+   *   (`loadCore({ shared: true })`).
    * @param options `threads`.
    * @returns The threaded model; call {@link ThreadedGlmModel.close} when done.
    * @throws {TypeError} If the data are not in a shared memory; {@link RangeError} on bad
    *   `threads` or more threads than pairs of rows.
    */
   static async create(
-    model: GlmModel,
+    model: GlmModel | UserGlmModel,
     options: ThreadedGlmOptions = {},
   ): Promise<ThreadedGlmModel> {
     const threads = options.threads ??
@@ -164,7 +171,9 @@ export class ThreadedGlmModel implements DataModel {
       (_, k) => k === threads ? n : 2 * Math.round((k * n) / (2 * threads)),
     );
     const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
-    const block0 = new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]));
+    const block0 = model instanceof GlmModel
+      ? new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]))
+      : UserGlmModel.overKernels(block(0), model.kernels, model.priorScale);
     const scratch = (1 << 20) + 64 * d * d;
     const regions: SharedRegion[] = [];
     for (let k = 1; k < threads; k++) regions.push(reserveRegion(model.arena, scratch));
@@ -178,11 +187,13 @@ export class ThreadedGlmModel implements DataModel {
           count: threads - 1,
           init: (i) => ({
             message: {
-              spec: {
-                ...spec,
-                data: _plainData(block(i + 1)),
-                options: blockOptions(spec.options, bounds[i + 1], bounds[i + 2]),
-              },
+              spec: spec.kind === "glm"
+                ? {
+                  ...spec,
+                  data: _plainData(block(i + 1)),
+                  options: blockOptions(spec.options, bounds[i + 1], bounds[i + 2]),
+                }
+                : { ...spec, data: _plainData(block(i + 1)) },
               region: regions[i],
               firstRow: bounds[i + 1],
             },
@@ -302,6 +313,12 @@ export class ThreadedGlmModel implements DataModel {
     options: { cache: ControlVariateCache; gradSum: Float64Array; chunkRows?: number },
   ): number {
     const d = this.dim, { cache, gradSum } = options, chunkRows = options.chunkRows ?? 65536;
+    const block0 = this.#block0;
+    if (!(block0 instanceof GlmModel)) {
+      throw new TypeError(
+        "the compact control-variate centring needs a built-in GLM family; a user family's control variates are per row",
+      );
+    }
     if (cache.arena.memory !== this.base.arena.memory) {
       throw new RangeError(
         "the cache must live in this model's shared memory (ControlVariates over this model's base)",
@@ -319,7 +336,7 @@ export class ThreadedGlmModel implements DataModel {
     const shared = cache.share();
     this.#run(PASS_CV, thetaStar, [shared.numRows, shared.offset, chunkRows]);
     let s = this.#withWorkers(() => {
-      const own = this.#block0.kernels.prepareControlVariates(this.#block0.data, thetaStar, {
+      const own = block0.kernels.prepareControlVariates(block0.data, thetaStar, {
         cache,
         gradSum: this.#grad0,
         chunkRows,

@@ -63,11 +63,21 @@ export class UserGlmModel implements PerRowHessianModel {
   readonly parameterNames: readonly string[];
   /** Cost counter. */
   readonly cost: CostCounter = newCostCounter();
+  /** Prior sd of every coefficient (Infinity = flat). */
+  readonly priorScale: number;
   readonly #precision: number;
   readonly #logPriorConst: number;
+  readonly #ownsKernels: boolean;
 
-  private constructor(data: GlmData, kernels: UserFamilyKernels, priorScale: number) {
+  private constructor(
+    data: GlmData,
+    kernels: UserFamilyKernels,
+    priorScale: number,
+    ownsKernels = true,
+  ) {
     this.data = data;
+    this.priorScale = priorScale;
+    this.#ownsKernels = ownsKernels;
     this.arena = data.arena;
     this.kernels = kernels;
     this.dim = data.numCols;
@@ -91,6 +101,22 @@ export class UserGlmModel implements PerRowHessianModel {
     if (!(s > 0)) throw new RangeError(`priorScale must be positive, got ${s}`);
     if (data.storage !== "f64") throw new TypeError("UserGlmModel needs f64 storage of X");
     return new UserGlmModel(data, await compileUserFamily(data.arena, options.source), s);
+  }
+
+  /**
+   * The model over `data` (rows of the arena `kernels` run on) with
+   * compiled kernels it does not own: a block of rows of a threaded model,
+   * in the calling thread or a worker. {@link dispose} leaves the kernels.
+   *
+   * @param data The rows (f64 X, in `kernels.arena`'s memory).
+   * @param kernels The compiled family.
+   * @param priorScale Prior sd of every coefficient.
+   * @returns The model.
+   * @internal
+   */
+  static overKernels(data: GlmData, kernels: UserFamilyKernels, priorScale: number): UserGlmModel {
+    if (data.storage !== "f64") throw new TypeError("UserGlmModel needs f64 storage of X");
+    return new UserGlmModel(data, kernels, priorScale, false);
   }
 
   /** log p(θ) and optionally its gradient. */
@@ -162,9 +188,9 @@ export class UserGlmModel implements PerRowHessianModel {
     return ll + lp;
   }
 
-  /** Release the compiled family's memory (the data are not freed). */
+  /** Release the compiled family's memory if this model compiled it (the data are not freed). */
   dispose(): void {
-    this.kernels.dispose();
+    if (this.#ownsKernels) this.kernels.dispose();
   }
 
   #perRow(theta: Float64Array, rows: Int32Array, out: Float64Array, hessian: boolean): void {
