@@ -205,7 +205,7 @@ export interface PerRowHessianModel extends DataModel {
  * Box constraints on θ: lower[j] ≤ θⱼ ≤ upper[j] (±Infinity for none). A
  * model with a `bounds` field of this type (the normal–gamma model's γ > 0)
  * has the stochastic-gradient samplers reflect their proposals into the box
- * (samplers/sg_common.ts).
+ * (samplers/sg/common.ts).
  */
 export interface Bounds {
   /** Lower bounds (length d). */

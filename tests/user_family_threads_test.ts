@@ -17,7 +17,7 @@ import { glmDataFromArrays } from "../data/dataset.ts";
 import { defineModel } from "../models/compose.ts";
 import { ThreadedGlmModel } from "../models/threaded_glm.ts";
 import { UserGlmModel } from "../models/user_glm.ts";
-import { runHmc } from "../samplers/run_hmc.ts";
+import { runHmc } from "../samplers/hmc/run.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { sample } from "../samplers/sample.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";
