@@ -5,8 +5,13 @@
  * order into csv.ts's sink (statistics, copy to the arena) in blocks of the
  * sink's length — exactly as the one-thread reader does.
  *
+ * The workers start first and count the file's line breaks (each its share
+ * of the ranges), so no pass over the file runs on this thread; the counts
+ * size X and y, then the header gives the kernel's plan.
+ *
  * ```
- *  main: header ─► plan ──init──► worker 0: seg 0, 2, 4, …  ──rows──┐
+ *  main: open ──count j──► workers ──counts──► main: allocate, header ─► plan
+ *  main: plan ──init──► worker 0: seg 0, 2, 4, …  ──rows──┐
  *                        └─init──► worker 1: seg 1, 3, 5, …  ──rows──┤
  *                                                                   ▼
  *        sink.addBlock ◄── blocks of blockRows ◄── segments in order (at most 2 ahead per worker)
@@ -26,6 +31,7 @@ import {
   type ReadCsvWasmOptions,
   releaseCsvParser,
   type RowSink,
+  WASM_CSV_BLOCK_BYTES,
 } from "./_csv_wasm.ts";
 
 /**
@@ -36,24 +42,44 @@ import {
  */
 export const csvParallelSizes = { minBytes: 16 << 20, segBytes: 4 << 20, margin: 1 << 20 };
 
-/** The start message of a worker. */
-export interface CsvWorkerInit {
+/** The first message to a worker: the file and the sizes. */
+export interface CsvWorkerOpen {
   /** Message type. */
-  type: "init";
+  type: "open";
   /** The file. */
   path: string;
   /** The compiled core (null: the worker compiles it). */
   module: WebAssembly.Module | null;
+  /** File size in bytes. */
+  fileSize: number;
+  /** Bytes per segment (and per counted range). */
+  segBytes: number;
+  /** Bytes read past a segment's end. */
+  margin: number;
+}
+
+/** The message that starts the parse (after the counts): the kernel's plan. */
+export interface CsvWorkerInit {
+  /** Message type. */
+  type: "init";
   /** The kernel's plan. */
   plan: CsvRowPlan;
   /** Byte offset of the first data line. */
   dataStart: number;
-  /** File size in bytes. */
-  fileSize: number;
-  /** Bytes per segment. */
-  segBytes: number;
-  /** Bytes read past a segment's end. */
-  margin: number;
+}
+
+/** A worker's line-break counts of the file's bytes [j·segBytes, (j+1)·segBytes). */
+export interface CsvCountDone {
+  /** Message type. */
+  type: "count";
+  /** Range index. */
+  j: number;
+  /** "\n" bytes. */
+  numLf: number;
+  /** "\r" bytes. */
+  numCr: number;
+  /** Bytes read. */
+  numBytes: number;
 }
 
 /** A worker's answer for one segment. */
@@ -75,30 +101,51 @@ export interface CsvSegmentDone {
 }
 
 /** Messages to a worker. */
-export type CsvWorkerMessage = CsvWorkerInit | { type: "seg"; k: number } | { type: "close" };
+export type CsvWorkerMessage =
+  | CsvWorkerOpen
+  | CsvWorkerInit
+  | { type: "count"; j: number }
+  | { type: "seg"; k: number }
+  | { type: "close" };
 
-type _Answer = CsvSegmentDone | { type: "error"; message: string };
+type _Answer = CsvSegmentDone | CsvCountDone | { type: "error"; message: string };
 
 /**
- * Reads a regular file with `numWorkers` workers into `sink`.
+ * The line-break counts of a file, as the workers found them: what the
+ * allocation of X and y waits for.
+ */
+export interface CsvBreakCounts {
+  /** "\n" bytes. */
+  numLf: number;
+  /** "\r" bytes. */
+  numCr: number;
+  /** Bytes. */
+  numBytes: number;
+}
+
+/**
+ * Reads a regular file with `numWorkers` workers into the sink `counted`
+ * makes. The workers start at once; they count the line breaks of the whole
+ * file (in ranges of `segBytes`, each worker its share) while this thread
+ * reads the header; `counted` is called with the counts (and makes the
+ * sink), then the workers parse the data lines.
  *
  * @param path The file.
- * @param first The file's first bytes (at least one block, or all of it).
  * @param fileSize Its size.
- * @param sink csv.ts's sink (fresh).
+ * @param counted Makes csv.ts's sink (fresh) from the file's counts.
  * @param opts The reader's options.
  * @param numWorkers Workers (≥ 1).
- * @returns "done", or "fallback" (read again with the papaparse path).
+ * @returns "done", or "fallback" (read again with the papaparse path; when
+ *   `counted` was not called, the counts are to be made too).
  */
 export async function readCsvParallel(
   path: string,
-  first: Uint8Array,
   fileSize: number,
-  sink: RowSink,
+  counted: (counts: CsvBreakCounts) => RowSink,
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
-  const r = await _readParallel(path, first, fileSize, sink, opts, numWorkers);
+  const r = await _readParallel(path, fileSize, counted, opts, numWorkers);
   csvWasmCounts[r]++;
   if (r === "done") csvWasmCounts.parallel++;
   return r;
@@ -106,46 +153,64 @@ export async function readCsvParallel(
 
 async function _readParallel(
   path: string,
-  first: Uint8Array,
   fileSize: number,
-  sink: RowSink,
+  counted: (counts: CsvBreakCounts) => RowSink,
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
   const staging = acquireCsvParser();
   if (staging === null) return "fallback";
   try {
-    return await _readParallelWith(staging, path, first, fileSize, sink, opts, numWorkers);
+    return await _readParallelWith(staging, path, fileSize, counted, opts, numWorkers);
   } finally {
     releaseCsvParser(staging);
+  }
+}
+
+async function _readFirst(path: string, fileSize: number): Promise<Uint8Array> {
+  const first = new Uint8Array(Math.min(fileSize, WASM_CSV_BLOCK_BYTES));
+  const file = await Deno.open(path, { read: true });
+  try {
+    let n = 0;
+    while (n < first.length) {
+      const got = await file.read(first.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    return first.subarray(0, n);
+  } finally {
+    file.close();
   }
 }
 
 async function _readParallelWith(
   staging: CsvRowParser,
   path: string,
-  first: Uint8Array,
   fileSize: number,
-  sink: RowSink,
+  counted: (counts: CsvBreakCounts) => RowSink,
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
-  const prep = prepareCsvWasm(first, first.length, first.length === fileSize, sink, opts);
-  if (prep === "fallback") return "fallback";
-  const { plan, dataStart } = prep;
   const { segBytes, margin } = csvParallelSizes;
-  const numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / segBytes));
-  const blockRows = sink.blockRows, numCols = plan.numCols;
+  const numRanges = Math.max(1, Math.ceil(fileSize / segBytes));
   const workers: Worker[] = [];
   const waiting = new Map<number, CsvSegmentDone>();
+  const counts: CsvCountDone[] = [];
   let wake: (() => void) | null = null;
   let failure: Error | null = null;
   let next = 0; // next segment to hand out
+  let numSegs = 0;
   const give = (w: Worker) => {
     if (next < numSegs) w.postMessage({ type: "seg", k: next++ });
   };
+  const until = async (done: () => boolean) => {
+    while (!done() && failure === null) {
+      await new Promise<void>((r) => wake = r);
+      wake = null;
+    }
+  };
   try {
-    for (let i = 0; i < Math.min(numWorkers, numSegs); i++) {
+    for (let i = 0; i < Math.min(numWorkers, numRanges); i++) {
       let w: Worker;
       try {
         w = new Worker(new URL("./_csv_worker.ts", import.meta.url), { type: "module" });
@@ -154,8 +219,10 @@ async function _readParallelWith(
       }
       workers.push(w);
       w.onmessage = (e: MessageEvent<_Answer>) => {
-        if (e.data.type === "error") failure ??= new Error(e.data.message);
-        else waiting.set(e.data.k, e.data);
+        const a = e.data;
+        if (a.type === "error") failure ??= new Error(a.message);
+        else if (a.type === "count") counts.push(a);
+        else waiting.set(a.k, a);
         wake?.();
       };
       w.onerror = (e) => {
@@ -163,18 +230,38 @@ async function _readParallelWith(
         failure ??= new Error(`CSV worker failed: ${e.message}`);
         wake?.();
       };
-      const init: CsvWorkerInit = {
-        type: "init",
+      const open: CsvWorkerOpen = {
+        type: "open",
         path,
         module: csvCoreModule(),
-        plan,
-        dataStart,
         fileSize,
         segBytes,
         margin,
       };
-      w.postMessage(init);
+      w.postMessage(open);
     }
+    // Range j is counted by worker j mod W, while this thread reads the header.
+    for (let j = 0; j < numRanges; j++) {
+      workers[j % workers.length].postMessage({ type: "count", j });
+    }
+    const first = await _readFirst(path, fileSize);
+    await until(() => counts.length === numRanges);
+    if (failure !== null) return "fallback";
+    let numLf = 0, numCr = 0, numBytes = 0;
+    for (const c of counts) {
+      numLf += c.numLf;
+      numCr += c.numCr;
+      numBytes += c.numBytes;
+    }
+    if (numBytes !== fileSize) return "fallback"; // the file changed meanwhile
+    const sink = counted({ numLf, numCr, numBytes });
+    const prep = prepareCsvWasm(first, first.length, first.length === fileSize, sink, opts);
+    if (prep === "fallback") return "fallback";
+    const { plan, dataStart } = prep;
+    numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / segBytes));
+    const blockRows = sink.blockRows, numCols = plan.numCols;
+    const init: CsvWorkerInit = { type: "init", plan, dataStart };
+    for (const w of workers) w.postMessage(init);
     // Two segments in flight per worker; segment k goes to worker k mod W.
     for (let round = 0; round < 2; round++) for (const w of workers) give(w);
     // Blocks are gathered in the staging parser's memory, where the kernel takes their statistics.
@@ -184,10 +271,7 @@ async function _readParallelWith(
         staging.blockStats(m, lo, hi, sum, h);
     let inBlock = 0, lines = 0;
     for (let k = 0; k < numSegs; k++) {
-      while (!waiting.has(k) && failure === null) {
-        await new Promise<void>((r) => wake = r);
-        wake = null;
-      }
+      await until(() => waiting.has(k));
       if (failure !== null) return "fallback";
       const seg = waiting.get(k)!;
       waiting.delete(k);

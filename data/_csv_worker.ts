@@ -4,8 +4,10 @@
  * the core's CSV kernel and posts the rows back, one message per segment.
  *
  * ```
+ *  count j:   the "\n" and "\r" of the file's bytes [j·S, (j+1)·S)
  *  segment k: the lines whose first byte lies in [dataStart + k·S, dataStart + (k+1)·S)
- *  main ──init, seg k──► worker: read, parse, Number() the hard cells ──rows of k──► main
+ *  main ──open, count j──► worker: read, count ──counts of j──► main (X, y allocated)
+ *  main ──plan, seg k──►   worker: read, parse, Number() the hard cells ──rows of k──► main
  * ```
  *
  * Only a worker loads this module (it sets the worker's `onmessage`).
@@ -14,9 +16,16 @@
  */
 /// <reference lib="deno.worker" />
 import { CSV_BAIL, CsvRowParser } from "../core/csv_kernels.ts";
-import type { CsvSegmentDone, CsvWorkerInit, CsvWorkerMessage } from "./_csv_parallel.ts";
+import type {
+  CsvCountDone,
+  CsvSegmentDone,
+  CsvWorkerInit,
+  CsvWorkerMessage,
+  CsvWorkerOpen,
+} from "./_csv_parallel.ts";
 import { EXTREME_ABS, F32_MAX, F32_MIN_NORMAL } from "./csv_checks.ts";
 
+let opened: CsvWorkerOpen | null = null;
 let init: CsvWorkerInit | null = null;
 let parser: CsvRowParser | null = null;
 let file: Deno.FsFile | null = null;
@@ -33,9 +42,24 @@ async function _readAt(into: Uint8Array, at: number): Promise<number> {
   return n;
 }
 
+/** Counts the line breaks of the file's bytes [j·segBytes, (j+1)·segBytes). */
+async function _count(j: number): Promise<CsvCountDone> {
+  const { fileSize, segBytes } = opened!;
+  const a = j * segBytes, b = Math.min(fileSize, a + segBytes);
+  const len = await _readAt(parser!.input().subarray(0, b - a), a);
+  return {
+    type: "count",
+    j,
+    numLf: parser!.countByte(0, len, 10),
+    numCr: parser!.countByte(0, len, 13),
+    numBytes: len,
+  };
+}
+
 /** Parses segment k: its rows, or "fallback". */
 async function _segment(k: number): Promise<CsvSegmentDone> {
-  const { plan, dataStart, fileSize, segBytes, margin } = init!;
+  const { fileSize, segBytes, margin } = opened!;
+  const { plan, dataStart } = init!;
   const a = dataStart + k * segBytes, b = Math.min(fileSize, a + segBytes);
   const from = k === 0 ? a : a - 1;
   const to = Math.min(fileSize, b + margin);
@@ -125,13 +149,22 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
 
 async function _handle(msg: CsvWorkerMessage): Promise<void> {
   try {
-    if (msg.type === "init") {
-      init = msg;
+    if (msg.type === "open") {
+      opened = msg;
       parser = CsvRowParser.create(msg.module);
       if (parser === null) throw new Error("the WebAssembly core does not run in this worker");
-      rowCap = Math.max(1024, Math.ceil(msg.segBytes / 16));
-      parser.setPlan(msg.plan, msg.segBytes + msg.margin + 16, rowCap);
+      parser.reserveInput(msg.segBytes + msg.margin + 16);
       file = await Deno.open(msg.path, { read: true });
+      return;
+    }
+    if (msg.type === "init") {
+      init = msg;
+      rowCap = Math.max(1024, Math.ceil(opened!.segBytes / 16));
+      parser!.setPlan(msg.plan, opened!.segBytes + opened!.margin + 16, rowCap);
+      return;
+    }
+    if (msg.type === "count") {
+      self.postMessage(await _count(msg.j));
       return;
     }
     if (msg.type === "close") {

@@ -106,12 +106,7 @@
 import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
-import {
-  countBreaksWasm,
-  readCsvWasm,
-  readCsvWasmAsync,
-  WASM_CSV_BLOCK_BYTES,
-} from "./_csv_wasm.ts";
+import { countBreaksWasm, readCsvWasm, readCsvWasmAsync } from "./_csv_wasm.ts";
 import { csvParallelSizes, readCsvParallel } from "./_csv_parallel.ts";
 import {
   cellNumber,
@@ -819,7 +814,6 @@ async function _readWasm(
   sink: _CsvSink,
   options: CsvOptions,
   chunkBytes: number,
-  workers: number,
 ): Promise<"done" | "fallback"> {
   const opts = {
     family: options.family,
@@ -849,17 +843,6 @@ async function _readWasm(
   }
   const file = await Deno.open(path, { read: true });
   try {
-    const size = (await file.stat()).size;
-    if (workers > 0 && typeof path === "string" && size >= csvParallelSizes.minBytes) {
-      const first = new Uint8Array(WASM_CSV_BLOCK_BYTES);
-      let n = 0;
-      while (n < first.length) {
-        const got = await file.read(first.subarray(n));
-        if (got === null) break;
-        n += got;
-      }
-      return await readCsvParallel(path, first.subarray(0, n), size, sink, opts, workers);
-    }
     return await readCsvWasmAsync(
       async (into) => (await file.read(into.subarray(0, chunkBytes))) ?? 0,
       sink,
@@ -942,25 +925,32 @@ export async function loadCsvToArena(
     }
   };
   // Pass 1: count line breaks (an upper bound on the number of records,
-  // whichever of \n, \r\n or \r the parser settles on).
+  // whichever of \n, \r\n or \r the parser settles on). With workers, they
+  // count (see _csv_parallel.ts) and this pass runs only if they did not.
   let numLf = 0, numCr = 0, numBytes = 0;
-  const counted = streamed === null && options.reader !== "papaparse"
-    ? await _countBreaksWasm(path)
-    : null;
-  if (counted !== null) ({ numLf, numCr, numBytes } = counted);
-  else {
-    for await (const view of blocks(Math.max(chunkBytes, 1 << 22))) {
-      numBytes += view.length;
-      numLf += countByte(view, 10);
-      numCr += countByte(view, 13);
+  let maxRecords = 0;
+  const countPass = async () => {
+    const counted = streamed === null && options.reader !== "papaparse"
+      ? await _countBreaksWasm(path)
+      : null;
+    if (counted !== null) ({ numLf, numCr, numBytes } = counted);
+    else {
+      for await (const view of blocks(Math.max(chunkBytes, 1 << 22))) {
+        numBytes += view.length;
+        numLf += countByte(view, 10);
+        numCr += countByte(view, 13);
+      }
     }
-  }
-  if (numBytes === 0) {
-    throw new RangeError(
-      `${where}the ${stream ? "input" : "file"} is empty: no header and no data rows`,
-    );
-  }
-  const maxRecords = Math.max(numLf, numCr) + 1;
+    setCounts();
+  };
+  const setCounts = () => {
+    if (numBytes === 0) {
+      throw new RangeError(
+        `${where}the ${stream ? "input" : "file"} is empty: no header and no data rows`,
+      );
+    }
+    maxRecords = Math.max(numLf, numCr) + 1;
+  };
   // Pass 2: parse and write.
   let xPtr = 0, yPtr = 0;
   const width = storage === "f64" ? 8 : 4;
@@ -985,12 +975,50 @@ export async function loadCsvToArena(
     if (yPtr !== 0) arena.free(yPtr);
     xPtr = yPtr = 0;
   };
-  let sink = newSink();
+  let sink: _CsvSink | null = null;
+  let kernelRefused = false; // the workers' kernel read the header and refused the file
+  try {
+    // Large files: workers count and parse.
+    const size = streamed === null && options.reader !== "papaparse" && workers > 0 &&
+        typeof path === "string"
+      ? (await Deno.stat(path)).size
+      : 0;
+    if (size >= csvParallelSizes.minBytes) {
+      const opts = {
+        family: options.family,
+        header: options.header ?? true,
+        delimiter: options.delimiter,
+      };
+      const r = await readCsvParallel(
+        path as string,
+        size,
+        (c) => {
+          ({ numLf, numCr, numBytes } = c);
+          setCounts();
+          sink = newSink();
+          return sink;
+        },
+        opts,
+        workers,
+      );
+      if (r === "done") {
+        sink!.finish();
+        return _arenaData(arena, xPtr, yPtr, storage, sink!);
+      }
+      release();
+      kernelRefused = sink !== null;
+    }
+  } catch (e) {
+    release();
+    throw e;
+  }
+  if (maxRecords === 0) await countPass();
+  sink = newSink();
   try {
     // The core's reader first; the papaparse reader for what it leaves.
     if (
-      options.reader === "papaparse" ||
-      await _readWasm(path, streamed, sink, options, chunkBytes, workers) === "fallback"
+      options.reader === "papaparse" || kernelRefused ||
+      await _readWasm(path, streamed, sink, options, chunkBytes) === "fallback"
     ) {
       release();
       sink = newSink();
@@ -1006,10 +1034,20 @@ export async function loadCsvToArena(
     release();
     throw e;
   }
+  return _arenaData(arena, xPtr, yPtr, storage, sink);
+}
+
+function _arenaData(
+  arena: Arena,
+  x: number,
+  y: number,
+  storage: Storage,
+  sink: _CsvSink,
+): GlmData {
   return {
     arena,
-    x: xPtr,
-    y: yPtr,
+    x,
+    y,
     numRows: sink.numRows,
     numCols: sink.numCols,
     storage,
