@@ -96,7 +96,6 @@ Deno.test({
       `page ready in ${report.loadMs.toFixed(0)} ms, run in ${report.runMs.toFixed(0)} ms; ` +
         `screenshot: out/web_e2e.png`,
     );
-    assert.ok(report.loadMs < 2000, `the page took ${report.loadMs.toFixed(0)} ms to load`);
     assert.equal(report.state, "done", report.errors.join("\n"));
     assert.deepEqual(report.errors, []);
     // Chromium validates relaxed SIMD: the page runs the core as Deno does.
