@@ -166,14 +166,74 @@ Deno.test("importing mod.ts in a page-like global scope installs no handler and 
   assert.equal(entry.onmessageChanged, true, "the probe missed a worker entry's onmessage");
 });
 
-Deno.test("nothing outside tests/ imports from tests/", async () => {
-  const files = (await _sources(ROOT)).filter((f) => !f.startsWith("tests/"));
-  const bad = files.flatMap((f) =>
-    _hits(Deno.readTextFileSync(new URL(f, ROOT)), /from\s+["'](\.\.\/)+tests\//).map((h) =>
-      `${f}:${h}`
-    )
-  );
-  assert.deepEqual(bad, []);
+/**
+ * A module specifier that names test code: a `.ts`/`.js` file under `tests/`,
+ * reached by a relative path (`./tests/…` from the root, `../tests/…`,
+ * `../../tests/…` from deeper folders). Test data read as data
+ * (`tests/data/…` CSV files) is not an import.
+ */
+const TESTS_MODULE = String.raw`["'](?:\.\.?\/)+tests\/[^"']*\.(?:ts|js|mjs|tsx)["']`;
+const TESTS_IMPORT = new RegExp(
+  // static `from "…"`, side-effect `import "…"`, dynamic `import("…")`, and a
+  // worker or module URL `new URL("…", import.meta.url)`
+  String.raw`(\bfrom\s*|\bimport\s*\(?\s*|\bnew\s+URL\(\s*)` + TESTS_MODULE,
+);
+
+/**
+ * The lines of `source` (a file at `path`) that import test code: nothing
+ * outside `tests/` may, so benchmarks and tools take shared fixtures from
+ * `testing/`.
+ *
+ * @param path The file's path from the repository root.
+ * @param source Its text.
+ * @returns `path:line: text` per offending line.
+ */
+export function testImportViolations(path: string, source: string): string[] {
+  if (path.startsWith("tests/")) return [];
+  return _hits(source, TESTS_IMPORT).map((h) => `${path}:${h}`);
+}
+
+Deno.test("nothing outside tests/ imports from tests/: bench/ takes its fixtures from testing/", async (t) => {
+  const files = (await _sources(ROOT)).filter((f) => f !== SELF);
+  const read = (f: string) => Deno.readTextFileSync(new URL(f, ROOT));
+  const bench = files.filter((f) => f.startsWith("bench/"));
+  assert.ok(bench.length > 10 && bench.includes("bench/duckdb_bench.ts"), "bench/ found");
+
+  await t.step("bench/ imports no module under tests/", () => {
+    assert.deepEqual(bench.flatMap((f) => testImportViolations(f, read(f))), []);
+  });
+
+  await t.step("no other layer imports a module under tests/", () => {
+    assert.deepEqual(files.flatMap((f) => testImportViolations(f, read(f))), []);
+  });
+
+  await t.step("the rule fails on planted violations", () => {
+    const planted = [
+      'import { higgsRows } from "../tests/_data_fixtures.ts";',
+      'export { approx } from "../tests/_stat.ts";',
+      'import "../tests/_side_effects.ts";',
+      'const { runCli } = await import("../tests/_cli_fixtures.ts");',
+      'const w = new Worker(new URL("../tests/_serve.ts", import.meta.url), { type: "module" });',
+      'import { x } from "../../tests/samplers/_fixtures.ts";',
+      "import { y } from './tests/_stat.ts';",
+    ];
+    for (const line of planted) {
+      const source = `// a module\n${line}\nexport {};\n`;
+      assert.equal(
+        testImportViolations("bench/planted.ts", source).length,
+        1,
+        `not caught: ${line}`,
+      );
+      assert.deepEqual(testImportViolations("tests/planted_test.ts", source), [], line);
+    }
+    // Shared fixtures in testing/ and test data read as data are fine.
+    const fine = [
+      'import { duckdbFixture } from "../testing/duckdb_fixtures.ts";',
+      'const DATA_DIR = new URL("../tests/data/posteriordb/", import.meta.url);',
+      'const csv = "tests/data/higgs/sample.csv";',
+    ];
+    for (const line of fine) assert.deepEqual(testImportViolations("bench/planted.ts", line), []);
+  });
 });
 
 /**

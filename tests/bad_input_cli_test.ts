@@ -102,6 +102,7 @@ function _readDraws(path: string): { header: string[]; rowsPerChain: Map<number,
 }
 
 const dir = Deno.makeTempDirSync({ prefix: "tallmc-bad-input-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 const csv = `${dir}/data.csv`;
 {
   const rng = new Rng("bad-input-data");

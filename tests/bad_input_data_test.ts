@@ -66,7 +66,7 @@ function _table(n: number, sep = ",", seed = 1): string {
   return lines.join("\n") + "\n";
 }
 
-Deno.test("bad data files through the CLI: exit 2, the line, column or flag named", async (t) => {
+Deno.test("[e2e] bad data files through the CLI: exit 2, the line, column or flag named", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "tallmc_bad_data_" });
   try {
     await t.step("tab, semicolon and pipe files are detected; --delimiter is taken", async () => {
@@ -352,7 +352,7 @@ async function _cliProcess(
   return { code: r.code, out: dec.decode(r.stdout), err: dec.decode(r.stderr) };
 }
 
-Deno.test("--data - reads standard input; a FIFO is read once, as a stream", async (t) => {
+Deno.test("[e2e] --data - reads standard input; a FIFO is read once, as a stream", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "tallmc_bad_data_" });
   const args = ["sample", "--family", "logistic", ..._FAST];
   try {

@@ -27,6 +27,8 @@ import { runCli } from "./_cli_fixtures.ts";
 
 const CLI = fromFileUrl(new URL("../cli.ts", import.meta.url));
 const dir = Deno.makeTempDirSync({ prefix: "tallmc_files_" });
+// Removed when the file ends, whichever of its tests a filter selected.
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 const data = `${dir}/data.csv`;
 
 /** A logistic data set, 2000 rows. */
@@ -386,7 +388,7 @@ for (
     ["SIGTERM", "2", 143],
   ] as const
 ) {
-  Deno.test(`files: ${signal} mid-run (--workers ${workers}) keeps every draw made, exit ${code}`, async () => {
+  Deno.test(`[e2e] files: ${signal} mid-run (--workers ${workers}) keeps every draw made, exit ${code}`, async () => {
     const out = `${dir}/sig_${signal}_${workers}.csv`;
     const h = await _hash(data);
     const child = _spawn([
@@ -450,7 +452,7 @@ Deno.test("files: the draws writer keeps every queued row on commit, under the t
 });
 
 for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-  Deno.test(`files: convert stopped by ${signal} leaves the output as it was`, async () => {
+  Deno.test(`[e2e] files: convert stopped by ${signal} leaves the output as it was`, async () => {
     const big = `${dir}/big_${signal}.csv`, out = `${dir}/big_out_${signal}.csv`;
     const rng = new Rng(3);
     const rows = ["y,x1,x2,x3"];
@@ -504,7 +506,8 @@ if (_noTmpfs !== null) console.log(`files: disk-full tests skipped: ${_noTmpfs}`
 
 for (const workers of ["2", "0"]) {
   Deno.test({
-    name: `files: a full disk (--workers ${workers}): whole rows, their count, exit 2, no trace`,
+    name:
+      `[e2e] files: a full disk (--workers ${workers}): whole rows, their count, exit 2, no trace`,
     ignore: _noTmpfs !== null,
     fn: async () => {
       const mnt = Deno.makeTempDirSync({ prefix: "tallmc_full_" });
@@ -554,8 +557,3 @@ for (const workers of ["2", "0"]) {
     },
   });
 }
-
-Deno.test({
-  name: "files: cleanup",
-  fn: () => Deno.removeSync(dir, { recursive: true }),
-});

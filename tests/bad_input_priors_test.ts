@@ -434,7 +434,7 @@ interface _Case {
   out?: RegExp[];
 }
 
-Deno.test("CLI: priors, conflicting flags, documented values and separation", async () => {
+Deno.test("[e2e] CLI: priors, conflicting flags, documented values and separation", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tallmc_bad_priors_" });
   try {
     const sep = separated(200);

@@ -33,7 +33,7 @@ function row(out: string, name: string): number[] {
   return line.trim().split(/\s+/).slice(1).map(Number);
 }
 
-Deno.test("tallmc compare: ranks NB above Poisson on overdispersed counts, full and subsampled", async () => {
+Deno.test("[e2e] tallmc compare: ranks NB above Poisson on overdispersed counts, full and subsampled", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const n = 400;

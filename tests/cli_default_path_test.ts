@@ -223,7 +223,7 @@ async function _check(sampler: string, extra: string[], numSamples: number): Pro
   }
 }
 
-Deno.test("CLI default path, n = 100,000 × 30, logistic, chains in workers", async (t) => {
+Deno.test("[e2e] CLI default path, n = 100,000 × 30, logistic, chains in workers", async (t) => {
   // Defaults everywhere (4 chains, workers on, 1000 warmup + 1000 draws) for
   // HMC-ECS; fewer iterations for the samplers that touch all n rows every
   // step (hmc, qnhmc) or whose default burn-in costs minutes here (sghmc).

@@ -22,15 +22,20 @@ import { newtonMap } from "../replicate/laplace.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import { Rng } from "../random/rng.ts";
 import { centringBounds, scaleCentringBounds } from "../testing/duckdb_fixtures.ts";
-import { loadSharded, startClickHouse } from "../testing/clickhouse_fixtures.ts";
+import {
+  type ClickHouseCluster,
+  loadSharded,
+  startClickHouse,
+} from "../testing/clickhouse_fixtures.ts";
+import { liveServerTest, type LiveStep } from "./_live_servers.ts";
 
 const N = 6_000, SPLIT = 2_500; // shard 1 holds rows 0…2 499, shard 2 the other 3 500
 
-const cluster = await startClickHouse();
-const skip = cluster.skip !== undefined;
-if (skip) console.log(`clickhouse tests skipped: ${cluster.skip}`);
-const opts = { ignore: skip, sanitizeOps: false, sanitizeResources: false };
-const shards = cluster.shards ?? ["", ""] as [string, string];
+// The cluster is started by the one `[e2e]` test at the end, which runs the
+// tests of this file as its steps: a run without the end-to-end tests starts none.
+let cluster: ClickHouseCluster = { skip: "not started" };
+let shards = ["", ""] as [string, string];
+const steps: LiveStep[] = [];
 
 type Case = {
   name: string;
@@ -104,10 +109,9 @@ async function count(url: string, table: string): Promise<number> {
   return Number((await clickhouseQuery(url, `SELECT count() AS n FROM ${table}`)).rows[0].n);
 }
 
-Deno.test({
+steps.push({
   name:
     "clickhouseControlVariateSums() over a Distributed table of two shards matches ControlVariates",
-  ...opts,
   fn: async (t) => {
     for (const c of CASES) {
       for (const storage of ["f64", "f32"] as const) {
@@ -186,9 +190,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+steps.push({
   name: "clickhouseNewtonCentring() on the Distributed table reaches the WASM model's MAP",
-  ...opts,
   fn: async (t) => {
     for (const c of CASES) {
       await t.step(c.name, async () => {
@@ -236,10 +239,9 @@ Deno.test({
   },
 });
 
-Deno.test({
+steps.push({
   name:
     "gaussian-scale (σ unknown): sums and Newton over the Distributed table match the WASM model",
-  ...opts,
   fn: async () => {
     const g = gaussianLinearRegression(arena, { n: N, d: 8, sigma: 0.7, seed: 5, storage: "f64" });
     const columns = await loadSharded(shards, g.data, { fromCol: 1, split: SPLIT });
@@ -295,9 +297,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+steps.push({
   name: "clickhouse engine: errors name the table and the column",
-  ...opts,
   fn: async () => {
     const url = shards[0];
     const run = (sql: string) => clickhouseQuery(url, sql, { json: false });
@@ -363,10 +364,9 @@ Deno.test({
   },
 });
 
-Deno.test({
+steps.push({
   name:
     "clickhouse engine: a connection that drops during Newton's passes is an error naming the table",
-  ...opts,
   fn: async () => {
     const { data } = CASES[0].make("f64");
     const columns = await loadSharded(shards, data, { fromCol: 1, split: SPLIT });
@@ -421,10 +421,16 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "clickhouse engine: the throw-away cluster stops",
-  ...opts,
-  fn: async () => {
-    if (cluster.skip === undefined) await cluster.stop();
-  },
-});
+Deno.test(
+  liveServerTest("[e2e] clickhouse engine on a live cluster of two shards", {
+    start: async () => {
+      cluster = await startClickHouse();
+      if (cluster.shards !== undefined) shards = cluster.shards;
+    },
+    stop: async () => {
+      if (cluster.skip === undefined) await cluster.stop();
+    },
+    skip: () => cluster.skip,
+    steps,
+  }),
+);

@@ -223,7 +223,7 @@ Deno.test("csv wasm: the kernel reads clean files (it does not always fall back)
   assert.equal(csvWasmCounts.parallel, before.parallel + 1);
 });
 
-Deno.test("csv wasm: the repository's CSV files read bit for bit as papaparse reads them", async (t) => {
+Deno.test("[e2e] csv wasm: the repository's CSV files read bit for bit as papaparse reads them", async (t) => {
   const dir = new URL("./data/posteriordb/", import.meta.url);
   const files = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".csv"))
     .map((e) => e.name).sort();

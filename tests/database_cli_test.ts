@@ -18,15 +18,16 @@ import { GlmModel } from "../models/glm.ts";
 import { externalFromGlm } from "../models/in_memory_external.ts";
 import { Rng } from "../random/rng.ts";
 import { newtonMap } from "../replicate/laplace.ts";
-import { startClickHouse } from "../testing/clickhouse_fixtures.ts";
-import { startPostgres } from "../testing/postgres_fixtures.ts";
+import { type ClickHouseCluster, startClickHouse } from "../testing/clickhouse_fixtures.ts";
+import { type PostgresServer, startPostgres } from "../testing/postgres_fixtures.ts";
+import { liveServerTest, type LiveStep } from "./_live_servers.ts";
 import { runCli } from "./_cli_fixtures.ts";
 
-const cluster = await startClickHouse(19300); // ports of its own: test files may run in parallel
-const server = await startPostgres(54349);
-if (cluster.skip !== undefined) console.log(`clickhouse CLI tests skipped: ${cluster.skip}`);
-if (server.skip !== undefined) console.log(`postgres CLI tests skipped: ${server.skip}`);
-const common = { sanitizeOps: false, sanitizeResources: false };
+// The servers are started by the one `[e2e]` test below, which runs the tests
+// on them as its steps: a run without the end-to-end tests starts none.
+let cluster: ClickHouseCluster = { skip: "not started" };
+let server: PostgresServer = { skip: "not started" };
+const onClickHouse: LiveStep[] = [], onPostgres: LiveStep[] = [];
 
 // 300 rows: id, x1, x2 (doubles with full mantissas), y (0/1 from a fixed rule).
 const N = 300;
@@ -143,10 +144,8 @@ async function hmcEcsInEngine(url: string, dir: string, secret: string | null) {
   assert.match(formula.err, /the whole table is read into this process: --formula/);
 }
 
-Deno.test({
+onClickHouse.push({
   name: "tallmc sample --data clickhouse://…?table=T over a Distributed table: the CSV run's draws",
-  ...common,
-  ignore: cluster.skip !== undefined,
   fn: async () => {
     const [s1, s2] = cluster.shards!;
     const dir = await Deno.makeTempDir({ prefix: "tallmc_dbcli_" });
@@ -177,11 +176,6 @@ Deno.test({
       }
       const ref = await csvReference(dir);
       const port = new URL(s1).port;
-      await hmcEcsInEngine(
-        `clickhouse://127.0.0.1:${port}/default?table=cli_rows&key=id`,
-        dir,
-        null,
-      );
       const got = await drawsFrom(
         `clickhouse://127.0.0.1:${port}/default?table=cli_rows&key=id`,
         dir,
@@ -189,6 +183,11 @@ Deno.test({
       );
       assert.equal(got.code, 0, got.err);
       assert.equal(got.draws, ref, "the table's draws differ from the CSV file's");
+      await hmcEcsInEngine(
+        `clickhouse://127.0.0.1:${port}/default?table=cli_rows&key=id`,
+        dir,
+        null,
+      );
 
       // A wrong password: refused, the URL shown with *** in its place.
       const bad = await drawsFrom(
@@ -228,10 +227,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+onPostgres.push({
   name: "tallmc sample --data postgres://…?table=T: the CSV run's draws, the password never shown",
-  ...common,
-  ignore: server.skip !== undefined,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "tallmc_dbcli_" });
     const client = new pg.Client({ connectionString: server.url });
@@ -253,7 +250,6 @@ Deno.test({
       assert.equal(got.code, 0, got.err);
       assert.equal(got.draws, ref, "the table's draws differ from the CSV file's");
       assert.ok(!(got.err + got.out).includes("Pa55-w0rd-y"));
-
       await hmcEcsInEngine(`${withPw}?table=cli_rows&key=id`, dir, "Pa55-w0rd-y");
 
       await client.query("DROP TABLE IF EXISTS cli_bad");
@@ -288,14 +284,21 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "database CLI: the throw-away servers stop",
-  ...common,
-  fn: async () => {
-    if (cluster.skip === undefined) await cluster.stop();
-    if (server.skip === undefined) await server.stop();
-  },
-});
+Deno.test(
+  liveServerTest("[e2e] database CLI on a live ClickHouse cluster and PostgreSQL server", {
+    start: async () => {
+      // Ports of its own: test files may run in parallel.
+      cluster = await startClickHouse(19300);
+      server = await startPostgres(54349);
+    },
+    stop: async () => {
+      if (cluster.skip === undefined) await cluster.stop();
+      if (server.skip === undefined) await server.stop();
+    },
+    skip: (step) => onClickHouse.includes(step) ? cluster.skip : server.skip,
+    steps: [...onClickHouse, ...onPostgres],
+  }),
+);
 
 Deno.test("a database URL without network or environment access names the flags to add, not the driver's variable", async () => {
   const cli = new URL("../cli.ts", import.meta.url).pathname;

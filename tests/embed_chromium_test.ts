@@ -84,7 +84,7 @@ interface PageResult {
 
 Deno.test({
   name:
-    "dist/tallmc.js in Chromium: no handler on import; sampleParallel with and without COOP/COEP",
+    "[e2e] dist/tallmc.js in Chromium: no handler on import; sampleParallel with and without COOP/COEP",
   ignore: !hasChromium,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "tallmc_chromium_" });
@@ -173,7 +173,8 @@ const SUB_PAGE = `<!doctype html>
 `;
 
 Deno.test({
-  name: "dist/esm sub-paths in Chromium: core fetched from dist/wasm/, module sent to 2 workers",
+  name:
+    "[e2e] dist/esm sub-paths in Chromium: core fetched from dist/wasm/, module sent to 2 workers",
   ignore: !hasChromium,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "tallmc_chromium_sub_" });

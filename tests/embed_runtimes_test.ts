@@ -229,7 +229,7 @@ function _checkRun(label: string, got: RunResult): string {
     `draws differ, means agree within 5 MCSE`;
 }
 
-Deno.test("the dist package: layout, size budget, and sampling in Node, Bun and workerd", async (t) => {
+Deno.test("[e2e] the dist package: layout, size budget, and sampling in Node, Bun and workerd", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "tallmc_dist_" });
   try {
     const dist = join(dir, "dist");

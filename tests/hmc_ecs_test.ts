@@ -365,7 +365,7 @@ Deno.test("runHmcEcs() claim: Newton centring moves a far θ* to the full-data M
   assert.ok(ll(paper) - ll(r) >= 3 * N, `${ll(paper)} vs ${ll(r)}`);
 });
 
-Deno.test("runHmcEcs() claim: warm-up costs at most 3 full-data pass-equivalents on a 1e5-row logistic problem, and the posterior matches full-data HMC", () => {
+Deno.test("[e2e] runHmcEcs() claim: warm-up costs at most 3 full-data pass-equivalents on a 1e5-row logistic problem, and the posterior matches full-data HMC", () => {
   // Pass-equivalents (samplers/hmc_ecs/passes.ts): ℓ and ∇ℓ rows / (2n) plus
   // w × Hessian rows / n, w = t(Hessian pass)/t(gradient pass). The row counts
   // are fixed by the seed; w is a time ratio that moves with the machine's load

@@ -296,7 +296,7 @@ Deno.test("looCompareSubsample of full fits is looCompare; a full fit against a 
   }
 });
 
-Deno.test("looSubsample agrees with full PSIS-LOO within its subsampling SE at n = 1e5", () => {
+Deno.test("[e2e] looSubsample agrees with full PSIS-LOO within its subsampling SE at n = 1e5", () => {
   // Logistic regression, n = 1e5, d = 3; draws near the truth with sd 2/√n per
   // coefficient (posterior-like; both estimates use the same draws).
   const n = 100_000, d = 3, S = 200;

@@ -77,7 +77,7 @@ async function _noKernel(): Promise<string | null> {
   return null;
 }
 
-Deno.test("the example notebook runs: a run, a summary table, Vega-Lite figures, a LOO comparison", async () => {
+Deno.test("[e2e] the example notebook runs: a run, a summary table, Vega-Lite figures, a LOO comparison", async () => {
   const nb = JSON.parse(await Deno.readTextFile(notebook)) as {
     cells: Cell[];
     metadata: { kernelspec: { name: string } };

@@ -22,15 +22,16 @@ import { newtonMap } from "../replicate/laplace.ts";
 import { ControlVariates } from "../subsampling/control_variates.ts";
 import { Rng } from "../random/rng.ts";
 import { centringBounds, scaleCentringBounds } from "../testing/duckdb_fixtures.ts";
-import { loadTable, startPostgres } from "../testing/postgres_fixtures.ts";
+import { loadTable, type PostgresServer, startPostgres } from "../testing/postgres_fixtures.ts";
+import { liveServerTest, type LiveStep } from "./_live_servers.ts";
 
 // PostgreSQL evaluates the d(d+3)/2 sums row by row, unvectorised: 5 000 rows keep the file near 10 s.
 const N = 5_000;
 
-const server = await startPostgres();
-const skip = server.skip !== undefined;
-if (skip) console.log(`postgres tests skipped: ${server.skip}`);
-const opts = { ignore: skip, sanitizeOps: false, sanitizeResources: false };
+// The server is started by the one `[e2e]` test at the end, which runs the
+// tests of this file as its steps: a run without the end-to-end tests starts none.
+let server: PostgresServer = { skip: "not started" };
+const steps: LiveStep[] = [];
 
 type Case = {
   name: string;
@@ -125,9 +126,8 @@ async function withClient<T>(run: (c: pg.Client, dir: string) => Promise<T>): Pr
   }
 }
 
-Deno.test({
+steps.push({
   name: "postgresControlVariateSums() matches ControlVariates over the same rows in a table",
-  ...opts,
   fn: (t) =>
     withClient(async (conn, dir) => {
       for (const c of CASES) {
@@ -187,9 +187,8 @@ Deno.test({
     }),
 });
 
-Deno.test({
+steps.push({
   name: "postgresNewtonCentring() reaches the WASM model's MAP and returns the sums there",
-  ...opts,
   fn: (t) =>
     withClient(async (conn, dir) => {
       for (const c of CASES) {
@@ -246,9 +245,8 @@ Deno.test({
     }),
 });
 
-Deno.test({
+steps.push({
   name: "postgres engine: gaussian-scale (σ unknown) sums and Newton match the WASM model",
-  ...opts,
   fn: () =>
     withClient(async (conn, dir) => {
       const g = gaussianLinearRegression(arena, {
@@ -289,9 +287,8 @@ Deno.test({
     }),
 });
 
-Deno.test({
+steps.push({
   name: "postgres engine: errors say what was wrong",
-  ...opts,
   fn: () =>
     withClient(async (conn) => {
       await conn.query(`DROP TABLE IF EXISTS "small"`);
@@ -359,10 +356,15 @@ Deno.test({
     }),
 });
 
-Deno.test({
-  name: "postgres engine: the throw-away server stops",
-  ...opts,
-  fn: async () => {
-    if (server.skip === undefined) await server.stop();
-  },
-});
+Deno.test(
+  liveServerTest("[e2e] postgres engine on a live server", {
+    start: async () => {
+      server = await startPostgres();
+    },
+    stop: async () => {
+      if (server.skip === undefined) await server.stop();
+    },
+    skip: () => server.skip,
+    steps,
+  }),
+);

@@ -48,7 +48,7 @@ Deno.test("[e2e] mod.ts by URL: the README example samples with --no-config and 
   }
 });
 
-Deno.test("mod.ts by URL: `deno check --all` passes on the README example (no worker lib in the graph)", async () => {
+Deno.test("[e2e] mod.ts by URL: `deno check --all` passes on the README example (no worker lib in the graph)", async () => {
   const server = serveDirectory(REPO_ROOT);
   const dir = await Deno.makeTempDir({ prefix: "tallmc_url_check_" });
   try {
