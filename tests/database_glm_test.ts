@@ -18,14 +18,19 @@ import { GlmModel } from "../models/glm.ts";
 import { externalFromGlm } from "../models/in_memory_external.ts";
 import { Rng } from "../random/rng.ts";
 import { sample } from "../samplers/mod.ts";
-import { loadSharded, startClickHouse } from "../testing/clickhouse_fixtures.ts";
-import { loadTable, startPostgres } from "../testing/postgres_fixtures.ts";
+import {
+  type ClickHouseCluster,
+  loadSharded,
+  startClickHouse,
+} from "../testing/clickhouse_fixtures.ts";
+import { loadTable, type PostgresServer, startPostgres } from "../testing/postgres_fixtures.ts";
+import { liveServerTest, type LiveStep } from "./_live_servers.ts";
 
-const cluster = await startClickHouse(19400); // ports of its own: test files may run in parallel
-const server = await startPostgres(54359);
-if (cluster.skip !== undefined) console.log(`clickhouse row-source tests skipped: ${cluster.skip}`);
-if (server.skip !== undefined) console.log(`postgres row-source tests skipped: ${server.skip}`);
-const common = { sanitizeOps: false, sanitizeResources: false };
+// The servers are started by the one `[e2e]` test at the end, which runs the
+// tests of this file as its steps: a run without the end-to-end tests starts none.
+let cluster: ClickHouseCluster = { skip: "not started" };
+let server: PostgresServer = { skip: "not started" };
+const onClickHouse: LiveStep[] = [], onPostgres: LiveStep[] = [];
 
 // n = 3 000 logistic rows, intercept + 3 columns with full mantissas.
 const N = 3000, D = 4;
@@ -119,11 +124,9 @@ async function dropped(
   assert.ok(!c.stop!.reason.includes("s3cret"), c.stop!.reason);
 }
 
-Deno.test({
+onPostgres.push({
   name:
     "postgres row source: HMC-ECS draws equal the in-memory model's; a dropped connection keeps the draws",
-  ...common,
-  ignore: server.skip !== undefined,
   fn: async () => {
     const url = server.url!;
     const client = new pg.Client({ connectionString: url });
@@ -215,11 +218,9 @@ Deno.test({
   },
 });
 
-Deno.test({
+onClickHouse.push({
   name:
     "clickhouse row source over a Distributed table: HMC-ECS draws equal the in-memory model's; a dropped connection keeps the draws",
-  ...common,
-  ignore: cluster.skip !== undefined,
   fn: async () => {
     const shards = cluster.shards!;
     await loadSharded(shards, data, {
@@ -287,11 +288,17 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "row-source servers stop",
-  ...common,
-  fn: async () => {
-    if (cluster.skip === undefined) await cluster.stop();
-    if (server.skip === undefined) await server.stop();
-  },
-});
+Deno.test(
+  liveServerTest("[e2e] database row sources on a live PostgreSQL server and ClickHouse cluster", {
+    start: async () => {
+      // Ports of its own: test files may run in parallel.
+      [cluster, server] = await Promise.all([startClickHouse(19400), startPostgres(54359)]);
+    },
+    stop: async () => {
+      if (cluster.skip === undefined) await cluster.stop();
+      if (server.skip === undefined) await server.stop();
+    },
+    skip: (step) => (onClickHouse.includes(step) ? cluster.skip : server.skip),
+    steps: [...onPostgres, ...onClickHouse],
+  }),
+);
