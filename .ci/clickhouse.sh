@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throw-away ClickHouse cluster of two shards on loopback for the tests (tests/clickhouse_test.ts).
+# A throw-away ClickHouse cluster of two shards on loopback for the tests (tests/engines/clickhouse_test.ts).
 #   .ci/clickhouse.sh start [port]   install Debian's clickhouse-server when missing (apt-get, as
 #                                    root), start two servers with fresh data directories under
 #                                    /tmp: shard 1 on TCP port, HTTP port+10; shard 2 on TCP

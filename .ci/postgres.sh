@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throw-away PostgreSQL server on loopback for the tests (tests/postgres_test.ts).
+# A throw-away PostgreSQL server on loopback for the tests (tests/engines/postgres_test.ts).
 #   .ci/postgres.sh start [port]   install Debian's postgresql when missing (apt-get, as root),
 #                                  initdb a fresh data directory under /tmp, start it on
 #                                  127.0.0.1:port (default 54329; socket in the data directory)

@@ -3,7 +3,7 @@
  *
  * Nothing outside `core/` imports this module: other layers call the typed
  * operations of `glm_kernels.ts` (data views, row buffers, control-variate
- * caches, scratch), which translate to these calls. `tests/architecture_test.ts`
+ * caches, scratch), which translate to these calls. `tests/project/architecture_test.ts`
  * enforces it.
  *
  * Every kernel takes byte offsets ("pointers") into one linear memory and plain

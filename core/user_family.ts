@@ -38,6 +38,21 @@ import { pointerOf } from "./_handles.ts";
 
 const _STATIC_BYTES = 65536;
 
+/** The AssemblyScript compiler's module (loaded on first use). */
+const _ASC = "npm:assemblyscript@0.28.20/asc";
+
+/** The part of the compiler's API this module calls. */
+interface _Asc {
+  main(
+    argv: string[],
+    options: {
+      readFile(name: string): string | null;
+      writeFile(name: string, contents: Uint8Array | string): void;
+      listFiles(): string[];
+    },
+  ): Promise<{ error: Error | null; stderr: { toString(): string } }>;
+}
+
 const _TEMPLATE = `
 import { _axpy2, _dot2, _mirrorPost, _mirrorPre, _outer2, _row } from "./rows";
 import { ZERO } from "./vmath";
@@ -403,8 +418,11 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
     ["rows.ts", await _source("rows.ts")],
     ["vmath.ts", await _source("vmath.ts")],
   ]);
-  // the compiler loads on first use only: importing this module costs nothing
-  const { default: asc } = await import("npm:assemblyscript@0.28.20/asc");
+  // The compiler loads on first use only: importing this module costs nothing.
+  // Its specifier is a variable so that type-checking a program that imports
+  // this module (through mod.ts, which can run a user family on threads) does
+  // not pull the compiler's own declarations into that program.
+  const { default: asc } = (await import(_ASC)) as { default: _Asc };
   const block = arena.alloc(_STATIC_BYTES, 16);
   let wasm: Uint8Array | undefined;
   const { error, stderr } = await asc.main([

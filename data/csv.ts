@@ -19,7 +19,7 @@
  * conversion, with `Number()` itself for the rare cells it cannot settle).
  * For anything else — and for every file with a problem — the file is read
  * again by the papaparse reader, which gives the same data or the messages
- * below; tests/csv_wasm_test.ts checks that the two agree. The option
+ * below; tests/data/csv_wasm_test.ts checks that the two agree. The option
  * `reader: "papaparse"` skips the kernel. Design and speed: docs/csv_reader.md.
  *
  * **Allocation: a counting pre-pass.** Before parsing, one cheap pass over the

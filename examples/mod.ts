@@ -3,7 +3,7 @@
  * TypeScript models: the targets the tests, the benchmarks and the
  * replication (replicate/) check the samplers against. They use the library
  * (models/model.ts' interfaces); the library never imports them
- * (tests/architecture_test.ts).
+ * (tests/project/architecture_test.ts).
  *
  * - {@link gaussianTarget}: a multivariate Gaussian N(μ, Σ) with no data.
  * - {@link NormalGammaModel}: mean and precision of a 1-d Gaussian with a

@@ -76,7 +76,7 @@ function _betaFraction(a: number, b: number, x: number): number {
  *
  * Agrees with the `@stdlib` implementation this replaced
  * to 1e-12 relative over ν ∈ [1, 2·10⁴] and |t| ≤ 40, tails included
- * (tests/embed_student_t_test.ts); 3e-12 at ν = 10⁵, 2e-11 at ν = 10⁶.
+ * (tests/core/embed_student_t_test.ts); 3e-12 at ν = 10⁵, 2e-11 at ν = 10⁶.
  *
  * @param t The argument (±∞ allowed).
  * @param degreesOfFreedom ν > 0 (need not be an integer).

@@ -615,7 +615,7 @@ export const LOG_CONCAVE_GLM_FAMILIES: readonly GlmModelFamily[] = [
  * `model` as an in-memory {@link GlmModel} (the model itself, or a
  * `withPrior` of one), for checks that read a GLM's design, family and prior
  * directly; null for any other model. The model-kind checks live in
- * `models/` (tests/architecture_test.ts).
+ * `models/` (tests/project/architecture_test.ts).
  *
  * @param model Any model.
  * @returns The GLM, or null.

@@ -4,7 +4,7 @@
  * {@link subsamplingSupport} when a run is built and read the object it
  * returns; none of them looks at the model's class again. The model-kind
  * checks (which class, which family, where the rows are) are made here and
- * nowhere outside `models/` (`tests/architecture_test.ts` checks that).
+ * nowhere outside `models/` (`tests/project/architecture_test.ts` checks that).
  *
  * ```
  *  rows.kind        where a subsample's rows are evaluated, and so which

@@ -1,6 +1,6 @@
 /**
- * Shared fixtures of the raw-kernel suites (tests/core_test.ts,
- * tests/core_numerics_test.ts): backends, families, shapes, a seeded PRNG,
+ * Shared fixtures of the raw-kernel suites (tests/core/core_test.ts,
+ * tests/core/core_numerics_test.ts): backends, families, shapes, a seeded PRNG,
  * random GLM data written into an arena, and the tolerance check.
  */
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 /**
- * Shared fixture of the extended-family suites (tests/glm_families_kernels_test.ts,
- * tests/glm_families_test.ts): data drawn from each family.
+ * Shared fixture of the extended-family suites (tests/models/glm_families_kernels_test.ts,
+ * tests/models/glm_families_test.ts): data drawn from each family.
  */
 import type { GlmExtFamilyName } from "../core/glm_kernels_ext.ts";
 import { _normal, _rng } from "./_core_fixtures.ts";

@@ -1,6 +1,6 @@
 /**
- * Shared fixtures of the sampler tests (tests/samplers_hmc_test.ts,
- * tests/samplers_driver_test.ts): AR(1)-correlated Gaussian targets, batch-means
+ * Shared fixtures of the sampler tests (tests/samplers/samplers_hmc_test.ts,
+ * tests/samplers/samplers_driver_test.ts): AR(1)-correlated Gaussian targets, batch-means
  * MCSE, the Gaussian-match assertion and a row-counting fake DataModel.
  *
  * @module

@@ -1,0 +1,304 @@
+/**
+ * HMC-ECS over a table that stays in PostgreSQL or in the ClickHouse
+ * cluster (`engines/database_glm.ts`): rows fetched by key, one query per
+ * subsample update, through a worker and `Atomics.wait`. With the engine's
+ * centring, the draws equal the in-memory model's for the same seed, bit for
+ * bit; a connection that drops mid-run keeps the draws made and names the
+ * table and the server. Skipped, saying why, only when a server cannot be
+ * installed or started.
+ */
+import assert from "node:assert/strict";
+import pg from "npm:pg@8.16.3";
+import { loadCore } from "../../core/load.ts";
+import { type GlmData, glmDataFromArrays } from "../../data/dataset.ts";
+import { clickhouseNewtonCentring } from "../../engines/clickhouse.ts";
+import { type DatabaseGlmModel, openDatabaseGlm } from "../../engines/database_glm.ts";
+import { postgresNewtonCentring } from "../../engines/postgres.ts";
+import { GlmModel } from "../../models/glm.ts";
+import { externalFromGlm } from "../../models/in_memory_external.ts";
+import { Rng } from "../../random/rng.ts";
+import { sample } from "../../samplers/mod.ts";
+import {
+  type ClickHouseCluster,
+  loadSharded,
+  startClickHouse,
+} from "../../testing/clickhouse_fixtures.ts";
+import { loadTable, type PostgresServer, startPostgres } from "../../testing/postgres_fixtures.ts";
+import { liveServerTest, type LiveStep } from "../_live_servers.ts";
+
+// The servers are started by the one `[e2e]` test at the end, which runs the
+// tests of this file as its steps: a run without the end-to-end tests starts none.
+let cluster: ClickHouseCluster = { skip: "not started" };
+let server: PostgresServer = { skip: "not started" };
+const onClickHouse: LiveStep[] = [], onPostgres: LiveStep[] = [];
+
+// n = 3 000 logistic rows, intercept + 3 columns with full mantissas.
+const N = 3000, D = 4;
+function rowsData(): GlmData {
+  const rng = new Rng(5), x = new Float64Array(N * D), y = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    x[i * D] = 1;
+    for (let j = 1; j < D; j++) x[i * D + j] = rng.normal() * (0.5 + j / 3);
+    const eta = 0.3 + 0.8 * x[i * D + 1] - 0.5 * x[i * D + 2] + 0.2 * x[i * D + 3];
+    y[i] = rng.uniform() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
+  }
+  return glmDataFromArrays(loadCore(), x, y, {
+    numCols: D,
+    columnNames: ["(Intercept)", "x1", "x2", "x3"],
+  });
+}
+const data = rowsData();
+const GLM = { family: "logistic" as const, priorScale: 10 };
+const COLS = ["x1", "x2", "x3"];
+const RUN = { sampler: "hmc-ecs", seed: 13, numWarmup: 100, numSamples: 60, numChains: 1 } as const;
+
+function flat(r: ReturnType<typeof sample>): Float64Array {
+  return Float64Array.from(r.draws[0].flatMap((col) => Array.from(col)));
+}
+
+type Centring = {
+  thetaStar: Float64Array;
+  llStarSum: number;
+  gradSum: Float64Array;
+  hessSum: Float64Array;
+};
+
+/** The engine's run against the in-memory model's with the same centring and seed. */
+function sameDraws(model: DatabaseGlmModel, centring: Centring): void {
+  const options = { ...RUN, centring };
+  const inMemory = sample(externalFromGlm(new GlmModel(data, GLM)), options);
+  const before = { ...model.fetches };
+  const r = sample(model, options);
+  assert.equal(r.chains[0].stop, null);
+  assert.deepEqual(flat(r), flat(inMemory));
+  assert.equal(r.chains[0].tuning.numCenterings, 1);
+  // One query per subsample update, each for at most a block of rows.
+  const queries = model.fetches.numQueries - before.numQueries;
+  const rows = model.fetches.numRows - before.numRows;
+  const t = r.chains[0].tuning;
+  const block = Math.ceil((t.subsampleSize as number) / (t.numBlocks as number));
+  assert.ok(
+    queries >= RUN.numSamples && queries <= 3 * (RUN.numWarmup + RUN.numSamples),
+    `${queries}`,
+  );
+  assert.ok(rows / queries <= (t.subsampleSize as number), `${rows} rows in ${queries} queries`);
+  assert.ok(block < N / 10, `block ${block}`);
+}
+
+/** A proxy worker in front of `port`; `arm(k)` cuts every connection after k more client chunks. */
+async function cutProxy(port: number) {
+  const w = new Worker(new URL("../_cut_proxy_worker.ts", import.meta.url), { type: "module" });
+  const next = () =>
+    new Promise<Record<string, number>>((res) => (w.onmessage = (e) => res(e.data)));
+  const started = next();
+  w.postMessage({ target: port });
+  const proxyPort = (await started).port;
+  return {
+    port: proxyPort,
+    arm: async (k: number) => {
+      const armed = next();
+      w.postMessage({ arm: k });
+      await armed;
+    },
+    stop: () => w.terminate(),
+  };
+}
+
+/** A run whose connection drops during sampling: draws kept, the error names the table. */
+async function dropped(
+  model: DatabaseGlmModel,
+  arm: (k: number) => Promise<void>,
+  centring: Centring,
+  table: RegExp,
+) {
+  await arm(120);
+  const r = sample(model, { ...RUN, numWarmup: 20, numSamples: 5000, centring });
+  const c = r.chains[0];
+  assert.ok(c.stop !== null, "the run should stop");
+  assert.equal(c.stop!.kind, "error");
+  assert.match(c.stop!.reason, table);
+  assert.equal(c.stop!.phase, "sampling", c.stop!.reason);
+  assert.ok(c.numDraws > 0 && c.numDraws < 5000, `${c.numDraws}`);
+  assert.equal(r.draws[0][0].length, c.numDraws);
+  assert.ok(Array.from(r.draws[0][0]).every(Number.isFinite));
+  assert.ok(!c.stop!.reason.includes("s3cret"), c.stop!.reason);
+}
+
+onPostgres.push({
+  name:
+    "postgres row source: HMC-ECS draws equal the in-memory model's; a dropped connection keeps the draws",
+  fn: async () => {
+    const url = server.url!;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const dir = await Deno.makeTempDir({ prefix: "tallmc_pgrows_" });
+    try {
+      await loadTable(client, data, dir, { fromCol: 1, table: "ecs_rows", key: "id" });
+      // Rows stored in another order than their keys: fetched by key all the same.
+      await client.query("CLUSTER ecs_rows USING ecs_rows_pkey");
+      const c = await postgresNewtonCentring({
+        connection: client,
+        source: { table: "ecs_rows" },
+        family: "logistic",
+        columns: COLS,
+        response: "y",
+        intercept: true,
+        priorScale: 10,
+      });
+      assert.ok(c.converged);
+      const model = await openDatabaseGlm({
+        connection: `${url}?table=ecs_rows&key=id`,
+        columns: COLS,
+        response: "y",
+        intercept: true,
+        glm: GLM,
+      });
+      try {
+        assert.equal(model.numRows, N);
+        assert.deepEqual(model.parameterNames, ["(Intercept)", "x1", "x2", "x3"]);
+        sameDraws(model, c);
+      } finally {
+        model.close();
+      }
+      // Errors at open name the table.
+      await assert.rejects(
+        openDatabaseGlm({
+          connection: `${url}?table=nope&key=id`,
+          columns: COLS,
+          response: "y",
+          glm: GLM,
+        }),
+        /table nope at postgres:\/\/.*relation "nope" does not exist/,
+      );
+      await client.query(
+        "CREATE TABLE ecs_gap AS SELECT id * 2 AS id, x1, x2, x3, y FROM ecs_rows",
+      );
+      await assert.rejects(
+        openDatabaseGlm({
+          connection: `${url}?table=ecs_gap&key=id`,
+          columns: COLS,
+          response: "y",
+          glm: GLM,
+        }),
+        /key column "id" must hold the integers base … base \+ n − 1 once each \(n = 3000\); it holds 3000 distinct values from 0 to 5998/,
+      );
+      await client.query("DROP TABLE ecs_gap");
+      // A connection through a proxy that goes away during sampling.
+      const port = Number(new URL(url).port);
+      const proxy = await cutProxy(port);
+      try {
+        const via = new URL(url);
+        via.port = String(proxy.port);
+        via.password = "s3cret"; // trust auth ignores it; it must never be printed
+        const m2 = await openDatabaseGlm({
+          connection: `${via}?table=ecs_rows&key=id`,
+          columns: COLS,
+          response: "y",
+          intercept: true,
+          glm: GLM,
+        });
+        try {
+          await dropped(
+            m2,
+            proxy.arm,
+            c,
+            /table ecs_rows at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/postgres/,
+          );
+        } finally {
+          m2.close();
+        }
+      } finally {
+        proxy.stop();
+      }
+    } finally {
+      await client.query("DROP TABLE IF EXISTS ecs_rows").catch(() => {});
+      await client.end();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+onClickHouse.push({
+  name:
+    "clickhouse row source over a Distributed table: HMC-ECS draws equal the in-memory model's; a dropped connection keeps the draws",
+  fn: async () => {
+    const shards = cluster.shards!;
+    await loadSharded(shards, data, {
+      fromCol: 1,
+      table: "ecs_rows",
+      key: "id",
+      split: 1100,
+      indexGranularity: 256,
+    });
+    const url = shards[0].replace(/^http:/, "clickhouse:");
+    const c = await clickhouseNewtonCentring({
+      connection: url,
+      source: { table: "ecs_rows" },
+      family: "logistic",
+      columns: COLS,
+      response: "y",
+      intercept: true,
+      priorScale: 10,
+    });
+    assert.ok(c.converged);
+    const model = await openDatabaseGlm({
+      connection: `${url}/default?table=ecs_rows&key=id`,
+      columns: COLS,
+      response: "y",
+      intercept: true,
+      glm: GLM,
+    });
+    try {
+      assert.equal(model.numRows, N);
+      sameDraws(model, c);
+    } finally {
+      model.close();
+    }
+    await assert.rejects(
+      openDatabaseGlm({
+        connection: `${url}?table=nope&key=id`,
+        columns: COLS,
+        response: "y",
+        glm: GLM,
+      }),
+      /table nope at clickhouse:\/\/.*nope doesn't exist/,
+    );
+    const proxy = await cutProxy(Number(new URL(shards[0]).port));
+    try {
+      const m2 = await openDatabaseGlm({
+        connection: `clickhouse://127.0.0.1:${proxy.port}/default?table=ecs_rows&key=id`,
+        columns: COLS,
+        response: "y",
+        intercept: true,
+        glm: GLM,
+      });
+      try {
+        await dropped(
+          m2,
+          proxy.arm,
+          c,
+          /table ecs_rows at clickhouse:\/\/127\.0\.0\.1:\d+\/default/,
+        );
+      } finally {
+        m2.close();
+      }
+    } finally {
+      proxy.stop();
+    }
+  },
+});
+
+Deno.test(
+  liveServerTest("[e2e] database row sources on a live PostgreSQL server and ClickHouse cluster", {
+    start: async () => {
+      // Ports of its own: test files may run in parallel.
+      [cluster, server] = await Promise.all([startClickHouse(19400), startPostgres(54359)]);
+    },
+    stop: async () => {
+      if (cluster.skip === undefined) await cluster.stop();
+      if (server.skip === undefined) await server.stop();
+    },
+    skip: (step) => (onClickHouse.includes(step) ? cluster.skip : server.skip),
+    steps: [...onPostgres, ...onClickHouse],
+  }),
+);

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { loadCore } from "../../core/load.ts";
+import { higgsShaped } from "../../data/synthetic.ts";
+import { GlmModel } from "../../models/glm.ts";
+import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
+import { runHmc } from "../../samplers/hmc/run.ts";
+
+Deno.test("ThreadedGlmModel full-data passes match one thread within the summation bound", async (t) => {
+  const arena = loadCore({ shared: true });
+  const { data } = higgsShaped(arena, { n: 30001, seed: 2 });
+  const model = new GlmModel(data, { family: "logistic", priorScale: 5 });
+  const d = model.dim, n = model.numRows, u = 2 ** -53;
+  const theta = Float64Array.from({ length: d }, (_, j) => 0.05 * Math.sin(j));
+  const g1 = new Float64Array(d), h1 = new Float64Array(d * d);
+  const ll1 = model.logLikelihood(theta, g1);
+  model.logLikelihoodHessian(theta, h1);
+  // Σ|ℓᵢ| ≤ n·max|ℓᵢ|; ℓᵢ and its derivatives are O(1) here: bound (n + T)·u·Σ|·| by 1e-10·n.
+  for (const threads of [2, 3]) {
+    await t.step(`${threads} threads`, async () => {
+      const threaded = await ThreadedGlmModel.create(model, { threads });
+      try {
+        const g = new Float64Array(d), h = new Float64Array(d * d);
+        assert.equal(threaded.cost, model.cost, "one cost counter for the data");
+        const rows0 = threaded.cost.numGradRows, hess0 = threaded.cost.numHessianRows;
+        const ll = threaded.logLikelihood(theta, g);
+        threaded.logLikelihoodHessian(theta, h);
+        const bound = (n + threads) * u * n * 10;
+        assert.ok(Math.abs(ll - ll1) <= bound, `ℓ: ${ll} vs ${ll1}`);
+        for (let j = 0; j < d; j++) assert.ok(Math.abs(g[j] - g1[j]) <= bound, `∇ℓ[${j}]`);
+        for (let q = 0; q < d * d; q++) assert.ok(Math.abs(h[q] - h1[q]) <= bound, `∇²ℓ[${q}]`);
+        assert.equal(threaded.cost.numGradRows - rows0, n);
+        assert.equal(threaded.cost.numHessianRows - hess0, n);
+        // Deterministic for a given number of threads.
+        const again = new Float64Array(d);
+        assert.equal(threaded.logLikelihood(theta, again), ll);
+        assert.deepEqual(again, g);
+      } finally {
+        threaded.close();
+      }
+    });
+  }
+  await t.step("full-data HMC runs on it", async () => {
+    const threaded = await ThreadedGlmModel.create(model, { threads: 2 });
+    try {
+      const r = runHmc(threaded, { seed: 1, numWarmup: 100, numSamples: 50, numChains: 1 });
+      assert.equal(r.chains[0].stop, null);
+    } finally {
+      threaded.close();
+    }
+  });
+});
