@@ -15,14 +15,14 @@ import { ControlVariateCache } from "../core/row_buffer.ts";
 import { adoptWorkerCore } from "../core/load.ts";
 import { attachRegion } from "../core/shared_region.ts";
 import { GlmModel } from "./glm.ts";
-import { modelFromSpec } from "./model_spec.ts";
+import { workerModelFromSpec } from "./worker_model.ts";
 import { poolWorker } from "./_pass_pool.ts";
 import type { PassWorkerInit } from "./_pass_protocol.ts";
 
 self.onmessage = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
   adoptWorkerCore(spec.backend, true, spec.core);
   const arena = attachRegion(region);
-  const model = modelFromSpec(spec, arena);
+  const model = workerModelFromSpec(spec, arena);
   return {
     pass(theta, want, grad, hess) {
       let ll = 0;

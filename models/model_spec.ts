@@ -24,8 +24,7 @@ import { GlmModel, type GlmOptions } from "./glm.ts";
 import type { Model } from "./model.ts";
 import { Prior } from "./prior_build.ts";
 import type { ResolvedPrior } from "./priors.ts";
-import { UserFamilyKernels } from "../core/user_family.ts";
-import { UserGlmModel } from "./user_glm.ts";
+import type { UserGlmModel } from "./user_glm.ts";
 import { withPrior } from "./with_prior.ts";
 
 /** A {@link GlmModel} as data: where its rows are in a shared memory, and its options. */
@@ -109,7 +108,10 @@ export type ModelSpec = GlmModelSpec | UserGlmModelSpec;
  * References: docs/architecture.md, "Threads" and "Samplers" (chains in workers over one shared copy).
  */
 export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: string } {
-  if (model instanceof UserGlmModel) return _userSpecOf(model);
+  // Told by its mark: importing user_glm.ts would load the family compiler's module here.
+  if ((model as { isUserGlm?: unknown }).isUserGlm === true) {
+    return _userSpecOf(model as UserGlmModel);
+  }
   if (!(model instanceof GlmModel)) {
     return {
       reason: `only GlmModel and UserGlmModel can be rebuilt in a worker; this model (${
@@ -213,23 +215,18 @@ function _priorOf(model: Model): Prior | null {
  *
  * References: docs/architecture.md, "Threads".
  */
-export function modelFromSpec(spec: GlmModelSpec, arena: Arena): GlmModel;
-export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel | UserGlmModel;
-export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel | UserGlmModel {
-  if (spec.kind !== "glm" && spec.kind !== "user-glm") {
-    throw new TypeError(`unknown model spec kind ${String((spec as { kind: unknown }).kind)}`);
+export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel {
+  if (spec.kind !== "glm") {
+    throw new TypeError(
+      spec.kind === "user-glm"
+        ? "a user family's spec is rebuilt by workerModelFromSpec (models/worker_model.ts)"
+        : `unknown model spec kind ${String((spec as { kind: unknown }).kind)}`,
+    );
   }
   if (arena.memory !== spec.memory && !(arena.memory.buffer instanceof SharedArrayBuffer)) {
     throw new RangeError("modelFromSpec needs an arena over the spec's shared memory");
   }
   const d = spec.data;
-  if (spec.kind === "user-glm") {
-    // The same compiled family over the same memory; its scratch in `arena`.
-    const kernels = UserFamilyKernels.attach(arena, spec.bytes, spec.staticBlock);
-    const data = { arena, ...d, columnNames: Array.from(d.columnNames) };
-    const user = UserGlmModel.overKernels(data, kernels, spec.priorScale);
-    return spec.prior === undefined ? user : withPrior(user, new Prior(spec.prior));
-  }
   const model = new GlmModel({ arena, ...d, columnNames: Array.from(d.columnNames) }, spec.options);
   return spec.prior === undefined ? model : withPrior(model, new Prior(spec.prior));
 }

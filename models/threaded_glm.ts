@@ -46,7 +46,7 @@ import type { PassWorkerInit } from "./_pass_protocol.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { type ModelSpec, modelSpecOf } from "./model_spec.ts";
-import { UserGlmModel } from "./user_glm.ts";
+import type { UserGlmModel } from "./user_glm.ts";
 
 /** Options of {@link ThreadedGlmModel.create}. */
 export interface ThreadedGlmOptions {
@@ -173,7 +173,7 @@ export class ThreadedGlmModel implements DataModel {
     const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
     const block0 = model instanceof GlmModel
       ? new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]))
-      : UserGlmModel.overKernels(block(0), model.kernels, model.priorScale);
+      : model.overRows(block(0));
     const scratch = (1 << 20) + 64 * d * d;
     const regions: SharedRegion[] = [];
     for (let k = 1; k < threads; k++) regions.push(reserveRegion(model.arena, scratch));

@@ -65,6 +65,11 @@ export class UserGlmModel implements PerRowHessianModel {
   readonly cost: CostCounter = newCostCounter();
   /** Prior sd of every coefficient (Infinity = flat). */
   readonly priorScale: number;
+  /**
+   * Marks a model of a user family, so that code which must not load the
+   * compiler (models/model_spec.ts, in every program's graph) can tell it.
+   */
+  readonly isUserGlm = true as const;
   readonly #precision: number;
   readonly #logPriorConst: number;
   readonly #ownsKernels: boolean;
@@ -117,6 +122,17 @@ export class UserGlmModel implements PerRowHessianModel {
   static overKernels(data: GlmData, kernels: UserFamilyKernels, priorScale: number): UserGlmModel {
     if (data.storage !== "f64") throw new TypeError("UserGlmModel needs f64 storage of X");
     return new UserGlmModel(data, kernels, priorScale, false);
+  }
+
+  /**
+   * A model of this family over other rows (a block of the same data set):
+   * the same compiled kernels and prior scale.
+   *
+   * @param data The rows, in this model's arena.
+   * @returns The model over `data`; disposing it leaves the kernels alone.
+   */
+  overRows(data: GlmData): UserGlmModel {
+    return UserGlmModel.overKernels(data, this.kernels, this.priorScale);
   }
 
   /** log p(θ) and optionally its gradient. */

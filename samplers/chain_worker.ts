@@ -3,7 +3,7 @@
  *
  * ```
  *  main ──{ type: "init", spec, region, sampler, own, plan, run }──► worker
- *         attachCore(spec.memory, region) → modelFromSpec → getSampler(sampler).build
+ *         attachCore(spec.memory, region) → workerModelFromSpec → getSampler(sampler).build
  *  main ◄─{ type: "ready" } | { type: "error", error }
  *  main ──{ type: "chain", chainId, start? }──► sampleChains({ chainIds: [chainId], … })
  *  main ◄─{ type: "progress" | "draw", … }* then { type: "chain", output } | { type: "error" }
@@ -21,14 +21,14 @@
 /// <reference lib="deno.worker" />
 import { adoptWorkerCore } from "../core/load.ts";
 import { attachRegion } from "../core/shared_region.ts";
-import { modelFromSpec } from "../models/model_spec.ts";
+import { workerModelFromSpec } from "../models/worker_model.ts";
 import type { WorkerChain, WorkerInit, WorkerReply } from "./_chain_protocol.ts";
 import { sampleChains } from "./driver.ts";
 import { getSampler } from "./registry.ts";
 import type { ChainSampler, StepInfo } from "./sampler.ts";
 
 let _init: WorkerInit | null = null;
-let _model: ReturnType<typeof modelFromSpec> | null = null;
+let _model: ReturnType<typeof workerModelFromSpec> | null = null;
 let _sampler: ChainSampler<unknown, StepInfo> | null = null;
 
 function _post(reply: WorkerReply): void {
@@ -57,7 +57,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
       _init = msg;
       adoptWorkerCore(msg.spec.backend, true, msg.spec.core);
       const arena = attachRegion(msg.region, (bytes) => _post({ type: "grow", bytes }));
-      _model = modelFromSpec(msg.spec, arena);
+      _model = workerModelFromSpec(msg.spec, arena);
       _sampler = getSampler(msg.sampler).build(_model, msg.own, msg.plan);
       _post({ type: "ready" });
       return;

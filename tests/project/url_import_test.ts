@@ -21,7 +21,16 @@ Deno.test("[e2e] mod.ts by URL: the README example samples with --no-config and 
     const file = join(dir, "example.ts");
     await Deno.writeTextFile(file, script);
     const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-config", "--quiet", `--allow-import=127.0.0.1:${server.port}`, file],
+      // --reload of the server's origin: a port used before would otherwise be
+      // answered from Deno's cache of remote modules, not by this server.
+      args: [
+        "run",
+        "--no-config",
+        "--quiet",
+        `--reload=${server.origin}/`,
+        `--allow-import=127.0.0.1:${server.port}`,
+        file,
+      ],
       cwd: dir,
       stdout: "piped",
       stderr: "piped",
@@ -62,6 +71,7 @@ Deno.test("[e2e] mod.ts by URL: `deno check --all` passes on the README example 
         "--no-config",
         "--quiet",
         "--all",
+        `--reload=${server.origin}/`,
         `--allow-import=127.0.0.1:${server.port}`,
         file,
       ],

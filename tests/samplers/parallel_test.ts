@@ -89,7 +89,7 @@ Deno.test("sampleParallel() runs in the calling thread when it must, and says wh
   await t.step("a model that is not a GlmModel", async () => {
     const model = gaussianTarget(new Float64Array([0]), new Float64Array([1]));
     const r = await sampleParallel(model, base);
-    assert.match(r.parallel.note!, /only GlmModel can be rebuilt in a worker/);
+    assert.match(r.parallel.note!, /only GlmModel and UserGlmModel can be rebuilt in a worker/);
   });
   await t.step(
     "sample() is the calling thread's: workers other than 0 point to sampleParallel()",
