@@ -451,7 +451,11 @@ function _statsTransposeF64(
   return ok;
 }
 
-/** {@link _statsTransposeF64} into f32 (each value rounded to nearest). */
+/**
+ * {@link _statsTransposeF64} into f32 (each value rounded to nearest). A copy
+ * rather than one function over `Float32Array | Float64Array`: each hot loop
+ * then stores into one array type, which V8 keeps monomorphic.
+ */
 function _statsTransposeF32(
   x: Float32Array,
   cols: Float64Array[],
