@@ -413,7 +413,14 @@ export async function closureBytes(file: string | readonly string[]): Promise<nu
 export async function bundleWeb(): Promise<Record<string, number>> {
   const dir = join(_ROOT, "web/dist");
   if (Deno.permissions.querySync({ name: "write", path: dir }).state === "granted") {
-    for (const e of Deno.readDirSync(dir)) {
+    let entries: Deno.DirEntry[] = [];
+    try {
+      entries = [...Deno.readDirSync(dir)];
+    } catch (e) {
+      // A fresh clone has no web/dist/ yet: nothing to remove.
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    for (const e of entries) {
       if (e.isFile && e.name.endsWith(".js") && !["app.js", "worker.js"].includes(e.name)) {
         await Deno.remove(join(dir, e.name)).catch(() => {});
       }
