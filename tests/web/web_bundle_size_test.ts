@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { bundleWeb } from "../../web/build.ts";
+import { webBuiltOnce } from "../_web_build.ts";
 import { REPO_ROOT } from "../_serve.ts";
 
 /** Bytes each file may have. */
@@ -19,7 +19,7 @@ export const BUDGET: Readonly<Record<string, number>> = {
 };
 
 Deno.test("web/dist: app.js and the worker bundle within their size budget", async () => {
-  const sizes = await bundleWeb();
+  const sizes = await webBuiltOnce();
   const dir = join(REPO_ROOT, "web/dist");
   const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
   const lazy = Object.entries(sizes).filter(([f]) => !(f in BUDGET));

@@ -14,7 +14,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { GlmModel, higgsShaped, loadCore, runHmcEcs, summarize } from "../../mod.ts";
-import { bundleLibrary, bundleWeb } from "../../web/build.ts";
+import { bundleLibrary } from "../../web/build.ts";
+import { webBuiltOnce } from "../_web_build.ts";
 import { readmeBlock, REPO_ROOT, serveDirectory } from "../_serve.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -55,7 +56,7 @@ Deno.test({
   async fn() {
     const exampleDir = await Deno.makeTempDir({ prefix: "tallmc_readme_page_" });
     await Promise.all([
-      bundleWeb(),
+      webBuiltOnce(),
       bundleLibrary(join(exampleDir, "tallmc.js")),
       readmeBlock("bundle-example").then((js) =>
         Deno.writeTextFile(join(exampleDir, "sampler_worker.js"), js)

@@ -16,7 +16,7 @@
  * /usr/bin/chromium is missing.
  */
 import assert from "node:assert/strict";
-import { bundleWeb } from "../../web/build.ts";
+import { webBuiltOnce } from "../_web_build.ts";
 import { REPO_ROOT, serveDirectory } from "../_serve.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -72,7 +72,7 @@ Deno.test({
   name: "[e2e] web/ in Chromium: verdict, cleared failures, Stop then Download, signed runs",
   ignore: !hasChromium,
   async fn() {
-    await bundleWeb();
+    await webBuiltOnce();
     const server = serveDirectory(`${REPO_ROOT}/web`);
     let report: _Report;
     try {

@@ -24,7 +24,7 @@
 import assert from "node:assert/strict";
 import { parseDrawsCsv } from "../../data/draws_csv.ts";
 import { writeParquet } from "../../data/parquet_write.ts";
-import { bundleWeb } from "../../web/build.ts";
+import { webBuiltOnce } from "../_web_build.ts";
 import { runCli } from "../_cli_fixtures.ts";
 import { REPO_ROOT, serveDirectory } from "../_serve.ts";
 
@@ -152,7 +152,7 @@ Deno.test({
     assert.equal(cli.code, 0, cli.err);
     const cliDraws = parseDrawsCsv(await Deno.readTextFile(`${dir}/cli_draws.csv`));
 
-    await bundleWeb();
+    await webBuiltOnce();
     const server = serveDirectory(`${REPO_ROOT}/web`);
     const plainServer = serveDirectory(`${REPO_ROOT}/web`, 0, { crossOriginIsolated: false });
     let report: _Report;

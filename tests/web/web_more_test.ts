@@ -18,7 +18,7 @@
  * /usr/bin/chromium is missing.
  */
 import assert from "node:assert/strict";
-import { bundleWeb } from "../../web/build.ts";
+import { webBuiltOnce } from "../_web_build.ts";
 import { REPO_ROOT, serveDirectory } from "../_serve.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -79,7 +79,7 @@ Deno.test({
   name: "[e2e] web/ in Chromium: settings in the address, keyboard, axe-core, 390 px",
   ignore: !hasChromium,
   async fn() {
-    await bundleWeb();
+    await webBuiltOnce();
     const server = serveDirectory(`${REPO_ROOT}/web`);
     let report: _Report;
     try {

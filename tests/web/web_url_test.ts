@@ -20,7 +20,7 @@
  * when /usr/bin/chromium is missing.
  */
 import assert from "node:assert/strict";
-import { bundleWeb } from "../../web/build.ts";
+import { webBuiltOnce } from "../_web_build.ts";
 import { REPO_ROOT, serveDirectory } from "../_serve.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -99,7 +99,7 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "web_url_" });
     await _files(dir);
-    await bundleWeb();
+    await webBuiltOnce();
     const server = serveDirectory(`${REPO_ROOT}/web`);
     let report: _Report;
     try {
