@@ -12,7 +12,6 @@
  *
  * @module
  */
-import { loadCore } from "../core/load.ts";
 import { formatPpcTable, posteriorPredictiveCheck, ppcFigureSpecs } from "../models/ppc.ts";
 import { renderSvg } from "../replicate/render.ts";
 import { CliUsageError, type FlagSpec, intFlag, parseFlags, resolveUserPath } from "./args.ts";
@@ -25,7 +24,7 @@ import {
   MODEL_FLAGS,
 } from "./model_flags.ts";
 import { familyFlagsHelp, modelFlagsHelp } from "./model_help.ts";
-import { modelFromFlags } from "./model_options.ts";
+import { drawsDataModel } from "./model_options.ts";
 import { AtomicOutput } from "./safe_output.ts";
 
 const _FLAGS: FlagSpec = {
@@ -112,33 +111,7 @@ export async function checkCommand(args: string[]): Promise<number> {
         "positive",
     );
   }
-  let dataInfo: Deno.FileInfo;
-  try {
-    dataInfo = await Deno.stat(dataPath);
-  } catch (e) {
-    throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
-  }
-  if (dataInfo.isDirectory) {
-    throw new CliUsageError(`--data ${dataPath} is a directory; give a CSV or Parquet file`);
-  }
-  const arena = loadCore();
-  let built;
-  try {
-    built = await modelFromFlags(arena, dataPath, values, {
-      choice,
-      storage: "f64",
-      resolvePath: resolveUserPath,
-    });
-  } catch (e) {
-    if (e instanceof CliUsageError) throw e;
-    const msg = (e as Error).message;
-    throw new CliUsageError(
-      msg.includes(dataPath) ? `--data: ${msg}` : `--data ${dataPath}: ${msg}`,
-    );
-  }
-  for (const note of built.notes) console.error(`tallmc: note: ${note}`);
-  for (const w of built.warnings) console.error(`tallmc: warning: --data: ${w}`);
-  const model = built.model;
+  const model = await drawsDataModel(dataPath, values, { choice, resolvePath: resolveUserPath });
   const missing = model.parameterNames.filter((n) => !table.parameterNames.includes(n));
   if (missing.length > 0) {
     throw new CliUsageError(

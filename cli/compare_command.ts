@@ -19,7 +19,6 @@
  * @module
  */
 import { basename } from "node:path";
-import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { LooResult } from "../diagnostics/loo.ts";
 import {
@@ -44,7 +43,7 @@ import {
   MODEL_FLAGS,
 } from "./model_flags.ts";
 import { familyFlagsHelp, modelFlagsHelp } from "./model_help.ts";
-import { modelFromFlags } from "./model_options.ts";
+import { drawsDataModel } from "./model_options.ts";
 
 const _MODEL_FLAGS: FlagSpec = { ...GLM_DATA_FLAGS, ...FAMILY_OPTION_FLAGS, ...MODEL_FLAGS };
 
@@ -207,32 +206,10 @@ async function _loadFit(
         "LOO treats them all as positive",
     );
   }
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(dataPath);
-  } catch (e) {
-    throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
-  }
-  if (info.isDirectory) {
-    throw new CliUsageError(`--data ${dataPath} is a directory; give a CSV or Parquet file`);
-  }
-  let built;
-  try {
-    built = await modelFromFlags(loadCore(), dataPath, values, {
-      choice: familyFromFlags(values),
-      storage: "f64",
-      dataCache,
-    });
-  } catch (e) {
-    if (e instanceof CliUsageError) throw e;
-    const msg = (e as Error).message;
-    throw new CliUsageError(
-      msg.includes(dataPath) ? `--data: ${msg}` : `--data ${dataPath}: ${msg}`,
-    );
-  }
-  for (const note of built.notes) console.error(`tallmc: note: ${note}`);
-  for (const w of built.warnings) console.error(`tallmc: warning: --data: ${w}`);
-  const model = built.model;
+  const model = await drawsDataModel(dataPath, values, {
+    choice: familyFromFlags(values),
+    dataCache,
+  });
   const names = model.parameterNames;
   const missing = names.filter((n) => !table.parameterNames.includes(n));
   const extra = table.parameterNames.filter((n) => !names.includes(n));

@@ -17,6 +17,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
+import { loadCore } from "../core/load.ts";
 import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { columnMoments, type FormulaData } from "../data/design.ts";
@@ -291,6 +292,49 @@ async function _modelFromFlags(
     warnings: data.warnings ?? [],
     notes,
   };
+}
+
+/**
+ * The model of a command that sets draws against their data (`check`,
+ * `compare`): `--data` must be a readable file, the model is built by
+ * {@link modelFromFlags} with f64 storage, data errors become
+ * {@link CliUsageError}s naming `--data`, and the loader's notes and warnings
+ * go to stderr.
+ *
+ * @param dataPath The `--data` file (resolved).
+ * @param values Parsed flag values.
+ * @param options The family choice; `resolvePath` and `dataCache` as
+ *   {@link modelFromFlags} takes them.
+ * @returns The model.
+ * @throws {CliUsageError} For an unreadable file, a directory, or bad data or flags.
+ */
+export async function drawsDataModel(
+  dataPath: string,
+  values: Record<string, unknown>,
+  options: Omit<ModelFromFlagsOptions, "storage">,
+): Promise<GlmModel> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dataPath);
+  } catch (e) {
+    throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
+  }
+  if (info.isDirectory) {
+    throw new CliUsageError(`--data ${dataPath} is a directory; give a CSV or Parquet file`);
+  }
+  let built;
+  try {
+    built = await modelFromFlags(loadCore(), dataPath, values, { ...options, storage: "f64" });
+  } catch (e) {
+    if (e instanceof CliUsageError) throw e;
+    const msg = (e as Error).message;
+    throw new CliUsageError(
+      msg.includes(dataPath) ? `--data: ${msg}` : `--data ${dataPath}: ${msg}`,
+    );
+  }
+  for (const note of built.notes) console.error(`tallmc: note: ${note}`);
+  for (const w of built.warnings) console.error(`tallmc: warning: --data: ${w}`);
+  return built.model;
 }
 
 /** Default priors of a formula's design, and a note on how a text response was coded. */
