@@ -19,7 +19,7 @@
  */
 import type { Arena } from "../core/arena.ts";
 import { type CoreBackend, workerCore } from "../core/load.ts";
-import type { Storage } from "../data/dataset.ts";
+import type { GlmData, Storage } from "../data/dataset.ts";
 import { GlmModel, type GlmOptions } from "./glm.ts";
 import type { Model } from "./model.ts";
 import { Prior } from "./prior_build.ts";
@@ -126,28 +126,7 @@ export function modelSpecOf(model: Model): { spec: ModelSpec } | { reason: strin
         "the model's data are not in a shared memory (load them with loadCore({ shared: true })), so chains run in the calling thread",
     };
   }
-  const d = model.data;
-  return {
-    spec: {
-      kind: "glm",
-      memory: arena.memory,
-      backend: arena.backend,
-      ...(workerCore(arena.backend, true) === undefined
-        ? {}
-        : { core: workerCore(arena.backend, true) }),
-      data: {
-        x: d.x,
-        y: d.y,
-        numRows: d.numRows,
-        numCols: d.numCols,
-        storage: d.storage,
-        columnNames: Array.from(d.columnNames),
-      },
-      options: model.options,
-      // A prior from withPrior replaces the options' own; the worker puts it back.
-      ...(_priorOf(model) === null ? {} : { prior: _priorOf(model)!.parameters }),
-    },
-  };
+  return { spec: { kind: "glm", ..._commonSpec(model), options: model.options } };
 }
 
 function _userSpecOf(model: UserGlmModel): { spec: UserGlmModelSpec } | { reason: string } {
@@ -158,26 +137,47 @@ function _userSpecOf(model: UserGlmModel): { spec: UserGlmModelSpec } | { reason
         "the model's data are not in a shared memory (load them with loadCore({ shared: true })), so its passes run in the calling thread",
     };
   }
-  const d = model.data, core = workerCore(arena.backend, true);
   return {
     spec: {
       kind: "user-glm",
-      memory: arena.memory,
-      backend: arena.backend,
-      ...(core === undefined ? {} : { core }),
-      data: {
-        x: d.x,
-        y: d.y,
-        numRows: d.numRows,
-        numCols: d.numCols,
-        storage: d.storage,
-        columnNames: Array.from(d.columnNames),
-      },
+      ..._commonSpec(model),
       bytes: model.kernels.bytes,
       staticBlock: model.kernels.staticBlock,
       priorScale: model.priorScale,
-      ...(_priorOf(model) === null ? {} : { prior: _priorOf(model)!.parameters }),
     },
+  };
+}
+
+/**
+ * What every spec holds: the shared memory, the core a worker adopts, the
+ * rows, and a prior put on by `withPrior` (which replaces the model's own;
+ * the worker puts it back).
+ */
+function _commonSpec(model: GlmModel | UserGlmModel) {
+  const arena = model.arena, core = workerCore(arena.backend, true), prior = _priorOf(model);
+  return {
+    memory: arena.memory,
+    backend: arena.backend,
+    ...(core === undefined ? {} : { core }),
+    data: plainGlmData(model.data),
+    ...(prior === null ? {} : { prior: prior.parameters }),
+  };
+}
+
+/**
+ * The cloneable part of a GlmData (without its arena), as a spec holds it.
+ *
+ * @param d The rows.
+ * @returns Their offsets, sizes, storage and column names.
+ */
+export function plainGlmData(d: GlmData): ModelSpec["data"] {
+  return {
+    x: d.x,
+    y: d.y,
+    numRows: d.numRows,
+    numCols: d.numCols,
+    storage: d.storage,
+    columnNames: Array.from(d.columnNames),
   };
 }
 

@@ -45,7 +45,7 @@ import { PASS_CV, PASS_GRAD, PASS_HESS, PASS_LL, PassPool } from "./_pass_pool.t
 import type { PassWorkerInit } from "./_pass_protocol.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
-import { type ModelSpec, modelSpecOf } from "./model_spec.ts";
+import { modelSpecOf, plainGlmData } from "./model_spec.ts";
 import type { UserGlmModel } from "./user_glm.ts";
 
 /** Options of {@link ThreadedGlmModel.create}. */
@@ -190,10 +190,10 @@ export class ThreadedGlmModel implements DataModel {
               spec: spec.kind === "glm"
                 ? {
                   ...spec,
-                  data: _plainData(block(i + 1)),
+                  data: plainGlmData(block(i + 1)),
                   options: blockOptions(spec.options, bounds[i + 1], bounds[i + 2]),
                 }
-                : { ...spec, data: _plainData(block(i + 1)) },
+                : { ...spec, data: plainGlmData(block(i + 1)) },
               region: regions[i],
               firstRow: bounds[i + 1],
             },
@@ -398,16 +398,4 @@ function blockOptions(options: Readonly<GlmOptions>, start: number, end: number)
   if (options.offset !== undefined) out.offset = cut(options.offset);
   if (options.trials !== undefined) out.trials = cut(options.trials);
   return out;
-}
-
-/** The cloneable part of a GlmData (without its arena). */
-function _plainData(d: GlmData): ModelSpec["data"] {
-  return {
-    x: d.x,
-    y: d.y,
-    numRows: d.numRows,
-    numCols: d.numCols,
-    storage: d.storage,
-    columnNames: Array.from(d.columnNames),
-  };
 }
