@@ -26,6 +26,7 @@ import type { Rng } from "../random/rng.ts";
 import {
   glmSubsetHessian,
   glmSubsetMap,
+  resolveSubsetMapOptions,
   type SubsetMapOptions,
   type SubsetMapResult,
 } from "./tuning.ts";
@@ -118,13 +119,7 @@ export function rowsSubsetMap(
 ): SubsetMapResult {
   const model = rowsOf.model;
   const n = model.numRows, d = model.dim;
-  const fraction = options.fraction ?? 0.01;
-  if (!(fraction > 0 && fraction <= 1)) {
-    throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
-  }
-  const maxIt = options.maxIterations ?? 50, tol = options.tolerance ?? 1e-10;
-  const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
-  const scale = n / sub;
+  const { maxIt, tol, sub, scale } = resolveSubsetMapOptions(n, options);
   const rows = rng.sampleWithoutReplacement(n, sub);
   const gLik = new Float64Array(d), gPrior = new Float64Array(d);
   const perRow = rowsOf.perRowHessians;

@@ -83,6 +83,26 @@ export interface SubsetMapOptions {
   initialPosition?: Float64Array;
 }
 
+/**
+ * {@link SubsetMapOptions} with their defaults, checked, for n rows: the
+ * Newton settings, the subset size ñ = min(n, max(minRows, ⌈f·n⌉)) and the
+ * scale n/ñ of its log-likelihood.
+ *
+ * @internal Shared by the subset fits (glmSubsetMap here, rowsSubsetMap in ./subset_fit.ts).
+ */
+export function resolveSubsetMapOptions(
+  n: number,
+  options: SubsetMapOptions,
+): { maxIt: number; tol: number; sub: number; scale: number } {
+  const fraction = options.fraction ?? 0.01;
+  if (!(fraction > 0 && fraction <= 1)) {
+    throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
+  }
+  const maxIt = options.maxIterations ?? 50, tol = options.tolerance ?? 1e-10;
+  const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
+  return { maxIt, tol, sub, scale: n / sub };
+}
+
 /** Result of {@link subsetMap}. */
 export interface SubsetMapResult {
   /** The subset MAP, used as θ*. */
@@ -161,13 +181,7 @@ export function glmSubsetMap(
 ): SubsetMapResult {
   const model = rows.glm;
   const n = model.numRows, d = model.dim;
-  const fraction = options.fraction ?? 0.01;
-  if (!(fraction > 0 && fraction <= 1)) {
-    throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
-  }
-  const maxIt = options.maxIterations ?? 50, tol = options.tolerance ?? 1e-10;
-  const sub = Math.min(n, Math.max(options.minRows ?? 1000, Math.ceil(fraction * n)));
-  const scale = n / sub;
+  const { maxIt, tol, sub, scale } = resolveSubsetMapOptions(n, options);
   const { rows: buffer, kernels } = _subsetRows(rows, rng.sampleWithoutReplacement(n, sub));
   const all = { start: 0, end: sub };
   const priorGrad = new Float64Array(d), priorHess = new Float64Array(d * d);
