@@ -37,7 +37,7 @@ import { loadCore } from "../core/load.ts";
 import { freeGlmData, glmDataFromArrays } from "../data/dataset.ts";
 import type { ExternalGlmModel } from "../models/external_glm.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
-import { type CostCounter, newCostCounter } from "../models/model.ts";
+import { type CostCounter, logPosteriorAndGradient, newCostCounter } from "../models/model.ts";
 import type { RowsWorkerInit, RowsWorkerRequest } from "./_database_rows_protocol.ts";
 import { redactDatabaseUrl } from "./database_rows.ts";
 
@@ -243,6 +243,7 @@ class DatabaseGlm implements DatabaseGlmModel {
   #data: Float64Array;
   #worker: Worker;
   #prior: GlmModel;
+  #priorGrad: Float64Array;
   #closed = false;
 
   constructor(f: {
@@ -258,6 +259,7 @@ class DatabaseGlm implements DatabaseGlmModel {
     worker: Worker;
   }) {
     this.numCols = this.dim = f.d;
+    this.#priorGrad = new Float64Array(f.d);
     this.numRows = f.n;
     this.keyBase = f.base;
     this.label = f.label;
@@ -423,11 +425,7 @@ class DatabaseGlm implements DatabaseGlmModel {
   }
 
   logDensityAndGradient(theta: Float64Array, grad: Float64Array): number {
-    const g = new Float64Array(this.dim);
-    const lp = this.logPrior(theta, g);
-    const ll = this.logLikelihood(theta, grad);
-    for (let j = 0; j < this.dim; j++) grad[j] += g[j];
-    return lp + ll;
+    return logPosteriorAndGradient(this, theta, grad, this.#priorGrad);
   }
 
   close(): void {
