@@ -223,10 +223,27 @@ export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel {
         : `unknown model spec kind ${String((spec as { kind: unknown }).kind)}`,
     );
   }
+  return withSpecPrior(new GlmModel(specData(spec, arena, "modelFromSpec"), spec.options), spec);
+}
+
+/**
+ * A spec's rows over `arena`, which must be the spec's memory's owner or an
+ * arena over a shared memory.
+ *
+ * @internal For the rebuilders of specs (here and models/worker_model.ts).
+ */
+export function specData(spec: ModelSpec, arena: Arena, caller: string): GlmData {
   if (arena.memory !== spec.memory && !(arena.memory.buffer instanceof SharedArrayBuffer)) {
-    throw new RangeError("modelFromSpec needs an arena over the spec's shared memory");
+    throw new RangeError(`${caller} needs an arena over the spec's shared memory`);
   }
-  const d = spec.data;
-  const model = new GlmModel({ arena, ...d, columnNames: Array.from(d.columnNames) }, spec.options);
-  return spec.prior === undefined ? model : withPrior(model, new Prior(spec.prior));
+  return { arena, ...spec.data, columnNames: Array.from(spec.data.columnNames) };
+}
+
+/**
+ * `model` with the spec's `withPrior` prior put back, if it had one.
+ *
+ * @internal For the rebuilders of specs (here and models/worker_model.ts).
+ */
+export function withSpecPrior<M extends GlmModel | UserGlmModel>(model: M, spec: ModelSpec): M {
+  return spec.prior === undefined ? model : withPrior(model, new Prior(spec.prior)) as M;
 }

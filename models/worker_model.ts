@@ -10,10 +10,8 @@
 import type { Arena } from "../core/arena.ts";
 import { UserFamilyKernels } from "../core/user_family.ts";
 import type { GlmModel } from "./glm.ts";
-import { modelFromSpec, type ModelSpec } from "./model_spec.ts";
-import { Prior } from "./prior_build.ts";
+import { modelFromSpec, type ModelSpec, specData, withSpecPrior } from "./model_spec.ts";
 import { UserGlmModel } from "./user_glm.ts";
-import { withPrior } from "./with_prior.ts";
 
 /**
  * Rebuild a model described by {@link ModelSpec} over `arena`.
@@ -25,12 +23,7 @@ import { withPrior } from "./with_prior.ts";
  */
 export function workerModelFromSpec(spec: ModelSpec, arena: Arena): GlmModel | UserGlmModel {
   if (spec.kind !== "user-glm") return modelFromSpec(spec, arena);
-  if (arena.memory !== spec.memory && !(arena.memory.buffer instanceof SharedArrayBuffer)) {
-    throw new RangeError("workerModelFromSpec needs an arena over the spec's shared memory");
-  }
-  const d = spec.data;
+  const data = specData(spec, arena, "workerModelFromSpec");
   const kernels = UserFamilyKernels.attach(arena, spec.bytes, spec.staticBlock);
-  const data = { arena, ...d, columnNames: Array.from(d.columnNames) };
-  const user = UserGlmModel.overKernels(data, kernels, spec.priorScale);
-  return spec.prior === undefined ? user : withPrior(user, new Prior(spec.prior));
+  return withSpecPrior(UserGlmModel.overKernels(data, kernels, spec.priorScale), spec);
 }
