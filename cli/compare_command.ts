@@ -208,6 +208,7 @@ async function _loadFit(
   }
   const model = await drawsDataModel(dataPath, values, {
     choice: familyFromFlags(values),
+    resolvePath: resolveUserPath,
     dataCache,
   });
   const names = model.parameterNames;

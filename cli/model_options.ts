@@ -303,15 +303,18 @@ async function _modelFromFlags(
  *
  * @param dataPath The `--data` file (resolved).
  * @param values Parsed flag values.
- * @param options The family choice; `resolvePath` and `dataCache` as
- *   {@link modelFromFlags} takes them.
+ * @param options The family choice, how to resolve `--prior-file` (the
+ *   CLI's `resolveUserPath`, as for every path the user types) and
+ *   `dataCache`, as {@link modelFromFlags} takes them.
  * @returns The model.
  * @throws {CliUsageError} For an unreadable file, a directory, or bad data or flags.
  */
 export async function drawsDataModel(
   dataPath: string,
   values: Record<string, unknown>,
-  options: Omit<ModelFromFlagsOptions, "storage">,
+  options: Omit<ModelFromFlagsOptions, "storage" | "resolvePath"> & {
+    resolvePath: (path: string) => string;
+  },
 ): Promise<GlmModel> {
   let info: Deno.FileInfo;
   try {

@@ -270,3 +270,37 @@ Deno.test("tallmc compare: fits over the same rows share one read of the file", 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("tallmc compare: --prior-file is read from the directory the command was started in", async () => {
+  const dir = await Deno.makeTempDir();
+  const before = Deno.env.get("INIT_CWD");
+  try {
+    await Deno.writeTextFile(`${dir}/counts.csv`, nbCsv(30, 3).text);
+    await Deno.writeTextFile(`${dir}/a.csv`, "(Intercept),z\n0.9,0.4\n1.0,0.5\n1.1,0.6\n1.0,0.4\n");
+    await Deno.writeTextFile(`${dir}/b.csv`, "(Intercept),z\n0.9,0.4\n1.0,0.5\n1.1,0.6\n1.0,0.4\n");
+    // A prior file the parser refuses: the message names the file it read.
+    await Deno.writeTextFile(`${dir}/p.json`, '{"nope": 1}');
+    Deno.env.set("INIT_CWD", dir); // as `deno task cli` sets it: the user's directory
+    const r = await runCli([
+      "compare",
+      "--data",
+      "counts.csv",
+      "--response",
+      "y",
+      "--family",
+      "poisson",
+      "--prior-file",
+      "p.json",
+      "--fit",
+      "a=a.csv",
+      "--fit",
+      "b=b.csv",
+    ]);
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, new RegExp(`--prior-file ${dir}/p\\.json: unknown key "nope"`));
+  } finally {
+    if (before === undefined) Deno.env.delete("INIT_CWD");
+    else Deno.env.set("INIT_CWD", before);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
