@@ -481,7 +481,7 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
  * Compiled modules by static block and source (the last few): a family
  * compiled again at the same address, as every sharded model's is (the first
  * block of a fresh arena), reuses the bytes instead of running the compiler
- * (about a second) again.
+ * (seconds) again.
  */
 const _compiled = new Map<string, Uint8Array>();
 const _COMPILED_KEPT = 8;
