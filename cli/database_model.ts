@@ -249,9 +249,11 @@ export function databaseCentring(model: DatabaseGlmModel): SharedCentring {
   const x = new Float64Array(k * d), y = new Float64Array(k);
   model.readRows(rows, x, y);
   const data = glmDataFromArrays(loadCore(), x, y, { numCols: d });
+  const options = model.glmOptions;
+  if (options === null) throw new TypeError("a database model needs a built-in GLM family");
   let start: Float64Array = new Float64Array(d);
   try {
-    const sub = new GlmModel(data, model.glmOptions), w = n / k;
+    const sub = new GlmModel(data, options), w = n / k;
     const fit = newton(model, start, (theta) => {
       const grad = new Float64Array(d), hess = new Float64Array(d * d);
       const ll = sub.logLikelihood(theta, grad) * w;

@@ -23,8 +23,12 @@
  * worker instantiates the same bytes over the same memory
  * ({@link UserFamilyKernels.attach}): its data segment rewrites the static
  * block with the bytes already there, so the block is never the worker's,
- * and the worker's scratch comes from its own region. The user's source may use everything vmath.ts exports (vexp,
- * vlog, … on f64x2) and AssemblyScript's Math.
+ * and the worker's scratch comes from its own region. A shard worker has a
+ * memory of its own: there the module compiled over the first block of a
+ * fresh arena is instantiated with the worker's fresh arena's first block
+ * reserved at the same address ({@link UserFamilyKernels.atBlock}). The
+ * user's source may use everything vmath.ts exports (vexp, vlog, … on f64x2)
+ * and AssemblyScript's Math.
  *
  * References: docs/architecture.md, "The WASM core".
  *
@@ -272,6 +276,45 @@ export class UserFamilyKernels {
   }
 
   /**
+   * The same compiled family in an arena of its own memory (a shard worker's,
+   * models/_shard_worker.ts): the family was compiled over another arena
+   * whose static block was that arena's first block (`staticBlock`), so this
+   * arena reserves the same addresses by allocating its next block there.
+   * Instantiating writes the module's data segment into that block; the block
+   * is this arena's, and {@link dispose} frees it.
+   *
+   * @param arena An arena whose next block of 64 KiB is at `staticBlock`
+   *   (a fresh one from `loadCore()`, before any other allocation), over an
+   *   unshared memory.
+   * @param bytes {@link UserFamilyKernels.bytes} of a family compiled over an unshared memory.
+   * @param staticBlock {@link UserFamilyKernels.staticBlock} of that family.
+   * @returns Kernels over `arena`.
+   * @throws {RangeError} If `arena` is shared, or its next block is not at `staticBlock`.
+   * @internal
+   */
+  static atBlock(arena: Arena, bytes: Uint8Array, staticBlock: number): UserFamilyKernels {
+    if (arena.shared) {
+      throw new RangeError(
+        "UserFamilyKernels.atBlock needs an arena over an unshared memory (attach() shares one)",
+      );
+    }
+    const block = arena.alloc(_STATIC_BYTES, 16);
+    if (block !== staticBlock) {
+      arena.free(block);
+      throw new RangeError(
+        `the user family was compiled for a static block at byte ${staticBlock}, but this ` +
+          `arena's next block is at ${block}: reserve it first, in a fresh arena`,
+      );
+    }
+    try {
+      return new UserFamilyKernels(arena, bytes, staticBlock);
+    } catch (e) {
+      arena.free(block);
+      throw e;
+    }
+  }
+
+  /**
    * Σℓᵢ(θ) over all rows or the listed rows, with ∇ and per-row ℓᵢ, ℓ'ᵢ.
    *
    * @param data The data set (f64 X).
@@ -413,6 +456,41 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
       throw new TypeError(`the user family must define function ${fn}(eta: f64, y: f64): f64`);
     }
   }
+  const block = arena.alloc(_STATIC_BYTES, 16);
+  let wasm: Uint8Array | undefined;
+  try {
+    wasm = await _compile(source, block);
+  } catch (e) {
+    arena.free(block);
+    throw e;
+  }
+  try {
+    // Over a shared memory the import is declared shared (the same code and data).
+    // A copy either way: the kept module stays as compiled.
+    const bytes = arena.shared
+      ? withSharedMemoryImport(wasm as Uint8Array<ArrayBuffer>)
+      : wasm.slice();
+    return new UserFamilyKernels(arena, bytes, block);
+  } catch (e) {
+    arena.free(block);
+    throw e;
+  }
+}
+
+/**
+ * Compiled modules by static block and source (the last few): a family
+ * compiled again at the same address, as every sharded model's is (the first
+ * block of a fresh arena), reuses the bytes instead of running the compiler
+ * (seconds) again.
+ */
+const _compiled = new Map<string, Uint8Array>();
+const _COMPILED_KEPT = 8;
+
+/** The module of `source` with its static block at `block` (unshared memory import). */
+async function _compile(source: string, block: number): Promise<Uint8Array> {
+  const key = `${block}\n${source}`;
+  const kept = _compiled.get(key);
+  if (kept !== undefined) return kept;
   const files = new Map<string, string>([
     ["user_family.ts", _TEMPLATE.replace("__USER__", source)],
     ["rows.ts", await _source("rows.ts")],
@@ -423,7 +501,6 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
   // this module (through mod.ts, which can run a user family on threads) does
   // not pull the compiler's own declarations into that program.
   const { default: asc } = (await import(_ASC)) as { default: _Asc };
-  const block = arena.alloc(_STATIC_BYTES, 16);
   let wasm: Uint8Array | undefined;
   const { error, stderr } = await asc.main([
     "user_family.ts",
@@ -453,17 +530,11 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
     listFiles: () => [],
   });
   if (error || wasm === undefined) {
-    arena.free(block);
     throw new SyntaxError(
       `the user family does not compile: ${error?.message ?? "no output"}\n${stderr}`,
     );
   }
-  try {
-    // Over a shared memory the import is declared shared (the same code and data).
-    const bytes = arena.shared ? withSharedMemoryImport(wasm as Uint8Array<ArrayBuffer>) : wasm;
-    return new UserFamilyKernels(arena, bytes, block);
-  } catch (e) {
-    arena.free(block);
-    throw e;
-  }
+  if (_compiled.size >= _COMPILED_KEPT) _compiled.delete(_compiled.keys().next().value as string);
+  _compiled.set(key, wasm);
+  return wasm;
 }

@@ -11,16 +11,33 @@ import type { GlmFamilyName } from "../core/glm_kernels.ts";
 import type { CoreBackend } from "../core/load.ts";
 import type { GlmModelFamily } from "./glm.ts";
 
+/**
+ * @internal A family written in AssemblyScript as a shard worker rebuilds it
+ * (`workerUserFamily`, models/worker_model.ts): the module compiled over an
+ * unshared memory, its static block the first block of a fresh arena.
+ */
+export interface UserFamilyBytes {
+  /** The compiled module (its memory import unshared). */
+  bytes: Uint8Array;
+  /** Address of the module's static block (`--memoryBase`). */
+  staticBlock: number;
+}
+
 /** @internal The fields of a shard worker's start message. */
 export interface ShardWorkerInit {
   kind: "memory" | "stream";
   backend: CoreBackend;
   /** The compiled core for `backend` (unshared memory), when the build embeds none. */
   core?: WebAssembly.Module;
-  /** The model's family (its response checks). */
-  family: GlmModelFamily;
-  /** The kernels' family and parameters (σ of "gaussian", a fixed ν of "student-t"). */
-  kernel: { family: GlmFamilyName; sigma?: number; nu?: number };
+  /** The model's family (its response checks); null for a family written in AssemblyScript. */
+  family: GlmModelFamily | null;
+  /**
+   * The kernels' family and parameters (σ of "gaussian", a fixed ν of
+   * "student-t"); null for a family written in AssemblyScript.
+   */
+  kernel: { family: GlmFamilyName; sigma?: number; nu?: number } | null;
+  /** A family written in AssemblyScript (X staged as f64 whatever the storage), else absent. */
+  user?: UserFamilyBytes;
   /** What the rows' aux column holds, or null without one. */
   aux: "offset" | "trials" | null;
   numCols: number;

@@ -14,6 +14,9 @@
  *  aux   a per-row offset or number of trials, when the rows carry one: in
  *        the kernels' own column (memory kind), or set block by block (stream)
  *  every block's responses are checked against the family's domain first
+ *  user  a family written in AssemblyScript: the calling thread's compiled
+ *        module, instantiated over this instance's memory with its static
+ *        block reserved first (models/worker_model.ts); X staged as f64
  * ```
  *
  * Only a worker loads this module (it sets the worker's `onmessage`); the
@@ -28,25 +31,39 @@ import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
 import { checkGlmResponse } from "./glm.ts";
+import { workerUserFamily } from "./worker_model.ts";
 import { type PassWorkerStart, poolWorker, type RowPasses } from "./_pass_pool.ts";
 import type { ShardWorkerInit } from "./_shard_protocol.ts";
 
 self.onmessage = poolWorker<ShardWorkerInit>(start);
 
+/** What a pass calls on a block of rows: a built-in family's kernels or a user family's. */
+interface _BlockKernels {
+  logLikelihood(data: GlmData, theta: Float64Array, options: { grad?: Float64Array }): number;
+  hessian(data: GlmData, theta: Float64Array, options: { out: Float64Array }): unknown;
+}
+
 function start(init: PassWorkerStart<ShardWorkerInit>): RowPasses {
   const d = init.numCols, P = init.pool.dim, n = init.count;
   adoptWorkerCore(init.backend, false, init.core);
   const arena = loadCore({ backend: init.backend });
+  // A user family's static block is this fresh arena's first block, as in the
+  // arena it was compiled over; so it comes before any other allocation.
+  const user = init.user === undefined ? null : workerUserFamily(arena, init.user);
   const layout = {
     numCols: d,
-    storage: init.storage,
+    storage: user === null ? init.storage : "f64" as const,
     columnNames: Array.from({ length: d }, (_, j) => `x${j}`),
   };
   const staged = new StagedRows(arena, layout);
   const hasAux = init.aux !== null;
+  const family = init.family;
   /** The responses of rows [first, first + y.length) of the data set, checked. */
-  const check = (y: Float64Array, aux: Float64Array | undefined, first: number) =>
-    checkGlmResponse(init.family, y, init.aux === "trials" ? aux : undefined, first);
+  const check = (y: Float64Array, aux: Float64Array | undefined, first: number) => {
+    if (family !== null) {
+      checkGlmResponse(family, y, init.aux === "trials" ? aux : undefined, first);
+    }
+  };
   let store: RowStore | null = null;
   let data: GlmData | null = null;
   let aux: Float64Array | undefined;
@@ -72,7 +89,10 @@ function start(init: PassWorkerStart<ShardWorkerInit>): RowPasses {
     staged.views(Math.min(init.chunkRows, n));
     aux = hasAux ? new Float64Array(Math.min(init.chunkRows, n)) : undefined;
   }
-  const kernels = new GlmKernels(arena, { ...init.kernel, dim: d, aux });
+  const glmKernels = init.kernel === null
+    ? null
+    : new GlmKernels(arena, { ...init.kernel, dim: d, aux });
+  const kernels: _BlockKernels = user ?? (glmKernels as GlmKernels);
   const grad = new Float64Array(P), hess = new Float64Array(P * P);
   const gIdx = new Int32Array(init.gather.idx);
   const gx = new Float64Array(init.gather.x), gy = new Float64Array(init.gather.y);
@@ -111,7 +131,7 @@ function start(init: PassWorkerStart<ShardWorkerInit>): RowPasses {
         const a = aux?.subarray(0, c);
         s.readRange(init.start + r, c, v.x, v.y, a);
         check(v.y, a, init.start + r);
-        if (a) kernels.setAux(a);
+        if (a) glmKernels?.setAux(a);
         ll += block(staged.data(c), theta, want, gradAcc, hessAcc);
       }
     }

@@ -8,7 +8,7 @@
  *  likelihood ╲ rows      GlmData     {data, threads}    {data, shards}     {rowStore, …}       {count}   {sql}
  *  GLM family spec        GlmModel    ThreadedGlmModel   ShardedGlmModel    ShardedGlmModel     —         —
  *                                                        ("memory")         ("memory"/"stream")
- *  {assemblyScript}       UserGlmModel  ThreadedGlmModel  —                  —                  —         —
+ *  {assemblyScript}       UserGlmModel  ThreadedGlmModel  ShardedGlmModel    ShardedGlmModel     —         —
  *  TypeScript per-row     —           —                  —                  —                   RowFunctionModel  —
  * ```
  *
@@ -46,7 +46,7 @@ import {
   type ScalePrior,
   withPrior,
 } from "./priors.ts";
-import { ShardedGlmModel } from "./sharded_glm.ts";
+import { ShardedGlmModel, type ShardedGlmOptions } from "./sharded_glm.ts";
 import { ThreadedGlmModel } from "./threaded_glm.ts";
 
 export { RowFunctionHessianModel, type RowFunctionLikelihood, RowFunctionModel };
@@ -208,18 +208,7 @@ export async function defineModel(definition: ModelDefinition): Promise<Composed
     );
   }
   if (lk === "assemblyScript") {
-    if (rk !== "arena" && rk !== "threads") {
-      throw refuse(
-        "a family written in AssemblyScript runs over rows in memory (one arena) or on threads " +
-          "over a shared memory; shards and row stores hold rows in instances of their own, " +
-          "where the family's static block (fixed when it is compiled) is not reserved; " +
-          "give rows: data or { data, threads }",
-      );
-    }
-    const data = rk === "arena" ? definition.rows as GlmData : (definition.rows as {
-      data: GlmData;
-    }).data;
-    const { UserGlmModel } = await import("./user_glm.ts");
+    const { UserGlmModel, shardedUserGlmModel } = await import("./user_glm.ts");
     const glmPrior = _isGlmPrior(prior) ? prior as GlmPriorOptions : undefined;
     if (glmPrior !== undefined) {
       const other = Object.keys(glmPrior).filter((k) => k !== "priorScale");
@@ -233,10 +222,26 @@ export async function defineModel(definition: ModelDefinition): Promise<Composed
         );
       }
     }
-    const user = await UserGlmModel.create(data, {
+    const userOptions = {
       source: (definition.likelihood as AssemblyScriptLikelihood).assemblyScript,
       ...(glmPrior?.priorScale === undefined ? {} : { priorScale: glmPrior.priorScale as number }),
-    });
+    };
+    if (rk === "shards" || rk === "rowStore") {
+      const at = _shardSource(definition.rows as { data: GlmData } | { rowStore: string });
+      const sharded = await shardedUserGlmModel(at.source, userOptions, at.options);
+      if (prior === undefined || glmPrior !== undefined) return sharded;
+      try {
+        const spec = prior as PriorSpec | Prior;
+        return withPrior(sharded, _resolveGlmNames(sharded, undefined, spec, at.data));
+      } catch (e) {
+        sharded.close();
+        throw e;
+      }
+    }
+    const data = rk === "arena" ? definition.rows as GlmData : (definition.rows as {
+      data: GlmData;
+    }).data;
+    const user = await UserGlmModel.create(data, userOptions);
     let model: UserGlmModel = user;
     try {
       if (prior !== undefined && glmPrior === undefined) {
@@ -513,4 +518,36 @@ function _rowFunctionModel(
   return typeof lik.hessianRow === "function"
     ? new RowFunctionHessianModel(lik, n, prior)
     : new RowFunctionModel(lik, n, prior);
+}
+
+/** Where a sharded model's rows come from: `{ data, shards }` or `{ rowStore, … }`. */
+function _shardSource(
+  rows: { data: GlmData; shards?: number } | {
+    rowStore: string;
+    shards?: number;
+    stream?: boolean;
+    chunkRows?: number;
+    checkSource?: boolean;
+  },
+): { source: string | GlmData; options: ShardedGlmOptions; data: GlmData | null } {
+  if ("data" in rows) {
+    return {
+      source: rows.data,
+      options: { workers: rows.shards, shardKind: "memory" },
+      data: rows.data,
+    };
+  }
+  if (typeof rows.rowStore !== "string") {
+    throw new TypeError(`rows.rowStore must be a file path, got ${String(rows.rowStore)}`);
+  }
+  return {
+    source: rows.rowStore,
+    options: {
+      ...(rows.shards === undefined ? {} : { workers: rows.shards }),
+      shardKind: rows.stream === true ? "stream" : "memory",
+      ...(rows.chunkRows === undefined ? {} : { chunkRows: rows.chunkRows }),
+      ...(rows.checkSource === undefined ? {} : { checkSource: rows.checkSource }),
+    },
+    data: null,
+  };
 }

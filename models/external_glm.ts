@@ -13,7 +13,8 @@
  * ```
  *
  * so that each iteration costs O(m) with memory that does not grow with n.
- * Every GLM family can live outside. HMC-ECS's compact external path takes
+ * Every GLM family can live outside, and a family written in AssemblyScript
+ * (`family` and `glmOptions` null; it takes the per-row path). HMC-ECS's compact external path takes
  * the families whose control variates are expansions in η = xᵀβ (the
  * compact per-row cache, {@link externalHasCompactCache}): "logistic",
  * "poisson" without an offset and "gaussian" (known σ). The other families
@@ -38,8 +39,11 @@ import type { DataModel } from "./model.ts";
 export interface ExternalGlmModel extends DataModel {
   /** Marks the interface (structural checks use it). */
   readonly isExternalGlm: true;
-  /** The family (HMC-ECS's external path takes the compact ones only). */
-  readonly family: GlmModelFamily;
+  /**
+   * The family (HMC-ECS's external path takes the compact ones only); null
+   * for a family written in AssemblyScript (per-row path).
+   */
+  readonly family: GlmModelFamily | null;
   /**
    * What the rows' aux column holds (an offset or the trials), when they
    * carry one; absent or null otherwise.
@@ -52,9 +56,9 @@ export interface ExternalGlmModel extends DataModel {
   /**
    * The options a {@link import("./glm.ts").GlmModel} over the same family,
    * σ and prior would be built with (so that gathered rows can be evaluated
-   * by the same kernels).
+   * by the same kernels); null for a family written in AssemblyScript.
    */
-  readonly glmOptions: Readonly<GlmOptions>;
+  readonly glmOptions: Readonly<GlmOptions> | null;
   /**
    * Copy rows `rows` (indices in [0, n), repeats allowed) into `x`
    * (rows.length × d, row-major, f64; f32 storage widened exactly) and `y`

@@ -16,7 +16,13 @@
  * ```
  *
  * Every GLM family runs here, θ of length P (β, then log σ or log φ, then ω
- * for a sampled ν). A per-row offset ("poisson", "negative-binomial") or
+ * for a sampled ν), and a family written in AssemblyScript (θ = β), built by
+ * `shardedUserGlmModel` (models/user_glm.ts, the entry point that may load
+ * the compiler): the family is compiled once, in the calling thread, over
+ * the first block of this model's fresh arena, and every shard worker
+ * instantiates the same bytes over its own memory with that block reserved
+ * at the same address (models/worker_model.ts); X is staged as f64 (an f32
+ * store's cells widen exactly). A per-row offset ("poisson", "negative-binomial") or
  * number of trials ("binomial") is the row store's aux column, or the
  * `offset` / `trials` option of a data set in memory; it travels with its
  * rows (into the shard, block by block through a streamed shard, and with
@@ -48,12 +54,13 @@
  *
  * @module
  */
+import type { Arena } from "../core/arena.ts";
 import { type CoreBackend, loadCore, workerCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
 import { PASS_ALL, PASS_GATHER, PASS_GRAD, PASS_HESS, PASS_LL, PassPool } from "./_pass_pool.ts";
-import type { ShardWorkerInit } from "./_shard_protocol.ts";
+import type { ShardWorkerInit, UserFamilyBytes } from "./_shard_protocol.ts";
 import type { ExternalGlmModel } from "./external_glm.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions, glmRowHessians } from "./glm.ts";
 import {
@@ -62,6 +69,7 @@ import {
   logPosteriorAndGradient,
   newCostCounter,
 } from "./model.ts";
+import type { UserGlmModel } from "./user_glm.ts";
 
 /** Options of {@link ShardedGlmModel.create}. */
 export interface ShardedGlmOptions {
@@ -79,6 +87,62 @@ export interface ShardedGlmOptions {
 
 /** Rows a memory-kind gather moves per round trip through the shared buffer. */
 const GATHER_ROWS = 8192;
+
+/**
+ * A family written in AssemblyScript, compiled over the first block of
+ * `arena` (a fresh arena), as `shardedUserGlmModel` (models/user_glm.ts)
+ * hands it to {@link ShardedGlmModel.createUser}.
+ *
+ * @internal
+ */
+export interface ShardUserFamily {
+  /** The calling thread's arena: the family's kernels run there, on staged rows. */
+  readonly arena: Arena;
+  /** The family's model over rows in `arena` (the prior; gathered rows). */
+  over(data: GlmData): UserGlmModel;
+  /** What each shard worker instantiates over its own memory. */
+  readonly worker: UserFamilyBytes;
+  /** Free the compiled family's memory in `arena`. */
+  dispose(): void;
+}
+
+/**
+ * The calling thread's evaluation of gathered rows (`rows` indexes the
+ * staged data): a built-in family's kernels or a user family's model.
+ */
+interface _LocalRows {
+  logLikelihood(
+    data: GlmData,
+    theta: Float64Array,
+    rows: Int32Array,
+    options: { grad?: Float64Array; perRow?: Float64Array },
+  ): number;
+  gradients(data: GlmData, theta: Float64Array, rows: Int32Array, out: Float64Array): void;
+  hessians(data: GlmData, theta: Float64Array, rows: Int32Array, out: Float64Array): void;
+  setAux(aux: Float64Array): void;
+}
+
+function _glmRows(glm: GlmModel): _LocalRows {
+  const k = glm.kernels;
+  return {
+    logLikelihood: (data, theta, _rows, options) => k.logLikelihood(data, theta, options),
+    gradients: (data, theta, rows, out) => k.rowGradients(data, theta, { rows, out }),
+    hessians: (data, theta, rows, out) => glmRowHessians(k, data, theta, rows, out),
+    setAux: (aux) => k.setAux(aux),
+  };
+}
+
+function _userRows(user: ShardUserFamily): _LocalRows {
+  return {
+    logLikelihood: (data, theta, rows, options) =>
+      user.over(data).logLikelihoodRows(theta, rows, options),
+    gradients: (data, theta, rows, out) => user.over(data).perRowGradients(theta, rows, out),
+    hessians: (data, theta, rows, out) => user.over(data).perRowHessians(theta, rows, out),
+    setAux: () => {
+      throw new TypeError("a family written in AssemblyScript takes no per-row column");
+    },
+  };
+}
 
 /**
  * A GLM over rows sharded across workers or streamed from a row store (see the
@@ -111,8 +175,8 @@ const GATHER_ROWS = 8192;
 export class ShardedGlmModel implements ExternalGlmModel {
   /** Marks the ExternalGlmModel interface. */
   readonly isExternalGlm = true as const;
-  /** The family. */
-  readonly family: GlmModelFamily;
+  /** The family; null for a family written in AssemblyScript (no built-in family). */
+  readonly family: GlmModelFamily | null;
   /** Length P of θ: numCols, plus log σ or log φ, plus ω for a sampled ν. */
   readonly dim: number;
   /** Columns d of X. */
@@ -123,8 +187,11 @@ export class ShardedGlmModel implements ExternalGlmModel {
   readonly storage: "f32" | "f64";
   /** Parameter names (the column names, then GlmModel's names of τ and ω). */
   readonly parameterNames: readonly string[];
-  /** The GlmModel options (family, σ, ν, priors), without the per-row columns. */
-  readonly glmOptions: Readonly<GlmOptions>;
+  /**
+   * The GlmModel options (family, σ, ν, priors), without the per-row columns;
+   * null for a family written in AssemblyScript.
+   */
+  readonly glmOptions: Readonly<GlmOptions> | null;
   /**
    * What the rows' aux column holds: an offset ("poisson",
    * "negative-binomial") or the trials ("binomial"); null without one.
@@ -136,7 +203,9 @@ export class ShardedGlmModel implements ExternalGlmModel {
   readonly shardKind: "memory" | "stream";
   /** First row of each shard, then n (length workers + 1). */
   readonly shardBounds: readonly number[];
-  #prior: GlmModel;
+  #prior: GlmModel | UserGlmModel;
+  #local: _LocalRows;
+  #user: ShardUserFamily | null;
   #staged: StagedRows;
   #priorRows: StagedRows;
   #store: RowStore | null;
@@ -151,7 +220,9 @@ export class ShardedGlmModel implements ExternalGlmModel {
   #closed = false;
 
   private constructor(fields: {
-    prior: GlmModel;
+    prior: GlmModel | UserGlmModel;
+    local: _LocalRows;
+    user: ShardUserFamily | null;
     staged: StagedRows;
     priorRows: StagedRows;
     store: RowStore | null;
@@ -164,18 +235,26 @@ export class ShardedGlmModel implements ExternalGlmModel {
     bounds: number[];
   }) {
     const p = fields.prior;
-    this.family = p.family;
     this.dim = p.dim;
-    this.numCols = p.numCols;
     this.numRows = fields.numRows;
     this.storage = fields.storage;
     this.parameterNames = p.parameterNames;
-    const { offset: _offset, trials: _trials, ...rest } = p.options;
-    this.glmOptions = rest;
+    if (p instanceof GlmModel) {
+      this.family = p.family;
+      this.numCols = p.numCols;
+      const { offset: _offset, trials: _trials, ...rest } = p.options;
+      this.glmOptions = rest;
+    } else {
+      this.family = null;
+      this.numCols = p.dim;
+      this.glmOptions = null;
+    }
     this.auxColumn = fields.auxColumn;
     this.shardKind = fields.shardKind;
     this.shardBounds = fields.bounds;
     this.#prior = p;
+    this.#local = fields.local;
+    this.#user = fields.user;
     this.#staged = fields.staged;
     this.#priorRows = fields.priorRows;
     this.#store = fields.store;
@@ -203,12 +282,55 @@ export class ShardedGlmModel implements ExternalGlmModel {
    *   or a response outside the family's domain (naming the row); Error naming
    *   the file when the store cannot be opened or a worker fails to start.
    */
-  static async create(
+  static create(
     source: string | GlmData,
     glmOptions: GlmOptions,
     options: ShardedGlmOptions = {},
   ): Promise<ShardedGlmModel> {
-    const family = glmOptions.family;
+    return ShardedGlmModel.#start(source, glmOptions, null, options);
+  }
+
+  /**
+   * Start one worker per shard over a family written in AssemblyScript,
+   * compiled over the first block of `user.arena` (use
+   * `shardedUserGlmModel`, models/user_glm.ts, which compiles it). The model
+   * owns `user` once it resolves ({@link close} disposes it); if it throws,
+   * the caller still does.
+   *
+   * @param source A row store file without an aux column (either kind), or a
+   *   data set in memory ("memory" kind only).
+   * @param user The compiled family.
+   * @param options As for {@link create}; `backend` must be `user.arena`'s.
+   * @returns The model.
+   * @throws {TypeError} On a store with an aux column (the family reads xᵢ and yᵢ only),
+   *   and the errors of {@link create}.
+   * @internal
+   */
+  static createUser(
+    source: string | GlmData,
+    user: ShardUserFamily,
+    options: ShardedGlmOptions = {},
+  ): Promise<ShardedGlmModel> {
+    if (options.backend !== undefined && options.backend !== user.arena.backend) {
+      throw new TypeError(
+        `backend ${JSON.stringify(options.backend)} differs from the family's arena's (${
+          JSON.stringify(user.arena.backend)
+        })`,
+      );
+    }
+    return ShardedGlmModel.#start(source, null, user, options);
+  }
+
+  static async #start(
+    source: string | GlmData,
+    glmOptions: GlmOptions | null,
+    user: ShardUserFamily | null,
+    options: ShardedGlmOptions,
+  ): Promise<ShardedGlmModel> {
+    const family = glmOptions?.family ?? null;
+    const what = glmOptions === null
+      ? "a family written in AssemblyScript"
+      : `family ${JSON.stringify(family)}`;
     const takes = family === "binomial"
       ? "trials"
       : family === "poisson" || family === "negative-binomial"
@@ -228,7 +350,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     if (kind === "stream" && typeof source !== "string") {
       throw new TypeError(`shardKind "stream" reads a row store file; got a data set in memory`);
     }
-    const arena = loadCore(options.backend ? { backend: options.backend } : {});
+    const arena = user?.arena ?? loadCore(options.backend ? { backend: options.backend } : {});
     const backend = arena.backend;
     let store: RowStore | null = null;
     let n: number, d: number, storage: "f32" | "f64", names: readonly string[];
@@ -236,10 +358,10 @@ export class ShardedGlmModel implements ExternalGlmModel {
     let auxValues: ArrayLike<number> | undefined;
     const first = { x: new Float64Array(0), y: new Float64Array(1), aux: new Float64Array(1) };
     /** The per-row columns' first values, for GlmModel's checks over the first row. */
-    const firstColumns: GlmOptions = { family };
+    const firstColumns: Pick<GlmOptions, "offset" | "trials"> = {};
     if (typeof source === "string") {
       for (const key of ["offset", "trials"] as const) {
-        if (glmOptions[key] !== undefined) {
+        if (glmOptions?.[key] !== undefined) {
           throw new TypeError(
             `the ${key} of rows in a row store is its aux column; give no ${key} option with ${source}`,
           );
@@ -251,9 +373,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       if (auxName !== undefined && takes === null) {
         store.close();
         throw new TypeError(
-          `${source} has a per-row column "${auxName}" (an offset or trials), which family ${
-            JSON.stringify(family)
-          } does not take`,
+          `${source} has a per-row column "${auxName}" (an offset or trials), which ${what} does not take`,
         );
       }
       if (auxName === undefined && takes === "trials") {
@@ -278,7 +398,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       first.x = Float64Array.from(v.x.subarray(0, d));
       first.y[0] = v.y[0];
       for (const key of ["offset", "trials"] as const) {
-        const col = glmOptions[key];
+        const col = glmOptions?.[key];
         if (col === undefined) continue;
         if (col.length !== n) {
           throw new RangeError(`${key} must have ${n} values, got ${col.length}`);
@@ -297,23 +417,27 @@ export class ShardedGlmModel implements ExternalGlmModel {
       store?.close();
       throw new RangeError(`workers (${W}) must not exceed the number of rows (${n})`);
     }
-    // The prior (and the option checks) are GlmModel's own, over the first row.
+    // The prior (and the option checks) are GlmModel's own, over the first row
+    // (a user family's model over that row).
     const layout = { numCols: d, storage: "f64" as const, columnNames: names };
     const priorRows = new StagedRows(arena, layout);
     const fv = priorRows.views(1);
     fv.x.set(first.x);
     fv.y.set(first.y);
-    const priorOptions: GlmOptions = { ...glmOptions };
-    delete priorOptions.offset;
-    delete priorOptions.trials;
-    if (typeof source === "string" && auxColumn !== null) {
-      firstColumns[auxColumn] = [first.aux[0]];
-    }
-    if (firstColumns.offset !== undefined) priorOptions.offset = firstColumns.offset;
-    if (firstColumns.trials !== undefined) priorOptions.trials = firstColumns.trials;
-    let prior: GlmModel;
+    let prior: GlmModel | UserGlmModel;
     try {
-      prior = new GlmModel(priorRows.data(1), priorOptions);
+      if (glmOptions === null) prior = (user as ShardUserFamily).over(priorRows.data(1));
+      else {
+        const priorOptions: GlmOptions = { ...glmOptions };
+        delete priorOptions.offset;
+        delete priorOptions.trials;
+        if (typeof source === "string" && auxColumn !== null) {
+          firstColumns[auxColumn] = [first.aux[0]];
+        }
+        if (firstColumns.offset !== undefined) priorOptions.offset = firstColumns.offset;
+        if (firstColumns.trials !== undefined) priorOptions.trials = firstColumns.trials;
+        prior = new GlmModel(priorRows.data(1), priorOptions);
+      }
     } catch (e) {
       store?.close();
       priorRows.release();
@@ -327,7 +451,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       y: new Float64Array(new SharedArrayBuffer(8 * GATHER_ROWS)),
       aux: new Float64Array(new SharedArrayBuffer(auxColumn === null ? 8 : 8 * GATHER_ROWS)),
     };
-    const nu = glmOptions.nu;
+    const nu = glmOptions?.nu;
     const init = (k: number): { message: ShardWorkerInit; transfer: Transferable[] } => {
       const start = bounds[k], count = bounds[k + 1] - start;
       let rows: ShardWorkerInit["rows"];
@@ -350,12 +474,15 @@ export class ShardedGlmModel implements ExternalGlmModel {
           kind,
           backend,
           core: workerCore(backend, false),
-          family: prior.family,
-          kernel: {
-            family: prior.kernels.family,
-            sigma: glmOptions.sigma,
-            nu: typeof nu === "number" ? nu : undefined,
-          },
+          family: prior instanceof GlmModel ? prior.family : null,
+          kernel: prior instanceof GlmModel
+            ? {
+              family: prior.kernels.family,
+              sigma: glmOptions?.sigma,
+              nu: typeof nu === "number" ? nu : undefined,
+            }
+            : null,
+          ...(user === null ? {} : { user: user.worker }),
           aux: auxColumn,
           numCols: d,
           storage,
@@ -394,6 +521,8 @@ export class ShardedGlmModel implements ExternalGlmModel {
     }
     return new ShardedGlmModel({
       prior,
+      local: prior instanceof GlmModel ? _glmRows(prior) : _userRows(user as ShardUserFamily),
+      user,
       staged: new StagedRows(arena, layout),
       priorRows,
       store,
@@ -540,7 +669,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       if (this.#auxLocal.length < m) this.#auxLocal = new Float64Array(m);
       const aux = this.#auxLocal.subarray(0, m);
       this.readRows(rows, v.x as Float64Array, v.y, aux);
-      this.#prior.kernels.setAux(aux);
+      this.#local.setAux(aux);
     }
     if (this.#identity.length < m) this.#identity = Int32Array.from({ length: m }, (_, k) => k);
     return this.#staged.data(m);
@@ -557,7 +686,8 @@ export class ShardedGlmModel implements ExternalGlmModel {
     let ll = 0;
     if (m === 0) options.grad?.fill(0, 0, this.dim);
     else {
-      ll = this.#prior.kernels.logLikelihood(this.#gathered(rows), theta, {
+      const data = this.#gathered(rows);
+      ll = this.#local.logLikelihood(data, theta, this.#identity.subarray(0, m), {
         grad: options.grad,
         perRow: options.perRow,
       });
@@ -576,7 +706,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     assertPosition(theta, d);
     if (m > 0) {
       const data = this.#gathered(rows);
-      this.#prior.kernels.rowGradients(data, theta, { rows: this.#identity.subarray(0, m), out });
+      this.#local.gradients(data, theta, this.#identity.subarray(0, m), out);
     }
     this.cost.numGradRows += m;
   }
@@ -595,7 +725,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
     assertPosition(theta, P);
     if (m > 0) {
       const data = this.#gathered(rows);
-      glmRowHessians(this.#prior.kernels, data, theta, this.#identity.subarray(0, m), out);
+      this.#local.hessians(data, theta, this.#identity.subarray(0, m), out);
     }
     this.cost.numHessianRows += m;
   }
@@ -619,5 +749,6 @@ export class ShardedGlmModel implements ExternalGlmModel {
     this.#staged.release();
     this.#prior.dispose();
     this.#priorRows.release();
+    this.#user?.dispose();
   }
 }

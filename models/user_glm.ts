@@ -11,14 +11,21 @@
  * It is a {@link PerRowHessianModel}, so every sampler runs on it, HMC-ECS
  * through the per-row control variates.
  *
+ * The same family runs on threads over a shared memory
+ * (`ThreadedGlmModel.create(userGlmModel)`), and on worker shards in memory or
+ * streamed from a row store ({@link shardedUserGlmModel}: a
+ * `ShardedGlmModel` whose shards instantiate the module compiled here).
+ *
  * References: docs/architecture.md, "The WASM core" (the data layout the kernel reads).
  *
  * @module
  */
 import type { Arena } from "../core/arena.ts";
+import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import { compileUserFamily, type UserFamilyKernels } from "../core/user_family.ts";
 import type { GlmData } from "../data/dataset.ts";
+import { ShardedGlmModel, type ShardedGlmOptions } from "./sharded_glm.ts";
 import {
   assertPosition,
   type CostCounter,
@@ -232,8 +239,69 @@ export class UserGlmModel implements PerRowHessianModel {
   }
 }
 
+/**
+ * A user family over rows sharded across workers, each shard in a
+ * WebAssembly instance of its own, or streamed from a row store: a
+ * {@link ShardedGlmModel} (`family` null) whose log π, gradient, Hessian and
+ * per-row terms are this family's.
+ *
+ * The family is compiled once, here, over the first block of the model's own
+ * fresh arena; every shard worker instantiates the same bytes over its own
+ * memory, its first block reserved at the same address for the module's
+ * static data. The prior is {@link UserGlmModel}'s N(0, s²) per coefficient
+ * (`withPrior` puts another on). X is read as f64 (an f32 row store's cells
+ * widen exactly); a row store with an aux column (offset or trials) is
+ * refused: the family's functions take η and y only.
+ *
+ * Against a {@link UserGlmModel} over the same rows: one shard (or one
+ * streamed block) gives the same log π, gradient and Hessian bit for bit;
+ * more change only the order of the sums (docs/placement.md, "Summation
+ * bounds"). Per-row terms of gathered rows are the same bits on every layout.
+ *
+ * @param source A row store file (either kind), or a data set in memory ("memory" kind).
+ * @param options The AssemblyScript source and the prior scale.
+ * @param shardOptions `workers`, `shardKind`, `chunkRows`, `backend`, `checkSource`.
+ * @returns The model, once every worker holds (or can read) its rows; call `close()` when done.
+ * @throws {SyntaxError} If the source does not compile; the errors of `ShardedGlmModel.create`.
+ *
+ * @example
+ * ```ts ignore
+ * import { EXAMPLE_LOGISTIC_SOURCE } from "../core/user_family.ts";
+ * import { shardedUserGlmModel } from "./user_glm.ts";
+ * const model = await shardedUserGlmModel("data.rows", { source: EXAMPLE_LOGISTIC_SOURCE }, {
+ *   workers: 2,
+ *   shardKind: "stream",
+ * });
+ * model.close();
+ * ```
+ */
+export async function shardedUserGlmModel(
+  source: string | GlmData,
+  options: UserGlmOptions,
+  shardOptions: ShardedGlmOptions = {},
+): Promise<ShardedGlmModel> {
+  const s = options.priorScale ?? 10;
+  if (!(s > 0)) throw new RangeError(`priorScale must be positive, got ${s}`);
+  // A fresh arena: the family's static block is its first block, the address
+  // every shard worker's fresh arena reserves first.
+  const arena = loadCore(shardOptions.backend ? { backend: shardOptions.backend } : {});
+  const kernels = await compileUserFamily(arena, options.source);
+  try {
+    return await ShardedGlmModel.createUser(source, {
+      arena,
+      over: (data) => UserGlmModel.overKernels(data, kernels, s),
+      worker: { bytes: kernels.bytes, staticBlock: kernels.staticBlock },
+      dispose: () => kernels.dispose(),
+    }, shardOptions);
+  } catch (e) {
+    kernels.dispose();
+    throw e;
+  }
+}
+
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";
 export type { CoreBackend } from "../core/load.ts";
 export type { GlmData, Storage } from "../data/dataset.ts";
 export type { CostCounter, DataModel, Model, PerRowHessianModel } from "./model.ts";
+export type { ShardedGlmModel, ShardedGlmOptions } from "./sharded_glm.ts";

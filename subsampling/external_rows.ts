@@ -84,7 +84,7 @@ export function externalKernels(model: ExternalGlmModel): ExternalKernels {
   const kernels = new GlmKernels(arena, {
     family,
     dim: model.numCols,
-    sigma: model.glmOptions.sigma,
+    sigma: model.glmOptions?.sigma,
   });
   c = { arena, kernels };
   _contexts.set(model, c);

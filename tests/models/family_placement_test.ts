@@ -23,17 +23,23 @@
  * fails here; ECS_ROUNDING lists the HMC-ECS cells whose centring sums are
  * added in another order even on one block. docs/placement.md has
  * the matrix.
+ *
+ * The user AssemblyScript family has its own test below (a UserGlmModel is
+ * its reference, and each placement compiles or instantiates the module).
  */
 import assert from "node:assert/strict";
 import type { Arena } from "../../core/arena.ts";
 import { loadCore } from "../../core/load.ts";
 import { dataViews } from "../../core/row_buffer.ts";
+import { EXAMPLE_LOGISTIC_SOURCE } from "../../core/user_family.ts";
 import { type GlmData, glmDataFromArrays } from "../../data/dataset.ts";
 import { writeRowStoreFromGlmData } from "../../data/row_store_write.ts";
+import { defineModel } from "../../models/compose.ts";
 import { GlmModel, type GlmOptions } from "../../models/glm.ts";
 import type { DataModel, PerRowHessianModel } from "../../models/model.ts";
 import { ShardedGlmModel } from "../../models/sharded_glm.ts";
 import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
+import { UserGlmModel } from "../../models/user_glm.ts";
 import { sample } from "../../samplers/sample.ts";
 import { familyProblem } from "../_family_fixtures.ts";
 import { _normal, _rng } from "../_core_fixtures.ts";
@@ -342,6 +348,196 @@ Deno.test("family × placement: log π, ∇ log π, subsample terms and seeded H
       glm.dispose();
     }
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * The user AssemblyScript family (the example logistic source) on every
+ * placement, built by defineModel, against a UserGlmModel over a copy of the
+ * rows in an arena of its own ("memory"). The same claims as the GLM cells:
+ * log π, ∇ log π and ∇²ℓ bit-identical on one block, within the summation
+ * bound on two; a subsample's per-row ℓᵢ, ∇ℓᵢ and ∇²ℓᵢ bit-identical; seeded
+ * HMC draws on one block memory's; HMC-ECS draws memory's on one thread and
+ * within 1e-9·max(1, |draw|) on shards and streams (rows outside this
+ * instance take the per-row path with S, A, B from the shards' pass, which
+ * adds the same per-row terms in another order: as ECS_ROUNDING).
+ */
+Deno.test("family × placement: the user AssemblyScript family on memory / threads / shards / stream against memory", async (t) => {
+  const p = FAMILIES[0].make();
+  const as = { assemblyScript: EXAMPLE_LOGISTIC_SOURCE };
+  const memory = await UserGlmModel.create(
+    glmDataFromArrays(loadCore(), p.x, p.y, { numCols: D }),
+    { source: EXAMPLE_LOGISTIC_SOURCE },
+  );
+  const data = glmDataFromArrays(loadCore({ shared: true }), p.x, p.y, { numCols: D });
+  const dir = await Deno.makeTempDir();
+  const store = `${dir}/user.rows`;
+  await writeRowStoreFromGlmData(store, data);
+  const all = Int32Array.from({ length: N }, (_, i) => i);
+  const ref = thetas(p.theta).map((th) => {
+    const g = new Float64Array(D), pg = new Float64Array(D), h = new Float64Array(D * D);
+    const lp = memory.logDensityAndGradient(th, g);
+    const prior = memory.logPrior(th, pg);
+    memory.logLikelihoodHessian(th, h);
+    // Σᵢ|tᵢ| of every per-row term: ℓᵢ, ∂ⱼℓᵢ, ∂ⱼ∂ₖℓᵢ.
+    const per = new Float64Array(N), gr = new Float64Array(N * D), hr = new Float64Array(N * D * D);
+    memory.logLikelihoodRows(th, all, { perRow: per });
+    memory.perRowGradients(th, all, gr);
+    memory.perRowHessians(th, all, hr);
+    const absGrad = new Float64Array(D), absHess = new Float64Array(D * D);
+    for (let i = 0; i < N; i++) {
+      for (let j = 0; j < D; j++) absGrad[j] += Math.abs(gr[i * D + j]);
+      for (let c = 0; c < D * D; c++) absHess[c] += Math.abs(hr[i * D * D + c]);
+    }
+    const absLl = per.reduce((s, v) => s + Math.abs(v), 0);
+    return { th, lp, g, h, prior, pg, absLl, absGrad, absHess };
+  });
+  const want = sample(memory, HMC), wantEcs = sample(memory, ECS);
+  const build = async (where: Placement, split: boolean) => {
+    const W = split ? 2 : 1;
+    const rows = where === "memory"
+      ? glmDataFromArrays(loadCore(), p.x, p.y, { numCols: D })
+      : where === "threads"
+      ? { data, threads: W }
+      : where === "shards"
+      // One memory shard from the data set in memory, two loaded from the row store.
+      ? (split ? { rowStore: store, shards: W } : { data, shards: W })
+      : { rowStore: store, shards: W, stream: true, chunkRows: split ? 256 : N };
+    const m = await defineModel({ likelihood: as, rows });
+    const parts = where === "memory"
+      ? 1
+      : where === "stream"
+      ? W + Math.ceil(N / (split ? 256 : N))
+      : W;
+    const close = () => {
+      if (m instanceof ThreadedGlmModel) {
+        m.close();
+        (m.base as UserGlmModel).dispose();
+      } else if (m instanceof ShardedGlmModel) m.close();
+      else (m as UserGlmModel).dispose();
+    };
+    return { model: m as DataModel, parts, close };
+  };
+  /** The largest |Δ|/bound over the split cells, and the largest relative HMC-ECS draw difference. */
+  const worst = { ratio: 0, ecs: 0 };
+  const within = (got: number, want: number, bound: number, what: string) => {
+    assert.ok(Math.abs(got - want) <= bound, `${what}: ${got} vs ${want}, bound ${bound}`);
+    if (bound > 0) worst.ratio = Math.max(worst.ratio, Math.abs(got - want) / bound);
+  };
+  try {
+    for (const where of PLACEMENTS) {
+      await t.step(`user family × ${where}`, async () => {
+        for (const split of where === "memory" ? [false] : [false, true]) {
+          const built = await build(where, split);
+          try {
+            const m = built.model;
+            assert.equal(m.dim, D);
+            assert.deepEqual(m.parameterNames, memory.parameterNames);
+            const k = 2 * gamma(N + built.parts + 1);
+            for (const r of ref) {
+              const g = new Float64Array(D), h = new Float64Array(D * D);
+              const lp = m.logDensityAndGradient(r.th, g);
+              m.logLikelihoodHessian(r.th, h);
+              if (!split) {
+                assert.equal(lp, r.lp, "log π, one block");
+                assert.deepEqual(g, r.g, "∇ log π, one block");
+                assert.deepEqual(h, r.h, "∇²ℓ, one block");
+                continue;
+              }
+              within(lp, r.lp, k * (r.absLl + Math.abs(r.prior)), "log π");
+              for (let j = 0; j < D; j++) {
+                within(g[j], r.g[j], k * (r.absGrad[j] + Math.abs(r.pg[j])), `∂${j} log π`);
+              }
+              for (let c = 0; c < D * D; c++) within(h[c], r.h[c], k * r.absHess[c], `H[${c}]`);
+            }
+            const outside = where === "shards" || where === "stream";
+            if (outside) {
+              const got = sample(m, ECS).draws;
+              assertDrawsClose(got, wantEcs.draws, "HMC-ECS draws");
+              got[0].forEach((draws, j) =>
+                draws.forEach((v, i) => {
+                  const w = wantEcs.draws[0][j][i];
+                  worst.ecs = Math.max(worst.ecs, Math.abs(v - w) / Math.max(1, Math.abs(w)));
+                })
+              );
+            }
+            if (!split) {
+              assert.deepEqual(sample(m, HMC).draws, want.draws, "HMC draws");
+              if (!outside) assert.deepEqual(sample(m, ECS).draws, wantEcs.draws, "HMC-ECS draws");
+            }
+            // A subsample (repeats, any order): the same per-row terms, bit for bit.
+            const rows = Int32Array.from({ length: 300 }, (_, k) => (k * 613 + 5) % N);
+            const th = ref[1].th;
+            const per = new Float64Array(rows.length), per1 = new Float64Array(rows.length);
+            const gr = new Float64Array(rows.length * D), gr1 = new Float64Array(rows.length * D);
+            m.logLikelihoodRows(th, rows, { perRow: per });
+            memory.logLikelihoodRows(th, rows, { perRow: per1 });
+            m.perRowGradients(th, rows, gr);
+            memory.perRowGradients(th, rows, gr1);
+            assert.deepEqual(per, per1, "ℓᵢ of a subsample");
+            assert.deepEqual(gr, gr1, "∇ℓᵢ of a subsample");
+            const hm = m as Partial<PerRowHessianModel>;
+            if (typeof hm.perRowHessians === "function") {
+              const h = new Float64Array(rows.length * D * D), h1 = h.slice();
+              hm.perRowHessians(th, rows, h);
+              memory.perRowHessians(th, rows, h1);
+              assert.deepEqual(h, h1, "∇²ℓᵢ of a subsample");
+            }
+          } finally {
+            built.close();
+          }
+        }
+      });
+    }
+    console.log(
+      `user family, split layouts: largest |Δ| ${worst.ratio.toExponential(2)} of its bound; ` +
+        `HMC-ECS on shards and streams: largest relative draw difference ${
+          worst.ecs.toExponential(2)
+        }`,
+    );
+    await t.step("user family × stream of an f32 row store: the cells widen exactly", async () => {
+      const f32 = glmDataFromArrays(loadCore(), p.x, p.y, { numCols: D, storage: "f32" });
+      const path = `${dir}/user_f32.rows`;
+      await writeRowStoreFromGlmData(path, f32);
+      const widened = await UserGlmModel.create(
+        glmDataFromArrays(loadCore(), Float64Array.from(Float32Array.from(p.x)), p.y, {
+          numCols: D,
+        }),
+        { source: EXAMPLE_LOGISTIC_SOURCE },
+      );
+      const m = await defineModel({
+        likelihood: as,
+        rows: { rowStore: path, stream: true, shards: 1 },
+      });
+      try {
+        assert.ok(m instanceof ShardedGlmModel && m.storage === "f32" && m.family === null);
+        for (const r of ref) {
+          const g = new Float64Array(D), g1 = new Float64Array(D);
+          assert.equal(m.logDensityAndGradient(r.th, g), widened.logDensityAndGradient(r.th, g1));
+          assert.deepEqual(g, g1);
+        }
+      } finally {
+        (m as ShardedGlmModel).close();
+        widened.dispose();
+      }
+    });
+    await t.step(
+      "user family × a row store with an offset or trials column: refused, naming the file",
+      async () => {
+        const path = `${dir}/user_aux.rows`;
+        await writeRowStoreFromGlmData(path, data, {
+          aux: new Float64Array(N).fill(1),
+          auxName: "trials",
+        });
+        await assert.rejects(
+          defineModel({ likelihood: as, rows: { rowStore: path } }),
+          /user_aux\.rows has a per-row column "trials" .* which a family written in AssemblyScript does not take/,
+        );
+      },
+    );
+  } finally {
+    memory.dispose();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -21,7 +21,7 @@ import type { DataModel } from "../../models/model.ts";
 import { buildPrior, defaultPriorSpec, type PriorSpec, withPrior } from "../../models/priors.ts";
 import { ShardedGlmModel } from "../../models/sharded_glm.ts";
 import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
-import { UserGlmModel } from "../../models/user_glm.ts";
+import { shardedUserGlmModel, UserGlmModel } from "../../models/user_glm.ts";
 import { sample } from "../../samplers/sample.ts";
 import { familyProblem } from "../_family_fixtures.ts";
 import { _normal, _rng } from "../_core_fixtures.ts";
@@ -213,6 +213,42 @@ Deno.test("defineModel: each combination is the class built by hand, with the sa
       // withPrior replaces the model's own prior whole (priorScale 4 plays no part).
       sameDraws(withSpec, withPrior(byHand, cliPrior(byHand, D, SPEC)));
     });
+
+    await t.step(
+      "an AssemblyScript family × shards in memory (a spec) and × a streamed row store",
+      async () => {
+        const as = { assemblyScript: EXAMPLE_LOGISTIC_SOURCE };
+        const m = await defineModel({ prior: SPEC, likelihood: as, rows: { data, shards: 2 } });
+        const sharded = await shardedUserGlmModel(data, { source: EXAMPLE_LOGISTIC_SOURCE }, {
+          workers: 2,
+        });
+        const s = await defineModel({
+          prior: { priorScale: 4 },
+          likelihood: as,
+          rows: { rowStore: store, shards: 2, stream: true, chunkRows: 128 },
+        });
+        const streamed = await shardedUserGlmModel(store, {
+          source: EXAMPLE_LOGISTIC_SOURCE,
+          priorScale: 4,
+        }, { workers: 2, shardKind: "stream", chunkRows: 128 });
+        try {
+          assert.ok(m instanceof ShardedGlmModel && s instanceof ShardedGlmModel);
+          assert.equal(m.family, null);
+          assert.equal(s.shardKind, "stream");
+          // The spec over the CLI's defaults, scaled by the columns' sds of the data in memory.
+          sameDraws(
+            m,
+            withPrior(sharded, cliPrior({ parameterNames: sharded.parameterNames, data }, D, SPEC)),
+          );
+          sameDraws(s, streamed);
+        } finally {
+          (m as ShardedGlmModel).close();
+          (s as ShardedGlmModel).close();
+          sharded.close();
+          streamed.close();
+        }
+      },
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -283,11 +319,7 @@ Deno.test("defineModel refuses a combination that does not exist, naming the lik
   const fn = logisticRowFunction(p.x, p.y, false);
   const glm: GlmOptions = { family: "logistic" };
   const cases: [Parameters<typeof defineModel>[0], RegExp][] = [
-    [
-      { likelihood: as, rows: { data, shards: 2 } },
-      /an AssemblyScript family on shards in memory is not supported: .*static block/,
-    ],
-    [{ likelihood: as, rows: { rowStore: "/tmp/x.rows" } }, /AssemblyScript family on row store/],
+    [{ likelihood: as, rows: { rowStore: 42 } as never }, /rows.rowStore must be a file path/],
     [{ likelihood: as, rows: { count: 5 } }, /AssemblyScript family on \{ count \} rows/],
     [{ likelihood: glm, rows: { count: 5 } }, /GLM family "logistic" on \{ count \} rows/],
     [{ likelihood: fn, rows: data }, /TypeScript per-row likelihood on rows in memory/],

@@ -11,6 +11,7 @@ import { loadCore } from "../../core/load.ts";
 import {
   compileUserFamily,
   EXAMPLE_LOGISTIC_SOURCE as LOGISTIC_SOURCE,
+  UserFamilyKernels,
 } from "../../core/user_family.ts";
 import { glmDataFromArrays } from "../../data/dataset.ts";
 import { GlmModel } from "../../models/glm.ts";
@@ -114,4 +115,41 @@ Deno.test("UserGlmModel claim: HMC on the user's logistic family reproduces the 
   }
   user.dispose();
   builtIn.dispose();
+});
+
+Deno.test("UserFamilyKernels.atBlock claim: the module compiled over a fresh arena's first block runs in another fresh arena; elsewhere it is refused", async () => {
+  const n = 101, d = 3, p = _logistic(n, d, 4);
+  const first = loadCore();
+  const compiled = await compileUserFamily(first, LOGISTIC_SOURCE);
+  // A fresh arena's first block is at the same address in every instance.
+  const other = loadCore();
+  const placed = UserFamilyKernels.atBlock(other, compiled.bytes, compiled.staticBlock);
+  const a = glmDataFromArrays(first, p.x, p.y, { numCols: d });
+  const b = glmDataFromArrays(other, p.x, p.y, { numCols: d });
+  const th = new Float64Array([0.3, -0.5, 0.8]);
+  const ga = new Float64Array(d), gb = new Float64Array(d);
+  assert.equal(
+    placed.logLikelihood(b, th, { grad: gb }),
+    compiled.logLikelihood(a, th, { grad: ga }),
+  );
+  assert.deepEqual(gb, ga);
+  assert.deepEqual(
+    placed.hessian(b, th, { out: new Float64Array(d * d) }),
+    compiled.hessian(a, th, { out: new Float64Array(d * d) }),
+  );
+  // Compiled again at the same address: the kept module's bytes.
+  const again = await compileUserFamily(loadCore(), LOGISTIC_SOURCE);
+  assert.deepEqual(again.bytes, compiled.bytes);
+  // An arena whose next block is elsewhere, or a shared one, is refused with the addresses.
+  const used = loadCore();
+  used.alloc(64);
+  assert.throws(
+    () => UserFamilyKernels.atBlock(used, compiled.bytes, compiled.staticBlock),
+    new RegExp(`compiled for a static block at byte ${compiled.staticBlock}, but this arena's`),
+  );
+  assert.throws(
+    () => UserFamilyKernels.atBlock(loadCore({ shared: true }), compiled.bytes, 65536),
+    /unshared memory/,
+  );
+  for (const k of [placed, compiled, again]) k.dispose();
 });
