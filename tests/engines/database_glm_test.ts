@@ -185,7 +185,7 @@ async function dropped(
 
 onPostgres.push({
   name:
-    "postgres row source: HMC-ECS draws equal the in-memory model's; a dropped connection keeps the draws",
+    "postgres row source: HMC-ECS draws equal the in-memory model's, defineModel's equal openDatabaseGlm's; a dropped connection keeps the draws",
   fn: async () => {
     const url = server.url!;
     const client = new pg.Client({ connectionString: url });
@@ -280,7 +280,7 @@ onPostgres.push({
 
 onClickHouse.push({
   name:
-    "clickhouse row source over a Distributed table: HMC-ECS draws equal the in-memory model's; a dropped connection keeps the draws",
+    "clickhouse row source over a Distributed table: HMC-ECS draws equal the in-memory model's, defineModel's equal openDatabaseGlm's; a dropped connection keeps the draws",
   fn: async () => {
     const shards = cluster.shards!;
     await loadSharded(shards, data, {
