@@ -237,13 +237,15 @@ Deno.test("SQL rows (DuckDB) × family: log π within the centring bound, HMC-EC
           );
           gaps.push(`hmc ${hmc.toExponential(1)}`);
           for (const sampler of SG_SAMPLERS) {
+            // Each SG step reads a minibatch by key (a query): short runs.
             const sg = {
               sampler,
-              numWarmup: 10,
-              numSamples: 20,
+              numWarmup: 5,
+              numSamples: 10,
               numChains: 1,
               seed: 7,
               thetaStar,
+              ...(sampler === "sghmc" ? { numIntegrationSteps: 3 } : {}),
             } as const;
             const r = sample(model, sg);
             assert.equal(r.chains[0].stop, null, sampler);
