@@ -1,8 +1,8 @@
 /**
- * The messages between `engines/database_glm.ts` and its worker
- * (`engines/_database_rows_worker.ts`): the first message, the requests and
- * the states of the shared control word. Kept apart so that the model's module
- * never imports the worker's.
+ * The messages between the row-source bridge (`engines/database_source.ts`)
+ * and its worker (`engines/_database_rows_worker.ts`): the first message, the
+ * requests and the states of the shared control word. Kept apart so that the
+ * bridge's module never imports the worker's.
  *
  * @module
  */
@@ -10,24 +10,30 @@ import type { SqlGlmFamily } from "./control_variate_sql.ts";
 
 /** The first message: where the rows are and the shared buffers. */
 export interface RowsWorkerInit {
-  /** "postgres" or "clickhouse". */
-  engine: "postgres" | "clickhouse";
-  /** The connection URL (with `table` and `key` parameters removed). */
+  /** The engine that holds the rows. */
+  engine: "postgres" | "clickhouse" | "duckdb";
+  /**
+   * The connection URL (with `table` and `key` parameters removed); for
+   * DuckDB the database file (":memory:" for none).
+   */
   url: string;
-  /** The table, unqualified or qualified: [schema or database, name]. */
-  table: string | [string, string];
+  /** PostgreSQL, ClickHouse: the table, unqualified or qualified: [schema or database, name]. */
+  table?: string | [string, string];
+  /** DuckDB: the Parquet files, table or SELECT (engines/duckdb.ts's `DuckDbSource`). */
+  duckdbSource?:
+    | { parquet: string | readonly string[] }
+    | { table: string | readonly [string, string] }
+    | { sql: string };
+  /** DuckDB: its worker threads (1: sums in one order, the same bits every run). */
+  duckdbThreads?: number;
   /** The key column (integers base … base + n − 1). */
   key: string;
   /** Columns of X (no intercept column). */
   columns: string[];
   /** The response column. */
   response: string;
-  /** The family of the sums. */
-  family: SqlGlmFamily;
   /** θ[0] is an intercept. */
   intercept: boolean;
-  /** σ of "gaussian". */
-  sigma?: number;
   /** PostgreSQL's ln(y!) column for "poisson". */
   logFactorialColumn?: string;
   /** Control words: [state, value count, message bytes]. */
@@ -42,7 +48,7 @@ export interface RowsWorkerInit {
 export type RowsWorkerRequest =
   | { op: "meta" }
   | { op: "rows"; keys: Float64Array }
-  | { op: "sums"; theta: Float64Array; hessian: boolean };
+  | { op: "sums"; theta: Float64Array; hessian: boolean; family: SqlGlmFamily; sigma?: number };
 
 /** States of ctrl[0]. */
 export const STATE = { busy: 0, done: 1, error: 2 } as const;

@@ -1,8 +1,10 @@
 /**
- * The worker behind `engines/database_glm.ts`: it holds the connection to
- * PostgreSQL (a client of `npm:pg`) or ClickHouse (HTTP), runs one query per
- * request and writes the answer into shared memory, then wakes the caller,
- * which waits with `Atomics.wait` (see the protocol in database_glm.ts).
+ * The worker behind `engines/database_source.ts`: it holds the connection to
+ * DuckDB (embedded: a database file, Parquet files or a SELECT), PostgreSQL
+ * (a client of `npm:pg`) or ClickHouse (HTTP), runs one query per request
+ * and writes the answer into shared memory, then wakes the caller, which
+ * waits with `Atomics.wait` (see the protocol in database_source.ts). DuckDB's
+ * native addon is loaded only for a DuckDB source.
  *
  * @module
  */
@@ -14,7 +16,8 @@ import {
   clickhouseLogLikelihood,
   clickhouseQuery,
 } from "./clickhouse.ts";
-import { quoteIdentifier } from "./control_variate_sql.ts";
+import { quoteIdentifier, type SqlGlmFamily } from "./control_variate_sql.ts";
+import type { DuckDbConnectionLike } from "./duckdb.ts";
 import {
   postgresControlVariateSums,
   postgresLogLikelihood,
@@ -26,6 +29,7 @@ import { type RowsWorkerInit, type RowsWorkerRequest, STATE } from "./_database_
 let init: RowsWorkerInit;
 let pgClient: PostgresQueryable | null = null;
 let chConn: ClickHouseConnection | null = null;
+let duck: { conn: DuckDbConnectionLike; module: typeof import("./duckdb.ts") } | null = null;
 
 function finish(state: number, count = 0, text = ""): void {
   const ctrl = new Int32Array(init.ctrl);
@@ -40,7 +44,7 @@ function finish(state: number, count = 0, text = ""): void {
 }
 
 function from(dialect: "postgres" | "clickhouse"): string {
-  const t = init.table;
+  const t = init.table!;
   return (typeof t === "string" ? [t] : t).map((s) => quoteIdentifier(s, dialect)).join(".");
 }
 
@@ -65,6 +69,15 @@ async function rows(keys: Float64Array): Promise<number> {
       rowMode: "array",
     });
     got = res.rows;
+  } else if (init.engine === "duckdb") {
+    const names = [init.key, ...init.columns, init.response];
+    const cols = names.map((c, j) => `CAST(${quoteIdentifier(c)} AS DOUBLE) AS c${j}`);
+    const reader = await duck!.conn.runAndReadAll(
+      `SELECT ${cols.join(", ")} FROM ${duckFrom()} WHERE ${quoteIdentifier(init.key)} IN (${
+        Array.from(keys).join(",")
+      })`,
+    );
+    got = reader.getRowObjects().map((r) => names.map((_, j) => r[`c${j}`]));
   } else {
     const q = (s: string) => quoteIdentifier(s, "clickhouse");
     const names = [init.key, ...init.columns, init.response];
@@ -111,6 +124,15 @@ async function meta(): Promise<number> {
       rowMode: "array",
     });
     v = res.rows[0];
+  } else if (init.engine === "duckdb") {
+    const k = quoteIdentifier(init.key);
+    const reader = await duck!.conn.runAndReadAll(
+      `SELECT CAST(COUNT(*) AS DOUBLE) AS a, CAST(MIN(${k}) AS DOUBLE) AS b,
+        CAST(MAX(${k}) AS DOUBLE) AS c, CAST(COUNT(DISTINCT ${k}) AS DOUBLE) AS e
+        FROM ${duckFrom()}`,
+    );
+    const r = reader.getRowObjects()[0];
+    v = [r.a, r.b, r.c, r.e];
   } else {
     const k = quoteIdentifier(init.key, "clickhouse");
     const res = await clickhouseQuery(
@@ -125,19 +147,65 @@ async function meta(): Promise<number> {
   return 4;
 }
 
-async function sums(theta: Float64Array, hessian: boolean): Promise<number> {
+/** DuckDB's FROM clause for the source. */
+function duckFrom(): string {
+  return duck!.module.duckdbFromClause(init.duckdbSource!);
+}
+
+/**
+ * Whether a sums query failed because the sums overflowed at θ (exp(η) of a
+ * θ far from the data): DuckDB returns NaN (inf − inf), ClickHouse null, and
+ * PostgreSQL raises "value out of range".
+ */
+function overflowed(e: unknown): boolean {
+  const m = (e as Error)?.message ?? "";
+  return /must be a number, got number NaN|= inf or NaN|value out of range/.test(m);
+}
+
+/** The sums at θ, or NaN in every place (n too) when they overflowed there. */
+async function sums(
+  theta: Float64Array,
+  hessian: boolean,
+  family: SqlGlmFamily,
+  sigma: number | undefined,
+): Promise<number> {
+  try {
+    return await exactSums(theta, hessian, family, sigma);
+  } catch (e) {
+    if (!overflowed(e)) throw e;
+    const d = theta.length, count = 2 + d + (hessian ? d * d : 0);
+    new Float64Array(init.data).fill(NaN, 0, count);
+    return count;
+  }
+}
+
+async function exactSums(
+  theta: Float64Array,
+  hessian: boolean,
+  family: SqlGlmFamily,
+  sigma: number | undefined,
+): Promise<number> {
   const out = new Float64Array(init.data);
   const d = theta.length;
   const common = {
-    source: { table: init.table },
-    family: init.family,
+    source: { table: init.table! },
+    family,
     columns: init.columns,
     response: init.response,
     intercept: init.intercept,
-    ...(init.sigma === undefined ? {} : { sigma: init.sigma }),
+    ...(sigma === undefined ? {} : { sigma }),
   };
   let s: number, grad: Float64Array, hess: Float64Array | null = null, n: number;
-  if (init.engine === "postgres") {
+  if (init.engine === "duckdb") {
+    const o = { ...common, source: init.duckdbSource!, connection: duck!.conn };
+    if (hessian) {
+      const r = await duck!.module.duckdbControlVariateSums({ ...o, thetaStar: theta });
+      [s, grad, hess, n] = [r.llStarSum, r.gradSum, r.hessSum, r.numRows];
+    } else {
+      const r = await duck!.module.duckdbLogLikelihood({ ...o, theta });
+      [s, grad, n] = [r.logLikelihood, r.grad, r.numRows];
+    }
+  } else if (init.engine === "postgres") {
     const o = {
       ...common,
       connection: pgClient!,
@@ -174,7 +242,17 @@ self.onmessage = async (e: MessageEvent) => {
   if ("ctrl" in m) {
     init = m;
     try {
-      if (init.engine === "postgres") {
+      if (init.engine === "duckdb") {
+        // Loaded here only: the native addon (needs --allow-ffi).
+        const module = await import("./duckdb.ts");
+        const { DuckDBInstance } = await import("npm:@duckdb/node-api@1.5.5-r.5");
+        // A database file is only read: opened read-only, other readers may share it.
+        const instance = await DuckDBInstance.create(init.url, {
+          threads: String(init.duckdbThreads ?? 1),
+          ...(init.url === ":memory:" ? {} : { access_mode: "READ_ONLY" }),
+        });
+        duck = { conn: await instance.connect(), module };
+      } else if (init.engine === "postgres") {
         const { default: pg } = await import("npm:pg@8.16.3");
         const c = new pg.Client({ connectionString: init.url });
         // A dropped connection is reported by the query that needs it.
@@ -196,7 +274,7 @@ self.onmessage = async (e: MessageEvent) => {
       ? await rows(m.keys)
       : m.op === "meta"
       ? await meta()
-      : await sums(m.theta, m.hessian);
+      : await sums(m.theta, m.hessian, m.family, m.sigma);
     finish(STATE.done, count);
   } catch (err) {
     finish(STATE.error, 0, (err as Error).message);

@@ -11,6 +11,11 @@
  *  the sums at θ* ──► HMC-ECS `centring: { thetaStar, llStarSum, gradSum, hessSum }`
  * ```
  *
+ * {@link openDuckDbRows} leaves the rows in DuckDB for a whole run: a row
+ * source that `defineModel({ likelihood, rows: { database } })` builds a
+ * model over (HMC-ECS fetches each subsample update's rows by key; every
+ * full-data pass is one aggregate query).
+ *
  * This entry point loads DuckDB's native addon (`npm:@duckdb/node-api`), so
  * it needs `--allow-ffi` (and `--allow-read` for the files), and is never
  * imported by `mod.ts`, the URL import or the browser bundle.
@@ -21,6 +26,8 @@
  * @module
  */
 import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
+import type { DatabaseRowSource } from "../models/database_glm.ts";
+import { openRowSource } from "./database_source.ts";
 import { copyTheta, newtonCentringByPasses } from "./newton_centring.ts";
 import {
   controlVariateSql,
@@ -32,6 +39,7 @@ import {
 } from "./control_variate_sql.ts";
 
 export type { SqlGlmFamily } from "./control_variate_sql.ts";
+export type { DatabaseRowSource } from "../models/database_glm.ts";
 
 /**
  * What this module needs of a DuckDB connection: `DuckDBConnection` of
@@ -236,6 +244,108 @@ export async function duckdbNewtonCentring(
           d,
         )),
   );
+}
+
+/** Options of {@link openDuckDbRows}. */
+export interface DuckDbRowsOptions {
+  /**
+   * The DuckDB database file holding `source`'s table (opened read-only), or
+   * ":memory:" (the default) for Parquet files and SELECTs that need none.
+   */
+  database?: string;
+  /** Where the rows are: Parquet file(s), a table of `database`, or a SELECT. */
+  source: DuckDbSource;
+  /** The integer key column: values base … base + n − 1, row k has key base + k. */
+  key: string;
+  /** Columns of X in the order of θ (after the intercept, if any). */
+  columns: readonly string[];
+  /** The response column. */
+  response: string;
+  /** Whether θ[0] is an intercept (an implicit column of ones). Default false. */
+  intercept?: boolean;
+  /** Most distinct keys per query (default 16 384). */
+  batchRows?: number;
+  /** Longest wait for one query, in seconds (default 600). */
+  timeoutSeconds?: number;
+  /**
+   * DuckDB's threads (default 1). With more, a full-data pass is faster but
+   * its partial sums are added in the order the threads finish, so the last
+   * bits of the sums, and of a seeded run's draws, vary from run to run.
+   */
+  threads?: number;
+}
+
+/**
+ * Open rows that stay in DuckDB as a row source for `defineModel`
+ * (`rows: { database: source }`, models/compose.ts): a worker opens its own
+ * DuckDB instance (a database file read-only, or an in-memory one for
+ * Parquet files and SELECTs), checks the key and then answers each row
+ * fetch and each full-data pass with one query; the model waits for it with
+ * `Atomics.wait`. The model built over it owns it (its `close()` ends the
+ * worker). Needs `--allow-ffi` and `--allow-read`.
+ *
+ * @param options Database, source, key, columns, response, intercept, limits.
+ * @returns The row source.
+ * @throws {RangeError} An empty source or a key that is not base … base + n − 1;
+ *   Error naming the source when DuckDB refuses a query (a missing file,
+ *   table or column).
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openDuckDbRows } from "./duckdb.ts";
+ * import { defineModel } from "../models/compose.ts";
+ * const source = await openDuckDbRows({
+ *   source: { sql: "SELECT * FROM (VALUES (0, 0.5, 1), (1, -1.0, 0), (2, 2.0, 1)) AS t(id, x, y)" },
+ *   key: "id", columns: ["x"], response: "y", intercept: true,
+ * });
+ * const model = await defineModel({ likelihood: { family: "logistic" }, rows: { database: source } });
+ * try {
+ *   assert.equal(model.numRows, 3);
+ *   assert.deepEqual(model.parameterNames, ["(Intercept)", "x"]);
+ *   assert.ok(Number.isFinite(model.logDensity(new Float64Array([0.1, 0.2]))));
+ * } finally {
+ *   model.close();
+ * }
+ * ```
+ */
+export async function openDuckDbRows(options: DuckDbRowsOptions): Promise<DatabaseRowSource> {
+  const from = duckdbFromClause(options.source);
+  const database = options.database ?? ":memory:";
+  if (typeof database !== "string" || database === "") {
+    throw new TypeError(`database must be a file path or ":memory:", got ${String(database)}`);
+  }
+  if (typeof options.key !== "string" || options.key === "") {
+    throw new RangeError(
+      `rows are fetched by an integer key column (values base … base + n − 1): give key, got ${
+        JSON.stringify(options.key)
+      }`,
+    );
+  }
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new RangeError(`threads must be a positive integer, got ${options.threads}`);
+  }
+  const label = database === ":memory:" ? "duckdb" : `duckdb:${database}`;
+  return await openRowSource({
+    engine: "duckdb",
+    url: database,
+    duckdbSource: options.source,
+    duckdbThreads: threads,
+    key: options.key,
+    columns: options.columns,
+    response: options.response,
+    intercept: options.intercept ?? false,
+    where: `${
+      "parquet" in options.source
+        ? `Parquet ${from}`
+        : "table" in options.source
+        ? `table ${from}`
+        : "the source SELECT"
+    } at ${label}`,
+    label,
+    ...(options.batchRows === undefined ? {} : { batchRows: options.batchRows }),
+    ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),
+  });
 }
 
 /**

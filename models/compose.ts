@@ -5,16 +5,20 @@
  * seeded run gives the same draws as the class built by hand):
  *
  * ```
- *  likelihood ╲ rows      GlmData     {data, threads}    {data, shards}     {rowStore, …}       {count}   {sql}
- *  GLM family spec        GlmModel    ThreadedGlmModel   ShardedGlmModel    ShardedGlmModel     —         —
- *                                                        ("memory")         ("memory"/"stream")
- *  {assemblyScript}       UserGlmModel  ThreadedGlmModel  ShardedGlmModel    ShardedGlmModel     —         —
- *  TypeScript per-row     —           —                  —                  —                   RowFunctionModel  —
+ *  likelihood ╲ rows   GlmData       {data, threads}   {data, shards}    {rowStore, …}        {count}           {database}
+ *  GLM family spec     GlmModel      ThreadedGlmModel  ShardedGlmModel   ShardedGlmModel      —                 DatabaseGlmModel
+ *                                                      ("memory")        ("memory"/"stream")                    (3 families)
+ *  {assemblyScript}    UserGlmModel  ThreadedGlmModel  ShardedGlmModel   ShardedGlmModel      —                 —
+ *  TypeScript per-row  —             —                 —                 —                    RowFunctionModel  —
  * ```
  *
  * A cell marked — is a TypeError naming the likelihood and the row source.
- * SQL engines compute HMC-ECS's centring sums only (engines/duckdb.ts,
- * engines/postgres.ts); no model runs over them.
+ * `{ database }` is a {@link DatabaseRowSource} an engine's entry point
+ * opened (`openDuckDbRows` in engines/duckdb.ts, `openDatabaseRows` in
+ * engines/database_glm.ts): the rows stay in the engine, fetched by key, and
+ * every full-data pass is one SQL aggregate (models/database_glm.ts; the
+ * families "logistic", "poisson", "gaussian" with known σ). This module
+ * imports no engine.
  *
  * The prior: omitted, the likelihood's own (a GLM's N(0, 10²) per coefficient
  * and half-normal(10) on σ or φ, as the CLI without prior flags); a
@@ -31,6 +35,13 @@
  */
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
+import {
+  DATABASE_GLM_FAMILIES,
+  type DatabaseGlmModel,
+  databaseGlmModel,
+  type DatabaseRowSource,
+  isDatabaseRowSource,
+} from "./database_glm.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import {
   RowFunctionHessianModel,
@@ -79,7 +90,11 @@ export interface AssemblyScriptLikelihood {
 /** The row likelihood of {@link defineModel}. */
 export type Likelihood = GlmLikelihood | AssemblyScriptLikelihood | RowFunctionLikelihood;
 
-/** The rows of {@link defineModel}: a data set in memory (one arena), or one of these. */
+/**
+ * The rows of {@link defineModel}: a data set in memory (one arena), or one
+ * of these; `{ database }` is a row source an engine's entry point opened
+ * (the model takes it over: its `close()` closes it, as does a refusal).
+ */
 export type RowSource =
   | GlmData
   | { data: GlmData; threads: number }
@@ -92,6 +107,7 @@ export type RowSource =
     checkSource?: boolean;
   }
   | { count: number }
+  | { database: DatabaseRowSource }
   | { sql: unknown };
 
 /** The GLM's own prior settings (the prior part of {@link GlmOptions}). */
@@ -122,23 +138,36 @@ export type ComposedModel =
   | ThreadedGlmModel
   | ShardedGlmModel
   | UserGlmModel
-  | RowFunctionModel;
+  | RowFunctionModel
+  | DatabaseGlmModel;
 
 const GLM_PRIOR_KEYS = ["priorScale", "priorMean", "interceptColumn", "interceptPriorScale"];
 const SPEC_KEYS = ["coefficients", "intercept", "terms", "scales"];
 const GLM_LIKELIHOOD_KEYS = ["family", "sigma", "nu", "nuPrior", "offset", "trials", "scalePrior"];
 
-type RowKind = "arena" | "threads" | "shards" | "rowStore" | "count" | "sql";
+type RowKind = "arena" | "threads" | "shards" | "rowStore" | "count" | "database" | "sql";
 type LikelihoodKind = "glm" | "assemblyScript" | "rowFunction";
 
+/**
+ * {@link defineModel} over a SQL engine's rows (`rows: { database: source }`):
+ * the model is a {@link DatabaseGlmModel} (its `close()` ends the source's
+ * worker and connection).
+ *
+ * @param definition `{ prior, likelihood, rows: { database } }`.
+ * @returns The model over the source.
+ */
+export function defineModel(
+  definition: ModelDefinition & { rows: { database: DatabaseRowSource } },
+): Promise<DatabaseGlmModel>;
 /**
  * Build a model from a prior, a row likelihood and a row source (see the
  * module table for the class each combination gives).
  *
  * @param definition `{ prior, likelihood, rows }`.
- * @returns The model; workers (threads, shards) are running once it
- *   resolves: call its `close()` when done (`dispose()` for GlmModel and
- *   UserGlmModel frees their scratch).
+ * @returns The model; workers (threads, shards, a database row source's
+ *   connection) are running once it resolves: call its `close()` when done
+ *   (`dispose()` for GlmModel and UserGlmModel frees their scratch). A
+ *   `{ database }` row source is closed when the call fails.
  * @throws {TypeError} For a combination that does not exist (naming the
  *   likelihood and the row source), an unrecognised likelihood, row source
  *   or prior; the errors of the class's own constructor otherwise.
@@ -164,7 +193,20 @@ type LikelihoodKind = "glm" | "assemblyScript" | "rowFunction";
  * );
  * ```
  */
+export function defineModel(definition: ModelDefinition): Promise<ComposedModel>;
 export async function defineModel(definition: ModelDefinition): Promise<ComposedModel> {
+  try {
+    return await _define(definition);
+  } catch (e) {
+    // A row source handed over is the model's: a refusal closes it (its worker
+    // would otherwise keep the process alive, with no handle left to close it).
+    const given = (definition as { rows?: { database?: unknown } } | null)?.rows?.database;
+    if (isDatabaseRowSource(given)) given.close();
+    throw e;
+  }
+}
+
+async function _define(definition: ModelDefinition): Promise<ComposedModel> {
   if (typeof definition !== "object" || definition === null) {
     throw new TypeError(
       `defineModel takes { prior, likelihood, rows }, got ${String(definition)}`,
@@ -187,8 +229,37 @@ export async function defineModel(definition: ModelDefinition): Promise<Composed
     );
   if (rk === "sql") {
     throw refuse(
-      "a SQL engine computes HMC-ECS's centring sums only (engines/duckdb.ts, engines/postgres.ts); " +
-        "export the table to a row store (data/row_store.ts) and give rows: { rowStore: path }",
+      "SQL text is not a row source: open one with openDuckDbRows (engines/duckdb.ts) or " +
+        "openDatabaseRows (engines/database_glm.ts: PostgreSQL, ClickHouse) and give " +
+        "rows: { database: source }",
+    );
+  }
+  if (rk === "database") {
+    const source = (definition.rows as { database: DatabaseRowSource }).database;
+    if (lk !== "glm") {
+      throw refuse(
+        "a SQL engine's rows serve the GLM families whose full-data sums its SQL computes; " +
+          'give likelihood: { family: "logistic" | "poisson" | "gaussian" }',
+      );
+    }
+    const lik = definition.likelihood as GlmLikelihood;
+    if (!(DATABASE_GLM_FAMILIES as readonly string[]).includes(lik.family)) {
+      throw refuse(
+        'the engines\' SQL computes the full-data sums of "logistic", "poisson" and "gaussian" ' +
+          "(known sigma) only (docs/databases.md); export the table to a row store " +
+          "(data/row_store.ts) and give rows: { rowStore: path }",
+      );
+    }
+    if (lik.offset !== undefined || lik.trials !== undefined) {
+      throw refuse("a SQL engine's row source carries no offset or trials column");
+    }
+    const glmPrior = _isGlmPrior(prior) ? prior as GlmPriorOptions : undefined;
+    const model = databaseGlmModel(source, { ...lik, ...(glmPrior ?? {}) });
+    if (prior === undefined || glmPrior !== undefined) return model;
+    // A failure here closes the source (defineModel's catch).
+    return withPrior(
+      model,
+      _resolveGlmNames(model, _priorFamily(lik.family), prior as PriorSpec | Prior, null),
     );
   }
   if (lk === "rowFunction") {
@@ -266,7 +337,10 @@ export async function defineModel(definition: ModelDefinition): Promise<Composed
   const glmPrior = _isGlmPrior(prior) ? prior as GlmPriorOptions : undefined;
   const options: GlmOptions = { ...lik, ...(glmPrior ?? {}) };
   const spec = prior !== undefined && glmPrior === undefined ? prior as PriorSpec | Prior : null;
-  const rows = definition.rows as Exclude<RowSource, { count: number } | { sql: unknown }>;
+  const rows = definition.rows as Exclude<
+    RowSource,
+    { count: number } | { sql: unknown } | { database: DatabaseRowSource }
+  >;
   if (rk === "arena" || rk === "threads") {
     const data = rk === "arena" ? rows as GlmData : (rows as { data: GlmData }).data;
     const glm = new GlmModel(data, options);
@@ -367,6 +441,19 @@ function _rowKind(r: unknown): RowKind {
     const o = r as Record<string, unknown>;
     if ("arena" in o && typeof o.numRows === "number") return "arena";
     if ("sql" in o) return "sql";
+    if ("database" in o) {
+      if (!isDatabaseRowSource(o.database)) {
+        throw new TypeError(
+          `rows.database must be a row source opened by an engine's entry point (openDuckDbRows ` +
+            `in engines/duckdb.ts, openDatabaseRows in engines/database_glm.ts), got ${
+              typeof o.database === "object" && o.database !== null
+                ? `keys ${JSON.stringify(Object.keys(o.database))}`
+                : String(o.database)
+            }`,
+        );
+      }
+      return "database";
+    }
     if ("threads" in o && "data" in o) return "threads";
     if ("shards" in o && "data" in o) return "shards";
     if ("rowStore" in o) return "rowStore";
@@ -380,7 +467,7 @@ function _rowKind(r: unknown): RowKind {
   }
   throw new TypeError(
     `rows must be a data set in memory (GlmData), { data, threads }, { data, shards }, ` +
-      `{ rowStore: path, shards?, stream? } or { count: n }; got ${
+      `{ rowStore: path, shards?, stream? }, { count: n } or { database: source }; got ${
         typeof r === "object" && r !== null ? `keys ${JSON.stringify(Object.keys(r))}` : String(r)
       }`,
   );
@@ -399,6 +486,7 @@ function _describeRows(kind: RowKind): string {
     shards: "shards in memory",
     rowStore: "row store",
     count: "{ count } rows",
+    database: "SQL engine rows",
     sql: "SQL engine rows",
   }[kind];
 }

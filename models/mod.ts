@@ -16,7 +16,9 @@
  *   Student-t, Cauchy, Laplace, flat; half-normal, half-t, half-Cauchy,
  *   exponential for scales), and their text form ({@link parsePriorText}).
  * - Prior p(θ) × likelihood × rows in one constructor: {@link defineModel}
- *   (docs/compose.md).
+ *   (docs/compose.md), rows in memory, on threads, shards, a row store, or
+ *   a SQL engine ({@link DatabaseRowSource}, opened by engines/duckdb.ts or
+ *   engines/database_glm.ts).
  *
  * Reference targets with known posteriors (a Gaussian, normal–gamma,
  * Gaussian mean, L1 regression) are examples/mod.ts, outside the library.
@@ -54,6 +56,14 @@ export {
   RowFunctionModel,
   type RowSource,
 } from "./compose.ts";
+// A SQL engine's rows: the interface engines' entry points implement, and the model over them.
+export {
+  DATABASE_GLM_FAMILIES,
+  type DatabaseGlmFamily,
+  type DatabaseGlmModel,
+  databaseGlmModel,
+  type DatabaseRowSource,
+} from "./database_glm.ts";
 // Only the type: the AssemblyScript family's module loads when defineModel is given one.
 export type { UserGlmModel } from "./user_glm.ts";
 export {

@@ -3,7 +3,9 @@
  * cluster (`engines/database_glm.ts`): rows fetched by key, one query per
  * subsample update, through a worker and `Atomics.wait`. With the engine's
  * centring, the draws equal the in-memory model's for the same seed, bit for
- * bit; a connection that drops mid-run keeps the draws made and names the
+ * bit; the same table as `defineModel`'s row source (`openDatabaseRows`)
+ * gives openDatabaseGlm's HMC-ECS, HMC and SGLD draws, bit for bit; a
+ * connection that drops mid-run keeps the draws made and names the
  * table and the server. Skipped, saying why, only when a server cannot be
  * installed or started.
  */
@@ -12,7 +14,12 @@ import pg from "npm:pg@8.16.3";
 import { loadCore } from "../../core/load.ts";
 import { type GlmData, glmDataFromArrays } from "../../data/dataset.ts";
 import { clickhouseNewtonCentring } from "../../engines/clickhouse.ts";
-import { type DatabaseGlmModel, openDatabaseGlm } from "../../engines/database_glm.ts";
+import {
+  type DatabaseGlmModel,
+  openDatabaseGlm,
+  openDatabaseRows,
+} from "../../engines/database_glm.ts";
+import { defineModel } from "../../models/compose.ts";
 import { postgresNewtonCentring } from "../../engines/postgres.ts";
 import { GlmModel } from "../../models/glm.ts";
 import { externalFromGlm } from "../../models/in_memory_external.ts";
@@ -85,6 +92,58 @@ function sameDraws(model: DatabaseGlmModel, centring: Centring): void {
   assert.ok(block < N / 10, `block ${block}`);
 }
 
+/**
+ * The same table through `defineModel({ rows: { database: openDatabaseRows(…) } })`:
+ * the draws of `model` (openDatabaseGlm's) for HMC-ECS, full-data HMC and SGLD, bit for bit.
+ */
+async function sameThroughDefineModel(
+  model: DatabaseGlmModel,
+  connection: string,
+  centring: Centring,
+): Promise<void> {
+  const defined = await defineModel({
+    prior: { priorScale: GLM.priorScale },
+    likelihood: { family: GLM.family },
+    rows: {
+      database: await openDatabaseRows({
+        connection,
+        columns: COLS,
+        response: "y",
+        intercept: true,
+      }),
+    },
+  });
+  try {
+    assert.deepEqual(defined.parameterNames, model.parameterNames);
+    const runs = [
+      { ...RUN, numWarmup: 30, numSamples: 20, centring },
+      {
+        sampler: "hmc",
+        seed: 3,
+        numWarmup: 8,
+        numSamples: 6,
+        numChains: 1,
+        numIntegrationSteps: 3,
+      },
+      {
+        sampler: "sgld",
+        seed: 4,
+        numWarmup: 10,
+        numSamples: 20,
+        numChains: 1,
+        thetaStar: centring.thetaStar,
+      },
+    ] as const;
+    for (const run of runs) {
+      const a = sample(defined, run), b = sample(model, run);
+      assert.equal(a.chains[0].stop, null, run.sampler);
+      assert.deepEqual(a.draws, b.draws, `${run.sampler}: defineModel's draws`);
+    }
+  } finally {
+    defined.close();
+  }
+}
+
 /** A proxy worker in front of `port`; `arm(k)` cuts every connection after k more client chunks. */
 async function cutProxy(port: number) {
   const w = new Worker(new URL("../_cut_proxy_worker.ts", import.meta.url), { type: "module" });
@@ -126,7 +185,7 @@ async function dropped(
 
 onPostgres.push({
   name:
-    "postgres row source: HMC-ECS draws equal the in-memory model's; a dropped connection keeps the draws",
+    "postgres row source: HMC-ECS draws equal the in-memory model's, defineModel's equal openDatabaseGlm's; a dropped connection keeps the draws",
   fn: async () => {
     const url = server.url!;
     const client = new pg.Client({ connectionString: url });
@@ -157,6 +216,7 @@ onPostgres.push({
         assert.equal(model.numRows, N);
         assert.deepEqual(model.parameterNames, ["(Intercept)", "x1", "x2", "x3"]);
         sameDraws(model, c);
+        await sameThroughDefineModel(model, `${url}?table=ecs_rows&key=id`, c);
       } finally {
         model.close();
       }
@@ -220,7 +280,7 @@ onPostgres.push({
 
 onClickHouse.push({
   name:
-    "clickhouse row source over a Distributed table: HMC-ECS draws equal the in-memory model's; a dropped connection keeps the draws",
+    "clickhouse row source over a Distributed table: HMC-ECS draws equal the in-memory model's, defineModel's equal openDatabaseGlm's; a dropped connection keeps the draws",
   fn: async () => {
     const shards = cluster.shards!;
     await loadSharded(shards, data, {
@@ -251,6 +311,7 @@ onClickHouse.push({
     try {
       assert.equal(model.numRows, N);
       sameDraws(model, c);
+      await sameThroughDefineModel(model, `${url}/default?table=ecs_rows&key=id`, c);
     } finally {
       model.close();
     }

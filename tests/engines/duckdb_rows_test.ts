@@ -1,0 +1,420 @@
+/**
+ * The SQL cell of the family × placement matrix: a GLM whose rows stay in an
+ * embedded DuckDB (`openDuckDbRows`, engines/duckdb.ts), built by
+ * `defineModel({ likelihood, rows: { database } })`, against a `GlmModel`
+ * over the same rows in memory.
+ *
+ * The bound: the engine's full-data sums are the in-memory sums of the same
+ * rows in another summation order and libm (`centringBounds`,
+ * testing/duckdb_fixtures.ts, the bound docs/databases.md states for the
+ * database path); log π adds the prior (the same code in both) with one more
+ * rounding. Rows fetched by key are exact, so per-row terms of a subsample
+ * are bit-identical, and HMC-ECS given one centring draws the in-memory
+ * model's draws bit for bit. Runs that use the engine's sums at every step
+ * (full-data HMC, HMC-ECS centring itself, the SG samplers' control
+ * variates) agree with the in-memory runs to the rounding such a difference
+ * leaves: every draw within 1e-9·max(1, |draw|), the criterion of
+ * tests/models/family_placement_test.ts for sums added in another order.
+ * Needs `--allow-ffi` (DuckDB's native addon, loaded in the row source's
+ * worker).
+ */
+import assert from "node:assert/strict";
+import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
+import { loadCore } from "../../core/load.ts";
+import { type GlmData, glmDataFromArrays } from "../../data/dataset.ts";
+import { openDuckDbRows } from "../../engines/duckdb.ts";
+import { logGamma } from "../../math/special.ts";
+import { defineModel } from "../../models/compose.ts";
+import type { DatabaseRowSource } from "../../models/database_glm.ts";
+import { GlmModel, type GlmOptions } from "../../models/glm.ts";
+import { externalFromGlm } from "../../models/in_memory_external.ts";
+import type { DataModel } from "../../models/model.ts";
+import { Rng } from "../../random/rng.ts";
+import { newtonMap } from "../../replicate/laplace.ts";
+import { sample } from "../../samplers/sample.ts";
+import { centringBounds } from "../../testing/duckdb_fixtures.ts";
+
+const U = 2 ** -53;
+const N = 1501, D = 4;
+const NAMES = ["(Intercept)", "x1", "x2", "x3"];
+const COLS = ["x1", "x2", "x3"];
+
+type Family = "logistic" | "gaussian" | "poisson";
+const FAMILIES: { family: Family; options: GlmOptions; seed: number }[] = [
+  { family: "logistic", options: { family: "logistic" }, seed: 1 },
+  { family: "gaussian", options: { family: "gaussian", sigma: 0.8 }, seed: 2 },
+  { family: "poisson", options: { family: "poisson" }, seed: 3 },
+];
+
+/** Rows with an intercept column and full mantissas, y from the family at β. */
+function problem(family: Family, seed: number) {
+  const rng = new Rng(seed), x = new Float64Array(N * D), y = new Float64Array(N);
+  const beta = [0.3, -0.5, 0.4, 0.2];
+  for (let i = 0; i < N; i++) {
+    let eta = 0;
+    for (let j = 0; j < D; j++) {
+      x[i * D + j] = j === 0 ? 1 : rng.normal() / Math.sqrt(D);
+      eta += x[i * D + j] * beta[j];
+    }
+    y[i] = family === "logistic"
+      ? (rng.uniform() < 1 / (1 + Math.exp(-eta)) ? 1 : 0)
+      : family === "gaussian"
+      ? eta + 0.8 * rng.normal()
+      : rng.poisson(Math.exp(eta));
+  }
+  return { x, y, theta: Float64Array.from(beta, (b) => b + 0.05) };
+}
+
+/**
+ * Write the rows with a key column `id` (row k has id `base + k`) to a
+ * Parquet file, stored in reverse key order (fetched by key all the same).
+ */
+async function writeKeyedParquet(
+  path: string,
+  x: Float64Array,
+  y: Float64Array,
+  base = 0,
+): Promise<void> {
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  try {
+    await conn.run(
+      "CREATE TABLE t (id BIGINT, x1 DOUBLE, x2 DOUBLE, x3 DOUBLE, y DOUBLE)",
+    );
+    const app = await conn.createAppender("t");
+    for (let i = N - 1; i >= 0; i--) {
+      app.appendBigInt(BigInt(base + i));
+      for (let j = 1; j < D; j++) app.appendDouble(x[i * D + j]);
+      app.appendDouble(y[i]);
+      app.endRow();
+    }
+    app.closeSync();
+    await conn.run(`COPY t TO '${path.replaceAll("'", "''")}' (FORMAT PARQUET)`);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+function openRows(path: string): Promise<DatabaseRowSource> {
+  return openDuckDbRows({
+    source: { parquet: path },
+    key: "id",
+    columns: COLS,
+    response: "y",
+    intercept: true,
+  });
+}
+
+/** Every draw of `got` within tol·max(1, |want|) of `want`'s; returns the largest relative gap. */
+function assertDrawsClose(
+  got: Float64Array[][],
+  want: Float64Array[][],
+  what: string,
+  tol = 1e-9,
+): number {
+  let worst = 0;
+  assert.equal(got.length, want.length);
+  for (let c = 0; c < got.length; c++) {
+    assert.equal(got[c].length, want[c].length);
+    for (let j = 0; j < got[c].length; j++) {
+      assert.equal(got[c][j].length, want[c][j].length, `${what}: number of draws`);
+      for (let i = 0; i < want[c][j].length; i++) {
+        const a = got[c][j][i], b = want[c][j][i];
+        const rel = Math.abs(a - b) / Math.max(1, Math.abs(b));
+        worst = Math.max(worst, rel);
+        assert.ok(rel <= tol, `${what}: chain ${c}, parameter ${j}, draw ${i}: ${a} vs ${b}`);
+      }
+    }
+  }
+  return worst;
+}
+
+const ECS = {
+  sampler: "hmc-ecs",
+  numWarmup: 30,
+  numSamples: 20,
+  numChains: 1,
+  seed: 5,
+} as const;
+const HMC = {
+  sampler: "hmc",
+  numWarmup: 20,
+  numSamples: 10,
+  numChains: 1,
+  seed: 11,
+  numIntegrationSteps: 4,
+} as const;
+/**
+ * Full-data HMC evaluates the engine's sums at every leapfrog step and adapts
+ * ε to them through the warm-up, so the rounding differences of the sums
+ * grow along the run (measured: 2e-11 logistic, 2e-10 gaussian, 4e-8
+ * poisson): its draws are compared to 1e-6·max(1, |draw|).
+ */
+const HMC_TOLERANCE = 1e-6;
+const SG_SAMPLERS = ["sgld", "sghmc", "sgnht", "ccadl"] as const;
+
+Deno.test("SQL rows (DuckDB) × family: log π within the centring bound, HMC-ECS draws = memory's, HMC and SG draws within rounding", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "tallmc_duckrows_" });
+  try {
+    for (const f of FAMILIES) {
+      await t.step(f.family, async () => {
+        const p = problem(f.family, f.seed);
+        const data: GlmData = glmDataFromArrays(loadCore(), p.x, p.y, {
+          numCols: D,
+          columnNames: NAMES,
+        });
+        const path = `${dir}/${f.family}.parquet`;
+        await writeKeyedParquet(path, p.x, p.y);
+        const glm = new GlmModel(data, f.options);
+        const model = await defineModel({
+          likelihood: f.options,
+          rows: { database: await openRows(path) },
+        });
+        try {
+          assert.equal(model.numRows, N);
+          assert.equal(model.dim, D);
+          assert.deepEqual(model.parameterNames, NAMES);
+          // log π and ∇ log π: the centring bound plus the prior's one addition.
+          let worst = 0;
+          for (const k of [0, 1, 2]) {
+            const th = p.theta.map((v, j) => v + 0.07 * k * Math.sin(3 * j + k));
+            const g = new Float64Array(D), g1 = new Float64Array(D);
+            const lp = model.logDensityAndGradient(th, g);
+            const lp1 = glm.logDensityAndGradient(th, g1);
+            const b = centringBounds(data, f.family, th, f.options.sigma ?? 1, logGamma);
+            const bs = b.s + 4 * U * Math.abs(lp1);
+            assert.ok(Math.abs(lp - lp1) <= bs, `log π: ${lp} vs ${lp1}, bound ${bs}`);
+            worst = Math.max(worst, Math.abs(lp - lp1) / bs);
+            for (let j = 0; j < D; j++) {
+              const bj = b.a[j] + 4 * U * Math.abs(g1[j]);
+              assert.ok(Math.abs(g[j] - g1[j]) <= bj, `∂${j}: ${g[j]} vs ${g1[j]}, bound ${bj}`);
+              worst = Math.max(worst, Math.abs(g[j] - g1[j]) / bj);
+            }
+            assert.equal(model.logDensity(th), lp, "logDensity = logDensityAndGradient's value");
+          }
+          console.log(
+            `  ${f.family}: largest |Δ| / bound of log π, ∇ log π: ${worst.toExponential(2)}`,
+          );
+          // A subsample (repeats, any order): the same per-row terms, bit for bit.
+          const rows = Int32Array.from({ length: 300 }, (_, k) => (k * 613 + 5) % N);
+          const per = new Float64Array(rows.length), per1 = per.slice();
+          const gr = new Float64Array(rows.length * D), gr1 = gr.slice();
+          model.logLikelihoodRows(p.theta, rows, { perRow: per });
+          glm.logLikelihoodRows(p.theta, rows, { perRow: per1 });
+          model.perRowGradients(p.theta, rows, gr);
+          glm.perRowGradients(p.theta, rows, gr1);
+          assert.deepEqual(per, per1, "ℓᵢ of a subsample");
+          assert.deepEqual(gr, gr1, "∇ℓᵢ of a subsample");
+
+          // HMC-ECS with one centring (the engine's sums at the MAP): memory's draws.
+          const thetaStar = newtonMap(glm).mode;
+          const gradSum = new Float64Array(D), hessSum = new Float64Array(D * D);
+          const llStarSum = (model as DataModel & {
+            controlVariateSums(t: Float64Array, g: Float64Array, h: Float64Array): number;
+          }).controlVariateSums(thetaStar, gradSum, hessSum);
+          const centring = { thetaStar, llStarSum, gradSum, hessSum };
+          const ecs = sample(model, { ...ECS, centring });
+          assert.equal(ecs.chains[0].stop, null);
+          assert.deepEqual(
+            ecs.draws,
+            sample(externalFromGlm(new GlmModel(data, f.options)), { ...ECS, centring }).draws,
+            "HMC-ECS draws with one centring",
+          );
+          // HMC-ECS centring itself (its passes in SQL), HMC, the SG samplers.
+          const gaps: string[] = [];
+          const ecsOwn = assertDrawsClose(
+            sample(model, ECS).draws,
+            sample(new GlmModel(data, f.options), ECS).draws,
+            "HMC-ECS draws",
+          );
+          gaps.push(`hmc-ecs ${ecsOwn.toExponential(1)}`);
+          const hmc = assertDrawsClose(
+            sample(model, HMC).draws,
+            sample(new GlmModel(data, f.options), HMC).draws,
+            "HMC draws",
+            HMC_TOLERANCE,
+          );
+          gaps.push(`hmc ${hmc.toExponential(1)}`);
+          for (const sampler of SG_SAMPLERS) {
+            // Each SG step reads a minibatch by key (a query): short runs.
+            const sg = {
+              sampler,
+              numWarmup: 5,
+              numSamples: 10,
+              numChains: 1,
+              seed: 7,
+              thetaStar,
+              ...(sampler === "sghmc" ? { numIntegrationSteps: 3 } : {}),
+            } as const;
+            const r = sample(model, sg);
+            assert.equal(r.chains[0].stop, null, sampler);
+            const gap = assertDrawsClose(
+              r.draws,
+              sample(externalFromGlm(new GlmModel(data, f.options)), sg).draws,
+              `${sampler} draws`,
+            );
+            gaps.push(`${sampler} ${gap.toExponential(1)}`);
+          }
+          console.log(`  ${f.family}: largest relative draw gap: ${gaps.join(", ")}`);
+        } finally {
+          model.close();
+          glm.dispose();
+        }
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SQL rows (DuckDB): the priors, the refused cells (the source closed), a database file's table, errors naming the source", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "tallmc_duckrows_" });
+  const p = problem("logistic", 4);
+  const data = glmDataFromArrays(loadCore(), p.x, p.y, { numCols: D, columnNames: NAMES });
+  const path = `${dir}/rows.parquet`;
+  const closed = (s: DatabaseRowSource) =>
+    assert.throws(() => s.fetchRows(new Float64Array([0]), new Float64Array(4)), /closed/);
+  try {
+    await writeKeyedParquet(path, p.x, p.y);
+    await t.step("GLM prior settings and a prior spec: the in-memory model's prior", async () => {
+      const th = p.theta;
+      const a = await defineModel({
+        prior: { priorScale: 2.5 },
+        likelihood: { family: "logistic" },
+        rows: { database: await openRows(path) },
+      });
+      const b = await defineModel({
+        prior: { coefficients: "student_t(4, 0, 2)", intercept: "normal(0, 5)" },
+        likelihood: { family: "logistic" },
+        rows: { database: await openRows(path) },
+      });
+      const m = await defineModel({
+        prior: { coefficients: "student_t(4, 0, 2)", intercept: "normal(0, 5)" },
+        likelihood: { family: "logistic" },
+        rows: data,
+      });
+      try {
+        const ga = new Float64Array(D), ga1 = new Float64Array(D);
+        assert.equal(
+          a.logPrior(th, ga),
+          new GlmModel(data, { family: "logistic", priorScale: 2.5 }).logPrior(th, ga1),
+        );
+        assert.deepEqual(ga, ga1);
+        assert.equal(b.logPrior(th), m.logPrior(th));
+        assert.notEqual(b.logPrior(th), a.logPrior(th));
+        // A withPrior model keeps the row source's interface and counters.
+        const fetched = (b as unknown as { fetches: { numQueries: number } }).fetches;
+        b.logLikelihoodRows(th, Int32Array.from([3, 1, 3]));
+        assert.equal(fetched.numQueries, 1);
+      } finally {
+        a.close();
+        b.close();
+        (m as GlmModel).dispose();
+      }
+    });
+
+    await t.step(
+      "refused cells name the likelihood and the rows, and close the source",
+      async () => {
+        const cases: [Parameters<typeof defineModel>[0]["likelihood"], RegExp][] = [
+          [{ family: "gaussian-scale" }, /GLM family "gaussian-scale" on SQL engine rows/],
+          [{ family: "student-t", nu: 4 }, /GLM family "student-t" on SQL engine rows/],
+          [{ family: "negative-binomial" }, /GLM family "negative-binomial" on SQL engine rows/],
+          [{ family: "binomial", trials: new Float64Array(N) }, /"binomial" on SQL engine rows/],
+          [
+            { family: "poisson", offset: new Float64Array(N) },
+            /"poisson" on SQL engine rows is not supported: .*no offset or trials/,
+          ],
+          [
+            { assemblyScript: "export function logLik(eta: f64, y: f64): f64 { return 0; }" },
+            /an AssemblyScript family on SQL engine rows/,
+          ],
+          [
+            { parameterNames: ["a"], logLikRow: () => 0 },
+            /a TypeScript per-row likelihood on SQL engine rows/,
+          ],
+        ];
+        for (const [likelihood, message] of cases) {
+          const source = await openRows(path);
+          await assert.rejects(defineModel({ likelihood, rows: { database: source } }), message);
+          closed(source);
+        }
+        // A bad prior after the model was built closes it too.
+        const source = await openRows(path);
+        await assert.rejects(
+          defineModel({
+            prior: { coefficients: "normal(0, -1)" },
+            likelihood: { family: "logistic" },
+            rows: { database: source },
+          }),
+        );
+        closed(source);
+        await assert.rejects(
+          defineModel({
+            likelihood: { family: "logistic" },
+            rows: { database: { sql: "x" } as never },
+          }),
+          /rows\.database must be a row source opened by an engine's entry point .*got keys \["sql"\]/,
+        );
+      },
+    );
+
+    await t.step("a table of a DuckDB database file, keys from 1000", async () => {
+      const file = `${dir}/rows.duckdb`;
+      const instance = await DuckDBInstance.create(file);
+      const conn = await instance.connect();
+      await conn.run(
+        `CREATE TABLE "my t" AS SELECT id + 1000 AS id, x1, x2, x3, y FROM read_parquet('${path}')`,
+      );
+      await conn.run(`CREATE TABLE gaps AS SELECT id * 2 AS id, x1, x2, x3, y FROM "my t"`);
+      await conn.run(
+        `CREATE TABLE holes AS SELECT * REPLACE (CAST(NULL AS DOUBLE) AS x2) FROM "my t" WHERE id < 1003`,
+      );
+      conn.closeSync();
+      instance.closeSync();
+      const rows = (table: string, key = "id") =>
+        openDuckDbRows({
+          database: file,
+          source: { table },
+          key,
+          columns: COLS,
+          response: "y",
+          intercept: true,
+        });
+      const model = await defineModel({
+        likelihood: { family: "logistic" },
+        rows: { database: await rows("my t") },
+      });
+      const glm = new GlmModel(data, { family: "logistic" });
+      try {
+        assert.equal((model as unknown as { keyBase: number }).keyBase, 1000);
+        const idx = Int32Array.from([0, N - 1, 17]);
+        const per = new Float64Array(3), per1 = new Float64Array(3);
+        model.logLikelihoodRows(p.theta, idx, { perRow: per });
+        glm.logLikelihoodRows(p.theta, idx, { perRow: per1 });
+        assert.deepEqual(per, per1);
+      } finally {
+        model.close();
+        glm.dispose();
+      }
+      await assert.rejects(
+        rows("gaps"),
+        /table "gaps" at duckdb:.*key column "id" must hold the integers base … base \+ n − 1 once each \(n = 1501\); it holds 1501 distinct values from 2000 to 5000/,
+      );
+      await assert.rejects(rows("nope"), /table "nope" at duckdb:.*nope/);
+      await assert.rejects(rows("my t", "idx"), /table "my t" at duckdb:.*idx/);
+      const holes = await rows("holes");
+      try {
+        await assert.rejects(
+          defineModel({ likelihood: { family: "logistic" }, rows: { database: holes } }),
+          /table "holes" at duckdb:.*column "x2" holds NULL at key 1000/,
+        );
+      } finally {
+        holes.close();
+      }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
