@@ -76,8 +76,6 @@ import {
   StopWatch as _StopWatch,
 } from "./sample_run.ts";
 
-export { MAX_RUN_BYTES, runBytes } from "../samplers/driver.ts";
-
 const _COMMON_FLAGS: FlagSpec = {
   ...GLM_DATA_FLAGS,
   sampler: { type: "string" },

@@ -78,6 +78,7 @@ export { sghmcDescription } from "./sghmc/chain_sampler.ts";
 export { sgnhtDescription } from "./sgnht/chain_sampler.ts";
 export { ccadlDescription } from "./ccadl/chain_sampler.ts";
 export * from "./driver.ts";
+export * from "./run_memory.ts";
 export * from "./hmc/options.ts";
 export * from "./hmc/chain_sampler.ts";
 export * from "./hmc/run.ts";
