@@ -112,7 +112,7 @@ export type {
 } from "./dual_averaging.ts";
 export type { CostCounter, DataModel, Model } from "../models/model.ts";
 export type { Rng } from "../random/rng.ts";
-export { type AscentCheck, findUnboundedAscent } from "./optimize_start.ts";
+export { type AscentCheck, findUnboundedAscent } from "./unbounded_ascent.ts";
 export {
   assertProperPosterior,
   checkGlmPosterior,
