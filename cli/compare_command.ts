@@ -14,20 +14,21 @@
  * model flags before the first `--fit` apply to every fit, those after a
  * `--fit` to that fit only (and override the common ones); the comparison's
  * own flags (`--observations`, `--seed`, …) may stand anywhere. The statistics are in
- * diagnostics/loo_subsample.ts and diagnostics/loo.ts.
+ * diagnostics/loo_subsample.ts, diagnostics/loo_compare.ts and diagnostics/loo.ts.
  *
  * @module
  */
 import { basename } from "node:path";
 import { dataViews } from "../core/row_buffer.ts";
-import type { LooResult } from "../diagnostics/loo.ts";
+import { looCombine, type LooResult } from "../diagnostics/loo.ts";
 import {
-  elpdLooApproximation,
-  looCombine,
   looCompareSubsample,
   type LooFit,
-  looFromModel,
   type LooSubsampleCompareRow,
+} from "../diagnostics/loo_compare.ts";
+import {
+  elpdLooApproximation,
+  looFromModel,
   looSubsampleFromPointwise,
   subsampleIndices,
 } from "../diagnostics/loo_subsample.ts";
