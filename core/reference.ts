@@ -16,9 +16,8 @@
  *
  * Every call re-derives its typed-array views from `memory.buffer`, so the
  * reference stays correct after the memory grows. The loops are deliberately
- * plain: clarity over speed. The families' per-row terms are in
- * reference_family.ts (codes 0–2) and reference_ext.ts (codes 3–8), the
- * vector kernels in reference_vector.ts.
+ * plain: clarity over speed. Per-row family terms: reference_family.ts (codes
+ * 0–2), reference_ext.ts (3–8); vector kernels: reference_vector.ts.
  *
  * @module
  */
