@@ -1,13 +1,15 @@
 /// <reference lib="dom" />
 /**
- * The demo page's file model fields (family and its options, formula,
- * priors) as the CLI's flags, which the worker hands to the CLI's own model
- * code; the default formula `response ~ every other column` of a loaded file,
- * and the Response list following the formula.
+ * The demo page's loaded file and its model fields: the file in one line,
+ * the fields (family and its options, formula, priors) as the CLI's flags,
+ * which the worker hands to the CLI's own model code, the default formula
+ * `response ~ every other column`, the Response list following the formula,
+ * and which fields are shown.
  *
  * @module
  */
 import { _$ } from "./dom.ts";
+import { int } from "./summary_table.ts";
 import type { TableCheck } from "./table.ts";
 
 /** A column name as a formula term (back-quoted unless a plain name). */
@@ -69,4 +71,57 @@ export function fileFlags(
     flags["prior-aux"] = v("priorAux");
   }
   return flags;
+}
+
+/**
+ * Show the controls that apply: the family fixed by a synthetic data set,
+ * the file's fields for a file, the family's own fields.
+ */
+export function syncControls(): void {
+  const dataset = _$<HTMLSelectElement>("dataset").value;
+  const family = _$<HTMLSelectElement>("family");
+  if (dataset === "higgs") family.value = "logistic";
+  if (dataset === "gaussian") family.value = "gaussian";
+  family.disabled = dataset !== "csv";
+  _$("d-label").hidden = dataset !== "gaussian";
+  _$("n").parentElement!.parentElement!.hidden = dataset === "csv";
+  for (const el of document.querySelectorAll<HTMLElement>(".file-only")) {
+    el.hidden = dataset !== "csv";
+  }
+  for (const el of document.querySelectorAll<HTMLElement>(".synthetic-only")) {
+    el.hidden = dataset === "csv";
+  }
+  for (const el of document.querySelectorAll<HTMLElement>(".fam")) {
+    el.hidden = !el.classList.contains(`fam-${family.value}`);
+  }
+}
+
+/**
+ * A loaded file in one line: rows, columns with their kinds, the delimiter,
+ * and the missing cells per column.
+ *
+ * @param name The file's name.
+ * @param check The file's check.
+ * @returns The line.
+ */
+export function fileSummary(name: string, check: TableCheck): string {
+  const delim = check.delimiter === null
+    ? "Parquet"
+    : `delimiter ${check.delimiter === "\t" ? "tab" : JSON.stringify(check.delimiter)}`;
+  const missing = check.columns.filter((c) => c.missing > 0);
+  return `${name}: ${int(check.numRows)} rows, ${check.columns.length} columns (${delim}); ` +
+    check.columns.map((c) =>
+      `${c.name} ${
+        c.kind === "text"
+          ? `text, ${c.numLevels} levels`
+          : c.kind === "bad"
+          ? "(problem)"
+          : "numeric"
+      }`
+    ).join(", ") +
+    (missing.length === 0
+      ? ". No missing cells."
+      : `. Missing cells (rows dropped when the model uses the column): ${
+        missing.map((c) => `${c.name} ${c.missing}`).join(", ")
+      }.`);
 }

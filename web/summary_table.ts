@@ -2,8 +2,9 @@
 /**
  * The demo page's tables and the numbers in them: the summary table (built
  * once per set of parameters, its cells updated in place while the sampler
- * streams), the cost block, the per-chain table, and the formatting they
- * share (decimals, significant digits, thousands separators, HTML escapes).
+ * streams), the cost block, the per-chain table, the verdict, the draws as
+ * CSV, and the formatting they share (decimals, significant digits,
+ * thousands separators, HTML escapes).
  *
  * @module
  */
@@ -170,4 +171,40 @@ export function renderChains(chains: readonly ChainReport[], numSamples: number)
         (c.wallTimeMs.sampling / 1000).toFixed(2)
       } s</td></tr>`
     ).join("") + `</tbody></table></div>`;
+}
+
+/**
+ * The verdict block beside the summary.
+ *
+ * @param lines The verdict's lines (null: none yet).
+ * @param converged Whether every check passed.
+ */
+export function renderVerdict(lines: string[] | null, converged: boolean): void {
+  const el = _$("verdict");
+  el.textContent = lines === null ? "" : lines.join("\n");
+  el.hidden = lines === null;
+  el.classList.toggle("bad", !converged);
+}
+
+/**
+ * The draws on screen as CSV, as the worker writes it (for a stopped run).
+ *
+ * @param run The parameter names, whether the run is signed, and the draw rows.
+ * @returns The CSV text.
+ */
+export function drawsCsv(
+  run: { readonly names: string[]; readonly signed: boolean; readonly rows: number[][] },
+): string {
+  const quote = (s: string) => /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  const header = [
+    ".chain",
+    ".iteration",
+    ".draw",
+    ...run.names,
+    ...(run.signed ? ["sign"] : []),
+  ];
+  const rows = [...run.rows].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  // posterior's columns, 1-based; .draw numbers the rows kept.
+  const lines = rows.map((r, i) => [r[0] + 1, r[1] + 1, i + 1, ...r.slice(2)].join(","));
+  return [header.map(quote).join(","), ...lines].join("\n") + "\n";
 }
