@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { formatPpcTable, posteriorPredictiveCheck, ppcFigureSpecs } from "../models/ppc.ts";
+import { posteriorPredictiveCheck } from "../models/ppc.ts";
+import { formatPpcTable, ppcFigureSpecs } from "../models/ppc_report.ts";
 import { renderSvg } from "../replicate/render.ts";
 import { CliUsageError, type FlagSpec, intFlag, parseFlags, resolveUserPath } from "./args.ts";
 import { readDrawsFiles } from "./draws_files.ts";

@@ -14,48 +14,28 @@
  * model flags before the first `--fit` apply to every fit, those after a
  * `--fit` to that fit only (and override the common ones); the comparison's
  * own flags (`--observations`, `--seed`, …) may stand anywhere. The statistics are in
- * diagnostics/loo_subsample.ts and diagnostics/loo.ts.
+ * diagnostics/loo_subsample.ts, diagnostics/loo_compare.ts and diagnostics/loo.ts.
  *
  * @module
  */
-import { basename } from "node:path";
 import { dataViews } from "../core/row_buffer.ts";
-import type { LooResult } from "../diagnostics/loo.ts";
+import { looCombine, type LooResult } from "../diagnostics/loo.ts";
 import {
-  elpdLooApproximation,
-  looCombine,
   looCompareSubsample,
   type LooFit,
-  looFromModel,
   type LooSubsampleCompareRow,
+} from "../diagnostics/loo_compare.ts";
+import {
+  elpdLooApproximation,
+  looFromModel,
   looSubsampleFromPointwise,
   subsampleIndices,
 } from "../diagnostics/loo_subsample.ts";
 import type { GlmData } from "../data/dataset.ts";
 import type { GlmModel } from "../models/glm.ts";
-import { CliUsageError, type FlagSpec, intFlag, parseFlags, resolveUserPath } from "./args.ts";
-import { readDrawsFiles } from "./draws_files.ts";
-import {
-  checkModelFlags,
-  FAMILY_OPTION_FLAGS,
-  familyFromFlags,
-  GLM_DATA_FLAGS,
-  MODEL_FLAGS,
-} from "./model_flags.ts";
+import { CliUsageError, intFlag } from "./args.ts";
+import { type Fit, loadFit, parseFitGroups } from "./compare_fits.ts";
 import { familyFlagsHelp, modelFlagsHelp } from "./model_help.ts";
-import { drawsDataModel } from "./model_options.ts";
-
-const _MODEL_FLAGS: FlagSpec = { ...GLM_DATA_FLAGS, ...FAMILY_OPTION_FLAGS, ...MODEL_FLAGS };
-
-const _COMMON_FLAGS: FlagSpec = {
-  ..._MODEL_FLAGS,
-  observations: { type: "string" },
-  "target-se": { type: "string" },
-  approximation: { type: "string" },
-  "approximation-draws": { type: "string" },
-  seed: { type: "string" },
-  help: { type: "boolean", short: "h" },
-};
 
 /** Rows up to which `--observations` defaults to all (full PSIS-LOO). */
 const _FULL_UP_TO = 10_000;
@@ -108,149 +88,6 @@ export function compareHelp(): string {
     "  tallmc compare --data counts.csv --response y \\",
     "    --fit pois=pois.csv --family poisson --fit nb=nb.csv --family negative-binomial",
   ].join("\n");
-}
-
-/** One `--fit` group: its name, draws files and merged flag values. */
-interface _FitSpec {
-  name: string;
-  paths: string[];
-  values: Record<string, unknown>;
-}
-
-/** Split the arguments at each `--fit` and parse each part. */
-function _parseGroups(args: string[]): {
-  common: Record<string, string | boolean | undefined>;
-  fits: _FitSpec[];
-} {
-  const isFit = (a: string) => a === "--fit" || a.startsWith("--fit=");
-  const first = args.findIndex(isFit);
-  const head = first < 0 ? args : args.slice(0, first);
-  const { values: common } = parseFlags("compare", head, { flags: _COMMON_FLAGS });
-  const fits: _FitSpec[] = [];
-  if (first < 0) return { common, fits };
-  let i = first;
-  while (i < args.length) {
-    let spec: string | undefined;
-    if (args[i].startsWith("--fit=")) spec = args[i++].slice(6);
-    else {
-      spec = args[i + 1];
-      i += 2;
-    }
-    if (spec === undefined || spec === "" || spec.startsWith("--")) {
-      throw new CliUsageError("--fit needs a value: [NAME=]DRAWS.csv");
-    }
-    let j = i;
-    while (j < args.length && !isFit(args[j])) j++;
-    const { values } = parseFlags("compare", args.slice(i, j), { flags: _COMMON_FLAGS });
-    // The comparison's own flags may follow a --fit too; they apply to every fit.
-    for (const k of Object.keys(_COMMON_FLAGS)) {
-      if (k in _MODEL_FLAGS || values[k] === undefined) continue;
-      if (common[k] !== undefined && common[k] !== values[k]) {
-        throw new CliUsageError(
-          `--${k} is given twice (${JSON.stringify(common[k])} and ${
-            JSON.stringify(values[k])
-          }); it applies to every fit: give it once`,
-        );
-      }
-      common[k] = values[k];
-    }
-    i = j;
-    const eq = spec.indexOf("=");
-    const name = eq > 0 ? spec.slice(0, eq) : undefined;
-    const files = (eq > 0 ? spec.slice(eq + 1) : spec).split(",").filter((p) => p !== "");
-    if (files.length === 0) throw new CliUsageError(`--fit ${spec} names no draws file`);
-    const paths = files.map(resolveUserPath);
-    const merged: Record<string, unknown> = {};
-    for (const k of Object.keys(_MODEL_FLAGS)) {
-      const v = values[k] !== undefined ? values[k] : common[k];
-      if (v !== undefined) merged[k] = v;
-    }
-    fits.push({
-      name: name ?? basename(files[0]).replace(/(_1)?\.csv$/i, ""),
-      paths,
-      values: merged,
-    });
-  }
-  return { common, fits };
-}
-
-/** A loaded fit: its model, draws in the model's parameter order, chain ids. */
-interface _Fit {
-  name: string;
-  model: GlmModel;
-  draws: Float64Array[];
-  chainIds: number[] | null;
-  family: string;
-}
-
-async function _loadFit(
-  spec: _FitSpec,
-  dataCache: Map<string, Promise<GlmData>>,
-): Promise<_Fit> {
-  const values = spec.values;
-  checkModelFlags(values);
-  for (const req of ["family", "data", ...(values.formula === undefined ? ["response"] : [])]) {
-    if (values[req] === undefined) {
-      throw new CliUsageError(
-        `fit ${JSON.stringify(spec.name)} needs --${req} (before the first --fit for every ` +
-          `fit, or after its --fit; see tallmc compare --help)`,
-      );
-    }
-  }
-  const dataPath = resolveUserPath(values.data as string);
-  const table = await readDrawsFiles(spec.paths, { dataPath });
-  for (const w of table.warnings ?? []) console.error(`tallmc: warning: ${w}`);
-  if (table.extra.sign) {
-    console.error(
-      `tallmc: warning: fit ${spec.name}: the draws carry signs (signed HMC-ECS); ` +
-        "LOO treats them all as positive",
-    );
-  }
-  const model = await drawsDataModel(dataPath, values, {
-    choice: familyFromFlags(values),
-    resolvePath: resolveUserPath,
-    dataCache,
-  });
-  const names = model.parameterNames;
-  const missing = names.filter((n) => !table.parameterNames.includes(n));
-  const extra = table.parameterNames.filter((n) => !names.includes(n));
-  if (missing.length > 0 || extra.length > 0) {
-    model.dispose();
-    const list = (xs: readonly string[]) => xs.map((m) => JSON.stringify(m)).join(", ");
-    throw new CliUsageError(
-      `fit ${JSON.stringify(spec.name)}: the draws (${spec.paths[0]}) have parameters ${
-        list(table.parameterNames)
-      }, the model ${list(names)}; give the model flags the draws were sampled with`,
-    );
-  }
-  const cols = names.map((n) => table.parameterNames.indexOf(n));
-  const draws: Float64Array[] = [];
-  const chainIds: number[] = [];
-  const lengths = table.draws.map((c) => c[0]?.length ?? 0);
-  table.draws.forEach((chain, c) => {
-    for (let t = 0; t < lengths[c]; t++) {
-      draws.push(Float64Array.from(cols, (j) => chain[j][t]));
-      chainIds.push(c);
-    }
-  });
-  if (draws.length < 2) {
-    model.dispose();
-    throw new CliUsageError(`fit ${spec.name}: ${spec.paths[0]} holds ${draws.length} draws`);
-  }
-  const equal = lengths.every((l) => l === lengths[0]) && lengths[0] >= 4;
-  if (!equal) {
-    console.error(
-      `tallmc: warning: fit ${spec.name}: the chains hold ${lengths.join(", ")} draws; ` +
-        "relative efficiencies need equal chains of at least 4, so r_eff = 1 is used",
-    );
-  }
-  return {
-    name: spec.name,
-    model,
-    draws,
-    chainIds: equal ? chainIds : null,
-    family: values.family as string,
-  };
 }
 
 /** The response vector of a GLM model (read from its arena). */
@@ -332,7 +169,7 @@ export function formatCompareTable(
  *   model, or fits of different rows (exit code 2).
  */
 export async function compareCommand(args: string[]): Promise<number> {
-  const { common, fits: specs } = _parseGroups(args);
+  const { common, fits: specs } = parseFitGroups(args);
   if (common.help) {
     console.log(compareHelp());
     return 0;
@@ -374,13 +211,13 @@ export async function compareCommand(args: string[]): Promise<number> {
   }
 
   const t0 = performance.now();
-  const fits: _Fit[] = [];
+  const fits: Fit[] = [];
   // Fits over the same rows (file, response, columns, coding) read the file once.
   const dataCache = new Map<string, Promise<GlmData>>();
   let n = -1, y: Float64Array | null = null;
   try {
     for (const spec of specs) {
-      const fit = await _loadFit(spec, dataCache);
+      const fit = await loadFit(spec, dataCache);
       fits.push(fit);
       const yi = _response(fit.model);
       if (y === null) {
@@ -411,7 +248,7 @@ export async function compareCommand(args: string[]): Promise<number> {
     if (!full && (m < 2 || m > n)) {
       throw new CliUsageError(`--observations must be all or 2 … ${n} (the rows), got ${m}`);
     }
-    const rEffOf = (f: _Fit) => (f.chainIds === null ? { rEff: 1 } : { chainIds: f.chainIds });
+    const rEffOf = (f: Fit) => (f.chainIds === null ? { rEff: 1 } : { chainIds: f.chainIds });
     let results: Record<string, LooFit> = {};
     let rows: LooSubsampleCompareRow[];
     let tApprox = 0;

@@ -10,7 +10,10 @@
  * place (also when a chain stopped, on SIGINT / SIGTERM, or when the disk is
  * full, with the whole rows on disk) → report divergences and early stops →
  * print the summary (a failure there cannot lose the draws). A run that
- * cannot start leaves `--out` as it was. See docs/cli_files.md.
+ * cannot start leaves `--out` as it was. See docs/cli_files.md. The help text
+ * is in ./sample_help.ts, the sampler flags' checks in ./sample_flags.ts,
+ * opening `--data` (files and database tables) in ./sample_data.ts, the run
+ * and its reports in ./sample_run.ts.
  *
  * Exit codes: 0 when every chain ran to the end (divergent transitions, if
  * any, are reported as Stan does), 2 for bad flags or data, when a chain
@@ -34,26 +37,18 @@ import {
   parseFlags,
   resolveUserPath,
 } from "./args.ts";
-import {
-  databaseCentring,
-  databaseRefusal,
-  laplaceStarts,
-  openDatabaseModel,
-} from "./database_model.ts";
+import { databaseCentring, laplaceStarts } from "./database_model.ts";
 import { DrawsFileWriter } from "./draws_writer.ts";
 import { cmdstanChainPath, CmdStanDrawsWriter } from "./cmdstan_writer.ts";
-import { binaryKind, headBytes } from "./file_kind.ts";
 import { checkWritable, refuseSameFile } from "./safe_output.ts";
-import { initFromFlag, printVerdict, RUN_CHECK_FLAGS, runCheckHelp } from "./verdict_print.ts";
+import { initFromFlag, printVerdict, RUN_CHECK_FLAGS } from "./verdict_print.ts";
 import { ChainProgress } from "./progress.ts";
 import {
   checkModelFlags,
   FAMILY_OPTION_FLAGS,
-  familyFlagsHelp,
   familyFromFlags,
   GLM_DATA_FLAGS,
   MODEL_FLAGS,
-  modelFlagsHelp,
   modelFromFlags,
 } from "./model_options.ts";
 import {
@@ -75,8 +70,8 @@ import {
   Stopped as _Stopped,
   StopWatch as _StopWatch,
 } from "./sample_run.ts";
-
-export { MAX_RUN_BYTES, runBytes } from "../samplers/driver.ts";
+import { openSampleData } from "./sample_data.ts";
+import { sampleHelp } from "./sample_help.ts";
 
 const _COMMON_FLAGS: FlagSpec = {
   ...GLM_DATA_FLAGS,
@@ -96,91 +91,6 @@ const _COMMON_FLAGS: FlagSpec = {
 
 /** Files `--format cmdstan` may hold open at once (one per chain). */
 const _MAX_CMDSTAN_FILES = 256;
-
-/**
- * The `sample --help` text, with the samplers and their options read from
- * the registry.
- *
- * @returns The help text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { sampleHelp } from "./sample_command.ts";
- * assert.match(sampleHelp(), /--sampler S +hmc \| nuts \| rwmh \| sgld/);
- * assert.match(sampleHelp(), /--num-steps/);
- * ```
- */
-export function sampleHelp(): string {
-  const lines = [
-    "Usage: tallmc sample --family F --data FILE.csv --response COL [options]",
-    "",
-    "Draw from the posterior of a GLM.",
-    "",
-    "Required:",
-    "  --family F          logistic | gaussian | poisson | student-t | negative-binomial | binomial",
-    "                      (see Families below)",
-    "  --data FILE         CSV file with a header row, or a .parquet file: numbers, a",
-    "                      two-level text response, text columns with --formula; or a",
-    "                      table: postgres://user@host:port/db?table=T[&key=COL] or",
-    "                      clickhouse://user@host:http_port/db?table=T[&key=COL] (password",
-    "                      from PGPASSWORD / CLICKHOUSE_PASSWORD; needs --allow-net). With",
-    "                      --sampler hmc-ecs and &key=COL (integers 0…n−1 or base…base+n−1)",
-    "                      the rows stay in the database: fetched by key, one centring",
-    "                      in SQL shared by every chain",
-    "  --response COL      name of the response column",
-    "",
-    "Options:",
-    `  --sampler S         ${samplerNames().join(" | ")} (default hmc)`,
-    "  --samples N         draws per chain after warmup (default 1000)",
-    "  --warmup N          warmup iterations per chain (default 1000; burn-in for SG samplers)",
-    "  --chains N          number of chains (default 4)",
-    "  --workers N         run chains in N workers over one shared copy of the data (default:",
-    "                      one per core, at most one per chain; 0 = this thread); draws are",
-    "                      identical for every N",
-    "  --seed N            random seed (default 1)",
-    "  --out FILE          draws as CSV (.chain,.iteration,.draw,params…, 1-based), written as",
-    "                      they are made beside FILE and renamed to it when the run ends or is stopped;",
-    "                      σ and φ as log_sigma and log_phi (the summary adds sigma and phi)",
-    "  --format F          tallmc (default) | cmdstan: CmdStan's CSV, one file per chain",
-    "                      (--out draws.csv → draws_1.csv, draws_2.csv, …); docs/draws_format.md",
-    "  --columns A,B,…     covariates to use (default: all but the response)",
-    "  --no-intercept      do not prepend an intercept column",
-    "  --f32               store X as f32 (half the memory; f64 accumulation)",
-    "  --thin N            keep every N-th draw (default 1)",
-    "  --quiet             no progress bar",
-    "  -h, --help          this help",
-    ...familyFlagsHelp(),
-    ...modelFlagsHelp(),
-    ...runCheckHelp(),
-  ];
-  for (const name of samplerNames()) {
-    const d = getSampler(name);
-    lines.push("", `Sampler ${name}: ${d.summary}${d.isExact ? "" : " [approximate]"}`);
-    lines.push(`  (${d.references})`);
-    for (const o of d.options ?? []) {
-      const arg = o.type === "boolean"
-        ? "yes|no"
-        : o.type === "choice"
-        ? (o.choices ?? []).join("|")
-        : o.type === "integer"
-        ? "N"
-        : "X";
-      const flag = `  --${o.flag} ${arg}`, indent = " ".repeat(22);
-      lines.push(flag.length < 22 ? flag.padEnd(22) + o.help : `${flag}\n${indent}${o.help}`);
-      lines.push(`${indent}default: ${o.default}`);
-    }
-  }
-  lines.push(
-    "",
-    "Exit codes: 0 ok; 2 bad flags or data, a chain stopped early (its draws before",
-    "the stop are in --out) or a full disk (the whole rows on disk are kept and counted);",
-    "3 with --strict when the verdict fails;",
-    "130 / 143 on SIGINT / SIGTERM (every draw made is kept; the counts are printed).",
-    "Divergent transitions are counted and reported, as in Stan.",
-  );
-  return lines.join("\n");
-}
 
 /**
  * Run `tallmc sample`.
@@ -302,62 +212,18 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       checkWritable(target, "--out");
     }
   }
-  let dataLabel = dataPath, dbRemove = () => Promise.resolve();
-  // HMC-ECS over a keyed table: the rows stay in the engine (cli/database_model.ts).
-  let dbModel: DatabaseGlmModel | null = null;
-  if (dbUrl !== null) {
-    const db = await import("../engines/database_rows.ts");
-    const label = db.redactDatabaseUrl(dbUrl);
-    let why = databaseRefusal(dbUrl, values, samplerName);
-    if (why === null) {
-      let opened;
-      try {
-        opened = await openDatabaseModel(
-          dbUrl,
-          values.response as string,
-          async (path) =>
-            (await modelFromFlags(loadCore(), path, values, { choice, storage: "f64" })).model,
-        );
-      } catch (e) {
-        const msg = _userMessage((e as Error).message, null);
-        throw new CliUsageError(msg.includes(label) ? `--data: ${msg}` : `--data ${label}: ${msg}`);
-      }
-      if ("model" in opened) {
-        dbModel = opened.model;
-        cleanups.push(() => opened.model.close());
-      } else why = opened.reason;
-    }
-    if (dbModel !== null) {
-      dataLabel = label;
-      if (numWorkers > 0 && values.workers !== undefined && !values.quiet) {
-        console.error(
-          `tallmc: note: --workers ${numWorkers}: chains run in this thread (the rows are fetched by key over one connection)`,
-        );
-      }
-      numWorkers = 0;
-      if (!values.quiet) {
-        console.log(
-          `rows stay in the database: ${dbModel.numRows} rows fetched by key per subsample update, full-data passes run as SQL`,
-        );
-      }
-    } else if (!values.quiet) {
-      console.error(
-        `tallmc: note: --data ${label}: the whole table is read into this process: ${why}`,
-      );
-    }
-  }
-  if (dbUrl !== null && dbModel === null) {
-    const db = await import("../engines/database_rows.ts");
-    try {
-      const t = await db.databaseTableToCsv(dbUrl);
-      dataPath = t.path;
-      dataLabel = t.label;
-      dbRemove = t.remove;
-    } catch (e) {
-      throw new CliUsageError(`--data ${db.redactDatabaseUrl(dbUrl)}: ${(e as Error).message}`);
-    }
-  }
-  if (dbModel === null) await _checkDataFile(dataPath);
+  const source = await openSampleData(values, {
+    dbUrl,
+    dataPath,
+    samplerName,
+    choice,
+    numWorkers,
+    cleanups,
+  });
+  const { dbModel, dataLabel, remove: dbRemove } = source;
+  dataPath = source.dataPath;
+  // The rows are fetched by key over one connection: the chains run in this thread.
+  if (dbModel !== null) numWorkers = 0;
 
   // Workers read the data in place: it must sit in a shared memory.
   const arena = loadCore({ shared: numWorkers > 0 });
@@ -583,32 +449,4 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     strict: Boolean(values.strict),
   });
   return code !== 0 ? code : checked.code;
-}
-
-/** Refuse a `--data` path that is missing, a directory or a binary file other than Parquet. */
-async function _checkDataFile(dataPath: string): Promise<void> {
-  let dataInfo: Deno.FileInfo;
-  try {
-    dataInfo = dataPath === "-"
-      ? { isDirectory: false } as Deno.FileInfo
-      : await Deno.stat(dataPath);
-  } catch (e) {
-    throw new CliUsageError(`--data ${dataPath} cannot be read: ${(e as Error).message}`);
-  }
-  if (dataInfo.isDirectory) {
-    throw new CliUsageError(
-      `--data ${dataPath} is a directory; give the path of a CSV or Parquet file`,
-    );
-  }
-  if (!/\.parquet$/i.test(dataPath)) {
-    const head = headBytes(dataPath);
-    const kind = head === null ? null : binaryKind(head);
-    if (kind !== null) {
-      throw new CliUsageError(
-        `--data ${dataPath} is ${kind}, not CSV text${
-          /Parquet/.test(kind) ? "; name it with the extension .parquet to read it as Parquet" : ""
-        }`,
-      );
-    }
-  }
 }

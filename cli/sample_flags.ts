@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { MAX_RUN_BYTES, runBytes } from "../samplers/driver.ts";
+import { MAX_RUN_BYTES, runBytes } from "../samplers/run_memory.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import type { SamplerDescription, SamplerOption } from "../samplers/sampler.ts";
 import { CliUsageError, intFlag, numberFlag } from "./args.ts";

@@ -16,19 +16,20 @@
  *
  * Every call re-derives its typed-array views from `memory.buffer`, so the
  * reference stays correct after the memory grows. The loops are deliberately
- * plain: clarity over speed.
+ * plain: clarity over speed. Per-row family terms: reference_family.ts (codes
+ * 0–2), reference_ext.ts (3–8); vector kernels: reference_vector.ts.
  *
  * @module
  */
 
-import { logGamma } from "../math/special.ts";
-import { type CoreExports, FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "./exports.ts";
+import type { CoreExports } from "./exports.ts";
 import { _extRow, _numExtra, _setupExt } from "./reference_ext.ts";
+import { _checkFamily, _familyRow } from "./reference_family.ts";
+import { referenceVectorKernels } from "./reference_vector.ts";
 
 /** Where the reference's "heap" starts: nothing static lives below it. */
 const _REFERENCE_HEAP_BASE = 16;
 
-const _LOG_2PI = 1.8378770664093453; // log(2π)
 /**
  * A position outside the likelihood's domain (τ = log σ or log φ, or
  * ω = log(ν − 1), outside (−700, 700)): the density there is zero, so a
@@ -98,47 +99,6 @@ export function invalidArgumentError(what: number, value: number): RangeError {
     );
   }
   return new RangeError(`Gaussian σ (famParam) must be positive and finite, got ${value}`);
-}
-
-/** Throw unless `family` (and σ for the Gaussian) are valid. */
-function _checkFamily(family: number, famParam: number): void {
-  if (family !== FAMILY_LOGISTIC && family !== FAMILY_GAUSSIAN && family !== FAMILY_POISSON) {
-    throw invalidArgumentError(0, family);
-  }
-  if (family === FAMILY_GAUSSIAN && !(famParam > 0 && famParam < Infinity)) {
-    throw invalidArgumentError(2, famParam);
-  }
-}
-
-/** Per-row family evaluation: ℓ, dℓ/dη, d²ℓ/dη² written into `out[0..3]`. */
-function _familyRow(
-  family: number,
-  famParam: number,
-  eta: number,
-  y: number,
-  out: Float64Array,
-): void {
-  if (family === FAMILY_LOGISTIC) {
-    // ℓ = yη − softplus(η), softplus(η) = max(η,0) + log1p(e^{−|η|})
-    const e = Math.exp(-Math.abs(eta));
-    const p = 1 / (1 + e);
-    const sig = eta >= 0 ? p : e * p; // σ(η)
-    out[0] = (y * eta - Math.max(eta, 0)) - Math.log1p(e); // no cancellation for y ∈ {0,1}
-    out[1] = y - sig;
-    out[2] = -(e * p * p); // −σ(η)σ(−η)
-  } else if (family === FAMILY_GAUSSIAN) {
-    const inv = 1 / (famParam * famParam);
-    const c0 = -0.5 * (_LOG_2PI + Math.log(famParam * famParam));
-    const r = y - eta;
-    out[0] = c0 - 0.5 * (r * r) * inv;
-    out[1] = r * inv;
-    out[2] = -inv;
-  } else {
-    const mu = Math.exp(eta);
-    out[0] = y * eta - mu - logGamma(y + 1);
-    out[1] = y - mu;
-    out[2] = -mu;
-  }
 }
 
 /** Fresh views over the whole buffer (cheap; no copy). */
@@ -501,28 +461,7 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
       }
     },
 
-    axpy(n, a, x, y) {
-      const v = _views(memory);
-      for (let i = 0; i < n; i++) v.f64[y / 8 + i] += a * v.f64[x / 8 + i];
-    },
-    dot(n, x, y) {
-      const v = _views(memory);
-      let s = 0;
-      for (let i = 0; i < n; i++) s += v.f64[x / 8 + i] * v.f64[y / 8 + i];
-      return s;
-    },
-    matvec(r, c, a, x, y) {
-      const v = _views(memory);
-      for (let i = 0; i < r; i++) {
-        let s = 0;
-        for (let j = 0; j < c; j++) s += v.f64[a / 8 + i * c + j] * v.f64[x / 8 + j];
-        v.f64[y / 8 + i] = s;
-      }
-    },
-    mulElem(n, vv, x, y) {
-      const v = _views(memory);
-      for (let i = 0; i < n; i++) v.f64[y / 8 + i] = v.f64[vv / 8 + i] * v.f64[x / 8 + i];
-    },
+    ...referenceVectorKernels(memory),
 
     llDiffIdx: (family, famParam, x, y, d, idx, m, theta, thetaP, diffOut) =>
       llDiff(8, family, famParam, x, y, d, idx, m, theta, thetaP, diffOut),

@@ -177,3 +177,13 @@ export function _upperBound(sorted: Float64Array, v: number): number {
   }
   return lo;
 }
+
+/** log Σ exp(xᵢ), computed from the largest term (−Infinity for no or all −Infinity terms). */
+export function _logSumExp(x: ArrayLike<number>): number {
+  let m = -Infinity;
+  for (let i = 0; i < x.length; i++) if (x[i] > m) m = x[i];
+  if (m === -Infinity || m === Infinity) return m;
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.exp(x[i] - m);
+  return m + Math.log(s);
+}

@@ -1,8 +1,10 @@
 /**
  * Leave-one-out cross-validation by Pareto-smoothed importance sampling
  * (PSIS-LOO) from a matrix of pointwise log-likelihoods, with the Pareto k̂
- * diagnostics, relative efficiencies from chain ids, and a paired comparison
- * of several models.
+ * diagnostics and relative efficiencies from chain ids. This module is the
+ * `./diagnostics/loo` entry point: it also exports PSIS itself (psis.ts), the
+ * comparison of models (loo_compare.ts) and subsampling LOO for tall data
+ * (loo_subsample.ts).
  *
  * For each observation i the raw importance ratios are rₛ = 1 / p(yᵢ | θˢ).
  * The M = ⌈min(0.2 S, 3 √(S / r_eff))⌉ largest are replaced by the expected
@@ -25,8 +27,10 @@
  */
 
 import { _autocovariance } from "./fft.ts";
+import { paretoKThreshold, psis } from "./psis.ts";
+import { totalEstimate } from "./total_estimates.ts";
 import { _normalQuantile } from "./_special.ts";
-import { _describe } from "./_util.ts";
+import { _describe, _logSumExp } from "./_util.ts";
 
 /** A pointwise log-likelihood matrix: S draws, each an array of n observations. */
 export type LogLikMatrix = readonly ArrayLike<number>[];
@@ -108,133 +112,8 @@ export interface LooResult {
   mcseElpdLoo: number | null;
 }
 
-/** Result of {@linkcode psis} for one vector of log importance ratios. */
-export interface PsisResult {
-  /** Smoothed, truncated log weights, normalized so that Σ exp = 1. */
-  logWeights: Float64Array;
-  /** Pareto k̂ (Infinity when the tail has fewer than 5 draws). */
-  paretoK: number;
-  /** Tail length M. */
-  tailLength: number;
-}
-
 /** Normal scores used for the Monte Carlo SE of elpd_loo,i (as R loo). */
 const MCSE_POINTS = 1000;
-
-/** ⌈min(0.2 S, 3 √(S / r_eff))⌉, the number of ratios smoothed. */
-export function psisTailLength(numDraws: number, rEff = 1): number {
-  return Math.ceil(Math.min(0.2 * numDraws, 3 * Math.sqrt(numDraws / rEff)));
-}
-
-/** min(1 − 1/log₁₀ S, 0.7). */
-export function paretoKThreshold(numDraws: number): number {
-  return Math.min(1 - 1 / Math.log10(numDraws), 0.7);
-}
-
-function _logSumExp(x: ArrayLike<number>): number {
-  let m = -Infinity;
-  for (let i = 0; i < x.length; i++) if (x[i] > m) m = x[i];
-  if (m === -Infinity || m === Infinity) return m;
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += Math.exp(x[i] - m);
-  return m + Math.log(s);
-}
-
-/**
- * Generalized Pareto fit to exceedances `x` (sorted increasingly, all ≥ 0) by
- * the Zhang & Stephens (2009) estimator with 30 + ⌊√N⌋ grid points and the
- * weakly informative prior on k (shrinkage towards 0.5 with 10 pseudo-draws).
- */
-export function gpdFit(x: ArrayLike<number>): { k: number; sigma: number } {
-  const n = x.length;
-  const prior = 3;
-  const m = 30 + Math.floor(Math.sqrt(n));
-  const xStar = x[Math.floor(n / 4 + 0.5) - 1]; // first quartile
-  const theta = new Float64Array(m), lTheta = new Float64Array(m);
-  for (let j = 0; j < m; j++) {
-    theta[j] = 1 / x[n - 1] + (1 - Math.sqrt(m / (j + 0.5))) / prior / xStar;
-    let k = 0;
-    for (let i = 0; i < n; i++) k += Math.log1p(-theta[j] * x[i]);
-    k /= n;
-    lTheta[j] = n * (Math.log(-theta[j] / k) - k - 1);
-  }
-  const lse = _logSumExp(lTheta);
-  let thetaHat = 0;
-  for (let j = 0; j < m; j++) thetaHat += theta[j] * Math.exp(lTheta[j] - lse);
-  let k = 0;
-  for (let i = 0; i < n; i++) k += Math.log1p(-thetaHat * x[i]);
-  k /= n;
-  const sigma = -k / thetaHat;
-  k = (k * n) / (n + 10) + (10 * 0.5) / (n + 10);
-  return { k: Number.isNaN(k) ? Infinity : k, sigma };
-}
-
-/**
- * Indices of the `tail` largest values in increasing order, ties by index (as
- * a stable sort of all values would place them), and the largest value below
- * them; one typed-array sort instead of an index sort of all S values.
- */
-function _tail(lw: Float64Array, tail: number): { order: number[]; cutoff: number } {
-  const s = lw.length, first = s - tail;
-  const sorted = Float64Array.from(lw).sort();
-  const tailMin = sorted[first];
-  let ties = 0;
-  for (let j = first; j < s && sorted[j] === tailMin; j++) ties++;
-  const order: number[] = [], equal: number[] = [];
-  for (let i = 0; i < s; i++) {
-    if (lw[i] > tailMin) order.push(i);
-    else if (lw[i] === tailMin) equal.push(i);
-  }
-  for (let j = equal.length - ties; j < equal.length; j++) order.push(equal[j]);
-  order.sort((a, b) => lw[a] - lw[b] || a - b);
-  return { order, cutoff: sorted[first - 1] };
-}
-
-/**
- * Pareto-smoothed importance sampling of one vector of log importance ratios.
- *
- * @param logRatios S log ratios (for LOO: minus the observation's log-likelihoods).
- * @param rEff Relative efficiency of the ratios (sets the tail length).
- */
-export function psis(logRatios: ArrayLike<number>, rEff = 1): PsisResult {
-  const s = logRatios.length;
-  let max = -Infinity;
-  for (let i = 0; i < s; i++) {
-    if (!Number.isFinite(logRatios[i])) {
-      throw new RangeError(`psis: log ratio ${i + 1} must be finite, got ${logRatios[i]}`);
-    }
-    if (logRatios[i] > max) max = logRatios[i];
-  }
-  if (!(rEff > 0 && Number.isFinite(rEff))) {
-    throw new RangeError(`psis: rEff must be positive and finite, got ${_describe(rEff)}`);
-  }
-  const lw = new Float64Array(s);
-  for (let i = 0; i < s; i++) lw[i] = logRatios[i] - max;
-  const tail = psisTailLength(s, rEff);
-  let k = Infinity;
-  if (tail >= 5) {
-    const { order, cutoff } = _tail(lw, tail);
-    const lo = lw[order[0]], hi = lw[order[tail - 1]];
-    if (Math.abs(hi - lo) >= Number.EPSILON / 100) {
-      const expCutoff = Math.exp(cutoff);
-      const exceed = new Float64Array(tail);
-      for (let j = 0; j < tail; j++) exceed[j] = Math.exp(lw[order[j]]) - expCutoff;
-      const fit = gpdFit(exceed);
-      k = fit.k;
-      if (Number.isFinite(k) && fit.sigma > 0) {
-        for (let j = 0; j < tail; j++) {
-          const p = (j + 0.5) / tail;
-          const q = (fit.sigma * Math.expm1(-k * Math.log1p(-p))) / k;
-          lw[order[j]] = Math.log(q + expCutoff);
-        }
-      }
-    }
-  }
-  for (let i = 0; i < s; i++) if (lw[i] > 0) lw[i] = 0; // truncate at the largest raw ratio
-  const lse = _logSumExp(lw);
-  for (let i = 0; i < s; i++) lw[i] -= lse;
-  return { logWeights: lw, paretoK: k, tailLength: tail };
-}
 
 /** Smallest integer ≥ n (and ≥ 2) with no prime factor other than 2, 3 and 5. */
 function _nextGoodSize(n: number): number {
@@ -393,16 +272,6 @@ export function relativeEff(logLik: LogLikMatrix, chainIds: ArrayLike<number>): 
   return out;
 }
 
-function _estimate(x: Float64Array): LooEstimate {
-  const n = x.length;
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += x[i];
-  const mean = sum / n;
-  let ss = 0;
-  for (let i = 0; i < n; i++) ss += (x[i] - mean) * (x[i] - mean);
-  return { estimate: sum, se: n > 1 ? Math.sqrt((n * ss) / (n - 1)) : NaN };
-}
-
 /**
  * PSIS-LOO from an S × n matrix of pointwise log-likelihoods.
  *
@@ -471,7 +340,9 @@ export function loo(logLik: LogLikMatrix, options: LooOptions = {}): LooResult {
       const z = e + sd * zn[r];
       if (z > 0) logZ[m++] = Math.log(z);
     }
-    mcse[i] = m < 2 ? Infinity : Math.sqrt(_estimate(logZ.subarray(0, m)).se ** 2 / m / rEff[i]);
+    mcse[i] = m < 2
+      ? Infinity
+      : Math.sqrt(totalEstimate(logZ.subarray(0, m)).se ** 2 / m / rEff[i]);
   }
   const kThreshold = paretoKThreshold(s);
   const bands: ParetoKBands = { good: 0, bad: 0, veryBad: 0, above07: 0 };
@@ -482,15 +353,63 @@ export function loo(logLik: LogLikMatrix, options: LooOptions = {}): LooResult {
     if (k[i] > 0.7) bands.above07++;
   }
   return {
-    elpdLoo: _estimate(elpd),
-    pLoo: _estimate(pLoo),
-    looic: _estimate(looic),
+    elpdLoo: totalEstimate(elpd),
+    pLoo: totalEstimate(pLoo),
+    looic: totalEstimate(looic),
     pointwise: { elpdLoo: elpd, pLoo, looic, paretoK: k, mcseElpdLoo: mcse, rEff },
     numDraws: s,
     numObservations: n,
     kThreshold,
     bands,
     mcseElpdLoo: bands.above07 > 0 ? null : Math.sqrt(mcse.reduce((a, b) => a + b * b, 0)),
+  };
+}
+
+/**
+ * One PSIS-LOO result from results on disjoint sets of observations (PSIS is
+ * done observation by observation, so this is the result of all of them at
+ * once): pointwise values concatenated in order, totals, SEs, bands and the
+ * Monte Carlo SE recomputed.
+ *
+ * @param parts {@linkcode loo} results with the same number of draws.
+ */
+export function looCombine(parts: readonly LooResult[]): LooResult {
+  if (parts.length === 0) throw new RangeError("looCombine: needs at least 1 result, got 0");
+  if (parts.length === 1) return parts[0];
+  const s = parts[0].numDraws;
+  if (parts.some((p) => p.numDraws !== s)) {
+    throw new RangeError(
+      `looCombine: every result must have the same draws; got ${parts.map((p) => p.numDraws)}`,
+    );
+  }
+  const keys = ["elpdLoo", "pLoo", "looic", "paretoK", "mcseElpdLoo", "rEff"] as const;
+  const total = parts.reduce((a, p) => a + p.numObservations, 0);
+  const pointwise = {} as LooPointwise;
+  for (const k of keys) {
+    const x = new Float64Array(total);
+    let off = 0;
+    for (const p of parts) {
+      x.set(p.pointwise[k], off);
+      off += p.numObservations;
+    }
+    pointwise[k] = x;
+  }
+  const bands: ParetoKBands = { good: 0, bad: 0, veryBad: 0, above07: 0 };
+  for (const p of parts) {
+    for (const b of ["good", "bad", "veryBad", "above07"] as const) bands[b] += p.bands[b];
+  }
+  return {
+    elpdLoo: totalEstimate(pointwise.elpdLoo),
+    pLoo: totalEstimate(pointwise.pLoo),
+    looic: totalEstimate(pointwise.looic),
+    pointwise,
+    numDraws: s,
+    numObservations: total,
+    kThreshold: parts[0].kThreshold,
+    bands,
+    mcseElpdLoo: bands.above07 > 0
+      ? null
+      : Math.sqrt(pointwise.mcseElpdLoo.reduce((a, b) => a + b * b, 0)),
   };
 }
 
@@ -545,71 +464,19 @@ export function pointwiseLogLik(
   return out;
 }
 
-/** One row of {@linkcode looCompare}, best model first. */
-export interface LooCompareRow {
-  /** The model's name (its key or index in the input). */
-  name: string;
-  /** elpd_loo of this model minus that of the best (0 for the best). */
-  elpdDiff: number;
-  /** SE of the difference: √(n · var(pointwise differences)) (0 for the best). */
-  seDiff: number;
-  /** The model's elpd_loo. */
-  elpdLoo: LooEstimate;
-  /** The model's p_loo. */
-  pLoo: LooEstimate;
-  /** The model's looic. */
-  looic: LooEstimate;
-}
-
-/**
- * Ranks models by elpd_loo, as R's `loo_compare`: each row's difference from
- * the best model with the standard error of the paired pointwise differences.
- *
- * @param fits Two or more {@linkcode loo} results on the same observations, by name.
- */
-export function looCompare(fits: Readonly<Record<string, LooResult>>): LooCompareRow[] {
-  const names = Object.keys(fits);
-  if (names.length < 2) {
-    throw new RangeError(`looCompare: needs at least 2 models, got ${names.length}`);
-  }
-  const n = fits[names[0]].numObservations;
-  for (const name of names) {
-    const f = fits[name];
-    if (f?.pointwise?.elpdLoo?.length !== n) {
-      throw new RangeError(
-        `looCompare: every model must have the same ${n} observations; ${
-          JSON.stringify(name)
-        } has ${f?.pointwise?.elpdLoo?.length}`,
-      );
-    }
-  }
-  const order = names.map((name, i) => ({ name, i })).sort((a, b) =>
-    fits[b.name].elpdLoo.estimate - fits[a.name].elpdLoo.estimate || a.i - b.i
-  );
-  const best = fits[order[0].name].pointwise.elpdLoo;
-  const diff = new Float64Array(n);
-  return order.map(({ name }, j) => {
-    const f = fits[name];
-    let seDiff = 0, elpdDiff = 0;
-    if (j > 0) {
-      for (let i = 0; i < n; i++) diff[i] = f.pointwise.elpdLoo[i] - best[i];
-      const e = _estimate(diff);
-      elpdDiff = e.estimate;
-      seDiff = e.se;
-    }
-    return { name, elpdDiff, seDiff, elpdLoo: f.elpdLoo, pLoo: f.pLoo, looic: f.looic };
-  });
-}
-
+export { gpdFit, paretoKThreshold, psis, type PsisResult, psisTailLength } from "./psis.ts";
+export {
+  looCompare,
+  type LooCompareRow,
+  looCompareSubsample,
+  type LooFit,
+  type LooSubsampleCompareRow,
+} from "./loo_compare.ts";
 export {
   elpdLooApproximation,
   type LooApproximation,
-  looCombine,
-  looCompareSubsample,
-  type LooFit,
   looFromModel,
   looSubsample,
-  type LooSubsampleCompareRow,
   type LooSubsampleEstimate,
   looSubsampleFromPointwise,
   type LooSubsampleOptions,

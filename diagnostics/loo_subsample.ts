@@ -2,8 +2,7 @@
  * Subsampling PSIS-LOO for tall data (Magnusson, Andersen, Jonasson &
  * Vehtari 2019 "Bayesian leave-one-out cross-validation for large data",
  * ICML; Magnusson, Andersen, Jonasson & Vehtari 2020 "Leave-one-out
- * cross-validation for Bayesian model comparison in large data", AISTATS),
- * and the comparison of models so estimated.
+ * cross-validation for Bayesian model comparison in large data", AISTATS).
  *
  * ```
  *  all n rows ── one pass at θ̄ (plpd) or K passes (lpd) ──→ π̃ᵢ ≈ elpd_loo,i
@@ -25,7 +24,8 @@
  * SE √(n var) and subsampling SE √(n²(1 − m/n) var / m) (as R loo 2.5.1).
  * A requested subsampling SE sets m: after each batch m grows to
  * ⌈n² s² / (SE² + n s²)⌉ (s² = var(e)), the m for which v̂ = SE², until v̂ ≤ SE²
- * or m = n.
+ * or m = n. The estimators of a total are in total_estimates.ts; the
+ * comparison of subsampled fits is in loo_compare.ts.
  *
  * @module
  */
@@ -33,14 +33,14 @@
 import {
   type LogLikMatrix,
   loo,
-  looCompare,
-  type LooEstimate,
+  looCombine,
   type LooPointwise,
   type LooResult,
   type ParetoKBands,
   pointwiseLogLik,
   type PointwiseLogLikModel,
 } from "./loo.ts";
+import { differenceEstimate, sampleVariance, srsEstimate } from "./total_estimates.ts";
 import { _describe } from "./_util.ts";
 
 /** How each observation's elpd_loo is approximated from all n rows. */
@@ -165,59 +165,6 @@ class _LazyPermutation {
   }
 }
 
-function _mean(x: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += x[i];
-  return s / x.length;
-}
-
-function _var(x: ArrayLike<number>): number {
-  const m = _mean(x);
-  let ss = 0;
-  for (let i = 0; i < x.length; i++) ss += (x[i] - m) ** 2;
-  return ss / (x.length - 1);
-}
-
-/**
- * The difference estimator of Σₙ yᵢ from y on the sampled rows `idx` and an
- * approximation of every yᵢ (R loo's `srs_diff_est`).
- */
-function _diffEstimate(
-  approx: ArrayLike<number>,
-  y: ArrayLike<number>,
-  idx: ArrayLike<number>,
-): LooSubsampleEstimate {
-  const n = approx.length, m = y.length;
-  let tPi = 0, tPi2 = 0;
-  for (let i = 0; i < n; i++) {
-    tPi += approx[i];
-    tPi2 += approx[i] * approx[i];
-  }
-  const e = new Float64Array(m);
-  let sq = 0;
-  for (let j = 0; j < m; j++) {
-    const a = approx[idx[j]];
-    e[j] = y[j] - a;
-    sq += y[j] * y[j] - a * a;
-  }
-  const tE = n * _mean(e);
-  const tEps = (n * sq) / m;
-  const estimate = tPi + tE;
-  const vHat = m > 1 ? (n * n * (1 - m / n) * _var(e)) / m : NaN;
-  const sigma2 = tPi2 + tEps - (tE * tE - vHat + 2 * tPi * estimate - tPi * tPi) / n;
-  return { estimate, se: Math.sqrt(Math.max(sigma2, 0)), subsamplingSe: Math.sqrt(vHat) };
-}
-
-/** Simple random sampling estimate of Σₙ yᵢ (R loo's `srs_est`). */
-function _srsEstimate(y: ArrayLike<number>, n: number): LooSubsampleEstimate {
-  const m = y.length, v = m > 1 ? _var(y) : NaN;
-  return {
-    estimate: n * _mean(y),
-    se: Math.sqrt(n * v),
-    subsamplingSe: Math.sqrt((n * n * (1 - m / n) * v) / m),
-  };
-}
-
 function _checkIndices(idx: ArrayLike<number>, n: number, what: string): Int32Array {
   const out = new Int32Array(idx.length);
   for (let j = 0; j < idx.length; j++) {
@@ -288,10 +235,10 @@ export function looSubsampleFromPointwise(
     mcseElpdLoo: pick(p.mcseElpdLoo),
     rEff: pick(p.rEff),
   };
-  const elpdLoo = _diffEstimate(elpdLooApprox, pointwise.elpdLoo, idx);
+  const elpdLoo = differenceEstimate(elpdLooApprox, pointwise.elpdLoo, idx);
   return {
     elpdLoo,
-    pLoo: _srsEstimate(pointwise.pLoo, n),
+    pLoo: srsEstimate(pointwise.pLoo, n),
     looic: {
       estimate: -2 * elpdLoo.estimate,
       se: 2 * elpdLoo.se,
@@ -416,63 +363,6 @@ export function subsampleIndices(n: number, m: number, seed = 1): Int32Array {
   return Int32Array.from(new _LazyPermutation(n, seed).take(m)).sort();
 }
 
-function _estimate(x: Float64Array): LooEstimate {
-  const n = x.length;
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += x[i];
-  let ss = 0;
-  for (let i = 0; i < n; i++) ss += (x[i] - sum / n) ** 2;
-  return { estimate: sum, se: n > 1 ? Math.sqrt((n * ss) / (n - 1)) : NaN };
-}
-
-/**
- * One PSIS-LOO result from results on disjoint sets of observations (PSIS is
- * done observation by observation, so this is the result of all of them at
- * once): pointwise values concatenated in order, totals, SEs, bands and the
- * Monte Carlo SE recomputed.
- *
- * @param parts {@linkcode loo} results with the same number of draws.
- */
-export function looCombine(parts: readonly LooResult[]): LooResult {
-  if (parts.length === 0) throw new RangeError("looCombine: needs at least 1 result, got 0");
-  if (parts.length === 1) return parts[0];
-  const s = parts[0].numDraws;
-  if (parts.some((p) => p.numDraws !== s)) {
-    throw new RangeError(
-      `looCombine: every result must have the same draws; got ${parts.map((p) => p.numDraws)}`,
-    );
-  }
-  const keys = ["elpdLoo", "pLoo", "looic", "paretoK", "mcseElpdLoo", "rEff"] as const;
-  const total = parts.reduce((a, p) => a + p.numObservations, 0);
-  const pointwise = {} as LooPointwise;
-  for (const k of keys) {
-    const x = new Float64Array(total);
-    let off = 0;
-    for (const p of parts) {
-      x.set(p.pointwise[k], off);
-      off += p.numObservations;
-    }
-    pointwise[k] = x;
-  }
-  const bands: ParetoKBands = { good: 0, bad: 0, veryBad: 0, above07: 0 };
-  for (const p of parts) {
-    for (const b of ["good", "bad", "veryBad", "above07"] as const) bands[b] += p.bands[b];
-  }
-  return {
-    elpdLoo: _estimate(pointwise.elpdLoo),
-    pLoo: _estimate(pointwise.pLoo),
-    looic: _estimate(pointwise.looic),
-    pointwise,
-    numDraws: s,
-    numObservations: total,
-    kThreshold: parts[0].kThreshold,
-    bands,
-    mcseElpdLoo: bands.above07 > 0
-      ? null
-      : Math.sqrt(pointwise.mcseElpdLoo.reduce((a, b) => a + b * b, 0)),
-  };
-}
-
 /** Log-likelihood values held at once by {@linkcode looFromModel} (S × rows per block). */
 const _CELLS_PER_BLOCK = 1 << 22;
 
@@ -593,146 +483,9 @@ export function looSubsample(
     const m = indices.length;
     if (target === undefined || m === n || r.elpdLoo.subsamplingSe <= target) return r;
     const e = Float64Array.from(r.indices, (i, j) => r.pointwise.elpdLoo[j] - approx[i]);
-    const s2 = _var(e);
+    const s2 = sampleVariance(e);
     const need = Math.ceil((n * n * s2) / (target * target + n * s2));
     // At least 10 % more per round: var(e) is itself estimated.
     want = Math.min(n, Math.max(need, Math.ceil(m * 1.1), m + 1));
   }
-}
-
-/** A fit for {@linkcode looCompareSubsample}: full PSIS-LOO or subsampled. */
-export type LooFit = LooResult | LooSubsampleResult;
-
-/** One row of {@linkcode looCompareSubsample}, best model first. */
-export interface LooSubsampleCompareRow {
-  /** The model's name. */
-  name: string;
-  /** elpd_loo of this model minus that of the best (0 for the best). */
-  elpdDiff: number;
-  /** SE of the difference from the data (0 for the best). */
-  seDiff: number;
-  /** SE of the difference from subsampling (0 for the best or full-data fits). */
-  subsamplingSeDiff: number;
-  /**
-   * How the difference was estimated: `"paired"` (pointwise differences on
-   * the same rows: full data, or the difference estimator on the same
-   * subsample) or `"naive"` (different subsamples: the SEs of the two
-   * estimates combined as if independent).
-   */
-  method: "paired" | "naive" | "best";
-  /** The model's elpd_loo. */
-  elpdLoo: LooSubsampleEstimate;
-  /** The model's p_loo. */
-  pLoo: LooSubsampleEstimate;
-  /** The model's looic. */
-  looic: LooSubsampleEstimate;
-}
-
-function _isSubsampled(f: LooFit): f is LooSubsampleResult {
-  return (f as LooSubsampleResult).indices instanceof Int32Array;
-}
-
-function _withSubsamplingSe(e: LooEstimate | LooSubsampleEstimate): LooSubsampleEstimate {
-  return {
-    estimate: e.estimate,
-    se: e.se,
-    subsamplingSe: "subsamplingSe" in e ? e.subsamplingSe : 0,
-  };
-}
-
-function _sameIndices(a: Int32Array, b: Int32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * Ranks models by elpd_loo as R's `loo_compare`, with subsampled fits: the
- * difference from the best model and its SEs. Full fits only: exactly
- * {@linkcode looCompare} (subsampling SE 0). Two fits on the same subsample
- * (or one full and one subsampled, the full fit's exact pointwise values
- * serving as its approximation): the difference estimator applied to the
- * pointwise differences. Different subsamples: the difference of the
- * estimates with the SEs combined as if independent (`method: "naive"`).
- * elpdDiff is the model's minus the best's (≤ 0) for every row; R loo 2.5.1
- * prints subsampled differences with the opposite sign.
- *
- * @param fits Two or more fits of the same n observations, by name.
- */
-export function looCompareSubsample(
-  fits: Readonly<Record<string, LooFit>>,
-): LooSubsampleCompareRow[] {
-  const names = Object.keys(fits);
-  if (names.length < 2) {
-    throw new RangeError(`looCompare: needs at least 2 models, got ${names.length}`);
-  }
-  const n = fits[names[0]].numObservations;
-  for (const name of names) {
-    if (fits[name]?.numObservations !== n) {
-      throw new RangeError(
-        `looCompare: every model must have the same ${n} observations; ${
-          JSON.stringify(name)
-        } has ${fits[name]?.numObservations}`,
-      );
-    }
-  }
-  if (!names.some((k) => _isSubsampled(fits[k]))) {
-    return looCompare(fits as Record<string, LooResult>).map((r, j) => ({
-      name: r.name,
-      elpdDiff: r.elpdDiff,
-      seDiff: r.seDiff,
-      subsamplingSeDiff: 0,
-      method: j === 0 ? "best" : "paired",
-      elpdLoo: _withSubsamplingSe(r.elpdLoo),
-      pLoo: _withSubsamplingSe(r.pLoo),
-      looic: _withSubsamplingSe(r.looic),
-    }));
-  }
-  const order = names.map((name, i) => ({ name, i })).sort((a, b) =>
-    fits[b.name].elpdLoo.estimate - fits[a.name].elpdLoo.estimate || a.i - b.i
-  );
-  const best = fits[order[0].name];
-  return order.map(({ name }, j) => {
-    const f = fits[name];
-    const row = {
-      name,
-      elpdLoo: _withSubsamplingSe(f.elpdLoo),
-      pLoo: _withSubsamplingSe(f.pLoo),
-      looic: _withSubsamplingSe(f.looic),
-    };
-    if (j === 0) {
-      return { ...row, elpdDiff: 0, seDiff: 0, subsamplingSeDiff: 0, method: "best" as const };
-    }
-    const a = best, b = f;
-    let idx: Int32Array | null = null;
-    if (_isSubsampled(a) && _isSubsampled(b)) {
-      if (_sameIndices(a.indices, b.indices)) idx = a.indices;
-    } else idx = _isSubsampled(a) ? a.indices : (b as LooSubsampleResult).indices;
-    if (idx === null) {
-      const ea = _withSubsamplingSe(a.elpdLoo), eb = _withSubsamplingSe(b.elpdLoo);
-      return {
-        ...row,
-        elpdDiff: eb.estimate - ea.estimate,
-        seDiff: Math.hypot(ea.se, eb.se),
-        subsamplingSeDiff: Math.hypot(ea.subsamplingSe, eb.subsamplingSe),
-        method: "naive" as const,
-      };
-    }
-    const approxOf = (x: LooFit) => _isSubsampled(x) ? x.elpdLooApprox : x.pointwise.elpdLoo;
-    const sampledOf = (x: LooFit) =>
-      _isSubsampled(x)
-        ? x.pointwise.elpdLoo
-        : Float64Array.from(idx!, (i) => x.pointwise.elpdLoo[i]);
-    const pa = approxOf(a), pb = approxOf(b), sa = sampledOf(a), sb = sampledOf(b);
-    const dApprox = Float64Array.from(pa, (v, i) => pb[i] - v);
-    const dSample = Float64Array.from(sa, (v, i) => sb[i] - v);
-    const est = _diffEstimate(dApprox, dSample, idx);
-    return {
-      ...row,
-      elpdDiff: est.estimate,
-      seDiff: est.se,
-      subsamplingSeDiff: est.subsamplingSe,
-      method: "paired" as const,
-    };
-  });
 }

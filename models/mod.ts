@@ -69,14 +69,13 @@ export type { UserGlmModel } from "./user_glm.ts";
 export {
   type CalibrationBin,
   type DensityOverlay,
-  formatPpcTable,
   posteriorPredictiveCheck,
-  ppcFigureSpecs,
   type PpcOptions,
   type PpcResult,
   type PpcStatistic,
   type RootogramBin,
 } from "./ppc.ts";
+export { formatPpcTable, ppcFigureSpecs } from "./ppc_report.ts";
 
 // Types the signatures above mention, so that the documentation is complete.
 export type { Arena } from "../core/arena.ts";

@@ -31,6 +31,10 @@
  * A divergence that the sampler recovers from (HMC's rejected divergent
  * trajectory) does not stop the chain: it is counted in `numDivergent`.
  *
+ * One chain's loop (start, warmup, sampling, stops, info and cost records)
+ * is in chain_run.ts; the memory a run may take, checked before it starts,
+ * in run_memory.ts.
+ *
  * References: Stan Reference Manual, "MCMC sampling" (warmup, thinning,
  * divergent transitions); Dang et al. (2019), §6.1 (cost as per-row
  * likelihood and gradient evaluations).
@@ -39,67 +43,10 @@
  */
 import type { CostCounter, Model } from "../models/model.ts";
 import { Rng } from "../random/rng.ts";
+import { runChain } from "./chain_run.ts";
+import { checkRunMemory } from "./run_memory.ts";
 import type { ChainSampler, Phase, StepInfo } from "./sampler.ts";
 import { nonNegativeFinite, nonNegativeInteger, positiveInteger } from "./validate_options.ts";
-
-/** Memory the per-run arrays may take before a run is refused (2 GiB), in the CLI and the API alike. */
-export const MAX_RUN_BYTES = 2 ** 31;
-
-/** The sizes that decide a run's memory (see {@link runBytes}). */
-export interface RunSizes {
-  /** Chains. */
-  numChains: number;
-  /** Warmup iterations per chain. */
-  numWarmup: number;
-  /** Sampling iterations per chain. */
-  numSamples: number;
-  /** Thinning. */
-  thin: number;
-  /** Parameters d. */
-  dim: number;
-}
-
-/**
- * Memory a run's arrays need: draws (chains × ⌈samples/thin⌉ × d) and the
- * per-iteration diagnostics (chains × (warmup + samples) × about 10 fields),
- * 8 bytes each.
- *
- * @param sizes Chains, warmup, samples, thin and the dimension d.
- * @returns Bytes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { runBytes } from "./driver.ts";
- * assert.equal(runBytes({ numChains: 1, numWarmup: 0, numSamples: 10, thin: 1, dim: 2 }), 8 * (20 + 100));
- * ```
- */
-export function runBytes(sizes: RunSizes): number {
-  const draws = Math.ceil(sizes.numSamples / sizes.thin) * sizes.dim;
-  const info = (sizes.numWarmup + sizes.numSamples) * 10;
-  return 8 * sizes.numChains * (draws + info);
-}
-
-/**
- * Refuse, before anything runs, sizes whose draws and diagnostics would take
- * more than {@link MAX_RUN_BYTES} (the limit the CLI applies to its flags).
- *
- * @param sizes The run's sizes.
- * @param where Who runs it, for the message (`"sampleChains"`).
- * @throws {RangeError} Naming numSamples, numWarmup, numChains, d and the bytes.
- */
-export function checkRunMemory(sizes: RunSizes, where: string): void {
-  const bytes = runBytes(sizes);
-  if (!(bytes > MAX_RUN_BYTES)) return; // (sizes that are not numbers are refused by their own checks)
-  throw new RangeError(
-    `${where}: numSamples = ${sizes.numSamples}, numWarmup = ${sizes.numWarmup}, numChains = ${sizes.numChains} ` +
-      `with d = ${sizes.dim} would need about ${
-        (bytes / 1e9).toPrecision(3)
-      } GB for the draws and per-iteration diagnostics; the limit is ${
-        (MAX_RUN_BYTES / 1e9).toPrecision(3)
-      } GB: lower numSamples, numWarmup or numChains, or thin`,
-  );
-}
 
 /** Options of {@link sampleChains}. */
 export interface SampleChainsOptions<S, I extends StepInfo> {
@@ -298,7 +245,7 @@ export function sampleChains<S, I extends StepInfo>(
     : Array.from({ length: dim }, (_, i) => `theta[${i}]`);
   const numDraws = Math.ceil(numSamples / thin);
   const chains = chainIds.map((chainId, c) =>
-    _runChain(sampler, options, {
+    runChain(sampler, options, {
       chainId,
       rng: base.stream(chainId),
       start: options.initialPositions?.[c],
@@ -404,142 +351,6 @@ function _chainIds(options: { numChains?: number; chainIds?: readonly number[] }
   return Array.from({ length: numChains }, (_, c) => c);
 }
 
-interface _ChainPlan {
-  chainId: number;
-  rng: Rng;
-  start: Float64Array | undefined;
-  numWarmup: number;
-  numSamples: number;
-  numDraws: number;
-  thin: number;
-  jitter: number;
-  dim: number;
-}
-
-function _runChain<S, I extends StepInfo>(
-  sampler: ChainSampler<S, I>,
-  options: SampleChainsOptions<S, I>,
-  plan: _ChainPlan,
-): ChainOutput {
-  const { chainId: chain, rng, numWarmup, numSamples, thin, dim } = plan;
-  const { model } = options;
-  const total = numWarmup + numSamples;
-  const start = plan.start !== undefined
-    ? Float64Array.from(plan.start)
-    : Float64Array.from(options.initialPosition ?? new Float64Array(dim));
-  if (plan.jitter > 0 && plan.start === undefined) {
-    for (let k = 0; k < dim; k++) start[k] += plan.jitter * (2 * rng.uniform() - 1);
-  }
-  const recordWarmup = options.recordWarmupInfo ?? true;
-  const warmupInfo = new _InfoRecorder(recordWarmup ? numWarmup : 0);
-  const samplingInfo = new _InfoRecorder(numSamples);
-  const draws = Array.from({ length: dim }, () => new Float64Array(plan.numDraws));
-  const numDivergent = { warmup: 0, sampling: 0 };
-  let stop: ChainStop | null = null;
-  let kept = 0, warmupDone = 0, samplingDone = 0;
-  let tuning: Record<string, unknown> = {};
-  const cost0 = _snapshot(model.cost);
-  const t0 = performance.now();
-  let cost1 = cost0, t1 = t0;
-  let state = sampler.init(start, rng);
-  // A step's outcome: its position if usable, or the stop it caused.
-  const check = (phase: Phase, i: number, r: { state: S; stop?: string }): ChainStop | null => {
-    if (r.stop !== undefined) return { kind: "sampler", phase, iteration: i, reason: r.stop };
-    const pos = sampler.position(r.state);
-    if (pos.length !== dim) {
-      throw new RangeError(`sampler position must have length ${dim}, got ${pos.length}`);
-    }
-    for (let j = 0; j < dim; j++) {
-      if (!Number.isFinite(pos[j])) {
-        return {
-          kind: "non-finite",
-          phase,
-          iteration: i,
-          reason: `the position became non-finite (${pos[j]} in coordinate ${j})`,
-        };
-      }
-    }
-    return null;
-  };
-  let phase: Phase = "warmup", iteration = 0;
-  try {
-    for (; iteration < numWarmup; iteration++) {
-      const r = sampler.step(rng, state, "warmup", iteration);
-      if (recordWarmup) warmupInfo.record(iteration, r.info);
-      if (r.info.isDivergent) numDivergent.warmup++;
-      stop = check("warmup", iteration, r);
-      if (stop !== null) break;
-      state = r.state;
-      if (sampler.adapt !== undefined) {
-        state = sampler.adapt.update(state, { info: r.info, iteration, numWarmup, rng, chain });
-      }
-      warmupDone = iteration + 1;
-      options.onProgress?.(chain, iteration + 1, total);
-    }
-    if (stop === null && sampler.adapt?.finish !== undefined) {
-      state = sampler.adapt.finish(state, { numWarmup, rng, chain });
-    }
-    cost1 = _snapshot(model.cost);
-    t1 = performance.now();
-    if (stop === null) {
-      tuning = sampler.tuning?.(state) ?? {};
-      phase = "sampling";
-      iteration = 0;
-    }
-    for (; phase === "sampling" && iteration < numSamples; iteration++) {
-      const r = sampler.step(rng, state, "sampling", iteration);
-      samplingInfo.record(iteration, r.info);
-      if (r.info.isDivergent) numDivergent.sampling++;
-      stop = check("sampling", iteration, r);
-      if (stop !== null) break;
-      state = r.state;
-      samplingDone = iteration + 1;
-      if (iteration % thin === 0) {
-        const pos = sampler.position(state);
-        for (let j = 0; j < dim; j++) draws[j][kept] = pos[j];
-        options.onDraw?.(chain, kept, pos, r.info);
-        kept++;
-      }
-      options.onProgress?.(chain, numWarmup + iteration + 1, total);
-    }
-  } catch (error) {
-    stop = {
-      kind: "error",
-      phase,
-      iteration,
-      reason: error instanceof Error ? error.message : String(error),
-      error,
-    };
-  } finally {
-    sampler.dispose?.(state);
-  }
-  if (phase === "warmup") {
-    cost1 = _snapshot(model.cost);
-    t1 = performance.now();
-  }
-  const cost2 = _snapshot(model.cost);
-  const t2 = performance.now();
-  // Info of the stopping step is kept (it says why); its draw is not.
-  const warmupLen = recordWarmup
-    ? Math.min(numWarmup, warmupDone + (phase === "warmup" ? 1 : 0))
-    : 0;
-  const samplingLen = phase === "sampling"
-    ? Math.min(numSamples, samplingDone + (stop ? 1 : 0))
-    : 0;
-  return {
-    chainId: chain,
-    draws: kept === plan.numDraws ? draws : draws.map((d) => d.slice(0, kept)),
-    numDraws: kept,
-    info: { warmup: warmupInfo.truncate(warmupLen), sampling: samplingInfo.truncate(samplingLen) },
-    numDivergent,
-    stop,
-    cost: { warmup: _diff(cost1, cost0), sampling: _diff(cost2, cost1) },
-    wallTimeMs: { warmup: t1 - t0, sampling: t2 - t1 },
-    tuning,
-    initialPosition: start,
-  };
-}
-
 /**
  * The draws of one parameter across chains, the shape diagnostics take
  * (`ArrayLike<number>[]`, one array per chain).
@@ -637,54 +448,6 @@ function _checkPosition(p: Float64Array, dim: number, what: string): void {
   for (let k = 0; k < dim; k++) {
     if (!Number.isFinite(p[k])) {
       throw new RangeError(`${what} must be finite, got ${p[k]} at index ${k}`);
-    }
-  }
-}
-
-function _snapshot(c: CostCounter): CostCounter {
-  return {
-    numLogLikRows: c.numLogLikRows,
-    numGradRows: c.numGradRows,
-    numHessianRows: c.numHessianRows,
-  };
-}
-
-function _diff(a: CostCounter, b: CostCounter): CostCounter {
-  return {
-    numLogLikRows: a.numLogLikRows - b.numLogLikRows,
-    numGradRows: a.numGradRows - b.numGradRows,
-    numHessianRows: a.numHessianRows - b.numHessianRows,
-  };
-}
-
-/** Records the numeric and boolean fields of info objects, one slot per iteration. */
-class _InfoRecorder {
-  readonly table: InfoTable = {};
-  readonly #length: number;
-  constructor(length: number) {
-    this.#length = length;
-  }
-  /** The table cut to the first `length` iterations (the same arrays if complete). */
-  truncate(length: number): InfoTable {
-    if (length === this.#length) return this.table;
-    const out: InfoTable = {};
-    for (const key in this.table) out[key] = this.table[key].slice(0, length);
-    return out;
-  }
-  record(i: number, info: object): void {
-    const rec = info as Record<string, unknown>;
-    for (const key in rec) {
-      const v = rec[key];
-      let x: number;
-      if (typeof v === "number") x = v;
-      else if (typeof v === "boolean") x = v ? 1 : 0;
-      else continue;
-      let arr = this.table[key];
-      if (arr === undefined) {
-        arr = new Float64Array(this.#length).fill(NaN);
-        this.table[key] = arr;
-      }
-      arr[i] = x;
     }
   }
 }

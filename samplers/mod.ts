@@ -78,6 +78,7 @@ export { sghmcDescription } from "./sghmc/chain_sampler.ts";
 export { sgnhtDescription } from "./sgnht/chain_sampler.ts";
 export { ccadlDescription } from "./ccadl/chain_sampler.ts";
 export * from "./driver.ts";
+export * from "./run_memory.ts";
 export * from "./hmc/options.ts";
 export * from "./hmc/chain_sampler.ts";
 export * from "./hmc/run.ts";
@@ -111,7 +112,7 @@ export type {
 } from "./dual_averaging.ts";
 export type { CostCounter, DataModel, Model } from "../models/model.ts";
 export type { Rng } from "../random/rng.ts";
-export { type AscentCheck, findUnboundedAscent } from "./optimize_start.ts";
+export { type AscentCheck, findUnboundedAscent } from "./unbounded_ascent.ts";
 export {
   assertProperPosterior,
   checkGlmPosterior,

@@ -33,7 +33,7 @@ import { glmDataRows } from "../data/dataset.ts";
 import { asInMemoryGlm, GlmModel, LOG_CONCAVE_GLM_FAMILIES } from "../models/glm.ts";
 import type { Model } from "../models/model.ts";
 import { Prior, withPrior } from "../models/priors.ts";
-import { findUnboundedAscent } from "./optimize_start.ts";
+import { findUnboundedAscent } from "./unbounded_ascent.ts";
 
 /** What {@link checkGlmPosterior} found. */
 export interface PosteriorCheck {

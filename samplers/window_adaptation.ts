@@ -177,7 +177,7 @@ export function windowAdaptation(options: WindowAdaptationOptions): WindowAdapta
             stepSize: tuning.stepSize,
             adaptStepSize,
             metricAdaptation: scheme,
-            initialMetric: first,
+            firstMetric: first,
             hessianFn: options.hessianFn,
             updateEvery: options.updateEvery,
             targetAcceptanceRate: options.targetAcceptanceRate,

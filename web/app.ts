@@ -3,7 +3,7 @@
  * The demo page: reads the controls, runs the sampler in a Web Worker
  * (`worker.ts`) and shows what it streams back — trace plots and posterior
  * densities, rank plots, a pairs plot and the posterior predictive check
- * (drawn on canvases by `plots.ts`, each redraw a few milliseconds), the
+ * (page_plots.ts: drawn on canvases, each redraw a few milliseconds), the
  * summary table, the cost in rows evaluated — and offers the draws as a CSV
  * file. A CSV or Parquet file is read and checked once by the worker when it
  * is loaded; its model is given as the CLI's flags (formula, family and its
@@ -11,23 +11,46 @@
  *
  * @module
  */
-import type { SummaryRow } from "../diagnostics/summary.ts";
 import { unpackRows } from "./protocol.ts";
 import type {
-  Cost,
   DescribeRequest,
   Family,
   LoadRequest,
   PpcView,
   ProgressMessage,
   RunRequest,
-  SamplerEntry,
   WorkerMessage,
 } from "./protocol.ts";
 import type { TableCheck } from "./table.ts";
-import { drawPairs, drawPpc, LivePlot, type PlotRow, rankSteps } from "./plots.ts";
-
-const _$ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+import { _$ } from "./dom.ts";
+import {
+  defaultFormula,
+  fileFlags,
+  fileSummary,
+  responseFromFormula,
+  syncControls,
+} from "./model_fields.ts";
+import {
+  addToPlots,
+  buildPlots,
+  drawAfterRun,
+  drawPairsPlot,
+  flushPlots,
+  plotsForNewRun,
+  resetPlots,
+  setPlotSource,
+} from "./page_plots.ts";
+import { describeSampler, fillSamplers, samplerOptions } from "./sampler_controls.ts";
+import {
+  drawsCsv,
+  escapeHtml,
+  int,
+  renderChains,
+  renderCost,
+  renderSummary,
+  renderVerdict,
+} from "./summary_table.ts";
+import { applyUrlModel, settingsFromUrl, settingsToUrl } from "./url_settings.ts";
 
 /** State of the current run, as the page knows it. */
 const run = {
@@ -47,8 +70,6 @@ let fileName: string | null = null;
 let loadedFile: File | null = null;
 let fileCheck: TableCheck | null = null;
 let lastPpc: PpcView | null = null;
-let views: LivePlot[] = [];
-let plotted: string[] = [];
 
 function _newWorker(): Worker {
   const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -71,10 +92,7 @@ function _setState(state: "idle" | "running" | "done" | "stopped" | "error"): vo
  * cost and draws, so that nothing on screen belongs to another run.
  */
 function _clearResults(): void {
-  for (const v of views) v.finalize();
-  views = [];
-  (globalThis as Record<string, unknown>).tallmcViews = views;
-  _queues = [[], []];
+  resetPlots();
   _progress = null;
   for (const id of ["trace", "density"]) {
     _$(id).textContent = "";
@@ -96,8 +114,8 @@ function _clearResults(): void {
   _$("chains").textContent = "";
   _$("warnings").textContent = "";
   _$("sign-note").textContent = "";
-  _renderVerdict(null, true);
-  _renderSummary(null, "");
+  renderVerdict(null, true);
+  renderSummary(null, "", run.truth);
   delete document.body.dataset.afterRun;
   for (const id of ["cost-ll", "cost-grad", "cost-hess", "cost-passes"]) _$(id).textContent = "0";
   _$("rate").textContent = "–";
@@ -113,338 +131,7 @@ function _fail(message: string): void {
   _setState("error");
 }
 
-/** The verdict block beside the summary (null: none yet). */
-function _renderVerdict(lines: string[] | null, converged: boolean): void {
-  const el = _$("verdict");
-  el.textContent = lines === null ? "" : lines.join("\n");
-  el.hidden = lines === null;
-  el.classList.toggle("bad", !converged);
-}
-
-/** The draws on screen as CSV, as the worker writes it (for a stopped run). */
-function _rowsCsv(): string {
-  const quote = (s: string) => /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-  const header = [
-    ".chain",
-    ".iteration",
-    ".draw",
-    ...run.names,
-    ...(run.signed ? ["sign"] : []),
-  ];
-  const rows = [...run.rows].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  // posterior's columns, 1-based; .draw numbers the rows kept.
-  const lines = rows.map((r, i) => [r[0] + 1, r[1] + 1, i + 1, ...r.slice(2)].join(","));
-  return [header.map(quote).join(","), ...lines].join("\n") + "\n";
-}
-
-function _fmt(x: number, digits = 3): string {
-  if (x === null || x === undefined || Number.isNaN(x)) return "–";
-  if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
-  return x.toFixed(digits).replace("-", "−");
-}
-
-/** Three significant digits (step sizes span orders of magnitude). */
-function _sig(x: number): string {
-  if (!Number.isFinite(x)) return _fmt(x);
-  return x.toPrecision(3).replace("-", "−");
-}
-
-/**
- * An integer with thousands separators ("1,234,567"). Not toLocaleString:
- * its first call loads the locale data, a task of ~40 ms on the page's
- * thread in the middle of a run.
- */
-function _int(x: number): string {
-  if (!Number.isFinite(x)) return _fmt(x);
-  const digits = String(Math.abs(Math.round(x)));
-  const grouped = digits.replace(/\B(?=(\d{3})+$)/g, ",");
-  return x < 0 && digits !== "0" ? `−${grouped}` : grouped;
-}
-
-// ---- plots -----------------------------------------------------------------
-
-/**
- * Plot rows of the plotted parameters, keeping every `_plotStride()`-th
- * draw: at most 500 points per chain, enough for a trace plot and a density,
- * few enough for the page to redraw them while the sampler streams.
- */
-function _plotRows(rows: number[][]): PlotRow[] {
-  const out: PlotRow[] = [];
-  const stride = _plotStride();
-  for (const name of plotted) {
-    const j = run.names.indexOf(name);
-    for (const r of rows) {
-      if (r[1] % stride !== 0) continue;
-      out.push({
-        chain: String(r[0] + 1),
-        iteration: r[1],
-        param: name,
-        value: r[2 + j],
-        truth: run.truth === null ? null : run.truth[j],
-      });
-    }
-  }
-  return out;
-}
-
-function _plotStride(): number {
-  return Math.max(1, Math.ceil((_lastRequest?.numSamples ?? 0) / 500));
-}
-
-function _buildPlots(): void {
-  const t = performance.now();
-  for (const v of views) v.finalize();
-  plotted = Array.from(_$<HTMLSelectElement>("params").selectedOptions, (o) => o.value);
-  if (plotted.length === 0) plotted = run.names.slice(0, 4);
-  const numInserted = run.rows.length; // later draws arrive through the queues
-  _queues = [[], []];
-  _lastUpdate = [0, 0];
-  const thinned = Math.ceil((_lastRequest?.numSamples ?? 0) / _plotStride());
-  views = (["trace", "density"] as const).map((id) => {
-    const container = _$(id);
-    container.textContent = "";
-    const canvas = container.appendChild(document.createElement("canvas"));
-    const plot = new LivePlot(
-      canvas,
-      id,
-      plotted,
-      id === "trace" ? (_lastRequest?.numSamples ?? thinned) : thinned,
-    );
-    plot.add(_plotRows(run.rows.slice(0, numInserted)));
-    return plot;
-  });
-  performance.measure("tallmc:first render", { start: t });
-  for (const [i, v] of views.entries()) {
-    _inSteps(v.steps(), `first ${i === 0 ? "trace" : "density"}`);
-  }
-  // Text alternatives: what each plot shows, in one line.
-  const names = plotted.join(", ");
-  const chains = `${_lastRequest?.numChains ?? 1} chain${
-    (_lastRequest?.numChains ?? 1) > 1 ? "s" : ""
-  }`;
-  const truth = run.truth === null ? "" : "; dashed lines: generating values";
-  _$("trace").setAttribute(
-    "aria-label",
-    `Trace plots of ${names}: sampled value against iteration, one line per chain (${chains})${truth}.`,
-  );
-  _$("density").setAttribute(
-    "aria-label",
-    `Posterior densities of ${names}: kernel density of the draws, one curve per chain (${chains})${truth}.`,
-  );
-  // The plots, for the browser console and the end-to-end tests (which count the plotted rows).
-  (globalThis as Record<string, unknown>).tallmcViews = views;
-  if (!_rendering) _renderQueued(); // draws that arrived while building
-  const stride = _plotStride();
-  _$("thinning").textContent = stride > 1 ? `(every ${stride}th draw plotted)` : "";
-  if (["done", "stopped"].includes(document.body.dataset.state ?? "")) _drawAfterRun();
-}
-
-/**
- * Plot updates: draws wait in one queue per plot and are drawn by a single
- * loop. Traces redraw every _TRACE_MS, densities (every KDE recomputed)
- * every _DENSITY_MS, and both at once when the run ends; each redraw is
- * drawn one panel per animation frame (a millisecond or two each), so the
- * page's thread is never held for a whole plot.
- */
-const _TRACE_MS = 400;
-const _DENSITY_MS = 1000;
-let _queues: number[][][] = [[], []];
-let _lastUpdate = [0, 0];
-let _flushAll = false;
-let _rendering = false;
-
-function _addToPlots(rows: number[][]): void {
-  for (const q of _queues) for (const r of rows) q.push(r);
-  if (!_rendering) _renderQueued();
-}
-
-async function _renderQueued(): Promise<void> {
-  _rendering = true;
-  try {
-    while (views.length > 0 && _queues.some((q) => q.length > 0)) {
-      await new Promise((resolve) => setTimeout(resolve, _TRACE_MS));
-      const current = views;
-      for (let i = 0; i < current.length; i++) {
-        const now = performance.now();
-        const interval = i === 0 ? _TRACE_MS : _DENSITY_MS;
-        if (_queues[i].length === 0 || (!_flushAll && now - _lastUpdate[i] < interval)) continue;
-        const data = _plotRows(_queues[i]);
-        _queues[i] = [];
-        _lastUpdate[i] = now;
-        current[i].add(data);
-        await _inSteps(current[i].steps(), `update ${i === 0 ? "trace" : "density"}`);
-        if (views !== current) break;
-      }
-    }
-  } finally {
-    _rendering = false;
-  }
-}
-
-// ---- tables ----------------------------------------------------------------
-
-function _renderSummary(rows: SummaryRow[] | null, scope: string): void {
-  const body = _$("summary").querySelector("tbody")!;
-  _$("summary-scope").textContent = rows === null ? "" : `(${scope})`;
-  if (rows === null) {
-    body.textContent = "";
-    return;
-  }
-  if (_updateSummary(body, rows)) return;
-  body.innerHTML = rows.map((r, j) => {
-    const rhatBad = r.rhat > 1.01 ? " bad" : "";
-    const essBad = r.essBulk < 100 ? " bad" : "";
-    const truth = run.truth === null ? "" : _fmt(run.truth[j]);
-    return `<tr data-param="${r.name}"><td class="name">${r.name}</td>` +
-      `<td class="mean">${_fmt(r.mean)}</td><td class="sd">${_fmt(r.sd)}</td>` +
-      `<td>${_fmt(r.q5)}</td><td>${_fmt(r.q95)}</td>` +
-      `<td class="ess${essBad}">${_fmt(r.essBulk, 0)}</td><td>${_fmt(r.essTail, 0)}</td>` +
-      `<td class="rhat${rhatBad}">${_fmt(r.rhat)}</td><td>${_fmt(r.mcseMean, 4)}</td>` +
-      `<td class="truth">${truth}</td></tr>`;
-  }).join("");
-}
-
-/**
- * Update the summary table's cells in place when it already has these
- * parameters (a progress message every 250 ms: no rebuild of the table).
- * Returns false when the table must be built.
- */
-function _updateSummary(body: HTMLTableSectionElement, rows: SummaryRow[]): boolean {
-  const trs = body.rows;
-  if (trs.length !== rows.length || rows.some((r, j) => trs[j].dataset.param !== r.name)) {
-    return false;
-  }
-  rows.forEach((r, j) => {
-    const cells = trs[j].cells;
-    const values = [
-      _fmt(r.mean),
-      _fmt(r.sd),
-      _fmt(r.q5),
-      _fmt(r.q95),
-      _fmt(r.essBulk, 0),
-      _fmt(r.essTail, 0),
-      _fmt(r.rhat),
-      _fmt(r.mcseMean, 4),
-    ];
-    values.forEach((v, k) => {
-      if (cells[k + 1].textContent !== v) cells[k + 1].textContent = v;
-    });
-    cells[5].classList.toggle("bad", r.essBulk < 100);
-    cells[7].classList.toggle("bad", r.rhat > 1.01);
-  });
-  return true;
-}
-
-function _renderCost(cost: Cost): void {
-  _$("cost-ll").textContent = _int(cost.numLogLikRows);
-  _$("cost-grad").textContent = _int(cost.numGradRows);
-  _$("cost-hess").textContent = _int(cost.numHessianRows);
-  _$("cost-passes").textContent = run.numRows > 0
-    ? (Math.max(cost.numLogLikRows, cost.numGradRows) / run.numRows).toFixed(1)
-    : "0";
-  const seconds = (performance.now() - run.startedAt) / 1000;
-  _$("rate").textContent = run.numDraws > 0 ? (run.numDraws / seconds).toFixed(0) : "–";
-}
-
 // ---- messages --------------------------------------------------------------
-
-let _samplers: SamplerEntry[] = [];
-
-function _fillSamplers(samplers: SamplerEntry[]): void {
-  _samplers = samplers;
-  const select = _$<HTMLSelectElement>("sampler");
-  const previous = select.value || "hmc-ecs";
-  const option = (s: SamplerEntry) =>
-    `<option value="${s.name}" title="${_escape(s.summary)}">${s.name}${
-      s.isExact ? "" : " (approximate)"
-    }</option>`;
-  select.innerHTML = samplers.filter((s) => !s.isDiagnostic).map(option).join("") +
-    `<optgroup id="diagnostic-samplers" label="diagnostics only — not for inference">` +
-    samplers.filter((s) => s.isDiagnostic).map(option).join("") + `</optgroup>`;
-  select.value = samplers.some((s) => s.name === previous) ? previous : samplers[0].name;
-  _describeSampler();
-}
-
-function _escape(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
-}
-
-/** The chosen sampler's summary, and one input per option it publishes (blank = its default). */
-function _describeSampler(): void {
-  const entry = _samplers.find((s) => s.name === _$<HTMLSelectElement>("sampler").value);
-  _$("sampler-summary").textContent = entry === undefined
-    ? ""
-    : `${
-      entry.isDiagnostic ? "Diagnostic only, not for inference: " : ""
-    }${entry.summary}. ${entry.references}.`;
-  _$("sampler-ref").textContent = entry === undefined ? "" : `${entry.name}: ${entry.references}.`;
-  _$("sampler-options").innerHTML = (entry?.options ?? []).map((o) => {
-    const id = `opt-${o.name}`;
-    const title = `title="${_escape(o.help)}"`;
-    const input = o.type === "choice" || o.type === "boolean"
-      ? `<select id="${id}" data-option="${o.name}" data-type="${o.type}" ${title}>` +
-        `<option value="">default (${_escape(o.default)})</option>` +
-        (o.choices ?? ["true", "false"]).map((c) => `<option>${_escape(c)}</option>`).join("") +
-        `</select>`
-      : `<input id="${id}" data-option="${o.name}" data-type="${o.type}" type="number" ` +
-        `step="${o.type === "integer" ? 1 : "any"}"${
-          o.min === undefined ? "" : ` min="${o.min}"`
-        } ` +
-        `placeholder="${_escape(o.default)}" ${title}>`;
-    return `<label>${_escape(o.name)} ${input}</label>`;
-  }).join("");
-}
-
-/** The options the user set, typed as the sampler expects. */
-function _samplerOptions(): Record<string, number | string | boolean> {
-  const out: Record<string, number | string | boolean> = {};
-  for (const el of _$("sampler-options").querySelectorAll<HTMLInputElement>("[data-option]")) {
-    if (el.value === "") continue;
-    const name = el.dataset.option!;
-    if (el.dataset.type === "boolean") out[name] = el.value === "true";
-    else if (el.dataset.type === "choice") {
-      out[name] = /^-?\d+(\.\d+)?$/.test(el.value) ? Number(el.value) : el.value;
-    } else out[name] = Number(el.value);
-  }
-  return out;
-}
-
-/** Let the page's thread do other work (input, painting) before going on. */
-function _yield(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-/**
- * A task of its own, after the page's pending work (not an animation
- * frame: work done in a frame's callbacks joins the frame's layout and paint
- * in one task, which is then the page's longest).
- */
-function _task(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-/** Drawing done in one task before the rest waits for the next (ms). */
-const _FRAME_BUDGET_MS = 8;
-
-/**
- * Run a drawing's steps in tasks of their own, as many per task as fit in
- * _FRAME_BUDGET_MS (a whole plot in one task on an idle machine, a panel
- * per task on a busy one), each task measured as `tallmc:<name>`
- * (performance entries, visible in the browser's profiler). Stops early
- * when a new run has replaced the plots.
- */
-async function _inSteps(steps: Iterator<void>, name: string): Promise<void> {
-  const current = views, rows = run.rows;
-  for (;;) {
-    await _task();
-    if (views !== current || run.rows !== rows) return;
-    const t = performance.now();
-    let done = false;
-    while (!done && performance.now() - t < _FRAME_BUDGET_MS) done = steps.next().done === true;
-    performance.measure(`tallmc:${name}`, { start: t });
-    if (done) return;
-  }
-}
 
 function _showProgress(m: ProgressMessage): void {
   const request = _lastRequest!;
@@ -460,8 +147,8 @@ function _showProgress(m: ProgressMessage): void {
         it <= request.numWarmup ? "warmup" : "sampling"
       }, iteration ${it} of ${per}`
     ).join("; ") + (run.workers > 1 ? ` (${run.workers} workers)` : "");
-  _renderCost(m.cost);
-  _renderSummary(m.summary, m.summaryScope);
+  renderCost(m.cost, run);
+  renderSummary(m.summary, m.summaryScope, run.truth);
 }
 
 let _progress: ProgressMessage | null = null;
@@ -474,9 +161,10 @@ function _onMessage(m: WorkerMessage): void {
 
 function _handle(m: WorkerMessage): void {
   if (m.type === "samplers") {
-    _fillSamplers(m.samplers);
+    fillSamplers(m.samplers);
     if (document.body.dataset.state === "loading") {
-      _settingsFromUrl();
+      const model = settingsFromUrl({ syncControls: syncControls, describeSampler });
+      if (model !== null) _urlModel = model;
       _setState("idle");
     }
   } else if (m.type === "start") {
@@ -500,18 +188,18 @@ function _handle(m: WorkerMessage): void {
       `<option value="${n}"${j < 4 ? " selected" : ""}>${n}</option>`
     ).join("");
     for (const id of ["pair-x", "pair-y"]) {
-      _$<HTMLSelectElement>(id).innerHTML = m.names.map((n) => `<option>${_escape(n)}</option>`)
+      _$<HTMLSelectElement>(id).innerHTML = m.names.map((n) => `<option>${escapeHtml(n)}</option>`)
         .join("");
     }
     _$<HTMLSelectElement>("pair-y").value = m.names[Math.min(1, m.names.length - 1)];
-    _buildPlots();
+    buildPlots();
   } else if (m.type === "progress") {
     // The draws are kept at once (Stop keeps them); the page shows the
     // latest progress in a task of its own (one for the messages queued).
     const rows = unpackRows(m.draws);
     for (const r of rows) run.rows.push(r);
     run.numDraws += rows.length;
-    _addToPlots(rows);
+    addToPlots(rows);
     const first = _progress === null;
     _progress = m;
     if (first) {
@@ -526,17 +214,17 @@ function _handle(m: WorkerMessage): void {
     }
   } else if (m.type === "done") {
     _progress = null;
-    _flushAll = true;
-    if (!_rendering) _renderQueued();
-    _renderSummary(
+    flushPlots();
+    renderSummary(
       m.summary,
       `${m.chains.length} chain${m.chains.length > 1 ? "s" : ""} × ${
         _lastRequest!.numSamples
       } draws`,
+      run.truth,
     );
-    _renderCost(m.cost);
+    renderCost(m.cost, run);
     run.csv = m.csv;
-    _renderVerdict(m.verdict, m.converged);
+    renderVerdict(m.verdict, m.converged);
     _$("sign-note").textContent = m.negativeSignShare === null
       ? ""
       : `Signed HMC-ECS: the summary is sign-corrected (each draw weighted by the sign of its likelihood estimate, Dang et al. 2019, eq. 17); ${
@@ -545,27 +233,10 @@ function _handle(m: WorkerMessage): void {
     _$("sign-note").dataset.share = String(m.negativeSignShare ?? "");
     _$("bar").style.width = "100%";
     lastPpc = m.ppc;
-    _drawAfterRun();
+    drawAfterRun();
     const secs = (performance.now() - run.startedAt) / 1000;
     _$("progress-text").textContent = `done in ${secs.toFixed(1)} s`;
-    _$("chains").innerHTML = `<h2>Per chain</h2><div class="scroll" role="region" tabindex="0" ` +
-      `aria-label="per-chain table (scrolls sideways)"><table><thead><tr><th>chain</th>` +
-      `<th>warmup rows (ℓ / ∇ℓ / ∇²ℓ)</th><th>sampling rows (ℓ / ∇ℓ)</th>` +
-      `<th>sampling rows per draw</th><th>step size ε</th><th>acceptance</th>` +
-      `<th>divergent</th>` +
-      `<th>time (warmup + sampling)</th></tr></thead><tbody>` +
-      m.chains.map((c, i) =>
-        `<tr><td>${i + 1}</td><td>${_int(c.warmup.numLogLikRows)} / ${
-          _int(c.warmup.numGradRows)
-        } / ${_int(c.warmup.numHessianRows)}</td>` +
-        `<td>${_int(c.sampling.numLogLikRows)} / ${_int(c.sampling.numGradRows)}</td>` +
-        `<td>${_int(c.sampling.numGradRows / _lastRequest!.numSamples)}</td>` +
-        `<td>${_sig(c.stepSize)}</td><td>${_fmt(c.acceptanceRate, 2)}</td>` +
-        `<td>${c.numDivergent}</td>` +
-        `<td>${(c.wallTimeMs.warmup / 1000).toFixed(2)} + ${
-          (c.wallTimeMs.sampling / 1000).toFixed(2)
-        } s</td></tr>`
-      ).join("") + `</tbody></table></div>`;
+    renderChains(m.chains, _lastRequest!.numSamples);
     const stops = m.chains.flatMap((c, i) => c.stop === null ? [] : [`chain ${i + 1}: ${c.stop}`]);
     if (stops.length > 0) _$("warnings").textContent = stops.join(" ");
     _setState("done");
@@ -593,7 +264,7 @@ function _handle(m: WorkerMessage): void {
     fileCheck = null;
     _$("file-info").hidden = false;
     _$("file-summary").textContent = `${fileName ?? "the file"} could not be read:`;
-    _$("file-problems").innerHTML = `<li>${_escape(m.message)}</li>`;
+    _$("file-problems").innerHTML = `<li>${escapeHtml(m.message)}</li>`;
     const csv = _$<HTMLSelectElement>("dataset").querySelector<HTMLOptionElement>(
       'option[value="csv"]',
     )!;
@@ -601,72 +272,11 @@ function _handle(m: WorkerMessage): void {
     if (_$<HTMLSelectElement>("dataset").value === "csv") {
       _$<HTMLSelectElement>("dataset").value = "higgs";
     }
-    _syncControls();
+    syncControls();
     _setState("idle");
   } else {
     _fail(m.message);
   }
-}
-
-/** The plots drawn once a run has ended (or stopped): ranks, pairs, predictive check. */
-async function _drawAfterRun(): Promise<void> {
-  // One plot per task, so that the page's thread is never held for all three.
-  const rows = run.rows; // a new run replaces the array: then these plots are stale
-  delete document.body.dataset.afterRun;
-  await _yield();
-  if (run.rows !== rows) return;
-  const names = plotted.length > 0 ? plotted : run.names.slice(0, 4);
-  const ranks = _$<HTMLCanvasElement>("rank");
-  await _inSteps(
-    rankSteps(ranks, run.rows, run.names, names, _lastRequest?.numChains ?? 1),
-    "rank plots",
-  );
-  if (run.rows !== rows) return;
-  ranks.setAttribute(
-    "aria-label",
-    `Rank plots of ${
-      names.join(", ")
-    }: for each chain, a histogram of its draws' ranks among all chains' draws (20 bins); uniform when the chains sample the same distribution.`,
-  );
-  await _task();
-  if (run.rows !== rows) return;
-  let t = performance.now();
-  _drawPairs();
-  performance.measure("tallmc:pairs plot", { start: t });
-  await _task();
-  if (run.rows !== rows) return;
-  t = performance.now();
-  const ppc = _$<HTMLCanvasElement>("ppc");
-  if (lastPpc === null) {
-    ppc.getContext("2d")?.clearRect(0, 0, ppc.width, ppc.height);
-    ppc.setAttribute("aria-label", "no posterior predictive check for this run");
-    _$("ppc-stats").textContent = "";
-  } else {
-    const p = lastPpc;
-    const what = drawPpc(ppc, p);
-    ppc.setAttribute("aria-label", what);
-    _$("ppc-note").textContent = `(${_int(p.numRows)} of ${
-      _int(p.numRowsTotal)
-    } rows, ${p.numDraws} draws)`;
-    _$("ppc-stats").textContent = p.statistics.map((st) =>
-      `${st.name}: observed ${_sig(st.observed)}, replicated ${_sig(st.replicatedQ5)}…${
-        _sig(st.replicatedQ95)
-      } (p = ${st.pValue.toFixed(2)})`
-    ).join("; ");
-  }
-  performance.measure("tallmc:predictive check", { start: t });
-  document.body.dataset.afterRun = "drawn";
-}
-
-function _drawPairs(): void {
-  const x = _$<HTMLSelectElement>("pair-x").value, y = _$<HTMLSelectElement>("pair-y").value;
-  const c = _$<HTMLCanvasElement>("pairs");
-  if (run.rows.length === 0 || x === "" || y === "") return;
-  drawPairs(c, run.rows, run.names.indexOf(x), run.names.indexOf(y), x, y);
-  c.setAttribute(
-    "aria-label",
-    `Pairs plot: ${y} against ${x}, one point per draw (at most 2000), coloured by chain.`,
-  );
 }
 
 // ---- controls --------------------------------------------------------------
@@ -675,41 +285,6 @@ let _lastRequest: RunRequest | null = null;
 
 function _num(id: string): number {
   return Number(_$<HTMLInputElement>(id).value);
-}
-
-function _syncControls(): void {
-  const dataset = _$<HTMLSelectElement>("dataset").value;
-  const family = _$<HTMLSelectElement>("family");
-  if (dataset === "higgs") family.value = "logistic";
-  if (dataset === "gaussian") family.value = "gaussian";
-  family.disabled = dataset !== "csv";
-  _$("d-label").hidden = dataset !== "gaussian";
-  _$("n").parentElement!.parentElement!.hidden = dataset === "csv";
-  for (const el of document.querySelectorAll<HTMLElement>(".file-only")) {
-    el.hidden = dataset !== "csv";
-  }
-  for (const el of document.querySelectorAll<HTMLElement>(".synthetic-only")) {
-    el.hidden = dataset === "csv";
-  }
-  for (const el of document.querySelectorAll<HTMLElement>(".fam")) {
-    el.hidden = !el.classList.contains(`fam-${family.value}`);
-  }
-}
-
-/** A column name as a formula term (back-quoted unless a plain name). */
-function _term(name: string): string {
-  return /^[A-Za-z_.][A-Za-z0-9_.]*$/.test(name) ? name : `\`${name}\``;
-}
-
-/** `response ~ every other column` (not the offset or trials column). */
-function _defaultFormula(): string {
-  if (fileCheck === null) return "";
-  const response = _$<HTMLSelectElement>("response").value;
-  const aux = [_$<HTMLSelectElement>("offset").value, _$<HTMLSelectElement>("trials").value];
-  const rhs = fileCheck.columns.map((c) => c.name).filter((n) =>
-    n !== response && !aux.includes(n)
-  );
-  return `${_term(response)} ~ ${rhs.length === 0 ? "1" : rhs.map(_term).join(" + ")}`;
 }
 
 let _describeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -724,42 +299,9 @@ function _describeModel(): void {
   _describeTimer = setTimeout(() => {
     if (fileCheck === null || document.body.dataset.state === "running") return;
     if (_$<HTMLSelectElement>("dataset").value !== "csv") return;
-    const request: DescribeRequest = { type: "describe", flags: _fileFlags() };
+    const request: DescribeRequest = { type: "describe", flags: fileFlags(fileCheck) };
     worker?.postMessage(request);
   }, 400);
-}
-
-/** Show the formula's response in the Response list (when it names a column). */
-function _responseFromFormula(): void {
-  const lhs = _$<HTMLInputElement>("formula").value.split("~")[0].trim().replace(/^`(.*)`$/, "$1");
-  const select = _$<HTMLSelectElement>("response");
-  if (Array.from(select.options).some((o) => o.value === lhs)) select.value = lhs;
-}
-
-/** The file model's settings as the CLI's flags. */
-function _fileFlags(): Record<string, string | string[] | boolean> {
-  const family = _$<HTMLSelectElement>("family").value;
-  const v = (id: string) => _$<HTMLInputElement>(id).value.trim();
-  const flags: Record<string, string | string[] | boolean> = {
-    formula: v("formula") || _defaultFormula(),
-    family,
-  };
-  if (family === "gaussian" && v("sigma") !== "") flags.sigma = v("sigma");
-  if (family === "student-t") flags.nu = v("nu");
-  if ((family === "poisson" || family === "negative-binomial") && v("offset") !== "") {
-    flags.offset = v("offset");
-  }
-  if (family === "binomial" && v("trials") !== "") flags.trials = v("trials");
-  if (family === "logistic" && v("success") !== "") flags.success = v("success");
-  if (_$<HTMLInputElement>("standardize").checked) flags.standardize = true;
-  const priors = _$<HTMLTextAreaElement>("priors").value.split("\n").map((l) => l.trim())
-    .filter((l) => l !== "");
-  if (priors.length > 0) flags.prior = priors;
-  if (v("priorIntercept") !== "") flags["prior-intercept"] = v("priorIntercept");
-  if (["gaussian", "student-t", "negative-binomial"].includes(family) && v("priorAux") !== "") {
-    flags["prior-aux"] = v("priorAux");
-  }
-  return flags;
 }
 
 /** The number of workers the page can use for `numChains` chains. */
@@ -776,215 +318,33 @@ function _start(): void {
     n: _num("n"),
     d: _num("d"),
     dataSeed: _num("dataSeed"),
-    flags: dataset === "csv" ? _fileFlags() : undefined,
+    flags: dataset === "csv" ? fileFlags(fileCheck) : undefined,
     fileName: dataset === "csv" ? fileName ?? undefined : undefined,
     family: _$<HTMLSelectElement>("family").value as Family,
     priorScale: _num("priorScale"),
     workers: _workers(),
     missing: _$<HTMLSelectElement>("missing").value === "refuse" ? "refuse" : "drop",
     sampler: _$<HTMLSelectElement>("sampler").value,
-    options: _samplerOptions(),
+    options: samplerOptions(),
     numChains: _num("numChains"),
     numWarmup: _num("numWarmup"),
     numSamples: _num("numSamples"),
     seed: _num("seed"),
   };
   _lastRequest = request;
-  _settingsToUrl(request);
+  settingsToUrl(request, fileName);
   _clearResults();
   run.startedAt = performance.now();
   _$("bar").style.width = "0";
   _$("progress-text").textContent = "building the data in WebAssembly memory…";
-  _flushAll = false;
+  plotsForNewRun();
   worker ??= _newWorker();
   _setState("running");
   worker.postMessage(request);
 }
 
-// ---- settings in the address ----------------------------------------------
-
-/** Controls written to the address, by element id (each restored into the same id). */
-const _URL_COMMON = [
-  "priorScale",
-  "sampler",
-  "numChains",
-  "workers",
-  "numWarmup",
-  "numSamples",
-  "seed",
-];
-
-/**
- * The file model's controls written to the address (by element id), each
- * only when it applies: `family` sets which of σ, ν, offset, trials, level
- * coded 1 and the σ/φ prior do.
- */
-const _URL_MODEL = [
-  "formula",
-  "sigma",
-  "nu",
-  "offset",
-  "trials",
-  "success",
-  "standardize",
-  "priors",
-  "priorIntercept",
-  "priorAux",
-];
-
-/** The families each family-specific field applies to. */
-const _FAMILY_FIELDS: Record<string, string[]> = {
-  sigma: ["gaussian"],
-  nu: ["student-t"],
-  offset: ["poisson", "negative-binomial"],
-  trials: ["binomial"],
-  success: ["logistic"],
-  priorAux: ["gaussian", "student-t", "negative-binomial"],
-};
-
-/**
- * Write the run's settings to the address (query string), so that the link
- * repeats the run: the same settings and seed give the same draws. A file
- * cannot travel in a link: a file run writes its name (`file`), how it is
- * read (`delimiter`, `missing`) and its model (`family`, `formula`, the
- * family's options, `priors` one a line, `priorIntercept`, `priorAux`,
- * `standardize`), so that loading the same file repeats the run.
- */
-function _settingsToUrl(request: RunRequest): void {
-  const p = new URLSearchParams();
-  if (request.dataset === "csv") {
-    if (fileName !== null) p.set("file", fileName);
-    for (const id of ["delimiter", "missing"]) {
-      const v = _$<HTMLSelectElement>(id).value;
-      if (v !== "" && v !== "drop") p.set(id, v);
-    }
-    p.set("family", request.family);
-    for (const id of _URL_MODEL) {
-      const families = _FAMILY_FIELDS[id];
-      if (families !== undefined && !families.includes(request.family)) continue;
-      const el = _$<HTMLInputElement>(id);
-      const value = id === "standardize"
-        ? (el.checked ? "1" : "")
-        : id === "formula"
-        ? String(request.flags?.formula ?? "")
-        : el.value.trim();
-      if (value !== "") p.set(id, value);
-    }
-  } else {
-    p.set("dataset", request.dataset);
-    p.set("n", String(request.n));
-    if (request.dataset === "gaussian") p.set("d", String(request.d));
-    p.set("dataSeed", String(request.dataSeed));
-  }
-  for (const id of _URL_COMMON) p.set(id, _$<HTMLInputElement>(id).value);
-  for (const el of _$("sampler-options").querySelectorAll<HTMLInputElement>("[data-option]")) {
-    if (el.value !== "") p.set(`opt.${el.dataset.option}`, el.value);
-  }
-  history.replaceState(null, "", `${location.pathname}?${p}`);
-}
-
-/**
- * Set the controls from the address (once the sampler list is known). Every
- * key that is unknown, or whose value the control cannot take, is named in
- * the warnings line and left at its default.
- */
-function _settingsFromUrl(): void {
-  const p = new URLSearchParams(location.search);
-  const problems: string[] = [];
-  const set = (id: string, value: string): void => {
-    const el = document.getElementById(id) as HTMLInputElement | HTMLSelectElement | null;
-    const ok = el instanceof HTMLSelectElement
-      ? Array.from(el.options).some((o) => o.value === value && !o.disabled && value !== "")
-      : el !== null && value.trim() !== "" && Number.isFinite(Number(value));
-    if (!ok || el === null) {
-      problems.push(`${id}=${JSON.stringify(value)}`);
-      return;
-    }
-    el.value = value;
-  };
-  const ids = [
-    "dataset",
-    "n",
-    "d",
-    "dataSeed",
-    "family",
-    "delimiter",
-    "missing",
-    ..._URL_COMMON,
-  ];
-  for (const id of ids) {
-    const value = p.get(id);
-    if (value !== null) set(id, value);
-  }
-  // The file model: the text fields now, the family and the column choices
-  // when the file is loaded (its columns fill the lists; _showFile).
-  const model: Record<string, string> = {};
-  for (const id of ["family", ..._URL_MODEL]) {
-    const value = p.get(id);
-    if (value === null) continue;
-    model[id] = value;
-    if (id === "standardize") {
-      _$<HTMLInputElement>(id).checked = /^(1|true|yes|on)$/i.test(value);
-    } else if (id === "sigma" && (value.trim() === "" || !Number.isFinite(Number(value)))) {
-      problems.push(`${id}=${JSON.stringify(value)}`);
-    } else if (!["family", "offset", "trials", "formula"].includes(id)) {
-      _$<HTMLInputElement>(id).value = value;
-    }
-  }
-  const file = p.get("file");
-  if (file !== null || _URL_MODEL.some((id) => p.has(id))) {
-    _urlModel = model;
-    _$("file-info").hidden = false;
-    _$("file-summary").textContent = `This link's run read ${
-      file === null ? "a file" : JSON.stringify(file)
-    }: load it to repeat the run with the link's model.`;
-  }
-  _syncControls(); // a synthetic data set fixes the family; a CSV file loaded later keeps it
-  _describeSampler();
-  for (const [key, value] of p) {
-    if (key.startsWith("opt.")) set(`opt-${key.slice(4)}`, value);
-    else if (!ids.includes(key) && !_URL_MODEL.includes(key) && key !== "file") {
-      problems.push(`${key}=${JSON.stringify(value)}`);
-    }
-  }
-  if (problems.length > 0) {
-    _$("warnings").textContent = `Ignored in the address (unknown setting or value): ${
-      problems.join(", ")
-    }.`;
-  }
-}
-
 /** The file model of the page's address, applied when the next file is loaded. */
 let _urlModel: Record<string, string> | null = null;
-
-/**
- * Set the file model's fields from the address once the file's columns are
- * known; a family or column the file does not have is named in the warnings
- * line and left at its default.
- */
-function _applyUrlModel(model: Record<string, string>, names: string[]): void {
-  const problems: string[] = [];
-  const family = _$<HTMLSelectElement>("family");
-  if (model.family !== undefined) {
-    if (Array.from(family.options).some((o) => o.value === model.family)) {
-      family.value = model.family;
-    } else problems.push(`family=${JSON.stringify(model.family)}`);
-  }
-  for (const id of ["offset", "trials"]) {
-    if (model[id] === undefined) continue;
-    if (names.includes(model[id])) _$<HTMLSelectElement>(id).value = model[id];
-    else problems.push(`${id}=${JSON.stringify(model[id])} (no such column)`);
-  }
-  if (model.formula !== undefined) {
-    _$<HTMLInputElement>("formula").value = model.formula;
-    _responseFromFormula();
-  }
-  if (problems.length > 0) {
-    _$("warnings").textContent = `Ignored in the address (not in this file): ${
-      problems.join(", ")
-    }.`;
-  }
-}
 
 /** Send a file to the worker, which reads and checks it once (again when the delimiter changes). */
 async function _loadFile(file: File): Promise<void> {
@@ -1014,32 +374,14 @@ function _showFile(name: string, check: TableCheck): void {
   fileCheck = check;
   _setState("idle");
   _$("progress-text").textContent = "";
-  const delim = check.delimiter === null
-    ? "Parquet"
-    : `delimiter ${check.delimiter === "\t" ? "tab" : JSON.stringify(check.delimiter)}`;
-  const missing = check.columns.filter((c) => c.missing > 0);
-  _$("file-summary").textContent =
-    `${name}: ${_int(check.numRows)} rows, ${check.columns.length} columns (${delim}); ` +
-    check.columns.map((c) =>
-      `${c.name} ${
-        c.kind === "text"
-          ? `text, ${c.numLevels} levels`
-          : c.kind === "bad"
-          ? "(problem)"
-          : "numeric"
-      }`
-    ).join(", ") +
-    (missing.length === 0
-      ? ". No missing cells."
-      : `. Missing cells (rows dropped when the model uses the column): ${
-        missing.map((c) => `${c.name} ${c.missing}`).join(", ")
-      }.`);
-  _$("file-problems").innerHTML = check.problems.map((p) => `<li>${_escape(p)}</li>`).join("");
+  _$("file-summary").textContent = fileSummary(name, check);
+  _$("file-problems").innerHTML = check.problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("");
   _$("file-problems").dataset.count = String(check.problems.length);
   const names = check.columns.map((c) => c.name);
-  const options = names.map((h) => `<option value="${_escape(h)}">${_escape(h)}</option>`).join(
-    "",
-  );
+  const options = names.map((h) => `<option value="${escapeHtml(h)}">${escapeHtml(h)}</option>`)
+    .join(
+      "",
+    );
   const response = _$<HTMLSelectElement>("response");
   response.innerHTML = options;
   // A column named like a response, else the last one.
@@ -1048,15 +390,15 @@ function _showFile(name: string, check: TableCheck): void {
   for (const id of ["offset", "trials"]) {
     _$<HTMLSelectElement>(id).innerHTML = `<option value="">none</option>${options}`;
   }
-  _$<HTMLInputElement>("formula").value = _defaultFormula();
-  if (_urlModel !== null) _applyUrlModel(_urlModel, names);
+  _$<HTMLInputElement>("formula").value = defaultFormula(fileCheck);
+  if (_urlModel !== null) applyUrlModel(_urlModel, names, responseFromFormula);
   _urlModel = null;
   const dataset = _$<HTMLSelectElement>("dataset");
   const option = dataset.querySelector<HTMLOptionElement>('option[value="csv"]')!;
   option.disabled = false;
   option.textContent = `file: ${name}`;
   dataset.value = "csv";
-  _syncControls();
+  syncControls();
 }
 
 function _init(): void {
@@ -1068,11 +410,10 @@ function _init(): void {
     worker?.terminate();
     worker = _newWorker();
     // The draws received so far stay on screen and in the download.
-    run.csv = _rowsCsv();
-    _flushAll = true;
-    if (!_rendering) _renderQueued();
-    _$("progress-text").textContent = `stopped: ${_int(run.rows.length)} draws kept`;
-    _drawAfterRun();
+    run.csv = drawsCsv(run);
+    flushPlots();
+    _$("progress-text").textContent = `stopped: ${int(run.rows.length)} draws kept`;
+    drawAfterRun();
     _setState("stopped");
   });
   _$("choose-file").addEventListener("click", () => _$<HTMLInputElement>("file").click());
@@ -1082,13 +423,13 @@ function _init(): void {
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   });
-  _$("dataset").addEventListener("change", _syncControls);
+  _$("dataset").addEventListener("change", syncControls);
   _$("delimiter").addEventListener("change", () => {
     // Read the file again with the new delimiter (not while a run holds the worker).
     if (document.body.dataset.state === "running") return;
     if (loadedFile !== null && !/\.parquet$/i.test(loadedFile.name)) _loadFile(loadedFile);
   });
-  _$("params").addEventListener("change", () => _buildPlots());
+  _$("params").addEventListener("change", () => buildPlots());
   _$<HTMLInputElement>("file").addEventListener("change", (e) => {
     const f = (e.target as HTMLInputElement).files?.[0];
     if (f) _loadFile(f);
@@ -1105,15 +446,15 @@ function _init(): void {
     const f = e.dataTransfer?.files[0];
     if (f) _loadFile(f);
   });
-  _$("sampler").addEventListener("change", _describeSampler);
-  _$("family").addEventListener("change", _syncControls);
+  _$("sampler").addEventListener("change", describeSampler);
+  _$("family").addEventListener("change", syncControls);
   for (const id of ["response", "offset", "trials"]) {
     _$(id).addEventListener("change", () => {
-      _$<HTMLInputElement>("formula").value = _defaultFormula();
+      _$<HTMLInputElement>("formula").value = defaultFormula(fileCheck);
     });
   }
-  for (const id of ["pair-x", "pair-y"]) _$(id).addEventListener("change", _drawPairs);
-  _$("formula").addEventListener("change", _responseFromFormula);
+  for (const id of ["pair-x", "pair-y"]) _$(id).addEventListener("change", drawPairsPlot);
+  _$("formula").addEventListener("change", responseFromFormula);
   for (
     const id of [
       "formula",
@@ -1141,10 +482,11 @@ function _init(): void {
       Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 8, _num("numChains"))),
     );
   }
-  _syncControls();
+  syncControls();
   worker = _newWorker(); // the page is ready when it lists the registry's samplers
 }
 
 // The run, for the browser console and the end-to-end tests (which count its draws).
 (globalThis as Record<string, unknown>).tallmcRun = run;
+setPlotSource({ run, request: () => _lastRequest, ppc: () => lastPpc });
 _init();

@@ -8,7 +8,7 @@
  *  file ──► ColumnTable (text cells) ──► checkTable: every problem, per row and per column
  *                   │
  *   run: formula ──►└─ drop rows with a missing cell in a column the model uses
- *                      ──► buildDesign ──► modelFromFormulaData (cli/model_options.ts)
+ *                      ──► buildDesign ──► modelFromFormulaData (cli/model_from_data.ts)
  * ```
  *
  * Missing cells (empty, `NA`, `NaN`, `null`; Parquet nulls) are the one
@@ -36,11 +36,8 @@ import {
   notNumberReason,
 } from "../data/csv_checks.ts";
 import { parquetColumnTable } from "../data/parquet.ts";
-import {
-  familyFromFlags,
-  type ModelFromDesign,
-  modelFromFormulaData,
-} from "../cli/model_options.ts";
+import { familyFromFlags } from "../cli/model_flags.ts";
+import { type ModelFromDesign, modelFromFormulaData } from "../cli/model_from_data.ts";
 
 /** A missing cell: empty, NA, N/A, NaN, nan, null or NULL. */
 export function isMissing(cell: string): boolean {

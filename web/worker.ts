@@ -19,13 +19,12 @@
  * copy w the chains c ≡ w (mod workers) (`chainIds`), relays their draws to
  * the page, and joins their outputs. Chain c draws from `Rng(seed).stream(c)`
  * whichever thread runs it, so the draws are those of the one-worker run.
+ * What the run's end message carries is made in run_report.ts.
  *
  * @module
  */
 import {
   type ChainOutput,
-  formatDrawsCsv,
-  formatVerdict,
   gaussianLinearRegression,
   getSampler,
   GlmModel,
@@ -36,18 +35,16 @@ import {
   samplerNames,
   summarize,
   type SummaryRow,
-  verdict,
 } from "../mod.ts";
 import type { ColumnTable } from "../data/design.ts";
-import { posteriorPredictiveCheck } from "../models/ppc.ts";
+import { pageWords } from "./page_words.ts";
 import { packRows, unpackRows } from "./protocol.ts";
+import { doneMessage } from "./run_report.ts";
 import type {
-  ChainReport,
   ChainsRequest,
   Cost,
   DescribeRequest,
   LoadRequest,
-  PpcView,
   RunRequest,
   SubMessage,
   WorkerMessage,
@@ -110,7 +107,7 @@ async function _describe(request: DescribeRequest): Promise<void> {
     _post({
       type: "described",
       priorLines: null,
-      error: _pageWords(e instanceof Error ? e.message : String(e)),
+      error: pageWords(e instanceof Error ? e.message : String(e)),
       support,
     });
   }
@@ -198,8 +195,8 @@ async function _build(request: RunRequest, table: ColumnTable | null): Promise<_
       (built.dropped > 0
         ? ` (${built.dropped} row${built.dropped > 1 ? "s" : ""} with a missing cell dropped)`
         : ""),
-    warnings: [...built.warnings, ...built.posteriorWarnings].map(_pageWords),
-    notes: built.notes.map(_pageWords),
+    warnings: [...built.warnings, ...built.posteriorWarnings].map(pageWords),
+    notes: built.notes.map(pageWords),
     priorLines: built.priorLines === null ? null : [...built.priorLines],
     dropped: built.dropped,
   };
@@ -444,153 +441,10 @@ async function _run(request: RunRequest): Promise<void> {
     chains = parts.flat().sort((a, b) => a.chainId - b.chainId);
   }
   flush(true);
-  _finish(request, built, names, chains, sumCost());
+  _post(doneMessage(request, built.glm, names, chains, sumCost()));
 }
 
 let _subWorkers: Worker[] = [];
-
-/** The end of a run: summary, verdict, draws CSV, predictive check. */
-function _finish(
-  request: RunRequest,
-  built: _Built,
-  names: string[],
-  outputs: ChainOutput[],
-  cost: Cost,
-): void {
-  const signed = _isSigned(request);
-  const chains: ChainReport[] = outputs.map((c) => {
-    const acc = c.info.sampling.acceptanceRate ?? c.info.sampling.isAccepted;
-    let meanAcc = NaN;
-    if (acc !== undefined && acc.length > 0) {
-      meanAcc = acc.reduce((s, a) => s + a, 0) / acc.length;
-    }
-    return {
-      warmup: { ...c.cost.warmup },
-      sampling: { ...c.cost.sampling },
-      wallTimeMs: c.wallTimeMs,
-      stepSize: Number(c.tuning.stepSize),
-      acceptanceRate: meanAcc,
-      numDivergent: c.numDivergent.sampling,
-      stop: c.stop?.reason ?? null,
-    };
-  });
-  // A chain that stopped early has fewer draws: summarise the common length.
-  const numDraws = Math.min(...outputs.map((c) => c.numDraws));
-  const draws = outputs.map((c) => c.draws.map((p) => p.subarray(0, numDraws)));
-  // Signed HMC-ECS: sign-corrected means and sds (eq. 17). Thinning is 1, so
-  // draw k is sampling iteration k.
-  const signs = signed && outputs.every((c) => c.info.sampling.sign !== undefined)
-    ? outputs.map((c) => c.info.sampling.sign.subarray(0, numDraws))
-    : undefined;
-  const summary = numDraws >= 4 ? summarize(draws, names, { signs }) : [];
-  const v = verdict({ parameterNames: names, chains: outputs }, {
-    sampler: request.sampler,
-    rows: summary.length > 0 ? summary : undefined,
-  });
-  let negatives = 0, numSigns = 0;
-  for (const s of signs ?? []) {
-    for (const x of s) negatives += x < 0 ? 1 : 0;
-    numSigns += s.length;
-  }
-  _post({
-    type: "done",
-    summary,
-    chains,
-    cost,
-    csv: formatDrawsCsv({
-      parameterNames: names,
-      draws,
-      extra: signs === undefined ? {} : { sign: signs },
-    }),
-    converged: v.converged,
-    verdict: [...formatVerdict(v), ..._acceptanceLines(chains, request.sampler)].map(_pageWords),
-    negativeSignShare: signs === undefined || numSigns === 0 ? null : negatives / numSigns,
-    ppc: numDraws >= 4 ? _ppc(built.glm, draws, names) : null,
-  });
-}
-
-/** The posterior predictive check's figure data, on at most 20 000 rows and 100 draws. */
-function _ppc(glm: GlmModel, draws: Float64Array[][], names: string[]): PpcView | null {
-  try {
-    const r = posteriorPredictiveCheck(glm, draws, {
-      parameterNames: names,
-      numDraws: 100,
-      maxRows: 20_000,
-      numOverlay: 20,
-    });
-    return {
-      family: r.family,
-      numRows: r.numRows,
-      numRowsTotal: r.numRowsTotal,
-      numDraws: r.numDraws,
-      statistics: r.statistics,
-      calibration: r.calibration,
-      rootogram: r.rootogram,
-      density: r.density === null ? null : {
-        x: Array.from(r.density.x),
-        observed: Array.from(r.density.observed),
-        replicated: r.density.replicated.map((d) => Array.from(d)),
-      },
-    };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A line on acceptance far below what the sampler aims at (most proposals
- * rejected: the chain barely moves), which the verdict's checks only see
- * indirectly through R̂ and ESS.
- */
-function _acceptanceLines(chains: ChainReport[], sampler: string): string[] {
-  const low = chains.flatMap((c, i) => c.acceptanceRate < 0.1 ? [[i + 1, c.acceptanceRate]] : []);
-  if (low.length === 0) return [];
-  const worst = Math.min(...low.map(([, a]) => a));
-  const rw = /rwmh|austerity/.test(sampler);
-  return [
-    `  - acceptance < 0.10 in ${low.length} of ${chains.length} chain(s) (lowest ${
-      worst.toFixed(3)
-    })`,
-    `    chains: ${low.map(([i]) => i).join(", ")}`,
-    `    likely cause: ${
-      rw
-        ? "the proposal scale is too large for the posterior (warmup too short to adapt it)"
-        : "the step size is too large for the posterior's curvature"
-    }, so almost every proposal is rejected and the chain barely moves`,
-    `    fix: ${
-      rw
-        ? "a longer Warmup, a smaller scale, or the hmc sampler"
-        : "a longer Warmup, a smaller stepSize, or a higher targetAcceptanceRate"
-    }`,
-  ];
-}
-
-/** The CLI's flag names in the verdict's fixes, as the page's controls. */
-const _WORDS: [RegExp, string][] = [
-  [/--prior-intercept/g, "Intercept prior"],
-  [/--prior-aux/g, "σ/φ prior"],
-  [/--prior-scale/g, "prior s"],
-  [/--prior\b/g, "Priors"],
-  [/--family (\S+)/g, "family $1"],
-  [/--success LEVEL chooses/g, "the field Level coded 1 chooses"],
-  [/--success\b/g, "Level coded 1"],
-  [/--response\b/g, "the response"],
-  [/--sigma\b/g, "σ"],
-  [/--nu\b/g, "ν"],
-  [/--(offset|trials)\b/g, "the $1 column"],
-  [/--formula\b/g, "the formula"],
-  [/--standardize\b/g, "Standardize the columns"],
-  [/--sampler (\S+)/g, "the $1 sampler"],
-  [/--samples/g, "Draws"],
-  [/--warmup/g, "Warmup"],
-  [/--metric (\S+)/g, "metricAdaptation = $1"],
-  [/--target-acceptance/g, "targetAcceptanceRate"],
-  [/--step-size/g, "stepSize"],
-];
-
-function _pageWords(line: string): string {
-  return _WORDS.reduce((s, [re, to]) => s.replace(re, to), line);
-}
 
 self.onmessage = async (
   event: MessageEvent<RunRequest | LoadRequest | ChainsRequest | DescribeRequest>,
@@ -604,7 +458,7 @@ self.onmessage = async (
   } catch (e) {
     for (const s of _subWorkers) s.terminate();
     _subWorkers = [];
-    const message = _pageWords(e instanceof Error ? e.message : String(e));
+    const message = pageWords(e instanceof Error ? e.message : String(e));
     _post(m.type === "load" ? { type: "load-error", message } : { type: "error", message });
   }
 };

@@ -135,7 +135,9 @@ export function hmcSampler(
   const optimizationIterations = options.optimizationIterations ?? 50;
   nonNegativeInteger("optimizationIterations", optimizationIterations);
   const init = parseHmcInit(options.init ?? "laplace");
-  let initialMetric: Metric;
+  // The chain's metric unless a Laplace metric replaces it: the fixed
+  // `metric`, or the warm-up's start (the user's `initialMetric`, else I).
+  let givenMetric: Metric;
   let metricAdaptation: MetricAdaptation | "auto";
   if (typeof metricOption === "string") {
     if (!["identity", "diagonal", "dense", "hessian", "auto"].includes(metricOption)) {
@@ -145,10 +147,10 @@ export function hmcSampler(
         }`,
       );
     }
-    initialMetric = options.initialMetric ?? identityMetric(dim);
-    if (initialMetric.dim !== dim) {
+    givenMetric = options.initialMetric ?? identityMetric(dim);
+    if (givenMetric.dim !== dim) {
       throw new RangeError(
-        `initialMetric must have the model's dimension ${dim}, got ${initialMetric.dim}`,
+        `initialMetric must have the model's dimension ${dim}, got ${givenMetric.dim}`,
       );
     }
     metricAdaptation = metricOption === "identity" ? "none" : metricOption;
@@ -158,7 +160,7 @@ export function hmcSampler(
         `metric must have the model's dimension ${dim}, got ${metricOption.dim}`,
       );
     }
-    initialMetric = metricOption;
+    givenMetric = metricOption;
     metricAdaptation = "none";
   }
   let hessianFn = options.hessianFn;
@@ -223,7 +225,7 @@ export function hmcSampler(
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
       const { start, metric, metricAdaptation: chainAdaptation, opt } = chainStart(
-        { startSearch, init, initialMetric, metricAdaptation, isLaplaceMetric },
+        { startSearch, init, givenMetric, metricAdaptation, isLaplaceMetric },
         position,
         rng,
       );
@@ -415,7 +417,7 @@ export function chainStart(
   setup: {
     startSearch: (position: Float64Array) => OptimizedStart | null;
     init: ReturnType<typeof parseHmcInit>;
-    initialMetric: Metric;
+    givenMetric: Metric;
     metricAdaptation: MetricAdaptation | "auto";
     isLaplaceMetric: boolean;
   },
@@ -437,7 +439,7 @@ export function chainStart(
     : chooseMetric(cov, dim);
   const metric = setup.isLaplaceMetric && cov !== null && scheme !== "none"
     ? laplaceMetric(cov, dim, metricAdaptation === "diagonal")
-    : setup.initialMetric;
+    : setup.givenMetric;
   return { start: startPoint(setup.init, position, opt, rng), metric, metricAdaptation, opt };
 }
 

@@ -42,10 +42,15 @@ export interface HmcWarmupOptions
   stepSize: number;
   /** Adapt ε by dual averaging (default true). */
   adaptStepSize?: boolean;
-  /** Metric adaptation scheme (default `"none"`: keep `initialMetric`). */
+  /** Metric adaptation scheme (default `"none"`: keep `firstMetric`). */
   metricAdaptation?: MetricAdaptation;
-  /** Metric to start from (default identity). */
-  initialMetric?: Metric;
+  /**
+   * The metric of the first warm-up iteration, whatever chose it (a fixed
+   * metric, the user's `initialMetric`, a Laplace metric or the identity):
+   * the start of adaptation, or the metric kept throughout with `"none"`
+   * (default identity).
+   */
+  firstMetric?: Metric;
   /** ∇² log π, required for `"hessian"`. */
   hessianFn?: HessianFn;
   /** Hessian update period for `"hessian"` (default 200). */
@@ -104,9 +109,9 @@ export interface HmcWarmupUpdate {
 export function hmcWarmupInit(dim: number, options: HmcWarmupOptions): HmcWarmupState {
   const scheme = options.metricAdaptation ?? "none";
   const adaptStepSize = options.adaptStepSize ?? true;
-  const metric = options.initialMetric ?? identityMetric(dim);
+  const metric = options.firstMetric ?? identityMetric(dim);
   if (metric.dim !== dim) {
-    throw new RangeError(`initialMetric must have dimension ${dim}, got ${metric.dim}`);
+    throw new RangeError(`firstMetric must have dimension ${dim}, got ${metric.dim}`);
   }
   let massMatrix: WindowedAdaptationState | HessianAdaptationState | null = null;
   switch (scheme) {

@@ -67,13 +67,14 @@ export function nutsSampler(
   const dim = model.dim;
   const fn: LogDensityGradientFn = (theta, grad) => model.logDensityAndGradient(theta, grad);
   const init = parseHmcInit(options.init ?? "laplace");
-  let initialMetric: Metric;
+  // The chain's metric unless a Laplace metric replaces it (as for hmc).
+  let givenMetric: Metric;
   let metricAdaptation: MetricAdaptation | "auto";
   if (typeof o.metric === "string") {
-    initialMetric = options.initialMetric ?? identityMetric(dim);
-    if (initialMetric.dim !== dim) {
+    givenMetric = options.initialMetric ?? identityMetric(dim);
+    if (givenMetric.dim !== dim) {
       throw new RangeError(
-        `initialMetric must have the model's dimension ${dim}, got ${initialMetric.dim}`,
+        `initialMetric must have the model's dimension ${dim}, got ${givenMetric.dim}`,
       );
     }
     metricAdaptation = o.metric === "identity" ? "none" : o.metric;
@@ -81,7 +82,7 @@ export function nutsSampler(
     if (o.metric.dim !== dim) {
       throw new RangeError(`metric must have the model's dimension ${dim}, got ${o.metric.dim}`);
     }
-    initialMetric = o.metric;
+    givenMetric = o.metric;
     metricAdaptation = "none";
   }
   const isLaplaceMetric = options.initialMetric === undefined && typeof o.metric === "string" &&
@@ -121,7 +122,7 @@ export function nutsSampler(
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
       const { start, metric, metricAdaptation: chainAdaptation, opt } = chainStart(
-        { startSearch, init, initialMetric, metricAdaptation, isLaplaceMetric },
+        { startSearch, init, givenMetric, metricAdaptation, isLaplaceMetric },
         position,
         rng,
       );

@@ -5,10 +5,10 @@
  * comparison of subsampled fits.
  */
 import nodeAssert from "node:assert/strict";
-import { loo, looCompare, pointwiseLogLik } from "../../diagnostics/loo.ts";
+import { loo, pointwiseLogLik } from "../../diagnostics/loo.ts";
+import { looCompare, looCompareSubsample } from "../../diagnostics/loo_compare.ts";
 import {
   elpdLooApproximation,
-  looCompareSubsample,
   looSubsample,
   looSubsampleFromPointwise,
   type LooSubsampleResult,
