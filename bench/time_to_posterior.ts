@@ -19,10 +19,12 @@
  * The files are made once per n in `--dir` (kept there and reused): Parquet
  * by `bench/tall_data.ts`'s generator, CSV by `tallmc convert`.
  *
- *   deno run -A bench/time_to_posterior.ts --n 1e6,1e7 [--formats parquet,csv]
+ *   deno run -A bench/time_to_posterior.ts --n 1e6,1e7,1e8 [--formats parquet,csv]
  *     [--dir /tmp/ttp] [--chains 4] [--workers N] [--repeats 1] [--json out.json]
  *
- * Minutes at n = 10⁷ (most of it making the CSV file); not part of `deno bench`.
+ * Minutes at n = 10⁷ (most of it making the files); not part of `deno bench`.
+ * n = 10⁸ is skipped with the reason: its X alone (12 GB in f32) exceeds the
+ * 4 GiB of the one WebAssembly memory the CLI loads the rows into.
  *
  * @module
  */
@@ -121,7 +123,19 @@ const deno = Deno.execPath();
 const denoRun = [deno, "run", "--allow-read", `--allow-write=${dir}`, "--allow-env", CLI];
 const results: Record<string, unknown>[] = [];
 
+/** Bytes of X (f32, 30 columns) and y in the core's memory for n rows. */
+const dataBytes = (n: number) => n * (30 * 4 + 8);
+const MEMORY_BYTES = 2 ** 32; // a wasm32 memory
+
 for (const n of sizes) {
+  if (dataBytes(n) > MEMORY_BYTES) {
+    console.log(
+      `n = ${n.toExponential(0)}: skipped: X (f32) and y need ${
+        (dataBytes(n) / 2 ** 30).toFixed(1)
+      } GiB, more than the 4 GiB of one WebAssembly memory (the CLI loads every row into one)`,
+    );
+    continue;
+  }
   const parquet = `${dir}/higgs_${n}.parquet`, csv = `${dir}/higgs_${n}.csv`;
   if (!(await exists(parquet))) {
     const r = await generatePhase(parquet, { n, seed: 1 }, new PeakMemory());

@@ -54,6 +54,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
+import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import {
@@ -326,11 +327,14 @@ export async function loadParquet(
   }
   const width = storage === "f64" ? 8 : 4;
   let xPtr = 0, yPtr = 0;
+  let transposer: ParquetTransposer | null = null;
   try {
     xPtr = storage === "f64"
       ? arena.allocF64(numRows * numCols)
       : arena.allocF32(numRows * numCols);
     yPtr = arena.allocF64(numRows);
+    // The core's kernel writes the rows of X (null: the TypeScript pass does).
+    transposer = ParquetTransposer.create(arena, numCols);
     let start = 0;
     for (let g = 0; g < rowGroupRows.length; g++) {
       const n = rowGroupRows[g];
@@ -340,7 +344,14 @@ export async function loadParquet(
       // every group (the memory may have grown meanwhile).
       const off = xPtr + start * numCols * width, len = n * numCols;
       const x = storage === "f64" ? arena.f64(off, len) : arena.f32(off, len);
-      builder.buildInto(cols, n, start + 1, x, arena.f64(yPtr + start * 8, n));
+      builder.buildInto(
+        cols,
+        n,
+        start + 1,
+        x,
+        arena.f64(yPtr + start * 8, n),
+        transposer === null ? undefined : { transposer, xPtr: off },
+      );
       start += n;
     }
   } catch (e) {
@@ -348,6 +359,7 @@ export async function loadParquet(
     if (yPtr !== 0) arena.free(yPtr);
     throw e;
   } finally {
+    transposer?.dispose();
     o.close();
   }
   const warnings = r.warnings();

@@ -16,6 +16,7 @@ import {
   f32Problem,
   safeColumnNames,
 } from "./csv_checks.ts";
+import type { ParquetTransposer } from "../core/parquet_kernel.ts";
 import type { Storage } from "./dataset.ts";
 import {
   type OpenedParquet,
@@ -171,6 +172,10 @@ export class ParquetChunkBuilder {
 
   /** Column k of X in f64, one row group long (reused from group to group). */
   #xcols: Float64Array[] = [];
+  /** Ones, the intercept's column for the kernel. */
+  #ones = new Float32Array(0);
+  /** A column for the checks that name a bad cell. */
+  #scratch = new Float64Array(0);
 
   constructor(o: OpenedParquet, l: ParquetLayout, family: CsvOptions["family"], numRows?: number) {
     this.#o = o;
@@ -193,7 +198,9 @@ export class ParquetChunkBuilder {
   /**
    * One row group straight into X and y (e.g. views of the arena): x is
    * numRows × numCols row-major in the layout's storage, y numRows long. The
-   * same values, checks, errors and statistics as {@link build}.
+   * same values, checks, errors and statistics as {@link build}. With `into`,
+   * X is written by the core's kernel at `into.xPtr` of the transposer's
+   * arena (x must view the same bytes; the same numbers).
    */
   buildInto(
     cols: Map<string, ParquetCells>,
@@ -201,16 +208,19 @@ export class ParquetChunkBuilder {
     firstRow: number,
     x: Float64Array | Float32Array,
     y: Float64Array,
+    into?: { transposer: ParquetTransposer; xPtr: number },
   ): void {
-    this.#check(cols, numRows, firstRow, x, y);
+    this.#check(cols, numRows, firstRow, x, y, into);
   }
 
   /**
    * Reads and checks the response (into y), aux (returned) and the columns
-   * of X (f64 copies in this.#xcols), in that order and each column in row
-   * order, so the first bad cell found is the one a row-by-row pass over
-   * each column finds; then adds X's columns to the statistics and writes
-   * them row-major into x (rounded for f32).
+   * of X, in that order and each column in row order, so the first bad cell
+   * found is the one a row-by-row pass over each column finds; then adds X's
+   * columns to the statistics and writes them row-major into x (rounded for
+   * f32). Typed columns are checked in that last pass (in TypeScript, or in
+   * the core's kernel with `into`); only when it meets a bad cell are they
+   * checked one by one, to name it.
    */
   #check(
     cols: Map<string, ParquetCells>,
@@ -218,6 +228,7 @@ export class ParquetChunkBuilder {
     firstRow: number,
     x: Float64Array | Float32Array,
     y: Float64Array,
+    into?: { transposer: ParquetTransposer; xPtr: number },
   ): Float64Array | undefined {
     const l = this.#l, d = l.numCols;
     this.#numbers(cols.get(l.responseName)!, l.responseName, firstRow, y, numRows, false);
@@ -244,6 +255,42 @@ export class ParquetChunkBuilder {
       aux = new Float64Array(numRows);
       this.#numbers(cols.get(l.auxName)!, l.auxName, firstRow, aux, numRows, false);
     }
+    const f32 = l.storage === "f32";
+    const maxAbs = f32 ? F32_MAX : EXTREME_ABS, minAbs = f32 ? F32_MIN_NORMAL : 0;
+    const typed = l.xCols.every((name) => _isTyped(cols.get(name)!));
+    if (l.intercept) {
+      this.colMin[0] = Math.min(this.colMin[0], 1);
+      this.colMax[0] = Math.max(this.colMax[0], 1);
+    }
+    if (typed && into !== undefined) {
+      // The decoded columns go to the kernel as they are (the intercept as a
+      // column of ones); X'X's rows are picked from them too (the same values).
+      const src: (Float64Array | Float32Array | Int32Array)[] = [];
+      if (l.intercept) {
+        if (this.#ones.length < numRows) this.#ones = new Float32Array(numRows).fill(1);
+        src.push(this.#ones);
+      }
+      for (const name of l.xCols) src.push(cols.get(name) as Float64Array | Float32Array);
+      let ok = true;
+      this.stats.addColumns(src as Float64Array[], numRows, (lo, hi, sum, h) => {
+        ok = into.transposer.run(
+          src,
+          numRows,
+          into.xPtr,
+          x instanceof Float64Array,
+          lo,
+          hi,
+          sum,
+          h,
+          minAbs,
+          maxAbs,
+        );
+      });
+      if (!ok) this.#firstBad(cols, numRows, firstRow);
+      this.colMin.set(this.stats.colMin);
+      this.colMax.set(this.stats.colMax);
+      return aux;
+    }
     const xcols = this.#xcols;
     if (xcols.length !== d || xcols[0].length < numRows) {
       xcols.length = 0;
@@ -252,12 +299,8 @@ export class ParquetChunkBuilder {
     let k = 0;
     if (l.intercept) {
       xcols[0].fill(1, 0, numRows);
-      this.colMin[0] = Math.min(this.colMin[0], 1);
-      this.colMax[0] = Math.max(this.colMax[0], 1);
       k = 1;
     }
-    const f32 = l.storage === "f32";
-    const typed = l.xCols.every((name) => _isTyped(cols.get(name)!));
     if (typed) {
       // Native copies to f64, then the checks in the pass below; if that
       // pass meets a bad cell, the column-by-column checks name the first.
@@ -274,25 +317,46 @@ export class ParquetChunkBuilder {
       }
     }
     // Ranges, sums and hashes in the same pass as the transposition.
-    const maxAbs = f32 ? F32_MAX : EXTREME_ABS, minAbs = f32 ? F32_MIN_NORMAL : 0;
     let ok = true;
     this.stats.addColumns(xcols, numRows, (lo, hi, sum, h) => {
-      ok = x instanceof Float64Array
+      ok = into !== undefined
+        ? into.transposer.run(
+          xcols,
+          numRows,
+          into.xPtr,
+          x instanceof Float64Array,
+          lo,
+          hi,
+          sum,
+          h,
+          minAbs,
+          maxAbs,
+        )
+        : x instanceof Float64Array
         ? _statsTransposeF64(x, xcols, numRows, d, lo, hi, sum, h, minAbs, maxAbs)
         : _statsTransposeF32(x, xcols, numRows, d, lo, hi, sum, h, minAbs, maxAbs);
     });
     if (typed) {
-      if (!ok) {
-        for (let j = l.intercept ? 1 : 0, c = 0; j < d; j++, c++) {
-          this.#numbers(xcols[j], l.xCols[c], firstRow, xcols[j], numRows, f32);
-        }
-      }
+      if (!ok) this.#firstBad(cols, numRows, firstRow);
       // The running ranges are those of the statistics (the same values in
       // the same order).
       this.colMin.set(this.stats.colMin);
       this.colMax.set(this.stats.colMax);
     }
     return aux;
+  }
+
+  /**
+   * Checks the typed covariate columns one by one, each top to bottom, and
+   * throws naming the first bad cell (the checking pass found one).
+   */
+  #firstBad(cols: Map<string, ParquetCells>, numRows: number, firstRow: number): never {
+    const f32 = this.#l.storage === "f32";
+    if (this.#scratch.length < numRows) this.#scratch = new Float64Array(numRows);
+    for (const name of this.#l.xCols) {
+      this.#numbers(cols.get(name)!, name, firstRow, this.#scratch, numRows, f32);
+    }
+    throw new Error(`${this.#o.where}a cell failed the checks, but none was found to name`);
   }
 
   /**

@@ -43,3 +43,4 @@ export { gradMomentsRange, xtwRange, xtwRangeF32 } from "./moments";
 export { hessExt, llExt } from "./likelihood_ext";
 export { axpy, dot, gatherF32, gatherF32AsF64, gatherF64, matvec, mulElem } from "./vector";
 export { csvColumnStats, csvCountByte, csvF64ToF32, csvParseRows } from "./csv";
+export { pqTranspose } from "./parquet";

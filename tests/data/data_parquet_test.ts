@@ -647,6 +647,13 @@ Deno.test("loadParquet() and parquetRowChunks() over row groups, pages and codec
             const strip = (w: readonly string[] = []) => w.map((s) => s.replace(/^[^:]*: /, ""));
             assert.ok(strip(want.warnings).length >= 1, String(want.warnings));
             assert.deepEqual(strip(got.warnings), strip(want.warnings));
+            // The core's kernel (an arena of a WebAssembly build) writes the same X.
+            for (const shared of [false, true]) {
+              const wasm = loadCore({ backend: "simd", shared });
+              const k = await loadParquet(wasm, bytes, { ...options, compressors });
+              assert.deepEqual(_bytes(k), _bytes(want));
+              assert.deepEqual(k.warnings, got.warnings);
+            }
             // The chunks: the same rows, one chunk per row group.
             const rows = await openParquetRows(bytes, { ...options, compressors });
             const x = new Uint8Array(n * got.numCols * bytesPerCell(storage));
@@ -683,7 +690,17 @@ Deno.test("loadParquet(): the first bad cell in column order names its row, in a
       ],
       rowGroupSize: 4,
     }));
-  const arena = loadCore({ backend: "reference" });
+  for (const backend of ["reference", "simd"] as const) {
+    await _firstBadCell(loadCore({ backend }), file);
+  }
+});
+
+/** The first-bad-cell cases, in an arena of the TypeScript kernels or of a WebAssembly build. */
+async function _firstBadCell(
+  arena: ReturnType<typeof loadCore>,
+  file: (a: (number | null)[], b: (number | null)[]) => Uint8Array,
+): Promise<void> {
+  const { parquetWriteBuffer } = await import("hyparquet-writer");
   const ok = [0.5, 1, 2, 3, 4, 5, 6, 7, 8, 9];
   const at = (v: number | null, i: number) => ok.map((x, j) => j === i ? v : x);
   const options = { response: "y", family: "logistic" } as const;
@@ -736,4 +753,4 @@ Deno.test("loadParquet(): the first bad cell in column order names its row, in a
     loadParquet(arena, typed(ok, at(1e200, 8) as number[]), options),
     /Parquet bytes: row 9, column "b": 1e\+200 is beyond/,
   );
-});
+}

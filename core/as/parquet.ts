@@ -1,0 +1,201 @@
+// AssemblyScript: one row group's columns → row-major X, with the checks and column
+// statistics of the Parquet reader (part of the tallmc core; entry file kernels.ts).
+//
+//   cols ─► d u32 pointers, column k's n values (f32 or f64, `src64`) at cols[k]
+//   x    ─► n × d row-major out (f32 or f64, `dst64`): x[i·d + k] = cols[k][i]
+//   lo, hi, sum ─► d f64 each; h ─► d i32: updated in row order per column, as
+//        data/csv_checks.ts's ColumnStats does it: lo = v < lo ? v : lo, hi = v > hi ? v : hi,
+//        sum += v, h = (h ^ high word of v's f64 bits) · 0x01000193 + low word (wrapping)
+//
+// Returns 1 when every cell v has |v| ≤ maxAbs (false for NaN) and |v| ≥ minAbs or v = 0,
+// else 0 (the host then finds and names the first bad cell itself). The f32 rounding of the
+// output is round-to-nearest-even, as a store into a Float32Array.
+//
+// The rows go in tiles of TILE rows; within a tile, four columns at a time: their values of
+// one row are one f32x4 (or two f64x2) store into the row, and their statistics are four
+// lanes whose per-lane arithmetic is the scalar one (so the same numbers, bit for bit).
+
+// @ts-ignore: decorator
+@inline
+const TILE: i32 = 256;
+
+// @ts-ignore: decorator
+@inline
+function ld<S>(p: usize, i: i32): f64 {
+  return <f64>load<S>(p + (<usize>i << alignof<S>()));
+}
+
+/** Columns k0 … k0+3 over rows [i0, i1). Returns the bad-cell mask lanes. */
+// @ts-ignore: decorator
+@inline
+function quad<S, D>(
+  cols: usize,
+  k0: i32,
+  i0: i32,
+  i1: i32,
+  d: i32,
+  x: usize,
+  lo: usize,
+  hi: usize,
+  sum: usize,
+  h: usize,
+  minAbs: v128,
+  maxAbs: v128,
+): v128 {
+  const c0 = <usize>load<u32>(cols + (<usize>k0 << 2));
+  const c1 = <usize>load<u32>(cols + (<usize>k0 << 2), 4);
+  const c2 = <usize>load<u32>(cols + (<usize>k0 << 2), 8);
+  const c3 = <usize>load<u32>(cols + (<usize>k0 << 2), 12);
+  const o8 = <usize>k0 << 3;
+  let lA = v128.load(lo + o8), lB = v128.load(lo + o8, 16);
+  let uA = v128.load(hi + o8), uB = v128.load(hi + o8, 16);
+  let sA = v128.load(sum + o8), sB = v128.load(sum + o8, 16);
+  let hh = v128.load(h + (<usize>k0 << 2));
+  let bad = i64x2.splat(0);
+  const zero = f64x2.splat(0);
+  const prime = i32x4.splat(0x01000193);
+  const rowBytes = <usize>d << alignof<D>();
+  let out = x + <usize>i0 * rowBytes + (<usize>k0 << alignof<D>());
+  for (let i = i0; i < i1; i++, out += rowBytes) {
+    const vA = f64x2.replace_lane(f64x2.splat(ld<S>(c0, i)), 1, ld<S>(c1, i));
+    const vB = f64x2.replace_lane(f64x2.splat(ld<S>(c2, i)), 1, ld<S>(c3, i));
+    if (sizeof<D>() == 4) {
+      v128.store(
+        out,
+        v128.shuffle<i32>(f32x4.demote_f64x2_zero(vA), f32x4.demote_f64x2_zero(vB), 0, 1, 4, 5),
+      );
+    } else {
+      v128.store(out, vA);
+      v128.store(out, vB, 16);
+    }
+    const aA = f64x2.abs(vA), aB = f64x2.abs(vB);
+    bad = v128.or(
+      bad,
+      v128.or(
+        v128.or(v128.not(f64x2.le(aA, maxAbs)), v128.not(f64x2.le(aB, maxAbs))),
+        v128.or(
+          v128.and(f64x2.lt(aA, minAbs), f64x2.ne(aA, zero)),
+          v128.and(f64x2.lt(aB, minAbs), f64x2.ne(aB, zero)),
+        ),
+      ),
+    );
+    // pmin(l, v) = v < l ? v : l; pmax(u, v) = u < v ? v : u.
+    lA = f64x2.pmin(lA, vA);
+    lB = f64x2.pmin(lB, vB);
+    uA = f64x2.pmax(uA, vA);
+    uB = f64x2.pmax(uB, vB);
+    sA = f64x2.add(sA, vA);
+    sB = f64x2.add(sB, vB);
+    // Words of (vA, vB) as i32 lanes: lo0 hi0 lo1 hi1 | lo2 hi2 lo3 hi3.
+    const high = v128.shuffle<i32>(vA, vB, 1, 3, 5, 7);
+    const low = v128.shuffle<i32>(vA, vB, 0, 2, 4, 6);
+    hh = i32x4.add(i32x4.mul(v128.xor(hh, high), prime), low);
+  }
+  v128.store(lo + o8, lA);
+  v128.store(lo + o8, lB, 16);
+  v128.store(hi + o8, uA);
+  v128.store(hi + o8, uB, 16);
+  v128.store(sum + o8, sA);
+  v128.store(sum + o8, sB, 16);
+  v128.store(h + (<usize>k0 << 2), hh);
+  return bad;
+}
+
+/** Column k over rows [i0, i1), scalar. Returns whether every cell passed. */
+// @ts-ignore: decorator
+@inline
+function single<S, D>(
+  cols: usize,
+  k: i32,
+  i0: i32,
+  i1: i32,
+  d: i32,
+  x: usize,
+  lo: usize,
+  hi: usize,
+  sum: usize,
+  h: usize,
+  minAbs: f64,
+  maxAbs: f64,
+): bool {
+  const c = <usize>load<u32>(cols + (<usize>k << 2));
+  const o8 = <usize>k << 3, o4 = <usize>k << 2;
+  let l = load<f64>(lo + o8), u = load<f64>(hi + o8), s = load<f64>(sum + o8);
+  let hv = load<i32>(h + o4);
+  let ok = true;
+  const rowBytes = <usize>d << alignof<D>();
+  let out = x + <usize>i0 * rowBytes + (<usize>k << alignof<D>());
+  for (let i = i0; i < i1; i++, out += rowBytes) {
+    const v = ld<S>(c, i), a = abs<f64>(v);
+    if (!(a <= maxAbs) || (a < minAbs && a != 0)) ok = false;
+    if (v < l) l = v;
+    if (v > u) u = v;
+    s += v;
+    const bits = reinterpret<u64>(v);
+    hv = (hv ^ <i32>(bits >> 32)) * 0x01000193 + <i32>bits;
+    if (sizeof<D>() == 4) store<f32>(out, <f32>v);
+    else store<f64>(out, v);
+  }
+  store<f64>(lo + o8, l);
+  store<f64>(hi + o8, u);
+  store<f64>(sum + o8, s);
+  store<i32>(h + o4, hv);
+  return ok;
+}
+
+function transpose<S, D>(
+  cols: usize,
+  n: i32,
+  d: i32,
+  x: usize,
+  lo: usize,
+  hi: usize,
+  sum: usize,
+  h: usize,
+  minAbs: f64,
+  maxAbs: f64,
+): i32 {
+  const vMin = f64x2.splat(minAbs), vMax = f64x2.splat(maxAbs);
+  const d4 = d & ~3;
+  let bad = i64x2.splat(0);
+  let ok = true;
+  for (let i0 = 0; i0 < n; i0 += TILE) {
+    const i1 = min(n, i0 + TILE);
+    for (let k = 0; k < d4; k += 4) {
+      bad = v128.or(bad, quad<S, D>(cols, k, i0, i1, d, x, lo, hi, sum, h, vMin, vMax));
+    }
+    for (let k = d4; k < d; k++) {
+      if (!single<S, D>(cols, k, i0, i1, d, x, lo, hi, sum, h, minAbs, maxAbs)) ok = false;
+    }
+  }
+  return ok && !v128.any_true(bad) ? 1 : 0;
+}
+
+/**
+ * x[i·d + k] = cols[k][i] for i < n, k < d, with the checks and statistics above. `src64`:
+ * the columns are f64 (else f32); `dst64`: x is f64 (else f32). Returns 1 if every cell
+ * passed the checks, else 0.
+ */
+export function pqTranspose(
+  cols: usize,
+  src64: i32,
+  n: i32,
+  d: i32,
+  x: usize,
+  dst64: i32,
+  lo: usize,
+  hi: usize,
+  sum: usize,
+  h: usize,
+  minAbs: f64,
+  maxAbs: f64,
+): i32 {
+  if (src64 != 0) {
+    return dst64 != 0
+      ? transpose<f64, f64>(cols, n, d, x, lo, hi, sum, h, minAbs, maxAbs)
+      : transpose<f64, f32>(cols, n, d, x, lo, hi, sum, h, minAbs, maxAbs);
+  }
+  return dst64 != 0
+    ? transpose<f32, f64>(cols, n, d, x, lo, hi, sum, h, minAbs, maxAbs)
+    : transpose<f32, f32>(cols, n, d, x, lo, hi, sum, h, minAbs, maxAbs);
+}

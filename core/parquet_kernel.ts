@@ -1,0 +1,206 @@
+/**
+ * The Parquet reader's column-to-row kernel (`core/as/parquet.ts`) bound to
+ * an arena's memory: one row group's decoded columns are copied into a small
+ * staging block of the arena, and the kernel checks every cell, updates the
+ * column statistics (data/csv_checks.ts's ranges, sums and hashes, in row
+ * order) and writes the rows of X straight into the arena, in its storage.
+ *
+ * ```
+ *  columns (JS typed arrays) ──copy, SLICE rows at a time──► staging (f32 or f64 columns)
+ *     ──pqTranspose──► X rows in the arena (f32 or f64) + lo, hi, sum, hash per column
+ * ```
+ *
+ * Available for an arena of a WebAssembly backend when this build embeds
+ * the core; otherwise {@link ParquetTransposer.create} returns null and the
+ * reader keeps its TypeScript pass (the same numbers).
+ *
+ * @module
+ */
+
+import type { Arena } from "./arena.ts";
+import { decodeWasmBase64, RELAXED_WASM_BASE64, SIMD_WASM_BASE64 } from "./_embedded_core.ts";
+import { withSharedMemoryImport } from "./load.ts";
+
+/** Rows staged and transposed per kernel call. */
+const _SLICE = 8192;
+
+interface _Exports {
+  pqTranspose(
+    cols: number,
+    src64: number,
+    n: number,
+    d: number,
+    x: number,
+    dst64: number,
+    lo: number,
+    hi: number,
+    sum: number,
+    h: number,
+    minAbs: number,
+    maxAbs: number,
+  ): number;
+}
+
+const _modules = new Map<string, WebAssembly.Module | null>();
+
+function _module(build: "simd" | "relaxed-simd", shared: boolean): WebAssembly.Module | null {
+  const key = `${build}/${shared}`;
+  let mod = _modules.get(key);
+  if (mod === undefined) {
+    try {
+      let bytes = decodeWasmBase64(build === "simd" ? SIMD_WASM_BASE64 : RELAXED_WASM_BASE64);
+      if (shared && bytes.length > 0) bytes = withSharedMemoryImport(bytes);
+      mod = bytes.length > 0 && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
+      if (mod !== null && !WebAssembly.Module.exports(mod).some((e) => e.name === "pqTranspose")) {
+        mod = null;
+      }
+    } catch {
+      mod = null;
+    }
+    _modules.set(key, mod);
+  }
+  return mod;
+}
+
+/** Columns of one row group → rows of X in an arena, checked and counted (see the module). */
+export class ParquetTransposer {
+  readonly #arena: Arena;
+  readonly #ex: _Exports;
+  readonly #d: number;
+  /** d column pointers (u32), then lo, hi, sum (f64 × d) and h (i32 × d). */
+  readonly #table: number;
+  readonly #lo: number;
+  readonly #hi: number;
+  readonly #sum: number;
+  readonly #h: number;
+  /** d staging columns of _SLICE f64 (or f32) each. */
+  readonly #stage: number;
+
+  private constructor(arena: Arena, ex: _Exports, d: number) {
+    this.#arena = arena;
+    this.#ex = ex;
+    this.#d = d;
+    const tableBytes = Math.ceil((d * 4) / 16) * 16;
+    this.#table = arena.alloc(tableBytes + d * 28 + 16, 16);
+    this.#lo = this.#table + tableBytes;
+    this.#hi = this.#lo + d * 8;
+    this.#sum = this.#hi + d * 8;
+    this.#h = this.#sum + d * 8;
+    this.#stage = arena.alloc(d * _SLICE * 8, 16);
+  }
+
+  /**
+   * A transposer for d columns in the arena, or null when the arena runs
+   * the TypeScript kernels or no WebAssembly build is embedded. Allocates
+   * its staging block (d · 64 KiB) now: views of the arena derived before
+   * this call may be detached by it.
+   *
+   * @param arena The arena X lives in.
+   * @param d Columns of X.
+   * @returns The transposer (free it with {@link dispose}), or null.
+   */
+  static create(arena: Arena, d: number): ParquetTransposer | null {
+    if (arena.backend === "reference" || !(d >= 1)) return null;
+    const mod = _module(arena.backend === "relaxed-simd" ? "relaxed-simd" : "simd", arena.shared);
+    if (mod === null) return null;
+    let ex: _Exports;
+    try {
+      // The same build as the arena's kernels: instantiating it rewrites the
+      // static data below the arena's start with the bytes already there.
+      const instance = new WebAssembly.Instance(mod, {
+        env: {
+          memory: arena.memory,
+          abort(): never {
+            throw new Error("tallmc core aborted in the Parquet kernel");
+          },
+          invalidArgument(): never {
+            throw new Error("tallmc core: invalid argument in the Parquet kernel");
+          },
+        },
+      });
+      ex = instance.exports as unknown as _Exports;
+    } catch {
+      return null;
+    }
+    return new ParquetTransposer(arena, ex, d);
+  }
+
+  /**
+   * Writes x[i·d + k] = cols[k][i] for i < n into the arena at `xPtr`
+   * (f64 rows when `dstF64`, else f32 rounded to nearest) and updates the
+   * statistics lo, hi, sum and h (each d long) in row order. Needs
+   * `cols.length` = d and each column at least n long.
+   *
+   * @param cols The columns (f32 columns are staged as f32, others as f64).
+   * @param n Rows.
+   * @param xPtr Byte offset of row 0 of the output in the arena.
+   * @param dstF64 f64 output (else f32).
+   * @param lo Minimum per column, updated.
+   * @param hi Maximum per column, updated.
+   * @param sum Sum per column, updated.
+   * @param h Hash per column, updated.
+   * @param minAbs Cells with 0 < |v| < minAbs fail.
+   * @param maxAbs Cells with |v| > maxAbs or NaN fail.
+   * @returns Whether every cell passed.
+   */
+  run(
+    cols: readonly (Float64Array | Float32Array | Int32Array)[],
+    n: number,
+    xPtr: number,
+    dstF64: boolean,
+    lo: Float64Array,
+    hi: Float64Array,
+    sum: Float64Array,
+    h: Int32Array,
+    minAbs: number,
+    maxAbs: number,
+  ): boolean {
+    const a = this.#arena, d = this.#d;
+    if (cols.length !== d) throw new RangeError(`expected ${d} columns, got ${cols.length}`);
+    const src32 = cols.every((c) => c instanceof Float32Array);
+    const w = src32 ? 4 : 8, rowBytes = d * (dstF64 ? 8 : 4);
+    const table = a.i32(this.#table, d);
+    for (let k = 0; k < d; k++) table[k] = this.#stage + k * _SLICE * w;
+    a.f64(this.#lo, d).set(lo);
+    a.f64(this.#hi, d).set(hi);
+    a.f64(this.#sum, d).set(sum);
+    a.i32(this.#h, d).set(h);
+    let ok = true;
+    for (let r0 = 0; r0 < n; r0 += _SLICE) {
+      const r1 = Math.min(n, r0 + _SLICE), m = r1 - r0;
+      for (let k = 0; k < d; k++) {
+        const dst = src32 ? a.f32(table[k], m) : a.f64(table[k], m);
+        dst.set(cols[k].subarray(r0, r1));
+      }
+      const r = this.#ex.pqTranspose(
+        this.#table,
+        src32 ? 0 : 1,
+        m,
+        d,
+        xPtr + r0 * rowBytes,
+        dstF64 ? 1 : 0,
+        this.#lo,
+        this.#hi,
+        this.#sum,
+        this.#h,
+        minAbs,
+        maxAbs,
+      );
+      if (r === 0) {
+        ok = false; // the caller names the first bad cell and throws
+        break;
+      }
+    }
+    lo.set(a.f64(this.#lo, d));
+    hi.set(a.f64(this.#hi, d));
+    sum.set(a.f64(this.#sum, d));
+    h.set(a.i32(this.#h, d));
+    return ok;
+  }
+
+  /** Frees the staging block. */
+  dispose(): void {
+    this.#arena.free(this.#stage);
+    this.#arena.free(this.#table);
+  }
+}
