@@ -355,33 +355,9 @@ async function _define(definition: ModelDefinition): Promise<ComposedModel> {
       throw e;
     }
   }
-  let sharded: ShardedGlmModel;
-  let data: GlmData | null = null;
-  if (rk === "shards") {
-    const r = rows as { data: GlmData; shards: number };
-    data = r.data;
-    sharded = await ShardedGlmModel.create(r.data, options, {
-      workers: r.shards,
-      shardKind: "memory",
-    });
-  } else {
-    const r = rows as {
-      rowStore: string;
-      shards?: number;
-      stream?: boolean;
-      chunkRows?: number;
-      checkSource?: boolean;
-    };
-    if (typeof r.rowStore !== "string") {
-      throw new TypeError(`rows.rowStore must be a file path, got ${String(r.rowStore)}`);
-    }
-    sharded = await ShardedGlmModel.create(r.rowStore, options, {
-      ...(r.shards === undefined ? {} : { workers: r.shards }),
-      shardKind: r.stream === true ? "stream" : "memory",
-      ...(r.chunkRows === undefined ? {} : { chunkRows: r.chunkRows }),
-      ...(r.checkSource === undefined ? {} : { checkSource: r.checkSource }),
-    });
-  }
+  const at = _shardSource(rows as { data: GlmData; shards: number } | { rowStore: string });
+  const data = at.data;
+  const sharded = await ShardedGlmModel.create(at.source, options, at.options);
   if (spec === null) return sharded;
   try {
     return withPrior(sharded, _resolveGlmNames(sharded, _priorFamily(lik.family), spec, data));
