@@ -156,7 +156,9 @@ function readNumber(p0: usize): i32 {
   const mask = i8x16.bitmask(i8x16.lt_u(b, i8x16.splat(10)));
   const n1 = <i32>ctz(~mask);
   if (n1 <= 8) {
-    let w = digits8(p, n1);
+    let w: u64;
+    if (n1 == 1) w = <u64>(load<u8>(p) - 48); // the most common integer part: one digit
+    else w = digits8(p, n1);
     let q: i32 = 0;
     let e = p + <usize>n1;
     let after = <u32>load<u8>(e);
