@@ -211,6 +211,8 @@ export class Arena {
    *
    * @param bytes Requested size in bytes (0 allocates 8).
    * @param align Alignment, a power of two (at least 8 is used).
+   * @param zero Zero-fill the block (default true; false: the caller writes
+   *   every byte it reads, and a reused block keeps its old bytes).
    * @returns The unsigned byte offset of the block (never 0).
    * @example
    * ```ts
@@ -221,7 +223,7 @@ export class Arena {
    * assert.equal(p % 16, 0);
    * ```
    */
-  alloc(bytes: number, align = 8): number {
+  alloc(bytes: number, align = 8, zero = true): number {
     if (!Number.isInteger(bytes) || bytes < 0) {
       throw new RangeError(`alloc() size must be a non-negative integer, got ${bytes}`);
     }
@@ -244,7 +246,7 @@ export class Arena {
       if (p > b.ptr) rest.push({ ptr: b.ptr, size: p - b.ptr });
       if (p + size < b.ptr + b.size) rest.push({ ptr: p + size, size: b.ptr + b.size - p - size });
       this.#free.splice(k, 1, ...rest);
-      return this.#claim(p, size);
+      return this.#claim(p, size, zero);
     }
     // Bump.
     let p = _alignUp(this.#top, align);
@@ -265,13 +267,14 @@ export class Arena {
     this.#ensure(p + size);
     if (p > this.#top) this.#insertFree({ ptr: this.#top, size: p - this.#top });
     this.#top = p + size;
-    return this.#claim(p, size);
+    return this.#claim(p, size, zero);
   }
 
   /**
    * Allocate `n` f64 (8-byte aligned, zeroed).
    *
    * @param n Number of elements.
+   * @param zero Zero-fill them (default true; see {@link Arena.alloc}).
    * @returns Byte offset.
    * @example
    * ```ts
@@ -282,14 +285,15 @@ export class Arena {
    * assert.equal(arena.f64(theta, 30).length, 30);
    * ```
    */
-  allocF64(n: number): number {
-    return this.alloc(this.#count(n, "allocF64") * 8, 8);
+  allocF64(n: number, zero = true): number {
+    return this.alloc(this.#count(n, "allocF64") * 8, 8, zero);
   }
 
   /**
    * Allocate `n` f32 (8-byte aligned, zeroed).
    *
    * @param n Number of elements.
+   * @param zero Zero-fill them (default true; see {@link Arena.alloc}).
    * @returns Byte offset.
    * @example
    * ```ts
@@ -299,8 +303,8 @@ export class Arena {
    * assert.ok(p > 0);
    * ```
    */
-  allocF32(n: number): number {
-    return this.alloc(this.#count(n, "allocF32") * 4, 8);
+  allocF32(n: number, zero = true): number {
+    return this.alloc(this.#count(n, "allocF32") * 4, 8, zero);
   }
 
   /**
@@ -582,14 +586,14 @@ export class Arena {
     this.#end = block.end;
   }
 
-  #claim(ptr: number, size: number): number {
+  #claim(ptr: number, size: number, zero: boolean): number {
     ptr = ptr >>> 0;
     this.#used.set(ptr, size);
     this.#inUse += size;
     // fresh memory from growth (or a fresh block) is zero: only reused bytes need clearing
     const outside = ptr >= this.#end;
     const dirty = (outside ? ptr + size : Math.min(ptr + size, this.#clean)) - ptr;
-    if (dirty > 0) new Uint8Array(this.memory.buffer, ptr, dirty).fill(0);
+    if (dirty > 0 && zero) new Uint8Array(this.memory.buffer, ptr, dirty).fill(0);
     if (!outside) this.#clean = Math.max(this.#clean, ptr + size);
     return ptr;
   }

@@ -16,7 +16,12 @@
  * @module
  */
 
-import { RESERVED_BYTES } from "./arena.ts";
+/**
+ * The input block starts at or above this byte (as an arena's RESERVED_BYTES
+ * in core/arena.ts). Not imported from there: a worker that loads this module
+ * then loads nothing else of the core.
+ */
+const _LOW_BYTES = 65536;
 
 /** What the kernel needs to know about the file and the columns. */
 export interface CsvRowPlan {
@@ -95,7 +100,7 @@ export class CsvRowParser {
     // Above the module's static data (its constant tables).
     this.#state = Math.ceil(ex.heapBase() / 16) * 16;
     this.#hard = this.#state + 16;
-    this.#src = Math.max(RESERVED_BYTES, Math.ceil((this.#hard + _HARD_CAP * 12) / 16) * 16);
+    this.#src = Math.max(_LOW_BYTES, Math.ceil((this.#hard + _HARD_CAP * 12) / 16) * 16);
     this.#ensure(this.#src + 32);
   }
 

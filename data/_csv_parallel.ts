@@ -1,9 +1,10 @@
 /**
  * The parallel CSV reader: the file's data lines split into segments of
- * `csvParallelSizes.segBytes` that workers (data/_csv_worker.ts) read and
- * parse with the core's kernel, while this thread takes their rows in file
- * order into csv.ts's sink (statistics, copy to the arena) in blocks of the
- * sink's length — exactly as the one-thread reader does.
+ * `csvParallelSizes.segBytes` that workers (data/_csv_worker.ts) read,
+ * parse with the core's kernel and summarise (per-column minimum, maximum,
+ * sum and hash of the segment's rows), while this thread takes their rows
+ * in file order into csv.ts's sink: the summaries merged, X'X on the rows
+ * the one-thread reader would take, one copy into the arena.
  *
  * The workers start first and count the file's line breaks (each its share
  * of the ranges), so no pass over the file runs on this thread; the counts
@@ -11,25 +12,27 @@
  *
  * ```
  *  main: open ──count j──► workers ──counts──► main: allocate, header ─► plan
- *  main: plan ──init──► worker 0: seg 0, 2, 4, …  ──rows──┐
- *                        └─init──► worker 1: seg 1, 3, 5, …  ──rows──┤
- *                                                                   ▼
- *        sink.addBlock ◄── blocks of blockRows ◄── segments in order (at most 2 ahead per worker)
+ *  main: plan ──init──► worker 0: seg 0, 2, 4, …  ──rows in a shared slot, summary──┐
+ *                        └─init──► worker 1: seg 1, 3, 5, …  ──rows, summary─────────┤
+ *                                                                                    ▼
+ *     arena ◄──copy── sink.addSegment ◄── segments in order (at most 2 ahead per worker)
  * ```
+ *
+ * Each worker writes its segments' rows into two shared slots in turn and
+ * is given its next segment once the main thread has copied the rows out of
+ * the slot that segment will use.
  *
  * Any segment the kernel does not read (a quote, a bad cell, a line longer
  * than `csvParallelSizes.margin`) makes the whole read answer "fallback".
  *
  * @module
  */
-import type { CsvRowParser, CsvRowPlan } from "../core/csv_kernels.ts";
+import type { CsvRowPlan } from "../core/csv_kernels.ts";
 import { csvCoreModule } from "../core/csv_core_module.ts";
 import {
-  acquireCsvParser,
   csvWasmCounts,
   prepareCsvWasm,
   type ReadCsvWasmOptions,
-  releaseCsvParser,
   type RowSink,
   WASM_CSV_BLOCK_BYTES,
 } from "./_csv_wasm.ts";
@@ -94,10 +97,17 @@ export interface CsvSegmentDone {
   rows: number;
   /** Lines (blank ones included). */
   lines: number;
-  /** rows × numCols, row-major (null without rows). */
+  /**
+   * rows × numCols, row-major, at the start of one of the worker's two
+   * shared slots (null without rows): the worker writes that slot again
+   * only for its next segment but one, which it is given after this one
+   * has been taken.
+   */
   x: Float64Array | null;
-  /** rows responses. */
+  /** rows responses (in the same slot). */
   y: Float64Array | null;
+  /** The rows' statistics (see `ColumnStats.addSegment`; null without rows). */
+  part: { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array } | null;
 }
 
 /** Messages to a worker. */
@@ -107,6 +117,9 @@ export type CsvWorkerMessage =
   | { type: "count"; j: number }
   | { type: "seg"; k: number }
   | { type: "close" };
+
+const _EMPTY = new Float64Array(0);
+const _NO_PART = { lo: _EMPTY, hi: _EMPTY, sum: _EMPTY, h: new Int32Array(0) };
 
 type _Answer = CsvSegmentDone | CsvCountDone | { type: "error"; message: string };
 
@@ -158,13 +171,8 @@ async function _readParallel(
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
-  const staging = acquireCsvParser();
-  if (staging === null) return "fallback";
-  try {
-    return await _readParallelWith(staging, path, fileSize, counted, opts, numWorkers);
-  } finally {
-    releaseCsvParser(staging);
-  }
+  if (csvCoreModule() === null) return "fallback";
+  return await _readParallelWith(path, fileSize, counted, opts, numWorkers);
 }
 
 async function _readFirst(path: string, fileSize: number): Promise<Uint8Array> {
@@ -184,7 +192,6 @@ async function _readFirst(path: string, fileSize: number): Promise<Uint8Array> {
 }
 
 async function _readParallelWith(
-  staging: CsvRowParser,
   path: string,
   fileSize: number,
   counted: (counts: CsvBreakCounts) => RowSink,
@@ -259,44 +266,24 @@ async function _readParallelWith(
     if (prep === "fallback") return "fallback";
     const { plan, dataStart } = prep;
     numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / segBytes));
-    const blockRows = sink.blockRows, numCols = plan.numCols;
     const init: CsvWorkerInit = { type: "init", plan, dataStart };
     for (const w of workers) w.postMessage(init);
     // Two segments in flight per worker; segment k goes to worker k mod W.
     for (let round = 0; round < 2; round++) for (const w of workers) give(w);
-    // Blocks are gathered in the staging parser's memory, where the kernel takes their statistics.
-    staging.setPlan(plan, 16, blockRows);
-    const stats =
-      (m: number) => (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) =>
-        staging.blockStats(m, lo, hi, sum, h);
-    let inBlock = 0, lines = 0;
     for (let k = 0; k < numSegs; k++) {
       await until(() => waiting.has(k));
       if (failure !== null) return "fallback";
       const seg = waiting.get(k)!;
       waiting.delete(k);
       if (seg.status === "fallback") return "fallback";
+      if (seg.rows > 0) sink.addSegment(seg.x!, seg.y!, seg.rows, seg.lines, seg.part!);
+      else sink.addSegment(_EMPTY, _EMPTY, 0, seg.lines, _NO_PART);
+      // The worker's slot of segment k is free again: its next segment may use it.
       give(workers[k % workers.length]);
-      lines += seg.lines;
-      const xs = staging.x(blockRows), ys = staging.y(blockRows);
-      for (let i = 0; i < seg.rows;) {
-        const take = Math.min(seg.rows - i, blockRows - inBlock);
-        xs.set(seg.x!.subarray(i * numCols, (i + take) * numCols), inBlock * numCols);
-        ys.set(seg.y!.subarray(i, i + take), inBlock);
-        inBlock += take;
-        i += take;
-        if (inBlock === blockRows) {
-          sink.addBlock(xs, ys, blockRows, lines, stats(blockRows));
-          inBlock = 0;
-          lines = 0;
-        }
-      }
-    }
-    if (inBlock > 0 || lines > 0) {
-      sink.addBlock(staging.x(inBlock), staging.y(inBlock), inBlock, lines, stats(inBlock));
     }
     return "done";
   } finally {
+    // An idle worker would keep the process alive: each read ends its own.
     for (const w of workers) w.terminate();
   }
 }

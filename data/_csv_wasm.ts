@@ -39,6 +39,17 @@ export interface RowSink {
   readonly numCols: number;
   /** Whether X is checked against f32's range. */
   readonly f32: boolean;
+  /**
+   * Takes a run of rows summarised elsewhere (`part`: the run's statistics,
+   * see `ColumnStats.addSegment`).
+   */
+  addSegment(
+    xs: Float64Array,
+    ys: Float64Array,
+    m: number,
+    lines: number,
+    part: { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array },
+  ): void;
   /** Takes a block of rows (`ranges`: the block's statistics, see `ColumnStats.add`). */
   addBlock(
     xs: Float64Array,

@@ -1,13 +1,15 @@
 /**
  * A worker of the parallel CSV reader (data/_csv_parallel.ts): it reads the
  * byte ranges ("segments") of the file it is sent, parses their lines with
- * the core's CSV kernel and posts the rows back, one message per segment.
+ * the core's CSV kernel, takes their per-column statistics and posts the
+ * rows back in a shared slot, one message per segment.
  *
  * ```
  *  count j:   the "\n" and "\r" of the file's bytes [j·S, (j+1)·S)
  *  segment k: the lines whose first byte lies in [dataStart + k·S, dataStart + (k+1)·S)
  *  main ──open, count j──► worker: read, count ──counts of j──► main (X, y allocated)
- *  main ──plan, seg k──►   worker: read, parse, Number() the hard cells ──rows of k──► main
+ *  main ──plan, seg k──►   worker: read, parse, Number() the hard cells, statistics
+ *                          ──rows of k (slot k mod 2 of this worker's), statistics──► main
  * ```
  *
  * Only a worker loads this module (it sets the worker's `onmessage`).
@@ -25,11 +27,17 @@ import type {
 } from "./_csv_parallel.ts";
 import { EXTREME_ABS, F32_MAX, F32_MIN_NORMAL } from "./csv_checks.ts";
 
+/** Bytes read past a segment's end at first (the rest of the margin if its last line needs it). */
+const _FIRST_MARGIN = 1 << 16;
+
 let opened: CsvWorkerOpen | null = null;
 let init: CsvWorkerInit | null = null;
 let parser: CsvRowParser | null = null;
 let file: Deno.FsFile | null = null;
 let rowCap = 0;
+/** The two shared slots the rows of this worker's segments alternate between. */
+const slots: { x: Float64Array; y: Float64Array }[] = [];
+let segsDone = 0;
 
 async function _readAt(into: Uint8Array, at: number): Promise<number> {
   await file!.seek(at, Deno.SeekMode.Start);
@@ -62,9 +70,18 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
   const { plan, dataStart } = init!;
   const a = dataStart + k * segBytes, b = Math.min(fileSize, a + segBytes);
   const from = k === 0 ? a : a - 1;
-  const to = Math.min(fileSize, b + margin);
+  // The segment and a little more (its last line's end, as a rule); the rest
+  // of the margin only when that line is longer.
+  let to = Math.min(fileSize, b + Math.min(margin, _FIRST_MARGIN));
   const input = parser!.input();
-  const len = await _readAt(input.subarray(0, to - from), from);
+  let len = await _readAt(input.subarray(0, to - from), from);
+  if (len === to - from && to < Math.min(fileSize, b + margin)) {
+    const tail = input.subarray(Math.max(0, b - 1 - from), len);
+    if (tail.indexOf(10) < 0) {
+      to = Math.min(fileSize, b + margin);
+      len += await _readAt(input.subarray(len, to - from), from + len);
+    }
+  }
   const none: CsvSegmentDone = {
     type: "seg",
     k,
@@ -73,6 +90,7 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
     lines: 0,
     x: null,
     y: null,
+    part: null,
   };
   // First line: at a (segment 0), else after the first '\n' at or after a - 1.
   let start = 0;
@@ -91,11 +109,6 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
       if (!atEof) return { ...none, status: "fallback" }; // a line longer than the margin
       end = len;
     } else end = nl + 1;
-  }
-  const maxRows = parser!.countByte(start, end, 10) + 1;
-  if (maxRows > rowCap) {
-    rowCap = maxRows;
-    parser!.setPlan(plan, parser!.srcCap, rowCap);
   }
   const family = plan.family, numCols = plan.numCols;
   let pos = start, rows = 0, lines = 0;
@@ -136,14 +149,35 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
     pos += r.consumed;
   }
   if (pos < end) return { ...none, status: "fallback" };
+  if (rows === 0) return { ...none, lines };
+  // The rows' statistics, merged on the main thread (ColumnStats.addSegment).
+  const lo = new Float64Array(numCols).fill(Infinity);
+  const hi = new Float64Array(numCols).fill(-Infinity);
+  const sum = new Float64Array(numCols), h = new Int32Array(numCols).fill(0x811c9dc5 | 0);
+  parser!.blockStats(rows, lo, hi, sum, h);
+  // The rows to this segment's slot (see CsvSegmentDone).
+  const s = segsDone++ & 1;
+  let slot = slots[s];
+  if (slot === undefined || slot.y.length < rows) {
+    const cap = Math.max(1024, Math.ceil(rows * 1.25));
+    const buf = new SharedArrayBuffer(cap * (numCols + 1) * 8);
+    slot = {
+      x: new Float64Array(buf, 0, cap * numCols),
+      y: new Float64Array(buf, cap * numCols * 8),
+    };
+    slots[s] = slot;
+  }
+  slot.x.set(parser!.x(rows));
+  slot.y.set(parser!.y(rows));
   return {
     type: "seg",
     k,
     status: "ok",
     rows,
     lines,
-    x: parser!.x(rows).slice(),
-    y: parser!.y(rows).slice(),
+    x: slot.x,
+    y: slot.y,
+    part: { lo, hi, sum, h },
   };
 }
 
@@ -159,8 +193,11 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
     }
     if (msg.type === "init") {
       init = msg;
-      rowCap = Math.max(1024, Math.ceil(opened!.segBytes / 16));
-      parser!.setPlan(msg.plan, opened!.segBytes + opened!.margin + 16, rowCap);
+      // A line holds numFields - 1 delimiters, a line break (but the last)
+      // and at least one byte for the response: a bound on a segment's rows.
+      const srcCap = opened!.segBytes + opened!.margin + 16;
+      rowCap = Math.floor(srcCap / (msg.plan.numFields + 1)) + 2;
+      parser!.setPlan(msg.plan, srcCap, rowCap);
       return;
     }
     if (msg.type === "count") {
@@ -172,11 +209,7 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
       self.close();
       return;
     }
-    const done = await _segment(msg.k);
-    const moved: ArrayBuffer[] = done.x === null
-      ? []
-      : [done.x.buffer as ArrayBuffer, done.y!.buffer as ArrayBuffer];
-    self.postMessage(done, moved);
+    self.postMessage(await _segment(msg.k));
   } catch (e) {
     self.postMessage({ type: "error", message: e instanceof Error ? e.message : String(e) });
   }

@@ -357,6 +357,36 @@ class _CsvSink {
     this.numRows += m;
   }
 
+  /**
+   * Takes `m` rows parsed, checked and summarised elsewhere (a worker of
+   * the parallel reader): their statistics merged (`part`: see
+   * `ColumnStats.addSegment`), the response's range, and the copy to the
+   * destination.
+   */
+  addSegment(
+    xs: Float64Array,
+    ys: Float64Array,
+    m: number,
+    lines: number,
+    part: { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array },
+  ): void {
+    this.lineNo += lines;
+    if (m === 0) return;
+    this.#dataRow += m;
+    this.#stats!.addSegment(xs, m, this.#blockRows, part);
+    let lo = this.#yMin, hi = this.#yMax;
+    for (let i = 0; i < m; i++) {
+      const v = ys[i];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    this.#yMin = lo;
+    this.#yMax = hi;
+    this.#flush!(xs, ys, this.#blockStart, m);
+    this.#blockStart += m;
+    this.numRows += m;
+  }
+
   /** Warnings about the loaded data (valid after {@link finish}). */
   warnings: string[] = [];
   #yMin = Infinity;
@@ -376,6 +406,7 @@ class _CsvSink {
       );
     }
     const stats = this.#stats!;
+    stats.finish();
     this.warnings = [
       ...this.#notes.map((n) => `${this.#where}${n}`),
       ...csvDataWarnings({
@@ -956,9 +987,11 @@ export async function loadCsvToArena(
   const width = storage === "f64" ? 8 : 4;
   const newSink = () =>
     new _CsvSink(options, where, (numCols) => {
+      // Not zero-filled: every row is written, and the rows past the last
+      // are cleared at the end (_clearTail), so the memory is as if it were.
       const cells = maxRecords * numCols;
-      xPtr = storage === "f64" ? arena.allocF64(cells) : arena.allocF32(cells);
-      yPtr = arena.allocF64(maxRecords);
+      xPtr = storage === "f64" ? arena.allocF64(cells, false) : arena.allocF32(cells, false);
+      yPtr = arena.allocF64(maxRecords, false);
       return (xs, ys, rowStart, m) => {
         if (rowStart + m > maxRecords) {
           throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);
@@ -1003,6 +1036,7 @@ export async function loadCsvToArena(
       );
       if (r === "done") {
         sink!.finish();
+        _clearTail(arena, xPtr, yPtr, width, maxRecords, sink!);
         return _arenaData(arena, xPtr, yPtr, storage, sink!);
       }
       release();
@@ -1034,7 +1068,23 @@ export async function loadCsvToArena(
     release();
     throw e;
   }
+  _clearTail(arena, xPtr, yPtr, width, maxRecords, sink);
   return _arenaData(arena, xPtr, yPtr, storage, sink);
+}
+
+/** Zeroes X's and y's rows [numRows, maxRecords): the allocation's rows no line filled. */
+function _clearTail(
+  arena: Arena,
+  x: number,
+  y: number,
+  width: number,
+  maxRecords: number,
+  sink: _CsvSink,
+): void {
+  const n = sink.numRows, d = sink.numCols;
+  if (maxRecords <= n) return;
+  new Uint8Array(arena.memory.buffer, x + n * d * width, (maxRecords - n) * d * width).fill(0);
+  new Uint8Array(arena.memory.buffer, y + n * 8, (maxRecords - n) * 8).fill(0);
 }
 
 function _arenaData(

@@ -623,28 +623,106 @@ export class ColumnStats {
     if (take > 0) {
       // Column-major copy, then one dot product per pair: sums stay in registers.
       if (this.#cols.length < d * take) this.#cols = new Float64Array(d * take);
-      const cols = this.#cols, g = this.gram;
-      fill(cols, take, first, stride);
-      const end4 = take - (take % 4);
-      for (let a = 0; a < d; a++) {
-        const oa = a * take;
-        for (let b = 0; b <= a; b++) {
-          const ob = b * take;
-          let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-          let i = 0;
-          for (; i < end4; i += 4) {
-            s0 += cols[oa + i] * cols[ob + i];
-            s1 += cols[oa + i + 1] * cols[ob + i + 1];
-            s2 += cols[oa + i + 2] * cols[ob + i + 2];
-            s3 += cols[oa + i + 3] * cols[ob + i + 3];
-          }
-          for (; i < take; i++) s0 += cols[oa + i] * cols[ob + i];
-          g[a * d + b] += (s0 + s1) + (s2 + s3);
-        }
-      }
+      fill(this.#cols, take, first, stride);
+      this.#gramAdd(this.#cols, take, take);
     }
     this.gramRows += take;
     this.numRows += m;
+  }
+
+  /** X'X += the `take` rows held column-major in cols (column k at cols[k·ld, k·ld + take)). */
+  #gramAdd(cols: Float64Array, take: number, ld: number): void {
+    const d = this.numCols, g = this.gram;
+    const end4 = take - (take % 4);
+    for (let a = 0; a < d; a++) {
+      const oa = a * ld;
+      for (let b = 0; b <= a; b++) {
+        const ob = b * ld;
+        let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        let i = 0;
+        for (; i < end4; i += 4) {
+          s0 += cols[oa + i] * cols[ob + i];
+          s1 += cols[oa + i + 1] * cols[ob + i + 1];
+          s2 += cols[oa + i + 2] * cols[ob + i + 2];
+          s3 += cols[oa + i + 3] * cols[ob + i + 3];
+        }
+        for (; i < take; i++) s0 += cols[oa + i] * cols[ob + i];
+        g[a * d + b] += (s0 + s1) + (s2 + s3);
+      }
+    }
+  }
+
+  // Segment mode (addSegment): the rows of the block being gathered.
+  #segBlockRows = 0;
+  #segLd = 0;
+  #segTake = 0;
+
+  /**
+   * Adds rows `[0, m)` of a row-major run of rows that continues the table,
+   * with the run's own statistics computed elsewhere (on another thread):
+   * its minima and maxima, which merge exactly (the first of equal values
+   * stays, as in {@link add}), and its sums and hashes, which are folded into
+   * the column's fingerprint in run order. A table fed this way is fed only
+   * this way: its fingerprints are then functions of the column's values and
+   * of the runs' lengths, so two columns have the same fingerprint when they
+   * are equal (the duplicate check's use) — not the numbers of {@link add}.
+   * X'X gets exactly the numbers of {@link add} fed blocks of `blockRows`
+   * rows: the rows are gathered block by block across runs ({@link finish}
+   * adds the last block).
+   *
+   * @param xs The run, row-major.
+   * @param m Its rows.
+   * @param blockRows Rows per block of the reader this replaces.
+   * @param part The run's minima, maxima, sums and hashes (ColumnStats.add's
+   *   arithmetic, from the start values +∞, -∞, 0 and 0x811c9dc5).
+   */
+  addSegment(
+    xs: Float64Array,
+    m: number,
+    blockRows: number,
+    part: { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array },
+  ): void {
+    const d = this.numCols, lo = this.colMin, hi = this.colMax;
+    if (m === 0) return;
+    for (let k = 0; k < d; k++) {
+      if (part.lo[k] < lo[k]) lo[k] = part.lo[k];
+      if (part.hi[k] > hi[k]) hi[k] = part.hi[k];
+      this.#sum[k] += part.sum[k];
+      this.#h1[k] = Math.imul(this.#h1[k] ^ part.h[k], 0x01000193) + m;
+    }
+    const stride = this.#stride;
+    if (this.#segBlockRows === 0) {
+      this.#segBlockRows = blockRows;
+      this.#segLd = Math.ceil(blockRows / stride) + 1;
+      if (this.#cols.length < d * this.#segLd) this.#cols = new Float64Array(d * this.#segLd);
+    }
+    const cols = this.#cols, ld = this.#segLd;
+    // Rows g = numRows + i: in X'X when g % stride === 0, while the budget lasts.
+    let i = 0;
+    while (i < m) {
+      const inBlock = this.numRows % blockRows;
+      const n = Math.min(m - i, blockRows - inBlock);
+      const g0 = this.numRows;
+      let r = g0 % stride === 0 ? 0 : stride - (g0 % stride);
+      for (; r < n && this.gramRows + this.#segTake < this.#maxGramRows; r += stride) {
+        const o = (i + r) * d, t = this.#segTake++;
+        for (let k = 0; k < d; k++) cols[k * ld + t] = xs[o + k];
+      }
+      this.numRows += n;
+      i += n;
+      if (this.numRows % blockRows === 0) this.#segFlush();
+    }
+  }
+
+  #segFlush(): void {
+    if (this.#segTake > 0) this.#gramAdd(this.#cols, this.#segTake, this.#segLd);
+    this.gramRows += this.#segTake;
+    this.#segTake = 0;
+  }
+
+  /** Ends the table: adds the last block gathered by {@link addSegment}. */
+  finish(): void {
+    if (this.#segTake > 0) this.#segFlush();
   }
 
   /** Groups of columns with equal hashes (exact duplicates), each group's first column first. */
