@@ -20,12 +20,19 @@ import { GlmModel } from "../models/glm.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { inverseSpd } from "../math/linalg.ts";
 import { denseMetric } from "../samplers/metric.ts";
-import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";
+import type {
+  Experiment,
+  ExperimentContext,
+  ExperimentResult,
+  UnitFunction,
+  UnitRequest,
+  Verdict,
+} from "./experiment.ts";
+import { runUnits } from "./experiment.ts";
 import { outcomeOf } from "./verdicts.ts";
 import { formatShort } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { summarizeEcsRun } from "./r1_ecs_common.ts";
-import { yieldToEventLoop } from "./progress.ts";
 import { dataViews } from "../core/row_buffer.ts";
 
 interface _Settings {
@@ -101,15 +108,27 @@ function _posterior(model: GlmModel): { precision: Float64Array; mean: Float64Ar
   return { precision: cov, mean }; // precision field holds the covariance M⁻¹
 }
 
-async function _run(context: ExperimentContext): Promise<ExperimentResult> {
+/** One (d, series) run: the table row, its Fig. 7 step size (εL = 1.2 only) and IF. */
+interface _RunOut {
+  row: (string | number)[];
+  eps: { d: number; series: string; stepSize: number } | null;
+  ifs: { d: number; order: string; value: number };
+}
+
+/**
+ * A unit: the runs of `series` (indices into the series) at d = 2^h for each
+ * h of `dims`, each on its own data set (seeded by d), so units run apart
+ * draw what one loop would.
+ */
+function _dimensionsUnit(
+  context: ExperimentContext,
+  args: { dims: number[]; series: number[] },
+): _RunOut[] {
   const s = context.quick ? _QUICK : _FULL;
   const arena = loadCore();
-  const rows: (string | number)[][] = [];
-  const eps: { d: number; series: string; stepSize: number }[] = [];
-  const ifs: { d: number; order: string; value: number }[] = [];
-  for (let h = 1; h <= s.maxH; h++) {
+  const out: _RunOut[] = [];
+  for (const h of args.dims) {
     const d = 2 ** h;
-    await yieldToEventLoop();
     const { data } = gaussianLinearRegression(arena, {
       n: N,
       d,
@@ -117,49 +136,86 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       seed: `${context.seed}/r5/${d}`,
     });
     const model = new GlmModel(data, { family: "gaussian", sigma: SIGMA, priorScale: PRIOR_SD });
-    const post = _posterior(model);
-    for (const [order, label, trajectoryLength] of _SERIES) {
-      context.log(`d = ${d}, ${label}`);
-      const t0 = performance.now();
-      const r = runHmcEcs(model, {
-        controlVariateOrder: order,
-        trajectoryLength,
-        thetaStar: post.mean,
-        metric: denseMetric(post.precision),
-        seed: `${context.seed}/r5/${d}/${order}`,
-        numChains: 1,
-        numWarmup: s.numWarmup,
-        numSamples: s.numSamples,
-        maxSubsampleSize: s.maxSubsampleFactor * N,
-        minSubsampleSize: 100,
-      });
-      const sum = summarizeEcsRun(r, { numRows: N, seconds: (performance.now() - t0) / 1000 });
-      const m = r.chains[0].tuning.subsampleSize as number;
-      const v = r.chains[0].info.sampling.logLikelihoodVariance;
-      const meanVar = v.reduce((a, b) => a + b, 0) / v.length;
-      const predicted = _predictedGaussianIf(sum.stepSize, sum.numSteps, sum.acceptance);
-      rows.push([
-        d,
-        label,
-        m,
-        sum.stepSize,
-        sum.numSteps,
-        sum.stepSize * sum.numSteps,
-        sum.acceptance,
-        sum.subsampleAcceptance,
-        meanVar,
-        sum.inefficiency,
-        predicted,
-        sum.seconds,
-      ]);
-      if (trajectoryLength === 1.2) {
-        eps.push({ d, series: `HMC-ECS, order ${order}`, stepSize: sum.stepSize });
+    try {
+      const post = _posterior(model);
+      for (const k of args.series) {
+        const [order, label, trajectoryLength] = _SERIES[k];
+        context.log(`d = ${d}, ${label}`);
+        const t0 = performance.now();
+        const r = runHmcEcs(model, {
+          controlVariateOrder: order,
+          trajectoryLength,
+          thetaStar: post.mean,
+          metric: denseMetric(post.precision),
+          seed: `${context.seed}/r5/${d}/${order}`,
+          numChains: 1,
+          numWarmup: s.numWarmup,
+          numSamples: s.numSamples,
+          maxSubsampleSize: s.maxSubsampleFactor * N,
+          minSubsampleSize: 100,
+        });
+        const sum = summarizeEcsRun(r, { numRows: N, seconds: (performance.now() - t0) / 1000 });
+        const m = r.chains[0].tuning.subsampleSize as number;
+        const v = r.chains[0].info.sampling.logLikelihoodVariance;
+        const meanVar = v.reduce((a, b) => a + b, 0) / v.length;
+        const predicted = _predictedGaussianIf(sum.stepSize, sum.numSteps, sum.acceptance);
+        out.push({
+          row: [
+            d,
+            label,
+            m,
+            sum.stepSize,
+            sum.numSteps,
+            sum.stepSize * sum.numSteps,
+            sum.acceptance,
+            sum.subsampleAcceptance,
+            meanVar,
+            sum.inefficiency,
+            predicted,
+            sum.seconds,
+          ],
+          eps: trajectoryLength === 1.2
+            ? { d, series: `HMC-ECS, order ${order}`, stepSize: sum.stepSize }
+            : null,
+          ifs: { d, order: label, value: sum.inefficiency },
+        });
       }
-      ifs.push({ d, order: label, value: sum.inefficiency });
+    } finally {
+      model.dispose();
+      freeGlmData(data);
     }
-    model.dispose();
-    freeGlmData(data);
   }
+  return out;
+}
+
+const _UNITS: Readonly<Record<string, UnitFunction>> = { dimensions: _dimensionsUnit };
+
+async function _run(context: ExperimentContext): Promise<ExperimentResult> {
+  const s = context.quick ? _QUICK : _FULL;
+  // Units: d ≤ 32 together (≈ 2 s), then each run of d ≥ 64 on its own (the
+  // order-1 runs at the largest d dominate: m grows ≈ d²/2).
+  const all = _SERIES.map((_, k) => k);
+  const small = Array.from({ length: Math.min(5, s.maxH) }, (_, i) => i + 1);
+  const requests: UnitRequest[] = [{
+    unit: "dimensions",
+    args: { dims: small, series: all },
+    weight: 2,
+    label: `d = 2…${2 ** small[small.length - 1]}`,
+  }];
+  for (let h = 6; h <= s.maxH; h++) {
+    for (const k of all) {
+      requests.push({
+        unit: "dimensions",
+        args: { dims: [h], series: [k] },
+        weight: (_SERIES[k][0] === 1 ? 6 : 1) * 2 ** (h - 6) * (context.quick ? 4 : 8),
+        label: `d = ${2 ** h}, ${_SERIES[k][1]}`,
+      });
+    }
+  }
+  const outs = (await runUnits(context, _UNITS, requests) as _RunOut[][]).flat();
+  const rows = outs.map((o) => o.row);
+  const eps = outs.flatMap((o) => (o.eps === null ? [] : [o.eps]));
+  const ifs = outs.map((o) => o.ifs);
   // Reference lines through the order-2 step size at d = 2.
   const e0 = eps.find((e) => e.d === 2 && e.series.endsWith("2"))!.stepSize;
   for (let h = 1; h <= s.maxH; h++) {
@@ -317,4 +373,5 @@ export const r5Scaling: Experiment = {
   title: "R5 — HMC-ECS scaling with the dimension",
   source: "hmc-ecs_dang-2019.md §6.7, Fig. 7",
   run: _run,
+  units: _UNITS,
 };
