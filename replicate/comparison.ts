@@ -301,7 +301,7 @@ function _ecsRun(
   config: ComparisonConfig,
   thetaStar0: Float64Array,
   context: ExperimentContext,
-  run: { variant: "perturbed" | "signed"; paperWarmup: boolean; seedTag: string },
+  run: _EcsRunSpec,
 ): MethodOutcome {
   const { variant, paperWarmup, seedTag } = run;
   const r = runHmcEcs(model, {
@@ -376,32 +376,54 @@ interface _UnitArgs {
   modelOptions: GlmOptions;
   config: ComparisonConfig;
   thetaStar0: Float64Array;
-  run?: { variant: "perturbed" | "signed"; paperWarmup: boolean; seedTag: string };
 }
 
-function _unit(kind: "reference" | "ecs"): UnitFunction {
-  return (context: ExperimentContext, args: _UnitArgs) => {
-    const { model, dispose } = modelFromComparisonData(args.data, args.modelOptions);
-    try {
+/** One HMC-ECS run of {@link runComparison}. */
+interface _EcsRunSpec {
+  variant: "perturbed" | "signed";
+  paperWarmup: boolean;
+  seedTag: string;
+}
+
+function _referenceUnit(
+  context: ExperimentContext,
+  args: _UnitArgs,
+): { outcome: MethodOutcome; seconds: number } {
+  const { model, dispose } = modelFromComparisonData(args.data, args.modelOptions);
+  try {
+    const t0 = performance.now();
+    const outcome = _referenceRun(model, args.config, args.thetaStar0, context);
+    return { outcome, seconds: (performance.now() - t0) / 1000 };
+  } finally {
+    dispose();
+  }
+}
+
+function _ecsUnit(
+  context: ExperimentContext,
+  args: _UnitArgs & { runs: _EcsRunSpec[] },
+): { outcome: MethodOutcome; seconds: number }[] {
+  const { model, dispose } = modelFromComparisonData(args.data, args.modelOptions);
+  try {
+    return args.runs.map((run) => {
       const t0 = performance.now();
-      const outcome = kind === "reference"
-        ? _referenceRun(model, args.config, args.thetaStar0, context)
-        : _ecsRun(model, args.config, args.thetaStar0, context, args.run!);
+      const outcome = _ecsRun(model, args.config, args.thetaStar0, context, run);
       return { outcome, seconds: (performance.now() - t0) / 1000 };
-    } finally {
-      dispose();
-    }
-  };
+    });
+  } finally {
+    dispose();
+  }
 }
 
 /**
  * The units of {@link runComparison} (an experiment that calls it lists
- * these in its `units`): the full-data HMC reference and each HMC-ECS run,
- * which depend only on the data and θ* from the subset, so they run at once.
+ * these in its `units`): the full-data HMC reference, and the HMC-ECS runs
+ * one after another on one model. Both depend only on the data and θ* from
+ * the subset, so they run at once.
  */
 export const COMPARISON_UNITS: Readonly<Record<string, UnitFunction>> = {
-  "comparison-reference": _unit("reference"),
-  "comparison-ecs": _unit("ecs"),
+  "comparison-reference": _referenceUnit,
+  "comparison-ecs": _ecsUnit,
 };
 
 /**
@@ -460,7 +482,7 @@ export async function runComparison(
   //      the data and θ*, so they run at once as units (in-process when the
   //      harness runs none; the same draws either way).
   const numSeeds = config.numSeeds ?? 1;
-  const ecsRuns: { variant: "perturbed" | "signed"; paperWarmup: boolean; seedTag: string }[] = [
+  const ecsRuns: _EcsRunSpec[] = [
     { variant: "perturbed", paperWarmup: false, seedTag: "" },
     { variant: "signed", paperWarmup: false, seedTag: "" },
     { variant: "perturbed", paperWarmup: true, seedTag: "" },
@@ -468,7 +490,7 @@ export async function runComparison(
   for (let k = 1; k < numSeeds; k++) {
     ecsRuns.push({ variant: "perturbed", paperWarmup: false, seedTag: ` (seed ${k + 1})` });
   }
-  const ecsStage = (r: (typeof ecsRuns)[number]) =>
+  const ecsStage = (r: _EcsRunSpec) =>
     `${r.variant} HMC-ECS${r.paperWarmup ? " (§6.3 warmup)" : ""}${r.seedTag}`;
   const weights = options.weights ?? { reference: 10, ecs: 3 };
   const extra = options.extraUnits ?? [];
@@ -485,23 +507,24 @@ export async function runComparison(
       weight: weights.reference,
       label: "full-data HMC (reference)",
     },
-    ...ecsRuns.map((run) => ({
+    {
       unit: "comparison-ecs",
-      args: { ...shared, thetaStar0, run },
-      weight: weights.ecs,
-      label: ecsStage(run),
-    })),
+      args: { ...shared, thetaStar0, runs: ecsRuns },
+      weight: weights.ecs * ecsRuns.length,
+      label: `HMC-ECS (${ecsRuns.length} runs)`,
+    },
     ...extra,
-  ]) as { outcome: MethodOutcome; seconds: number }[];
-  timings.push({ stage: "full-data HMC (reference)", seconds: phase1[0].seconds });
-  const reference = phase1[0].outcome;
+  ]);
+  const referenceRun = phase1[0] as { outcome: MethodOutcome; seconds: number };
+  timings.push({ stage: "full-data HMC (reference)", seconds: referenceRun.seconds });
+  const reference = referenceRun.outcome;
   const ref = reference.moments;
-  const ecsOut = phase1.slice(1, 1 + ecsRuns.length);
+  const ecsOut = phase1[1] as { outcome: MethodOutcome; seconds: number }[];
   for (let i = 0; i < 3; i++) {
     timings.push({ stage: ecsStage(ecsRuns[i]), seconds: ecsOut[i].seconds });
   }
   const [perturbed, signed, perturbedPaperWarmup] = ecsOut.map((o) => o.outcome);
-  const extraResults = phase1.slice(1 + ecsRuns.length) as unknown[];
+  const extraResults = phase1.slice(2);
   const pTuning = perturbed.result.chains[0].tuning;
   const m = Number(pTuning.subsampleSize);
   const perIteration = perturbed.evaluationsSampling /

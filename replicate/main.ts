@@ -55,31 +55,31 @@ export function defaultJobs(): number {
 }
 
 /**
- * CPU seconds of each experiment's own thread (its units excluded: they are
- * scheduled by their own weights), full and quick, on an idle machine: the
- * order in which parallel workers start them (longest first; unknown names
- * last, in registry order). Measured in docs/replication.md ("CPU per
- * experiment").
+ * Each experiment's critical path on an idle machine, in CPU seconds: its
+ * own sequential work plus its longest unit (units run beside it), full and
+ * quick. Experiments start in this order (longest first; unknown names last,
+ * in registry order), and units by their own weights, so that the longest
+ * chains start first. Measured in docs/replication.md ("CPU per experiment").
  */
 const _DURATION_HINT: Record<string, { full: number; quick: number }> = {
-  r4: { full: 340, quick: 60 },
-  r2: { full: 330, quick: 7 },
-  r15: { full: 240, quick: 3.6 },
-  r16: { full: 180, quick: 3.6 },
-  r10: { full: 120, quick: 2.6 },
-  r8: { full: 90, quick: 9.5 },
-  r17: { full: 80, quick: 2.7 },
-  r11: { full: 80, quick: 8.5 },
-  r5: { full: 70, quick: 1 },
-  r12: { full: 60, quick: 8.5 },
-  r3: { full: 50, quick: 4.1 },
-  r1: { full: 50, quick: 10 },
-  r13: { full: 40, quick: 9.2 },
-  r6: { full: 30, quick: 8.1 },
-  r7: { full: 30, quick: 4.5 },
-  r9: { full: 20, quick: 9.1 },
-  r14: { full: 20, quick: 0.03 },
+  r4: { full: 560, quick: 95 },
+  r15: { full: 300, quick: 3.6 },
+  r2: { full: 280, quick: 6 },
+  r1: { full: 202, quick: 10 },
+  r16: { full: 190, quick: 3.6 },
+  r5: { full: 135, quick: 26 },
+  r9: { full: 114, quick: 9.1 },
+  r8: { full: 103, quick: 9.5 },
+  r7: { full: 103, quick: 4.5 },
+  r10: { full: 102, quick: 2.6 },
+  r11: { full: 89, quick: 8.5 },
+  r12: { full: 58, quick: 8.5 },
+  r17: { full: 56, quick: 2.7 },
+  r13: { full: 48, quick: 9.2 },
+  r6: { full: 31, quick: 8.1 },
   r0: { full: 20, quick: 3.8 },
+  r3: { full: 14, quick: 4.1 },
+  r14: { full: 0.1, quick: 0.03 },
 };
 
 function _durationHint(name: string, quick: boolean): number {

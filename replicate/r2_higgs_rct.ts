@@ -220,7 +220,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       config: { ...s.comparison, seed, sgVariants: _variants(s.n) },
       context,
       modelOptions: _MODEL_OPTIONS,
-      weights: context.quick ? { reference: 2, ecs: 1 } : { reference: 260, ecs: 15 },
+      weights: context.quick ? { reference: 2, ecs: 0.3 } : { reference: 200, ecs: 1 },
     });
   } finally {
     model.dispose();

@@ -81,7 +81,7 @@ const _FULL: _Settings = {
   n: 1_000_000,
   fig6Rows: 40_000,
   fig6Draws: 100,
-  weights: { reference: 120, ecs: 30 },
+  weights: { reference: 450, ecs: 5 },
   comparison: {
     // Seeds of the RCT comparison: error bars on the verdicts (time budget: 2),
     // re-running the SG methods the verdicts judge (at the paper's ε).

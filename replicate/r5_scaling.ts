@@ -190,6 +190,12 @@ function _dimensionsUnit(
 
 const _UNITS: Readonly<Record<string, UnitFunction>> = { dimensions: _dimensionsUnit };
 
+/**
+ * CPU seconds of the order-1 run at d = 64, 128, 256 on an idle machine
+ * (full mode; quick mode's are ≈ 0.8, 25; scheduling order only).
+ */
+const _ORDER1_SECONDS = [1.6, 18, 132];
+
 async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const s = context.quick ? _QUICK : _FULL;
   // Units: d ≤ 32 together (≈ 2 s), then each run of d ≥ 64 on its own (the
@@ -207,7 +213,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       requests.push({
         unit: "dimensions",
         args: { dims: [h], series: [k] },
-        weight: (_SERIES[k][0] === 1 ? 6 : 1) * 2 ** (h - 6) * (context.quick ? 4 : 8),
+        weight: _SERIES[k][0] === 1 ? _ORDER1_SECONDS[h - 6] ?? 1 : 2 ** (h - 6),
         label: `d = ${2 ** h}, ${_SERIES[k][1]}`,
       });
     }
