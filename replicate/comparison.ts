@@ -28,7 +28,7 @@ import type { ExperimentContext, UnitFunction, UnitRequest } from "./experiment.
 import { runUnits } from "./experiment.ts";
 import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
-import { freeGlmData, type GlmData, type Storage } from "../data/dataset.ts";
+import { freeGlmData, type GlmData, glmDataFromArrays, type Storage } from "../data/dataset.ts";
 import { runReferenceHmc } from "./reference_hmc.ts";
 import {
   type EcsSummary,
@@ -269,22 +269,11 @@ export function modelFromComparisonData(
   data: ComparisonData,
   modelOptions: GlmOptions,
 ): { model: GlmModel; dispose: () => void } {
-  const arena = loadCore();
-  const n = data.y.length, cells = data.x.length;
-  const xPtr = data.storage === "f64" ? arena.allocF64(cells) : arena.allocF32(cells);
-  const yPtr = arena.allocF64(n);
-  if (data.storage === "f64") arena.f64(xPtr, cells).set(data.x);
-  else arena.f32(xPtr, cells).set(data.x);
-  arena.f64(yPtr, n).set(data.y);
-  const glmData: GlmData = {
-    arena,
-    x: xPtr,
-    y: yPtr,
-    numRows: n,
+  const glmData = glmDataFromArrays(loadCore(), data.x, data.y, {
     numCols: data.numCols,
     storage: data.storage,
     columnNames: data.columnNames,
-  };
+  });
   const model = new GlmModel(glmData, modelOptions);
   return {
     model,
