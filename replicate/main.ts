@@ -58,11 +58,12 @@ export function defaultJobs(): number {
  * Each experiment's critical path on an idle machine, in CPU seconds: its
  * own sequential work plus its longest unit (units run beside it), full and
  * quick. Experiments start in this order (longest first; unknown names last,
- * in registry order), and units by their own weights, so that the longest
- * chains start first. Measured in docs/replication.md ("CPU per experiment").
+ * in registry order), and an experiment's units with its priority, so that
+ * the longest chains start first and a started chain is not left waiting. Measured in docs/replication.md ("CPU per experiment").
  */
 const _DURATION_HINT: Record<string, { full: number; quick: number }> = {
   r4: { full: 560, quick: 95 },
+  r0: { full: 410, quick: 3.8 },
   r15: { full: 300, quick: 3.6 },
   r2: { full: 280, quick: 6 },
   r1: { full: 202, quick: 10 },
@@ -77,7 +78,6 @@ const _DURATION_HINT: Record<string, { full: number; quick: number }> = {
   r17: { full: 56, quick: 2.7 },
   r13: { full: 48, quick: 9.2 },
   r6: { full: 31, quick: 8.1 },
-  r0: { full: 20, quick: 3.8 },
   r3: { full: 14, quick: 4.1 },
   r14: { full: 0.1, quick: 0.03 },
 };
@@ -434,7 +434,9 @@ export async function runReplicate(
         slots.release();
         try {
           return await Promise.all(requests.map(async (r) => {
-            await slots.acquire(r.weight);
+            // A unit inherits its experiment's priority (the experiment's
+            // chain waits for it), its own weight ordering it among its siblings.
+            await slots.acquire(hint + r.weight * 1e-6);
             const label = `${e.name}/${r.label}`;
             const unitStart = performance.now();
             stderr(`replicate: ${label} started (unit ${++numUnits} of ${e.name})`);
