@@ -371,7 +371,8 @@ export async function runReplicate(
   }
   const t0 = performance.now();
   const inWorkers = options.experiments === undefined && parsed.jobs > 1;
-  const jobs = inWorkers ? Math.min(parsed.jobs, Math.max(1, chosen.length)) : 1;
+  // Not capped by the number of experiments: their units use the other slots.
+  const jobs = inWorkers ? parsed.jobs : 1;
   const finished: (ExperimentOutcome | undefined)[] = chosen.map(() => undefined);
   let failed = 0;
   stderr(
@@ -433,10 +434,17 @@ export async function runReplicate(
       const onUnits = async (requests: readonly UnitRequest[]): Promise<unknown[]> => {
         slots.release();
         try {
-          return await Promise.all(requests.map(async (r) => {
-            // A unit inherits its experiment's priority (the experiment's
-            // chain waits for it), its own weight ordering it among its siblings.
-            await slots.acquire(hint + r.weight * 1e-6);
+          // A unit inherits its experiment's priority (the experiment's chain
+          // waits for it), its own weight ordering it among its siblings; slots
+          // are asked for largest unit first (free ones go in the order asked).
+          const byWeight = requests.map((_, i) => i).sort((a, b) =>
+            requests[b].weight - requests[a].weight || a - b
+          );
+          const slot = new Map(
+            byWeight.map((i) => [i, slots.acquire(hint + requests[i].weight * 1e-6)]),
+          );
+          return await Promise.all(requests.map(async (r, i) => {
+            await slot.get(i);
             const label = `${e.name}/${r.label}`;
             const unitStart = performance.now();
             stderr(`replicate: ${label} started (unit ${++numUnits} of ${e.name})`);

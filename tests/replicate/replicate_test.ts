@@ -354,7 +354,7 @@ Deno.test("runReplicate() runs a registered experiment in a worker", async () =>
       stderr: (l) => err.push(l),
     });
     assert.equal(code, 0, err.join("\n"));
-    assert.ok(err.some((l) => /1 at once in workers/.test(l)), err[0]);
+    assert.ok(err.some((l) => /2 at once in workers/.test(l)), err[0]);
     // The worker's thread CPU time is reported beside the wall time, in the log and the report.
     assert.ok(err.some((l) => /^replicate: r14 done in .* \(CPU [^)]+\)$/.test(l)), err.join("\n"));
     assert.match(err[err.length - 1], /finished in .*CPU/);
