@@ -24,7 +24,11 @@ import {
   type GradientEstimator,
   minibatchGradient,
 } from "../subsampling/gradient_estimators.ts";
-import type { ExperimentContext } from "./experiment.ts";
+import type { ExperimentContext, UnitFunction, UnitRequest } from "./experiment.ts";
+import { runUnits } from "./experiment.ts";
+import { loadCore } from "../core/load.ts";
+import { dataViews } from "../core/row_buffer.ts";
+import { freeGlmData, type GlmData, glmDataFromArrays, type Storage } from "../data/dataset.ts";
 import { runReferenceHmc } from "./reference_hmc.ts";
 import {
   type EcsSummary,
@@ -170,6 +174,8 @@ export interface ComparisonOutcome {
   seedRct: Record<string, number[]>;
   /** The same under the paper's eq. 2 exactly ({@link medianRctPaper}: SGLD's IF from its unthinned chain). */
   seedRctPaper: Record<string, number[]>;
+  /** The results of `extraUnits`, in their order. */
+  extraResults: unknown[];
 }
 
 const _TRAJECTORY = 1.2;
@@ -220,6 +226,195 @@ function _subsetThetaStar(
   }
 }
 
+/** A data set as plain arrays, to rebuild the model in a unit's worker. */
+export interface ComparisonData {
+  /** Row-major X (n × numCols). */
+  readonly x: Float32Array | Float64Array;
+  /** y. */
+  readonly y: Float64Array;
+  /** Columns of X. */
+  readonly numCols: number;
+  /** Storage of X. */
+  readonly storage: Storage;
+  /** Column names. */
+  readonly columnNames: readonly string[];
+}
+
+/**
+ * Copy a data set out of its arena as plain arrays.
+ *
+ * @param data The data set.
+ * @returns Copies of X and y, and the shape.
+ */
+export function comparisonData(data: GlmData): ComparisonData {
+  const v = dataViews(data);
+  return {
+    x: v.x.slice(),
+    y: v.y.slice(),
+    numCols: data.numCols,
+    storage: data.storage,
+    columnNames: [...data.columnNames],
+  };
+}
+
+/**
+ * Rebuild the model of {@link comparisonData} in a fresh arena: the same
+ * values, so every run on it draws what it would draw on the original.
+ *
+ * @param data The arrays.
+ * @param modelOptions The model's options.
+ * @returns The model and its disposal.
+ */
+export function modelFromComparisonData(
+  data: ComparisonData,
+  modelOptions: GlmOptions,
+): { model: GlmModel; dispose: () => void } {
+  const glmData = glmDataFromArrays(loadCore(), data.x, data.y, {
+    numCols: data.numCols,
+    storage: data.storage,
+    columnNames: data.columnNames,
+  });
+  const model = new GlmModel(glmData, modelOptions);
+  return {
+    model,
+    dispose: () => {
+      model.dispose();
+      freeGlmData(glmData);
+    },
+  };
+}
+
+/** One HMC-ECS run of the comparison (perturbed, signed, or perturbed with the §6.3 warmup). */
+function _ecsRun(
+  model: GlmModel,
+  config: ComparisonConfig,
+  thetaStar0: Float64Array,
+  context: ExperimentContext,
+  run: _EcsRunSpec,
+): MethodOutcome {
+  const { variant, paperWarmup, seedTag } = run;
+  const r = runHmcEcs(model, {
+    variant,
+    seed: `${config.seed}/ecs-${variant}${seedTag}`,
+    numChains: 1,
+    numWarmup: config.numWarmup,
+    numSamples: config.numSamples,
+    updateEvery: config.updateEvery,
+    thetaStar: thetaStar0,
+    ...(variant === "signed" ? (config.signedOptions ?? {}) : {}),
+    ...(paperWarmup ? { maxNewtonSteps: 0, recenterTolerance: 0 } : {}),
+    onProgress: _progress(context, `${variant} HMC-ECS`),
+  });
+  const t = r.chains[0].tuning;
+  const settings = variant === "perturbed"
+    ? `m = ${t.subsampleSize}, G = ${t.numBlocks}, ε = ${
+      Number(t.stepSize).toPrecision(3)
+    }, L = ${t.numIntegrationSteps}`
+    : `batch m = ${t.batchSize}, λ = ${t.numProducts}, κ = ${t.numRefreshed}, ε = ${
+      Number(t.stepSize).toPrecision(3)
+    }, L = ${t.numIntegrationSteps}`;
+  const centring = `${t.numNewtonSteps} Newton + ${
+    Number(t.numCenterings) - Number(t.numNewtonSteps) - 1
+  } window re-centrings (${t.numSkippedCenterings} skipped)`;
+  return methodOutcome(r, {
+    key: paperWarmup
+      ? "ecs_perturbed_paper"
+      : variant === "perturbed"
+      ? "ecs_perturbed"
+      : "ecs_signed",
+    label: paperWarmup
+      ? "HMC-ECS (perturbed, §6.3 warmup as written)"
+      : variant === "perturbed"
+      ? "HMC-ECS (perturbed)"
+      : "HMC-ECS (signed)",
+    settings: `${settings}; ${centring}`,
+    charge: "whole",
+  });
+}
+
+/** The full-data HMC reference of the comparison. */
+function _referenceRun(
+  model: GlmModel,
+  config: ComparisonConfig,
+  thetaStar0: Float64Array,
+  context: ExperimentContext,
+): MethodOutcome {
+  const { result: r, mapCost } = runReferenceHmc(model, {
+    seed: `${config.seed}/hmc`,
+    mapSeed: `${config.seed}/map`,
+    initialPosition: thetaStar0,
+    numChains: 1,
+    numWarmup: config.reference.numWarmup,
+    numSamples: config.reference.numSamples,
+    context,
+    label: "full-data HMC",
+  });
+  return methodOutcome(r, {
+    key: "hmc",
+    label: "HMC (full data)",
+    settings:
+      `M⁻¹ = Laplace covariance at the full-data MAP (Newton, counted); ε by dual averaging, εL = 1.2`,
+    charge: "whole",
+    extraWarmupEvaluations: mapCost,
+  });
+}
+
+/** Arguments of the comparison's units. */
+interface _UnitArgs {
+  data: ComparisonData;
+  modelOptions: GlmOptions;
+  config: ComparisonConfig;
+  thetaStar0: Float64Array;
+}
+
+/** One HMC-ECS run of {@link runComparison}. */
+interface _EcsRunSpec {
+  variant: "perturbed" | "signed";
+  paperWarmup: boolean;
+  seedTag: string;
+}
+
+function _referenceUnit(
+  context: ExperimentContext,
+  args: _UnitArgs,
+): { outcome: MethodOutcome; seconds: number } {
+  const { model, dispose } = modelFromComparisonData(args.data, args.modelOptions);
+  try {
+    const t0 = performance.now();
+    const outcome = _referenceRun(model, args.config, args.thetaStar0, context);
+    return { outcome, seconds: (performance.now() - t0) / 1000 };
+  } finally {
+    dispose();
+  }
+}
+
+function _ecsUnit(
+  context: ExperimentContext,
+  args: _UnitArgs & { runs: _EcsRunSpec[] },
+): { outcome: MethodOutcome; seconds: number }[] {
+  const { model, dispose } = modelFromComparisonData(args.data, args.modelOptions);
+  try {
+    return args.runs.map((run) => {
+      const t0 = performance.now();
+      const outcome = _ecsRun(model, args.config, args.thetaStar0, context, run);
+      return { outcome, seconds: (performance.now() - t0) / 1000 };
+    });
+  } finally {
+    dispose();
+  }
+}
+
+/**
+ * The units of {@link runComparison} (an experiment that calls it lists
+ * these in its `units`): the full-data HMC reference, and the HMC-ECS runs
+ * one after another on one model. Both depend only on the data and θ* from
+ * the subset, so they run at once.
+ */
+export const COMPARISON_UNITS: Readonly<Record<string, UnitFunction>> = {
+  "comparison-reference": _referenceUnit,
+  "comparison-ecs": _ecsUnit,
+};
+
 /**
  * Run the whole comparison on one data set: θ* from HMC on a 1 % subset,
  * full-data HMC, perturbed and signed HMC-ECS, the SG step-size grids and the
@@ -236,6 +431,17 @@ export async function runComparison(
     config: ComparisonConfig;
     context: ExperimentContext;
     modelOptions: GlmOptions;
+    /**
+     * The calling experiment's units: {@link COMPARISON_UNITS} and those of
+     * `extraUnits` (default: COMPARISON_UNITS).
+     */
+    units?: Readonly<Record<string, UnitFunction>>;
+    /** More units to run beside the reference and HMC-ECS runs (results in `extraResults`). */
+    extraUnits?: readonly UnitRequest[];
+    /** Expected CPU seconds of the reference and of one HMC-ECS run (scheduling order only). */
+    weights?: { reference: number; ecs: number };
+    /** The model's data as arrays, if the caller has them (default: copied from the model). */
+    data?: ComparisonData;
   },
 ): Promise<ComparisonOutcome> {
   const { config, context } = options;
@@ -259,73 +465,55 @@ export async function runComparison(
   );
   const thetaStar0 = subset.thetaStar;
 
-  // 2. Full-data HMC: M⁻¹ fixed at the Laplace covariance at the full-data MAP.
-  const reference = await timed("full-data HMC (reference)", () => {
-    const { result: r, mapCost } = runReferenceHmc(model, {
-      seed: `${config.seed}/hmc`,
-      mapSeed: `${config.seed}/map`,
-      initialPosition: thetaStar0,
-      numChains: 1,
-      numWarmup: config.reference.numWarmup,
-      numSamples: config.reference.numSamples,
-      context,
-      label: "full-data HMC",
-    });
-    return methodOutcome(r, {
-      key: "hmc",
-      label: "HMC (full data)",
-      settings:
-        `M⁻¹ = Laplace covariance at the full-data MAP (Newton, counted); ε by dual averaging, εL = 1.2`,
-      charge: "whole",
-      extraWarmupEvaluations: mapCost,
-    });
-  });
+  // 2–3. Full-data HMC (M⁻¹ fixed at the Laplace covariance at the full-data
+  //      MAP) and HMC-ECS, perturbed and signed (§6.3 tuning, θ* from the
+  //      subset), with the further seeds' perturbed runs: each depends only on
+  //      the data and θ*, so they run at once as units (in-process when the
+  //      harness runs none; the same draws either way).
+  const numSeeds = config.numSeeds ?? 1;
+  const ecsRuns: _EcsRunSpec[] = [
+    { variant: "perturbed", paperWarmup: false, seedTag: "" },
+    { variant: "signed", paperWarmup: false, seedTag: "" },
+    { variant: "perturbed", paperWarmup: true, seedTag: "" },
+  ];
+  for (let k = 1; k < numSeeds; k++) {
+    ecsRuns.push({ variant: "perturbed", paperWarmup: false, seedTag: ` (seed ${k + 1})` });
+  }
+  const ecsStage = (r: _EcsRunSpec) =>
+    `${r.variant} HMC-ECS${r.paperWarmup ? " (§6.3 warmup)" : ""}${r.seedTag}`;
+  const weights = options.weights ?? { reference: 10, ecs: 3 };
+  const extra = options.extraUnits ?? [];
+  await yieldToEventLoop();
+  const shared = {
+    data: options.data ?? comparisonData(model.data),
+    modelOptions: options.modelOptions,
+    config,
+  };
+  const phase1 = await runUnits(context, options.units ?? COMPARISON_UNITS, [
+    {
+      unit: "comparison-reference",
+      args: { ...shared, thetaStar0 },
+      weight: weights.reference,
+      label: "full-data HMC (reference)",
+    },
+    {
+      unit: "comparison-ecs",
+      args: { ...shared, thetaStar0, runs: ecsRuns },
+      weight: weights.ecs * ecsRuns.length,
+      label: `HMC-ECS (${ecsRuns.length} runs)`,
+    },
+    ...extra,
+  ]);
+  const referenceRun = phase1[0] as { outcome: MethodOutcome; seconds: number };
+  timings.push({ stage: "full-data HMC (reference)", seconds: referenceRun.seconds });
+  const reference = referenceRun.outcome;
   const ref = reference.moments;
-
-  // 3. HMC-ECS, perturbed and signed (§6.3 tuning, θ* from the subset).
-  const ecs = (variant: "perturbed" | "signed", paperWarmup = false, seedTag = "") =>
-    timed(`${variant} HMC-ECS${paperWarmup ? " (§6.3 warmup)" : ""}${seedTag}`, () => {
-      const r = runHmcEcs(model, {
-        variant,
-        seed: `${config.seed}/ecs-${variant}${seedTag}`,
-        numChains: 1,
-        numWarmup: config.numWarmup,
-        numSamples: config.numSamples,
-        updateEvery: config.updateEvery,
-        thetaStar: thetaStar0,
-        ...(variant === "signed" ? (config.signedOptions ?? {}) : {}),
-        ...(paperWarmup ? { maxNewtonSteps: 0, recenterTolerance: 0 } : {}),
-        onProgress: _progress(context, `${variant} HMC-ECS`),
-      });
-      const t = r.chains[0].tuning;
-      const settings = variant === "perturbed"
-        ? `m = ${t.subsampleSize}, G = ${t.numBlocks}, ε = ${
-          Number(t.stepSize).toPrecision(3)
-        }, L = ${t.numIntegrationSteps}`
-        : `batch m = ${t.batchSize}, λ = ${t.numProducts}, κ = ${t.numRefreshed}, ε = ${
-          Number(t.stepSize).toPrecision(3)
-        }, L = ${t.numIntegrationSteps}`;
-      const centring = `${t.numNewtonSteps} Newton + ${
-        Number(t.numCenterings) - Number(t.numNewtonSteps) - 1
-      } window re-centrings (${t.numSkippedCenterings} skipped)`;
-      return methodOutcome(r, {
-        key: paperWarmup
-          ? "ecs_perturbed_paper"
-          : variant === "perturbed"
-          ? "ecs_perturbed"
-          : "ecs_signed",
-        label: paperWarmup
-          ? "HMC-ECS (perturbed, §6.3 warmup as written)"
-          : variant === "perturbed"
-          ? "HMC-ECS (perturbed)"
-          : "HMC-ECS (signed)",
-        settings: `${settings}; ${centring}`,
-        charge: "whole",
-      });
-    });
-  const perturbed = await ecs("perturbed");
-  const signed = await ecs("signed");
-  const perturbedPaperWarmup = await ecs("perturbed", true);
+  const ecsOut = phase1[1] as { outcome: MethodOutcome; seconds: number }[];
+  for (let i = 0; i < 3; i++) {
+    timings.push({ stage: ecsStage(ecsRuns[i]), seconds: ecsOut[i].seconds });
+  }
+  const [perturbed, signed, perturbedPaperWarmup] = ecsOut.map((o) => o.outcome);
+  const extraResults = phase1.slice(2);
   const pTuning = perturbed.result.chains[0].tuning;
   const m = Number(pTuning.subsampleSize);
   const perIteration = perturbed.evaluationsSampling /
@@ -498,9 +686,11 @@ export async function runComparison(
     seedRct[v.key] = [medianRct(sg[i], perturbed)];
     seedRctPaper[v.key] = [medianRctPaper(sg[i], perturbed)];
   });
-  for (let k = 1; k < (config.numSeeds ?? 1); k++) {
+  for (let k = 1; k < numSeeds; k++) {
     const tag = ` (seed ${k + 1})`;
-    const pk = await ecs("perturbed", false, tag);
+    const pkRun = ecsOut[2 + k];
+    timings.push({ stage: ecsStage(ecsRuns[2 + k]), seconds: pkRun.seconds });
+    const pk = pkRun.outcome;
     for (const v of config.sgVariants) {
       if (config.seedVariants !== undefined && !config.seedVariants.includes(v.key)) continue;
       const eps = v.stepSize ?? chosenStepSize[v.stepSizeFrom ?? v.key];
@@ -541,5 +731,6 @@ export async function runComparison(
     timings,
     seedRct,
     seedRctPaper,
+    extraResults,
   };
 }

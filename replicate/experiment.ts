@@ -19,6 +19,77 @@ export interface ExperimentContext {
   readonly outDir: string;
   /** Progress / log line to stderr. */
   log(message: string): void;
+  /**
+   * Run units of this experiment at once, each in its own worker, scheduled
+   * with every other experiment's work (set by `deno task replicate` in worker
+   * mode). Absent: {@link runUnits} runs them here, one after another.
+   */
+  readonly runUnits?: (requests: readonly UnitRequest[]) => Promise<unknown[]>;
+}
+
+/**
+ * A part of an experiment that runs on its own: a function of the
+ * experiment's `units` and its arguments (structured-cloneable: numbers,
+ * strings, typed arrays, plain objects). Whether it runs in a worker or in
+ * the experiment's own thread, it computes the same values.
+ */
+export interface UnitRequest {
+  /** Key in the experiment's `units`. */
+  readonly unit: string;
+  /** Its arguments. */
+  readonly args: unknown;
+  /** Expected CPU seconds (the scheduler starts the longest work first). */
+  readonly weight: number;
+  /** Short label for progress lines. */
+  readonly label: string;
+}
+
+/** A unit's function: the experiment's context (without `runUnits`) and its arguments. */
+// deno-lint-ignore no-explicit-any
+export type UnitFunction = (context: ExperimentContext, args: any) => unknown;
+
+/**
+ * Run units one after another in this thread, or hand them to the
+ * scheduler when the context has `runUnits`. Results come back in the order
+ * of `requests`.
+ *
+ * @param context The experiment's context.
+ * @param units The experiment's unit functions (its `units`).
+ * @param requests The units to run.
+ * @returns Each unit's result.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { runUnits } from "./experiment.ts";
+ * const units = { square: (_c: unknown, x: number) => x * x };
+ * const context = { quick: true, seed: 1, outDir: "out", log: () => {} };
+ * const out = await runUnits(context, units, [
+ *   { unit: "square", args: 3, weight: 1, label: "3²" },
+ *   { unit: "square", args: 4, weight: 1, label: "4²" },
+ * ]);
+ * assert.deepEqual(out, [9, 16]);
+ * ```
+ */
+export async function runUnits(
+  context: ExperimentContext,
+  units: Readonly<Record<string, UnitFunction>>,
+  requests: readonly UnitRequest[],
+): Promise<unknown[]> {
+  for (const r of requests) {
+    if (typeof units[r.unit] !== "function") {
+      throw new RangeError(`unknown unit ${JSON.stringify(r.unit)}`);
+    }
+  }
+  if (context.runUnits !== undefined) return await context.runUnits(requests);
+  const here: ExperimentContext = {
+    quick: context.quick,
+    seed: context.seed,
+    outDir: context.outDir,
+    log: (message) => context.log(message),
+  };
+  const out: unknown[] = [];
+  for (const r of requests) out.push(await units[r.unit](here, r.args));
+  return out;
 }
 
 /** A table of results. */
@@ -96,4 +167,6 @@ export interface Experiment {
   readonly source: string;
   /** Run it. */
   run(context: ExperimentContext): Promise<ExperimentResult>;
+  /** Its units (see {@link UnitRequest}), by name; a worker runs one of them by its key. */
+  readonly units?: Readonly<Record<string, UnitFunction>>;
 }

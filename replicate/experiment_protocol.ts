@@ -5,9 +5,12 @@
  * @module
  */
 import process from "node:process";
-import type { ExperimentResult } from "./experiment.ts";
+import type { UnitRequest } from "./experiment.ts";
 
-/** Run the registered experiment `name` (main → worker). */
+/**
+ * Run the registered experiment `name`, or only its unit `unit` with `args`
+ * (main → worker; the first message a worker gets).
+ */
 export interface ExperimentRequest {
   /** The experiment's short name in the registry. */
   readonly name: string;
@@ -17,14 +20,27 @@ export interface ExperimentRequest {
   readonly seed: number;
   /** Report directory. */
   readonly outDir: string;
+  /** Run only this unit of the experiment (its key in `units`). */
+  readonly unit?: string;
+  /** The unit's arguments. */
+  readonly args?: unknown;
 }
 
-/** A worker's message: a log line, the result, or the error's text. */
+/** The answer to a worker's `units` message (main → worker). */
+export type UnitsReply =
+  | { readonly kind: "units-done"; readonly results: unknown[] }
+  | { readonly kind: "units-failed"; readonly error: string };
+
+/**
+ * A worker's message: a log line, units to run (the worker waits for the
+ * {@link UnitsReply}), the result (a unit's: any value), or the error's text.
+ */
 export type ExperimentReply =
   | { readonly kind: "log"; readonly message: string }
+  | { readonly kind: "units"; readonly requests: readonly UnitRequest[] }
   | {
     readonly kind: "result";
-    readonly result: ExperimentResult;
+    readonly result: unknown;
     /** CPU seconds the worker's thread spent on the experiment, or null where unknown. */
     readonly cpuSeconds: number | null;
   }

@@ -382,10 +382,12 @@ export class IcaTarget {
     this.data = data;
     this.#useCache = options.cache ?? true;
     this.current.set(start);
-    this.#cache = new Float64Array(data.n * ICA_DIM);
-    this.#stamp = new Int32Array(data.n).fill(-1);
-    this.#newJ = new Float64Array(data.n);
-    this.#newK = new Float64Array(data.n);
+    // Without the cache no per-row array is kept (each would be n long).
+    const n = this.#useCache ? data.n : 0;
+    this.#cache = new Float64Array(n * ICA_DIM);
+    this.#stamp = new Int32Array(n).fill(-1);
+    this.#newJ = new Float64Array(n);
+    this.#newK = new Float64Array(n);
     this.differences = (rows, out) => this.#differences(rows, out);
   }
 
@@ -397,6 +399,10 @@ export class IcaTarget {
   }
 
   #differences(rows: Int32Array, out: Float64Array): void {
+    if (!this.#useCache) {
+      this.#differencesUncached(rows, out);
+      return;
+    }
     const d = ICA_DIM, x = this.data.x, w = this.current, wp = this.proposed;
     const cache = this.#cache, stamp = this.#stamp, version = this.#version;
     const j = this.#j, k = this.#k;
@@ -406,15 +412,7 @@ export class IcaTarget {
     for (let q = 0; q < rows.length; q++) {
       const i = rows[q], o = i * d;
       const x0 = x[o], x1 = x[o + 1], x2 = x[o + 2], x3 = x[o + 3];
-      if (!this.#useCache) {
-        cache[o + j] = logFourCoshSq(
-          w[j * d] * x0 + w[j * d + 1] * x1 + w[j * d + 2] * x2 + w[j * d + 3] * x3,
-        );
-        cache[o + k] = logFourCoshSq(
-          w[k * d] * x0 + w[k * d + 1] * x1 + w[k * d + 2] * x2 + w[k * d + 3] * x3,
-        );
-        fCount += 2;
-      } else if (stamp[i] !== version) {
+      if (stamp[i] !== version) {
         for (let r = 0; r < d; r++) {
           cache[o + r] = logFourCoshSq(
             w[r * d] * x0 + w[r * d + 1] * x1 + w[r * d + 2] * x2 + w[r * d + 3] * x3,
@@ -433,6 +431,30 @@ export class IcaTarget {
   }
 
   /**
+   * The differences without the cache: f at W and at W' for rows j and k of
+   * each row drawn (the same sums as the cached path, in the same order),
+   * nothing stored per row.
+   */
+  #differencesUncached(rows: Int32Array, out: Float64Array): void {
+    const d = ICA_DIM, x = this.data.x, w = this.current, wp = this.proposed;
+    const j = this.#j, k = this.#k;
+    const cj0 = w[j * d], cj1 = w[j * d + 1], cj2 = w[j * d + 2], cj3 = w[j * d + 3];
+    const ck0 = w[k * d], ck1 = w[k * d + 1], ck2 = w[k * d + 2], ck3 = w[k * d + 3];
+    const pj0 = wp[j * d], pj1 = wp[j * d + 1], pj2 = wp[j * d + 2], pj3 = wp[j * d + 3];
+    const pk0 = wp[k * d], pk1 = wp[k * d + 1], pk2 = wp[k * d + 2], pk3 = wp[k * d + 3];
+    for (let q = 0; q < rows.length; q++) {
+      const o = rows[q] * d;
+      const x0 = x[o], x1 = x[o + 1], x2 = x[o + 2], x3 = x[o + 3];
+      const cj = logFourCoshSq(cj0 * x0 + cj1 * x1 + cj2 * x2 + cj3 * x3);
+      const ck = logFourCoshSq(ck0 * x0 + ck1 * x1 + ck2 * x2 + ck3 * x3);
+      const fj = logFourCoshSq(pj0 * x0 + pj1 * x1 + pj2 * x2 + pj3 * x3);
+      const fk = logFourCoshSq(pk0 * x0 + pk1 * x1 + pk2 * x2 + pk3 * x3);
+      out[q] = cj + ck - fj - fk;
+    }
+    this.numFEvaluations += 4 * rows.length;
+  }
+
+  /**
    * Accept W': rows evaluated for this proposal (`rowsUsed`) keep a valid
    * cache; every other row becomes stale.
    *
@@ -440,7 +462,7 @@ export class IcaTarget {
    */
   accept(rowsUsed: Int32Array): void {
     const d = ICA_DIM, j = this.#j, k = this.#k, next = this.#version + 1;
-    for (let q = 0; q < rowsUsed.length; q++) {
+    for (let q = 0; this.#useCache && q < rowsUsed.length; q++) {
       const i = rowsUsed[q];
       this.#cache[i * d + j] = this.#newJ[i];
       this.#cache[i * d + k] = this.#newK[i];

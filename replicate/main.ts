@@ -19,10 +19,10 @@
 
 import process from "node:process";
 import { parseArgs } from "node:util";
-import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
+import type { Experiment, ExperimentContext, ExperimentResult, UnitRequest } from "./experiment.ts";
 import { formatDuration } from "./format.ts";
 import { EXPERIMENTS, selectExperiments } from "./registry.ts";
-import type { ExperimentReply, ExperimentRequest } from "./experiment_protocol.ts";
+import type { ExperimentReply, ExperimentRequest, UnitsReply } from "./experiment_protocol.ts";
 import { errorText, threadCpuSeconds } from "./experiment_protocol.ts";
 import { type ExperimentOutcome, machineInfo, validateResult, writeReport } from "./report.ts";
 
@@ -55,31 +55,37 @@ export function defaultJobs(): number {
 }
 
 /**
- * Rough CPU seconds of each experiment in a full run, the order in which
- * parallel workers start them (longest first; unknown names last, in
- * registry order). Measured or estimated in docs/replication.md ("CPU per
- * experiment"); R4 is also the longest in quick mode.
+ * Each experiment's critical path on an idle machine, in CPU seconds: its
+ * own sequential work plus its longest unit (units run beside it), full and
+ * quick. Experiments start in this order (longest first; unknown names last,
+ * in registry order), and an experiment's units with its priority, so that
+ * the longest chains start first and a started chain is not left waiting. Measured in docs/replication.md ("CPU per experiment").
  */
-const _DURATION_HINT: Record<string, number> = {
-  r4: 340,
-  r2: 330,
-  r15: 240,
-  r16: 180,
-  r10: 120,
-  r8: 90,
-  r17: 80,
-  r11: 80,
-  r5: 70,
-  r12: 60,
-  r3: 50,
-  r1: 50,
-  r13: 40,
-  r6: 30,
-  r7: 30,
-  r9: 20,
-  r14: 20,
-  r0: 20,
+const _DURATION_HINT: Record<string, { full: number; quick: number }> = {
+  r4: { full: 560, quick: 95 },
+  r0: { full: 410, quick: 3.8 },
+  r15: { full: 300, quick: 3.6 },
+  r2: { full: 280, quick: 6 },
+  r1: { full: 202, quick: 10 },
+  r16: { full: 190, quick: 3.6 },
+  r5: { full: 135, quick: 26 },
+  r9: { full: 114, quick: 9.1 },
+  r8: { full: 103, quick: 9.5 },
+  r7: { full: 103, quick: 4.5 },
+  r10: { full: 102, quick: 2.6 },
+  r11: { full: 89, quick: 8.5 },
+  r12: { full: 58, quick: 8.5 },
+  r17: { full: 56, quick: 2.7 },
+  r13: { full: 48, quick: 9.2 },
+  r6: { full: 31, quick: 8.1 },
+  r3: { full: 14, quick: 4.1 },
+  r14: { full: 0.1, quick: 0.03 },
 };
+
+function _durationHint(name: string, quick: boolean): number {
+  const h = _DURATION_HINT[name];
+  return h === undefined ? 0 : quick ? h.quick : h.full;
+}
 
 /** Options of {@link runReplicate} (for embedding and tests). */
 export interface RunReplicateOptions {
@@ -202,25 +208,77 @@ export function parseReplicateArgs(args: readonly string[]): ReplicateArgs {
 
 const _errorText = errorText;
 
-/** Run one registered experiment in a fresh worker; its log lines go to `log`. */
+/**
+ * `jobs` slots for work that uses a core: an experiment's worker while it
+ * computes, and each of its units. Waiting work is started highest
+ * priority first (ties: first come), so the longest work starts first.
+ */
+class _Slots {
+  #free: number;
+  #seq = 0;
+  readonly #queue: { priority: number; seq: number; start: () => void }[] = [];
+
+  constructor(jobs: number) {
+    this.#free = jobs;
+  }
+
+  /** Wait for a slot. */
+  acquire(priority: number): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((start) => {
+      this.#queue.push({ priority, seq: this.#seq++, start });
+      this.#queue.sort((a, b) => b.priority - a.priority || a.seq - b.seq);
+    });
+  }
+
+  /** Give a slot back (to the next waiting work, if any). */
+  release(): void {
+    const next = this.#queue.shift();
+    if (next !== undefined) next.start();
+    else this.#free++;
+  }
+}
+
+/** What a worker run produced: the result or the error, and the CPU seconds of its threads. */
+interface _WorkerOutcome {
+  result?: unknown;
+  error?: string;
+  cpuSeconds: number | null;
+}
+
+/**
+ * Run one registered experiment (or one of its units) in a fresh worker; its
+ * log lines go to `log`. An experiment's `units` messages are answered by
+ * `onUnits` (the worker waits meanwhile).
+ */
 function _runInWorker(
   request: ExperimentRequest,
   log: (message: string) => void,
-): Promise<{ result?: ExperimentResult; error?: string; cpuSeconds: number | null }> {
+  onUnits: (requests: readonly UnitRequest[]) => Promise<unknown[]>,
+): Promise<_WorkerOutcome> {
   return new Promise((resolve) => {
     const worker = new Worker(new URL("./experiment_worker.ts", import.meta.url), {
       type: "module",
     });
-    const done = (
-      out: { result?: ExperimentResult; error?: string; cpuSeconds: number | null },
-    ) => {
+    const done = (out: _WorkerOutcome) => {
       worker.terminate();
       resolve(out);
     };
     worker.onmessage = (event: MessageEvent<ExperimentReply>) => {
       const m = event.data;
       if (m.kind === "log") log(m.message);
-      else if (m.kind === "result") done({ result: m.result, cpuSeconds: m.cpuSeconds });
+      else if (m.kind === "units") {
+        onUnits(m.requests).then(
+          (results) => worker.postMessage({ kind: "units-done", results } satisfies UnitsReply),
+          (err) =>
+            worker.postMessage(
+              { kind: "units-failed", error: _errorText(err).split("\n")[0] } satisfies UnitsReply,
+            ),
+        );
+      } else if (m.kind === "result") done({ result: m.result, cpuSeconds: m.cpuSeconds });
       else done({ error: m.error, cpuSeconds: m.cpuSeconds });
     };
     worker.onerror = (event: ErrorEvent) => {
@@ -313,7 +371,8 @@ export async function runReplicate(
   }
   const t0 = performance.now();
   const inWorkers = options.experiments === undefined && parsed.jobs > 1;
-  const jobs = inWorkers ? Math.min(parsed.jobs, Math.max(1, chosen.length)) : 1;
+  // Not capped by the number of experiments: their units use the other slots.
+  const jobs = inWorkers ? parsed.jobs : 1;
   const finished: (ExperimentOutcome | undefined)[] = chosen.map(() => undefined);
   let failed = 0;
   stderr(
@@ -323,11 +382,6 @@ export async function runReplicate(
       inWorkers ? " in workers" : ""
     }, report in ${parsed.outDir}`,
   );
-  const order = chosen.map((_, k) => k);
-  if (inWorkers) {
-    const hint = (k: number) => _DURATION_HINT[chosen[k].name] ?? 0;
-    order.sort((a, b) => hint(b) - hint(a) || a - b);
-  }
   let writing: Promise<unknown> = Promise.resolve();
   let writeFailed: string | null = null;
   const write = (final: boolean) => {
@@ -350,68 +404,139 @@ export async function runReplicate(
     });
     return writing;
   };
+  const slots = new _Slots(jobs);
   let started = 0;
-  const runNext = async (): Promise<void> => {
-    while (started < order.length) {
-      const k = order[started++];
-      const e = chosen[k];
-      stderr(`replicate: [${started}/${chosen.length}] ${e.name}: ${e.title}`);
-      const start = performance.now();
-      const log = (message: string) =>
-        stderr(`  ${e.name} +${((performance.now() - start) / 1000).toFixed(1)}s: ${message}`);
-      let result: ExperimentResult | undefined, error: string | undefined;
-      let cpuSeconds: number | null = null;
-      if (inWorkers) {
-        ({ result, error, cpuSeconds } = await _runInWorker({
-          name: e.name,
-          quick: parsed.quick,
-          seed: parsed.seed,
-          outDir: parsed.outDir,
-        }, log));
-      } else {
-        const context: ExperimentContext = {
-          quick: parsed.quick,
-          seed: parsed.seed,
-          outDir: parsed.outDir,
-          log,
-        };
-        const cpu0 = threadCpuSeconds();
-        try {
-          result = await e.run(context);
-        } catch (err) {
-          error = _errorText(err);
-        }
-        const cpu1 = threadCpuSeconds();
-        cpuSeconds = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
-      }
-      if (result !== undefined) {
-        try {
-          validateResult(result, e.name);
-        } catch (err) {
-          result = undefined;
-          error = _errorText(err);
-        }
-      }
-      const wallSeconds = (performance.now() - start) / 1000;
-      const base = { name: e.name, title: e.title, source: e.source, wallSeconds, cpuSeconds };
-      const cpuText = cpuSeconds === null ? "" : ` (CPU ${formatDuration(cpuSeconds)})`;
-      if (result !== undefined) {
-        finished[k] = { ...base, result };
-        stderr(`replicate: ${e.name} done in ${formatDuration(wallSeconds)}${cpuText}`);
-      } else {
-        failed++;
-        finished[k] = { ...base, error: error ?? "Error: no result" };
-        stderr(
-          `replicate: ${e.name} FAILED after ${formatDuration(wallSeconds)}${cpuText}: ${
-            (error ?? "").split("\n")[0]
-          }`,
-        );
-      }
-      await write(false);
-      if (writeFailed !== null) return;
+  const runOne = async (k: number): Promise<void> => {
+    const e = chosen[k];
+    const hint = _durationHint(e.name, parsed.quick);
+    if (inWorkers) await slots.acquire(hint);
+    if (writeFailed !== null) {
+      if (inWorkers) slots.release();
+      return;
     }
+    stderr(`replicate: [${++started}/${chosen.length}] ${e.name}: ${e.title}`);
+    const start = performance.now();
+    const log = (message: string) =>
+      stderr(`  ${e.name} +${((performance.now() - start) / 1000).toFixed(1)}s: ${message}`);
+    let result: ExperimentResult | undefined, error: string | undefined;
+    let cpuSeconds: number | null = null;
+    if (inWorkers) {
+      const request = {
+        name: e.name,
+        quick: parsed.quick,
+        seed: parsed.seed,
+        outDir: parsed.outDir,
+      };
+      let unitCpu: number | null = 0, numUnits = 0;
+      // The experiment's worker waits while its units run: its slot goes to
+      // them (and to other work), and it takes the next free slot, before any
+      // waiting work, when they are all done.
+      const onUnits = async (requests: readonly UnitRequest[]): Promise<unknown[]> => {
+        slots.release();
+        try {
+          // A unit inherits its experiment's priority (the experiment's chain
+          // waits for it), its own weight ordering it among its siblings; slots
+          // are asked for largest unit first (free ones go in the order asked).
+          const byWeight = requests.map((_, i) => i).sort((a, b) =>
+            requests[b].weight - requests[a].weight || a - b
+          );
+          const slot = new Map(
+            byWeight.map((i) => [i, slots.acquire(hint + requests[i].weight * 1e-6)]),
+          );
+          return await Promise.all(requests.map(async (r, i) => {
+            await slot.get(i);
+            const label = `${e.name}/${r.label}`;
+            const unitStart = performance.now();
+            stderr(`replicate: ${label} started (unit ${++numUnits} of ${e.name})`);
+            try {
+              const out = await _runInWorker(
+                { ...request, unit: r.unit, args: r.args },
+                (message) =>
+                  stderr(
+                    `  ${label} +${
+                      ((performance.now() - unitStart) / 1000).toFixed(1)
+                    }s: ${message}`,
+                  ),
+                () => Promise.reject(new Error("a unit cannot run units")),
+              );
+              unitCpu = unitCpu === null || out.cpuSeconds === null
+                ? null
+                : unitCpu + out.cpuSeconds;
+              const cpuText = out.cpuSeconds === null
+                ? ""
+                : ` (CPU ${formatDuration(out.cpuSeconds)})`;
+              const took = formatDuration((performance.now() - unitStart) / 1000);
+              if (out.error !== undefined) {
+                stderr(`replicate: ${label} FAILED after ${took}${cpuText}`);
+                throw new Error(`unit ${r.label} of ${e.name}: ${out.error}`);
+              }
+              stderr(`replicate: ${label} done in ${took}${cpuText}`);
+              return out.result;
+            } finally {
+              slots.release();
+            }
+          }));
+        } finally {
+          await slots.acquire(Infinity);
+        }
+      };
+      const out = await _runInWorker(request, log, onUnits);
+      slots.release();
+      result = out.result as ExperimentResult | undefined;
+      error = out.error;
+      cpuSeconds = out.cpuSeconds === null || unitCpu === null ? null : out.cpuSeconds + unitCpu;
+    } else {
+      const context: ExperimentContext = {
+        quick: parsed.quick,
+        seed: parsed.seed,
+        outDir: parsed.outDir,
+        log,
+      };
+      const cpu0 = threadCpuSeconds();
+      try {
+        result = await e.run(context);
+      } catch (err) {
+        error = _errorText(err);
+      }
+      const cpu1 = threadCpuSeconds();
+      cpuSeconds = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
+    }
+    if (result !== undefined) {
+      try {
+        validateResult(result, e.name);
+      } catch (err) {
+        result = undefined;
+        error = _errorText(err);
+      }
+    }
+    const wallSeconds = (performance.now() - start) / 1000;
+    const base = { name: e.name, title: e.title, source: e.source, wallSeconds, cpuSeconds };
+    const cpuText = cpuSeconds === null ? "" : ` (CPU ${formatDuration(cpuSeconds)})`;
+    if (result !== undefined) {
+      finished[k] = { ...base, result };
+      stderr(`replicate: ${e.name} done in ${formatDuration(wallSeconds)}${cpuText}`);
+    } else {
+      failed++;
+      finished[k] = { ...base, error: error ?? "Error: no result" };
+      stderr(
+        `replicate: ${e.name} FAILED after ${formatDuration(wallSeconds)}${cpuText}: ${
+          (error ?? "").split("\n")[0]
+        }`,
+      );
+    }
+    await write(false);
   };
-  await Promise.all(Array.from({ length: jobs }, () => runNext()));
+  const order = chosen.map((_, k) => k);
+  if (inWorkers) {
+    const hint = (k: number) => _durationHint(chosen[k].name, parsed.quick);
+    order.sort((a, b) => hint(b) - hint(a) || a - b);
+    await Promise.all(order.map((k) => runOne(k)));
+  } else {
+    for (const k of order) {
+      if (writeFailed !== null) break;
+      await runOne(k);
+    }
+  }
   if (chosen.length > 0 && writeFailed === null) await write(true);
   if (writeFailed !== null) {
     stderr(`error: could not write the report to ${parsed.outDir}: ${writeFailed}`);

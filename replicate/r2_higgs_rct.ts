@@ -34,7 +34,7 @@ import { outcomeOf, rctVerdict } from "./verdicts.ts";
 import { thinEvenly, VEGA_LITE_SCHEMA } from "./figures.ts";
 import { formatShort } from "./format.ts";
 import type { ComparisonConfig, ComparisonOutcome, SgVariant } from "./comparison.ts";
-import { runComparison } from "./comparison.ts";
+import { COMPARISON_UNITS, runComparison } from "./comparison.ts";
 import { medianRct, medianRctPaper, type MethodOutcome, rctOf } from "./method_outcome.ts";
 import { momentErrors } from "./moment_errors.ts";
 import { predictiveMean } from "./predictive.ts";
@@ -220,6 +220,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       config: { ...s.comparison, seed, sgVariants: _variants(s.n) },
       context,
       modelOptions: _MODEL_OPTIONS,
+      weights: context.quick ? { reference: 2, ecs: 0.3 } : { reference: 200, ecs: 1 },
     });
   } finally {
     model.dispose();
@@ -578,4 +579,5 @@ export const r2HiggsRct: Experiment = {
   title: "R2 — HMC-ECS vs SG-HMC/SGLD: RCT and bias on HIGGS-like data (Table 1, Figs. 1–3)",
   source: "hmc-ecs_dang-2019.md §6.2–6.5, Tables 1–2, Figs. 1–3",
   run: _run,
+  units: COMPARISON_UNITS,
 };

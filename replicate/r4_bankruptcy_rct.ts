@@ -26,11 +26,22 @@ import type {
   ExperimentContext,
   ExperimentResult,
   ResultTable,
+  UnitFunction,
   Verdict,
 } from "./experiment.ts";
 import { formatShort } from "./format.ts";
-import type { ComparisonConfig, ComparisonOutcome, SgVariant } from "./comparison.ts";
-import { runComparison } from "./comparison.ts";
+import type {
+  ComparisonConfig,
+  ComparisonData,
+  ComparisonOutcome,
+  SgVariant,
+} from "./comparison.ts";
+import {
+  COMPARISON_UNITS,
+  comparisonData,
+  modelFromComparisonData,
+  runComparison,
+} from "./comparison.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { type EcsRunSummary, summarizeEcsRun } from "./r1_ecs_common.ts";
 import { outcomeByFactor, outcomeOf, rctVerdict } from "./verdicts.ts";
@@ -58,6 +69,8 @@ interface _Settings {
   /** Rows (random subset) used for the predicted curves of Fig. 6, and draws per curve. */
   fig6Rows: number;
   fig6Draws: number;
+  /** Expected CPU seconds of the reference and of one HMC-ECS run (scheduling order only). */
+  weights: { reference: number; ecs: number };
 }
 
 const _FULL: _Settings = {
@@ -68,6 +81,7 @@ const _FULL: _Settings = {
   n: 1_000_000,
   fig6Rows: 40_000,
   fig6Draws: 100,
+  weights: { reference: 450, ecs: 5 },
   comparison: {
     // Seeds of the RCT comparison: error bars on the verdicts (time budget: 2),
     // re-running the SG methods the verdicts judge (at the paper's ε).
@@ -90,6 +104,7 @@ const _QUICK: _Settings = {
   n: 20_000,
   fig6Rows: 5_000,
   fig6Draws: 50,
+  weights: { reference: 3.7, ecs: 1.3 },
   comparison: {
     // Seeds of the RCT comparison: error bars on the verdicts (time budget: 2),
     // re-running the SG methods the verdicts judge (at the paper's ε).
@@ -192,6 +207,44 @@ function _signedAlphaU(out: ComparisonOutcome): number {
   return out.ecsSummary.signed.subsampleAcceptance;
 }
 
+/**
+ * Table 4 at the paper's own settings: perturbed HMC-ECS with fixed ε = 0.2,
+ * L = 6 (εL = 1.2 as the paper reports), no dual averaging. A unit: it needs
+ * only the data.
+ */
+function _paperSettingsUnit(
+  _context: ExperimentContext,
+  args: { data: ComparisonData; modelOptions: GlmOptions; config: ComparisonConfig; n: number },
+): EcsRunSummary {
+  const { model, dispose } = modelFromComparisonData(args.data, args.modelOptions);
+  try {
+    const c = args.config;
+    const tPaper = performance.now();
+    const paperRun = runHmcEcs(model, {
+      variant: "perturbed",
+      seed: `${c.seed}/ecs-perturbed/paper-settings`,
+      numChains: 1,
+      numWarmup: c.numWarmup,
+      numSamples: c.numSamples,
+      updateEvery: c.updateEvery,
+      stepSize: 0.2,
+      numIntegrationSteps: 6,
+      adaptStepSize: false,
+    });
+    return summarizeEcsRun(paperRun, {
+      numRows: args.n,
+      seconds: (performance.now() - tPaper) / 1000,
+    });
+  } finally {
+    dispose();
+  }
+}
+
+const _UNITS: Readonly<Record<string, UnitFunction>> = {
+  ...COMPARISON_UNITS,
+  "paper-settings": _paperSettingsUnit,
+};
+
 async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   const s = context.quick ? _QUICK : _FULL;
   const t0 = performance.now();
@@ -213,10 +266,21 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
   let fig6Seconds: number;
   let paperSettings: EcsRunSummary;
   try {
+    const config = { ...s.comparison, seed, sgVariants: _variants(s.n) };
+    const data = comparisonData(gen.data);
     out = await runComparison(model, {
-      config: { ...s.comparison, seed, sgVariants: _variants(s.n) },
+      data,
+      config,
       context,
       modelOptions,
+      units: _UNITS,
+      weights: s.weights,
+      extraUnits: [{
+        unit: "paper-settings",
+        args: { data, modelOptions, config, n: s.n },
+        weight: s.weights.ecs,
+        label: "perturbed HMC-ECS at ε = 0.2, L = 6",
+      }],
     });
     // Fig. 6: 100 equal-size groups of the covariate over all rows; predicted
     // curves from a random subset of rows.
@@ -252,24 +316,7 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       ],
     };
     fig6Seconds = (performance.now() - tFig) / 1000;
-    // Table 4 at the paper's own settings: perturbed HMC-ECS with fixed
-    // ε = 0.2, L = 6 (εL = 1.2 as the paper reports), no dual averaging.
-    const tPaper = performance.now();
-    const paperRun = runHmcEcs(model, {
-      variant: "perturbed",
-      seed: `${seed}/ecs-perturbed/paper-settings`,
-      numChains: 1,
-      numWarmup: s.comparison.numWarmup,
-      numSamples: s.comparison.numSamples,
-      updateEvery: s.comparison.updateEvery,
-      stepSize: 0.2,
-      numIntegrationSteps: 6,
-      adaptStepSize: false,
-    });
-    paperSettings = summarizeEcsRun(paperRun, {
-      numRows: s.n,
-      seconds: (performance.now() - tPaper) / 1000,
-    });
+    paperSettings = out.extraResults[0] as EcsRunSummary;
   } finally {
     model.dispose();
     freeGlmData(gen.data);
@@ -614,4 +661,5 @@ export const r4BankruptcyRct: Experiment = {
   title: "R4 — HMC-ECS vs SG-HMC/SGLD on bankruptcy-shaped data (Tables 3–4, Figs. 4–6)",
   source: "hmc-ecs_dang-2019.md §6.2–6.4, §6.6, Tables 3–4, Figs. 4–6",
   run: _run,
+  units: _UNITS,
 };

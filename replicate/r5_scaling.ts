@@ -20,12 +20,19 @@ import { GlmModel } from "../models/glm.ts";
 import { runHmcEcs } from "../samplers/hmc_ecs/mod.ts";
 import { inverseSpd } from "../math/linalg.ts";
 import { denseMetric } from "../samplers/metric.ts";
-import type { Experiment, ExperimentContext, ExperimentResult, Verdict } from "./experiment.ts";
+import type {
+  Experiment,
+  ExperimentContext,
+  ExperimentResult,
+  UnitFunction,
+  UnitRequest,
+  Verdict,
+} from "./experiment.ts";
+import { runUnits } from "./experiment.ts";
 import { outcomeOf } from "./verdicts.ts";
 import { formatShort } from "./format.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { summarizeEcsRun } from "./r1_ecs_common.ts";
-import { yieldToEventLoop } from "./progress.ts";
 import { dataViews } from "../core/row_buffer.ts";
 
 interface _Settings {
@@ -101,15 +108,28 @@ function _posterior(model: GlmModel): { precision: Float64Array; mean: Float64Ar
   return { precision: cov, mean }; // precision field holds the covariance M⁻¹
 }
 
-async function _run(context: ExperimentContext): Promise<ExperimentResult> {
+/** One (d, series) run: the table row, its Fig. 7 step size (εL = 1.2 only) and IF. */
+interface _RunOut {
+  row: (string | number)[];
+  eps: { d: number; series: string; stepSize: number } | null;
+  ifs: { d: number; order: string; value: number };
+}
+
+/**
+ * A unit: the runs `runs` ([h, series index] pairs, d = 2^h), in that order;
+ * each d has its own data set (seeded by d), so units run apart draw what one
+ * loop would.
+ */
+function _dimensionsUnit(
+  context: ExperimentContext,
+  args: { runs: [number, number][] },
+): _RunOut[] {
   const s = context.quick ? _QUICK : _FULL;
   const arena = loadCore();
-  const rows: (string | number)[][] = [];
-  const eps: { d: number; series: string; stepSize: number }[] = [];
-  const ifs: { d: number; order: string; value: number }[] = [];
-  for (let h = 1; h <= s.maxH; h++) {
+  const out: _RunOut[] = [];
+  const dims = [...new Set(args.runs.map(([h]) => h))];
+  for (const h of dims) {
     const d = 2 ** h;
-    await yieldToEventLoop();
     const { data } = gaussianLinearRegression(arena, {
       n: N,
       d,
@@ -117,49 +137,96 @@ async function _run(context: ExperimentContext): Promise<ExperimentResult> {
       seed: `${context.seed}/r5/${d}`,
     });
     const model = new GlmModel(data, { family: "gaussian", sigma: SIGMA, priorScale: PRIOR_SD });
-    const post = _posterior(model);
-    for (const [order, label, trajectoryLength] of _SERIES) {
-      context.log(`d = ${d}, ${label}`);
-      const t0 = performance.now();
-      const r = runHmcEcs(model, {
-        controlVariateOrder: order,
-        trajectoryLength,
-        thetaStar: post.mean,
-        metric: denseMetric(post.precision),
-        seed: `${context.seed}/r5/${d}/${order}`,
-        numChains: 1,
-        numWarmup: s.numWarmup,
-        numSamples: s.numSamples,
-        maxSubsampleSize: s.maxSubsampleFactor * N,
-        minSubsampleSize: 100,
-      });
-      const sum = summarizeEcsRun(r, { numRows: N, seconds: (performance.now() - t0) / 1000 });
-      const m = r.chains[0].tuning.subsampleSize as number;
-      const v = r.chains[0].info.sampling.logLikelihoodVariance;
-      const meanVar = v.reduce((a, b) => a + b, 0) / v.length;
-      const predicted = _predictedGaussianIf(sum.stepSize, sum.numSteps, sum.acceptance);
-      rows.push([
-        d,
-        label,
-        m,
-        sum.stepSize,
-        sum.numSteps,
-        sum.stepSize * sum.numSteps,
-        sum.acceptance,
-        sum.subsampleAcceptance,
-        meanVar,
-        sum.inefficiency,
-        predicted,
-        sum.seconds,
-      ]);
-      if (trajectoryLength === 1.2) {
-        eps.push({ d, series: `HMC-ECS, order ${order}`, stepSize: sum.stepSize });
+    try {
+      const post = _posterior(model);
+      for (const [, k] of args.runs.filter(([hh]) => hh === h)) {
+        const [order, label, trajectoryLength] = _SERIES[k];
+        context.log(`d = ${d}, ${label}`);
+        const t0 = performance.now();
+        const r = runHmcEcs(model, {
+          controlVariateOrder: order,
+          trajectoryLength,
+          thetaStar: post.mean,
+          metric: denseMetric(post.precision),
+          seed: `${context.seed}/r5/${d}/${order}`,
+          numChains: 1,
+          numWarmup: s.numWarmup,
+          numSamples: s.numSamples,
+          maxSubsampleSize: s.maxSubsampleFactor * N,
+          minSubsampleSize: 100,
+        });
+        const sum = summarizeEcsRun(r, { numRows: N, seconds: (performance.now() - t0) / 1000 });
+        const m = r.chains[0].tuning.subsampleSize as number;
+        const v = r.chains[0].info.sampling.logLikelihoodVariance;
+        const meanVar = v.reduce((a, b) => a + b, 0) / v.length;
+        const predicted = _predictedGaussianIf(sum.stepSize, sum.numSteps, sum.acceptance);
+        out.push({
+          row: [
+            d,
+            label,
+            m,
+            sum.stepSize,
+            sum.numSteps,
+            sum.stepSize * sum.numSteps,
+            sum.acceptance,
+            sum.subsampleAcceptance,
+            meanVar,
+            sum.inefficiency,
+            predicted,
+            sum.seconds,
+          ],
+          eps: trajectoryLength === 1.2
+            ? { d, series: `HMC-ECS, order ${order}`, stepSize: sum.stepSize }
+            : null,
+          ifs: { d, order: label, value: sum.inefficiency },
+        });
       }
-      ifs.push({ d, order: label, value: sum.inefficiency });
+    } finally {
+      model.dispose();
+      freeGlmData(data);
     }
-    model.dispose();
-    freeGlmData(data);
   }
+  return out;
+}
+
+const _UNITS: Readonly<Record<string, UnitFunction>> = { dimensions: _dimensionsUnit };
+
+/**
+ * CPU seconds of the order-1 run at d = 64, 128, 256 on an idle machine
+ * (full mode; quick mode's are ≈ 0.8, 25; scheduling order only).
+ */
+const _ORDER1_SECONDS = [1.6, 18, 132];
+
+async function _run(context: ExperimentContext): Promise<ExperimentResult> {
+  const s = context.quick ? _QUICK : _FULL;
+  // Two units: the order-1 run at the largest d (most of R5: m grows ≈ d²/2)
+  // and every other run, in the table's order; each d has its own data set.
+  const all = _SERIES.map((_, k) => k);
+  const dims = Array.from({ length: s.maxH }, (_, i) => i + 1);
+  const requests: UnitRequest[] = [
+    {
+      unit: "dimensions",
+      args: {
+        runs: dims.flatMap((h) => all.map((k) => [h, k])).filter(([h, k]) =>
+          h !== s.maxH || k !== 0
+        ),
+      },
+      weight: 10,
+      label: "all but the largest order-1 run",
+    },
+    {
+      unit: "dimensions",
+      args: { runs: [[s.maxH, 0]] },
+      weight: _ORDER1_SECONDS[s.maxH - 6] ?? 1,
+      label: `d = ${2 ** s.maxH}, ${_SERIES[0][1]}`,
+    },
+  ];
+  const [rest, largest] = await runUnits(context, _UNITS, requests) as _RunOut[][];
+  // Back in the table's order: d ascending, the series in their order.
+  const outs = [...rest.slice(0, rest.length - 2), ...largest, ...rest.slice(rest.length - 2)];
+  const rows = outs.map((o) => o.row);
+  const eps = outs.flatMap((o) => (o.eps === null ? [] : [o.eps]));
+  const ifs = outs.map((o) => o.ifs);
   // Reference lines through the order-2 step size at d = 2.
   const e0 = eps.find((e) => e.d === 2 && e.series.endsWith("2"))!.stepSize;
   for (let h = 1; h <= s.maxH; h++) {
@@ -317,4 +384,5 @@ export const r5Scaling: Experiment = {
   title: "R5 — HMC-ECS scaling with the dimension",
   source: "hmc-ecs_dang-2019.md §6.7, Fig. 7",
   run: _run,
+  units: _UNITS,
 };

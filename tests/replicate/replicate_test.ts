@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import type { Experiment, ExperimentResult } from "../../replicate/experiment.ts";
+import type { Experiment, ExperimentResult, UnitFunction } from "../../replicate/experiment.ts";
+import { runUnits } from "../../replicate/experiment.ts";
 import {
   csvField,
   formatCell,
@@ -353,7 +354,7 @@ Deno.test("runReplicate() runs a registered experiment in a worker", async () =>
       stderr: (l) => err.push(l),
     });
     assert.equal(code, 0, err.join("\n"));
-    assert.ok(err.some((l) => /1 at once in workers/.test(l)), err[0]);
+    assert.ok(err.some((l) => /2 at once in workers/.test(l)), err[0]);
     // The worker's thread CPU time is reported beside the wall time, in the log and the report.
     assert.ok(err.some((l) => /^replicate: r14 done in .* \(CPU [^)]+\)$/.test(l)), err.join("\n"));
     assert.match(err[err.length - 1], /finished in .*CPU/);
@@ -363,6 +364,57 @@ Deno.test("runReplicate() runs a registered experiment in a worker", async () =>
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("runUnits() runs an experiment's units in its own thread when no scheduler is given", async (t) => {
+  const calls: number[] = [];
+  const units: Record<string, UnitFunction> = {
+    square: (_c, x: number) => {
+      calls.push(x);
+      return x * x;
+    },
+  };
+  const fake: Experiment = {
+    name: "units",
+    title: "units",
+    source: "test",
+    units,
+    run: async (context) => {
+      const out = await runUnits(
+        context,
+        units,
+        [3, 1, 2].map((x) => ({
+          unit: "square",
+          args: x,
+          weight: x,
+          label: `${x}`,
+        })),
+      );
+      assert.deepEqual(out, [9, 1, 4]);
+      return _fakeResult();
+    },
+  };
+  await t.step("in order, results in the order of the requests", async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tallmc_replicate_units_" });
+    try {
+      const code = await runReplicate(["--out", dir], {
+        experiments: [fake],
+        stdout: () => {},
+        stderr: () => {},
+      });
+      assert.equal(code, 0);
+      assert.deepEqual(calls, [3, 1, 2]);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+  await t.step("an unknown unit is refused before any runs", async () => {
+    const context = { quick: true, seed: 1, outDir: "out", log: () => {} };
+    await assert.rejects(
+      runUnits(context, units, [{ unit: "cube", args: 1, weight: 1, label: "1" }]),
+      /unknown unit "cube"/,
+    );
+  });
 });
 
 Deno.test("selectExperiments() picks by name and rejects unknown names", async (t) => {
