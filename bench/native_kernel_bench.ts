@@ -6,17 +6,35 @@
  * FFI in the same process on the same data: the ratio WASM / native is what
  * this bench is for (absolute times on a shared machine mean little).
  *
+ * Before the timed benches it prints that ratio directly: core time / C time
+ * per round, the passes alternating (core, C, C, core, …) over 15 rounds, in
+ * CPU time of this process (user + system, so that time slices lost to other
+ * processes on a shared machine do not count), as the median and the 10th–90th
+ * percentiles. Below 1 the core is faster. Deno's own summary that follows
+ * says the same thing the other way round ("1.29x faster than C …" is a
+ * ratio of 0.78).
+ *
  * Without a C compiler the native builds are skipped with the reason printed
  * and only the WASM pass is timed.
  *
- * Run: deno bench --allow-read --allow-write=/tmp --allow-env --allow-ffi --allow-run=gcc bench/native_kernel_bench.ts
+ * Run: deno bench --allow-read --allow-write=/tmp --allow-env --allow-sys=loadavg --allow-ffi --allow-run=gcc bench/native_kernel_bench.ts
  */
 
+import process from "node:process";
 import { FAMILY_LOGISTIC } from "../core/exports.ts";
 import { availableBackends, bindCore, loadCore } from "../core/load.ts";
 
 const D = 30;
 const N = 1_000_000;
+
+/** The 1-minute load average, or "?" without --allow-sys=loadavg. */
+function _loadAverage(): string {
+  try {
+    return Deno.loadavg()[0].toFixed(1);
+  } catch {
+    return "?";
+  }
+}
 
 /** mulberry32 uniform on [0, 1). */
 function _rng(seed: number): () => number {
@@ -107,6 +125,40 @@ const builds = [
     const c = b.lib.four(hostX, hostY, N, D, hostTheta, hostGrad);
     const rel = Math.abs(c - wasm) / Math.abs(wasm);
     console.log(`native ${b.tag}: Σℓ relative difference to the core ${rel.toExponential(2)}`);
+  }
+}
+
+// Core time / C time, alternating rounds, CPU time (see the module notes).
+{
+  const ROUNDS = 15;
+  const cpuMs = (fn: () => unknown): number => {
+    const u = process.cpuUsage();
+    fn();
+    const v = process.cpuUsage(u);
+    return (v.user + v.system) / 1000;
+  };
+  const quantile = (a: number[], q: number) =>
+    [...a].sort((u, v) => u - v)[Math.min(a.length - 1, Math.floor(q * a.length))];
+  for (const b of builds) {
+    if (b.lib === null) continue;
+    const lib = b.lib;
+    const c = () => lib.four(hostX, hostY, N, D, hostTheta, hostGrad);
+    const ratios: number[] = [], core: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const first = r % 2 === 0;
+      const a = first ? cpuMs(wasmPass) : 0;
+      const t = cpuMs(c);
+      const w = first ? a : cpuMs(wasmPass);
+      ratios.push(w / t);
+      core.push(w);
+    }
+    console.log(
+      `core / C ${b.tag} 4 rows/step (CPU time, ${ROUNDS} alternating rounds): median ${
+        quantile(ratios, 0.5).toFixed(3)
+      } [p10 ${quantile(ratios, 0.1).toFixed(3)}, p90 ${
+        quantile(ratios, 0.9).toFixed(3)
+      }]; core pass ${quantile(core, 0.5).toFixed(1)} ms; load average ${_loadAverage()}`,
+    );
   }
 }
 
