@@ -26,6 +26,8 @@ import { availableBackends, bindCore, loadCore } from "../core/load.ts";
 
 const D = 30;
 const N = 1_000_000;
+/** Timed passes per Deno.bench entry (each 50–400 ms: the default count would take minutes). */
+const BENCH_N = 10;
 
 /** The 1-minute load average, or "?" without --allow-sys=loadavg. */
 function _loadAverage(): string {
@@ -166,6 +168,8 @@ Deno.bench({
   name: `core (${backend}) ll+grad n=${N} d=${D}`,
   group: "ll+grad vs native C",
   baseline: true,
+  n: BENCH_N,
+  warmup: 1,
   fn: () => {
     wasmPass();
   },
@@ -176,6 +180,8 @@ for (const b of builds) {
   Deno.bench({
     name: `C ${b.tag}, 1 row/step`,
     group: "ll+grad vs native C",
+    n: BENCH_N,
+    warmup: 1,
     fn: () => {
       lib.one(hostX, hostY, N, D, hostTheta, hostGrad);
     },
@@ -183,6 +189,8 @@ for (const b of builds) {
   Deno.bench({
     name: `C ${b.tag}, 4 rows/step`,
     group: "ll+grad vs native C",
+    n: BENCH_N,
+    warmup: 1,
     fn: () => {
       lib.four(hostX, hostY, N, D, hostTheta, hostGrad);
     },
