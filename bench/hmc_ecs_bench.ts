@@ -17,7 +17,8 @@
  *    measured Hessian/gradient pass time w) at each size, perturbed, 1000
  *    warmup iterations, for the default warm-up and for the former one
  *    (`hessianFraction: 1, recenterTolerance: 0.1`: exact full-data Hessians
- *    at every Newton centring), printed once per size at load time
+ *    at every Newton centring; above n = 10⁶ only with
+ *    TALLMC_BENCH_ECS_FORMER=1), printed once per size at load time
  *    (TALLMC_BENCH_ECS_WARMUP=0 skips it).
  *
  * Set TALLMC_BENCH_ECS_SIZES (comma-separated, default "1e5,1e6,1e7") to
@@ -113,7 +114,11 @@ function _warmupPasses(model: GlmModel): void {
     );
   };
   line("default", {});
-  line("former (exact Hessians, tolerance 0.1)", { hessianFraction: 1, recenterTolerance: 0.1 });
+  // The former warm-up makes ≈ 25 pass-equivalents at every n: at 10⁷ that is
+  // half a minute of `deno task bench`, so above 10⁶ only on request.
+  if (n <= 1e6 || Deno.env.get("TALLMC_BENCH_ECS_FORMER") === "1") {
+    line("former (exact Hessians, tolerance 0.1)", { hessianFraction: 1, recenterTolerance: 0.1 });
+  }
 }
 
 const sizes = (Deno.env.get("TALLMC_BENCH_ECS_SIZES") ?? "1e5,1e6,1e7")

@@ -6,17 +6,37 @@
  * FFI in the same process on the same data: the ratio WASM / native is what
  * this bench is for (absolute times on a shared machine mean little).
  *
+ * Before the timed benches it prints that ratio directly: core time / C time
+ * per round, the passes alternating (core, C, C, core, …) over 15 rounds, in
+ * CPU time of this process (user + system, so that time slices lost to other
+ * processes on a shared machine do not count), as the median and the 10th–90th
+ * percentiles. Below 1 the core is faster. Deno's own summary that follows
+ * says the same thing the other way round ("1.29x faster than C …" is a
+ * ratio of 0.78).
+ *
  * Without a C compiler the native builds are skipped with the reason printed
  * and only the WASM pass is timed.
  *
- * Run: deno bench --allow-read --allow-write=/tmp --allow-env --allow-ffi --allow-run=gcc bench/native_kernel_bench.ts
+ * Run: deno bench --allow-read --allow-write=/tmp --allow-env --allow-sys=loadavg --allow-ffi --allow-run=gcc bench/native_kernel_bench.ts
  */
 
+import process from "node:process";
 import { FAMILY_LOGISTIC } from "../core/exports.ts";
 import { availableBackends, bindCore, loadCore } from "../core/load.ts";
 
 const D = 30;
 const N = 1_000_000;
+/** Timed passes per Deno.bench entry (each 50–400 ms: the default count would take minutes). */
+const BENCH_N = 10;
+
+/** The 1-minute load average, or "?" without --allow-sys=loadavg. */
+function _loadAverage(): string {
+  try {
+    return Deno.loadavg()[0].toFixed(1);
+  } catch {
+    return "?";
+  }
+}
 
 /** mulberry32 uniform on [0, 1). */
 function _rng(seed: number): () => number {
@@ -110,10 +130,46 @@ const builds = [
   }
 }
 
+// Core time / C time, alternating rounds, CPU time (see the module notes).
+{
+  const ROUNDS = 15;
+  const cpuMs = (fn: () => unknown): number => {
+    const u = process.cpuUsage();
+    fn();
+    const v = process.cpuUsage(u);
+    return (v.user + v.system) / 1000;
+  };
+  const quantile = (a: number[], q: number) =>
+    [...a].sort((u, v) => u - v)[Math.min(a.length - 1, Math.floor(q * a.length))];
+  for (const b of builds) {
+    if (b.lib === null) continue;
+    const lib = b.lib;
+    const c = () => lib.four(hostX, hostY, N, D, hostTheta, hostGrad);
+    const ratios: number[] = [], core: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const first = r % 2 === 0;
+      const a = first ? cpuMs(wasmPass) : 0;
+      const t = cpuMs(c);
+      const w = first ? a : cpuMs(wasmPass);
+      ratios.push(w / t);
+      core.push(w);
+    }
+    console.log(
+      `core / C ${b.tag} 4 rows/step (CPU time, ${ROUNDS} alternating rounds): median ${
+        quantile(ratios, 0.5).toFixed(3)
+      } [p10 ${quantile(ratios, 0.1).toFixed(3)}, p90 ${
+        quantile(ratios, 0.9).toFixed(3)
+      }]; core pass ${quantile(core, 0.5).toFixed(1)} ms; load average ${_loadAverage()}`,
+    );
+  }
+}
+
 Deno.bench({
   name: `core (${backend}) ll+grad n=${N} d=${D}`,
   group: "ll+grad vs native C",
   baseline: true,
+  n: BENCH_N,
+  warmup: 1,
   fn: () => {
     wasmPass();
   },
@@ -124,6 +180,8 @@ for (const b of builds) {
   Deno.bench({
     name: `C ${b.tag}, 1 row/step`,
     group: "ll+grad vs native C",
+    n: BENCH_N,
+    warmup: 1,
     fn: () => {
       lib.one(hostX, hostY, N, D, hostTheta, hostGrad);
     },
@@ -131,6 +189,8 @@ for (const b of builds) {
   Deno.bench({
     name: `C ${b.tag}, 4 rows/step`,
     group: "ll+grad vs native C",
+    n: BENCH_N,
+    warmup: 1,
     fn: () => {
       lib.four(hostX, hostY, N, D, hostTheta, hostGrad);
     },

@@ -13,6 +13,8 @@ import {
   _axpy4,
   _dot1,
   _dot2,
+  _dot4,
+  _etaB,
   _mirrorPost,
   _mirrorPre,
   _outer2,
@@ -23,7 +25,12 @@ import { ZERO } from "./vmath";
 
 // ─── fused likelihood + gradient ────────────────────────────────────────────
 
-function _ll<F, T>(
+// Row-list markers (compile-time): sizeof 1 = rows start … start + m − 1
+// (neighbours in memory, y pairs loaded as one v128), 2 = rows listed in idx.
+type Contiguous = u8;
+type Listed = u16;
+
+function _ll<F, T, L>(
   x: usize,
   y: usize,
   d: i32,
@@ -42,26 +49,37 @@ function _ll<F, T>(
   // Four rows per step: two independent pairs keep the CPU busy while each
   // pair waits on its exp/log chain; one pass over grad adds all four rows.
   for (; k + 4 <= m; k += 4) {
-    const r0 = _row(idx, start, k);
-    const r1 = _row(idx, start, k + 1);
-    const r2 = _row(idx, start, k + 2);
-    const r3 = _row(idx, start, k + 3);
-    const p0 = x + <usize>r0 * rowBytes;
-    const p1 = x + <usize>r1 * rowBytes;
-    const p2 = x + <usize>r2 * rowBytes;
-    const p3 = x + <usize>r3 * rowBytes;
-    const etaA = _dot2<T>(p0, p1, theta, d);
-    const etaB = _dot2<T>(p2, p3, theta, d);
-    const yA = f64x2.replace_lane(
-      f64x2.splat(load<f64>(y + (<usize>r0 << 3))),
-      1,
-      load<f64>(y + (<usize>r1 << 3)),
-    );
-    const yB = f64x2.replace_lane(
-      f64x2.splat(load<f64>(y + (<usize>r2 << 3))),
-      1,
-      load<f64>(y + (<usize>r3 << 3)),
-    );
+    let p0: usize, p1: usize, p2: usize, p3: usize, yA: v128, yB: v128;
+    if (sizeof<L>() == 1) {
+      const r0 = start + k;
+      p0 = x + <usize>r0 * rowBytes;
+      p1 = p0 + rowBytes;
+      p2 = p1 + rowBytes;
+      p3 = p2 + rowBytes;
+      yA = v128.load(y + (<usize>r0 << 3));
+      yB = v128.load(y + (<usize>r0 << 3), 16);
+    } else {
+      const r0 = load<i32>(idx + (<usize>k << 2));
+      const r1 = load<i32>(idx + (<usize>k << 2), 4);
+      const r2 = load<i32>(idx + (<usize>k << 2), 8);
+      const r3 = load<i32>(idx + (<usize>k << 2), 12);
+      p0 = x + <usize>r0 * rowBytes;
+      p1 = x + <usize>r1 * rowBytes;
+      p2 = x + <usize>r2 * rowBytes;
+      p3 = x + <usize>r3 * rowBytes;
+      yA = f64x2.replace_lane(
+        f64x2.splat(load<f64>(y + (<usize>r0 << 3))),
+        1,
+        load<f64>(y + (<usize>r1 << 3)),
+      );
+      yB = f64x2.replace_lane(
+        f64x2.splat(load<f64>(y + (<usize>r2 << 3))),
+        1,
+        load<f64>(y + (<usize>r3 << 3)),
+      );
+    }
+    const etaA = _dot4<T>(p0, p1, p2, p3, theta, d);
+    const etaB = _etaB;
     const lA = _fam<F>(etaA, yA);
     const d1A = _d1;
     const d2A = _d2;
@@ -134,13 +152,22 @@ function _llDispatch<T>(
   d2Out: usize,
 ): f64 {
   if (!_setup(family, famParam)) return NaN;
+  if (idx == 0) {
+    if (family == 0) {
+      return _ll<Logistic, T, Contiguous>(x, y, d, start, 0, m, theta, grad, llOut, dOut, d2Out);
+    }
+    if (family == 1) {
+      return _ll<Gaussian, T, Contiguous>(x, y, d, start, 0, m, theta, grad, llOut, dOut, d2Out);
+    }
+    return _ll<Poisson, T, Contiguous>(x, y, d, start, 0, m, theta, grad, llOut, dOut, d2Out);
+  }
   if (family == 0) {
-    return _ll<Logistic, T>(x, y, d, start, idx, m, theta, grad, llOut, dOut, d2Out);
+    return _ll<Logistic, T, Listed>(x, y, d, 0, idx, m, theta, grad, llOut, dOut, d2Out);
   }
   if (family == 1) {
-    return _ll<Gaussian, T>(x, y, d, start, idx, m, theta, grad, llOut, dOut, d2Out);
+    return _ll<Gaussian, T, Listed>(x, y, d, 0, idx, m, theta, grad, llOut, dOut, d2Out);
   }
-  return _ll<Poisson, T>(x, y, d, start, idx, m, theta, grad, llOut, dOut, d2Out);
+  return _ll<Poisson, T, Listed>(x, y, d, 0, idx, m, theta, grad, llOut, dOut, d2Out);
 }
 
 /** Σℓᵢ over rows [start, end); grad += Σℓ'xᵢ if grad ≠ 0; per-row outputs if ≠ 0. */

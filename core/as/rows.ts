@@ -62,6 +62,60 @@ import { madd, smadd, ZERO } from "./vmath";
   return eta;
 }
 
+/** Second output of {@link _dot4}: (x_p2ᵀθ, x_p3ᵀθ). */
+export let _etaB: v128 = ZERO;
+
+/**
+ * (x_p0ᵀθ, x_p1ᵀθ), and (x_p2ᵀθ, x_p3ᵀθ) in _etaB: four rows sharing each θ
+ * load; every row keeps exactly _dot2's accumulators and order.
+ */
+// @ts-ignore: decorator
+@inline export function _dot4<T>(
+  p0: usize,
+  p1: usize,
+  p2: usize,
+  p3: usize,
+  th: usize,
+  d: i32,
+): v128 {
+  let a0 = ZERO, a1 = ZERO, b0 = ZERO, b1 = ZERO;
+  let c0 = ZERO, c1 = ZERO, e0 = ZERO, e1 = ZERO;
+  let j = 0;
+  for (; j + 4 <= d; j += 4) {
+    const t0 = v128.load(th + (<usize>j << 3));
+    const t1 = v128.load(th + (<usize>j << 3), 16);
+    a0 = madd(_x2<T>(p0, j), t0, a0);
+    b0 = madd(_x2<T>(p1, j), t0, b0);
+    c0 = madd(_x2<T>(p2, j), t0, c0);
+    e0 = madd(_x2<T>(p3, j), t0, e0);
+    a1 = madd(_x2<T>(p0, j + 2), t1, a1);
+    b1 = madd(_x2<T>(p1, j + 2), t1, b1);
+    c1 = madd(_x2<T>(p2, j + 2), t1, c1);
+    e1 = madd(_x2<T>(p3, j + 2), t1, e1);
+  }
+  if (j + 2 <= d) {
+    const t0 = v128.load(th + (<usize>j << 3));
+    a0 = madd(_x2<T>(p0, j), t0, a0);
+    b0 = madd(_x2<T>(p1, j), t0, b0);
+    c0 = madd(_x2<T>(p2, j), t0, c0);
+    e0 = madd(_x2<T>(p3, j), t0, e0);
+    j += 2;
+  }
+  a0 = f64x2.add(a0, a1);
+  b0 = f64x2.add(b0, b1);
+  c0 = f64x2.add(c0, c1);
+  e0 = f64x2.add(e0, e1);
+  let etaA = f64x2.add(f64x2.shuffle(a0, b0, 0, 2), f64x2.shuffle(a0, b0, 1, 3));
+  let etaB = f64x2.add(f64x2.shuffle(c0, e0, 0, 2), f64x2.shuffle(c0, e0, 1, 3));
+  if (j < d) {
+    const tj = f64x2.splat(load<f64>(th + (<usize>j << 3)));
+    etaA = madd(f64x2.replace_lane(f64x2.splat(_x1<T>(p0, j)), 1, _x1<T>(p1, j)), tj, etaA);
+    etaB = madd(f64x2.replace_lane(f64x2.splat(_x1<T>(p2, j)), 1, _x1<T>(p3, j)), tj, etaB);
+  }
+  _etaB = etaB;
+  return etaA;
+}
+
 /** x_pᵀθ for one row. */
 // @ts-ignore: decorator
 @inline export function _dot1<T>(p: usize, th: usize, d: i32): f64 {

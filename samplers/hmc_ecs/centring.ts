@@ -463,10 +463,11 @@ export function initialCentring(
     precision = fit.precision;
     scale = Math.sqrt(model.numRows / fit.numSubsetRows);
     const rows = support.rows, f = quick ? refineFraction(model) : null;
-    if (f !== null && rows.kind === "compact-glm" && f > fit.numSubsetRows / model.numRows) {
+    if (f !== null && rows.kind !== "per-row" && f > fit.numSubsetRows / model.numRows) {
       // One quasi-Newton step with the exact gradient of an f-subset and the
       // fit's precision: θ* lands near that subset's MAP (≈ 1/f − 1 sd² per
-      // dimension from the full-data MAP) for f·n rows of ℓ and ∇ℓ.
+      // dimension from the full-data MAP) for f·n rows of ℓ and ∇ℓ — in
+      // memory or read by index from an external GLM (shards, a row store).
       const g = new Float64Array(model.dim);
       model.logPrior(thetaStar, g);
       const r = glmSubsetGradient(rows, rng, { theta: thetaStar, fraction: f });
