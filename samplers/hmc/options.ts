@@ -74,7 +74,8 @@ export interface HmcSamplerOptions {
    *   says — and by default (`init: "laplace"`) each chain starts at its own
    *   draw from that Laplace approximation; then Stan's windows and dual
    *   averaging as before, with the integration time T adapted by ChEES and
-   *   jittered (L = ⌈h·T/ε⌉, h from a Halton sequence) in both phases
+   *   jittered (L = ⌈h·T/ε⌉, h from a Halton sequence: on (0, 1) in
+   *   warm-up, on (`samplingJitterMin`, `samplingJitterMax`) in sampling)
    *   (`trajectoryLength` is the initial T, default 1).
    * - `"fixed"`: the previous behaviour: εL = `trajectoryLength` (1.2) or a
    *   fixed L, from the given start and `initialMetric` (identity).
