@@ -135,9 +135,14 @@ export function hmcSampler(
   if (numIntegrationSteps === undefined) trajectoryLength ??= 1.2;
   const jitterMin = options.samplingJitterMin ?? DEFAULT_SAMPLING_JITTER[0];
   const jitterMax = options.samplingJitterMax ?? DEFAULT_SAMPLING_JITTER[1];
-  if (!(jitterMin >= 0 && jitterMax > jitterMin && Number.isFinite(jitterMax))) {
+  if (
+    typeof jitterMin !== "number" || typeof jitterMax !== "number" ||
+    !(jitterMin >= 0 && jitterMax > jitterMin && Number.isFinite(jitterMax))
+  ) {
     throw new RangeError(
-      `samplingJitterMin and samplingJitterMax must satisfy 0 ≤ min < max < ∞, got ${jitterMin} and ${jitterMax}`,
+      `samplingJitterMin and samplingJitterMax must satisfy 0 ≤ min < max < ∞ (numbers), got ${
+        _shown(jitterMin)
+      } and ${_shown(jitterMax)}`,
     );
   }
   const optimizationIterations = options.optimizationIterations ?? 50;
@@ -503,4 +508,9 @@ export function chooseMetric(covariance: Float64Array | null, dim: number): "den
     if (covariance[j * dim + j] * precision[j * dim + j] >= minInflation) return "dense";
   }
   return "diagonal";
+}
+
+/** A value as an error message shows it: strings quoted, numbers as they print. */
+function _shown(x: unknown): string {
+  return typeof x === "string" ? JSON.stringify(x) : String(x);
 }
