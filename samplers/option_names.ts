@@ -64,6 +64,8 @@ const _HMC = _keys<HmcSamplerOptions>()([
   "warmupScheme",
   "optimizationIterations",
   "init",
+  "samplingJitterMin",
+  "samplingJitterMax",
 ]);
 const _NUTS = _keys<NutsOptions>()([
   "stepSize",

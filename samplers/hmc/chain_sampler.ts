@@ -40,6 +40,7 @@ import {
 import {
   AUTO_DENSE_MAX_DIM,
   AUTO_DENSE_MIN_CORRELATION,
+  DEFAULT_SAMPLING_JITTER,
   givenStartInit,
   type HmcSamplerOptions,
   parseHmcInit,
@@ -132,6 +133,18 @@ export function hmcSampler(
   const isChees = warmupMode === "chees";
   const initialT = trajectoryLength ?? 1;
   if (numIntegrationSteps === undefined) trajectoryLength ??= 1.2;
+  const jitterMin = options.samplingJitterMin ?? DEFAULT_SAMPLING_JITTER[0];
+  const jitterMax = options.samplingJitterMax ?? DEFAULT_SAMPLING_JITTER[1];
+  if (
+    typeof jitterMin !== "number" || typeof jitterMax !== "number" ||
+    !(jitterMin >= 0 && jitterMax > jitterMin && Number.isFinite(jitterMax))
+  ) {
+    throw new RangeError(
+      `samplingJitterMin and samplingJitterMax must satisfy 0 ≤ min < max < ∞ (numbers), got ${
+        _shown(jitterMin)
+      } and ${_shown(jitterMax)}`,
+    );
+  }
   const optimizationIterations = options.optimizationIterations ?? 50;
   nonNegativeInteger("optimizationIterations", optimizationIterations);
   const init = parseHmcInit(options.init ?? "laplace");
@@ -250,7 +263,8 @@ export function hmcSampler(
       };
     },
     step(rng, state, phase: Phase, _iteration) {
-      const jitter = isChees ? haltonJitter(state.numTransitions) : 1;
+      const h = isChees ? haltonJitter(state.numTransitions) : 1;
+      const jitter = isChees && phase === "sampling" ? jitterMin + (jitterMax - jitterMin) * h : h;
       const r = hmc.step(rng, state.hmc, params(state, jitter, phase));
       return {
         state: {
@@ -316,8 +330,11 @@ export function hmcSampler(
           ...notes,
           stepSize: state.stepSize,
           trajectoryLength: state.trajectoryLength,
-          // L is jittered: ⌈h·T/ε⌉ with h uniform on (0, 1), mean ≈ T/(2ε) + ½.
-          numIntegrationSteps: Math.ceil(state.trajectoryLength! / (2 * state.stepSize)),
+          // L is jittered: ⌈h·T/ε⌉ with h spread over (min, max) in sampling,
+          // mean ≈ (min + max)·T/(2ε) + ½.
+          numIntegrationSteps: Math.ceil(
+            (jitterMin + jitterMax) * state.trajectoryLength! / (2 * state.stepSize),
+          ),
           metric: state.metric.kind,
           inverseMassMatrix: state.metric.inverseMassMatrix,
         };
@@ -395,6 +412,20 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       type: "number",
       default: "0.8",
       help: "dual-averaging target acceptance rate",
+    },
+    {
+      name: "samplingJitterMin",
+      flag: "sampling-jitter-min",
+      type: "number",
+      default: String(DEFAULT_SAMPLING_JITTER[0]),
+      help: "with chees: sampling transitions integrate h·T, h evenly over (min, max)",
+    },
+    {
+      name: "samplingJitterMax",
+      flag: "sampling-jitter-max",
+      type: "number",
+      default: String(DEFAULT_SAMPLING_JITTER[1]),
+      help: "with chees: the upper end of h in sampling (see --sampling-jitter-min)",
     },
   ],
   build: (model, options) => hmcSampler(model, givenStartInit(options)),
@@ -479,4 +510,9 @@ export function chooseMetric(covariance: Float64Array | null, dim: number): "den
     if (covariance[j * dim + j] * precision[j * dim + j] >= minInflation) return "dense";
   }
   return "diagonal";
+}
+
+/** A value as an error message shows it: strings quoted, numbers as they print. */
+function _shown(x: unknown): string {
+  return typeof x === "string" ? JSON.stringify(x) : String(x);
 }

@@ -74,7 +74,8 @@ export interface HmcSamplerOptions {
    *   says — and by default (`init: "laplace"`) each chain starts at its own
    *   draw from that Laplace approximation; then Stan's windows and dual
    *   averaging as before, with the integration time T adapted by ChEES and
-   *   jittered (L = ⌈h·T/ε⌉, h from a Halton sequence) in both phases
+   *   jittered (L = ⌈h·T/ε⌉, h from a Halton sequence: on (0, 1) in
+   *   warm-up, on (`samplingJitterMin`, `samplingJitterMax`) in sampling)
    *   (`trajectoryLength` is the initial T, default 1).
    * - `"fixed"`: the previous behaviour: εL = `trajectoryLength` (1.2) or a
    *   fixed L, from the given start and `initialMetric` (identity).
@@ -86,7 +87,22 @@ export interface HmcSamplerOptions {
   warmupScheme?: "chees" | "fixed";
   /** Most Newton iterations of the start search (default 50; it stops at the mode; 0 skips it). */
   optimizationIterations?: number;
+  /**
+   * `"chees"` only: in the sampling phase a transition integrates for
+   * h·T, T ChEES's final integration time and h spread evenly (Halton) over
+   * (`samplingJitterMin`, `samplingJitterMax`) (default
+   * {@link DEFAULT_SAMPLING_JITTER}). The warm-up keeps ChEES's h ∈ (0, 1).
+   */
+  samplingJitterMin?: number;
+  /** Upper end of the sampling phase's h (see `samplingJitterMin`). */
+  samplingJitterMax?: number;
 }
+
+/**
+ * Default (`samplingJitterMin`, `samplingJitterMax`). Measured with
+ * bench/nuts_stan_bench.ts; docs/nuts.md gives the table.
+ */
+export const DEFAULT_SAMPLING_JITTER: readonly [number, number] = [0.5, 1.5];
 
 /**
  * Where each chain starts:

@@ -5,6 +5,7 @@ import { mcseMean } from "../../diagnostics/mcse.ts";
 import { GlmModel } from "../../models/glm.ts";
 import { parameterDraws } from "../../samplers/driver.ts";
 import { runHmc } from "../../samplers/hmc/run.ts";
+import { DEFAULT_SAMPLING_JITTER } from "../../samplers/hmc/options.ts";
 import { haltonJitter } from "../../samplers/trajectory_adaptation.ts";
 
 Deno.test('runHmc() warmupScheme "chees" costs a fraction of "fixed" and agrees with it', async (t) => {
@@ -31,13 +32,41 @@ Deno.test('runHmc() warmupScheme "chees" costs a fraction of "fixed" and agrees 
       assert.ok(g < 7.674, `chees warmup used ${g.toFixed(1)} gradients per iteration`);
     },
   );
-  await t.step("L is jittered in sampling: ⌈h·T/ε⌉ with the Halton h", () => {
+  await t.step("L is jittered in sampling: ⌈h·T/ε⌉, h = 0.5 + the Halton u ∈ (0, 1)", () => {
     const c = chees.chains[0];
     const T = c.tuning.trajectoryLength as number, eps = c.tuning.stepSize as number;
     const L = c.info.sampling.numIntegrationSteps;
     const k0 = base.numWarmup; // transitions made before sampling
+    assert.deepEqual([...DEFAULT_SAMPLING_JITTER], [0.5, 1.5]);
     for (let i = 0; i < 5; i++) {
-      assert.equal(L[i], Math.max(1, Math.ceil(haltonJitter(k0 + i) * T / eps - 1e-9)));
+      const h = 0.5 + haltonJitter(k0 + i);
+      assert.equal(L[i], Math.max(1, Math.ceil(h * T / eps - 1e-9)));
+    }
+    // Every sampling trajectory is at least T/2 long (within one step).
+    assert.ok(L.every((l) => l >= Math.ceil(0.5 * T / eps - 1e-9)));
+  });
+  await t.step("samplingJitterMin/Max set h's range; bad ranges are refused by name", () => {
+    const r = runHmc(model, {
+      ...base,
+      numChains: 1,
+      numSamples: 20,
+      samplingJitterMin: 0,
+      samplingJitterMax: 1,
+    });
+    const c = r.chains[0];
+    const T = c.tuning.trajectoryLength as number, eps = c.tuning.stepSize as number;
+    const L = c.info.sampling.numIntegrationSteps;
+    for (let i = 0; i < 5; i++) {
+      assert.equal(
+        L[i],
+        Math.max(1, Math.ceil(haltonJitter(base.numWarmup + i) * T / eps - 1e-9)),
+      );
+    }
+    for (const [lo, hi] of [[-0.1, 1], [1, 1], [0.5, Infinity], [NaN, 1]]) {
+      assert.throws(
+        () => runHmc(model, { ...base, samplingJitterMin: lo, samplingJitterMax: hi }),
+        /samplingJitterMin and samplingJitterMax/,
+      );
     }
   });
   await t.step("posterior means agree within 4 combined MCSE", () => {
