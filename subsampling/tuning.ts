@@ -457,18 +457,11 @@ export function glmSubsetGradient(
     : sortedSubset(rng, n, sub);
   const chunk = Math.max(1, Math.min(sub, options.chunkRows ?? 100_000));
   const gradient = new Float64Array(d), gv = new Float64Array(d);
-  const external = glmRows.kind === "external-glm" ? glmRows.glm : null;
-  const inMemory = glmRows.kind === "compact-glm" ? glmRows.glm : null;
-  const kernels = external !== null ? externalKernels(external).kernels : inMemory!.kernels;
-  const loaded = external !== null
-    ? new LoadedRowBuffer(externalKernels(external).arena, external, chunk)
-    : null;
-  const rows: LoadedRowBuffer | GatheredRows = loaded ?? new GatheredRows(inMemory!.data, chunk);
+  const { rows, kernels, fill } = _chunkRows(glmRows, chunk);
   try {
     for (let s = 0; s < sub; s += chunk) {
-      const k = Math.min(chunk, sub - s), part = indices.subarray(s, s + k);
-      if (loaded !== null) loadExternalRows(external!, part, { rows: loaded, offset: 0 });
-      else (rows as GatheredRows).gather(part, 0);
+      const k = Math.min(chunk, sub - s);
+      fill(indices.subarray(s, s + k));
       kernels.logLikelihood(rows, options.theta, { range: { start: 0, end: k }, grad: gv });
       for (let j = 0; j < d; j++) gradient[j] += gv[j];
     }
@@ -808,17 +801,34 @@ function _subsetRows(
   glmRows: CompactGlmRows | ExternalGlmRows,
   indices: Int32Array,
 ): { rows: RowBuffer; kernels: GlmKernels } {
-  if (glmRows.kind === "external-glm") {
-    const kernels = externalKernels(glmRows.glm).kernels;
-    return { rows: loadExternalRows(glmRows.glm, indices), kernels };
-  }
-  const model = glmRows.glm;
-  const rows = new GatheredRows(model.data, indices.length);
+  const { rows, kernels, fill } = _chunkRows(glmRows, indices.length);
   try {
-    rows.gather(indices, 0);
+    fill(indices);
   } catch (e) {
     rows.dispose();
     throw e;
   }
-  return { rows, kernels: model.kernels };
+  return { rows, kernels };
+}
+
+/**
+ * A buffer of `capacity` rows for either placement, the kernels that read it,
+ * and `fill(indices)`, which puts those rows at its start: gathered from
+ * memory, or read by index from an external GLM.
+ */
+function _chunkRows(
+  glmRows: CompactGlmRows | ExternalGlmRows,
+  capacity: number,
+): { rows: RowBuffer; kernels: GlmKernels; fill: (indices: Int32Array) => void } {
+  if (glmRows.kind === "external-glm") {
+    const glm = glmRows.glm, { arena, kernels } = externalKernels(glm);
+    const rows = new LoadedRowBuffer(arena, glm, capacity);
+    return {
+      rows,
+      kernels,
+      fill: (indices) => loadExternalRows(glm, indices, { rows, offset: 0 }),
+    };
+  }
+  const rows = new GatheredRows(glmRows.glm.data, capacity);
+  return { rows, kernels: glmRows.glm.kernels, fill: (indices) => rows.gather(indices, 0) };
 }
