@@ -344,17 +344,7 @@ class _CsvSink {
     if (m === 0) return;
     this.#dataRow += m;
     this.#stats!.add(xs, m, ranges);
-    let lo = this.#yMin, hi = this.#yMax;
-    for (let i = 0; i < m; i++) {
-      const v = ys[i];
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
-    this.#yMin = lo;
-    this.#yMax = hi;
-    this.#flush!(xs, ys, this.#blockStart, m);
-    this.#blockStart += m;
-    this.numRows += m;
+    this.#takeRows(xs, ys, m);
   }
 
   /**
@@ -374,6 +364,11 @@ class _CsvSink {
     if (m === 0) return;
     this.#dataRow += m;
     this.#stats!.addSegment(xs, m, this.#blockRows, part);
+    this.#takeRows(xs, ys, m);
+  }
+
+  /** The response's range, and the rows' copy to the destination (after their statistics). */
+  #takeRows(xs: Float64Array, ys: Float64Array, m: number): void {
     let lo = this.#yMin, hi = this.#yMax;
     for (let i = 0; i < m; i++) {
       const v = ys[i];
