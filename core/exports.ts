@@ -76,6 +76,30 @@ export interface CoreExports {
   heapBase(): number;
 
   /**
+   * The Parquet reader's column-to-row pass (core/as/parquet.ts, bound by
+   * core/parquet_kernel.ts): n rows of d staged columns (`cols`: a table of
+   * d column pointers; `src64`: 1 for f64 columns, 0 for f32) checked, their
+   * lo, hi, sum and hash updated in row order, and written as rows of X at
+   * `x` (f64 when `dst64` is 1, else f32). Returns 0 at the first bad cell,
+   * else 1. Optional: the WebAssembly builds have it, the reference backend
+   * does not.
+   */
+  pqTranspose?(
+    cols: number,
+    src64: number,
+    n: number,
+    d: number,
+    x: number,
+    dst64: number,
+    lo: number,
+    hi: number,
+    sum: number,
+    h: number,
+    minAbs: number,
+    maxAbs: number,
+  ): number;
+
+  /**
    * Σℓᵢ over rows [start, end). Accumulates ∇Σℓᵢ = Σ ℓ'(ηᵢ) xᵢ into `grad` if
    * `grad` ≠ 0; writes ℓᵢ, dℓ/dη, d²ℓ/dη² per row when the pointers are ≠ 0.
    */

@@ -511,6 +511,9 @@ function _bind(
       }
       core[name] = ex[name];
     }
+    // Optional: builds made before the Parquet kernel lack it (the reader then
+    // keeps its TypeScript pass).
+    if (typeof ex.pqTranspose === "function") core.pqTranspose = ex.pqTranspose;
     return core as unknown as CoreExports;
   };
 }

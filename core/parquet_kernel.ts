@@ -10,57 +10,21 @@
  *     ──pqTranspose──► X rows in the arena (f32 or f64) + lo, hi, sum, hash per column
  * ```
  *
- * Available for an arena of a WebAssembly backend when this build embeds
- * the core; otherwise {@link ParquetTransposer.create} returns null and the
- * reader keeps its TypeScript pass (the same numbers).
+ * Available for an arena of a WebAssembly backend (the kernel is one of its
+ * optional exports, `CoreExports.pqTranspose`); otherwise
+ * {@link ParquetTransposer.create} returns null and the reader keeps its
+ * TypeScript pass (the same numbers).
  *
  * @module
  */
 
 import type { Arena } from "./arena.ts";
-import { decodeWasmBase64, RELAXED_WASM_BASE64, SIMD_WASM_BASE64 } from "./_embedded_core.ts";
-import { withSharedMemoryImport } from "./load.ts";
+import type { CoreExports } from "./exports.ts";
 
 /** Rows staged and transposed per kernel call. */
 const _SLICE = 8192;
 
-interface _Exports {
-  pqTranspose(
-    cols: number,
-    src64: number,
-    n: number,
-    d: number,
-    x: number,
-    dst64: number,
-    lo: number,
-    hi: number,
-    sum: number,
-    h: number,
-    minAbs: number,
-    maxAbs: number,
-  ): number;
-}
-
-const _modules = new Map<string, WebAssembly.Module | null>();
-
-function _module(build: "simd" | "relaxed-simd", shared: boolean): WebAssembly.Module | null {
-  const key = `${build}/${shared}`;
-  let mod = _modules.get(key);
-  if (mod === undefined) {
-    try {
-      let bytes = decodeWasmBase64(build === "simd" ? SIMD_WASM_BASE64 : RELAXED_WASM_BASE64);
-      if (shared && bytes.length > 0) bytes = withSharedMemoryImport(bytes);
-      mod = bytes.length > 0 && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-      if (mod !== null && !WebAssembly.Module.exports(mod).some((e) => e.name === "pqTranspose")) {
-        mod = null;
-      }
-    } catch {
-      mod = null;
-    }
-    _modules.set(key, mod);
-  }
-  return mod;
-}
+type _Exports = Required<Pick<CoreExports, "pqTranspose">>;
 
 /** Columns of one row group → rows of X in an arena, checked and counted (see the module). */
 export class ParquetTransposer {
@@ -91,7 +55,7 @@ export class ParquetTransposer {
 
   /**
    * A transposer for d columns in the arena, or null when the arena runs
-   * the TypeScript kernels or no WebAssembly build is embedded. Allocates
+   * the TypeScript kernels or its build has no Parquet kernel. Allocates
    * its staging block (d · 64 KiB) now: views of the arena derived before
    * this call may be detached by it.
    *
@@ -101,27 +65,9 @@ export class ParquetTransposer {
    */
   static create(arena: Arena, d: number): ParquetTransposer | null {
     if (arena.backend === "reference" || !(d >= 1)) return null;
-    const mod = _module(arena.backend === "relaxed-simd" ? "relaxed-simd" : "simd", arena.shared);
-    if (mod === null) return null;
-    let ex: _Exports;
-    try {
-      // The same build as the arena's kernels: instantiating it rewrites the
-      // static data below the arena's start with the bytes already there.
-      const instance = new WebAssembly.Instance(mod, {
-        env: {
-          memory: arena.memory,
-          abort(): never {
-            throw new Error("tallmc core aborted in the Parquet kernel");
-          },
-          invalidArgument(): never {
-            throw new Error("tallmc core: invalid argument in the Parquet kernel");
-          },
-        },
-      });
-      ex = instance.exports as unknown as _Exports;
-    } catch {
-      return null;
-    }
+    const transpose = arena.exports.pqTranspose;
+    if (transpose === undefined) return null;
+    const ex: _Exports = { pqTranspose: transpose };
     return new ParquetTransposer(arena, ex, d);
   }
 
