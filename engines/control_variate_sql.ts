@@ -24,13 +24,24 @@
  *             c₀ = −½(ln 2π + ln σ²)
  * ```
  *
+ * "poisson" with `offsetColumn` adds the row's offset to η (η = xᵀθ + oₖ,
+ * the offset added last, as the core does); "binomial" reads the number of
+ * trials Nₖ from `trialsColumn`:
+ *
+ * ```
+ *  binomial   e = exp(−|η|)   ℓ = lnΓ(N+1) − lnΓ(y+1) − lnΓ(N−y+1) + yη − N(max(η,0) + ln(1+e))
+ *             a = y − N·σ(η)  b = −N·e/(1+e)²
+ * ```
+ *
  * "gaussian-scale" (σ unknown, θ = (β, τ = log σ), τ last) adds one
  * coordinate: ℓ = −½ ln 2π − τ − ½r²e⁻²ᵀ, and besides A_j and B_jl with
  * a = re⁻²ᵀ, b = −e⁻²ᵀ the sums A_τ = Σ(rₖ²e⁻²ᵀ − 1) (column "a_d"),
  * B_jτ = Σ −2rₖe⁻²ᵀx_kj ("b_j_d") and B_ττ = Σ −2rₖ²e⁻²ᵀ ("b_d_d"), d the
- * number of columns of X. The negative binomial is not here: its ℓ needs
- * lnΓ(y + φ) and its derivatives ψ(y + φ), ψ′(y + φ) per row at every φ
- * (no SQL engine named here has ψ, and a precomputed column cannot follow φ).
+ * number of columns of X. The negative binomial and Student-t are not here:
+ * their ℓ needs lnΓ(y + φ) and the derivatives ψ(y + φ), ψ′(y + φ) per row
+ * at every φ (no SQL engine named here has ψ, and a precomputed column
+ * cannot follow φ); a row source streams their rows through the core
+ * instead (models/database_glm.ts).
  *
  * σ(η) is taken as 1/(1+e) for η ≥ 0 and e/(1+e) otherwise, so no
  * exponential overflows. η*ₖ is computed once, in a CTE. θ* and every
