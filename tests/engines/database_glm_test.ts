@@ -406,7 +406,7 @@ const ENGINE_FAMILIES: EngineFamily[] = [
 ];
 
 const U = 2 ** -53;
-const FAMILY_ECS = {
+const ENGINE_ECS = {
   sampler: "hmc-ecs",
   numWarmup: 30,
   numSamples: 20,
@@ -490,7 +490,7 @@ async function familiesOn(
         glm.perRowHessians(p.theta, rows, h1);
         assert.deepEqual(per, per1, `${f.name}: ℓᵢ of a subsample`);
         assert.deepEqual(h, h1, `${f.name}: ∇²ℓᵢ of a subsample`);
-        const got = sample(model, FAMILY_ECS), want = sample(glm, FAMILY_ECS);
+        const got = sample(model, ENGINE_ECS), want = sample(glm, ENGINE_ECS);
         assert.equal(got.chains[0].stop, null, got.chains[0].stop?.reason);
         let gap = 0;
         want.draws[0].forEach((col, j) =>
