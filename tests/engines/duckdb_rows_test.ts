@@ -15,6 +15,12 @@
  * variates) agree with the in-memory runs to the rounding such a difference
  * leaves: every draw within 1e-9·max(1, |draw|), the criterion of
  * tests/models/family_placement_test.ts for sums added in another order.
+ * The second test is the rest of the SQL column, every other family (+ its
+ * offset or trials column) and a family written in AssemblyScript: the sums
+ * in DuckDB's SQL where it has them, else every row streamed through the
+ * core's kernels (bit for bit a streamed row store's sums, and memory's on
+ * one block), per-row terms bit for bit, HMC-ECS draws within 1e-9, and the
+ * errors of a family the SQL cannot sum or a column a family does not take.
  * Needs `--allow-ffi` (DuckDB's native addon, loaded in the row source's
  * worker).
  */
@@ -511,7 +517,7 @@ async function writeParquet(
 function openMatrixRows(
   path: string,
   aux: "offset" | "trials" | undefined,
-  more: { passes?: "auto" | "sql" | "stream"; chunkRows?: number } = {},
+  more: { passes?: "auto" | "sql" | "stream"; chunkRows?: number; batchRows?: number } = {},
 ): Promise<DatabaseRowSource> {
   return openDuckDbRows({
     source: { parquet: path },
@@ -596,7 +602,11 @@ Deno.test("SQL rows (DuckDB) × every family (+ offset, trials): SQL sums within
         const streamed = await defineModel({
           likelihood: opts,
           rows: {
-            database: await openMatrixRows(path, f.aux, { passes: "stream", chunkRows: 256 }),
+            database: await openMatrixRows(path, f.aux, {
+              passes: "stream",
+              chunkRows: 256,
+              batchRows: 200, // round trips of 200 rows straddle the 256-row blocks
+            }),
           },
         }) as DatabaseGlmModel & PerRowHessianModel;
         const rowStore = await ShardedGlmModel.create(store, opts, {

@@ -3,8 +3,9 @@
  * row source in memory with the engines' contract (rows by key, one pass of
  * n, S, A, B): batching and de-duplication of row reads, the fetch counters,
  * a pass that overflows (non-finite log likelihood, an error at θ*), a table
- * whose row count changed, and the source closed by the model and by a
- * refusal. The engines themselves: tests/engines/duckdb_rows_test.ts and the
+ * whose row count changed, the source closed by the model and by a
+ * refusal, and a streamed pass (the rows read in key order through the
+ * core's kernels) equal to the in-memory model's on one block. The engines themselves: tests/engines/duckdb_rows_test.ts and the
  * live-server tests of tests/engines/database_glm_test.ts.
  */
 import assert from "node:assert/strict";
