@@ -36,6 +36,11 @@ export interface RowsWorkerInit {
   intercept: boolean;
   /** PostgreSQL's ln(y!) column for "poisson". */
   logFactorialColumn?: string;
+  /**
+   * A per-row column after the response: an offset ("poisson",
+   * "negative-binomial": η += offset) or the number of trials ("binomial").
+   */
+  aux?: { kind: "offset" | "trials"; column: string };
   /** Control words: [state, value count, message bytes]. */
   ctrl: SharedArrayBuffer;
   /** Numbers in and out. */
@@ -48,7 +53,10 @@ export interface RowsWorkerInit {
 export type RowsWorkerRequest =
   | { op: "meta" }
   | { op: "rows"; keys: Float64Array }
-  | { op: "sums"; theta: Float64Array; hessian: boolean; family: SqlGlmFamily; sigma?: number };
+  | { op: "sums"; theta: Float64Array; hessian: boolean; family: SqlGlmFamily; sigma?: number }
+  | { op: "scanStart" }
+  | { op: "scanNext"; max: number }
+  | { op: "scanEnd" };
 
 /** States of ctrl[0]. */
 export const STATE = { busy: 0, done: 1, error: 2 } as const;

@@ -17,7 +17,7 @@ import {
   clickhouseQuery,
 } from "./clickhouse.ts";
 import { quoteIdentifier, type SqlGlmFamily } from "./control_variate_sql.ts";
-import type { DuckDbConnectionLike } from "./duckdb.ts";
+import type { DuckDBConnection } from "npm:@duckdb/node-api@1.5.5-r.5";
 import {
   postgresControlVariateSums,
   postgresLogLikelihood,
@@ -29,7 +29,17 @@ import { type RowsWorkerInit, type RowsWorkerRequest, STATE } from "./_database_
 let init: RowsWorkerInit;
 let pgClient: PostgresQueryable | null = null;
 let chConn: ClickHouseConnection | null = null;
-let duck: { conn: DuckDbConnectionLike; module: typeof import("./duckdb.ts") } | null = null;
+let duck: { conn: DuckDBConnection; module: typeof import("./duckdb.ts") } | null = null;
+/** The smallest key and n, from the "meta" request (a scan checks its keys against them). */
+let keyBase = 0, numRows = 0;
+/** The open scan: its next rows (at most `max`, fewer only at the end) and its end. */
+let scan: { next(max: number): Promise<unknown[][]>; end(): Promise<void>; row: number } | null =
+  null;
+
+/** The columns a row carries after its key: X's, the response, the aux column if any. */
+function rowColumns(): string[] {
+  return [...init.columns, init.response, ...(init.aux === undefined ? [] : [init.aux.column])];
+}
 
 function finish(state: number, count = 0, text = ""): void {
   const ctrl = new Int32Array(init.ctrl);
@@ -50,15 +60,14 @@ function from(dialect: "postgres" | "clickhouse"): string {
 
 async function rows(keys: Float64Array): Promise<number> {
   const out = new Float64Array(init.data);
-  const p = init.columns.length + 1;
+  const p = rowColumns().length;
   const pos = new Map<number, number>();
   for (let i = 0; i < keys.length; i++) pos.set(keys[i], i);
   const found = new Uint8Array(keys.length);
   let got: unknown[][];
   if (init.engine === "postgres") {
     const q = (s: string) => quoteIdentifier(s, "postgres");
-    const cols = [init.key, ...init.columns, init.response]
-      .map((c) => `CAST(${q(c)} AS DOUBLE PRECISION)`);
+    const cols = [init.key, ...rowColumns()].map((c) => `CAST(${q(c)} AS DOUBLE PRECISION)`);
     const res = await (pgClient as unknown as {
       query(c: { text: string; values: unknown[]; rowMode: "array" }): Promise<
         { rows: unknown[][] }
@@ -70,7 +79,7 @@ async function rows(keys: Float64Array): Promise<number> {
     });
     got = res.rows;
   } else if (init.engine === "duckdb") {
-    const names = [init.key, ...init.columns, init.response];
+    const names = [init.key, ...rowColumns()];
     const cols = names.map((c, j) => `CAST(${quoteIdentifier(c)} AS DOUBLE) AS c${j}`);
     const reader = await duck!.conn.runAndReadAll(
       `SELECT ${cols.join(", ")} FROM ${duckFrom()} WHERE ${quoteIdentifier(init.key)} IN (${
@@ -80,7 +89,7 @@ async function rows(keys: Float64Array): Promise<number> {
     got = reader.getRowObjects().map((r) => names.map((_, j) => r[`c${j}`]));
   } else {
     const q = (s: string) => quoteIdentifier(s, "clickhouse");
-    const names = [init.key, ...init.columns, init.response];
+    const names = [init.key, ...rowColumns()];
     const cols = names.map((c, j) => `toFloat64(${q(c)}) AS c${j}`);
     const res = await clickhouseQuery(
       chConn!,
@@ -95,18 +104,132 @@ async function rows(keys: Float64Array): Promise<number> {
     if (i === undefined) continue;
     if (found[i]) throw new RangeError(`key ${r[0]} appears in more than one row`);
     found[i] = 1;
-    for (let j = 0; j < p; j++) {
-      const v = r[j + 1];
-      if (v === null || v === undefined) {
-        const c = j < p - 1 ? init.columns[j] : init.response;
-        throw new RangeError(`column "${c}" holds NULL at key ${r[0]}`);
-      }
-      out[i * p + j] = Number(v);
-    }
+    putRow(r, out, i * p);
   }
   const missing = found.indexOf(0);
   if (missing >= 0) throw new RangeError(`no row has key ${keys[missing]}`);
   return keys.length * p;
+}
+
+/** A row [key, columns…] into `out` from `at`, refusing a NULL (naming the column and the key). */
+function putRow(r: unknown[], out: Float64Array, at: number): void {
+  const names = rowColumns();
+  for (let j = 0; j < names.length; j++) {
+    const v = r[j + 1];
+    if (v === null || v === undefined) {
+      throw new RangeError(`column "${names[j]}" holds NULL at key ${r[0]}`);
+    }
+    out[at + j] = Number(v);
+  }
+}
+
+/**
+ * Start reading every row in key order: one SELECT of the key and the
+ * row's columns, read in chunks (DuckDB: its streamed result; PostgreSQL: a
+ * cursor in a read-only transaction). ClickHouse reads consecutive key
+ * ranges (`key >= a AND key < b ORDER BY key`, each served by the sorting
+ * key's index on every shard), as its HTTP interface answers a query whole.
+ */
+async function scanStart(): Promise<number> {
+  if (scan !== null) await scanEnd();
+  if (numRows === 0) await meta();
+  if (init.engine === "duckdb") {
+    const names = [init.key, ...rowColumns()];
+    const cols = names.map((c, j) => `CAST(${quoteIdentifier(c)} AS DOUBLE) AS c${j}`);
+    const result = await duck!.conn.stream(
+      `SELECT ${cols.join(", ")} FROM ${duckFrom()} ORDER BY ${quoteIdentifier(init.key)}`,
+    );
+    let held: unknown[][] = [];
+    scan = {
+      row: 0,
+      async next(max) {
+        while (held.length < max) {
+          const chunk = await result.fetchChunk();
+          if (chunk === null || chunk.rowCount === 0) break;
+          held = held.concat(chunk.getRows() as unknown[][]);
+        }
+        return held.splice(0, max);
+      },
+      end: () => Promise.resolve(),
+    };
+  } else if (init.engine === "postgres") {
+    const c = pgClient as unknown as {
+      query(c: string | { text: string; rowMode: "array" }): Promise<{ rows: unknown[][] }>;
+    };
+    const q = (s: string) => quoteIdentifier(s, "postgres");
+    const cols = [init.key, ...rowColumns()].map((s) => `CAST(${q(s)} AS DOUBLE PRECISION)`);
+    await c.query("BEGIN READ ONLY");
+    try {
+      await c.query(
+        `DECLARE tallmc_scan NO SCROLL CURSOR FOR SELECT ${cols.join(", ")} FROM ${
+          from("postgres")
+        } ORDER BY ${q(init.key)}`,
+      );
+    } catch (e) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw e;
+    }
+    scan = {
+      row: 0,
+      next: async (max) =>
+        (await c.query({ text: `FETCH FORWARD ${max} FROM tallmc_scan`, rowMode: "array" })).rows,
+      // Ending the transaction closes the cursor (and clears a failed one).
+      end: async () => void await c.query("ROLLBACK"),
+    };
+  } else {
+    const q = (s: string) => quoteIdentifier(s, "clickhouse");
+    const names = [init.key, ...rowColumns()];
+    const cols = names.map((c, j) => `toFloat64(${q(c)}) AS c${j}`);
+    let lo = keyBase;
+    scan = {
+      row: 0,
+      async next(max) {
+        const hi = Math.min(lo + max, keyBase + numRows);
+        if (hi <= lo) return [];
+        const res = await clickhouseQuery(
+          chConn!,
+          `SELECT ${cols.join(", ")} FROM ${from("clickhouse")} WHERE ${q(init.key)} >= ${lo} AND ${
+            q(init.key)
+          } < ${hi} ORDER BY ${q(init.key)}`,
+        );
+        lo = hi;
+        return res.rows.map((r) => names.map((_, j) => r[`c${j}`]));
+      },
+      end: () => Promise.resolve(),
+    };
+  }
+  return 0;
+}
+
+/** The next rows of the scan (at most `max`; 0 at its end), checked to be keys base + row, … */
+async function scanNext(max: number): Promise<number> {
+  if (scan === null) throw new Error("no scan is open");
+  const out = new Float64Array(init.data);
+  const p = rowColumns().length;
+  const got = await scan.next(max);
+  for (let i = 0; i < got.length; i++) {
+    const want = keyBase + scan.row + i;
+    if (Number(got[i][0]) !== want) {
+      throw new RangeError(
+        `the rows changed: row ${scan.row + i} in key order has key ${
+          got[i][0]
+        }, expected ${want} (the keys were checked when the source opened)`,
+      );
+    }
+    putRow(got[i], out, i * p);
+  }
+  scan.row += got.length;
+  if (got.length === 0 && scan.row !== numRows) {
+    throw new RangeError(`the rows changed: ${scan.row} rows now, ${numRows} when opened`);
+  }
+  return got.length;
+}
+
+async function scanEnd(): Promise<number> {
+  const s = scan;
+  scan = null;
+  if (s !== null) await s.end();
+  return 0;
 }
 
 /** n, the smallest and largest key, and the number of distinct keys. */
@@ -144,7 +267,18 @@ async function meta(): Promise<number> {
     v = [r.a, r.b, r.c, r.e];
   }
   for (let j = 0; j < 4; j++) out[j] = v[j] === null ? NaN : Number(v[j]);
-  return 4;
+  numRows = out[0];
+  keyBase = out[1];
+  // Whether the engine's SQL has LGAMMA (PostgreSQL from 18; DuckDB, ClickHouse).
+  let lgamma = 1;
+  if (init.engine === "postgres") {
+    const r = await (pgClient as unknown as {
+      query(c: string): Promise<{ rows: Record<string, unknown>[] }>;
+    }).query("SELECT current_setting('server_version_num')::int AS v");
+    lgamma = Number(r.rows[0]?.v) >= 180000 ? 1 : 0;
+  }
+  out[4] = lgamma;
+  return 5;
 }
 
 /** DuckDB's FROM clause for the source. */
@@ -194,6 +328,12 @@ async function exactSums(
     response: init.response,
     intercept: init.intercept,
     ...(sigma === undefined ? {} : { sigma }),
+    ...(init.aux?.kind === "offset" && family === "poisson"
+      ? { offsetColumn: init.aux.column }
+      : {}),
+    ...(init.aux?.kind === "trials" && family === "binomial"
+      ? { trialsColumn: init.aux.column }
+      : {}),
   };
   let s: number, grad: Float64Array, hess: Float64Array | null = null, n: number;
   if (init.engine === "duckdb") {
@@ -274,6 +414,12 @@ self.onmessage = async (e: MessageEvent) => {
       ? await rows(m.keys)
       : m.op === "meta"
       ? await meta()
+      : m.op === "scanStart"
+      ? await scanStart()
+      : m.op === "scanNext"
+      ? await scanNext(m.max)
+      : m.op === "scanEnd"
+      ? await scanEnd()
       : await sums(m.theta, m.hessian, m.family, m.sigma);
     finish(STATE.done, count);
   } catch (err) {

@@ -77,6 +77,10 @@ export interface ClickHouseGlmOptions {
   intercept?: boolean;
   /** Known residual sd σ ("gaussian" only, required there). */
   sigma?: number;
+  /** "poisson" only: a column of offsets oₖ (log exposure), η = xᵀθ + oₖ. */
+  offsetColumn?: string;
+  /** "binomial" (required there): the column of the number of trials Nₖ. */
+  trialsColumn?: string;
 }
 
 /** Options of {@link clickhouseNewtonCentring}. */
@@ -354,6 +358,8 @@ function _sqlOptions(o: ClickHouseGlmOptions, theta: Float64Array): ControlVaria
     dialect: "clickhouse",
   };
   if (o.sigma !== undefined) out.sigma = o.sigma;
+  if (o.offsetColumn !== undefined) out.offsetColumn = o.offsetColumn;
+  if (o.trialsColumn !== undefined) out.trialsColumn = o.trialsColumn;
   return out;
 }
 

@@ -24,13 +24,24 @@
  *             c₀ = −½(ln 2π + ln σ²)
  * ```
  *
+ * "poisson" with `offsetColumn` adds the row's offset to η (η = xᵀθ + oₖ,
+ * the offset added last, as the core does); "binomial" reads the number of
+ * trials Nₖ from `trialsColumn`:
+ *
+ * ```
+ *  binomial   e = exp(−|η|)   ℓ = lnΓ(N+1) − lnΓ(y+1) − lnΓ(N−y+1) + yη − N(max(η,0) + ln(1+e))
+ *             a = y − N·σ(η)  b = −N·e/(1+e)²
+ * ```
+ *
  * "gaussian-scale" (σ unknown, θ = (β, τ = log σ), τ last) adds one
  * coordinate: ℓ = −½ ln 2π − τ − ½r²e⁻²ᵀ, and besides A_j and B_jl with
  * a = re⁻²ᵀ, b = −e⁻²ᵀ the sums A_τ = Σ(rₖ²e⁻²ᵀ − 1) (column "a_d"),
  * B_jτ = Σ −2rₖe⁻²ᵀx_kj ("b_j_d") and B_ττ = Σ −2rₖ²e⁻²ᵀ ("b_d_d"), d the
- * number of columns of X. The negative binomial is not here: its ℓ needs
- * lnΓ(y + φ) and its derivatives ψ(y + φ), ψ′(y + φ) per row at every φ
- * (no SQL engine named here has ψ, and a precomputed column cannot follow φ).
+ * number of columns of X. The negative binomial and Student-t are not here:
+ * their ℓ needs lnΓ(y + φ) and the derivatives ψ(y + φ), ψ′(y + φ) per row
+ * at every φ (no SQL engine named here has ψ, and a precomputed column
+ * cannot follow φ); a row source streams their rows through the core
+ * instead (models/database_glm.ts).
  *
  * σ(η) is taken as 1/(1+e) for η ≥ 0 and e/(1+e) otherwise, so no
  * exponential overflows. η*ₖ is computed once, in a CTE. θ* and every
@@ -54,7 +65,7 @@
  */
 
 /** The families whose control variates are expansions in η = xᵀβ. */
-export type SqlGlmFamily = "logistic" | "poisson" | "gaussian" | "gaussian-scale";
+export type SqlGlmFamily = "logistic" | "poisson" | "gaussian" | "gaussian-scale" | "binomial";
 
 /** Options of {@link controlVariateSql} and {@link logLikelihoodSql}. */
 export interface ControlVariateSqlOptions {
@@ -89,6 +100,10 @@ export interface ControlVariateSqlOptions {
    * for engines without LGAMMA (Spark SQL, Trino, PostgreSQL before 18).
    */
   logFactorialColumn?: string;
+  /** "poisson" only: a column of offsets oₖ (log exposure), η = xᵀθ + oₖ. */
+  offsetColumn?: string;
+  /** "binomial" (required): the column of the number of trials Nₖ (integers ≥ yₖ). */
+  trialsColumn?: string;
 }
 
 /** See {@link ControlVariateSqlOptions.dialect}. */
@@ -278,9 +293,12 @@ export function parseControlVariateSums(
 function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   if (o === null || typeof o !== "object") throw new TypeError("options must be an object");
   const fam = o.family;
-  if (fam !== "logistic" && fam !== "poisson" && fam !== "gaussian" && fam !== "gaussian-scale") {
+  if (
+    fam !== "logistic" && fam !== "poisson" && fam !== "gaussian" && fam !== "gaussian-scale" &&
+    fam !== "binomial"
+  ) {
     throw new RangeError(
-      `family must be "logistic", "poisson", "gaussian" or "gaussian-scale" (the families whose sums the SQL has), got ${
+      `family must be "logistic", "poisson", "gaussian", "gaussian-scale" or "binomial" (the families whose sums the SQL has), got ${
         JSON.stringify(fam)
       }`,
     );
@@ -316,6 +334,16 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
       `logFactorialColumn applies to the poisson family only, got it for ${fam}`,
     );
   }
+  if (o.offsetColumn !== undefined && fam !== "poisson") {
+    throw new RangeError(`offsetColumn applies to the poisson family only, got it for ${fam}`);
+  }
+  if ((o.trialsColumn !== undefined) !== (fam === "binomial")) {
+    throw new RangeError(
+      fam === "binomial"
+        ? "the binomial family needs trialsColumn (the number of trials per row)"
+        : `trialsColumn applies to the binomial family only, got it for ${fam}`,
+    );
+  }
   if (fam !== "gaussian" && o.sigma !== undefined) {
     throw new RangeError(`sigma applies to the gaussian family only, got it for ${fam}`);
   }
@@ -346,10 +374,15 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   cols.push(`CAST(${q(o.response)} AS ${dbl}) AS cv_y`);
   const logFact = o.logFactorialColumn;
   if (logFact !== undefined) cols.push(`CAST(${q(logFact)} AS ${dbl}) AS cv_lfact`);
-  const lf = logFact === undefined ? "" : ", cv_lfact";
+  if (o.offsetColumn !== undefined) cols.push(`CAST(${q(o.offsetColumn)} AS ${dbl}) AS cv_off`);
+  if (o.trialsColumn !== undefined) cols.push(`CAST(${q(o.trialsColumn)} AS ${dbl}) AS cv_tr`);
+  // Columns the per-row terms read besides X and y.
+  const lf = (logFact === undefined ? "" : ", cv_lfact") +
+    (o.trialsColumn === undefined ? "" : ", cv_tr");
+  // η = xᵀθ, then + the offset (the core adds it last too).
   const eta = Array.from({ length: d }, (_, j) => `${sqlDouble(o.theta[j])} * ${x(j)}`).join(
     "\n      + ",
-  );
+  ) + (o.offsetColumn === undefined ? "" : "\n      + cv_off");
   const xs = Array.from({ length: d }, (_, j) => x(j)).join(", ");
   let perRow: string;
   if (fam === "logistic") {
@@ -363,6 +396,13 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
       `cv_y * cv_eta - cv_e - ${logFact === undefined ? "LGAMMA(cv_y + 1)" : "cv_lfact"} AS cv_ll`,
       `cv_y - cv_e AS cv_a`,
       `-cv_e AS cv_b`,
+    ].join(",\n    ");
+  } else if (fam === "binomial") {
+    // N trials, logit link: ℓ = lnΓ(N+1) − lnΓ(y+1) − lnΓ(N−y+1) + yη − N·softplus(η).
+    perRow = [
+      `LGAMMA(cv_tr + 1) - LGAMMA(cv_y + 1) - LGAMMA(cv_tr - cv_y + 1) + cv_y * cv_eta - cv_tr * (GREATEST(cv_eta, 0) + LN(1 + cv_e)) AS cv_ll`,
+      `cv_y - cv_tr * CASE WHEN cv_eta >= 0 THEN 1 / (1 + cv_e) ELSE cv_e / (1 + cv_e) END AS cv_a`,
+      `-(cv_tr * cv_e / ((1 + cv_e) * (1 + cv_e))) AS cv_b`,
     ].join(",\n    ");
   } else if (scale) {
     // ℓ = −½ ln 2π − τ − ½ r² e^{−2τ}, r = y − η: ∂ℓ/∂η = r e^{−2τ}, ∂²ℓ/∂η² = −e^{−2τ},
@@ -391,7 +431,7 @@ function _sumsSql(o: ControlVariateSqlOptions, hessian: boolean): string {
   // other engines return 0: clamp the argument at -708 there (e^-708 ≈ 3e-308
   // changes no sum by more than that, far below the summation's rounding).
   const expArg = (a: string) => dialect === "postgres" ? `GREATEST(${a}, -708)` : a;
-  const eExpr = fam === "logistic"
+  const eExpr = fam === "logistic" || fam === "binomial"
     ? `EXP(${expArg("-ABS(cv_eta)")})`
     : fam === "poisson"
     ? `EXP(${expArg("cv_eta")})`

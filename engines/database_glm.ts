@@ -42,10 +42,11 @@ import {
   type DatabaseRowSource,
 } from "../models/database_glm.ts";
 import type { GlmOptions } from "../models/glm.ts";
-import { openRowSource } from "./database_source.ts";
+import { auxColumnOption, openRowSource, type RowSourceColumnOptions } from "./database_source.ts";
 import { redactDatabaseUrl } from "./database_rows.ts";
 
 export type { DatabaseGlmModel, DatabaseRowSource } from "../models/database_glm.ts";
+export type { RowSourceColumnOptions } from "./database_source.ts";
 export type { ExternalGlmModel } from "../models/external_glm.ts";
 export type { GlmFamily, GlmModelFamily, GlmOptions } from "../models/glm.ts";
 export type { CostCounter, DataModel, Model } from "../models/model.ts";
@@ -53,7 +54,7 @@ export type { NuPrior } from "../models/nu_prior.ts";
 export type { ScalePrior } from "../models/priors.ts";
 
 /** Options of {@link openDatabaseRows}: where the rows are. */
-export interface DatabaseRowsOptions {
+export interface DatabaseRowsOptions extends RowSourceColumnOptions {
   /**
    * `postgres://user@host:port/db` or `clickhouse://user@host:port/db` (HTTP
    * port); it may carry `?table=T&key=K`. Passwords: in the URL, or
@@ -81,8 +82,8 @@ export interface DatabaseRowsOptions {
 /** Options of {@link openDatabaseGlm}. */
 export interface DatabaseGlmOptions extends DatabaseRowsOptions {
   /**
-   * Family ("logistic", "poisson", "gaussian" with `sigma`) and prior, as
-   * for `GlmModel` (no per-row offset or trials).
+   * Family and prior, as for `GlmModel`; the offset or trials are the
+   * source's `offset` / `trials` column, not options here.
    */
   glm: GlmOptions;
 }
@@ -129,8 +130,13 @@ export async function openDatabaseRows(options: DatabaseRowsOptions): Promise<Da
   u.searchParams.delete("key");
   const parts = table.split(".");
   if (parts.length > 2) throw new RangeError(`table must be NAME or SCHEMA.NAME, got ${table}`);
+  const aux = auxColumnOption(options);
   return await openRowSource({
     engine,
+    engineName: engine === "postgres" ? "PostgreSQL" : "ClickHouse",
+    ...(aux === undefined ? {} : { aux }),
+    ...(options.passes === undefined ? {} : { passes: options.passes }),
+    ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
     url: engine === "postgres" ? u.toString().replace(/^postgresql:/i, "postgres:") : u.toString(),
     table: parts.length === 2 ? [parts[0], parts[1]] : parts[0],
     key,
@@ -155,8 +161,8 @@ export async function openDatabaseRows(options: DatabaseRowsOptions): Promise<Da
  *
  * @param options Connection, table, key, columns, response, family and prior.
  * @returns The model; `close()` it to end the worker and the connection.
- * @throws {RangeError} On a family without a compact cache, a key that is
- *   not base … base + n − 1, an empty table; Error naming the table and the
+ * @throws {RangeError} On a family the source cannot serve with
+ *   `passes: "sql"`, a key that is not base … base + n − 1, an empty table; Error naming the table and the
  *   server when a query fails.
  */
 export async function openDatabaseGlm(options: DatabaseGlmOptions): Promise<DatabaseGlmModel> {

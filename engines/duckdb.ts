@@ -27,7 +27,7 @@
  */
 import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
 import type { DatabaseRowSource } from "../models/database_glm.ts";
-import { openRowSource } from "./database_source.ts";
+import { auxColumnOption, openRowSource, type RowSourceColumnOptions } from "./database_source.ts";
 import { copyTheta, newtonCentringByPasses } from "./newton_centring.ts";
 import {
   controlVariateSql,
@@ -40,6 +40,7 @@ import {
 
 export type { SqlGlmFamily } from "./control_variate_sql.ts";
 export type { DatabaseRowSource } from "../models/database_glm.ts";
+export type { RowSourceColumnOptions } from "./database_source.ts";
 
 /**
  * What this module needs of a DuckDB connection: `DuckDBConnection` of
@@ -74,6 +75,10 @@ export interface DuckDbGlmOptions {
   intercept?: boolean;
   /** Known residual sd σ ("gaussian" only, required there). */
   sigma?: number;
+  /** "poisson" only: a column of offsets oₖ (log exposure), η = xᵀθ + oₖ. */
+  offsetColumn?: string;
+  /** "binomial" (required there): the column of the number of trials Nₖ. */
+  trialsColumn?: string;
   /**
    * An open connection to run on (e.g. one whose database holds `table`).
    * Default: a fresh in-memory database for the call, closed afterwards.
@@ -247,7 +252,7 @@ export async function duckdbNewtonCentring(
 }
 
 /** Options of {@link openDuckDbRows}. */
-export interface DuckDbRowsOptions {
+export interface DuckDbRowsOptions extends RowSourceColumnOptions {
   /**
    * The DuckDB database file holding `source`'s table (opened read-only), or
    * ":memory:" (the default) for Parquet files and SELECTs that need none.
@@ -326,8 +331,13 @@ export async function openDuckDbRows(options: DuckDbRowsOptions): Promise<Databa
     throw new RangeError(`threads must be a positive integer, got ${options.threads}`);
   }
   const label = database === ":memory:" ? "duckdb" : `duckdb:${database}`;
+  const aux = auxColumnOption(options);
   return await openRowSource({
     engine: "duckdb",
+    engineName: "DuckDB",
+    ...(aux === undefined ? {} : { aux }),
+    ...(options.passes === undefined ? {} : { passes: options.passes }),
+    ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
     url: database,
     duckdbSource: options.source,
     duckdbThreads: threads,
@@ -399,6 +409,8 @@ function _sqlOptions(o: DuckDbGlmOptions, theta: Float64Array): ControlVariateSq
     intercept: o.intercept ?? false,
   };
   if (o.sigma !== undefined) out.sigma = o.sigma;
+  if (o.offsetColumn !== undefined) out.offsetColumn = o.offsetColumn;
+  if (o.trialsColumn !== undefined) out.trialsColumn = o.trialsColumn;
   return out;
 }
 

@@ -69,6 +69,10 @@ export interface PostgresGlmOptions {
   intercept?: boolean;
   /** Known residual sd σ ("gaussian" only, required there). */
   sigma?: number;
+  /** "poisson" only: a column of offsets oₖ (log exposure), η = xᵀθ + oₖ. */
+  offsetColumn?: string;
+  /** "binomial" (required there): the column of the number of trials Nₖ. */
+  trialsColumn?: string;
   /** "poisson" only: a column holding ln(yₖ!) (required before PostgreSQL 18). */
   logFactorialColumn?: string;
 }
@@ -196,6 +200,8 @@ function _sqlOptions(o: PostgresGlmOptions, theta: Float64Array): ControlVariate
     dialect: "postgres",
   };
   if (o.sigma !== undefined) out.sigma = o.sigma;
+  if (o.offsetColumn !== undefined) out.offsetColumn = o.offsetColumn;
+  if (o.trialsColumn !== undefined) out.trialsColumn = o.trialsColumn;
   if (o.logFactorialColumn !== undefined) out.logFactorialColumn = o.logFactorialColumn;
   return out;
 }
@@ -230,14 +236,18 @@ async function _withConnection<T>(
 }
 
 async function _checkLgamma(c: PostgresQueryable, o: PostgresGlmOptions): Promise<void> {
-  if (o.family !== "poisson" || o.logFactorialColumn !== undefined) return;
+  const lgamma = o.family === "binomial" ||
+    o.family === "poisson" && o.logFactorialColumn === undefined;
+  if (!lgamma) return;
   const r = await c.query("SELECT current_setting('server_version_num')::int AS v");
   const v = Number(r.rows[0]?.v);
   if (v < 180000) {
     throw new RangeError(
-      `PostgreSQL ${
-        Math.floor(v / 10000)
-      } has no LGAMMA (added in 18): for the poisson family give logFactorialColumn, a column holding ln(y!)`,
+      `PostgreSQL ${Math.floor(v / 10000)} has no LGAMMA (added in 18): ${
+        o.family === "poisson"
+          ? "for the poisson family give logFactorialColumn, a column holding ln(y!)"
+          : "the binomial family's ln C(N, y) needs it"
+      }`,
     );
   }
 }
@@ -279,6 +289,8 @@ async function _nullError(
   const from = postgresFromClause(o.source);
   const cols = [...o.columns, o.response];
   if (o.logFactorialColumn !== undefined) cols.push(o.logFactorialColumn);
+  if (o.offsetColumn !== undefined) cols.push(o.offsetColumn);
+  if (o.trialsColumn !== undefined) cols.push(o.trialsColumn);
   const q = (s: string) => quoteIdentifier(s, "postgres");
   const r = await c.query(
     `SELECT ${

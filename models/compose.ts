@@ -7,8 +7,8 @@
  * ```
  *  likelihood ╲ rows   GlmData       {data, threads}   {data, shards}    {rowStore, …}        {count}           {database}
  *  GLM family spec     GlmModel      ThreadedGlmModel  ShardedGlmModel   ShardedGlmModel      —                 DatabaseGlmModel
- *                                                      ("memory")        ("memory"/"stream")                    (3 families)
- *  {assemblyScript}    UserGlmModel  ThreadedGlmModel  ShardedGlmModel   ShardedGlmModel      —                 —
+ *                                                      ("memory")        ("memory"/"stream")
+ *  {assemblyScript}    UserGlmModel  ThreadedGlmModel  ShardedGlmModel   ShardedGlmModel      —                 DatabaseGlmModel
  *  TypeScript per-row  —             —                 —                 —                    RowFunctionModel  —
  * ```
  *
@@ -16,9 +16,9 @@
  * `{ database }` is a {@link DatabaseRowSource} an engine's entry point
  * opened (`openDuckDbRows` in engines/duckdb.ts, `openDatabaseRows` in
  * engines/database_glm.ts): the rows stay in the engine, fetched by key, and
- * every full-data pass is one SQL aggregate (models/database_glm.ts; the
- * families "logistic", "poisson", "gaussian" with known σ). This module
- * imports no engine.
+ * every full-data pass is one SQL aggregate where the engine's SQL has the
+ * family's sums, else the rows streamed through the core's family kernels
+ * (models/database_glm.ts). This module imports no engine.
  *
  * The prior: omitted, the likelihood's own (a GLM's N(0, 10²) per coefficient
  * and half-normal(10) on σ or φ, as the CLI without prior flags); a
@@ -36,10 +36,10 @@
 import { dataViews } from "../core/row_buffer.ts";
 import type { GlmData } from "../data/dataset.ts";
 import {
-  DATABASE_GLM_FAMILIES,
   type DatabaseGlmModel,
   databaseGlmModel,
   type DatabaseRowSource,
+  databaseUserGlmModel,
   isDatabaseRowSource,
 } from "./database_glm.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
@@ -236,24 +236,41 @@ async function _define(definition: ModelDefinition): Promise<ComposedModel> {
   }
   if (rk === "database") {
     const source = (definition.rows as { database: DatabaseRowSource }).database;
+    const glmPrior = _isGlmPrior(prior) ? prior as GlmPriorOptions : undefined;
+    if (lk === "assemblyScript") {
+      const priorScale = glmPrior?.priorScale;
+      if (
+        glmPrior !== undefined &&
+        (Object.keys(glmPrior).some((k) => k !== "priorScale") ||
+          priorScale !== undefined && typeof priorScale !== "number")
+      ) {
+        throw new TypeError(
+          `prior: a family written in AssemblyScript takes one priorScale (a number) of its own, ` +
+            `or a prior spec; got ${JSON.stringify(glmPrior)}`,
+        );
+      }
+      const model = await databaseUserGlmModel(source, {
+        source: (definition.likelihood as AssemblyScriptLikelihood).assemblyScript,
+        ...(typeof priorScale === "number" ? { priorScale } : {}),
+      });
+      if (prior === undefined || glmPrior !== undefined) return model;
+      return withPrior(model, _resolveGlmNames(model, undefined, prior as PriorSpec | Prior, null));
+    }
     if (lk !== "glm") {
       throw refuse(
-        "a SQL engine's rows serve the GLM families whose full-data sums its SQL computes; " +
-          'give likelihood: { family: "logistic" | "poisson" | "gaussian" }',
+        "a SQL engine's rows serve the GLM families and a family written in AssemblyScript; " +
+          "a TypeScript per-row likelihood reads its own rows (rows: { count: n })",
       );
     }
     const lik = definition.likelihood as GlmLikelihood;
-    if (!(DATABASE_GLM_FAMILIES as readonly string[]).includes(lik.family)) {
-      throw refuse(
-        'the engines\' SQL computes the full-data sums of "logistic", "poisson" and "gaussian" ' +
-          "(known sigma) only (docs/databases.md); export the table to a row store " +
-          "(data/row_store.ts) and give rows: { rowStore: path }",
-      );
+    for (const key of ["offset", "trials"] as const) {
+      if (lik[key] !== undefined) {
+        throw refuse(
+          `the ${key} of a SQL engine's rows is a column of the table: open the source with ` +
+            `${key}: "COLUMN" (openDuckDbRows, openDatabaseRows) and give no ${key} here`,
+        );
+      }
     }
-    if (lik.offset !== undefined || lik.trials !== undefined) {
-      throw refuse("a SQL engine's row source carries no offset or trials column");
-    }
-    const glmPrior = _isGlmPrior(prior) ? prior as GlmPriorOptions : undefined;
     const model = databaseGlmModel(source, { ...lik, ...(glmPrior ?? {}) });
     if (prior === undefined || glmPrior !== undefined) return model;
     // A failure here closes the source (defineModel's catch).

@@ -64,7 +64,8 @@ export async function startClickHouse(port = 19200): Promise<ClickHouseCluster> 
  * 0 … split−1 on shard 1 and the rest on shard 2, and a Distributed table
  * `table` over them on both shards. With `key`, a first UInt64 column of
  * that name holds the row index (the local tables are ordered by it, with
- * `indexGranularity` rows per index mark, default 8192). Returns the column
+ * `indexGranularity` rows per index mark, default 8192). With `aux`, a
+ * Float64 column of that name after y holds its values. Returns the column
  * names of X.
  */
 export async function loadSharded(
@@ -77,6 +78,7 @@ export async function loadSharded(
     split?: number;
     key?: string;
     indexGranularity?: number;
+    aux?: { name: string; values: ArrayLike<number> };
   } = {},
 ): Promise<string[]> {
   const n = data.numRows, d = data.numCols, from = options.fromCol ?? 0;
@@ -90,11 +92,13 @@ export async function loadSharded(
     ...(key === undefined ? [] : [`${q(key)} UInt64`]),
     ...names.map((c) => `${q(c)} ${f64 ? "Float64" : "Float32"}`),
     `${q(resp)} Float64`,
+    ...(options.aux === undefined ? [] : [`${q(options.aux.name)} Float64`]),
   ];
   const local = q(`${table}_local`);
   const x = f64 ? data.arena.f64(data.x, n * d) : data.arena.f32(data.x, n * d);
   const y = data.arena.f64(data.y, n);
-  const width = (d - from) * (f64 ? 8 : 4) + 8 + (key === undefined ? 0 : 8);
+  const width = (d - from) * (f64 ? 8 : 4) + 8 + (key === undefined ? 0 : 8) +
+    (options.aux === undefined ? 0 : 8);
   for (let s = 0; s < 2; s++) {
     const url = shards[s];
     await clickhouseQuery(url, `DROP TABLE IF EXISTS ${q(table)}`, { json: false });
@@ -127,6 +131,10 @@ export async function loadSharded(
       }
       view.setFloat64(off, y[i], true);
       off += 8;
+      if (options.aux !== undefined) {
+        view.setFloat64(off, options.aux.values[i], true);
+        off += 8;
+      }
     }
     await clickhouseQuery(url, `INSERT INTO ${local} FORMAT RowBinary`, {
       body: new Uint8Array(buf),

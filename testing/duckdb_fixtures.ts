@@ -69,13 +69,19 @@ export async function writeParquet(
  * = |b|; Gaussian: 0), the cancellation in y − σ, y − μ, y − η (u·(|y| + |a|
  * + 1)), and the per-row libm and arithmetic roundings, fewer than 64 ulp of
  * a term's parts. θ is taken as exact (SQL prints it round-trip).
+ *
+ * `aux`: the offsets of "poisson" (η = xᵀθ + oₖ: |oₖ| joins wₖ) or the
+ * trials Nₖ of "binomial" (ℓ = ln C(Nₖ, yₖ) + yη − Nₖ·softplus(η),
+ * a = y − Nₖσ, b = −Nₖσ(1 − σ); the three lnΓ, Nₖ·softplus and the
+ * cancellation in y − Nₖσ join the terms).
  */
 export function centringBounds(
   data: GlmData,
-  family: "logistic" | "poisson" | "gaussian",
+  family: "logistic" | "poisson" | "gaussian" | "binomial",
   theta: Float64Array,
   sigma = 1,
   logGammaFn: (x: number) => number = () => 0,
+  aux?: Float64Array,
 ): { s: number; a: Float64Array; b: Float64Array } {
   const n = data.numRows, d = data.numCols;
   const x = data.storage === "f64" ? data.arena.f64(data.x, n * d) : data.arena.f32(data.x, n * d);
@@ -89,8 +95,21 @@ export function centringBounds(
       eta += theta[j] * x[k * d + j];
       w += Math.abs(theta[j] * x[k * d + j]);
     }
-    let l: number, ak: number, bk: number, lg = 0;
-    if (family === "logistic") {
+    let l: number, ak: number, bk: number, lg = 0, extra = 0;
+    if (aux !== undefined && family === "poisson") {
+      eta += aux[k];
+      w += Math.abs(aux[k]);
+    }
+    if (family === "binomial") {
+      const nk = aux![k], sig = 1 / (1 + Math.exp(-eta));
+      const sp = Math.max(eta, 0) + Math.log1p(Math.exp(-Math.abs(eta)));
+      lg = Math.abs(logGammaFn(nk + 1)) + Math.abs(logGammaFn(y[k] + 1)) +
+        Math.abs(logGammaFn(nk - y[k] + 1));
+      l = y[k] * eta - nk * sp;
+      ak = y[k] - nk * sig;
+      bk = -nk * sig * (1 - sig);
+      extra = nk * (sp + 1);
+    } else if (family === "logistic") {
       const sig = 1 / (1 + Math.exp(-eta));
       l = y[k] * eta - Math.max(eta, 0) - Math.log1p(Math.exp(-Math.abs(eta)));
       ak = y[k] - sig;
@@ -107,8 +126,9 @@ export function centringBounds(
       ak = r / (sigma * sigma);
       bk = -1 / (sigma * sigma);
     }
-    s += Math.abs(l) + lg + (Math.abs(ak) + 1) * w;
-    const ga = Math.abs(ak) + Math.abs(y[k]) + 1 + Math.abs(bk) * w, hb = Math.abs(bk) * (1 + w);
+    s += Math.abs(l) + lg + (Math.abs(ak) + 1) * w + extra;
+    const ga = Math.abs(ak) + Math.abs(y[k]) + 1 + extra + Math.abs(bk) * w;
+    const hb = Math.abs(bk) * (1 + w);
     for (let j = 0; j < d; j++) {
       const xj = Math.abs(x[k * d + j]);
       a[j] += xj * ga;

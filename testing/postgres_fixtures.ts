@@ -62,7 +62,8 @@ async function _reachable(url: string): Promise<string> {
  * Create `table` with columns `fromCol`… of X (DOUBLE PRECISION for f64
  * storage, REAL for f32: the arena's values unchanged) and y (named
  * `response`, DOUBLE PRECISION), plus `extra` columns computed from y and,
- * with `key`, a first BIGINT PRIMARY KEY column holding the row index, and
+ * with `key`, a first BIGINT PRIMARY KEY column holding the row index
+ * (`extra`'s functions get the row index as their second argument), and
  * fill it by a server-side COPY of a CSV file written to `dir` (which the
  * server must be able to read). Returns the column names of X.
  */
@@ -74,7 +75,7 @@ export async function loadTable(
     fromCol?: number;
     response?: string;
     table?: string;
-    extra?: Record<string, (y: number) => number>;
+    extra?: Record<string, (y: number, row: number) => number>;
     key?: string;
   } = {},
 ): Promise<string[]> {
@@ -108,7 +109,7 @@ export async function loadTable(
         const row: number[] = key === undefined ? [] : [i];
         for (let j = from; j < d; j++) row.push(x[i * d + j]);
         row.push(y[i]);
-        for (const [, f] of extra) row.push(f(y[i]));
+        for (const [, f] of extra) row.push(f(y[i], i));
         lines.push(row.join(","));
       }
       const bytes = enc.encode(lines.join("\n") + "\n");

@@ -3,8 +3,9 @@
  * row source in memory with the engines' contract (rows by key, one pass of
  * n, S, A, B): batching and de-duplication of row reads, the fetch counters,
  * a pass that overflows (non-finite log likelihood, an error at θ*), a table
- * whose row count changed, and the source closed by the model and by a
- * refusal. The engines themselves: tests/engines/duckdb_rows_test.ts and the
+ * whose row count changed, the source closed by the model and by a
+ * refusal, and a streamed pass (the rows read in key order through the
+ * core's kernels) equal to the in-memory model's on one block. The engines themselves: tests/engines/duckdb_rows_test.ts and the
  * live-server tests of tests/engines/database_glm_test.ts.
  */
 import assert from "node:assert/strict";
@@ -32,19 +33,46 @@ function rows() {
   return { x, y };
 }
 
-/** A row source over arrays, keys from 50; `sums` by the in-memory external model's pass. */
-function memorySource(glm: GlmModel, x: Float64Array, y: Float64Array, batchRows = 3) {
-  const ext = externalFromGlm(glm);
-  const log = { fetches: [] as number[][], closed: false, overflow: false, n: N };
+/**
+ * A row source over arrays, keys from 50; `sums` by the in-memory external
+ * model's pass, `scanRows` the rows in key order, `batchRows` at a time.
+ */
+function memorySource(
+  glm: GlmModel,
+  x: Float64Array,
+  y: Float64Array,
+  batchRows = 3,
+  more: Partial<Pick<DatabaseRowSource, "passes" | "chunkRows">> = {},
+) {
+  // Built when a pass asks for it (student-t has no such external view).
+  let ext: ReturnType<typeof externalFromGlm> | null = null;
+  const log = { fetches: [] as number[][], closed: false, overflow: false, n: N, scans: 0 };
   const source: DatabaseRowSource = {
     isDatabaseRowSource: true,
     where: "table t at memory",
     label: "memory",
+    engine: "memory",
     numRows: N,
     keyBase: 50,
     columns: ["x1", "x2"],
     intercept: true,
+    aux: null,
+    sqlFamilies: ["logistic"],
+    passes: more.passes ?? "auto",
+    chunkRows: more.chunkRows ?? 65536,
     batchRows,
+    scanRows(visit) {
+      log.scans++;
+      const out = new Float64Array(batchRows * 3);
+      for (let r = 0; r < log.n; r += batchRows) {
+        const m = Math.min(batchRows, log.n - r);
+        for (let i = 0; i < m; i++) {
+          out.set([x[(r + i) * D + 1], x[(r + i) * D + 2], y[r + i]], i * 3);
+        }
+        visit(out.subarray(0, m * 3), m);
+      }
+      return log.n;
+    },
     fetchRows(keys, out) {
       if (log.closed) throw new Error("closed");
       log.fetches.push(Array.from(keys));
@@ -59,6 +87,7 @@ function memorySource(glm: GlmModel, x: Float64Array, y: Float64Array, batchRows
         hess?.fill(NaN);
         return { numRows: NaN, logLikelihood: NaN };
       }
+      ext ??= externalFromGlm(glm);
       return { numRows: log.n, logLikelihood: ext.controlVariateSums(theta, grad, hess) };
     },
     close() {
@@ -130,10 +159,10 @@ Deno.test("database GLM over a row source: an overflowing pass, a changed table,
   for (
     const [options, message] of [
       [
-        { family: "student-t" },
-        /"logistic", "poisson" or "gaussian" \(known sigma\), got "student-t"/,
+        { family: "poisson", offset: new Float64Array(N) },
+        /table t at memory: the offset of rows in a SQL engine is a column: open the source with offset: "COLUMN"/,
       ],
-      [{ family: "poisson", offset: new Float64Array(N) }, /no offset or trials/],
+      [{ family: "binomial" }, /"binomial" needs the number of trials: open table t at memory/],
       [{ family: "gaussian", sigma: -1 }, /table t at memory: .*sigma/],
     ] as const
   ) {
@@ -141,9 +170,50 @@ Deno.test("database GLM over a row source: an overflowing pass, a changed table,
     assert.throws(() => databaseGlmModel(fresh.source, options), message);
     assert.equal(fresh.log.closed, true, JSON.stringify(options));
   }
+  // A family the source's SQL cannot sum, with passes: "sql": named, with what to do.
+  const sqlOnly = memorySource(glm, x, y, 3, { passes: "sql" });
+  assert.throws(
+    () => databaseGlmModel(sqlOnly.source, { family: "student-t", nu: 4 }),
+    /family "student-t" cannot be summed in memory's SQL \(table t at memory\): .*passes: "auto" or "stream"/,
+  );
+  assert.equal(sqlOnly.log.closed, true);
   assert.throws(
     () => databaseGlmModel({ sql: "x" } as never, { family: "logistic" }),
     /a database GLM needs a row source opened by an engine .*keys \["sql"\]/,
   );
   glm.dispose();
+});
+
+Deno.test("database GLM over a row source: streamed passes through the core's kernels equal the in-memory model's on one block", () => {
+  const { x, y } = rows();
+  const data = glmDataFromArrays(loadCore(), x, y, { numCols: D });
+  for (const family of ["logistic", "student-t"] as const) {
+    const options = family === "logistic"
+      ? { family, priorScale: 5 }
+      : { family, nu: 4, priorScale: 5 };
+    const glm = new GlmModel(data, options);
+    // student-t is not in the source's SQL families: it streams under "auto".
+    const passes = family === "logistic" ? "stream" : "auto";
+    const { source, log } = memorySource(glm, x, y, 7, { passes });
+    const model = databaseGlmModel(source, options);
+    try {
+      assert.equal(model.passes, "stream");
+      const th = new Float64Array(glm.dim).map((_, j) => 0.1 * (j + 1));
+      const g = new Float64Array(glm.dim), g1 = new Float64Array(glm.dim);
+      assert.equal(model.logDensityAndGradient(th, g), glm.logDensityAndGradient(th, g1));
+      assert.deepEqual(g, g1);
+      const h = new Float64Array(glm.dim ** 2), h1 = h.slice();
+      model.logLikelihoodHessian(th, h);
+      glm.logLikelihoodHessian(th, h1);
+      assert.deepEqual(h, h1);
+      assert.equal(log.scans, 2);
+      assert.equal(model.fetches.numPasses, 2);
+      // A table that lost a row since it was opened.
+      log.n = N - 1;
+      assert.throws(() => model.logLikelihood(th), /table t at memory changed: 399 rows now, 400/);
+    } finally {
+      model.close();
+      glm.dispose();
+    }
+  }
 });
