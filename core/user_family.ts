@@ -37,7 +37,7 @@
 import type { Arena } from "./arena.ts";
 import type { StoredGlmData } from "./row_buffer.ts";
 import { ScratchF64, ScratchI32 } from "./scratch.ts";
-import { withSharedMemoryImport } from "./load.ts";
+import { withSharedMemoryImport } from "./wasm_binary.ts";
 import { pointerOf } from "./_handles.ts";
 
 const _STATIC_BYTES = 65536;
