@@ -48,153 +48,41 @@
  */
 import { parseArgs } from "node:util";
 import { Rng } from "../random/rng.ts";
-import { higgsShaped, INTERCEPT_NAME } from "../data/synthetic.ts";
-import type { Storage } from "../data/dataset.ts";
-import { loadParquet, type ParquetRowChunk, parquetRowChunks } from "../data/parquet.ts";
+import { loadParquet, parquetRowChunks } from "../data/parquet.ts";
 import { writeParquet } from "../data/parquet_write.ts";
 import { loadCore } from "../core/load.ts";
 import { openRowStore } from "../data/row_store.ts";
 import { convertTable } from "../cli/convert_command.ts";
-import { ShardedGlmModel } from "../models/sharded_glm.ts";
-import { GlmModel } from "../models/glm.ts";
-import type { Model } from "../models/model.ts";
-import { sample } from "../samplers/sample.ts";
-import { measureHessianCostRatio, passEquivalents } from "../samplers/hmc_ecs/passes.ts";
+import { fmtBytes, PeakMemory, type PhaseResult, printPhase, runPhase } from "./phase_measure.ts";
+import {
+  higgsShapedChunks,
+  TALL_COLUMN_NAMES,
+  TALL_NUM_COLS,
+  type TallDataOptions,
+} from "./higgs_chunks.ts";
+import {
+  centringPhases,
+  ecsMemoryPhase,
+  type EcsSettings,
+  ecsStreamPhase,
+  smallHessianCostRatio,
+} from "./tall_data_ecs.ts";
 
-/** What one phase measured. */
-export interface PhaseResult {
-  /** Phase name. */
-  phase: string;
-  /** Number of rows. */
-  n: number;
-  /** Wall-clock seconds. */
-  seconds: number;
-  /** Peak resident memory during the phase, bytes. */
-  peakRssBytes: number;
-  /** Size of the file the phase wrote, bytes (if any). */
-  fileBytes?: number;
-  /** Rows the phase handled, when not n (a gather reads m rows per repeat). */
-  rowsHandled?: number;
-  /** Anything else worth printing. */
-  note?: string;
-}
-
-/** Options of {@link higgsShapedChunks}. */
-export interface TallDataOptions {
-  /** Number of rows. */
-  n: number;
-  /** Seed (as `higgsShaped`). */
-  seed: number | string;
-  /** Rows per chunk (default 100 000). */
-  chunkRows?: number;
-  /** Storage of X (default "f32"). */
-  storage?: Storage;
-}
-
-/** Number of columns of X (intercept + 29 covariates). */
-export const TALL_NUM_COLS = 30;
-
-/** Column names of X: "(Intercept)", x1 … x29. */
-export const TALL_COLUMN_NAMES: readonly string[] = [
-  INTERCEPT_NAME,
-  ...Array.from({ length: TALL_NUM_COLS - 1 }, (_, j) => `x${j + 1}`),
-];
-
-/**
- * HIGGS-shaped logistic rows in chunks: the same rows as `higgsShaped` with
- * the same seed (β from stream 0, rows from stream 1), generated one chunk
- * at a time so memory stays at one chunk whatever n.
- *
- * @param options `n`, `seed`, `chunkRows`, `storage`.
- * @returns The chunks (X row-major with the intercept first, y ∈ {0, 1}).
- */
-export function* higgsShapedChunks(options: TallDataOptions): Generator<ParquetRowChunk> {
-  const { n, seed } = options;
-  const chunkRows = options.chunkRows ?? 100_000, storage = options.storage ?? "f32";
-  const d = TALL_NUM_COLS;
-  const root = new Rng(seed);
-  const coefRng = root.stream(0);
-  const beta = new Float64Array(d);
-  beta[0] = 0.1 * coefRng.normal();
-  for (let j = 1; j < d; j++) beta[j] = 0.25 * coefRng.normal();
-  const rng = root.stream(1);
-  for (let start = 0; start < n; start += chunkRows) {
-    const m = Math.min(chunkRows, n - start);
-    const x = storage === "f64" ? new Float64Array(m * d) : new Float32Array(m * d);
-    const y = new Float64Array(m);
-    for (let i = 0, o = 0; i < m; i++, o += d) {
-      x[o] = 1;
-      let eta = beta[0];
-      for (let j = 1; j < d; j++) {
-        const v = rng.normal();
-        x[o + j] = v;
-        eta += beta[j] * v;
-      }
-      y[i] = rng.uniform() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
-    }
-    yield { numRows: m, x, y };
-  }
-}
-
-/** Peak-memory bookkeeping: VmHWM where readable, else the largest RSS sampled. */
-export class PeakMemory {
-  #procOk: boolean;
-  #sampled = 0;
-
-  constructor() {
-    this.#procOk = false;
-    try {
-      Deno.readTextFileSync("/proc/self/status");
-      Deno.writeTextFileSync("/proc/self/clear_refs", "5");
-      this.#procOk = true;
-    } catch { /* not Linux, or not every permission: sample RSS */ }
-  }
-
-  /** Starts a phase: resets the high-water mark. */
-  reset(): void {
-    this.#sampled = Deno.memoryUsage().rss;
-    if (this.#procOk) Deno.writeTextFileSync("/proc/self/clear_refs", "5");
-  }
-
-  /** Records the current RSS (call between chunks). */
-  sample(): void {
-    this.#sampled = Math.max(this.#sampled, Deno.memoryUsage().rss);
-  }
-
-  /** @returns The peak since {@link reset}, bytes. */
-  peak(): number {
-    this.sample();
-    if (!this.#procOk) return this.#sampled;
-    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"));
-    return m ? Number(m[1]) * 1024 : this.#sampled;
-  }
-
-  /** Whether the peak is the kernel's (VmHWM) rather than sampled. */
-  get isKernelPeak(): boolean {
-    return this.#procOk;
-  }
-}
-
-/** Runs one phase with timing and peak memory. */
-export async function runPhase(
-  phase: string,
-  n: number,
-  mem: PeakMemory,
-  fn: () => Promise<{ fileBytes?: number; rowsHandled?: number; note?: string } | void>,
-): Promise<PhaseResult> {
-  // Memory a previous phase dropped is not this phase's peak.
-  (globalThis as { gc?: () => void }).gc?.();
-  mem.reset();
-  const t = performance.now();
-  const r = (await fn()) ?? {};
-  return {
-    phase,
-    n,
-    seconds: (performance.now() - t) / 1000,
-    peakRssBytes: mem.peak(),
-    ...r,
-  };
-}
+export { PeakMemory, type PhaseResult, printPhase, runPhase } from "./phase_measure.ts";
+export {
+  higgsShapedChunks,
+  TALL_COLUMN_NAMES,
+  TALL_NUM_COLS,
+  type TallDataOptions,
+} from "./higgs_chunks.ts";
+export {
+  centringPhases,
+  ecsMemoryPhase,
+  ecsPhase,
+  type EcsResult,
+  type EcsSettings,
+  ecsStreamPhase,
+} from "./tall_data_ecs.ts";
 
 /**
  * Phase `generate`: HIGGS-shaped rows straight to a Parquet file.
@@ -271,7 +159,7 @@ export function loadPhase(path: string, n: number, mem: PeakMemory): Promise<Pha
       storage: "f32",
     });
     if (data.numRows !== n) throw new Error(`${path}: loaded ${data.numRows} rows, expected ${n}`);
-    return { note: `wasm memory ${_fmtBytes(arena.memory.buffer.byteLength)}` };
+    return { note: `wasm memory ${fmtBytes(arena.memory.buffer.byteLength)}` };
   });
 }
 
@@ -366,239 +254,6 @@ export function gatherPhase(
   });
 }
 
-/** Settings of the HMC-ECS phases (the same at every n). */
-export interface EcsSettings {
-  /** Warm-up iterations. */
-  numWarmup: number;
-  /** Sampling iterations. */
-  numSamples: number;
-  /** Seed. */
-  seed: number;
-}
-
-/** The model options every HMC-ECS phase uses. */
-const TALL_GLM = { family: "logistic", priorScale: 10 } as const;
-
-/**
- * Phase `centre`: the full-data passes of HMC-ECS on the streamed row store.
- *
- * @param rows The row store.
- * @param n Rows (for the record).
- * @param mem Peak-memory bookkeeping.
- * @param workers Shard workers (default 2).
- * @returns Two measurements: `controlVariateSums` with B, and ℓ + ∇ℓ.
- */
-export async function centringPhases(
-  rows: string,
-  n: number,
-  mem: PeakMemory,
-  workers = 2,
-): Promise<PhaseResult[]> {
-  const model = await ShardedGlmModel.create(rows, TALL_GLM, { workers, shardKind: "stream" });
-  try {
-    const d = model.dim, theta = new Float64Array(d).fill(0.01);
-    const a = new Float64Array(d), b = new Float64Array(d * d);
-    const cv = await runPhase(`centring S, A, B (stream, ${workers} w)`, n, mem, () => {
-      const s = model.controlVariateSums(theta, a, b);
-      return Promise.resolve({ note: `S ${s.toExponential(6)}` });
-    });
-    const g = await runPhase(`ℓ + ∇ℓ pass (stream, ${workers} w)`, n, mem, () => {
-      const ll = model.logLikelihood(theta, a);
-      return Promise.resolve({ note: `ℓ ${ll.toExponential(6)}` });
-    });
-    return [cv, g];
-  } finally {
-    model.close();
-  }
-}
-
-/** What an HMC-ECS phase measured, beyond {@link PhaseResult}. */
-export interface EcsResult extends PhaseResult {
-  /** Warm-up wall seconds (includes the subset MAP and the centrings). */
-  warmupSeconds: number;
-  /** Warm-up ℓ + ∇ℓ rows in gradient passes, and Hessian rows in full-data passes. */
-  warmupGradientPasses: number;
-  /** Warm-up Hessian rows / n. */
-  warmupHessianRowPasses: number;
-  /** Warm-up pass-equivalents, Hessian rows weighted by `hessianCostRatio`. */
-  warmupPasses: number;
-  /** w used for {@link warmupPasses}. */
-  hessianCostRatio: number;
-  /** Sampling-phase wall milliseconds per iteration. */
-  msPerIteration: number;
-  /** Sampling-phase ℓ rows per iteration (the model's counter). */
-  llRowsPerIteration: number;
-  /** Sampling-phase rows read from the store per iteration (0 in memory). */
-  readRowsPerIteration: number;
-  /** Sampling-phase milliseconds per iteration spent in `readRows`. */
-  readMsPerIteration: number;
-  /** Subsample size m and number of blocks G after warm-up. */
-  subsampleSize: number;
-  /** Blocks. */
-  numBlocks: number;
-  /** Leapfrog steps L. */
-  numIntegrationSteps: number;
-}
-
-/**
- * One HMC-ECS chain on `model`; `model.readRows`, if there, is wrapped to
- * count and time the rows read.
- *
- * @param label Phase label.
- * @param model The model (a ShardedGlmModel or a GlmModel).
- * @param n Rows.
- * @param mem Peak-memory bookkeeping.
- * @param settings Warm-up, sampling, seed.
- * @param hessianCostRatio w for the pass-equivalents.
- * @returns The measurement.
- */
-export async function ecsPhase(
-  label: string,
-  model: Model,
-  n: number,
-  mem: PeakMemory,
-  settings: EcsSettings,
-  hessianCostRatio: number,
-): Promise<EcsResult> {
-  const reads = { rows: 0, ms: 0, phase: "warmup" as "warmup" | "sampling" };
-  const m = model as unknown as {
-    readRows?: (r: Int32Array, x: Float64Array, y: Float64Array) => void;
-  };
-  if (typeof m.readRows === "function") {
-    const inner = m.readRows.bind(model);
-    m.readRows = (r, x, y) => {
-      const t = performance.now();
-      inner(r, x, y);
-      if (reads.phase === "sampling") {
-        reads.ms += performance.now() - t;
-        reads.rows += r.length;
-      }
-    };
-  }
-  let extra: Omit<EcsResult, keyof PhaseResult> | undefined;
-  const base = await runPhase(label, n, mem, () => {
-    const r = sample(model, {
-      sampler: "hmc-ecs",
-      numChains: 1,
-      numWarmup: settings.numWarmup,
-      numSamples: settings.numSamples,
-      seed: settings.seed,
-      onProgress: (_c, it) => {
-        if (it === settings.numWarmup) reads.phase = "sampling";
-      },
-    });
-    const c = r.chains[0];
-    if (c.stop !== null) throw new Error(`${label}: the chain stopped: ${c.stop.reason}`);
-    const p = passEquivalents(c.cost.warmup, { numRows: n, hessianCostRatio });
-    const S = settings.numSamples, tu = c.tuning;
-    extra = {
-      warmupSeconds: c.wallTimeMs.warmup / 1000,
-      warmupGradientPasses: p.gradientPasses,
-      warmupHessianRowPasses: c.cost.warmup.numHessianRows / n,
-      warmupPasses: p.total,
-      hessianCostRatio,
-      msPerIteration: c.wallTimeMs.sampling / S,
-      llRowsPerIteration: c.cost.sampling.numLogLikRows / S,
-      readRowsPerIteration: reads.rows / S,
-      readMsPerIteration: reads.ms / S,
-      subsampleSize: Number(tu.subsampleSize),
-      numBlocks: Number(tu.numBlocks),
-      numIntegrationSteps: Number(tu.numIntegrationSteps),
-    };
-    const e = extra;
-    return Promise.resolve({
-      rowsHandled: c.cost.warmup.numLogLikRows + c.cost.sampling.numLogLikRows,
-      note: `warm-up ${e.warmupSeconds.toFixed(1)} s, ${e.warmupPasses.toFixed(2)} passes ` +
-        `(${e.warmupGradientPasses.toFixed(2)} ∇ + ${e.warmupHessianRowPasses.toFixed(2)} H × w ${
-          hessianCostRatio.toFixed(2)
-        }); sampling ${e.msPerIteration.toFixed(2)} ms/it, ` +
-        `${e.llRowsPerIteration.toFixed(0)} ℓ rows/it, ${
-          e.readRowsPerIteration.toFixed(0)
-        } rows read/it ` +
-        `in ${
-          e.readMsPerIteration.toFixed(2)
-        } ms; m ${e.subsampleSize}, G ${e.numBlocks}, L ${e.numIntegrationSteps}`,
-    });
-  });
-  return { ...base, ...extra! };
-}
-
-/**
- * Phase `ecs`: HMC-ECS on the row store streamed by a {@link ShardedGlmModel}.
- *
- * @param rows The row store.
- * @param n Rows.
- * @param mem Peak-memory bookkeeping.
- * @param settings Warm-up, sampling, seed.
- * @param hessianCostRatio w for the pass-equivalents.
- * @returns The measurement.
- */
-export async function ecsStreamPhase(
-  rows: string,
-  n: number,
-  mem: PeakMemory,
-  settings: EcsSettings,
-  hessianCostRatio: number,
-): Promise<EcsResult> {
-  const model = await ShardedGlmModel.create(rows, TALL_GLM, { workers: 2, shardKind: "stream" });
-  try {
-    return await ecsPhase("HMC-ECS out of core", model, n, mem, settings, hessianCostRatio);
-  } finally {
-    model.close();
-  }
-}
-
-/**
- * Phase `ecsmem`: HMC-ECS on a {@link GlmModel} over the Parquet file loaded
- * into wasm memory (f32). The load is not timed.
- *
- * @param parquet The Parquet file.
- * @param n Rows.
- * @param mem Peak-memory bookkeeping.
- * @param settings Warm-up, sampling, seed.
- * @param hessianCostRatio w for the pass-equivalents.
- * @returns The measurement.
- */
-export async function ecsMemoryPhase(
-  parquet: string,
-  n: number,
-  mem: PeakMemory,
-  settings: EcsSettings,
-  hessianCostRatio: number,
-): Promise<EcsResult> {
-  const arena = loadCore();
-  const data = await loadParquet(arena, parquet, {
-    response: "y",
-    family: "logistic",
-    storage: "f32",
-  });
-  const model = new GlmModel(data, TALL_GLM);
-  try {
-    return await ecsPhase("HMC-ECS in memory", model, n, mem, settings, hessianCostRatio);
-  } finally {
-    model.dispose();
-  }
-}
-
-function _fmtBytes(b: number): string {
-  return b >= 1e9 ? `${(b / 1e9).toFixed(2)} GB` : `${(b / 1e6).toFixed(1)} MB`;
-}
-
-/** Prints one result line. */
-export function printPhase(r: PhaseResult): void {
-  console.log(
-    [
-      `n=${r.n.toExponential(0)}`.padEnd(8),
-      r.phase.padEnd(30),
-      `${r.seconds.toFixed(2)} s`.padStart(10),
-      `${((r.rowsHandled ?? r.n) / r.seconds / 1e6).toFixed(2)}·10⁶ rows/s`.padStart(18),
-      `peak RSS ${_fmtBytes(r.peakRssBytes)}`.padStart(20),
-      r.fileBytes !== undefined ? `file ${_fmtBytes(r.fileBytes)}` : "",
-      r.note ?? "",
-    ].join("  "),
-  );
-}
-
 /** How much of a file is in the page cache (`fincore`, util-linux), or "" where unavailable. */
 function _cacheNote(path: string): string {
   try {
@@ -606,19 +261,9 @@ function _cacheNote(path: string): string {
       .outputSync();
     if (!out.success) return "";
     const [res, size] = new TextDecoder().decode(out.stdout).trim().split(/\s+/).map(Number);
-    return `${path}: ${_fmtBytes(res)} of ${_fmtBytes(size)} in the page cache`;
+    return `${path}: ${fmtBytes(res)} of ${fmtBytes(size)} in the page cache`;
   } catch {
     return "";
-  }
-}
-
-function _smallHessianCostRatio(seed: string): number {
-  const { data } = higgsShaped(loadCore(), { n: 200_000, seed, storage: "f32" });
-  const model = new GlmModel(data, TALL_GLM);
-  try {
-    return measureHessianCostRatio(model, { repeats: 9 });
-  } finally {
-    model.dispose();
   }
 }
 
@@ -662,7 +307,7 @@ async function _main(args: string[]): Promise<void> {
   );
   // w (Hessian row / gradient row cost) for the pass-equivalents: a per-row
   // compute ratio, measured once on 2·10⁵ rows in memory.
-  const w = phases.has("ecs") || phases.has("ecsmem") ? _smallHessianCostRatio(values.seed!) : 0;
+  const w = phases.has("ecs") || phases.has("ecsmem") ? smallHessianCostRatio(values.seed!) : 0;
   if (w > 0) console.log(`w = t(Hessian pass) / t(gradient pass) = ${w.toFixed(2)}`);
   const results: PhaseResult[] = [];
   for (const n of ns) {

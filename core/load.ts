@@ -26,6 +26,7 @@ import {
   RELAXED_WASM_BASE64,
   SIMD_WASM_BASE64,
 } from "./_embedded_core.ts";
+import { appendCustomSection, customSectionText, withSharedMemoryImport } from "./wasm_binary.ts";
 
 /** A core build the host compiled: a module, or the bytes of a `.wasm` file of `dist/wasm/`. */
 export type CoreWasm = WebAssembly.Module | ArrayBuffer | ArrayBufferView;
@@ -123,67 +124,6 @@ function _wasmBytes(backend: "simd" | "relaxed-simd", shared: boolean): Uint8Arr
   return bytes;
 }
 
-function _readLeb(bytes: Uint8Array, pos: number): [value: number, next: number] {
-  let value = 0, shift = 0, b: number;
-  do {
-    b = bytes[pos++];
-    value += (b & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (b & 0x80);
-  return [value, pos];
-}
-
-/**
- * Copy of a module's `bytes` whose imported `env.memory` is declared shared
- * (limits flag 0x01 → 0x03; the import must declare a maximum), so that it
- * can be instantiated over a shared memory: the core's builds, and a user
- * family compiled at run time (core/user_family.ts).
- *
- * @param bytes A wasm module importing its memory with a maximum.
- * @returns The patched copy; the code and data are the same bytes.
- * @throws {TypeError} If the module imports no memory or one without a maximum.
- * @internal
- */
-export function withSharedMemoryImport(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
-  const out = bytes.slice();
-  let pos = 8; // magic + version
-  while (pos < out.length) {
-    const id = out[pos++];
-    const [size, body] = _readLeb(out, pos);
-    if (id === 2) {
-      let [count, p] = _readLeb(out, body);
-      for (; count > 0; count--) {
-        for (let s = 0; s < 2; s++) { // module name, field name
-          const [len, q] = _readLeb(out, p);
-          p = q + len;
-        }
-        const kind = out[p++];
-        if (kind === 0x02) {
-          if (out[p] !== 0x01) {
-            throw new TypeError(
-              `shared memory needs a memory import with a maximum (flags 0x01), got 0x${
-                out[p].toString(16)
-              }`,
-            );
-          }
-          out[p] = 0x03;
-          return out;
-        }
-        if (kind === 0x00) p = _readLeb(out, p)[1]; // function: type index
-        else if (kind === 0x01) { // table: reftype + limits
-          p++;
-          const flags = out[p++];
-          p = _readLeb(out, p)[1];
-          if (flags & 1) p = _readLeb(out, p)[1];
-        } else if (kind === 0x03) p += 2; // global: valtype + mut
-        else throw new TypeError(`unknown wasm import kind ${kind}`);
-      }
-    }
-    pos = body + size;
-  }
-  throw new TypeError("the core wasm module does not import its memory");
-}
-
 /** Thrown when the runtime will not compile WebAssembly from bytes. */
 class _CompileForbidden extends Error {}
 /** Thrown when this build embeds no core and none was provided. */
@@ -219,30 +159,13 @@ function _backendOf(wasm: CoreWasm): "simd" | "relaxed-simd" | null {
     const bytes = wasm instanceof ArrayBuffer
       ? new Uint8Array(wasm)
       : new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength);
-    return _sectionBackend(bytes);
+    const value = customSectionText(bytes, CORE_BACKEND_SECTION);
+    return value === "simd" || value === "relaxed-simd" ? value : null;
   }
   const sections = WebAssembly.Module.customSections(mod, CORE_BACKEND_SECTION);
   if (sections.length === 0) return null;
   const name = new TextDecoder().decode(sections[0]);
   return name === "simd" || name === "relaxed-simd" ? name : null;
-}
-
-function _sectionBackend(bytes: Uint8Array): "simd" | "relaxed-simd" | null {
-  let pos = 8;
-  while (pos < bytes.length) {
-    const id = bytes[pos++];
-    const [size, body] = _readLeb(bytes, pos);
-    if (id === 0) {
-      const [len, p] = _readLeb(bytes, body);
-      const name = new TextDecoder().decode(bytes.subarray(p, p + len));
-      if (name === CORE_BACKEND_SECTION) {
-        const value = new TextDecoder().decode(bytes.subarray(p + len, body + size));
-        return value === "simd" || value === "relaxed-simd" ? value : null;
-      }
-    }
-    pos = body + size;
-  }
-  return null;
 }
 
 /**
@@ -256,24 +179,7 @@ function _sectionBackend(bytes: Uint8Array): "simd" | "relaxed-simd" | null {
 export function coreWasmFile(backend: "simd" | "relaxed-simd"): Uint8Array<ArrayBuffer> {
   const bytes = _wasmBytes(backend, false);
   if (bytes.length === 0) return bytes;
-  const name = new TextEncoder().encode(CORE_BACKEND_SECTION);
-  const value = new TextEncoder().encode(backend);
-  const payload = [..._leb(name.length), ...name, ...value];
-  const out = new Uint8Array(bytes.length + 1 + _leb(payload.length).length + payload.length);
-  out.set(bytes);
-  out.set([0, ..._leb(payload.length), ...payload], bytes.length);
-  return out;
-}
-
-function _leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
+  return appendCustomSection(bytes, CORE_BACKEND_SECTION, backend);
 }
 
 /**

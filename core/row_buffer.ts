@@ -1,6 +1,8 @@
 /**
- * Typed data views for GLM kernels: a data set in linear memory, the
- * per-row control-variate cache, and a contiguous buffer of gathered rows.
+ * Typed data views for GLM kernels: a contiguous buffer of gathered rows,
+ * beside the data set in linear memory (core/stored_glm_data.ts) and the
+ * per-row control-variate cache (core/control_variate_cache.ts), which this
+ * module re-exports.
  *
  * ```
  *  StoredGlmData        x : n × d row-major, f64 or f32      y : n f64
@@ -25,177 +27,12 @@
  * @module
  */
 import type { Arena } from "./arena.ts";
-import { pointerOf, setPointer } from "./_handles.ts";
+import { pointerOf } from "./_handles.ts";
+import { type ControlVariateCache, CV_STRIDE } from "./control_variate_cache.ts";
+import type { StoredGlmData } from "./stored_glm_data.ts";
 
-/** f64 per control-variate cache row (η*, ℓ*, a, b). Core-internal layout. */
-export const CV_STRIDE = 4;
-
-/**
- * A GLM data set in an arena, as `data/` produces it (`GlmData`): the design
- * matrix and responses at byte offsets that only `core/` reads.
- */
-export interface StoredGlmData {
-  /** The arena whose memory holds the data. */
-  readonly arena: Arena;
-  /** Where X starts (core-internal). */
-  readonly x: number;
-  /** Where y starts (core-internal). */
-  readonly y: number;
-  /** Number of rows n. */
-  readonly numRows: number;
-  /** Number of columns d. */
-  readonly numCols: number;
-  /** Storage type of X ("f64" or "f32"); y is f64. */
-  readonly storage: "f64" | "f32";
-}
-
-/**
- * Fresh views of a stored data set's X (f64 or f32, as stored, row-major
- * n × d) and y (f64), valid until the memory next grows. For reading the data
- * in TypeScript (analytic posteriors, predictions) without byte offsets.
- *
- * @param data The data set.
- * @returns The two views.
- * @example
- * ```ts
- * import { Arena } from "./arena.ts";
- * import { dataViews } from "./row_buffer.ts";
- * const arena = new Arena();
- * const x = arena.allocF32(4), y = arena.allocF64(2);
- * arena.writeF32(x, [1, 2, 3, 4]);
- * const v = dataViews({ arena, x, y, numRows: 2, numCols: 2, storage: "f32" });
- * if (!(v.x instanceof Float32Array) || v.x[3] !== 4 || v.y.length !== 2) throw new Error();
- * ```
- */
-export function dataViews(
-  data: StoredGlmData,
-): { x: Float64Array | Float32Array; y: Float64Array } {
-  const cells = data.numRows * data.numCols, a = data.arena;
-  return {
-    x: data.storage === "f64" ? a.f64(data.x, cells) : a.f32(data.x, cells),
-    y: a.f64(data.y, data.numRows),
-  };
-}
-
-/**
- * The per-row control-variate cache of a data set: (η*ᵢ, ℓᵢ*, aᵢ, bᵢ) for every
- * row i, filled by {@link GlmKernels.prepareControlVariates}.
- *
- * @example
- * ```ts
- * import { Arena } from "./arena.ts";
- * import { ControlVariateCache } from "./row_buffer.ts";
- * const cache = new ControlVariateCache(new Arena(), 10);
- * if (cache.numRows !== 10) throw new Error();
- * cache.dispose();
- * ```
- */
-export class ControlVariateCache {
-  /** The arena holding the cache. */
-  readonly arena: Arena;
-  /** Number of data rows n. */
-  readonly numRows: number;
-
-  /**
-   * Allocate the cache (zeroed) for `numRows` rows.
-   *
-   * @param arena The data's arena.
-   * @param numRows n.
-   */
-  constructor(arena: Arena, numRows: number) {
-    if (!Number.isInteger(numRows) || numRows < 1) {
-      throw new RangeError(`numRows must be a positive integer, got ${numRows}`);
-    }
-    this.arena = arena;
-    this.numRows = numRows;
-    setPointer(this, arena.allocF64(numRows * CV_STRIDE));
-  }
-
-  /**
-   * The cached (η*, ℓ*, dℓ/dη, d²ℓ/dη²) of data row `i` (a copy).
-   *
-   * @param i Row index in [0, n).
-   * @returns Four numbers.
-   */
-  row(i: number): Float64Array {
-    if (!(Number.isInteger(i) && i >= 0 && i < this.numRows)) {
-      throw new RangeError(`row index must be an integer in [0, ${this.numRows - 1}], got ${i}`);
-    }
-    return this.arena.readF64(pointerOf(this) + i * CV_STRIDE * 8, CV_STRIDE);
-  }
-
-  /**
-   * The cache as plain, structured-cloneable data, for another thread over
-   * the same shared memory ({@link ControlVariateCache.attach}).
-   *
-   * @returns The shared handle (valid until this cache is disposed).
-   */
-  share(): SharedCache {
-    return { numRows: this.numRows, offset: pointerOf(this) };
-  }
-
-  /**
-   * A view of a cache another thread {@link ControlVariateCache.share | shared}:
-   * it reads and fills the same rows; its `dispose` only forgets them (the
-   * owner frees the memory).
-   *
-   * @param arena An arena over the owner's shared memory (e.g. a worker's attached region).
-   * @param shared The owner's handle.
-   * @returns The view.
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { loadCore } from "./load.ts";
-   * import { ControlVariateCache } from "./row_buffer.ts";
-   * const arena = loadCore({ backend: "reference", shared: true });
-   * const cache = new ControlVariateCache(arena, 3);
-   * const view = ControlVariateCache.attach(arena, cache.share());
-   * assert.equal(view.numRows, 3);
-   * view.dispose();
-   * assert.deepEqual(Array.from(cache.row(2)), [0, 0, 0, 0]); // still the owner's
-   * cache.dispose();
-   * ```
-   */
-  static attach(arena: Arena, shared: SharedCache): ControlVariateCache {
-    if (!(Number.isInteger(shared.numRows) && shared.numRows >= 1 && shared.offset > 0)) {
-      throw new RangeError(
-        `a shared cache needs numRows ≥ 1 and an offset, got ${JSON.stringify(shared)}`,
-      );
-    }
-    const view = Object.create(ControlVariateCache.prototype) as ControlVariateCache;
-    Object.defineProperties(view, {
-      arena: { value: arena, enumerable: true },
-      numRows: { value: shared.numRows, enumerable: true },
-    });
-    setPointer(view, shared.offset);
-    _views.add(view);
-    return view;
-  }
-
-  /**
-   * Release the cache (a view from {@link ControlVariateCache.attach} only
-   * forgets its rows).
-   *
-   * @returns Nothing.
-   */
-  dispose(): void {
-    if (!_views.has(this)) this.arena.free(pointerOf(this));
-    setPointer(this, 0);
-  }
-}
-
-/**
- * A {@link ControlVariateCache} as plain data (structured-cloneable; its
- * offset is opaque outside `core/`).
- */
-export interface SharedCache {
-  /** Rows n. */
-  readonly numRows: number;
-  /** @internal Byte offset of row 0. */
-  readonly offset: number;
-}
-
-const _views = new WeakSet<ControlVariateCache>();
+export { ControlVariateCache, CV_STRIDE, type SharedCache } from "./control_variate_cache.ts";
+export { dataViews, type StoredGlmData } from "./stored_glm_data.ts";
 
 /** Byte offsets of a {@link RowBuffer}'s blocks (core-internal). */
 export interface RowBufferBlocks {

@@ -37,96 +37,9 @@
 import type { Arena } from "./arena.ts";
 import type { StoredGlmData } from "./row_buffer.ts";
 import { ScratchF64, ScratchI32 } from "./scratch.ts";
-import { withSharedMemoryImport } from "./load.ts";
+import { withSharedMemoryImport } from "./wasm_binary.ts";
 import { pointerOf } from "./_handles.ts";
-
-const _STATIC_BYTES = 65536;
-
-/** The AssemblyScript compiler's module (loaded on first use). */
-const _ASC = "npm:assemblyscript@0.28.20/asc";
-
-/** The part of the compiler's API this module calls. */
-interface _Asc {
-  main(
-    argv: string[],
-    options: {
-      readFile(name: string): string | null;
-      writeFile(name: string, contents: Uint8Array | string): void;
-      listFiles(): string[];
-    },
-  ): Promise<{ error: Error | null; stderr: { toString(): string } }>;
-}
-
-const _TEMPLATE = `
-import { _axpy2, _dot2, _mirrorPost, _mirrorPre, _outer2, _row } from "./rows";
-import { ZERO } from "./vmath";
-export { ZERO };
-
-/** First free byte above the module's static data (checked against its block). */
-export function heapBase(): usize {
-  return __heap_base;
-}
-
-// ─── user source ───
-__USER__
-// ─── end of user source ───
-
-/** Σℓᵢ over m rows (idx list or start … start + m − 1); grad += Σℓ'xᵢ; per-row outputs. */
-export function llUser(x: usize, y: usize, d: i32, start: i32, idx: usize, m: i32,
-    theta: usize, grad: usize, llOut: usize, dOut: usize, d2Out: usize): f64 {
-  const rowBytes = <usize>d << 3;
-  let sum = 0.0;
-  for (let k = 0; k < m; k += 2) {
-    const single = k + 1 == m;
-    const r0 = _row(idx, start, k);
-    const r1 = single ? r0 : _row(idx, start, k + 1);
-    const p0 = x + <usize>r0 * rowBytes, p1 = x + <usize>r1 * rowBytes;
-    const eta = _dot2<f64>(p0, p1, theta, d);
-    const e0 = f64x2.extract_lane(eta, 0), e1 = f64x2.extract_lane(eta, 1);
-    const y0 = load<f64>(y + (<usize>r0 << 3)), y1 = load<f64>(y + (<usize>r1 << 3));
-    const l0 = logLik(e0, y0), g0 = dLogLik(e0, y0);
-    let l1 = 0.0, g1 = 0.0;
-    if (!single) {
-      l1 = logLik(e1, y1);
-      g1 = dLogLik(e1, y1);
-    }
-    sum += l0 + l1;
-    if (grad != 0) _axpy2<f64>(grad, p0, p1, f64x2.replace_lane(f64x2.splat(g0), 1, g1), d);
-    const o = <usize>k << 3;
-    if (llOut != 0) {
-      store<f64>(llOut + o, l0);
-      if (!single) store<f64>(llOut + o, l1, 8);
-    }
-    if (dOut != 0) {
-      store<f64>(dOut + o, g0);
-      if (!single) store<f64>(dOut + o, g1, 8);
-    }
-    if (d2Out != 0) {
-      store<f64>(d2Out + o, d2LogLik(e0, y0));
-      if (!single) store<f64>(d2Out + o, d2LogLik(e1, y1), 8);
-    }
-  }
-  return sum;
-}
-
-/** hess += Σℓ''(ηᵢ)xᵢxᵢᵀ over rows [start, end) (full d × d). */
-export function hessUser(x: usize, y: usize, d: i32, start: i32, end: i32, theta: usize,
-    h: usize): void {
-  if (end <= start) return;
-  const rowBytes = <usize>d << 3;
-  _mirrorPre(h, d);
-  for (let i = start; i < end; i += 2) {
-    const single = i + 1 == end;
-    const r1 = single ? i : i + 1;
-    const p0 = x + <usize>i * rowBytes, p1 = x + <usize>r1 * rowBytes;
-    const eta = _dot2<f64>(p0, p1, theta, d);
-    const w0 = d2LogLik(f64x2.extract_lane(eta, 0), load<f64>(y + (<usize>i << 3)));
-    const w1 = single ? 0.0 : d2LogLik(f64x2.extract_lane(eta, 1), load<f64>(y + (<usize>r1 << 3)));
-    _outer2<f64>(h, p0, p1, f64x2.replace_lane(f64x2.splat(w0), 1, w1), d);
-  }
-  _mirrorPost(h, d);
-}
-`;
+import { compileUserModule, USER_STATIC_BYTES } from "./user_family_compiler.ts";
 
 /**
  * An example user family: the built-in logistic family's formulas
@@ -172,14 +85,6 @@ interface _UserExports {
     theta: number,
     h: number,
   ): void;
-}
-
-async function _source(name: string): Promise<string> {
-  const url = new URL(`./as/${name}`, import.meta.url);
-  if (url.protocol === "file:") return await Deno.readTextFile(url);
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`cannot load ${url}: ${r.status}`);
-  return await r.text();
 }
 
 /**
@@ -238,10 +143,10 @@ export class UserFamilyKernels {
     });
     this.#ex = instance.exports as unknown as _UserExports;
     const top = (instance.exports.heapBase as () => number)() >>> 0;
-    if (top > staticBlock + _STATIC_BYTES) {
+    if (top > staticBlock + USER_STATIC_BYTES) {
       throw new RangeError(
         `the user family's static data end at ${top}, past its block [${staticBlock}, ${
-          staticBlock + _STATIC_BYTES
+          staticBlock + USER_STATIC_BYTES
         })`,
       );
     }
@@ -298,7 +203,7 @@ export class UserFamilyKernels {
         "UserFamilyKernels.atBlock needs an arena over an unshared memory (attach() shares one)",
       );
     }
-    const block = arena.alloc(_STATIC_BYTES, 16);
+    const block = arena.alloc(USER_STATIC_BYTES, 16);
     if (block !== staticBlock) {
       arena.free(block);
       throw new RangeError(
@@ -456,10 +361,10 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
       throw new TypeError(`the user family must define function ${fn}(eta: f64, y: f64): f64`);
     }
   }
-  const block = arena.alloc(_STATIC_BYTES, 16);
+  const block = arena.alloc(USER_STATIC_BYTES, 16);
   let wasm: Uint8Array | undefined;
   try {
-    wasm = await _compile(source, block);
+    wasm = await compileUserModule(source, block);
   } catch (e) {
     arena.free(block);
     throw e;
@@ -475,66 +380,4 @@ export async function compileUserFamily(arena: Arena, source: string): Promise<U
     arena.free(block);
     throw e;
   }
-}
-
-/**
- * Compiled modules by static block and source (the last few): a family
- * compiled again at the same address, as every sharded model's is (the first
- * block of a fresh arena), reuses the bytes instead of running the compiler
- * (seconds) again.
- */
-const _compiled = new Map<string, Uint8Array>();
-const _COMPILED_KEPT = 8;
-
-/** The module of `source` with its static block at `block` (unshared memory import). */
-async function _compile(source: string, block: number): Promise<Uint8Array> {
-  const key = `${block}\n${source}`;
-  const kept = _compiled.get(key);
-  if (kept !== undefined) return kept;
-  const files = new Map<string, string>([
-    ["user_family.ts", _TEMPLATE.replace("__USER__", source)],
-    ["rows.ts", await _source("rows.ts")],
-    ["vmath.ts", await _source("vmath.ts")],
-  ]);
-  // The compiler loads on first use only: importing this module costs nothing.
-  // Its specifier is a variable so that type-checking a program that imports
-  // this module (through mod.ts, which can run a user family on threads) does
-  // not pull the compiler's own declarations into that program.
-  const { default: asc } = (await import(_ASC)) as { default: _Asc };
-  let wasm: Uint8Array | undefined;
-  const { error, stderr } = await asc.main([
-    "user_family.ts",
-    "--outFile",
-    "user_family.wasm",
-    "--optimizeLevel",
-    "3",
-    "--runtime",
-    "stub",
-    "--noAssert",
-    "--importMemory",
-    "--initialMemory",
-    String(Math.ceil((block + _STATIC_BYTES) / 65536)),
-    "--maximumMemory",
-    "65536",
-    "--memoryBase",
-    String(block),
-    "--enable",
-    "simd",
-    "--disableWarning",
-    "112",
-  ], {
-    readFile: (name: string) => files.get(name.replace(/^.*\//, "")) ?? null,
-    writeFile(name: string, contents: Uint8Array | string) {
-      if (name.endsWith(".wasm") && typeof contents !== "string") wasm = contents;
-    },
-    listFiles: () => [],
-  });
-  if (error || wasm === undefined) {
-    throw new SyntaxError(
-      `the user family does not compile: ${error?.message ?? "no output"}\n${stderr}`,
-    );
-  }
-  if (_compiled.size >= _COMPILED_KEPT) _compiled.delete(_compiled.keys().next().value as string);
-  _compiled.set(key, wasm);
-  return wasm;
 }

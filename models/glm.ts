@@ -41,8 +41,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { type GlmFamilyName, GlmKernels } from "../core/glm_kernels.ts";
-import { dataViews } from "../core/row_buffer.ts";
+import { GlmKernels } from "../core/glm_kernels.ts";
 import type { GlmData } from "../data/dataset.ts";
 import {
   assertPosition,
@@ -58,88 +57,29 @@ import type { ScalePrior } from "./priors.ts";
 import { checkNuPrior, nuLogPrior, type NuPrior } from "./nu_prior.ts";
 import { checkOptionNames } from "../math/names.ts";
 import { assertLiveGlmData } from "../data/dataset.ts";
+import {
+  copyGlmOptions,
+  DEFAULT_GLM_SCALE_PRIOR,
+  GLM_FAMILIES,
+  GLM_OPTION_NAMES,
+  glmCoefficientPrior,
+  glmKernelFamily,
+  type GlmModelFamily,
+  type GlmOptions,
+} from "./glm_options.ts";
+import { glmRowHessians } from "./glm_row_hessians.ts";
 
 export type { NuPrior } from "./nu_prior.ts";
-
-/** The prior on σ or φ when none is given: half-normal with scale 10 (weakly informative for y on a unit scale). */
-export const DEFAULT_GLM_SCALE_PRIOR: ScalePrior = { family: "half_normal", scale: 10 };
-
-/** The original three families (those `data/csv.ts` checks a response for). */
-export type GlmFamily = "logistic" | "gaussian" | "poisson";
-
-/** Every family {@link GlmModel} implements (see the module table). */
-export type GlmModelFamily =
-  | GlmFamily
-  | "gaussian-scale"
-  | "student-t"
-  | "negative-binomial"
-  | "binomial";
-
-/** Every family {@link GlmModel} implements, as a list. */
-export const GLM_FAMILIES: readonly GlmModelFamily[] = [
-  "logistic",
-  "gaussian",
-  "poisson",
-  "gaussian-scale",
-  "student-t",
-  "negative-binomial",
-  "binomial",
-];
-
-/** Every key of {@link GlmOptions} (others are a TypeError naming the closest). */
-const GLM_OPTION_NAMES = [
-  "family",
-  "sigma",
-  "nu",
-  "nuPrior",
-  "offset",
-  "trials",
-  "scalePrior",
-  "priorScale",
-  "priorMean",
-  "interceptColumn",
-  "interceptPriorScale",
-] as const satisfies readonly (keyof GlmOptions)[];
-const _glmKeysComplete: [Exclude<keyof GlmOptions, typeof GLM_OPTION_NAMES[number]>] extends [never]
-  ? true
-  : never = true;
-void _glmKeysComplete;
-
-/** Options of {@link GlmModel}. */
-export interface GlmOptions {
-  /** The response family. */
-  family: GlmModelFamily;
-  /** Known residual sd of the Gaussian family (required for "gaussian"). */
-  sigma?: number;
-  /**
-   * Degrees of freedom ν of "student-t" (required): a fixed ν > 0, or
-   * "sample" to sample ν > 1 as θ's last coordinate ω = log(ν − 1).
-   */
-  nu?: number | "sample";
-  /** Prior on ν when `nu: "sample"`; default Gamma(2, 0.1) truncated to ν > 1. */
-  nuPrior?: NuPrior;
-  /** Offset per row (log exposure) for "poisson" and "negative-binomial": η = xᵀβ + offset. */
-  offset?: ArrayLike<number>;
-  /** Number of trials per row for "binomial" (required; integers ≥ y). */
-  trials?: ArrayLike<number>;
-  /**
-   * Prior on σ or φ ("gaussian-scale", "student-t", "negative-binomial"), as
-   * a {@link ScalePrior} or its text (`"half_normal(1)"`); default
-   * {@link DEFAULT_GLM_SCALE_PRIOR}.
-   */
-  scalePrior?: ScalePrior | string;
-  /** Prior sd per coefficient: one number for all, or one per column. Default 10. */
-  priorScale?: number | ArrayLike<number>;
-  /** Prior mean per coefficient: one number or one per column. Default 0. */
-  priorMean?: number | ArrayLike<number>;
-  /**
-   * Index of an intercept column whose prior is set by `interceptPriorScale`
-   * instead (default: none).
-   */
-  interceptColumn?: number;
-  /** Prior sd of the intercept column; `Infinity` gives a flat prior. */
-  interceptPriorScale?: number;
-}
+export {
+  checkGlmResponse,
+  DEFAULT_GLM_SCALE_PRIOR,
+  GLM_FAMILIES,
+  type GlmFamily,
+  type GlmModelFamily,
+  type GlmOptions,
+  LOG_CONCAVE_GLM_FAMILIES,
+} from "./glm_options.ts";
+export { glmRowHessians } from "./glm_row_hessians.ts";
 
 /**
  * A GLM posterior over data in WebAssembly memory, implementing
@@ -221,8 +161,8 @@ export class GlmModel implements PerRowHessianModel {
     }
     assertLiveGlmData(data, "GlmModel");
     const d = data.numCols;
-    const prior = _prior(options, d);
-    const kernelFamily = _kernelFamily(options, data);
+    const prior = glmCoefficientPrior(options, d);
+    const kernelFamily = glmKernelFamily(options, data);
     this.kernels = new GlmKernels(data.arena, {
       family: kernelFamily,
       dim: d,
@@ -262,7 +202,7 @@ export class GlmModel implements PerRowHessianModel {
     this.priorPrecision = prior.precision;
     this.#logPriorConst = prior.logConst;
     this.#priorGrad = new Float64Array(this.dim);
-    this.options = _copyOptions(options);
+    this.options = copyGlmOptions(options);
   }
 
   /**
@@ -385,231 +325,6 @@ export class GlmModel implements PerRowHessianModel {
     this.kernels.dispose();
   }
 }
-
-/** The kernels' family for the model's options, after checking the data's domain. */
-/**
- * Per-row Hessians ∇²ℓᵢ(θ) of rows `rows` of `data` into `out` (m × P × P,
- * P = θ's length): ℓ_ηη xᵢxᵢᵀ, and for families with τ the border ℓ_ητ xᵢ and
- * corner ℓ_ττ (with a sampled ν also ℓ_ηω xᵢ, ℓ_τω and ℓ_ωω). The arithmetic
- * of {@link GlmModel.perRowHessians}, shared with the models whose rows are
- * gathered from elsewhere (models/sharded_glm.ts), so a row's Hessian is the
- * same bits wherever the row lives. Counts nothing; θ is not checked.
- *
- * @param kernels The family's kernels (their aux column set for `data`).
- * @param data The rows.
- * @param theta θ (length P).
- * @param rows Row indices into `data`.
- * @param out Output, at least m·P² values.
- * @returns Nothing.
- * @internal
- */
-export function glmRowHessians(
-  kernels: GlmKernels,
-  data: GlmData,
-  theta: Float64Array,
-  rows: Int32Array,
-  out: Float64Array,
-): void {
-  const m = rows.length, P = theta.length, d = data.numCols;
-  if (out.length < m * P * P) {
-    throw new RangeError(`out must hold ${m * P * P} values, got ${out.length}`);
-  }
-  const xs = kernels.gatherRows(data, rows, new Float64Array(m * d));
-  const b = new Float64Array(m), c = new Float64Array(m), e = new Float64Array(m);
-  const S = P > d + 1 ? 10 : 6; // per-row record length (families with ω: 10)
-  if (kernels.hasCompactCache) {
-    const one = new Float64Array(P * P);
-    for (let k = 0; k < m; k++) {
-      kernels.hessian(data, theta, {
-        out: one,
-        range: { start: rows[k], end: rows[k] + 1 },
-      });
-      out.set(one, k * P * P);
-    }
-  } else {
-    const dv = kernels.rowDerivatives(data, theta, {
-      rows,
-      out: new Float64Array(S * m),
-    });
-    for (let k = 0; k < m; k++) {
-      b[k] = dv[S * k + 2];
-      c[k] = dv[S * k + 4];
-      e[k] = dv[S * k + 5];
-    }
-    for (let k = 0; k < m; k++) {
-      const o = k * P * P, xo = k * d;
-      for (let j = 0; j < d; j++) {
-        const bx = b[k] * xs[xo + j];
-        for (let l = 0; l < d; l++) out[o + j * P + l] = bx * xs[xo + l];
-        if (P > d) out[o + j * P + d] = out[o + d * P + j] = c[k] * xs[xo + j];
-      }
-      if (P > d) out[o + d * P + d] = e[k];
-      if (P > d + 1) {
-        const r = S * k, w = d + 1;
-        for (let j = 0; j < d; j++) {
-          out[o + j * P + w] = out[o + w * P + j] = dv[r + 7] * xs[xo + j];
-        }
-        out[o + d * P + w] = out[o + w * P + d] = dv[r + 8];
-        out[o + w * P + w] = dv[r + 9];
-      }
-    }
-  }
-}
-
-function _kernelFamily(options: GlmOptions, data: GlmData): GlmFamilyName {
-  const f = options.family, n = data.numRows;
-  const column = (v: ArrayLike<number> | undefined, what: string, fam: string) => {
-    if (v === undefined) return;
-    if (fam !== f) {
-      throw new TypeError(`${what} applies to family ${fam}, not ${JSON.stringify(f)}`);
-    }
-    if (v.length !== n) throw new RangeError(`${what} must have ${n} values, got ${v.length}`);
-  };
-  if (options.offset !== undefined && f !== "poisson") {
-    column(options.offset, "offset", "negative-binomial");
-  } else column(options.offset, "offset", "poisson");
-  column(options.trials, "trials", "binomial");
-  if (options.nu !== undefined && f !== "student-t") {
-    throw new TypeError(`nu applies to family "student-t", not ${JSON.stringify(f)}`);
-  }
-  if (options.nuPrior !== undefined && options.nu !== "sample") {
-    throw new TypeError(`nuPrior applies to family "student-t" with nu: "sample"`);
-  }
-  if (typeof options.nu === "string" && options.nu !== "sample") {
-    throw new TypeError(
-      `nu must be a positive number or "sample", got ${JSON.stringify(options.nu)}`,
-    );
-  }
-  checkGlmResponse(f, dataViews(data).y, options.trials);
-  if (f === "poisson" && options.offset !== undefined) return "poisson-offset";
-  if (f === "student-t" && options.nu === "sample") return "student-t-nu";
-  return f;
-}
-
-/**
- * Refuse a response outside the family's domain (as the CSV loader does), naming
- * the first bad row (1-based) and its value: logistic y ∈ {0, 1}; Poisson and
- * negative-binomial counts integer ≥ 0; binomial integer trials ≥ y ≥ 0.
- *
- * @param f The family.
- * @param y The responses of a block of rows.
- * @param trials The block's trials ("binomial").
- * @param firstRow The block's first row in the data set (for the message; default 0).
- * @throws {RangeError} Naming the row and value; {@link TypeError} for "binomial" without trials.
- * @internal
- */
-export function checkGlmResponse(
-  f: GlmModelFamily,
-  y: ArrayLike<number>,
-  trials: ArrayLike<number> | undefined,
-  firstRow = 0,
-): void {
-  const n = y.length;
-  const bad = (i: number, need: string): never => {
-    throw new RangeError(
-      `GlmModel: family ${JSON.stringify(f)} needs ${need}; y = ${y[i]} at row ${firstRow + i + 1}`,
-    );
-  };
-  if (f === "logistic") {
-    for (let i = 0; i < n; i++) if (y[i] !== 0 && y[i] !== 1) bad(i, "a 0/1 response");
-  } else if (f === "poisson" || f === "negative-binomial") {
-    for (let i = 0; i < n; i++) {
-      const v = y[i];
-      if (!(Number.isInteger(v) && v >= 0)) bad(i, "integer counts y ≥ 0");
-    }
-  } else if (f === "binomial") {
-    if (trials === undefined) throw new TypeError(`family "binomial" needs trials`);
-    for (let i = 0; i < n; i++) {
-      const t = trials[i], v = y[i];
-      if (!(Number.isInteger(t) && t >= 0 && Number.isInteger(v) && v >= 0 && v <= t)) {
-        throw new RangeError(
-          `GlmModel: family "binomial" needs integer trials ≥ y ≥ 0; y = ${v}, trials = ${t} at row ${
-            firstRow + i + 1
-          }`,
-        );
-      }
-    }
-  }
-}
-
-function _prior(
-  options: GlmOptions,
-  d: number,
-): { mean: Float64Array; precision: Float64Array; logConst: number } {
-  const mean = _perCoefficient(options.priorMean ?? 0, d, "priorMean", false);
-  const scale = _perCoefficient(options.priorScale ?? 10, d, "priorScale", true);
-  if (options.interceptColumn !== undefined) {
-    const j = options.interceptColumn;
-    if (!Number.isInteger(j) || j < 0 || j >= d) {
-      throw new RangeError(`interceptColumn must be an integer in [0, ${d - 1}], got ${j}`);
-    }
-    const s = options.interceptPriorScale ?? scale[j];
-    if (!(s > 0)) throw new RangeError(`interceptPriorScale must be positive, got ${s}`);
-    scale[j] = s;
-  }
-  const precision = scale.map((s) => (Number.isFinite(s) ? 1 / (s * s) : 0));
-  let c = 0;
-  for (let j = 0; j < d; j++) {
-    if (precision[j] > 0) c += -0.5 * Math.log(2 * Math.PI) - Math.log(scale[j]);
-  }
-  return { mean, precision, logConst: c };
-}
-
-function _perCoefficient(
-  v: number | ArrayLike<number>,
-  d: number,
-  what: string,
-  positive: boolean,
-): Float64Array {
-  const out = new Float64Array(d);
-  if (typeof v === "number") out.fill(v);
-  else {
-    if (v.length !== d) throw new RangeError(`${what} must have ${d} values, got ${v.length}`);
-    out.set(Array.from(v));
-  }
-  for (let j = 0; j < d; j++) {
-    const x = out[j];
-    if (positive ? !(x > 0) : !Number.isFinite(x)) {
-      throw new RangeError(
-        `${what} must be ${
-          positive ? "positive" : "finite"
-        } for every coefficient, got ${x} at index ${j}`,
-      );
-    }
-  }
-  return out;
-}
-
-function _copyOptions(o: GlmOptions): GlmOptions {
-  const copy = (v: number | ArrayLike<number> | undefined) =>
-    v === undefined || typeof v === "number" ? v : Array.from(v);
-  const out: GlmOptions = { family: o.family };
-  if (o.sigma !== undefined) out.sigma = o.sigma;
-  if (o.priorScale !== undefined) out.priorScale = copy(o.priorScale);
-  if (o.priorMean !== undefined) out.priorMean = copy(o.priorMean);
-  if (o.interceptColumn !== undefined) out.interceptColumn = o.interceptColumn;
-  if (o.interceptPriorScale !== undefined) out.interceptPriorScale = o.interceptPriorScale;
-  if (o.nu !== undefined) out.nu = o.nu;
-  if (o.nuPrior !== undefined) out.nuPrior = { ...o.nuPrior };
-  if (o.offset !== undefined) out.offset = Array.from(o.offset);
-  if (o.trials !== undefined) out.trials = Array.from(o.trials);
-  if (o.scalePrior !== undefined) {
-    out.scalePrior = typeof o.scalePrior === "string" ? o.scalePrior : { ...o.scalePrior };
-  }
-  return out;
-}
-
-/**
- * The families whose log-likelihood is concave in β, so that an unbounded
- * direction of a flat-prior posterior is found by an ascent search
- * (samplers/proper_posterior.ts).
- */
-export const LOG_CONCAVE_GLM_FAMILIES: readonly GlmModelFamily[] = [
-  "logistic",
-  "binomial",
-  "poisson",
-  "gaussian",
-];
 
 /**
  * `model` as an in-memory {@link GlmModel} (the model itself, or a
