@@ -6,7 +6,9 @@
  * `defineModel`) and its posterior means agree with the CSV run's; a family
  * the SQL does not serve and a family written in AssemblyScript read the
  * table, saying why; bad sources name `--data` and the value; without
- * `--allow-ffi` the run is refused naming the flag (a subprocess).
+ * `--allow-ffi` the run is refused naming the flag, and without the
+ * variables the row source's worker reads the table is read whole, saying
+ * so (subprocesses).
  */
 import assert from "node:assert/strict";
 import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
@@ -212,6 +214,32 @@ Deno.test("[e2e] sample --data duckdb:…&key=COL --sampler hmc-ecs: the rows st
     ]);
     assert.equal(user.code, 0, user.err);
     assert.match(user.err, /the whole table is read into this process: --family-source/);
+
+    // --allow-ffi without the variables the row source's worker reads: the table is read whole.
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-write=/tmp",
+        "--allow-ffi",
+        new URL("../../cli.ts", import.meta.url).pathname,
+        "sample",
+        ...RUN.filter((a) => a !== "--quiet"),
+        ...SHORT,
+        "--sampler",
+        "hmc-ecs",
+        "--data",
+        `duckdb:${db}?table=t&key=id`,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const err = new TextDecoder().decode(r.stderr);
+    assert.equal(r.code, 0, err);
+    assert.match(
+      err,
+      /the whole table is read into this process: the rows stay in DuckDB only with --allow-env=USER,NODE_PG_FORCE_NATIVE/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -241,7 +269,7 @@ Deno.test("sample --data duckdb:… without --allow-ffi: refused, naming the fla
     assert.equal(r.code, 2, err);
     assert.match(
       err,
-      /--data duckdb:\S+\?table=t: DuckDB's native addon needs --allow-ffi .*deno run --allow-read --allow-write=\. --allow-ffi cli\.ts sample/,
+      /--data duckdb:\S+\?table=t: DuckDB's native addon needs --allow-ffi .*deno run --allow-read --allow-write=\. --allow-ffi --allow-env=USER,NODE_PG_FORCE_NATIVE cli\.ts sample/,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
