@@ -6,7 +6,8 @@
  * and from Parquet; and
  * every refusal names the flag and the value: a missing file, a missing
  * function, a compile error (FILE:LINE:COLUMN of the user's file), with
- * `--family`, `--offset`, `--trials`, `--f32`.
+ * `--family`, `--offset`, `--trials`, `--f32`, and without the
+ * `--allow-env=CI` the compiler needs (a subprocess).
  */
 import assert from "node:assert/strict";
 import { EXAMPLE_LOGISTIC_SOURCE } from "../../core/user_family.ts";
@@ -176,6 +177,26 @@ Deno.test("sample --family-source: refusals name the flag and the value", async 
       `the message names ${broken}:${at + 1}:${col}: ${bad.err}`,
     );
     assert.match(bad.err, /undefinedThing/);
+    // Without --allow-env=CI (the compiler reads it): refused, naming the flag (a subprocess).
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        new URL("../../cli.ts", import.meta.url).pathname,
+        "sample",
+        "--family-source",
+        fam,
+        "--data",
+        data,
+        "--response",
+        "y",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const err = new TextDecoder().decode(r.stderr);
+    assert.equal(r.code, 2, err);
+    assert.match(err, /--family-source \S*logistic\.ts: .* needs --allow-env=CI/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
