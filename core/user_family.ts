@@ -490,9 +490,8 @@ const _USER_LINE = _TEMPLATE.slice(0, _TEMPLATE.indexOf("__USER__")).split("\n")
  * @param stderr The compiler's standard error.
  * @param source The user's source.
  * @returns The summary and the text with the places mapped.
- * @internal Exported for tests.
  */
-export function compileDiagnostics(
+function _compileDiagnostics(
   stderr: string,
   source: string,
 ): { summary: string; text: string } {
@@ -572,7 +571,7 @@ async function _compile(source: string, block: number): Promise<Uint8Array> {
     listFiles: () => [],
   });
   if (error || wasm === undefined) {
-    const where = compileDiagnostics(String(stderr), source);
+    const where = _compileDiagnostics(String(stderr), source);
     throw new SyntaxError(
       `the user family does not compile: ${
         where.summary || (error?.message ?? "no output")
