@@ -29,84 +29,68 @@ function _csv(): string {
   return lines.join("\n") + "\n";
 }
 
-const RUN = ["--samples", "400", "--warmup", "300", "--seed", "5", "--quiet"];
+const RUN = ["--samples", "40", "--warmup", "40", "--seed", "5", "--quiet"];
 
 async function _draws(path: string): Promise<Float64Array[][]> {
   return parseDrawsCsv(await Deno.readTextFile(path)).draws;
 }
 
-Deno.test("sample --family-source: the user's logistic source gives --family logistic's posterior; the same draws in workers and from Parquet", async () => {
+/** The rows and the example logistic source in `dir`, and the flags every run shares. */
+async function _setup(dir: string, sizes: string[]) {
+  const data = `${dir}/rows.csv`, fam = `${dir}/logistic.ts`;
+  await Deno.writeTextFile(data, _csv());
+  await Deno.writeTextFile(fam, EXAMPLE_LOGISTIC_SOURCE);
+  const common = ["--response", "y", "--columns", "x1,x2", "--seed", "5", ...sizes];
+  /** One run of two chains over `rows`, its draws written to `dir/out`. */
+  const run = async (family: string[], out: string, extra: string[] = [], rows = data) => {
+    const r = await runCli([
+      "sample",
+      ...family,
+      "--data",
+      rows,
+      ...common,
+      "--chains",
+      "2",
+      ...extra,
+      "--out",
+      `${dir}/${out}`,
+    ]);
+    assert.equal(r.code, 0, r.err);
+    return r;
+  };
+  return { data, fam, run };
+}
+
+Deno.test("sample --family-source: chains in workers and rows from Parquet draw what this thread draws from CSV", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tallmc_userfam_" });
   try {
-    const data = `${dir}/rows.csv`, fam = `${dir}/logistic.ts`;
-    await Deno.writeTextFile(data, _csv());
-    await Deno.writeTextFile(fam, EXAMPLE_LOGISTIC_SOURCE);
-    const common = ["--data", data, "--response", "y", "--columns", "x1,x2", ...RUN];
-    const ref = await runCli([
-      "sample",
-      "--family",
-      "logistic",
-      ...common,
-      "--chains",
-      "2",
-      "--workers",
-      "0",
-      "--out",
-      `${dir}/ref.csv`,
-    ]);
-    assert.equal(ref.code, 0, ref.err);
-    const inThread = await runCli([
-      "sample",
-      "--family-source",
-      fam,
-      ...common,
-      "--chains",
-      "2",
-      "--workers",
-      "0",
-      "--out",
-      `${dir}/user0.csv`,
-    ]);
-    assert.equal(inThread.code, 0, inThread.err);
+    const { data, fam, run } = await _setup(dir, ["--samples", "40", "--warmup", "40"]);
+    await run(["--family-source", fam], "user0.csv", ["--workers", "0", "--quiet"]);
     // Without --quiet: a fallback to this thread would be said in a note.
-    const inWorkers = await runCli([
-      "sample",
-      "--family-source",
-      fam,
-      ...common.filter((a) => a !== "--quiet"),
-      "--chains",
-      "2",
-      "--workers",
-      "2",
-      "--out",
-      `${dir}/user2.csv`,
-    ]);
-    assert.equal(inWorkers.code, 0, inWorkers.err);
+    const inWorkers = await run(["--family-source", fam], "user2.csv", ["--workers", "2"]);
     assert.doesNotMatch(inWorkers.err, /note: --workers/, inWorkers.err);
     // The same rows from Parquet (f64 columns: the same bits).
     const pq = `${dir}/rows.parquet`;
     const conv = await runCli(["convert", data, pq, "--response", "y", "--columns", "x1,x2"]);
     assert.equal(conv.code, 0, conv.err);
-    const fromParquet = await runCli([
-      "sample",
-      "--family-source",
-      fam,
-      ...common.map((a) => a === data ? pq : a),
-      "--chains",
-      "2",
-      "--workers",
-      "0",
-      "--out",
-      `${dir}/userpq.csv`,
-    ]);
-    assert.equal(fromParquet.code, 0, fromParquet.err);
-    const a = await _draws(`${dir}/ref.csv`), b = await _draws(`${dir}/user0.csv`);
-    const c = await _draws(`${dir}/user2.csv`);
-    // Chains in workers: the same draws as in this thread, bit for bit; Parquet too.
-    assert.deepEqual(c, b);
+    await run(["--family-source", fam], "userpq.csv", ["--workers", "0", "--quiet"], pq);
+    const b = await _draws(`${dir}/user0.csv`);
+    assert.deepEqual(await _draws(`${dir}/user2.csv`), b);
     assert.deepEqual(await _draws(`${dir}/userpq.csv`), b);
-    // Against the built-in family (whose sampler starts elsewhere: not the same
-    // draws): every posterior mean within 4 combined MCSEs.
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("[e2e] sample --family-source: the user's logistic source gives --family logistic's posterior", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tallmc_userfam_" });
+  try {
+    const { fam, run } = await _setup(dir, ["--samples", "400", "--warmup", "300", "--quiet"]);
+    await run(["--family", "logistic"], "ref.csv");
+    await run(["--family-source", fam], "user.csv");
+    const a = await _draws(`${dir}/ref.csv`), b = await _draws(`${dir}/user.csv`);
+    // The built-in family's sampler starts elsewhere (not the same draws):
+    // every posterior mean within 4 combined MCSEs.
     for (let j = 0; j < a[0].length; j++) {
       const ref = a.map((c) => c[j]), got = b.map((c) => c[j]);
       const m = ref.flatMap((c) => Array.from(c)).reduce((s, v) => s + v, 0) /
