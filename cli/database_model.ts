@@ -50,24 +50,30 @@ export const PROBE_ROWS = 1000;
  * Why the rows must be read into this process (a reason for a note), or null
  * when the database model may serve them.
  *
- * @param url The `--data` URL.
+ * @param url The `--data` URL, or the key column of a source named otherwise (DuckDB).
  * @param values The parsed flags.
  * @param samplerName The sampler.
  * @returns The reason, or null.
  */
 export function databaseRefusal(
-  url: string,
+  url: string | { key: string | null },
   values: Record<string, unknown>,
   samplerName: string,
 ): string | null {
   if (samplerName !== "hmc-ecs") {
     return `--sampler ${samplerName} evaluates every row at every step (only hmc-ecs fetches rows by key)`;
   }
+  if (values["family-source"] !== undefined) {
+    return "--family-source: a family written in AssemblyScript is evaluated in this process, not as SQL";
+  }
   let key: string | null = null;
-  try {
-    key = new URL(url).searchParams.get("key");
-  } catch {
-    return null; // the reader names the bad URL
+  if (typeof url !== "string") key = url.key;
+  else {
+    try {
+      key = new URL(url).searchParams.get("key");
+    } catch {
+      return null; // the reader names the bad URL
+    }
   }
   if (!key) return "the URL names no &key=COLUMN to fetch rows by";
   if (hasModelFlags(values)) {
@@ -81,21 +87,35 @@ export function databaseRefusal(
 }
 
 /**
+ * How {@link openDatabaseModel} reaches an engine other than PostgreSQL and
+ * ClickHouse (DuckDB: ./duckdb_data.ts).
+ */
+export interface DatabaseEngine {
+  /** The first `limit` rows in key order, as a private CSV file. */
+  probe(limit: number): Promise<{ path: string; remove: () => Promise<void> }>;
+  /** The model over the rows left in the engine, with `glm`'s family, prior and columns. */
+  open(glm: GlmModel): Promise<DatabaseGlmModel>;
+}
+
+/**
  * Open the database model for the flags, or say why not.
  *
  * @param url The `--data` URL.
  * @param response The `--response` column.
  * @param build The command line's model builder, run on a CSV file.
- * @returns The model, or the reason to read the whole table instead.
+ * @param engine How to read the probe and open the model (default: the
+ *   URL's PostgreSQL or ClickHouse table through engines/database_glm.ts).
+ * @returns The model, or the reason to read the whole table instead (an
+ *   engine's refusal of the family, in its words).
  */
 export async function openDatabaseModel(
   url: string,
   response: string,
   build: (path: string) => Promise<GlmModel>,
+  engine?: DatabaseEngine,
 ): Promise<{ model: DatabaseGlmModel } | { reason: string }> {
-  const { databaseTableToCsv } = await import("../engines/database_rows.ts");
-  const { openDatabaseGlm } = await import("../engines/database_glm.ts");
-  const probe = await databaseTableToCsv(url, { limit: PROBE_ROWS });
+  const { probe: readProbe, open } = engine ?? await _urlEngine(url, response);
+  const probe = await readProbe(PROBE_ROWS);
   let glm: GlmModel;
   try {
     glm = await build(probe.path);
@@ -103,23 +123,12 @@ export async function openDatabaseModel(
     await probe.remove();
   }
   const names = glm.data.columnNames;
-  const intercept = names[0] === "(Intercept)";
-  const { offset: _o, trials: _t, ...options } = glm.options;
-  if (_o !== undefined || _t !== undefined) {
+  if (glm.options.offset !== undefined || glm.options.trials !== undefined) {
     return { reason: "the family's per-row column is not carried by the row source" };
-  }
-  if (glm.dim !== glm.numCols) {
-    return { reason: `family ${glm.family} has a scale parameter the centring SQL does not cover` };
   }
   let model: DatabaseGlmModel;
   try {
-    model = await openDatabaseGlm({
-      connection: url,
-      columns: names.slice(intercept ? 1 : 0),
-      response,
-      intercept,
-      glm: options,
-    });
+    model = await open(glm);
   } catch (e) {
     return { reason: (e as Error).message };
   }
@@ -149,6 +158,31 @@ export async function openDatabaseModel(
   }
   model.fetches.numQueries = model.fetches.numRows = model.fetches.numPasses = 0;
   return { model };
+}
+
+/** PostgreSQL or ClickHouse: the URL's table through engines/database_glm.ts. */
+async function _urlEngine(url: string, response: string): Promise<DatabaseEngine> {
+  const { databaseTableToCsv } = await import("../engines/database_rows.ts");
+  const { openDatabaseGlm } = await import("../engines/database_glm.ts");
+  return {
+    probe: (limit) => databaseTableToCsv(url, { limit }),
+    open(glm) {
+      if (glm.dim !== glm.numCols) {
+        throw new Error(
+          `family ${glm.family} has a scale parameter the centring SQL does not cover`,
+        );
+      }
+      const names = glm.data.columnNames, intercept = names[0] === "(Intercept)";
+      const { offset: _o, trials: _t, ...options } = glm.options;
+      return openDatabaseGlm({
+        connection: url,
+        columns: names.slice(intercept ? 1 : 0),
+        response,
+        intercept,
+        glm: options,
+      });
+    },
+  };
 }
 
 /** Most full-data passes of {@link databaseCentring} (HMC-ECS's own Newton limit). */

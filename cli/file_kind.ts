@@ -1,7 +1,8 @@
 /**
  * Recognise binary files given where CSV text is expected, by their first
  * bytes: Parquet (`PAR1`), the row store (`TALLMCRS`, see
- * `data/row_store.ts`), and any other file holding NUL bytes.
+ * `data/row_store.ts`), a DuckDB database (`DUCK` at byte 8), and any other
+ * file holding NUL bytes.
  *
  * @module
  */
@@ -31,6 +32,9 @@ export function binaryKind(bytes: Uint8Array): string | null {
   }
   if (head === ROW_STORE_MAGIC) {
     return `a tallmc row store (it starts with the magic bytes ${ROW_STORE_MAGIC}, written by "tallmc convert … OUT.rows")`;
+  }
+  if (new TextDecoder("latin1").decode(bytes.subarray(8, 12)) === "DUCK") {
+    return "a DuckDB database (it holds the magic bytes DUCK at byte 8)";
   }
   const probe = bytes.subarray(0, 4096);
   if (probe.includes(0)) return "a binary file (it holds NUL bytes)";

@@ -33,18 +33,21 @@ import { priorSpecFromFlags } from "./prior_flags.ts";
  * @param fd The data with its design.
  * @param choice The family choice.
  * @param withPriors Whether the flags state priors (else no defaults are made).
+ * @param defaultsFamily The family whose defaults apply (default: the
+ *   choice's; null: a family without σ, as a family written in AssemblyScript).
  * @returns The default prior spec (undefined without priors) and the notes.
  */
 export function describeDesign(
   fd: FormulaData,
   choice: FamilyChoice,
   withPriors: boolean,
+  defaultsFamily: string | null = priorFamily(choice),
 ): { defaults: PriorSpec | undefined; notes: string[] } {
   const d = fd.design, columnSd: Record<string, number> = {};
   d.columnNames.forEach((n, j) => (columnSd[n] = d.columnSd[j] / d.scale[j]));
   const defaults = withPriors
     ? defaultPriorSpec(d.columnNames, {
-      family: priorFamily(choice),
+      ...(defaultsFamily === null ? {} : { family: defaultsFamily }),
       columnSd,
       responseMean: d.responseMean,
       responseSd: d.responseSd,

@@ -27,12 +27,14 @@ import { loadCsvWithFormula } from "../data/formula_csv.ts";
 import { loadParquet } from "../data/parquet.ts";
 import { loadParquetWithFormula } from "../data/parquet_formula.ts";
 import type { GlmFamily, GlmModel } from "../models/glm.ts";
+import type { UserGlmModel } from "../models/user_glm.ts";
 import { defaultPriorSpec } from "../models/prior_build.ts";
 import type { PriorSpec } from "../models/priors.ts";
 import { CliUsageError, cliWording } from "./usage.ts";
 import { delimiterFromFlags, type FamilyChoice } from "./model_flags.ts";
 import { describeDesign, finishModel, priorFamily, priorsOfFlags } from "./model_from_data.ts";
 import { formulaFor, isParquetPath, responseIsText } from "./data_peek.ts";
+import { type UserFamilyFlag, userFamilyModel } from "./user_family_flags.ts";
 
 export {
   checkModelFlags,
@@ -172,9 +174,85 @@ async function _modelFromFlags(
   values: Record<string, unknown>,
   glm: ModelFromFlagsOptions,
 ): Promise<ModelFromFlags> {
+  const loaded = await _loadFlagsData(arena, dataPath, values, glm, priorFamily(glm.choice));
+  const { data, spec, withPriors, defaults, offset, trials } = loaded;
+  const built = finishModel(data, values, glm.choice, {
+    spec,
+    withPriors,
+    defaults,
+    offset,
+    trials,
+  });
+  for (const w of built.posteriorWarnings) console.error(`tallmc: warning: ${w}`);
+  return {
+    model: built.model,
+    priorLines: built.priorLines,
+    warnings: data.warnings ?? [],
+    notes: loaded.notes,
+  };
+}
+
+/**
+ * Load the data as {@link modelFromFlags} does and build the model of the
+ * family written in AssemblyScript that `--family-source` gave
+ * (./user_family_flags.ts) over them, with the prior the flags state
+ * (defaults of a family without σ: every parameter a column's coefficient).
+ *
+ * @param arena The arena (shared when the chains run in workers).
+ * @param dataPath The CSV or Parquet file (absolute).
+ * @param values Parsed flag values.
+ * @param family The family's source and its loader choice.
+ * @param resolvePath How to resolve `--prior-file`.
+ * @returns The model, its prior in words, warnings and notes.
+ * @throws {CliUsageError} Naming `--family-source` (compile errors with
+ *   FILE:LINE:COLUMN) or the prior flag.
+ * @throws {RangeError} For bad data and formulas (the caller adds `--data`).
+ */
+export async function userFamilyModelFromFlags(
+  arena: Arena,
+  dataPath: string,
+  values: Record<string, unknown>,
+  family: UserFamilyFlag,
+  resolvePath?: (path: string) => string,
+): Promise<Omit<ModelFromFlags, "model"> & { model: UserGlmModel }> {
+  const glm = { choice: family.choice, storage: "f64" as const, resolvePath };
+  try {
+    const loaded = await _loadFlagsData(arena, dataPath, values, glm, null);
+    const built = await userFamilyModel(loaded.data, family, { ...loaded, values });
+    return {
+      model: built.model,
+      priorLines: built.priorLines,
+      warnings: (loaded.data.warnings ?? []).map(cliWording),
+      notes: loaded.notes,
+    };
+  } catch (e) {
+    if (e instanceof Error) e.message = cliWording(e.message);
+    throw e;
+  }
+}
+
+/**
+ * The rows `--data` holds under the flags, with the prior spec they state
+ * and its defaults (of `defaultsFamily`; null: a family without σ whose
+ * defaults do not scale with y), the offset and trials columns, and notes.
+ */
+async function _loadFlagsData(
+  arena: Arena,
+  dataPath: string,
+  values: Record<string, unknown>,
+  glm: ModelFromFlagsOptions,
+  defaultsFamily: string | null,
+): Promise<{
+  data: GlmData;
+  spec: PriorSpec;
+  withPriors: boolean;
+  defaults: PriorSpec | undefined;
+  offset: Float64Array | null;
+  trials: Float64Array | null;
+  notes: string[];
+}> {
   const { choice } = glm;
   const { withPriors, spec } = await priorsOfFlags(values, choice, glm.resolvePath);
-  const defaultsFamily = priorFamily(choice);
   let data: GlmData;
   let defaults: PriorSpec | undefined;
   let offset: Float64Array | null = null, trials: Float64Array | null = null;
@@ -216,7 +294,7 @@ async function _modelFromFlags(
       if (m === null) throw e;
       throw new CliUsageError(`--${m[1] ?? m[2] ?? "response"}: ${msg}`);
     }
-    const described = describeDesign(fd, choice, withPriors);
+    const described = describeDesign(fd, choice, withPriors, defaultsFamily);
     defaults = described.defaults;
     notes.push(...described.notes);
     const d = fd.design;
@@ -236,7 +314,7 @@ async function _modelFromFlags(
     // The streaming loader checks the response's domain by its three families.
     const csvFamily: GlmFamily = choice.family === "logistic"
       ? "logistic"
-      : defaultsFamily === "gaussian"
+      : priorFamily(choice) === "gaussian"
       ? "gaussian"
       : "poisson";
     const csvOptions: LoadCsvOptions = {
@@ -269,21 +347,14 @@ async function _modelFromFlags(
       const columnSd: Record<string, number> = {};
       data.columnNames.forEach((n, j) => (columnSd[n] = m.columnSd[j]));
       defaults = defaultPriorSpec(data.columnNames, {
-        family: defaultsFamily,
+        ...(defaultsFamily === null ? {} : { family: defaultsFamily }),
         columnSd,
         responseMean: m.responseMean,
         responseSd: m.responseSd,
       });
     }
   }
-  const built = finishModel(data, values, choice, { spec, withPriors, defaults, offset, trials });
-  for (const w of built.posteriorWarnings) console.error(`tallmc: warning: ${w}`);
-  return {
-    model: built.model,
-    priorLines: built.priorLines,
-    warnings: data.warnings ?? [],
-    notes,
-  };
+  return { data, spec, withPriors, defaults, offset, trials, notes };
 }
 
 /**

@@ -26,6 +26,7 @@
 import { loadCore } from "../core/load.ts";
 import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
+import type { UserGlmModel } from "../models/user_glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
@@ -50,7 +51,10 @@ import {
   GLM_DATA_FLAGS,
   MODEL_FLAGS,
   modelFromFlags,
+  userFamilyModelFromFlags,
 } from "./model_options.ts";
+import { USER_FAMILY_FLAGS, userFamilyFromFlags } from "./user_family_flags.ts";
+import { duckDbDataOf, isDuckDbData } from "./duckdb_data.ts";
 import {
   checkMemory as _checkMemory,
   checkOptionBounds as _checkOptionBounds,
@@ -113,6 +117,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   const flags: FlagSpec = {
     ..._COMMON_FLAGS,
     ...FAMILY_OPTION_FLAGS,
+    ...USER_FAMILY_FLAGS,
     ...MODEL_FLAGS,
     ...RUN_CHECK_FLAGS,
   };
@@ -123,12 +128,24 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     return 0;
   }
   checkModelFlags(values);
-  for (const req of ["family", "data", ...(values.formula === undefined ? ["response"] : [])]) {
+  // A family written in AssemblyScript (--family-source) instead of --family.
+  const userFamily = await userFamilyFromFlags(values, resolveUserPath);
+  for (
+    const req of [
+      ...(userFamily === null ? ["family"] : []),
+      "data",
+      ...(values.formula === undefined ? ["response"] : []),
+    ]
+  ) {
     if (values[req] === undefined) {
-      throw new CliUsageError(`sample needs --${req} (see tallmc sample --help)`);
+      throw new CliUsageError(
+        `sample needs --${req}${
+          req === "family" ? " or --family-source" : ""
+        } (see tallmc sample --help)`,
+      );
     }
   }
-  const choice = familyFromFlags(values);
+  const choice = userFamily?.choice ?? familyFromFlags(values);
   const samplerName = (values.sampler as string | undefined) ?? "hmc";
   if (!samplerNames().includes(samplerName)) {
     throw new CliUsageError(
@@ -189,11 +206,12 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   // Every flag is checked; now the files: --out must not be an input, by
   // device and inode (a symlink or hard link to --data is the same file).
   const outPath = values.out === undefined ? undefined : resolveUserPath(values.out as string);
-  // A database URL: the table is read into a private CSV file below.
-  const dbUrl =
-    typeof values.data === "string" && /^(postgres(ql)?|clickhouses?):\/\//i.test(values.data)
-      ? values.data
-      : null;
+  // A database URL or a DuckDB file: the rows stay in the engine or are read
+  // into a private CSV file (./sample_data.ts).
+  const dbUrl = typeof values.data === "string" &&
+      (/^(postgres(ql)?|clickhouses?):\/\//i.test(values.data) || isDuckDbData(values.data))
+    ? values.data
+    : null;
   let dataPath = dbUrl !== null
     ? ""
     : values.data === "-"
@@ -203,6 +221,12 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     const inputs = dataPath === "-" || dbUrl !== null ? [] : [{ path: dataPath, flag: "--data" }];
     if (typeof values["prior-file"] === "string") {
       inputs.push({ path: resolveUserPath(values["prior-file"]), flag: "--prior-file" });
+    }
+    if (userFamily !== null) {
+      inputs.push({ path: resolveUserPath(userFamily.label), flag: "--family-source" });
+    }
+    if (dbUrl !== null && isDuckDbData(dbUrl)) {
+      inputs.push({ path: duckDbDataOf(dbUrl, resolveUserPath).path, flag: "--data" });
     }
     const targets = format === "cmdstan"
       ? Array.from({ length: numChains }, (_, c) => cmdstanChainPath(outPath, c))
@@ -227,15 +251,17 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
 
   // Workers read the data in place: it must sit in a shared memory.
   const arena = loadCore({ shared: numWorkers > 0 });
-  let model: GlmModel | DatabaseGlmModel;
+  let model: GlmModel | DatabaseGlmModel | UserGlmModel;
   let dataWarnings: readonly string[] = [];
   if (dbModel !== null) model = dbModel;
   else {try {
-      const built = await modelFromFlags(arena, dataPath, values, {
-        choice,
-        storage: values.f32 ? "f32" : "f64",
-        resolvePath: resolveUserPath,
-      });
+      const built = userFamily !== null
+        ? await userFamilyModelFromFlags(arena, dataPath, values, userFamily, resolveUserPath)
+        : await modelFromFlags(arena, dataPath, values, {
+          choice,
+          storage: values.f32 ? "f32" : "f64",
+          resolvePath: resolveUserPath,
+        });
       if (!values.quiet) {
         for (const line of built.priorLines ?? []) console.log(`prior: ${line}`);
       }
@@ -311,7 +337,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
         parameterNames: model.parameterNames,
         config: [
           ["model", "glm"],
-          ["family", values.family as string],
+          ["family", (values.family ?? values["family-source"]) as string],
           ["data_file", dataLabel],
           ["method", "sample"],
           ["algorithm", samplerName],

@@ -1,16 +1,24 @@
 /**
  * Where the rows of `tallmc sample --data` come from: a CSV or Parquet file
  * (refused when missing, a directory or binary other than Parquet), standard
- * input, or a database table (`postgres://…`, `clickhouse://…`). A keyed
- * table under `--sampler hmc-ecs` keeps its rows in the engine (fetched by
- * key, full-data passes in SQL: cli/database_model.ts); any other table is
- * read whole into a private CSV file, removed once the model is built.
+ * input, or a database table (`postgres://…`, `clickhouse://…`, a DuckDB
+ * file's `duckdb:FILE?table=T`: ./duckdb_data.ts). A keyed table under
+ * `--sampler hmc-ecs` keeps its rows in the engine (fetched by key,
+ * full-data passes in SQL: cli/database_model.ts); any other table is read
+ * whole into a private CSV file, removed once the model is built.
  *
  * @module
  */
 import { loadCore } from "../core/load.ts";
 import type { DatabaseGlmModel } from "../engines/database_glm.ts";
-import { CliUsageError } from "./args.ts";
+import { CliUsageError, resolveUserPath } from "./args.ts";
+import {
+  checkDuckDbAccess,
+  duckDbDataOf,
+  duckDbTableToCsv,
+  isDuckDbData,
+  openDuckDbModel,
+} from "./duckdb_data.ts";
 import { databaseRefusal, openDatabaseModel } from "./database_model.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
 import type { FamilyChoice } from "./model_flags.ts";
@@ -58,18 +66,26 @@ export async function openSampleData(
   let dataLabel = dataPath, dbRemove = () => Promise.resolve();
   // HMC-ECS over a keyed table: the rows stay in the engine (cli/database_model.ts).
   let dbModel: DatabaseGlmModel | null = null;
+  // A DuckDB file: refused here, before the addon loads, without --allow-ffi.
+  const duck = dbUrl !== null && isDuckDbData(dbUrl) ? duckDbDataOf(dbUrl, resolveUserPath) : null;
+  if (duck !== null) checkDuckDbAccess(duck);
   if (dbUrl !== null) {
-    const db = await import("../engines/database_rows.ts");
-    const label = db.redactDatabaseUrl(dbUrl);
-    let why = databaseRefusal(dbUrl, values, samplerName);
+    const label = duck?.label ??
+      (await import("../engines/database_rows.ts")).redactDatabaseUrl(dbUrl);
+    let why = databaseRefusal(duck ?? dbUrl, values, samplerName);
     if (why === null) {
       let opened;
+      const response = values.response as string;
       try {
         opened = await openDatabaseModel(
           dbUrl,
-          values.response as string,
+          response,
           async (path) =>
             (await modelFromFlags(loadCore(), path, values, { choice, storage: "f64" })).model,
+          duck === null ? undefined : {
+            probe: (limit) => duckDbTableToCsv(duck, { limit }),
+            open: (glm) => openDuckDbModel(duck, glm, response),
+          },
         );
       } catch (e) {
         const msg = _userMessage((e as Error).message, null);
@@ -98,7 +114,16 @@ export async function openSampleData(
       );
     }
   }
-  if (dbUrl !== null && dbModel === null) {
+  if (duck !== null && dbModel === null) {
+    try {
+      const t = await duckDbTableToCsv(duck);
+      dataPath = t.path;
+      dataLabel = duck.label;
+      dbRemove = t.remove;
+    } catch (e) {
+      throw new CliUsageError(`--data ${duck.label}: ${(e as Error).message}`);
+    }
+  } else if (dbUrl !== null && dbModel === null) {
     const db = await import("../engines/database_rows.ts");
     try {
       const t = await db.databaseTableToCsv(dbUrl);
@@ -134,7 +159,11 @@ async function _checkDataFile(dataPath: string): Promise<void> {
     if (kind !== null) {
       throw new CliUsageError(
         `--data ${dataPath} is ${kind}, not CSV text${
-          /Parquet/.test(kind) ? "; name it with the extension .parquet to read it as Parquet" : ""
+          /Parquet/.test(kind)
+            ? "; name it with the extension .parquet to read it as Parquet"
+            : /DuckDB/.test(kind)
+            ? `; read one of its tables with --data duckdb:${dataPath}?table=T`
+            : ""
         }`,
       );
     }

@@ -117,6 +117,47 @@ async function _source(name: string): Promise<string> {
   return await r.text();
 }
 
+/** The template's line (1-based) where the user's source begins. */
+const _USER_LINE = _TEMPLATE.slice(0, _TEMPLATE.indexOf("__USER__")).split("\n").length;
+
+/**
+ * The compiler's diagnostics with their places in the user's source: each
+ * `in user_family.ts(L,C)` of the module compiled (the template around the
+ * source) becomes `family source:L':C`, L' the line of the source, and the
+ * excerpts' line numbers likewise; `summary` has one `family source:L':C:
+ * CODE: message` per error, on one line.
+ *
+ * @param stderr The compiler's standard error.
+ * @param source The user's source.
+ * @returns The summary and the text with the places mapped.
+ */
+function _compileDiagnostics(
+  stderr: string,
+  source: string,
+): { summary: string; text: string } {
+  // deno-lint-ignore no-control-regex
+  const plain = stderr.replace(/\x1b\[[0-9;]*m/g, "");
+  const lines = source.split("\n").length;
+  const place = (l: number) => {
+    const u = l - _USER_LINE + 1;
+    return u >= 1 && u <= lines ? `family source:${u}` : `the family's template:${l}`;
+  };
+  const text = plain
+    .replace(/in user_family\.ts\((\d+),(\d+)\)/g, (_m, l, c) => `in ${place(Number(l))}:${c}`)
+    .replace(/^(\s*)(\d+)(\s*│)/gm, (m, a, l, b) => {
+      const u = Number(l) - _USER_LINE + 1;
+      return u >= 1 && u <= lines ? `${a}${String(u).padStart(l.length)}${b}` : m;
+    });
+  const summary: string[] = [];
+  for (const block of text.split(/^(?=ERROR )/m)) {
+    const head = /^ERROR (\w+): ?(.*)$/m.exec(block);
+    if (head === null) continue;
+    const at = /in (family source:\d+:\d+|the family's template:\d+:\d+)/.exec(block);
+    summary.push(`${at === null ? "" : `${at[1]}: `}${head[1]}: ${head[2].trim()}`);
+  }
+  return { summary: summary.join("; "), text };
+}
+
 /**
  * Compiled modules by static block and source (the last few): a family
  * compiled again at the same address, as every sharded model's is (the first
@@ -181,8 +222,11 @@ export async function compileUserModule(source: string, block: number): Promise<
     listFiles: () => [],
   });
   if (error || wasm === undefined) {
+    const where = _compileDiagnostics(String(stderr), source);
     throw new SyntaxError(
-      `the user family does not compile: ${error?.message ?? "no output"}\n${stderr}`,
+      `the user family does not compile: ${
+        where.summary || (error?.message ?? "no output")
+      }\n${where.text}`,
     );
   }
   if (_compiled.size >= _COMPILED_KEPT) _compiled.delete(_compiled.keys().next().value as string);
