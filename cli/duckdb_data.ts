@@ -21,12 +21,6 @@ import { quoteIdentifier } from "../engines/control_variate_sql.ts";
 import type { GlmModel } from "../models/glm.ts";
 import { CliUsageError } from "./usage.ts";
 
-/**
- * The variables the row source's worker reads as it starts (it loads
- * `npm:pg` beside DuckDB): the permission the rows left in DuckDB need.
- */
-const _PG_ENV = "USER,NODE_PG_FORCE_NATIVE";
-
 /** A DuckDB table named by `--data`. */
 export interface DuckDbData {
   /** `--data` as typed (for messages). */
@@ -123,8 +117,7 @@ export function checkDuckDbAccess(d: DuckDbData): void {
   if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") {
     throw new CliUsageError(
       `--data ${d.label}: DuckDB's native addon needs --allow-ffi (the cli task grants none): ` +
-        `run deno run --allow-read --allow-write=. --allow-ffi --allow-env=${_PG_ENV} cli.ts ` +
-        `sample … (--allow-env=${_PG_ENV}: the worker that keeps the rows in DuckDB for hmc-ecs)`,
+        `run deno run --allow-read --allow-write=. --allow-ffi cli.ts sample …`,
     );
   }
   let info: Deno.FileInfo;
@@ -258,24 +251,13 @@ export async function duckDbTableToCsv(
  * @param response The response column.
  * @returns The model (its `close()` ends the worker).
  * @throws {TypeError} `defineModel`'s refusal of the family (naming it);
- *   the errors of `openDuckDbRows`; Error without `--allow-env` of the
- *   variables the worker reads.
+ *   the errors of `openDuckDbRows`.
  */
 export async function openDuckDbModel(
   d: DuckDbData,
   glm: GlmModel,
   response: string,
 ): Promise<DatabaseGlmModel> {
-  // The row source's worker also loads npm:pg, which reads these variables when
-  // it loads: without them the worker would die with an uncaught error.
-  const env = _PG_ENV.split(",");
-  if (
-    env.some((v) => Deno.permissions.querySync({ name: "env", variable: v }).state !== "granted")
-  ) {
-    throw new Error(
-      `the rows stay in DuckDB only with --allow-env=${_PG_ENV} (the row source's worker reads them)`,
-    );
-  }
   const { openDuckDbRows } = await import("../engines/duckdb.ts");
   const { defineModel } = await import("../models/compose.ts");
   const names = glm.data.columnNames, intercept = names[0] === "(Intercept)";

@@ -18,16 +18,18 @@ import {
 } from "./clickhouse.ts";
 import { quoteIdentifier, type SqlGlmFamily } from "./control_variate_sql.ts";
 import type { DuckDBConnection } from "npm:@duckdb/node-api@1.5.5-r.5";
-import {
-  postgresControlVariateSums,
-  postgresLogLikelihood,
-  type PostgresQueryable,
-} from "./postgres.ts";
+import type { PostgresQueryable } from "./postgres.ts";
 
 import { type RowsWorkerInit, type RowsWorkerRequest, STATE } from "./_database_rows_protocol.ts";
 
 let init: RowsWorkerInit;
 let pgClient: PostgresQueryable | null = null;
+/**
+ * engines/postgres.ts, loaded with the PostgreSQL connection only: `npm:pg`
+ * reads environment variables as it loads, which a DuckDB or ClickHouse
+ * source must not need permission for.
+ */
+let pgModule: typeof import("./postgres.ts") | null = null;
 let chConn: ClickHouseConnection | null = null;
 let duck: { conn: DuckDBConnection; module: typeof import("./duckdb.ts") } | null = null;
 /** The smallest key and n, from the "meta" request (a scan checks its keys against them). */
@@ -354,10 +356,10 @@ async function exactSums(
         : { logFactorialColumn: init.logFactorialColumn }),
     };
     if (hessian) {
-      const r = await postgresControlVariateSums({ ...o, thetaStar: theta });
+      const r = await pgModule!.postgresControlVariateSums({ ...o, thetaStar: theta });
       [s, grad, hess, n] = [r.llStarSum, r.gradSum, r.hessSum, r.numRows];
     } else {
-      const r = await postgresLogLikelihood({ ...o, theta });
+      const r = await pgModule!.postgresLogLikelihood({ ...o, theta });
       [s, grad, n] = [r.logLikelihood, r.grad, r.numRows];
     }
   } else {
@@ -393,6 +395,7 @@ self.onmessage = async (e: MessageEvent) => {
         });
         duck = { conn: await instance.connect(), module };
       } else if (init.engine === "postgres") {
+        pgModule = await import("./postgres.ts");
         const { default: pg } = await import("npm:pg@8.16.3");
         const c = new pg.Client({ connectionString: init.url });
         // A dropped connection is reported by the query that needs it.
