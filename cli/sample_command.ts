@@ -28,6 +28,7 @@ import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
+import { phaseMark } from "../samplers/_phase_marks.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import {
   checkSamplerFlagConflicts,
@@ -109,6 +110,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
 }
 
 async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise<number> {
+  phaseMark("modules-loaded");
   const samplerFlags = _samplerFlags();
   const flags: FlagSpec = {
     ..._COMMON_FLAGS,
@@ -212,6 +214,9 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       checkWritable(target, "--out");
     }
   }
+  // The signal watcher's worker loads while the data are read; it listens from _StopWatch.start on.
+  const watcher = _StopWatch.spawn();
+  cleanups.push(() => watcher?.terminate());
   const source = await openSampleData(values, {
     dbUrl,
     dataPath,
@@ -221,6 +226,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     cleanups,
   });
   const { dbModel, dataLabel, remove: dbRemove } = source;
+  phaseMark("flags-checked");
   dataPath = source.dataPath;
   // The rows are fetched by key over one connection: the chains run in this thread.
   if (dbModel !== null) numWorkers = 0;
@@ -251,6 +257,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     } finally {
       await dbRemove();
     }}
+  phaseMark("data-loaded");
   for (const w of dataWarnings) console.error(`tallmc: warning: --data: ${w}`);
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
   const init = initFromFlag(values.init, {
@@ -296,11 +303,13 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     );
   }
 
+  phaseMark("sampler-built");
   const extraNames = samplerName === "hmc-ecs" && samplerOptions.variant === "signed"
     ? ["sign"]
     : [];
   // From here on SIGINT / SIGTERM stop the run and keep its draws.
-  const watch = await _StopWatch.start();
+  const watch = await _StopWatch.start(watcher);
+  phaseMark("stop-watch-started");
   let writer: DrawsOutput | null = null;
   try {
     writer = outPath === undefined
@@ -358,6 +367,11 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       thin,
       ...init.driver,
       onProgress: (chain: number, it: number, total: number) => {
+        if (it === 1 || it === numWarmup || it === total) {
+          phaseMark(
+            `chain${chain}-${it === 1 ? "iteration1" : it === total ? "end" : "warmup-end"}`,
+          );
+        }
         done.set(chain, it);
         bar?.update(chain, it, total);
         checkStop();
@@ -413,6 +427,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       }${kept === "" ? "" : `; ${kept}`}`,
     );
   }
+  phaseMark("chains-done");
   bar?.done();
   watch.close();
   if (watch.stopped || result === null) {
@@ -442,11 +457,14 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     if (writer.failure !== null) code = _reportWriteFailure(writer, numChains);
     else console.log(`draws written to ${outPath} (${writer.rowsOnDisk} rows)`);
   }
+  phaseMark("draws-written");
   code = Math.max(code, _report(result, description, dataWarnings));
   const rows = _printSummary(result);
+  phaseMark("summary-printed");
   const checked = printVerdict(result, rows, {
     sampler: samplerName,
     strict: Boolean(values.strict),
   });
+  phaseMark("verdict-printed");
   return code !== 0 ? code : checked.code;
 }
