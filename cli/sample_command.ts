@@ -38,7 +38,6 @@ import {
   parseFlags,
   resolveUserPath,
 } from "./args.ts";
-import { databaseCentring, laplaceStarts } from "./database_model.ts";
 import { DrawsFileWriter } from "./draws_writer.ts";
 import { cmdstanChainPath, CmdStanDrawsWriter } from "./cmdstan_writer.ts";
 import { checkWritable, refuseSameFile } from "./safe_output.ts";
@@ -268,6 +267,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   Object.assign(samplerOptions, init.samplerOptions);
   if (dbModel !== null) {
     // One centring in the engine for every chain: the SQL passes do not grow with --chains.
+    const { databaseCentring, laplaceStarts } = await import("./database_model.ts");
     let shared;
     try {
       shared = databaseCentring(dbModel);

@@ -11,7 +11,6 @@
 import { loadCore } from "../core/load.ts";
 import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import { CliUsageError } from "./args.ts";
-import { databaseRefusal, openDatabaseModel } from "./database_model.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
 import type { FamilyChoice } from "./model_flags.ts";
 import { modelFromFlags } from "./model_options.ts";
@@ -60,6 +59,8 @@ export async function openSampleData(
   let dbModel: DatabaseGlmModel | null = null;
   if (dbUrl !== null) {
     const db = await import("../engines/database_rows.ts");
+    // Imported only for a database URL: a file's run does not load the database clients.
+    const { databaseRefusal, openDatabaseModel } = await import("./database_model.ts");
     const label = db.redactDatabaseUrl(dbUrl);
     let why = databaseRefusal(dbUrl, values, samplerName);
     if (why === null) {
