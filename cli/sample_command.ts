@@ -29,6 +29,7 @@ import type { GlmModel } from "../models/glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { sampleParallel } from "../samplers/parallel.ts";
 import { phaseMark } from "../samplers/_phase_marks.ts";
+import { sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import {
   checkSamplerFlagConflicts,
@@ -303,6 +304,33 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     );
   }
 
+  if (
+    samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
+  ) {
+    // One initial centring for all the chains (they would each make the same passes).
+    let shared;
+    try {
+      shared = sharedHmcEcsCentring(model, { ...samplerOptions, numWarmup }, { seed, numChains });
+    } catch (e) {
+      if (!(e instanceof RangeError || e instanceof TypeError)) throw e;
+      throw new CliUsageError(
+        `--sampler ${samplerName} cannot start: ${_userMessage(e.message, description)}${
+          _extremeColumnsHint(dataWarnings)
+        }`,
+      );
+    }
+    if (shared !== null) {
+      Object.assign(samplerOptions, shared.options);
+      init.driver.initialPositions = shared.starts;
+      sampler = description.build(model, samplerOptions, { seed, numWarmup, numSamples });
+      if (!values.quiet) {
+        console.log(
+          `centring: ${shared.numPasses} full-data passes, shared by ${numChains} chains`,
+        );
+      }
+    }
+    phaseMark("centring-shared");
+  }
   phaseMark("sampler-built");
   const extraNames = samplerName === "hmc-ecs" && samplerOptions.variant === "signed"
     ? ["sign"]
