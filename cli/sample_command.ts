@@ -27,7 +27,7 @@ import { loadCore } from "../core/load.ts";
 import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { sampleParallel } from "../samplers/parallel.ts";
+import { prestartChainWorkers, sampleParallel } from "../samplers/parallel.ts";
 import { phaseMark } from "../samplers/_phase_marks.ts";
 import { sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
@@ -304,6 +304,10 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     );
   }
 
+  if (numWorkers > 0) {
+    // The chain workers load their modules while this thread builds the sampler.
+    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains)));
+  }
   if (
     samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
   ) {

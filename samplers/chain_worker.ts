@@ -79,7 +79,15 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
       chainIds: [chainId],
       initialPositions: msg.start === undefined ? undefined : [msg.start],
       onProgress: init.relayProgress
-        ? (chain, iteration, total) => _post({ type: "progress", chain, iteration, total })
+        ? (chain, iteration, total) => {
+          // Not every iteration: a message costs more than an HMC-ECS step. The
+          // first, the last of warm-up and the last always; else every 1/200 of the run.
+          const every = Math.max(1, Math.floor(total / 200));
+          if (
+            iteration === 1 || iteration === total || iteration === init.run.numWarmup ||
+            iteration % every === 0
+          ) _post({ type: "progress", chain, iteration, total });
+        }
         : undefined,
       onDraw: init.relayDraws
         ? (chain, draw, position, info) =>
