@@ -29,7 +29,7 @@
  * - `parquet`: FLOAT covariates, written by that generator;
  * - `csv`: each f32 value in its shortest decimal form (at most 9
  *   significant digits; what an f32 column becomes when written by a tool
- *   that prints floats shortest), 0/1 responses: ≈ 310 MB at 10⁶ rows;
+ *   that prints floats shortest), 0/1 responses: 318 MB at 10⁶ rows;
  * - `csv17`: the Parquet file through `tallmc convert` (f64 shortest form of
  *   each f32 value, 16–17 digits): 571 MB at 10⁶ rows.
  *
