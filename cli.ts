@@ -4,7 +4,9 @@
  *
  * Dispatch only; each command lives in `cli/` (argument handling, the draws
  * writer, the sample command whose samplers and flags come from the sampler
- * registry) and the statistics in the modules those call.
+ * registry) and the statistics in the modules those call. A command's
+ * modules are imported when it runs, so that `sample` does not load, e.g.,
+ * the replication's experiments or the plotting library of `check`.
  *
  * ```sh
  * deno task cli sample --family logistic --data my.csv --response y --out draws.csv
@@ -21,14 +23,7 @@
  *
  * @module
  */
-import { runReplicate } from "./replicate/main.ts";
 import { CliUsageError } from "./cli/args.ts";
-import { centringSqlCommand } from "./cli/centring_sql_command.ts";
-import { sampleCommand } from "./cli/sample_command.ts";
-import { summaryCommand } from "./cli/summary_command.ts";
-import { checkCommand } from "./cli/check_command.ts";
-import { compareCommand } from "./cli/compare_command.ts";
-import { convertCommand } from "./cli/convert_command.ts";
 
 export { CliUsageError };
 
@@ -66,19 +61,19 @@ export async function main(args: string[]): Promise<number> {
         console.log(_MAIN_HELP);
         return command === undefined ? 2 : 0;
       case "sample":
-        return await sampleCommand(rest);
+        return await (await import("./cli/sample_command.ts")).sampleCommand(rest);
       case "summary":
-        return await summaryCommand(rest);
+        return await (await import("./cli/summary_command.ts")).summaryCommand(rest);
       case "check":
-        return await checkCommand(rest);
+        return await (await import("./cli/check_command.ts")).checkCommand(rest);
       case "compare":
-        return await compareCommand(rest);
+        return await (await import("./cli/compare_command.ts")).compareCommand(rest);
       case "convert":
-        return await convertCommand(rest);
+        return await (await import("./cli/convert_command.ts")).convertCommand(rest);
       case "replicate":
-        return await runReplicate(rest);
+        return await (await import("./replicate/main.ts")).runReplicate(rest);
       case "centring-sql":
-        return centringSqlCommand(rest);
+        return (await import("./cli/centring_sql_command.ts")).centringSqlCommand(rest);
       default:
         throw new CliUsageError(
           `unknown command ${

@@ -1,8 +1,8 @@
 /**
  * Time to posterior, end to end: the whole `tallmc sample --sampler hmc-ecs`
  * command (read the file, warm up, sample, write the draws) run as a
- * subprocess on HIGGS-shaped logistic data (1 + 29 columns), from Parquet
- * (f32) and from CSV, beside
+ * subprocess on HIGGS-shaped logistic data (intercept + 29 columns), from
+ * Parquet (f32) and from CSV, beside
  *
  * - `cat FILE > /dev/null` with the file in the page cache (the floor of
  *   any reader), and
@@ -16,11 +16,28 @@
  * reported). The machine's load average is printed with each line: on a
  * shared machine the times are only comparable within one run.
  *
- * The files are made once per n in `--dir` (kept there and reused): Parquet
- * by `bench/tall_data.ts`'s generator, CSV by `tallmc convert`.
+ * The whole command runs with `TALLMC_PHASES=1` (samplers/_phase_marks.ts):
+ * its phases are printed after its line, from the subprocess's start:
+ * start-up and module loading, flags, the read and the model, the sampler,
+ * the stop watch, each chain worker's start-up, each chain's centring (to its
+ * first iteration), warm-up and sampling, the draws file, the summary, the
+ * verdict and the exit.
  *
- *   deno run -A bench/time_to_posterior.ts --n 1e6,1e7,1e8 [--formats parquet,csv]
- *     [--dir /tmp/ttp] [--chains 4] [--workers N] [--repeats 1] [--json out.json]
+ * The files are made once per n in `--dir` (kept there and reused), all with
+ * the same rows (`bench/tall_data.ts`'s generator, seed 1, f32 values):
+ *
+ * - `parquet`: FLOAT covariates, written by that generator;
+ * - `csv`: each f32 value in its shortest decimal form (at most 9
+ *   significant digits; what an f32 column becomes when written by a tool
+ *   that prints floats shortest), 0/1 responses: 318 MB at 10⁶ rows;
+ * - `csv17`: the Parquet file through `tallmc convert` (f64 shortest form of
+ *   each f32 value, 16–17 digits): 571 MB at 10⁶ rows.
+ *
+ * Both CSV files have no intercept column (the CLI adds it), so every file
+ * gives the same model: d = 30.
+ *
+ *   deno run -A bench/time_to_posterior.ts --n 1e6,1e7,1e8 [--formats parquet,csv,csv17]
+ *     [--dir /tmp/ttp] [--chains 4] [--workers N] [--repeats 1] [--skip-read] [--json out.json]
  *
  * Minutes at n = 10⁷ (most of it making the files); not part of `deno bench`.
  * n = 10⁸ is skipped with the reason: its X alone (12 GB in f32) exceeds the
@@ -29,7 +46,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { generatePhase, PeakMemory } from "./tall_data.ts";
+import { generatePhase, higgsShapedChunks, PeakMemory } from "./tall_data.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = `${ROOT}cli.ts`;
@@ -41,6 +58,8 @@ interface Timed {
   cpuSeconds: number | null;
   peakRssMb: number | null;
   stderr: string;
+  /** Phase marks (when run with phases). */
+  marks: Mark[];
 }
 
 let timeV: boolean | null = null;
@@ -57,23 +76,128 @@ async function hasTimeV(): Promise<boolean> {
   return timeV;
 }
 
-async function run(cmd: string[], label: string): Promise<Timed> {
+async function run(cmd: string[], label: string, phases = false): Promise<Timed> {
   const wrap = await hasTimeV();
   const args = wrap ? ["-v", ...cmd] : cmd.slice(1);
-  const t0 = performance.now();
+  const epoch0 = performance.timeOrigin + performance.now(), t0 = performance.now();
   const r = await new Deno.Command(wrap ? "/usr/bin/time" : cmd[0], {
     args,
     stdout: "null",
     stderr: "piped",
+    ...(phases ? { env: { TALLMC_PHASES: "1" } } : {}),
   }).output();
   const seconds = (performance.now() - t0) / 1000;
+  const epochEnd = epoch0 + seconds * 1000;
   const stderr = new TextDecoder().decode(r.stderr);
   if (!r.success) throw new Error(`${label} failed (exit ${r.code}):\n${stderr.slice(-2000)}`);
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
   const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
   const sys = /System time \(seconds\): ([\d.]+)/.exec(stderr);
   const cpuSeconds = user && sys ? Number(user[1]) + Number(sys[1]) : null;
-  return { seconds, cpuSeconds, peakRssMb: m ? Number(m[1]) / 1024 : null, stderr };
+  const marks: Mark[] = [];
+  for (const line of stderr.split("\n")) {
+    const p = /^tallmc-phase (\S+) ([\d.]+)$/.exec(line);
+    if (p !== null) marks.push({ name: p[1], ms: Number(p[2]) - epoch0 });
+  }
+  if (phases) marks.push({ name: "exit", ms: epochEnd - epoch0 });
+  return { seconds, cpuSeconds, peakRssMb: m ? Number(m[1]) / 1024 : null, stderr, marks };
+}
+
+/**
+ * Write the generator's rows (seed 1, the Parquet file's rows) as CSV with
+ * each f32 covariate in its shortest decimal form: the fewest significant
+ * digits (≤ 9) that read back, rounded to f32, as the same value.
+ */
+async function writeShortestCsv(path: string, n: number): Promise<void> {
+  const tmp = `${path}.tmp`;
+  const file = await Deno.open(tmp, { write: true, create: true, truncate: true });
+  const enc = new TextEncoder();
+  const d = 30;
+  try {
+    const header = ["y", ...Array.from({ length: d - 1 }, (_, j) => `x${j + 1}`)];
+    let text = header.join(",") + "\n";
+    for (const chunk of higgsShapedChunks({ n, seed: 1, storage: "f32" })) {
+      const lines: string[] = [];
+      for (let i = 0; i < chunk.numRows; i++) {
+        let line = chunk.y[i] === 1 ? "1" : "0";
+        for (let j = 1; j < d; j++) line += "," + shortestF32(chunk.x[i * d + j]);
+        lines.push(line);
+      }
+      text += lines.join("\n") + "\n";
+      const bytes = enc.encode(text);
+      for (let off = 0; off < bytes.length;) off += await file.write(bytes.subarray(off));
+      text = "";
+    }
+  } finally {
+    file.close();
+  }
+  await Deno.rename(tmp, path);
+}
+
+/** The shortest decimal text that reads back (rounded to f32) as the f32 value v. */
+function shortestF32(v: number): string {
+  for (let p = 1; p < 9; p++) {
+    const t = Number(v.toPrecision(p));
+    if (Math.fround(t) === v) return String(t);
+  }
+  return String(Number(v.toPrecision(9)));
+}
+
+/** A phase mark: its name and milliseconds since the subprocess was started. */
+interface Mark {
+  name: string;
+  ms: number;
+}
+
+/**
+ * The phases of a whole run from its marks: each main-thread mark's time
+ * since the previous one, and per chain its centring (start to first
+ * iteration), warm-up and sampling, and each worker's start-up.
+ */
+function phaseLines(marks: Mark[]): string[] {
+  const at = new Map(marks.map((m) => [m.name, m.ms]));
+  const main = [
+    ["modules-loaded", "Deno start-up + module loading"],
+    ["flags-checked", "flags and --data checks"],
+    ["data-loaded", "read the file + build the model"],
+    ["sampler-built", "build the sampler"],
+    ["stop-watch-started", "signal watcher worker"],
+    ["chains-done", "chains (workers' start-up, warm-up, sampling)"],
+    ["draws-written", "draws file committed"],
+    ["summary-printed", "summary table"],
+    ["verdict-printed", "verdict"],
+    ["exit", "exit"],
+  ];
+  const out: string[] = [];
+  let prev = 0;
+  for (const [name, label] of main) {
+    const t = at.get(name);
+    if (t === undefined) continue;
+    out.push(
+      `    ${label.padEnd(48)} ${((t - prev) / 1000).toFixed(3)} s (at ${(t / 1000).toFixed(3)})`,
+    );
+    prev = t;
+  }
+  const start = at.get("stop-watch-started") ?? 0;
+  const workers = marks.filter((m) => m.name === "worker-ready").map((m) => m.ms);
+  const loaded = marks.filter((m) => m.name === "worker-modules-loaded").map((m) => m.ms);
+  if (workers.length > 0) {
+    out.push(
+      `    chain workers: modules loaded at +${
+        loaded.map((t) => ((t - start) / 1000).toFixed(3)).join(", +")
+      } s, ready at +${workers.map((t) => ((t - start) / 1000).toFixed(3)).join(", +")} s`,
+    );
+  }
+  for (let c = 0; at.has(`chain${c}-end`); c++) {
+    const s0 = at.get(`chain${c}-start`) ?? start, i1 = at.get(`chain${c}-iteration1`)!;
+    const w = at.get(`chain${c}-warmup-end`) ?? i1, e = at.get(`chain${c}-end`)!;
+    out.push(
+      `    chain ${c}: starts at +${((s0 - start) / 1000).toFixed(3)} s; centring + iteration 1 ${
+        ((i1 - s0) / 1000).toFixed(3)
+      } s, warm-up ${((w - i1) / 1000).toFixed(3)} s, sampling ${((e - w) / 1000).toFixed(3)} s`,
+    );
+  }
+  return out;
 }
 
 function loadAverage(): string {
@@ -97,13 +221,14 @@ const { values } = parseArgs({
   args: Deno.args,
   options: {
     n: { type: "string", default: "1e6" },
-    formats: { type: "string", default: "parquet,csv" },
+    formats: { type: "string", default: "parquet,csv,csv17" },
     dir: { type: "string", default: "/tmp/ttp" },
     chains: { type: "string", default: "4" },
     workers: { type: "string" },
     warmup: { type: "string", default: "1000" },
     samples: { type: "string", default: "1000" },
     repeats: { type: "string", default: "1" },
+    "skip-read": { type: "boolean", default: false },
     json: { type: "string" },
   },
 });
@@ -113,8 +238,8 @@ for (const n of sizes) {
 }
 const formats = values.formats!.split(",").map((s) => s.trim());
 for (const f of formats) {
-  if (f !== "csv" && f !== "parquet") {
-    throw new RangeError(`--formats: expected csv and/or parquet, got ${f}`);
+  if (f !== "csv" && f !== "csv17" && f !== "parquet") {
+    throw new RangeError(`--formats: expected parquet, csv and/or csv17, got ${f}`);
   }
 }
 const dir = values.dir!, repeats = Number(values.repeats);
@@ -136,17 +261,23 @@ for (const n of sizes) {
     );
     continue;
   }
-  const parquet = `${dir}/higgs_${n}.parquet`, csv = `${dir}/higgs_${n}.csv`;
+  const parquet = `${dir}/higgs_${n}.parquet`, csv17 = `${dir}/higgs_${n}.csv`;
+  const csv = `${dir}/higgs_${n}_f32.csv`;
   if (!(await exists(parquet))) {
     const r = await generatePhase(parquet, { n, seed: 1 }, new PeakMemory());
     console.log(`made ${parquet} in ${r.seconds.toFixed(1)} s`);
   }
+  if (formats.includes("csv17") && !(await exists(csv17))) {
+    const r = await run([...denoRun, "convert", parquet, csv17, "--response", "y"], "convert");
+    console.log(`made ${csv17} in ${r.seconds.toFixed(1)} s`);
+  }
   if (formats.includes("csv") && !(await exists(csv))) {
-    const r = await run([...denoRun, "convert", parquet, csv, "--response", "y"], "convert");
-    console.log(`made ${csv} in ${r.seconds.toFixed(1)} s`);
+    const t0 = performance.now();
+    await writeShortestCsv(csv, n);
+    console.log(`made ${csv} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
   for (const format of formats) {
-    const file = format === "csv" ? csv : parquet;
+    const file = format === "csv" ? csv : format === "csv17" ? csv17 : parquet;
     const mb = (await Deno.stat(file)).size / 1e6;
     const common = [
       "sample",
@@ -156,14 +287,15 @@ for (const n of sizes) {
       file,
       "--response",
       "y",
-      "--no-intercept", // the file's "(Intercept)" column is the intercept
+      // The Parquet file's "(Intercept)" column is the intercept; the CSV files have none.
+      ...(format === "parquet" ? ["--no-intercept"] : []),
       "--f32",
       "--quiet",
     ];
     for (let rep = 0; rep < repeats; rep++) {
       await run(["cat", file], "cat"); // into the page cache
       const cat = await run(["sh", "-c", `cat '${file}' > /dev/null`], "cat");
-      const read = await run([
+      const read = values["skip-read"] ? null : await run([
         ...denoRun,
         ...common,
         "--sampler",
@@ -179,34 +311,39 @@ for (const n of sizes) {
         "--out",
         `${dir}/read_only.csv`,
       ], "read alone");
-      const whole = await run([
-        ...denoRun,
-        ...common,
-        "--sampler",
-        "hmc-ecs",
-        "--chains",
-        values.chains!,
-        ...(values.workers !== undefined ? ["--workers", values.workers] : []),
-        "--warmup",
-        values.warmup!,
-        "--samples",
-        values.samples!,
-        "--out",
-        `${dir}/draws.csv`,
-      ], "sample");
+      const whole = await run(
+        [
+          ...denoRun,
+          ...common,
+          "--sampler",
+          "hmc-ecs",
+          "--chains",
+          values.chains!,
+          ...(values.workers !== undefined ? ["--workers", values.workers] : []),
+          "--warmup",
+          values.warmup!,
+          "--samples",
+          values.samples!,
+          "--out",
+          `${dir}/draws.csv`,
+        ],
+        "sample",
+        true,
+      );
       const row = {
         n,
         format,
         fileMb: mb,
         catSeconds: cat.seconds,
-        readSeconds: read.seconds,
-        readCpuSeconds: read.cpuSeconds,
-        readPeakRssMb: read.peakRssMb,
+        readSeconds: read?.seconds ?? null,
+        readCpuSeconds: read?.cpuSeconds ?? null,
+        readPeakRssMb: read?.peakRssMb ?? null,
         wholeSeconds: whole.seconds,
         wholeCpuSeconds: whole.cpuSeconds,
         wholePeakRssMb: whole.peakRssMb,
         chains: Number(values.chains),
         loadAverage: loadAverage(),
+        phases: whole.marks,
       };
       results.push(row);
       const rss = (v: number | null) => v === null ? "?" : `${v.toFixed(0)} MB`;
@@ -214,12 +351,15 @@ for (const n of sizes) {
       console.log(
         `n = ${n.toExponential(0)} ${format.padEnd(7)} ${mb.toFixed(0)} MB: cat ${
           cat.seconds.toFixed(2)
-        } s | CLI read alone ${read.seconds.toFixed(2)} s${cpu(read.cpuSeconds)}, peak ${
-          rss(read.peakRssMb)
+        } s | CLI read alone ${
+          read === null
+            ? "not run"
+            : `${read.seconds.toFixed(2)} s${cpu(read.cpuSeconds)}, peak ${rss(read.peakRssMb)}`
         } | whole hmc-ecs command (${values.chains} chains) ${whole.seconds.toFixed(2)} s${
           cpu(whole.cpuSeconds)
         }, peak ${rss(whole.peakRssMb)} | load ${row.loadAverage}`,
       );
+      for (const line of phaseLines(whole.marks)) console.log(line);
     }
   }
 }

@@ -28,7 +28,9 @@ import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { UserGlmModel } from "../models/user_glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { sampleParallel } from "../samplers/parallel.ts";
+import { prestartChainWorkers, sampleParallel } from "../samplers/parallel.ts";
+import { phaseMark } from "../samplers/_phase_marks.ts";
+import { sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import {
   checkSamplerFlagConflicts,
@@ -38,7 +40,6 @@ import {
   parseFlags,
   resolveUserPath,
 } from "./args.ts";
-import { databaseCentring, laplaceStarts } from "./database_model.ts";
 import { DrawsFileWriter } from "./draws_writer.ts";
 import { cmdstanChainPath, CmdStanDrawsWriter } from "./cmdstan_writer.ts";
 import { checkWritable, refuseSameFile } from "./safe_output.ts";
@@ -113,6 +114,7 @@ export async function sampleCommand(args: string[]): Promise<number> {
 }
 
 async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise<number> {
+  phaseMark("modules-loaded");
   const samplerFlags = _samplerFlags();
   const flags: FlagSpec = {
     ..._COMMON_FLAGS,
@@ -236,6 +238,9 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       checkWritable(target, "--out");
     }
   }
+  // The signal watcher's worker loads while the data are read; it listens from _StopWatch.start on.
+  const watcher = _StopWatch.spawn();
+  cleanups.push(() => watcher?.terminate());
   const source = await openSampleData(values, {
     dbUrl,
     dataPath,
@@ -245,6 +250,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     cleanups,
   });
   const { dbModel, dataLabel, remove: dbRemove } = source;
+  phaseMark("flags-checked");
   dataPath = source.dataPath;
   // The rows are fetched by key over one connection: the chains run in this thread.
   if (dbModel !== null) numWorkers = 0;
@@ -277,6 +283,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     } finally {
       await dbRemove();
     }}
+  phaseMark("data-loaded");
   for (const w of dataWarnings) console.error(`tallmc: warning: --data: ${w}`);
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
   const init = initFromFlag(values.init, {
@@ -287,6 +294,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   Object.assign(samplerOptions, init.samplerOptions);
   if (dbModel !== null) {
     // One centring in the engine for every chain: the SQL passes do not grow with --chains.
+    const { databaseCentring, laplaceStarts } = await import("./database_model.ts");
     let shared;
     try {
       shared = databaseCentring(dbModel);
@@ -322,11 +330,44 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     );
   }
 
+  if (numWorkers > 0) {
+    // The chain workers load their modules while this thread builds the sampler.
+    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains)));
+  }
+  if (
+    samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
+  ) {
+    // One initial centring for all the chains (they would each make the same passes).
+    let shared;
+    try {
+      shared = sharedHmcEcsCentring(model, { ...samplerOptions, numWarmup }, { seed, numChains });
+    } catch (e) {
+      if (!(e instanceof RangeError || e instanceof TypeError)) throw e;
+      throw new CliUsageError(
+        `--sampler ${samplerName} cannot start: ${_userMessage(e.message, description)}${
+          _extremeColumnsHint(dataWarnings)
+        }`,
+      );
+    }
+    if (shared !== null) {
+      Object.assign(samplerOptions, shared.options);
+      init.driver.initialPositions = shared.starts;
+      sampler = description.build(model, samplerOptions, { seed, numWarmup, numSamples });
+      if (!values.quiet) {
+        console.log(
+          `centring: ${shared.numPasses} full-data passes, shared by ${numChains} chains`,
+        );
+      }
+    }
+    phaseMark("centring-shared");
+  }
+  phaseMark("sampler-built");
   const extraNames = samplerName === "hmc-ecs" && samplerOptions.variant === "signed"
     ? ["sign"]
     : [];
   // From here on SIGINT / SIGTERM stop the run and keep its draws.
-  const watch = await _StopWatch.start();
+  const watch = await _StopWatch.start(watcher);
+  phaseMark("stop-watch-started");
   let writer: DrawsOutput | null = null;
   try {
     writer = outPath === undefined
@@ -384,6 +425,11 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       thin,
       ...init.driver,
       onProgress: (chain: number, it: number, total: number) => {
+        if (it === 1 || it === numWarmup || it === total) {
+          phaseMark(
+            `chain${chain}-${it === 1 ? "iteration1" : it === total ? "end" : "warmup-end"}`,
+          );
+        }
         done.set(chain, it);
         bar?.update(chain, it, total);
         checkStop();
@@ -439,6 +485,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       }${kept === "" ? "" : `; ${kept}`}`,
     );
   }
+  phaseMark("chains-done");
   bar?.done();
   watch.close();
   if (watch.stopped || result === null) {
@@ -468,11 +515,14 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     if (writer.failure !== null) code = _reportWriteFailure(writer, numChains);
     else console.log(`draws written to ${outPath} (${writer.rowsOnDisk} rows)`);
   }
+  phaseMark("draws-written");
   code = Math.max(code, _report(result, description, dataWarnings));
   const rows = _printSummary(result);
+  phaseMark("summary-printed");
   const checked = printVerdict(result, rows, {
     sampler: samplerName,
     strict: Boolean(values.strict),
   });
+  phaseMark("verdict-printed");
   return code !== 0 ? code : checked.code;
 }

@@ -19,7 +19,6 @@ import {
   isDuckDbData,
   openDuckDbModel,
 } from "./duckdb_data.ts";
-import { databaseRefusal, openDatabaseModel } from "./database_model.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
 import type { FamilyChoice } from "./model_flags.ts";
 import { modelFromFlags } from "./model_options.ts";
@@ -70,6 +69,8 @@ export async function openSampleData(
   const duck = dbUrl !== null && isDuckDbData(dbUrl) ? duckDbDataOf(dbUrl, resolveUserPath) : null;
   if (duck !== null) checkDuckDbAccess(duck);
   if (dbUrl !== null) {
+    // Imported only for a database URL: a file's run does not load the database clients.
+    const { databaseRefusal, openDatabaseModel } = await import("./database_model.ts");
     const label = duck?.label ??
       (await import("../engines/database_rows.ts")).redactDatabaseUrl(dbUrl);
     let why = databaseRefusal(duck ?? dbUrl, values, samplerName);

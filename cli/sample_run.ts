@@ -42,14 +42,30 @@ export class StopWatch {
     this.promise = new Promise<void>((r) => (this.#resolve = r));
   }
 
-  /** Start the watcher and wait until it listens. */
-  static async start(): Promise<StopWatch> {
-    let worker: Worker | null = null;
+  /**
+   * Start loading the watcher's worker, which listens for signals only once
+   * {@link start} is given it: until then signals keep their default action.
+   *
+   * @returns The worker, or null in a runtime without workers.
+   */
+  static spawn(): Worker | null {
     try {
-      worker = new Worker(new URL("./signal_watcher.ts", import.meta.url), { type: "module" });
+      return new Worker(new URL("./signal_watcher.ts", import.meta.url), { type: "module" });
     } catch {
-      return new StopWatch(null); // no workers here: signals keep their default action
+      return null;
     }
+  }
+
+  /**
+   * Start the watcher and wait until it listens.
+   *
+   * @param spawned A worker from {@link spawn} (loaded while other work ran), or
+   *   undefined to spawn one now.
+   */
+  static async start(spawned?: Worker | null): Promise<StopWatch> {
+    const worker = spawned === undefined ? StopWatch.spawn() : spawned;
+    // No workers here: signals keep their default action.
+    if (worker === null) return new StopWatch(null);
     const watch = new StopWatch(worker);
     await new Promise<void>((ready) => {
       worker.onmessage = (e: MessageEvent<{ type: string }>) => {

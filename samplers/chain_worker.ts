@@ -25,7 +25,10 @@ import { workerModelFromSpec } from "../models/worker_model.ts";
 import type { WorkerChain, WorkerInit, WorkerReply } from "./_chain_protocol.ts";
 import { sampleChains } from "./driver.ts";
 import { getSampler } from "./registry.ts";
+import { phaseMark } from "./_phase_marks.ts";
 import type { ChainSampler, StepInfo } from "./sampler.ts";
+
+phaseMark("worker-modules-loaded");
 
 let _init: WorkerInit | null = null;
 let _model: ReturnType<typeof workerModelFromSpec> | null = null;
@@ -59,6 +62,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
       const arena = attachRegion(msg.region, (bytes) => _post({ type: "grow", bytes }));
       _model = workerModelFromSpec(msg.spec, arena);
       _sampler = getSampler(msg.sampler).build(_model, msg.own, msg.plan);
+      phaseMark("worker-ready");
       _post({ type: "ready" });
       return;
     }
@@ -67,6 +71,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
     }
     const init = _init;
     const chainId = msg.chainId;
+    phaseMark(`chain${chainId}-start`);
     const result = sampleChains({
       ...init.run,
       sampler: _sampler,
@@ -74,7 +79,15 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
       chainIds: [chainId],
       initialPositions: msg.start === undefined ? undefined : [msg.start],
       onProgress: init.relayProgress
-        ? (chain, iteration, total) => _post({ type: "progress", chain, iteration, total })
+        ? (chain, iteration, total) => {
+          // Not every iteration: a message costs more than an HMC-ECS step. The
+          // first, the last of warm-up and the last always; else every 1/200 of the run.
+          const every = Math.max(1, Math.floor(total / 200));
+          if (
+            iteration === 1 || iteration === total || iteration === init.run.numWarmup ||
+            iteration % every === 0
+          ) _post({ type: "progress", chain, iteration, total });
+        }
         : undefined,
       onDraw: init.relayDraws
         ? (chain, draw, position, info) =>

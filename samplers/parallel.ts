@@ -27,6 +27,11 @@
  * (functions) run the synchronous {@link sample} in the calling thread and say
  * so in `parallel.note`.
  *
+ * Progress: from a worker, `onProgress` is called for a chain's first
+ * iteration, its last warm-up iteration, its last, and every 1/200 of its
+ * iterations between (not after each one: a message costs more than an
+ * HMC-ECS step); `onDraw` for every kept draw.
+ *
  * Cost counters: each worker counts on its own copy of the model, so
  * `model.cost` in the calling thread does not move; per-chain costs are in
  * `chains[c].cost` as in a sequential run.
@@ -238,7 +243,7 @@ export async function sampleParallel(
         reject(error);
       };
       for (let k = 0; k < numWorkers; k++) {
-        const worker = _spawn();
+        const worker = _prestarted.pop() ?? _spawn();
         pool.push(worker);
         let current = -1;
         const give = () => {
@@ -301,6 +306,33 @@ export async function sampleParallel(
     draws: chains.map((c) => c.draws),
     chains,
     parallel: { workers: numWorkers, note: null },
+  };
+}
+
+/** Chain workers started ahead of a run by {@link prestartChainWorkers}. */
+const _prestarted: Worker[] = [];
+
+/**
+ * @internal Start `count` chain workers now, so that their modules load
+ * while the calling thread still works (e.g. centres the chains); the next
+ * {@link sampleParallel} runs on them (and starts any more it needs). A
+ * worker holds nothing of a run until that run's first message.
+ *
+ * @param count Workers to start (a runtime without workers starts none).
+ * @returns A function that terminates the workers no run took.
+ */
+export function prestartChainWorkers(count: number): () => void {
+  if (typeof Worker !== "undefined") {
+    for (let k = 0; k < count; k++) {
+      try {
+        _prestarted.push(_spawn());
+      } catch {
+        break; // workers cannot start here: sampleParallel says so when it runs
+      }
+    }
+  }
+  return () => {
+    for (const w of _prestarted.splice(0)) w.terminate();
   };
 }
 

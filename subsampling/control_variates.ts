@@ -88,6 +88,12 @@ export interface ControlVariateOptions {
    * ControlVariates.cache} unavailable.
    */
   rowCache?: boolean;
+  /**
+   * S = Σₖℓₖ(θ*) and A = Σₖ∇ℓₖ(θ*) at the θ* given, computed before (e.g.
+   * one centring shared by the chains of a run): the constructor makes no
+   * pass and counts no cost. `rowCache: false` only (a cache needs its pass).
+   */
+  sums?: { llStarSum: number; gradSum: Float64Array };
 }
 
 /**
@@ -225,6 +231,25 @@ export class ControlVariates implements SubsampleControlVariates {
       throw new TypeError(
         "rowCache: false computes the centring sums on the calling thread; leave out passes",
       );
+    }
+    const sums = options.sums;
+    if (sums !== undefined) {
+      if (rowCache) {
+        throw new TypeError("sums need rowCache: false (a per-row cache needs its pass)");
+      }
+      checkTheta(thetaStar, this.dim, "thetaStar", true);
+      if (sums.gradSum.length !== this.dim || !Number.isFinite(sums.llStarSum)) {
+        throw new RangeError(
+          `sums must hold a finite llStarSum and a gradSum of length ${this.dim}`,
+        );
+      }
+      this.#cache = null;
+      this.thetaStar.set(thetaStar);
+      this.llStarSum = sums.llStarSum;
+      this.gradSum.set(sums.gradSum);
+      if (this.computesHessian) model.logLikelihoodHessian(thetaStar, this.hessSum);
+      this.version++;
+      return;
     }
     this.#cache = rowCache ? new ControlVariateCache(model.arena, this.numRows) : null;
     this.recenter(thetaStar);

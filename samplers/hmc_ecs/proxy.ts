@@ -244,7 +244,8 @@ export function controlVariateOrder(
  * @param thetaStar The expansion point.
  * @param order Taylor order 0, 1 or 2.
  * @param options An estimate of B to use instead of a full-data Hessian pass;
- *   `sums`: S, A, B at θ* computed elsewhere (external GLMs only; no pass).
+ *   `sums`: S, A, B at θ* computed elsewhere (no pass; external GLMs, and
+ *   in-memory GLMs whose passes run on the calling thread).
  * @returns The chain's proxy; dispose it when the chain ends.
  * @example
  * ```ts
@@ -270,9 +271,9 @@ export function createProxy(
   if (rows.kind === "per-row" && (rows.external ?? null) !== null) {
     return rowsProxy(rows, thetaStar, order, options.sums);
   }
-  if (options.sums !== undefined) {
+  if (options.sums !== undefined && !(rows.kind === "compact-glm" && rows.passes === null)) {
     throw new TypeError(
-      "precomputed centring sums need an ExternalGlmModel: an in-memory model's control variates make their own pass",
+      "precomputed centring sums need an ExternalGlmModel or a GLM whose passes run on the calling thread: these control variates make their own pass",
     );
   }
   if (rows.kind === "compact-glm") {

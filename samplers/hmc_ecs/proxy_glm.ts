@@ -40,6 +40,7 @@ import type {
   RecenterOptions,
   SignedEstimator,
 } from "./proxy.ts";
+import type { CentringSums } from "./options.ts";
 
 /**
  * A chain's control variates for a GLM, centred at θ* (one full-data pass of
@@ -49,16 +50,17 @@ import type {
  * @param model The GLM.
  * @param thetaStar The expansion point.
  * @param order Taylor order.
- * @param options An estimate of B instead of the full-data Hessian pass, and
+ * @param options An estimate of B instead of the full-data Hessian pass,
  *   where the full-data passes run (`passes`, e.g. a `ThreadedGlmModel`;
- *   default the model, on the calling thread).
+ *   default the model, on the calling thread), or S, A, B computed before
+ *   (`sums`; no pass, passes on the calling thread only).
  * @returns The proxy.
  */
 export function glmProxy(
   model: GlmModel,
   thetaStar: Float64Array,
   order: TaylorOrder,
-  options: RecenterOptions & { passes?: ControlVariatePasses } = {},
+  options: RecenterOptions & { passes?: ControlVariatePasses; sums?: CentringSums } = {},
 ): ControlVariateProxy {
   // B is set here rather than by ControlVariates: the exact full-data sum
   // (one Hessian pass, d(d+1)/2 multiply-adds per row, ≈ 4–5 gradient passes
@@ -72,6 +74,7 @@ export function glmProxy(
     computeHessian: false,
     passes,
     rowCache: passes !== undefined,
+    sums: options.sums,
   });
   const setHessian = (o: RecenterOptions) => {
     if (o.hessian !== undefined) {
@@ -85,7 +88,8 @@ export function glmProxy(
       (passes ?? model).logLikelihoodHessian(cv.thetaStar, cv.hessSum);
     }
   };
-  setHessian(options);
+  // Sums given: B is theirs (no pass).
+  setHessian(options.sums === undefined ? options : { hessian: options.sums.hessSum });
   return compactProxy(cv, (t, o) => {
     cv.recenter(t);
     setHessian(o);

@@ -3,7 +3,7 @@ import { attachCore, loadCore } from "../../core/load.ts";
 import { higgsShaped } from "../../data/synthetic.ts";
 import { GlmModel } from "../../models/glm.ts";
 import { gaussianTarget } from "../../examples/models/gaussian_target.ts";
-import { sampleParallel } from "../../samplers/parallel.ts";
+import { prestartChainWorkers, sampleParallel } from "../../samplers/parallel.ts";
 import { sample } from "../../samplers/sample.ts";
 import { grantExtension, releaseRegion, reserveRegion } from "../../core/shared_region.ts";
 
@@ -53,6 +53,26 @@ Deno.test("sampleParallel() draws equal the sequential run's, bit for bit", asyn
     const par = await sampleParallel(model, { ...opts, workers: 2 });
     assert.deepEqual(par.draws, sample(model, opts).draws);
   });
+});
+
+Deno.test("prestartChainWorkers(): a run on workers started before it gives the same draws; the rest are terminated", async () => {
+  const model = _model(true);
+  const base = { sampler: "hmc", seed: 5, numWarmup: 50, numSamples: 50, numChains: 2 };
+  const release = prestartChainWorkers(3); // one more than the run takes
+  try {
+    const progress: number[] = [];
+    const par = await sampleParallel(model, {
+      ...base,
+      workers: 2,
+      onProgress: (_c: number, it: number) => progress.push(it),
+    });
+    assert.equal(par.parallel.workers, 2);
+    assert.deepEqual(par.draws, sample(model, base).draws);
+    // From workers: the first, the last of warm-up, the last, and every 1/200 between.
+    for (const it of [1, 50, 100]) assert.ok(progress.includes(it), `iteration ${it} reported`);
+  } finally {
+    release(); // the third worker: the test's leak check fails if it stays alive
+  }
 });
 
 Deno.test("sampleParallel() reads the data in place: the memory grows by the scratch regions only", async () => {

@@ -398,11 +398,13 @@ Deno.test("precomputed centring: bad input gives clear errors", () => {
     name: "TypeError",
     message: "give centring or thetaStar, not both (centring carries its θ*)",
   });
-  assert.throws(() => run(glm, ok), /precomputed centring sums need an ExternalGlmModel/);
-  assert.throws(
-    () => createProxy(hmcEcsSupport(glm), ok.thetaStar, 2, { sums: ok }),
-    /precomputed centring sums need an ExternalGlmModel/,
-  );
+  // An in-memory GLM whose passes run on the calling thread takes the sums as they are (one
+  // centring shared by a run's chains): no pass at θ*.
+  const proxy = createProxy(hmcEcsSupport(glm), ok.thetaStar, 2, { sums: ok });
+  assert.equal(proxy.llStarSum, ok.llStarSum);
+  assert.deepEqual(proxy.gradSum, ok.gradSum);
+  assert.deepEqual(proxy.hessSum, ok.hessSum);
+  proxy.dispose();
   // A checked copy: later changes to the caller's arrays do not reach the sampler.
   const copy = checkCentring(ok, 30);
   ok.gradSum[0] = 1;
