@@ -59,26 +59,28 @@ export function defaultJobs(): number {
  * own sequential work plus its longest unit (units run beside it), full and
  * quick. Experiments start in this order (longest first; unknown names last,
  * in registry order), and an experiment's units with its priority, so that
- * the longest chains start first and a started chain is not left waiting. Measured in docs/replication.md ("CPU per experiment").
+ * the longest chains start first and a started chain is not left waiting. Measured idle
+ * in docs/replication.md ("The last measured runs"; R0 and R16 as in "Less CPU for
+ * the full run").
  */
 const _DURATION_HINT: Record<string, { full: number; quick: number }> = {
-  r4: { full: 560, quick: 95 },
-  r0: { full: 410, quick: 3.8 },
-  r15: { full: 300, quick: 3.6 },
-  r2: { full: 280, quick: 6 },
-  r1: { full: 202, quick: 10 },
-  r16: { full: 190, quick: 3.6 },
-  r5: { full: 135, quick: 26 },
-  r9: { full: 114, quick: 9.1 },
-  r8: { full: 103, quick: 9.5 },
-  r7: { full: 103, quick: 4.5 },
-  r10: { full: 102, quick: 2.6 },
-  r11: { full: 89, quick: 8.5 },
-  r12: { full: 58, quick: 8.5 },
-  r17: { full: 56, quick: 2.7 },
-  r13: { full: 48, quick: 9.2 },
-  r6: { full: 31, quick: 8.1 },
-  r3: { full: 14, quick: 4.1 },
+  r4: { full: 500, quick: 95 },
+  r15: { full: 240, quick: 3.6 },
+  r2: { full: 216, quick: 6 },
+  r1: { full: 162, quick: 10 },
+  r5: { full: 112, quick: 26 },
+  r0: { full: 100, quick: 2.6 },
+  r9: { full: 98, quick: 9.1 },
+  r10: { full: 95, quick: 2.6 },
+  r16: { full: 90, quick: 2.7 },
+  r11: { full: 87, quick: 8.5 },
+  r7: { full: 83, quick: 4.5 },
+  r8: { full: 64, quick: 9.5 },
+  r12: { full: 46, quick: 8.5 },
+  r17: { full: 46, quick: 2.7 },
+  r13: { full: 43, quick: 9.2 },
+  r6: { full: 23, quick: 8.1 },
+  r3: { full: 12, quick: 4.1 },
   r14: { full: 0.1, quick: 0.03 },
 };
 
