@@ -56,6 +56,7 @@
 import type { Arena } from "../core/arena.ts";
 import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
+import { ParquetArenaDecoder } from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import {
   ParquetChunkBuilder,
@@ -328,6 +329,7 @@ export async function loadParquet(
   const width = storage === "f64" ? 8 : 4;
   let xPtr = 0, yPtr = 0;
   let transposer: ParquetTransposer | null = null;
+  let decoder: ParquetArenaDecoder | null = null;
   try {
     xPtr = storage === "f64"
       ? arena.allocF64(numRows * numCols)
@@ -335,11 +337,15 @@ export async function loadParquet(
     yPtr = arena.allocF64(numRows);
     // The core's kernel writes the rows of X (null: the TypeScript pass does).
     transposer = ParquetTransposer.create(arena, numCols);
+    // The core's page decoder reads the columns into the arena (null, or a
+    // row group it does not take: hyparquet decodes it).
+    decoder = ParquetArenaDecoder.create(arena, o, l.readColumns);
+    const groups = rowGroupRows.flatMap((n, g) => n > 0 ? [g] : []);
     let start = 0;
-    for (let g = 0; g < rowGroupRows.length; g++) {
-      const n = rowGroupRows[g];
-      if (n === 0) continue;
-      const cols = await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i], n = rowGroupRows[g];
+      const cols = (await decoder?.read(g, groups[i + 1])) ??
+        await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
       // Checked and transposed straight into the arena; fresh views for
       // every group (the memory may have grown meanwhile).
       const off = xPtr + start * numCols * width, len = n * numCols;
@@ -360,6 +366,7 @@ export async function loadParquet(
     throw e;
   } finally {
     transposer?.dispose();
+    decoder?.dispose();
     o.close();
   }
   const warnings = r.warnings();
