@@ -56,7 +56,7 @@
 import type { Arena } from "../core/arena.ts";
 import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
-import { ParquetArenaDecoder } from "./parquet_decode.ts";
+import { ParquetArenaDecoder, prefaultRows } from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import {
   ParquetChunkBuilder,
@@ -330,11 +330,17 @@ export async function loadParquet(
   let xPtr = 0, yPtr = 0;
   let transposer: ParquetTransposer | null = null;
   let decoder: ParquetArenaDecoder | null = null;
+  let prefault: ReturnType<typeof prefaultRows> | null = null;
   try {
     xPtr = storage === "f64"
       ? arena.allocF64(numRows * numCols)
       : arena.allocF32(numRows * numCols);
     yPtr = arena.allocF64(numRows);
+    // The first touch of X's and y's fresh pages runs on another core.
+    prefault = prefaultRows(arena, [
+      [xPtr, xPtr + numRows * numCols * width],
+      [yPtr, yPtr + numRows * 8],
+    ]);
     // The core's kernel writes the rows of X (null: the TypeScript pass does).
     transposer = ParquetTransposer.create(arena, numCols);
     // The core's page decoder reads the columns into the arena (null, or a
@@ -367,6 +373,7 @@ export async function loadParquet(
   } finally {
     transposer?.dispose();
     decoder?.dispose();
+    prefault?.stop();
     o.close();
   }
   const warnings = r.warnings();

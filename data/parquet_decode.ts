@@ -27,6 +27,64 @@ import type { Arena } from "../core/arena.ts";
 import { ParquetPageKernels } from "../core/parquet_kernel.ts";
 import type { OpenedParquet, ParquetCells } from "./parquet_source.ts";
 
+/** The message to data/_parquet_worker.ts: a shared memory and byte ranges to touch. */
+export interface PrefaultRequest {
+  /** The arena's memory (shared). */
+  memory: WebAssembly.Memory;
+  /** [start, end) byte ranges. */
+  ranges: [number, number][];
+}
+
+/** Ranges smaller than this are left to the reader's own first touch. */
+const _PREFAULT_MIN_BYTES = 64 << 20;
+
+/**
+ * Touches the pages of `ranges` of a shared arena in another thread, last
+ * page first (data/_parquet_worker.ts), so that the first touch of fresh
+ * memory the reader is about to fill runs on another core. Does nothing
+ * for an arena that is not shared, small ranges, or where workers cannot
+ * start.
+ *
+ * @param arena The arena (shared).
+ * @param ranges [start, end) byte ranges of freshly allocated blocks.
+ * @param minBytes Below this many bytes in all, nothing is started.
+ * @returns stop(): ends the thread (safe at any time: it never changes a
+ *   value); done: resolves true once every page was touched, false if the
+ *   thread was stopped first or never started.
+ */
+export function prefaultRows(
+  arena: Arena,
+  ranges: [number, number][],
+  minBytes = _PREFAULT_MIN_BYTES,
+): { stop(): void; done: Promise<boolean> } {
+  const bytes = ranges.reduce((s, [a, b]) => s + (b - a), 0);
+  const none = { stop() {}, done: Promise.resolve(false) };
+  if (!arena.shared || bytes < minBytes || typeof Worker !== "function") return none;
+  let w: Worker;
+  try {
+    w = new Worker(new URL("./_parquet_worker.ts", import.meta.url), { type: "module" });
+  } catch {
+    return none; // no workers here
+  }
+  let finish: (touched: boolean) => void = () => {};
+  const done = new Promise<boolean>((resolve) => finish = resolve);
+  let ended = false;
+  const end = (touched: boolean) => {
+    if (ended) return;
+    ended = true;
+    w.terminate();
+    finish(touched);
+  };
+  w.onmessage = () => end(true);
+  w.onerror = (e) => {
+    e.preventDefault();
+    end(false);
+  };
+  const request: PrefaultRequest = { memory: arena.memory, ranges };
+  w.postMessage(request);
+  return { stop: () => end(false), done };
+}
+
 /** Bytes a value, by physical type. */
 const _WIDTH: Record<string, number> = { FLOAT: 4, DOUBLE: 8, INT32: 4 };
 

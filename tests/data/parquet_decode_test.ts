@@ -15,7 +15,7 @@ import { type ColumnSource, parquetWriteBuffer } from "npm:hyparquet-writer@0.17
 import { loadCore } from "../../core/load.ts";
 import type { Arena } from "../../core/arena.ts";
 import { bytesPerCell, type GlmData, loadParquet, type ParquetOptions } from "../../data/mod.ts";
-import { ParquetArenaDecoder } from "../../data/parquet_decode.ts";
+import { ParquetArenaDecoder, prefaultRows } from "../../data/parquet_decode.ts";
 import { openParquetSource, readParquetRowGroup } from "../../data/parquet_source.ts";
 import { Rng } from "../../random/rng.ts";
 
@@ -302,4 +302,20 @@ Deno.test("loadParquet with the arena decoder: the same data, warnings and error
     // Both kinds of outcome happened.
     assert.ok(outcomes.has("ok") && outcomes.size > 1, [...outcomes].join("\n"));
   });
+});
+
+Deno.test("prefaultRows() touches every page in another thread and changes no value", async () => {
+  const arena = loadCore({ shared: true });
+  const bytes = 8 << 20, p = arena.alloc(bytes, 16, false);
+  const cells = arena.i32(p, bytes / 4);
+  // Values already written (as the reader writes them meanwhile) stay.
+  for (let i = 0; i < cells.length; i += 997) cells[i] = i + 1;
+  const r = prefaultRows(arena, [[p, p + bytes]], 0);
+  assert.equal(await r.done, true);
+  for (let i = 0; i < cells.length; i++) {
+    if (cells[i] !== (i % 997 === 0 ? i + 1 : 0)) assert.fail(`cell ${i} changed: ${cells[i]}`);
+  }
+  // Not shared, or too small: nothing starts.
+  assert.equal(await prefaultRows(loadCore(), [[p, p + bytes]], 0).done, false);
+  assert.equal(await prefaultRows(arena, [[p, p + bytes]]).done, false);
 });
