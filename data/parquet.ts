@@ -19,6 +19,14 @@
  * whole file. Bytes already in memory (a `Uint8Array`, e.g. a browser
  * upload) are read the same way.
  *
+ * `loadParquet` into an arena of a WebAssembly build decodes the row groups
+ * with the core's page decoder instead (data/parquet_decode.ts: the column
+ * chunks are read straight into the arena, snappy, PLAIN and dictionary
+ * pages decoded there, and the transposer reads the decoded columns in
+ * place); a row group that decoder does not take goes through hyparquet, so
+ * the data, warnings and errors are the same either way
+ * (docs/parquet_read.md).
+ *
  * **Library choice: hyparquet (read) and hyparquet-writer (write)**, pure
  * JavaScript with no native code, so they run in Deno, in browsers and from
  * the URL import. Measured on a 10⁶ × 30 file of random numbers on the
