@@ -185,7 +185,7 @@ export class ParquetArenaDecoder {
     const skip = (j: number): number => {
       const n = schema[j]?.num_children ?? 0;
       let next = j + 1;
-      for (let c = 0; c < n; c++) next = skip(next);
+      for (let c = 0; c < n && next < schema.length; c++) next = skip(next);
       return next;
     };
     const top = schema[0]?.num_children ?? 0;
