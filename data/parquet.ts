@@ -64,7 +64,7 @@
 import type { Arena } from "../core/arena.ts";
 import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
-import { ParquetArenaDecoder, prefaultRows } from "./parquet_decode.ts";
+import { ParquetArenaDecoder, ParquetDecodeHelper, prefaultRows } from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import {
   ParquetChunkBuilder,
@@ -339,6 +339,7 @@ export async function loadParquet(
   let transposer: ParquetTransposer | null = null;
   let decoder: ParquetArenaDecoder | null = null;
   let prefault: ReturnType<typeof prefaultRows> | null = null;
+  let helper: ParquetDecodeHelper | null = null;
   try {
     xPtr = storage === "f64"
       ? arena.allocF64(numRows * numCols)
@@ -355,10 +356,18 @@ export async function loadParquet(
     // row group it does not take: hyparquet decodes it).
     decoder = ParquetArenaDecoder.create(arena, o, l.readColumns);
     const groups = rowGroupRows.flatMap((n, g) => n > 0 ? [g] : []);
+    // With a shared arena, another thread decodes the next row group while
+    // this one checks and transposes the current one.
+    helper = typeof source === "string" || source instanceof URL
+      ? ParquetDecodeHelper.start(arena, o, source, l.readColumns, groups)
+      : null;
+    helper?.request(groups[0], 0);
     let start = 0;
     for (let i = 0; i < groups.length; i++) {
       const g = groups[i], n = rowGroupRows[g];
-      const cols = (await decoder?.read(g, groups[i + 1])) ??
+      if (helper !== null && i + 1 < groups.length) helper.request(groups[i + 1], (i + 1) % 2);
+      const cols = (await helper?.take(g)) ??
+        (await decoder?.read(g, helper === null ? groups[i + 1] : undefined)) ??
         await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
       // Checked and transposed straight into the arena; fresh views for
       // every group (the memory may have grown meanwhile).
@@ -382,6 +391,7 @@ export async function loadParquet(
     transposer?.dispose();
     decoder?.dispose();
     prefault?.stop();
+    await helper?.close();
     o.close();
   }
   const warnings = r.warnings();

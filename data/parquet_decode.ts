@@ -23,20 +23,29 @@
  *
  * @module
  */
+import type { FileMetaData } from "npm:hyparquet@1.31.5";
 import type { Arena } from "../core/arena.ts";
+import { type CoreBackend, workerCore } from "../core/load.ts";
 import { ParquetPageKernels } from "../core/parquet_kernel.ts";
 import type { OpenedParquet, ParquetCells } from "./parquet_source.ts";
 
 /** The message to data/_parquet_worker.ts: a shared memory and byte ranges to touch. */
 export interface PrefaultRequest {
+  /** Message type. */
+  type: "prefault";
   /** The arena's memory (shared). */
   memory: WebAssembly.Memory;
   /** [start, end) byte ranges. */
   ranges: [number, number][];
 }
 
-/** Ranges smaller than this are left to the reader's own first touch. */
-const _PREFAULT_MIN_BYTES = 64 << 20;
+/**
+ * Sizes below which the reader's helper threads do not start: the bytes of
+ * X and y for {@link prefaultRows}, of the selected column chunks for
+ * {@link ParquetDecodeHelper}. (Tests shrink them to run the threads on
+ * small files.)
+ */
+export const parquetThreadSizes = { prefaultMinBytes: 64 << 20, helperMinBytes: 64 << 20 };
 
 /**
  * Touches the pages of `ranges` of a shared arena in another thread, last
@@ -55,7 +64,7 @@ const _PREFAULT_MIN_BYTES = 64 << 20;
 export function prefaultRows(
   arena: Arena,
   ranges: [number, number][],
-  minBytes = _PREFAULT_MIN_BYTES,
+  minBytes = parquetThreadSizes.prefaultMinBytes,
 ): { stop(): void; done: Promise<boolean> } {
   const bytes = ranges.reduce((s, [a, b]) => s + (b - a), 0);
   const none = { stop() {}, done: Promise.resolve(false) };
@@ -80,9 +89,197 @@ export function prefaultRows(
     e.preventDefault();
     end(false);
   };
-  const request: PrefaultRequest = { memory: arena.memory, ranges };
+  const request: PrefaultRequest = { type: "prefault", memory: arena.memory, ranges };
   w.postMessage(request);
   return { stop: () => end(false), done };
+}
+
+/** Messages to the decoding thread (data/_parquet_worker.ts). */
+export type DecodeRequest =
+  | {
+    type: "open";
+    memory: WebAssembly.Memory;
+    region: { start: number; end: number };
+    backend: CoreBackend;
+    module: WebAssembly.Module | undefined;
+    path: string;
+    where: string;
+    metadata: FileMetaData;
+    columns: string[];
+    /** The buffers' sizes (see {@link ParquetArenaDecoder.reserve}). */
+    sizes: { span: number; decoded: number; page: number };
+  }
+  | { type: "read"; g: number; slot: number };
+
+/** Answers of the decoding thread. */
+export type DecodeAnswer =
+  | { type: "ready" | "failed" }
+  | {
+    type: "group";
+    g: number;
+    /** The decoded columns (null: decode the group here). */
+    columns: { name: string; kind: "f32" | "f64" | "i32"; ptr: number; length: number }[] | null;
+  };
+
+/**
+ * A thread that decodes row groups into a region of the shared arena while
+ * the calling thread checks and transposes the previous one (so decoding
+ * and the kernel run on two cores). Row group at position i of the read
+ * order uses slot i mod 2: the caller requests group i + 1 before it takes
+ * group i, and takes groups in order.
+ */
+export class ParquetDecodeHelper {
+  readonly #arena: Arena;
+  readonly #w: Worker;
+  readonly #region: number;
+  #ready: Promise<boolean>;
+  readonly #pending = new Map<number, Promise<DecodeAnswer | null>>();
+  readonly #waiters = new Map<number, (a: DecodeAnswer | null) => void>();
+  #dead = false;
+
+  private constructor(arena: Arena, w: Worker, region: number, ready: Promise<boolean>) {
+    this.#arena = arena;
+    this.#w = w;
+    this.#region = region;
+    this.#ready = ready;
+  }
+
+  /**
+   * Starts the thread, or returns null: an arena that is not shared or has
+   * no page kernels, bytes rather than a path, a small file, or no workers.
+   *
+   * @param arena The (shared) arena X lives in.
+   * @param o The opened file.
+   * @param path Its path.
+   * @param columns The columns to read.
+   * @param groups The row groups to read.
+   * @returns The helper, or null.
+   */
+  static start(
+    arena: Arena,
+    o: OpenedParquet,
+    path: string | URL,
+    columns: string[],
+    groups: readonly number[],
+  ): ParquetDecodeHelper | null {
+    if (
+      !arena.shared || arena.backend === "reference" || ParquetPageKernels.create(arena) === null ||
+      typeof Worker !== "function" || groups.length < 3
+    ) {
+      return null;
+    }
+    // The region: two decoders (one per slot), each with one raw buffer, a
+    // column buffer and page buffers for the largest row group.
+    let span = 0, decoded = 0, page = 0, bytes = 0;
+    for (const g of groups) {
+      const rg = o.metadata.row_groups[g], rows = Number(rg.num_rows);
+      let lo = Infinity, hi = 0, dec = 0;
+      for (const c of rg.columns) {
+        const m = c.meta_data;
+        if (m === undefined || m.path_in_schema.length !== 1) continue;
+        if (!columns.includes(m.path_in_schema[0])) continue;
+        const s = Number(m.dictionary_page_offset || m.data_page_offset);
+        lo = Math.min(lo, s);
+        hi = Math.max(hi, s + Number(m.total_compressed_size));
+        dec += Math.ceil((rows * (_WIDTH[m.type] ?? 8)) / 16) * 16;
+        page = Math.max(page, Number(m.total_uncompressed_size));
+      }
+      if (hi > lo) span = Math.max(span, hi - lo);
+      decoded = Math.max(decoded, dec);
+      bytes += hi > lo ? hi - lo : 0;
+    }
+    if (bytes < parquetThreadSizes.helperMinBytes || !(span > 0)) return null;
+    const sizes = { span, decoded, page };
+    const size = 2 * (span + decoded + 2 * page + (1 << 16)) + (1 << 20);
+    let w: Worker;
+    try {
+      w = new Worker(new URL("./_parquet_worker.ts", import.meta.url), { type: "module" });
+    } catch {
+      return null;
+    }
+    const region = arena.alloc(size, 16);
+    let settle: (ok: boolean) => void = () => {};
+    const ready = new Promise<boolean>((resolve) => settle = resolve);
+    const helper = new ParquetDecodeHelper(arena, w, region, ready);
+    w.onmessage = (e: MessageEvent<DecodeAnswer>) => {
+      const a = e.data;
+      if (a.type === "group") {
+        helper.#waiters.get(a.g)?.(a);
+        helper.#waiters.delete(a.g);
+      } else settle(a.type === "ready");
+    };
+    w.onerror = (e) => {
+      e.preventDefault();
+      helper.#fail();
+      settle(false);
+    };
+    const request: DecodeRequest = {
+      type: "open",
+      memory: arena.memory,
+      region: { start: region, end: region + size },
+      backend: arena.backend,
+      module: workerCore(arena.backend, true),
+      path: path instanceof URL ? path.href : path,
+      where: o.where,
+      metadata: o.metadata,
+      columns,
+      sizes,
+    };
+    w.postMessage(request);
+    return helper;
+  }
+
+  /** Asks the thread for row group g in `slot` (after it is ready; a no-op once it failed). */
+  request(g: number, slot: number): void {
+    if (this.#dead || this.#pending.has(g)) return;
+    const p = this.#ready.then((ok) => {
+      if (!ok || this.#dead) return null;
+      return new Promise<DecodeAnswer | null>((resolve) => {
+        this.#waiters.set(g, resolve);
+        const r: DecodeRequest = { type: "read", g, slot };
+        this.#w.postMessage(r);
+      });
+    });
+    this.#pending.set(g, p);
+  }
+
+  /**
+   * Row group g's columns as views of the arena, or null: not requested, the
+   * thread failed, or its decoder declined the group (decode it here).
+   */
+  async take(g: number): Promise<Map<string, ParquetCells> | null> {
+    const p = this.#pending.get(g);
+    if (p === undefined) return null;
+    const a = await p;
+    this.#pending.delete(g);
+    if (a === null || a.type !== "group" || a.columns === null) return null;
+    const buf = this.#arena.memory.buffer, out = new Map<string, ParquetCells>();
+    for (const c of a.columns) {
+      out.set(
+        c.name,
+        c.kind === "f32"
+          ? new Float32Array(buf, c.ptr, c.length)
+          : c.kind === "f64"
+          ? new Float64Array(buf, c.ptr, c.length)
+          : new Int32Array(buf, c.ptr, c.length),
+      );
+    }
+    return out;
+  }
+
+  /** Waits for the requests in flight (they write into the region), ends the thread, frees the region. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#pending.values()].map((p) => p.catch(() => null)));
+    this.#fail();
+    this.#arena.free(this.#region);
+  }
+
+  #fail(): void {
+    this.#dead = true;
+    this.#w.terminate();
+    for (const resolve of this.#waiters.values()) resolve(null);
+    this.#waiters.clear();
+  }
 }
 
 /** Bytes a value, by physical type. */
@@ -169,7 +366,17 @@ export class ParquetArenaDecoder {
     null;
   #flip = 0;
 
-  private constructor(arena: Arena, o: OpenedParquet, k: ParquetPageKernels, columns: string[]) {
+  /** One raw buffer (no prefetch): for a decoder in a bounded region. */
+  readonly #single: boolean;
+
+  private constructor(
+    arena: Arena,
+    o: OpenedParquet,
+    k: ParquetPageKernels,
+    columns: string[],
+    single: boolean,
+  ) {
+    this.#single = single;
     this.#arena = arena;
     this.#o = o;
     this.#k = k;
@@ -208,11 +415,17 @@ export class ParquetArenaDecoder {
    * @param arena The arena the columns are decoded into.
    * @param o The opened file.
    * @param columns The columns to read.
+   * @param single One raw buffer, for reads without `prefetch` (default false).
    * @returns The decoder, or null.
    */
-  static create(arena: Arena, o: OpenedParquet, columns: string[]): ParquetArenaDecoder | null {
+  static create(
+    arena: Arena,
+    o: OpenedParquet,
+    columns: string[],
+    single = false,
+  ): ParquetArenaDecoder | null {
     const k = ParquetPageKernels.create(arena);
-    return k === null ? null : new ParquetArenaDecoder(arena, o, k, columns);
+    return k === null ? null : new ParquetArenaDecoder(arena, o, k, columns, single);
   }
 
   /**
@@ -272,6 +485,23 @@ export class ParquetArenaDecoder {
   }
 
   /**
+   * Allocates the buffers at their final sizes now (so that a decoder in a
+   * bounded region never reallocates them): the largest span of a row
+   * group's column chunks, of its decoded columns, and of one page.
+   *
+   * @param span Bytes of the largest row group's chunks, from first to last.
+   * @param decoded Bytes of its decoded columns (each rounded up to 16).
+   * @param page Bytes of the largest decompressed page.
+   */
+  reserve(span: number, decoded: number, page: number): void {
+    this.#raw[0].ensure(span + 16);
+    if (!this.#single) this.#raw[1].ensure(span + 16);
+    this.#cols.ensure(Math.max(16, decoded));
+    this.#page.ensure(Math.max(16, page));
+    this.#dict.ensure(Math.max(16, page));
+  }
+
+  /**
    * Frees the arena blocks (the raw buffers once a read still in flight has
    * ended: it writes into one of them).
    */
@@ -325,7 +555,7 @@ export class ParquetArenaDecoder {
     }
     const base = merged[0][0], span = merged[merged.length - 1][1] - base;
     const block = this.#raw[this.#flip];
-    this.#flip ^= 1;
+    if (!this.#single) this.#flip ^= 1;
     const raw = block.ensure(span + 16);
     // Only the merged ranges are read; the gaps between them stay unread.
     const buf = this.#arena.memory.buffer;

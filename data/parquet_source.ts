@@ -98,7 +98,7 @@ export async function openParquetSource(source: ParquetSource): Promise<OpenedPa
       }
       throw e;
     }
-    const opened = await _fileBuffer(source, where);
+    const opened = await parquetFileReader(source, where);
     file = opened.buffer;
     close = opened.close;
     readInto = opened.readInto;
@@ -141,9 +141,14 @@ function _corrupt(where: string, e: unknown): Error {
 
 /**
  * An AsyncBuffer over a file: each slice is one seek and read, serialised so
- * that concurrent requests do not interleave their seeks.
+ * that concurrent requests do not interleave their seeks. (Exported for the
+ * reader's decoding thread, data/_parquet_worker.ts.)
+ *
+ * @param path The file.
+ * @param where The prefix of error messages.
+ * @returns The buffer, `readInto` and `close`.
  */
-async function _fileBuffer(
+export async function parquetFileReader(
   path: string | URL,
   where: string,
 ): Promise<

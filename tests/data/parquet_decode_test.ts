@@ -15,7 +15,12 @@ import { type ColumnSource, parquetWriteBuffer } from "npm:hyparquet-writer@0.17
 import { loadCore } from "../../core/load.ts";
 import type { Arena } from "../../core/arena.ts";
 import { bytesPerCell, type GlmData, loadParquet, type ParquetOptions } from "../../data/mod.ts";
-import { ParquetArenaDecoder, prefaultRows } from "../../data/parquet_decode.ts";
+import {
+  ParquetArenaDecoder,
+  ParquetDecodeHelper,
+  parquetThreadSizes,
+  prefaultRows,
+} from "../../data/parquet_decode.ts";
 import { openParquetSource, readParquetRowGroup } from "../../data/parquet_source.ts";
 import { Rng } from "../../random/rng.ts";
 
@@ -318,4 +323,72 @@ Deno.test("prefaultRows() touches every page in another thread and changes no va
   // Not shared, or too small: nothing starts.
   assert.equal(await prefaultRows(loadCore(), [[p, p + bytes]], 0).done, false);
   assert.equal(await prefaultRows(arena, [[p, p + bytes]]).done, false);
+});
+
+Deno.test("loadParquet with the decoding thread: the same data, warnings and errors as without", async (t) => {
+  const saved = { ...parquetThreadSizes };
+  parquetThreadSizes.helperMinBytes = 0;
+  parquetThreadSizes.prefaultMinBytes = 0;
+  // Count the row groups the thread decoded.
+  const take = ParquetDecodeHelper.prototype.take;
+  let taken = 0;
+  ParquetDecodeHelper.prototype.take = async function (g: number) {
+    const r = await take.call(this, g);
+    if (r !== null) taken++;
+    return r;
+  };
+  const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "tallmc_pqdecode_" });
+  try {
+    await t.step("values, in both storages and with uneven row groups", async () => {
+      const path = `${dir}/a.parquet`;
+      await Deno.writeFile(path, _file(5_000, { rowGroupSize: [700, 1_300, 1_000, 1, 1_999] }));
+      taken = 0;
+      for (const storage of ["f64", "f32"] as const) {
+        assert.equal(
+          await _sameOutcome(path, { response: "y", family: "logistic", storage }),
+          "ok",
+        );
+      }
+      assert.equal(taken, 10); // every group of both loads
+    });
+    await t.step("a bad cell and a null name the same row", async () => {
+      const n = 4_000, c = _columns(n, 5);
+      c.f[3_210] = NaN;
+      const bad = `${dir}/bad.parquet`;
+      await Deno.writeFile(
+        bad,
+        new Uint8Array(parquetWriteBuffer({
+          columnData: Object.entries(c).map(([name, data]) => ({ name, data })),
+          rowGroupSize: 1_000,
+        })),
+      );
+      assert.match(
+        await _sameOutcome(bad, { response: "y", family: "logistic" }),
+        /row 3211, column "f": NaN/,
+      );
+      const a: (number | null)[] = Array.from(c.d);
+      a[2_500] = null;
+      const nulls = `${dir}/nulls.parquet`;
+      await Deno.writeFile(
+        nulls,
+        new Uint8Array(parquetWriteBuffer({
+          columnData: [{ name: "y", data: c.y }, {
+            name: "a",
+            data: a,
+            type: "DOUBLE",
+            nullable: true,
+          }],
+          rowGroupSize: 1_000,
+        })),
+      );
+      assert.match(
+        await _sameOutcome(nulls, { response: "y", family: "logistic" }),
+        /row 2501, column "a": the cell is null/,
+      );
+    });
+  } finally {
+    Object.assign(parquetThreadSizes, saved);
+    ParquetDecodeHelper.prototype.take = take;
+    await Deno.remove(dir, { recursive: true });
+  }
 });
