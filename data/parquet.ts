@@ -64,7 +64,12 @@
 import type { Arena } from "../core/arena.ts";
 import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
-import { ParquetArenaDecoder, ParquetDecodeHelper, prefaultRows } from "./parquet_decode.ts";
+import {
+  ParquetArenaDecoder,
+  ParquetDecodeHelper,
+  parquetThreadSizes,
+  prefaultRows,
+} from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import {
   ParquetChunkBuilder,
@@ -361,13 +366,18 @@ export async function loadParquet(
     helper = typeof source === "string" || source instanceof URL
       ? ParquetDecodeHelper.start(arena, o, source, l.readColumns, groups)
       : null;
-    helper?.request(groups[0], 0);
+    if (helper !== null && parquetThreadSizes.helperWait) await helper.whenReady();
     let start = 0;
     for (let i = 0; i < groups.length; i++) {
       const g = groups[i], n = rowGroupRows[g];
-      if (helper !== null && i + 1 < groups.length) helper.request(groups[i + 1], (i + 1) % 2);
+      // Until the thread is ready, this one decodes (and reads ahead).
+      const ready = helper?.ready ?? false;
+      if (ready) {
+        helper!.request(g, i % 2); // (a no-op if requested already)
+        if (i + 1 < groups.length) helper!.request(groups[i + 1], (i + 1) % 2);
+      }
       const cols = (await helper?.take(g)) ??
-        (await decoder?.read(g, helper === null ? groups[i + 1] : undefined)) ??
+        (await decoder?.read(g, ready ? undefined : groups[i + 1])) ??
         await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
       // Checked and transposed straight into the arena; fresh views for
       // every group (the memory may have grown meanwhile).

@@ -45,7 +45,12 @@ export interface PrefaultRequest {
  * {@link ParquetDecodeHelper}. (Tests shrink them to run the threads on
  * small files.)
  */
-export const parquetThreadSizes = { prefaultMinBytes: 64 << 20, helperMinBytes: 64 << 20 };
+export const parquetThreadSizes = {
+  prefaultMinBytes: 64 << 20,
+  helperMinBytes: 64 << 20,
+  /** Wait for the decoding thread before the first row group (else decode until it is ready). */
+  helperWait: false,
+};
 
 /**
  * Touches the pages of `ranges` of a shared arena in another thread, last
@@ -126,7 +131,8 @@ export type DecodeAnswer =
  * the calling thread checks and transposes the previous one (so decoding
  * and the kernel run on two cores). Row group at position i of the read
  * order uses slot i mod 2: the caller requests group i + 1 before it takes
- * group i, and takes groups in order.
+ * group i, and takes groups in order; until the thread is ready (≈ 0.1 s)
+ * the caller decodes the groups itself.
  */
 export class ParquetDecodeHelper {
   readonly #arena: Arena;
@@ -136,6 +142,7 @@ export class ParquetDecodeHelper {
   readonly #pending = new Map<number, Promise<DecodeAnswer | null>>();
   readonly #waiters = new Map<number, (a: DecodeAnswer | null) => void>();
   #dead = false;
+  #isReady = false;
 
   private constructor(arena: Arena, w: Worker, region: number, ready: Promise<boolean>) {
     this.#arena = arena;
@@ -206,7 +213,10 @@ export class ParquetDecodeHelper {
       if (a.type === "group") {
         helper.#waiters.get(a.g)?.(a);
         helper.#waiters.delete(a.g);
-      } else settle(a.type === "ready");
+      } else {
+        helper.#isReady = a.type === "ready";
+        settle(a.type === "ready");
+      }
     };
     w.onerror = (e) => {
       e.preventDefault();
@@ -229,9 +239,26 @@ export class ParquetDecodeHelper {
     return helper;
   }
 
-  /** Asks the thread for row group g in `slot` (after it is ready; a no-op once it failed). */
+  /**
+   * Whether the thread has started (compiled the core, opened the file):
+   * until then the caller decodes the row groups itself.
+   */
+  get ready(): boolean {
+    return this.#isReady && !this.#dead;
+  }
+
+  /** Resolves once the thread is ready (true) or failed to start (false). */
+  whenReady(): Promise<boolean> {
+    return this.#ready;
+  }
+
+  /**
+   * Asks the thread for row group g in `slot`; a no-op until it is
+   * {@link ready} or once it failed. A slot holds one group at a time:
+   * take a group before requesting its slot again.
+   */
   request(g: number, slot: number): void {
-    if (this.#dead || this.#pending.has(g)) return;
+    if (!this.ready || this.#pending.has(g)) return;
     const p = this.#ready.then((ok) => {
       if (!ok || this.#dead) return null;
       return new Promise<DecodeAnswer | null>((resolve) => {
