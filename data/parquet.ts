@@ -64,12 +64,7 @@
 import type { Arena } from "../core/arena.ts";
 import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
-import {
-  ParquetArenaDecoder,
-  ParquetDecodeHelper,
-  parquetThreadSizes,
-  prefaultRows,
-} from "./parquet_decode.ts";
+import { ParquetArenaDecoder, ParquetDecodeHelper, prefaultRows } from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import {
   ParquetChunkBuilder,
@@ -366,18 +361,19 @@ export async function loadParquet(
     helper = typeof source === "string" || source instanceof URL
       ? ParquetDecodeHelper.start(arena, o, source, l.readColumns, groups)
       : null;
-    if (helper !== null && parquetThreadSizes.helperWait) await helper.whenReady();
+    if (helper !== null && !(await helper.whenReady())) {
+      await helper.close(); // it did not start: decode here
+      helper = null;
+    }
     let start = 0;
     for (let i = 0; i < groups.length; i++) {
       const g = groups[i], n = rowGroupRows[g];
-      // Until the thread is ready, this one decodes (and reads ahead).
-      const ready = helper?.ready ?? false;
-      if (ready) {
-        helper!.request(g, i % 2); // (a no-op if requested already)
-        if (i + 1 < groups.length) helper!.request(groups[i + 1], (i + 1) % 2);
+      if (helper !== null) {
+        helper.request(g, i % 2); // (a no-op if requested already)
+        if (i + 1 < groups.length) helper.request(groups[i + 1], (i + 1) % 2);
       }
       const cols = (await helper?.take(g)) ??
-        (await decoder?.read(g, ready ? undefined : groups[i + 1])) ??
+        (await decoder?.read(g, helper === null ? groups[i + 1] : undefined)) ??
         await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
       // Checked and transposed straight into the arena; fresh views for
       // every group (the memory may have grown meanwhile).

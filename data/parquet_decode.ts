@@ -45,12 +45,7 @@ export interface PrefaultRequest {
  * {@link ParquetDecodeHelper}. (Tests shrink them to run the threads on
  * small files.)
  */
-export const parquetThreadSizes = {
-  prefaultMinBytes: 64 << 20,
-  helperMinBytes: 64 << 20,
-  /** Wait for the decoding thread before the first row group (else decode until it is ready). */
-  helperWait: false,
-};
+export const parquetThreadSizes = { prefaultMinBytes: 64 << 20, helperMinBytes: 64 << 20 };
 
 /**
  * Touches the pages of `ranges` of a shared arena in another thread, last
@@ -131,8 +126,10 @@ export type DecodeAnswer =
  * the calling thread checks and transposes the previous one (so decoding
  * and the kernel run on two cores). Row group at position i of the read
  * order uses slot i mod 2: the caller requests group i + 1 before it takes
- * group i, and takes groups in order; until the thread is ready (≈ 0.1 s)
- * the caller decodes the groups itself.
+ * group i, and takes groups in order. The caller waits for the thread to
+ * start (≈ 0.1 s, while the other helper touches X's pages) rather than
+ * decode the first groups itself: its own decoding buffers would add their
+ * ≈ 40 MB to the peak memory.
  */
 export class ParquetDecodeHelper {
   readonly #arena: Arena;

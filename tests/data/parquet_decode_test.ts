@@ -329,7 +329,6 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
   const saved = { ...parquetThreadSizes };
   parquetThreadSizes.helperMinBytes = 0;
   parquetThreadSizes.prefaultMinBytes = 0;
-  parquetThreadSizes.helperWait = true;
   // Count the row groups the thread decoded.
   const take = ParquetDecodeHelper.prototype.take;
   let taken = 0;
