@@ -50,7 +50,7 @@ self.onmessage = async (e: MessageEvent<PrefaultRequest | DecodeRequest>) => {
     try {
       adoptWorkerCore(m.backend, true, m.module);
       const arena = attachCore(m.memory, { region: m.region, backend: m.backend });
-      const file = await parquetFileReader(m.path, m.where);
+      const file = await parquetFileReader(m.url ? new URL(m.path) : m.path, m.where);
       const o: OpenedParquet = {
         file: file.buffer,
         metadata: m.metadata,

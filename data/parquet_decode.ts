@@ -102,7 +102,9 @@ export type DecodeRequest =
     region: { start: number; end: number };
     backend: CoreBackend;
     module: WebAssembly.Module | undefined;
+    /** The file: a path, or a URL's href when `url`. */
     path: string;
+    url: boolean;
     where: string;
     metadata: FileMetaData;
     columns: string[];
@@ -227,6 +229,7 @@ export class ParquetDecodeHelper {
       backend: arena.backend,
       module: workerCore(arena.backend, true),
       path: path instanceof URL ? path.href : path,
+      url: path instanceof URL,
       where: o.where,
       metadata: o.metadata,
       columns,

@@ -209,7 +209,10 @@ function _bytes(data: GlmData): Uint8Array[] {
  * loadParquet through the decoder (a WebAssembly arena) and through hyparquet
  * alone (the TypeScript arena): the same data and warnings, or the same error.
  */
-async function _sameOutcome(source: string | Uint8Array, options: ParquetOptions): Promise<string> {
+async function _sameOutcome(
+  source: string | URL | Uint8Array,
+  options: ParquetOptions,
+): Promise<string> {
   const run = async (arena: Arena) => {
     try {
       const d = await loadParquet(arena, source, options);
@@ -349,7 +352,12 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
           "ok",
         );
       }
-      assert.equal(taken, 10); // every group of both loads
+      // A file URL too.
+      assert.equal(
+        await _sameOutcome(new URL(`file://${path}`), { response: "y", family: "logistic" }),
+        "ok",
+      );
+      assert.equal(taken, 15); // every group of the three loads
     });
     await t.step("a bad cell and a null name the same row", async () => {
       const n = 4_000, c = _columns(n, 5);
