@@ -359,6 +359,23 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
       );
       assert.equal(taken, 15); // every group of the three loads
     });
+    await t.step("damaged files: the same data or the same error", async () => {
+      const good = _file(1_500, { rowGroupSize: 300, pageSize: 2_000, seed: 9 });
+      const metaLen = new DataView(good.buffer).getUint32(good.length - 8, true);
+      const pagesEnd = good.length - 8 - metaLen;
+      const rng = new Rng(11);
+      const outcomes = new Set<string>();
+      for (let trial = 0; trial < 18; trial++) {
+        const b = good.slice();
+        const at = 4 + rng.int(pagesEnd - 4);
+        b[at] = trial % 3 === 0 ? 0xff : trial % 3 === 1 ? 0 : b[at] ^ (1 << rng.int(8));
+        const path = `${dir}/damaged_${trial}.parquet`;
+        await Deno.writeFile(path, b);
+        const r = await _sameOutcome(path, { response: "y", family: "gaussian" });
+        outcomes.add(r === "ok" ? r : r.replace(path, "FILE"));
+      }
+      assert.ok(outcomes.has("ok"), [...outcomes].join("\n"));
+    });
     await t.step("a bad cell and a null name the same row", async () => {
       const n = 4_000, c = _columns(n, 5);
       c.f[3_210] = NaN;
