@@ -1,5 +1,5 @@
 /**
- * The Parquet reader's helper threads (started by data/parquet_decode.ts):
+ * The Parquet reader's worker threads (started by data/parquet_decode.ts):
  *
  * - **prefault** ({@link prefaultRows}): touches every memory page of the
  *   byte ranges it is sent, last page first, so that the kernel faults in
@@ -10,7 +10,7 @@
  *   kernel maps a page of its own) that stores 0 only where the cell holds
  *   0, so it never changes a value the reader wrote, however the two
  *   threads interleave.
- * - **decode** ({@link ParquetDecodeHelper}): opens the file itself and
+ * - **decode** ({@link ParquetDecodeThread}): opens the file itself and
  *   decodes the row groups it is asked for with a {@link ParquetArenaDecoder}
  *   in a region of the shared arena (two decoders, one per slot), answering
  *   with where each column lies; the calling thread checks and transposes

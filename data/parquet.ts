@@ -64,7 +64,7 @@
 import type { Arena } from "../core/arena.ts";
 import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
-import { ParquetArenaDecoder, ParquetDecodeHelper, prefaultRows } from "./parquet_decode.ts";
+import { ParquetArenaDecoder, ParquetDecodeThread, prefaultRows } from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import {
   ParquetChunkBuilder,
@@ -339,7 +339,7 @@ export async function loadParquet(
   let transposer: ParquetTransposer | null = null;
   let decoder: ParquetArenaDecoder | null = null;
   let prefault: ReturnType<typeof prefaultRows> | null = null;
-  let helper: ParquetDecodeHelper | null = null;
+  let decodeThread: ParquetDecodeThread | null = null;
   try {
     xPtr = storage === "f64"
       ? arena.allocF64(numRows * numCols)
@@ -358,22 +358,22 @@ export async function loadParquet(
     const groups = rowGroupRows.flatMap((n, g) => n > 0 ? [g] : []);
     // With a shared arena, another thread decodes the next row group while
     // this one checks and transposes the current one.
-    helper = typeof source === "string" || source instanceof URL
-      ? ParquetDecodeHelper.start(arena, o, source, l.readColumns, groups)
+    decodeThread = typeof source === "string" || source instanceof URL
+      ? ParquetDecodeThread.start(arena, o, source, l.readColumns, groups)
       : null;
-    if (helper !== null && !(await helper.whenReady())) {
-      await helper.close(); // it did not start: decode here
-      helper = null;
+    if (decodeThread !== null && !(await decodeThread.whenReady())) {
+      await decodeThread.close(); // it did not start: decode here
+      decodeThread = null;
     }
     let start = 0;
     for (let i = 0; i < groups.length; i++) {
       const g = groups[i], n = rowGroupRows[g];
-      if (helper !== null) {
-        helper.request(g, i % 2); // (a no-op if requested already)
-        if (i + 1 < groups.length) helper.request(groups[i + 1], (i + 1) % 2);
+      if (decodeThread !== null) {
+        decodeThread.request(g, i % 2); // (a no-op if requested already)
+        if (i + 1 < groups.length) decodeThread.request(groups[i + 1], (i + 1) % 2);
       }
-      const cols = (await helper?.take(g)) ??
-        (await decoder?.read(g, helper === null ? groups[i + 1] : undefined)) ??
+      const cols = (await decodeThread?.take(g)) ??
+        (await decoder?.read(g, decodeThread === null ? groups[i + 1] : undefined)) ??
         await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
       // Checked and transposed straight into the arena; fresh views for
       // every group (the memory may have grown meanwhile).
@@ -397,7 +397,7 @@ export async function loadParquet(
     transposer?.dispose();
     decoder?.dispose();
     prefault?.stop();
-    await helper?.close();
+    await decodeThread?.close();
     o.close();
   }
   const warnings = r.warnings();

@@ -40,12 +40,12 @@ export interface PrefaultRequest {
 }
 
 /**
- * Sizes below which the reader's helper threads do not start: the bytes of
+ * Sizes below which the reader's worker threads do not start: the bytes of
  * X and y for {@link prefaultRows}, of the selected column chunks for
- * {@link ParquetDecodeHelper}. (Tests shrink them to run the threads on
+ * {@link ParquetDecodeThread}. (Tests shrink them to run the threads on
  * small files.)
  */
-export const parquetThreadSizes = { prefaultMinBytes: 64 << 20, helperMinBytes: 64 << 20 };
+export const parquetThreadSizes = { prefaultMinBytes: 64 << 20, decodeMinBytes: 64 << 20 };
 
 /**
  * Touches the pages of `ranges` of a shared arena in another thread, last
@@ -129,11 +129,11 @@ export type DecodeAnswer =
  * and the kernel run on two cores). Row group at position i of the read
  * order uses slot i mod 2: the caller requests group i + 1 before it takes
  * group i, and takes groups in order. The caller waits for the thread to
- * start (≈ 0.1 s, while the other helper touches X's pages) rather than
+ * start (≈ 0.1 s, while the other worker touches X's pages) rather than
  * decode the first groups itself: its own decoding buffers would add their
  * ≈ 40 MB to the peak memory.
  */
-export class ParquetDecodeHelper {
+export class ParquetDecodeThread {
   readonly #arena: Arena;
   readonly #w: Worker;
   readonly #region: number;
@@ -159,7 +159,7 @@ export class ParquetDecodeHelper {
    * @param path Its path.
    * @param columns The columns to read.
    * @param groups The row groups to read.
-   * @returns The helper, or null.
+   * @returns The thread, or null.
    */
   static start(
     arena: Arena,
@@ -167,7 +167,7 @@ export class ParquetDecodeHelper {
     path: string | URL,
     columns: string[],
     groups: readonly number[],
-  ): ParquetDecodeHelper | null {
+  ): ParquetDecodeThread | null {
     if (
       !arena.shared || arena.backend === "reference" || ParquetPageKernels.create(arena) === null ||
       typeof Worker !== "function" || groups.length < 3
@@ -194,7 +194,7 @@ export class ParquetDecodeHelper {
       decoded = Math.max(decoded, dec);
       bytes += hi > lo ? hi - lo : 0;
     }
-    if (bytes < parquetThreadSizes.helperMinBytes || !(span > 0)) return null;
+    if (bytes < parquetThreadSizes.decodeMinBytes || !(span > 0)) return null;
     const sizes = { span, decoded, page };
     const size = 2 * (span + decoded + 2 * page + (1 << 16)) + (1 << 20);
     let w: Worker;
@@ -206,20 +206,20 @@ export class ParquetDecodeHelper {
     const region = arena.alloc(size, 16);
     let settle: (ok: boolean) => void = () => {};
     const ready = new Promise<boolean>((resolve) => settle = resolve);
-    const helper = new ParquetDecodeHelper(arena, w, region, ready);
+    const thread = new ParquetDecodeThread(arena, w, region, ready);
     w.onmessage = (e: MessageEvent<DecodeAnswer>) => {
       const a = e.data;
       if (a.type === "group") {
-        helper.#waiters.get(a.g)?.(a);
-        helper.#waiters.delete(a.g);
+        thread.#waiters.get(a.g)?.(a);
+        thread.#waiters.delete(a.g);
       } else {
-        helper.#isReady = a.type === "ready";
+        thread.#isReady = a.type === "ready";
         settle(a.type === "ready");
       }
     };
     w.onerror = (e) => {
       e.preventDefault();
-      helper.#fail();
+      thread.#fail();
       settle(false);
     };
     const request: DecodeRequest = {
@@ -236,7 +236,7 @@ export class ParquetDecodeHelper {
       sizes,
     };
     w.postMessage(request);
-    return helper;
+    return thread;
   }
 
   /**

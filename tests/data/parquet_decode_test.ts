@@ -17,7 +17,7 @@ import type { Arena } from "../../core/arena.ts";
 import { bytesPerCell, type GlmData, loadParquet, type ParquetOptions } from "../../data/mod.ts";
 import {
   ParquetArenaDecoder,
-  ParquetDecodeHelper,
+  ParquetDecodeThread,
   parquetThreadSizes,
   prefaultRows,
 } from "../../data/parquet_decode.ts";
@@ -330,12 +330,12 @@ Deno.test("prefaultRows() touches every page in another thread and changes no va
 
 Deno.test("loadParquet with the decoding thread: the same data, warnings and errors as without", async (t) => {
   const saved = { ...parquetThreadSizes };
-  parquetThreadSizes.helperMinBytes = 0;
+  parquetThreadSizes.decodeMinBytes = 0;
   parquetThreadSizes.prefaultMinBytes = 0;
   // Count the row groups the thread decoded.
-  const take = ParquetDecodeHelper.prototype.take;
+  const take = ParquetDecodeThread.prototype.take;
   let taken = 0;
-  ParquetDecodeHelper.prototype.take = async function (g: number) {
+  ParquetDecodeThread.prototype.take = async function (g: number) {
     const r = await take.call(this, g);
     if (r !== null) taken++;
     return r;
@@ -413,7 +413,7 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
     });
   } finally {
     Object.assign(parquetThreadSizes, saved);
-    ParquetDecodeHelper.prototype.take = take;
+    ParquetDecodeThread.prototype.take = take;
     await Deno.remove(dir, { recursive: true });
   }
 });
