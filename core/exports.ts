@@ -100,6 +100,37 @@ export interface CoreExports {
   ): number;
 
   /**
+   * The Parquet page decoder's snappy (core/as/parquet_decode.ts, bound by
+   * core/parquet_kernel.ts): the block at src (srcLen bytes) into dst
+   * (dstLen bytes). 1 when well formed and exactly dstLen bytes long, else
+   * 0. Optional, as {@link CoreExports.pqTranspose}.
+   */
+  pqSnappy?(src: number, srcLen: number, dst: number, dstLen: number): number;
+
+  /**
+   * 1 when the RLE / bit-packed hybrid levels at src (len bytes; n values
+   * of bw bits) all equal `level`, else 0. Optional.
+   */
+  pqLevelsAll?(src: number, len: number, bw: number, n: number, level: number): number;
+
+  /**
+   * Decodes n RLE / bit-packed hybrid dictionary indices (bw bits) at src
+   * (len bytes) into dst as dict[index] (w = 4 or 8 bytes a value, dictN
+   * values). 1 on success, 0 for malformed input or an index ≥ dictN.
+   * Optional.
+   */
+  pqDictGather?(
+    src: number,
+    len: number,
+    bw: number,
+    n: number,
+    dict: number,
+    dictN: number,
+    w: number,
+    dst: number,
+  ): number;
+
+  /**
    * Σℓᵢ over rows [start, end). Accumulates ∇Σℓᵢ = Σ ℓ'(ηᵢ) xᵢ into `grad` if
    * `grad` ≠ 0; writes ℓᵢ, dℓ/dη, d²ℓ/dη² per row when the pointers are ≠ 0.
    */

@@ -417,9 +417,11 @@ function _bind(
       }
       core[name] = ex[name];
     }
-    // Optional: builds made before the Parquet kernel lack it (the reader then
-    // keeps its TypeScript pass).
-    if (typeof ex.pqTranspose === "function") core.pqTranspose = ex.pqTranspose;
+    // Optional: builds made before the Parquet kernels lack them (the reader then
+    // keeps its TypeScript pass and hyparquet's decoder).
+    for (const name of ["pqTranspose", "pqSnappy", "pqLevelsAll", "pqDictGather"]) {
+      if (typeof ex[name] === "function") core[name] = ex[name];
+    }
     return core as unknown as CoreExports;
   };
 }

@@ -25,6 +25,7 @@ import type { CoreExports } from "./exports.ts";
 const _SLICE = 8192;
 
 type _Exports = Required<Pick<CoreExports, "pqTranspose">>;
+type _PageExports = Required<Pick<CoreExports, "pqSnappy" | "pqLevelsAll" | "pqDictGather">>;
 
 /** Columns of one row group → rows of X in an arena, checked and counted (see the module). */
 export class ParquetTransposer {
@@ -106,15 +107,25 @@ export class ParquetTransposer {
     const src32 = cols.every((c) => c instanceof Float32Array);
     const w = src32 ? 4 : 8, rowBytes = d * (dstF64 ? 8 : 4);
     const table = a.i32(this.#table, d);
-    for (let k = 0; k < d; k++) table[k] = this.#stage + k * _SLICE * w;
     a.f64(this.#lo, d).set(lo);
     a.f64(this.#hi, d).set(hi);
     a.f64(this.#sum, d).set(sum);
     a.i32(this.#h, d).set(h);
+    // Columns that already live in the arena in the staged type (the page
+    // decoder's output) are read in place; the others are copied.
+    const mem = a.memory.buffer;
+    const inPlace = cols.map((c) =>
+      c.buffer === mem && (src32 ? c instanceof Float32Array : c instanceof Float64Array)
+    );
     let ok = true;
     for (let r0 = 0; r0 < n; r0 += _SLICE) {
       const r1 = Math.min(n, r0 + _SLICE), m = r1 - r0;
       for (let k = 0; k < d; k++) {
+        if (inPlace[k]) {
+          table[k] = cols[k].byteOffset + r0 * w;
+          continue;
+        }
+        table[k] = this.#stage + k * _SLICE * w;
         const dst = src32 ? a.f32(table[k], m) : a.f64(table[k], m);
         dst.set(cols[k].subarray(r0, r1));
       }
@@ -148,5 +159,88 @@ export class ParquetTransposer {
   dispose(): void {
     this.#arena.free(this.#stage);
     this.#arena.free(this.#table);
+  }
+}
+
+/**
+ * The byte-level kernels of the Parquet page decoder (`core/as/parquet_decode.ts`)
+ * bound to an arena: every pointer is a byte offset into the arena's memory.
+ * Each method returns false when its input is not exactly a well-formed
+ * page's (the caller then decodes the row group another way).
+ */
+export class ParquetPageKernels {
+  readonly #ex: _PageExports;
+
+  private constructor(ex: _PageExports) {
+    this.#ex = ex;
+  }
+
+  /**
+   * The kernels of the arena's core, or null for the TypeScript backend or a
+   * build without them.
+   *
+   * @param arena The arena the pages are read into.
+   * @returns The kernels, or null.
+   */
+  static create(arena: Arena): ParquetPageKernels | null {
+    if (arena.backend === "reference") return null;
+    const { pqSnappy, pqLevelsAll, pqDictGather } = arena.exports;
+    if (pqSnappy === undefined || pqLevelsAll === undefined || pqDictGather === undefined) {
+      return null;
+    }
+    return new ParquetPageKernels({ pqSnappy, pqLevelsAll, pqDictGather });
+  }
+
+  /**
+   * Decompresses a snappy block.
+   *
+   * @param src The block.
+   * @param srcLen Its bytes.
+   * @param dst Where the output goes.
+   * @param dstLen The output's exact length.
+   * @returns Whether the block was well formed and exactly dstLen long.
+   */
+  snappy(src: number, srcLen: number, dst: number, dstLen: number): boolean {
+    return this.#ex.pqSnappy(src, srcLen, dst, dstLen) === 1;
+  }
+
+  /**
+   * Whether n RLE / bit-packed hybrid levels of bw bits all equal `level`.
+   *
+   * @param src The encoded levels.
+   * @param len Their bytes.
+   * @param bw Bits a level.
+   * @param n Levels.
+   * @param level The level every value must have.
+   * @returns True when well formed and all equal to `level`.
+   */
+  levelsAll(src: number, len: number, bw: number, n: number, level: number): boolean {
+    return this.#ex.pqLevelsAll(src, len, bw, n, level) === 1;
+  }
+
+  /**
+   * Writes dict[index] for n RLE / bit-packed hybrid indices of bw bits.
+   *
+   * @param src The encoded indices.
+   * @param len Their bytes.
+   * @param bw Bits an index (1–16).
+   * @param n Values.
+   * @param dict The dictionary's values.
+   * @param dictN Its number of values.
+   * @param w Bytes a value (4 or 8).
+   * @param dst Where the n values go.
+   * @returns True when well formed with every index below dictN.
+   */
+  dictGather(
+    src: number,
+    len: number,
+    bw: number,
+    n: number,
+    dict: number,
+    dictN: number,
+    w: number,
+    dst: number,
+  ): boolean {
+    return this.#ex.pqDictGather(src, len, bw, n, dict, dictN, w, dst) === 1;
   }
 }

@@ -19,6 +19,14 @@
  * whole file. Bytes already in memory (a `Uint8Array`, e.g. a browser
  * upload) are read the same way.
  *
+ * `loadParquet` into an arena of a WebAssembly build decodes the row groups
+ * with the core's page decoder instead (data/parquet_decode.ts: the column
+ * chunks are read straight into the arena, snappy, PLAIN and dictionary
+ * pages decoded there, and the transposer reads the decoded columns in
+ * place); a row group that decoder does not take goes through hyparquet, so
+ * the data, warnings and errors are the same either way
+ * (docs/parquet_read.md).
+ *
  * **Library choice: hyparquet (read) and hyparquet-writer (write)**, pure
  * JavaScript with no native code, so they run in Deno, in browsers and from
  * the URL import. Measured on a 10⁶ × 30 file of random numbers on the
@@ -56,6 +64,7 @@
 import type { Arena } from "../core/arena.ts";
 import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
+import { ParquetArenaDecoder, ParquetDecodeThread, prefaultRows } from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import {
   ParquetChunkBuilder,
@@ -328,18 +337,44 @@ export async function loadParquet(
   const width = storage === "f64" ? 8 : 4;
   let xPtr = 0, yPtr = 0;
   let transposer: ParquetTransposer | null = null;
+  let decoder: ParquetArenaDecoder | null = null;
+  let prefault: ReturnType<typeof prefaultRows> | null = null;
+  let decodeThread: ParquetDecodeThread | null = null;
   try {
     xPtr = storage === "f64"
       ? arena.allocF64(numRows * numCols)
       : arena.allocF32(numRows * numCols);
     yPtr = arena.allocF64(numRows);
+    // The first touch of X's and y's fresh pages runs on another core.
+    prefault = prefaultRows(arena, [
+      [xPtr, xPtr + numRows * numCols * width],
+      [yPtr, yPtr + numRows * 8],
+    ]);
     // The core's kernel writes the rows of X (null: the TypeScript pass does).
     transposer = ParquetTransposer.create(arena, numCols);
+    // The core's page decoder reads the columns into the arena (null, or a
+    // row group it does not take: hyparquet decodes it).
+    decoder = ParquetArenaDecoder.create(arena, o, l.readColumns);
+    const groups = rowGroupRows.flatMap((n, g) => n > 0 ? [g] : []);
+    // With a shared arena, another thread decodes the next row group while
+    // this one checks and transposes the current one.
+    decodeThread = typeof source === "string" || source instanceof URL
+      ? ParquetDecodeThread.start(arena, o, source, l.readColumns, groups)
+      : null;
+    if (decodeThread !== null && !(await decodeThread.whenReady())) {
+      await decodeThread.close(); // it did not start: decode here
+      decodeThread = null;
+    }
     let start = 0;
-    for (let g = 0; g < rowGroupRows.length; g++) {
-      const n = rowGroupRows[g];
-      if (n === 0) continue;
-      const cols = await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i], n = rowGroupRows[g];
+      if (decodeThread !== null) {
+        decodeThread.request(g, i % 2); // (a no-op if requested already)
+        if (i + 1 < groups.length) decodeThread.request(groups[i + 1], (i + 1) % 2);
+      }
+      const cols = (await decodeThread?.take(g)) ??
+        (await decoder?.read(g, decodeThread === null ? groups[i + 1] : undefined)) ??
+        await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
       // Checked and transposed straight into the arena; fresh views for
       // every group (the memory may have grown meanwhile).
       const off = xPtr + start * numCols * width, len = n * numCols;
@@ -360,6 +395,9 @@ export async function loadParquet(
     throw e;
   } finally {
     transposer?.dispose();
+    decoder?.dispose();
+    prefault?.stop();
+    await decodeThread?.close();
     o.close();
   }
   const warnings = r.warnings();

@@ -54,14 +54,30 @@ export interface OpenedParquet {
   /** Top-level column names and their physical types ("" for groups). */
   names: string[];
   types: string[];
+  /**
+   * Copies the file's bytes [start, start + out.length) into out (a view of
+   * any memory, e.g. an arena's), without an intermediate buffer when the
+   * platform allows; errors name the file.
+   */
+  readInto(start: number, out: Uint8Array): Promise<void>;
 }
 
 /** Opens a source and reads its footer; errors name the file. */
 export async function openParquetSource(source: ParquetSource): Promise<OpenedParquet> {
   let file: AsyncBuffer, close = () => {}, where: string;
+  let readInto: OpenedParquet["readInto"];
   if (source instanceof Uint8Array) {
     where = "Parquet bytes: ";
     const bytes = source;
+    readInto = (start, out) => {
+      if (start + out.length > bytes.byteLength) {
+        return Promise.reject(
+          new Error(`${where}byte ${start + out.length} is past the end (${bytes.byteLength})`),
+        );
+      }
+      out.set(bytes.subarray(start, start + out.length));
+      return Promise.resolve();
+    };
     file = {
       byteLength: bytes.byteLength,
       slice: (start, end) =>
@@ -82,9 +98,10 @@ export async function openParquetSource(source: ParquetSource): Promise<OpenedPa
       }
       throw e;
     }
-    const opened = await _fileBuffer(source, where);
+    const opened = await parquetFileReader(source, where);
     file = opened.buffer;
     close = opened.close;
+    readInto = opened.readInto;
   } else {
     throw new TypeError(
       `source must be a path, a file URL or a Uint8Array of Parquet bytes, got ${typeof source}`,
@@ -108,7 +125,7 @@ export async function openParquetSource(source: ParquetSource): Promise<OpenedPa
     close();
     throw _corrupt(where, e);
   }
-  return { file, metadata, where, close, names, types };
+  return { file, metadata, where, close, names, types, readInto };
 }
 
 /** "file: not a readable Parquet file (…)" for errors from the decoder. */
@@ -124,33 +141,66 @@ function _corrupt(where: string, e: unknown): Error {
 
 /**
  * An AsyncBuffer over a file: each slice is one seek and read, serialised so
- * that concurrent requests do not interleave their seeks.
+ * that concurrent requests do not interleave their seeks. (Exported for the
+ * reader's decoding thread, data/_parquet_worker.ts.)
+ *
+ * @param path The file.
+ * @param where The prefix of error messages.
+ * @returns The buffer, `readInto` and `close`.
  */
-async function _fileBuffer(
+export async function parquetFileReader(
   path: string | URL,
   where: string,
-): Promise<{ buffer: AsyncBuffer; close(): void }> {
+): Promise<
+  { buffer: AsyncBuffer; close(): void; readInto(start: number, out: Uint8Array): Promise<void> }
+> {
   const handle = await Deno.open(path, { read: true });
   const size = (await handle.stat()).size;
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
-  const read = async (start: number, end: number): Promise<ArrayBuffer> => {
+  /** Whether reads go through a scratch buffer (a shared memory the read cannot target). */
+  let viaScratch = false;
+  let scratch = new Uint8Array(0);
+  const fill = async (start: number, out: Uint8Array): Promise<void> => {
     if (closed) throw new Error(`${where}the file was closed while it was being read`);
-    const out = new Uint8Array(end - start);
     await handle.seek(start, Deno.SeekMode.Start);
     for (let off = 0; off < out.length;) {
-      const got = await handle.read(out.subarray(off));
+      let got: number | null;
+      if (viaScratch) {
+        const want = Math.min(out.length - off, 1 << 22);
+        if (scratch.length < want) scratch = new Uint8Array(want);
+        got = await handle.read(scratch.subarray(0, want));
+        if (got !== null) out.set(scratch.subarray(0, got), off);
+      } else {
+        try {
+          got = await handle.read(out.subarray(off));
+        } catch (e) {
+          if (!(e instanceof TypeError) || !(out.buffer instanceof SharedArrayBuffer)) throw e;
+          viaScratch = true;
+          continue;
+        }
+      }
       if (got === null) {
         throw new Error(
-          `${where}the file ended at byte ${start + off}, before byte ${end} that its ` +
-            `footer points to (it was truncated or changed while being read)`,
+          `${where}the file ended at byte ${start + off}, before byte ${
+            start + out.length
+          } that its footer points to (it was truncated or changed while being read)`,
         );
       }
       off += got;
     }
+  };
+  const read = async (start: number, end: number): Promise<ArrayBuffer> => {
+    const out = new Uint8Array(end - start);
+    await fill(start, out);
     return out.buffer;
   };
   return {
+    readInto(start: number, out: Uint8Array): Promise<void> {
+      const p = queue.then(() => fill(start, out));
+      queue = p.catch(() => {});
+      return p;
+    },
     buffer: {
       byteLength: size,
       slice(start: number, end?: number): Promise<ArrayBuffer> {

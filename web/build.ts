@@ -6,7 +6,8 @@
  *
  * ```
  *  mod.ts ───────────► dist/tallmc.js      one ES module, no imports, WASM inside
- *  worker entries ───► dist/chain_worker.js, _pass_worker.js, _shard_worker.js, _csv_worker.js
+ *  worker entries ───► dist/chain_worker.js, _pass_worker.js, _shard_worker.js, _csv_worker.js,
+ *                      _parquet_worker.js
  *  web/app.ts ───────► web/dist/app.js     page: controls, canvas plots (web/plots.ts)
  *  web/worker.ts ────► web/dist/worker.js  sampler worker: the core and the samplers
  *
@@ -89,6 +90,7 @@ export const WORKER_ENTRIES: Readonly<Record<string, string>> = {
   "models/_pass_worker.ts": "_pass_worker.js",
   "models/_shard_worker.ts": "_shard_worker.js",
   "data/_csv_worker.ts": "_csv_worker.js",
+  "data/_parquet_worker.ts": "_parquet_worker.js",
 };
 
 /**

@@ -44,3 +44,4 @@ export { hessExt, llExt } from "./likelihood_ext";
 export { axpy, dot, gatherF32, gatherF32AsF64, gatherF64, matvec, mulElem } from "./vector";
 export { csvColumnStats, csvCountByte, csvF64ToF32, csvParseRows } from "./csv";
 export { pqTranspose } from "./parquet";
+export { pqDictGather, pqLevelsAll, pqSnappy } from "./parquet_decode";

@@ -21,6 +21,10 @@ const TILE: i32 = 256;
 
 // @ts-ignore: decorator
 @inline
+const F32_MAX: f32 = 3.4028234663852886e38;
+
+// @ts-ignore: decorator
+@inline
 function ld<S>(p: usize, i: i32): f64 {
   return <f64>load<S>(p + (<usize>i << alignof<S>()));
 }
@@ -101,6 +105,89 @@ function quad<S, D>(
   return bad;
 }
 
+/**
+ * {@link quad} for f32 columns: each row's four cells are one f32x4 (checked, compared and
+ * stored as f32; promoted to f64 only for the sum and the hash). The same numbers as quad when
+ * the running minima and maxima are f32 values and the bounds are f32 (see transpose).
+ */
+// @ts-ignore: decorator
+@inline
+function quad32<D>(
+  cols: usize,
+  k0: i32,
+  i0: i32,
+  i1: i32,
+  d: i32,
+  x: usize,
+  lo: usize,
+  hi: usize,
+  sum: usize,
+  h: usize,
+  minAbs: v128,
+  maxAbs: v128,
+): v128 {
+  const c0 = <usize>load<u32>(cols + (<usize>k0 << 2));
+  const c1 = <usize>load<u32>(cols + (<usize>k0 << 2), 4);
+  const c2 = <usize>load<u32>(cols + (<usize>k0 << 2), 8);
+  const c3 = <usize>load<u32>(cols + (<usize>k0 << 2), 12);
+  const o8 = <usize>k0 << 3;
+  let l = v128.shuffle<i32>(
+    f32x4.demote_f64x2_zero(v128.load(lo + o8)),
+    f32x4.demote_f64x2_zero(v128.load(lo + o8, 16)),
+    0, 1, 4, 5,
+  );
+  let u = v128.shuffle<i32>(
+    f32x4.demote_f64x2_zero(v128.load(hi + o8)),
+    f32x4.demote_f64x2_zero(v128.load(hi + o8, 16)),
+    0, 1, 4, 5,
+  );
+  let sA = v128.load(sum + o8), sB = v128.load(sum + o8, 16);
+  let hh = v128.load(h + (<usize>k0 << 2));
+  let bad = i32x4.splat(0);
+  const zero = f32x4.splat(0);
+  const prime = i32x4.splat(0x01000193);
+  const rowBytes = <usize>d << alignof<D>();
+  let out = x + <usize>i0 * rowBytes + (<usize>k0 << alignof<D>());
+  for (let i = i0; i < i1; i++, out += rowBytes) {
+    const o = <usize>i << 2;
+    let v = f32x4.splat(load<f32>(c0 + o));
+    v = f32x4.replace_lane(v, 1, load<f32>(c1 + o));
+    v = f32x4.replace_lane(v, 2, load<f32>(c2 + o));
+    v = f32x4.replace_lane(v, 3, load<f32>(c3 + o));
+    const vA = f64x2.promote_low_f32x4(v);
+    const vB = f64x2.promote_low_f32x4(v128.shuffle<i32>(v, v, 2, 3, 2, 3));
+    if (sizeof<D>() == 4) {
+      v128.store(out, v);
+    } else {
+      v128.store(out, vA);
+      v128.store(out, vB, 16);
+    }
+    const a = f32x4.abs(v);
+    bad = v128.or(
+      bad,
+      v128.or(
+        v128.not(f32x4.le(a, maxAbs)),
+        v128.and(f32x4.lt(a, minAbs), f32x4.ne(a, zero)),
+      ),
+    );
+    l = f32x4.pmin(l, v);
+    u = f32x4.pmax(u, v);
+    sA = f64x2.add(sA, vA);
+    sB = f64x2.add(sB, vB);
+    const high = v128.shuffle<i32>(vA, vB, 1, 3, 5, 7);
+    const low = v128.shuffle<i32>(vA, vB, 0, 2, 4, 6);
+    hh = i32x4.add(i32x4.mul(v128.xor(hh, high), prime), low);
+  }
+  v128.store(lo + o8, f64x2.promote_low_f32x4(l));
+  v128.store(lo + o8, f64x2.promote_low_f32x4(v128.shuffle<i32>(l, l, 2, 3, 2, 3)), 16);
+  v128.store(hi + o8, f64x2.promote_low_f32x4(u));
+  v128.store(hi + o8, f64x2.promote_low_f32x4(v128.shuffle<i32>(u, u, 2, 3, 2, 3)), 16);
+  v128.store(sum + o8, sA);
+  v128.store(sum + o8, sB, 16);
+  v128.store(h + (<usize>k0 << 2), hh);
+  return bad;
+}
+
 /** Column k over rows [i0, i1), scalar. Returns whether every cell passed. */
 // @ts-ignore: decorator
 @inline
@@ -159,10 +246,26 @@ function transpose<S, D>(
   const d4 = d & ~3;
   let bad = i64x2.splat(0);
   let ok = true;
+  // f32 columns take quad32 when that gives the same numbers: the running minima and maxima
+  // are f32 values (so their f32 comparisons are the f64 ones), minAbs is an f32 value, and
+  // maxAbs is one or is at least the largest f32 (then every finite f32 passes it, as in f64).
+  let f32Lanes = sizeof<S>() == 4 && <f64><f32>minAbs == minAbs &&
+    (maxAbs >= <f64>F32_MAX || <f64><f32>maxAbs == maxAbs);
+  for (let k = 0; k < d4 && f32Lanes; k++) {
+    const a = load<f64>(lo + (<usize>k << 3)), b = load<f64>(hi + (<usize>k << 3));
+    if (<f64><f32>a != a || <f64><f32>b != b) f32Lanes = false;
+  }
+  const vMin32 = f32x4.splat(<f32>minAbs);
+  const vMax32 = f32x4.splat(maxAbs >= <f64>F32_MAX ? F32_MAX : <f32>maxAbs);
   for (let i0 = 0; i0 < n; i0 += TILE) {
     const i1 = min(n, i0 + TILE);
     for (let k = 0; k < d4; k += 4) {
-      bad = v128.or(bad, quad<S, D>(cols, k, i0, i1, d, x, lo, hi, sum, h, vMin, vMax));
+      bad = v128.or(
+        bad,
+        f32Lanes
+          ? quad32<D>(cols, k, i0, i1, d, x, lo, hi, sum, h, vMin32, vMax32)
+          : quad<S, D>(cols, k, i0, i1, d, x, lo, hi, sum, h, vMin, vMax),
+      );
     }
     for (let k = d4; k < d; k++) {
       if (!single<S, D>(cols, k, i0, i1, d, x, lo, hi, sum, h, minAbs, maxAbs)) ok = false;

@@ -108,6 +108,7 @@ const WORKER_ENTRIES = [
   "samplers/chain_worker.ts",
   "cli/signal_watcher.ts",
   "data/_csv_worker.ts",
+  "data/_parquet_worker.ts",
   "replicate/experiment_worker.ts",
   "engines/_database_rows_worker.ts",
 ];
