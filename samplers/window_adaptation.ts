@@ -108,6 +108,13 @@ export interface WindowStep {
    * d (see {@link denseFitsWarmup}).
    */
   isAutoMetric?: boolean;
+  /**
+   * Whether the chain's first metric is the Laplace covariance at the mode:
+   * each window's estimate is then shrunk toward it (Ledoit–Wolf intensity)
+   * instead of Stan's 10⁻³·I regularisation, which is not scale-free (read
+   * at iteration 0; default false, Stan's).
+   */
+  shrinkTowardFirstMetric?: boolean;
 }
 
 /** The two warm-up hooks of {@link windowAdaptation}. */
@@ -180,6 +187,7 @@ export function windowAdaptation(options: WindowAdaptationOptions): WindowAdapta
             firstMetric: first,
             hessianFn: options.hessianFn,
             updateEvery: options.updateEvery,
+            shrinkTowardFirstMetric: step.shrinkTowardFirstMetric,
             targetAcceptanceRate: options.targetAcceptanceRate,
             initialBuffer: options.initialBuffer,
             firstWindow: options.firstWindow,

@@ -71,6 +71,8 @@ export interface AdaptiveHmcState {
   readonly metricAdaptation: MetricAdaptation;
   /** Why the start search did not reach a mode (naming the parameter), or null. */
   readonly startWarning: string | null;
+  /** Whether the first metric is the Laplace covariance (the windows' shrinkage target). */
+  readonly isLaplaceMetric: boolean;
 }
 
 /**
@@ -143,6 +145,12 @@ export function hmcSampler(
       `samplingJitterMin and samplingJitterMax must satisfy 0 ≤ min < max < ∞ (numbers), got ${
         _shown(jitterMin)
       } and ${_shown(jitterMax)}`,
+    );
+  }
+  const shrinkage = options.metricShrinkage ?? "laplace";
+  if (shrinkage !== "laplace" && shrinkage !== "stan") {
+    throw new TypeError(
+      `metricShrinkage must be "laplace" or "stan", got ${JSON.stringify(shrinkage)}`,
     );
   }
   const optimizationIterations = options.optimizationIterations ?? 50;
@@ -237,7 +245,7 @@ export function hmcSampler(
       if (position.length !== dim) {
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
-      const { start, metric, metricAdaptation: chainAdaptation, opt } = chainStart(
+      const { start, metric, metricAdaptation: chainAdaptation, opt, ...first } = chainStart(
         { startSearch, init, givenMetric, metricAdaptation, isLaplaceMetric },
         position,
         rng,
@@ -260,6 +268,7 @@ export function hmcSampler(
         jitter: 1,
         metricAdaptation: chainAdaptation,
         startWarning: opt?.warning ?? null,
+        isLaplaceMetric: first.isLaplaceMetric,
       };
     },
     step(rng, state, phase: Phase, _iteration) {
@@ -303,6 +312,7 @@ export function hmcSampler(
           rng: context.rng,
           metricAdaptation: state.metricAdaptation,
           isAutoMetric: metricAdaptation === "auto",
+          shrinkTowardFirstMetric: shrinkage === "laplace" && state.isLaplaceMetric,
         });
         return {
           ...state,
@@ -385,6 +395,14 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       help: "metric (mass matrix) adaptation",
     },
     {
+      name: "metricShrinkage",
+      flag: "metric-shrinkage",
+      type: "choice",
+      choices: ["laplace", "stan"],
+      default: "laplace (Ledoit–Wolf toward the Laplace covariance; Stan's 1e-3·I without one)",
+      help: "how a warm-up window regularises its covariance estimate",
+    },
+    {
       name: "warmupScheme",
       flag: "warmup-scheme",
       type: "choice",
@@ -442,7 +460,8 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
  * @param setup The sampler's start search, parsed init, given metric and scheme.
  * @param position The driver's initial position.
  * @param rng The chain's generator.
- * @returns The start, the first metric, the chain's scheme and the search's result.
+ * @returns The start, the first metric, the chain's scheme, the search's result and
+ *   whether the first metric is the Laplace covariance.
  */
 export function chainStart(
   setup: {
@@ -459,6 +478,7 @@ export function chainStart(
   metric: Metric;
   metricAdaptation: MetricAdaptation;
   opt: OptimizedStart | null;
+  isLaplaceMetric: boolean;
 } {
   const dim = position.length, scheme = setup.metricAdaptation;
   const opt = setup.startSearch(position);
@@ -468,10 +488,17 @@ export function chainStart(
     : cov === null
     ? "diagonal"
     : chooseMetric(cov, dim);
-  const metric = setup.isLaplaceMetric && cov !== null && scheme !== "none"
+  const isLaplaceMetric = setup.isLaplaceMetric && cov !== null && scheme !== "none";
+  const metric = isLaplaceMetric
     ? laplaceMetric(cov, dim, metricAdaptation === "diagonal")
     : setup.givenMetric;
-  return { start: startPoint(setup.init, position, opt, rng), metric, metricAdaptation, opt };
+  return {
+    start: startPoint(setup.init, position, opt, rng),
+    metric,
+    metricAdaptation,
+    opt,
+    isLaplaceMetric,
+  };
 }
 
 /**
