@@ -372,11 +372,9 @@ function _print(rows: Row[]): void {
         f(r.warmupGradients, 0)
       } + ${f(r.samplingGradients, 0)} | ${r.stepSize.toPrecision(3)} | ${
         r.trajectoryLength?.toPrecision(3) ?? "–"
-      } | ${
-        r.meanTreeDepth === null ? "–" : f(r.meanTreeDepth, 2)
-      } | ${triple(ess, 0)} | ${triple(ess.map((e) => e / r.cpuS), 2)} | ${
-        triple(ess.map((e) => e / grads), 3)
-      } | ${vsStan} |`,
+      } | ${r.meanTreeDepth === null ? "–" : f(r.meanTreeDepth, 2)} | ${triple(ess, 0)} | ${
+        triple(ess.map((e) => e / r.cpuS), 2)
+      } | ${triple(ess.map((e) => e / grads), 3)} | ${vsStan} |`,
     );
   }
 }

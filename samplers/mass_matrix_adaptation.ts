@@ -327,7 +327,7 @@ function _shrinkageTarget(metric: Metric, dim: number, isDense: boolean): Shrink
   const diag = Float64Array.from({ length: dim }, (_, j) => isFull ? m[j * dim + j] : m[j]);
   if (!isDense) return { covariance: diag, factor: diag.map(Math.sqrt) };
   const covariance = isFull ? Float64Array.from(m) : new Float64Array(dim * dim);
-  if (!isFull) for (let j = 0; j < dim; j++) covariance[j * dim + j] = diag[j];
+  if (!isFull) { for (let j = 0; j < dim; j++) covariance[j * dim + j] = diag[j]; }
   return { covariance, factor: cholesky(covariance, { name: "shrinkageTarget" }) };
 }
 

@@ -23,7 +23,6 @@ import {
   hessianAdaptationUpdate,
   type HessianFn,
   windowedAdaptationInit,
-  type WindowedAdaptationOptions,
   type WindowedAdaptationState,
   windowedAdaptationUpdate,
   type WindowScheduleOptions,
@@ -58,7 +57,7 @@ export interface HmcWarmupOptions
   updateEvery?: number;
   /**
    * `"diagonal"`/`"dense"`: shrink each window's estimate toward `firstMetric`
-   * (Ledoit–Wolf, see {@link WindowedAdaptationOptions.shrinkageTarget})
+   * (Ledoit–Wolf, `shrinkageTarget` of samplers/mass_matrix_adaptation.ts)
    * instead of Stan's 10⁻³·I regularisation (default false). Meant for a
    * first metric that estimates the posterior covariance (the Laplace one).
    */

@@ -87,16 +87,25 @@ Deno.test("windowed adaptation with a shrinkage target is scale-free; Stan's 1e-
   }
 });
 
-Deno.test("hmc's warm-up is scale-free: ε, T and gradients alike at posterior sd 1 and 1e-3", () => {
+Deno.test("hmc's warm-up is scale-free with the Laplace shrinkage, not with Stan's", () => {
   // The posterior of tall data is small: its variances fall as 1/n. With the
   // Laplace start and the Laplace shrinkage target every warm-up quantity is
-  // in the metric's whitened units, so a scaled target gives the same tuning.
-  const tuned = (c: number) => {
+  // in the metric's whitened units, so a scaled target gives the same tuning
+  // up to round-off (which can flip an accept decision: a few % apart).
+  // Stan's absolute 1e-3·I swamps variances of 1e-6 (measured: ε 0.022,
+  // 9,416 warm-up gradients against 538 at sd 1).
+  const tuned = (c: number, metricShrinkage: "laplace" | "stan") => {
     const model = gaussianTarget(
       new Float64Array([1, -1, 0.5]),
       Float64Array.from(SIGMA3, (v) => c * c * v),
     );
-    const r = runHmc(model, { seed: 2, numWarmup: 300, numSamples: 10, numChains: 1 });
+    const r = runHmc(model, {
+      seed: 2,
+      numWarmup: 300,
+      numSamples: 10,
+      numChains: 1,
+      metricShrinkage,
+    });
     const ch = r.chains[0];
     return {
       eps: ch.tuning.stepSize as number,
@@ -104,8 +113,10 @@ Deno.test("hmc's warm-up is scale-free: ε, T and gradients alike at posterior s
       grads: ch.info.warmup.numIntegrationSteps.reduce((x, y) => x + y, 0),
     };
   };
-  const a = tuned(1), b = tuned(1e-3);
-  assert.ok(Math.abs(a.eps / b.eps - 1) < 0.02, `ε ${a.eps} vs ${b.eps}`);
-  assert.ok(Math.abs(a.T / b.T - 1) < 0.02, `T ${a.T} vs ${b.T}`);
-  assert.ok(Math.abs(a.grads / b.grads - 1) < 0.02, `gradients ${a.grads} vs ${b.grads}`);
+  const a = tuned(1, "laplace"), b = tuned(1e-3, "laplace");
+  assert.ok(Math.abs(a.eps / b.eps - 1) < 0.15, `ε ${a.eps} vs ${b.eps}`);
+  assert.ok(Math.abs(a.T / b.T - 1) < 0.15, `T ${a.T} vs ${b.T}`);
+  assert.ok(Math.abs(a.grads / b.grads - 1) < 0.1, `gradients ${a.grads} vs ${b.grads}`);
+  const s = tuned(1e-3, "stan");
+  assert.ok(s.grads > 5 * a.grads, `Stan's at sd 1e-3: ${s.grads} gradients`);
 });
