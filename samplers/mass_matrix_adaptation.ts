@@ -407,7 +407,7 @@ function _autocorrelationTime(x: readonly number[]): number {
  * scale, unlike Stan's 10⁻³·I (which at n = 10⁶ rows is larger than the
  * posterior variances). Warm-up draws are autocorrelated: π̂ (computed as for
  * independent draws) is multiplied by the integrated autocorrelation time of
- * ‖yₖ‖² (measured on the HIGGS-shaped logistic posterior, d = 30: τ ≈ 2–4,
+ * ‖yₖ‖² (measured on the HIGGS-shaped logistic posterior, d = 30: τ ≈ 1–4.5,
  * without it δ ≈ 0.25–0.45 where the posterior is its Laplace approximation).
  */
 function _intensity(sums: ShrinkageSums, n: number, d: number): number {
