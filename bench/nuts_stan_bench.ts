@@ -68,6 +68,10 @@ interface Row {
   sd: number;
   stepSize: number;
   meanTreeDepth: number | null;
+  /** tallmc `hmc`: ChEES's final integration time T (metric's whitened units); else absent. */
+  trajectoryLength?: number;
+  /** Full-data Hessian passes (the Newton start's), counted apart from the gradients. */
+  hessianPasses?: number;
   loadStart: string;
   loadEnd: string;
   startedAt: string;
@@ -180,8 +184,10 @@ async function _tallmc(
     : await sampleParallel(model, { ...opts, workers: 2 });
   const wallS = (performance.now() - t0) / 1000, cpuS = _cpuSeconds() - c0;
   const n = model.numRows;
-  let warm = 0, samp = 0, eps = 0, depthSum = 0, depthCount = 0;
+  let warm = 0, samp = 0, eps = 0, depthSum = 0, depthCount = 0, T = 0, hess = 0;
   for (const c of r.chains) {
+    T += Number(c.tuning.trajectoryLength) / r.chains.length;
+    hess += (c.cost.warmup.numHessianRows + c.cost.sampling.numHessianRows) / n;
     warm += c.cost.warmup.numGradRows / n;
     samp += c.cost.sampling.numGradRows / n;
     eps += Number(c.tuning.stepSize) / r.chains.length;
@@ -205,6 +211,8 @@ async function _tallmc(
     ..._minEss(perChain, model.dim),
     stepSize: eps,
     meanTreeDepth: depthCount === 0 ? null : depthSum / depthCount,
+    ...(Number.isFinite(T) ? { trajectoryLength: T } : {}),
+    hessianPasses: hess,
     loadStart,
     loadEnd: _load(),
     startedAt,
@@ -344,10 +352,10 @@ function _print(rows: Row[]): void {
   const f = (x: number, k = 1) => x.toFixed(k);
   const triple = (xs: number[], k: number) => xs.map((x) => f(x, k)).join(" / ");
   console.log(
-    "| n | chains | sampler | load (start → end) | wall (s) | CPU (s) | CPU ms per gradient | gradients warm-up + sampling | ε | tree depth | min bulk / tail / sd ESS | per CPU s | per gradient | per CPU s ÷ Stan's |",
+    "| n | chains | sampler | load (start → end) | wall (s) | CPU (s) | CPU ms per gradient | gradients warm-up + sampling | ε | T | tree depth | min bulk / tail / sd ESS | per CPU s | per gradient | per CPU s ÷ Stan's |",
   );
   console.log(
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   );
   for (const r of rows) {
     const ref = rows.find((s) => s.name.startsWith("Stan") && s.n === r.n && s.chains === r.chains);
@@ -363,10 +371,10 @@ function _print(rows: Row[]): void {
       } | ${f(r.wallS)} | ${f(r.cpuS)} | ${f(1000 * r.cpuS / grads, 2)} | ${
         f(r.warmupGradients, 0)
       } + ${f(r.samplingGradients, 0)} | ${r.stepSize.toPrecision(3)} | ${
-        r.meanTreeDepth === null ? "–" : f(r.meanTreeDepth, 2)
-      } | ${triple(ess, 0)} | ${triple(ess.map((e) => e / r.cpuS), 2)} | ${
-        triple(ess.map((e) => e / grads), 3)
-      } | ${vsStan} |`,
+        r.trajectoryLength?.toPrecision(3) ?? "–"
+      } | ${r.meanTreeDepth === null ? "–" : f(r.meanTreeDepth, 2)} | ${triple(ess, 0)} | ${
+        triple(ess.map((e) => e / r.cpuS), 2)
+      } | ${triple(ess.map((e) => e / grads), 3)} | ${vsStan} |`,
     );
   }
 }
@@ -421,8 +429,10 @@ if (numSeeds > 0) {
   for (const n of sizes) {
     const model = await _model(await _csv(n, dir), false);
     console.log(`\nn = ${n}: min ESS per gradient (sampling / whole run), seeds 1..${numSeeds}`);
-    console.log("| seed | sampler | gradients warm-up + sampling | ε | bulk | tail | sd |");
-    console.log("| --- | --- | --- | --- | --- | --- | --- |");
+    console.log(
+      "| seed | sampler | gradients warm-up + sampling | Hessian passes | ε | T | bulk | tail | sd |",
+    );
+    console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (let seed = 1; seed <= numSeeds; seed++) {
       for (const spec of specs) {
         const r = await _tallmc(model, spec, 1, seed);
@@ -432,7 +442,9 @@ if (numSeeds > 0) {
         console.log(
           `| ${seed} | ${spec} | ${r.warmupGradients.toFixed(0)} + ${
             r.samplingGradients.toFixed(0)
-          } | ${r.stepSize.toPrecision(3)} | ${per(r.bulk)} | ${per(r.tail)} | ${per(r.sd)} |`,
+          } | ${(r.hessianPasses ?? 0).toFixed(0)} | ${r.stepSize.toPrecision(3)} | ${
+            r.trajectoryLength?.toPrecision(3) ?? "–"
+          } | ${per(r.bulk)} | ${per(r.tail)} | ${per(r.sd)} |`,
         );
       }
     }

@@ -66,6 +66,7 @@ const _HMC = _keys<HmcSamplerOptions>()([
   "init",
   "samplingJitterMin",
   "samplingJitterMax",
+  "metricShrinkage",
 ]);
 const _NUTS = _keys<NutsOptions>()([
   "stepSize",

@@ -18,9 +18,11 @@
  * every step   dual averaging of log ε towards δ (0.8) on the kernel's
  *              acceptance statistic; in a slow window the position goes into
  *              the window's Welford estimator
- * window end   metric ← the window's regularised covariance
- *              (n/(n+5))·Σ̂ + 10⁻³·(5/(n+5))·I; ε re-found by the heuristic
- *              under the new metric; dual averaging restarted from it
+ * window end   metric ← the window's regularised covariance: Stan's
+ *              (n/(n+5))·Σ̂ + 10⁻³·(5/(n+5))·I, or, when the sampler asks
+ *              (`shrinkTowardFirstMetric`, hmc with a Laplace first metric),
+ *              (1 − δ)·Σ̂ + δ·Σ_Laplace with the Ledoit–Wolf δ; ε re-found by
+ *              the heuristic under the new metric; dual averaging restarted
  * end          ε̄ of dual averaging and the last metric, fixed for sampling
  * ```
  *
@@ -108,6 +110,13 @@ export interface WindowStep {
    * d (see {@link denseFitsWarmup}).
    */
   isAutoMetric?: boolean;
+  /**
+   * Whether the chain's first metric is the Laplace covariance at the mode:
+   * each window's estimate is then shrunk toward it (Ledoit–Wolf intensity)
+   * instead of Stan's 10⁻³·I regularisation, which is not scale-free (read
+   * at iteration 0; default false, Stan's).
+   */
+  shrinkTowardFirstMetric?: boolean;
 }
 
 /** The two warm-up hooks of {@link windowAdaptation}. */
@@ -180,6 +189,7 @@ export function windowAdaptation(options: WindowAdaptationOptions): WindowAdapta
             firstMetric: first,
             hessianFn: options.hessianFn,
             updateEvery: options.updateEvery,
+            shrinkTowardFirstMetric: step.shrinkTowardFirstMetric,
             targetAcceptanceRate: options.targetAcceptanceRate,
             initialBuffer: options.initialBuffer,
             firstWindow: options.firstWindow,

@@ -65,6 +65,8 @@ export interface AdaptiveHmcState {
   readonly metricAdaptation: MetricAdaptation;
   /** Why the start search did not reach a mode (naming the parameter), or null. */
   readonly startWarning: string | null;
+  /** Whether the first metric is the Laplace covariance (the windows' shrinkage target). */
+  readonly isLaplaceMetric: boolean;
 }
 
 /**
@@ -137,6 +139,12 @@ export function hmcSampler(
       `samplingJitterMin and samplingJitterMax must satisfy 0 ≤ min < max < ∞ (numbers), got ${
         _shown(jitterMin)
       } and ${_shown(jitterMax)}`,
+    );
+  }
+  const shrinkage = options.metricShrinkage ?? "laplace";
+  if (shrinkage !== "laplace" && shrinkage !== "stan") {
+    throw new TypeError(
+      `metricShrinkage must be "laplace" or "stan", got ${JSON.stringify(shrinkage)}`,
     );
   }
   const optimizationIterations = options.optimizationIterations ?? 50;
@@ -231,7 +239,7 @@ export function hmcSampler(
       if (position.length !== dim) {
         throw new RangeError(`position must have length ${dim}, got ${position.length}`);
       }
-      const { start, metric, metricAdaptation: chainAdaptation, opt } = chainStart(
+      const { start, metric, metricAdaptation: chainAdaptation, opt, ...first } = chainStart(
         { startSearch, init, givenMetric, metricAdaptation, isLaplaceMetric },
         position,
         rng,
@@ -254,6 +262,7 @@ export function hmcSampler(
         jitter: 1,
         metricAdaptation: chainAdaptation,
         startWarning: opt?.warning ?? null,
+        isLaplaceMetric: first.isLaplaceMetric,
       };
     },
     step(rng, state, phase: Phase, _iteration) {
@@ -297,6 +306,7 @@ export function hmcSampler(
           rng: context.rng,
           metricAdaptation: state.metricAdaptation,
           isAutoMetric: metricAdaptation === "auto",
+          shrinkTowardFirstMetric: shrinkage === "laplace" && state.isLaplaceMetric,
         });
         return {
           ...state,
@@ -377,6 +387,14 @@ export const hmcDescription: SamplerDescription<HmcSamplerOptions> = {
       default:
         `auto (dense when d ≤ ${AUTO_DENSE_MAX_DIM} and a Laplace multiple correlation ≥ ${AUTO_DENSE_MIN_CORRELATION}, else diagonal)`,
       help: "metric (mass matrix) adaptation",
+    },
+    {
+      name: "metricShrinkage",
+      flag: "metric-shrinkage",
+      type: "choice",
+      choices: ["laplace", "stan"],
+      default: "laplace (Ledoit–Wolf toward the Laplace covariance; Stan's 1e-3·I without one)",
+      help: "how a warm-up window regularises its covariance estimate",
     },
     {
       name: "warmupScheme",

@@ -26,7 +26,8 @@ import { AUTO_DENSE_MAX_DIM, AUTO_DENSE_MIN_CORRELATION, type parseHmcInit } fro
  * @param setup The sampler's start search, parsed init, given metric and scheme.
  * @param position The driver's initial position.
  * @param rng The chain's generator.
- * @returns The start, the first metric, the chain's scheme and the search's result.
+ * @returns The start, the first metric, the chain's scheme, the search's result and
+ *   whether the first metric is the Laplace covariance.
  */
 export function chainStart(
   setup: {
@@ -43,6 +44,7 @@ export function chainStart(
   metric: Metric;
   metricAdaptation: MetricAdaptation;
   opt: OptimizedStart | null;
+  isLaplaceMetric: boolean;
 } {
   const dim = position.length, scheme = setup.metricAdaptation;
   const opt = setup.startSearch(position);
@@ -52,10 +54,17 @@ export function chainStart(
     : cov === null
     ? "diagonal"
     : chooseMetric(cov, dim);
-  const metric = setup.isLaplaceMetric && cov !== null && scheme !== "none"
+  const isLaplaceMetric = setup.isLaplaceMetric && cov !== null && scheme !== "none";
+  const metric = isLaplaceMetric
     ? laplaceMetric(cov, dim, metricAdaptation === "diagonal")
     : setup.givenMetric;
-  return { start: startPoint(setup.init, position, opt, rng), metric, metricAdaptation, opt };
+  return {
+    start: startPoint(setup.init, position, opt, rng),
+    metric,
+    metricAdaptation,
+    opt,
+    isLaplaceMetric,
+  };
 }
 
 /**

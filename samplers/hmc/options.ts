@@ -96,6 +96,17 @@ export interface HmcSamplerOptions {
   samplingJitterMin?: number;
   /** Upper end of the sampling phase's h (see `samplingJitterMin`). */
   samplingJitterMax?: number;
+  /**
+   * How a window of the `"diagonal"`/`"dense"` warm-up regularises its
+   * covariance estimate Σ̂ when the first metric is the Laplace covariance Σ_L:
+   * `"laplace"` (default) (1 − δ)Σ̂ + δΣ_L with the Ledoit–Wolf intensity δ
+   * (δ near 1 when Σ̂ differs from Σ_L by no more than its sampling noise,
+   * near 0 when the posterior is far from its Laplace approximation); `"stan"`
+   * Stan's (n/(n+5))Σ̂ + 10⁻³(5/(n+5))I, whose 10⁻³ is absolute and exceeds
+   * the posterior variances of tall data (the behaviour before
+   * `"laplace"`). Without a Laplace metric the windows use Stan's.
+   */
+  metricShrinkage?: "laplace" | "stan";
 }
 
 /**

@@ -55,6 +55,13 @@ export interface HmcWarmupOptions
   hessianFn?: HessianFn;
   /** Hessian update period for `"hessian"` (default 200). */
   updateEvery?: number;
+  /**
+   * `"diagonal"`/`"dense"`: shrink each window's estimate toward `firstMetric`
+   * (Ledoit–Wolf, `shrinkageTarget` of samplers/mass_matrix_adaptation.ts)
+   * instead of Stan's 10⁻³·I regularisation (default false). Meant for a
+   * first metric that estimates the posterior covariance (the Laplace one).
+   */
+  shrinkTowardFirstMetric?: boolean;
 }
 
 /** Warmup state: current tuning plus the adaptation states. */
@@ -119,7 +126,11 @@ export function hmcWarmupInit(dim: number, options: HmcWarmupOptions): HmcWarmup
       break;
     case "diagonal":
     case "dense":
-      massMatrix = windowedAdaptationInit(dim, { ...options, metric: scheme });
+      massMatrix = windowedAdaptationInit(dim, {
+        ...options,
+        metric: scheme,
+        shrinkageTarget: options.shrinkTowardFirstMetric === true ? metric : undefined,
+      });
       break;
     case "hessian":
       if (options.hessianFn === undefined) {
