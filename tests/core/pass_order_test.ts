@@ -20,8 +20,8 @@
 // the Gaussian family with σ = 1 and y = 0, where ℓ'ᵢ = (0 − ηᵢ)·1 = −ηᵢ.
 
 import { strict as assert } from "node:assert";
-import { FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "../../../core/exports.ts";
-import { availableBackends, type CoreBackend, loadCore } from "../../../core/load.ts";
+import { FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "../../core/exports.ts";
+import { availableBackends, type CoreBackend, loadCore } from "../../core/load.ts";
 
 const DIMS = [1, 2, 3, 5, 9, 29, 30, 81, 161];
 const N = 23;
