@@ -177,12 +177,26 @@ export let _etaB: v128 = ZERO;
   const w2 = f64x2.splat(f64x2.extract_lane(wB, 0));
   const w3 = f64x2.splat(f64x2.extract_lane(wB, 1));
   let j = 0;
-  for (; j + 2 <= d; j += 2) {
+  // Two column pairs per step: two independent chains of four multiply-adds
+  // (each g pair still takes rows 0, 1, 2, 3 in that order).
+  for (; j + 4 <= d; j += 4) {
+    const q = g + (<usize>j << 3);
+    let a = madd(_x2<T>(p0, j), w0, v128.load(q));
+    let b = madd(_x2<T>(p0, j + 2), w0, v128.load(q, 16));
+    a = madd(_x2<T>(p1, j), w1, a);
+    b = madd(_x2<T>(p1, j + 2), w1, b);
+    a = madd(_x2<T>(p2, j), w2, a);
+    b = madd(_x2<T>(p2, j + 2), w2, b);
+    v128.store(q, madd(_x2<T>(p3, j), w3, a));
+    v128.store(q, madd(_x2<T>(p3, j + 2), w3, b), 16);
+  }
+  if (j + 2 <= d) {
     const q = g + (<usize>j << 3);
     let acc = madd(_x2<T>(p0, j), w0, v128.load(q));
     acc = madd(_x2<T>(p1, j), w1, acc);
     acc = madd(_x2<T>(p2, j), w2, acc);
     v128.store(q, madd(_x2<T>(p3, j), w3, acc));
+    j += 2;
   }
   if (j < d) {
     const q = g + (<usize>j << 3);

@@ -15,6 +15,7 @@ const SKIP_DIRS = new Set([".git", "node_modules", "out", "report", "core", "dis
 const ABI_CLIENTS = new Set([
   "tests/core/core_test.ts",
   "tests/core/core_numerics_test.ts",
+  "tests/core/pass_order_test.ts",
   "tests/_core_fixtures.ts",
   "tests/subsampling/control_variates_row_cache_test.ts",
   "bench/core_bench.ts",
