@@ -253,7 +253,7 @@ export interface WindowedAdaptationState {
 }
 
 /** A shrinkage target T and the factor that whitens draws by it. */
-interface ShrinkageTarget {
+export interface ShrinkageTarget {
   /** T: d×d row-major (dense) or its diagonal (diagonal scheme). */
   readonly covariance: Float64Array;
   /** Lower Cholesky factor of T (dense) or the square roots of its diagonal. */
@@ -265,7 +265,7 @@ interface ShrinkageTarget {
  * first draw (so that raw sums are not swamped by the mean): dense keeps
  * them (n × d values); diagonal keeps Σu, Σu², Σu³, Σu⁴ per coordinate.
  */
-interface ShrinkageSums {
+export interface ShrinkageSums {
   /** The window's first draw. */
   origin: Float64Array | null;
   /** Dense: the whitened, shifted draws. */
