@@ -4,22 +4,27 @@
  * their full-data passes and estimate B on a subsample — the same work four
  * times over the same rows, landing at the same full-data MAP (within its
  * Newton tolerance). {@link sharedHmcEcsCentring} does it once and returns
- * the options that hand its θ*, S, A and B̂ to every chain (`centring`, no
- * pass in the chains' `init`) with the warm-up's re-centring rule of a chain
+ * the options that hand its θ*, S, A and B̂ (and the distance from the MAP
+ * B̂ was sized for) to every chain (`centring`, no pass in the chains'
+ * `init`) with the warm-up's re-centring rule of a chain
  * that centred itself, and dispersed starting points (Laplace draws about
  * θ*, one per chain), since the chains no longer start at θ*.
  *
  * It applies only where a chain of the default settings would have centred
- * at the MAP by Newton steps on the calling thread: an in-memory GLM without
- * pass threads, no θ* or centring given, Newton steps on, a subsample B̂, and
- * not the large-n rule that keeps θ* off the MAP (a chain's tolerated
- * distance). Otherwise it returns null and the chains centre themselves.
+ * itself by subset fits and full-data passes on the calling thread: an
+ * in-memory GLM without pass threads, no θ* or centring given, Newton steps
+ * on, a subsample B̂. Otherwise it returns null and the chains centre
+ * themselves. At large n, where a chain keeps θ* off the MAP (one quasi-Newton
+ * step on a subset, B̂ sized for θ*'s distance from the MAP, no Newton pass),
+ * the centring carries that tolerated distance: every chain's pilot spreads
+ * and its warm-up re-centres as a chain that centred there itself.
  *
  * References: Dang et al. (2019), §6.3; docs/time_to_posterior.md.
  *
  * @module
  */
 import type { Model } from "../../models/model.ts";
+import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
 import { Rng } from "../../random/rng.ts";
 import { laplaceDraws } from "../../subsampling/tuning.ts";
 import { initialCentring, positiveDefinitePrecision } from "./centring.ts";
@@ -44,7 +49,12 @@ export interface SharedHmcEcsCentring {
  * @param model The run's model.
  * @param options The run's HMC-ECS options (as the chains get them).
  * @param plan The run's seed (the centring and the starts draw from their own
- *   generator, seeded by it) and number of chains.
+ *   generator, seeded by it), number of chains, and optionally `passes`: a
+ *   ThreadedGlmModel over `model` whose threads run the centring's full-data
+ *   passes (S and A summed in blocks, no per-row cache; the subset fits and
+ *   B̂ stay on the calling thread). Its sums differ from one thread's only in
+ *   the order of the block sums: |S_T − S_1| ≤ (n + T)·u·Σ|ℓₖ|, u = 2⁻⁵³,
+ *   and likewise per coordinate of A (see models/threaded_glm.ts).
  * @returns The shared centring, the chains' options and starts; or null when
  *   the chains should centre themselves.
  * @throws {RangeError} As a chain's `init` would (no finite density at the
@@ -53,11 +63,19 @@ export interface SharedHmcEcsCentring {
 export function sharedHmcEcsCentring(
   model: Model,
   options: HmcEcsOptions,
-  plan: { seed: number | string; numChains: number },
+  plan: { seed: number | string; numChains: number; passes?: ThreadedGlmModel },
 ): SharedHmcEcsCentring | null {
-  const support = hmcEcsSupport(model);
+  let support = hmcEcsSupport(model);
   const rows = support.rows;
   if (rows.kind !== "compact-glm" || rows.passes !== null) return null;
+  const passes = plan.passes;
+  if (passes !== undefined) {
+    if (passes.base !== rows.glm) {
+      throw new TypeError("passes must be a ThreadedGlmModel over the run's model");
+    }
+    // The same rows, the sums of a centring on the threads, no per-row cache.
+    support = { ...support, rows: { kind: "compact-glm", glm: rows.glm, passes, rowCache: false } };
+  }
   const o = resolveHmcEcsOptions(support.model, options, support);
   if (
     o.centring !== undefined || o.thetaStar !== undefined || o.maxNewtonSteps === 0 ||
@@ -70,18 +88,23 @@ export function sharedHmcEcsCentring(
   const before = m.cost.numGradRows;
   const c = initialCentring(support, rng, { o, position: new Float64Array(d) });
   try {
-    if (c.toleratedDistance !== 0) return null;
     const p = c.proxy;
     const centring: PrecomputedCentring = {
       thetaStar: Float64Array.from(p.thetaStar),
       llStarSum: p.llStarSum,
       gradSum: Float64Array.from(p.gradSum),
       hessSum: Float64Array.from(p.hessSum),
+      // A θ* kept off the MAP (large n): the distance its B̂ was sized for,
+      // which a chain centred there itself would carry into its warm-up.
+      ...(c.toleratedDistance !== 0 ? { toleratedDistance: c.toleratedDistance } : {}),
     };
+    // Dispersed starts over the spread of the chains' pilot draws: the
+    // Laplace sds, or √(1 + tolerated distance) of them about a θ* off the MAP.
     const starts = laplaceDraws(centring.thetaStar, {
       precision: positiveDefinitePrecision(c.precision),
       count: plan.numChains,
       rng,
+      ...(c.toleratedDistance !== 0 ? { scale: c.scale } : {}),
     });
     return {
       centring,
@@ -99,5 +122,30 @@ export function sharedHmcEcsCentring(
     };
   } finally {
     c.proxy.dispose();
+  }
+}
+
+/**
+ * Threads for the full-data passes of {@link sharedHmcEcsCentring}: a
+ * ThreadedGlmModel with `threads` threads over `model`'s GLM when `model` is
+ * a GLM in shared memory whose passes run on the calling thread, else null
+ * (also when its workers cannot start: the centring then runs on the calling
+ * thread). The caller closes it after the centring.
+ *
+ * @param model The run's model.
+ * @param threads Threads, the calling one included (< 2: null).
+ * @returns The threaded model, or null.
+ */
+export async function sharedCentringPasses(
+  model: Model,
+  threads: number,
+): Promise<ThreadedGlmModel | null> {
+  if (!(threads >= 2)) return null;
+  const rows = hmcEcsSupport(model).rows;
+  if (rows.kind !== "compact-glm" || rows.passes !== null) return null;
+  try {
+    return await ThreadedGlmModel.create(rows.glm, { threads });
+  } catch {
+    return null;
   }
 }
