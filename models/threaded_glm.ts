@@ -44,6 +44,7 @@ import { type GlmData, glmDataRows } from "../data/dataset.ts";
 import { PASS_CV, PASS_GRAD, PASS_HESS, PASS_LL, PassPool } from "./_pass_pool.ts";
 import type { PassWorkerInit } from "./_pass_protocol.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
+import { withCheckedResponses } from "./glm_options.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { modelSpecOf, plainGlmData } from "./model_spec.ts";
 import type { UserGlmModel } from "./user_glm.ts";
@@ -172,7 +173,9 @@ export class ThreadedGlmModel implements DataModel {
     );
     const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
     const block0 = model instanceof GlmModel
-      ? new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]))
+      ? withCheckedResponses(() =>
+        new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]))
+      )
       : model.overRows(block(0));
     // 1 MiB, the Hessian's d × d, and controlVariateSums' chunk of 65536 cache rows (32 B each).
     const scratch = (1 << 20) + 64 * d * d + 32 * 65536;
