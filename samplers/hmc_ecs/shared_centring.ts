@@ -86,7 +86,14 @@ export function sharedHmcEcsCentring(
   const m = support.model, d = m.dim;
   const rng = new Rng(`hmc-ecs-shared-centring:${plan.seed}`);
   const before = m.cost.numGradRows;
-  const c = initialCentring(support, rng, { o, position: new Float64Array(d) });
+  // Off the MAP, B̂'s error tilts every chain alike: its rows are those of
+  // the chains' own B̂s together, as the pooled draws of self-centred chains
+  // average their independent tilts.
+  const c = initialCentring(support, rng, {
+    o,
+    position: new Float64Array(d),
+    stayRowsFactor: plan.numChains,
+  });
   try {
     const p = c.proxy;
     const centring: PrecomputedCentring = {

@@ -170,16 +170,24 @@ Deno.test("a shared centring off the MAP (large n): the tolerated distance reach
   // so a chain keeps θ* off the MAP and re-centres in warm-up only beyond
   // the tolerated distance.
   const { model, map, sd } = problem(120_000, 6);
+  let h0 = model.cost.numHessianRows;
   const shared = sharedHmcEcsCentring(model, {}, { seed: 7, numChains: 4 })!;
+  const sharedHessianRows = model.cost.numHessianRows - h0;
   assert.ok(shared !== null);
   const tol = shared.centring.toleratedDistance!;
   assert.ok(tol > 1, `tolerated distance ${tol}`);
   // What a chain centring itself with the same generator would carry.
   const support = hmcEcsSupport(model);
+  h0 = model.cost.numHessianRows;
   const own = initialCentring(support, new Rng("hmc-ecs-shared-centring:7"), {
     o: resolveHmcEcsOptions(model, {}, support),
     position: new Float64Array(3),
   });
+  // B̂ on the four chains' rows together (the subset fits' rows alike).
+  assert.ok(
+    sharedHessianRows > 2.5 * (model.cost.numHessianRows - h0),
+    `${sharedHessianRows} vs ${model.cost.numHessianRows - h0} Hessian rows`,
+  );
   assert.equal(own.toleratedDistance, tol);
   assert.equal(own.numNewtonSteps, 0, "the centring pass only, no Newton pass");
   assert.deepEqual(own.thetaStar, shared.centring.thetaStar);
