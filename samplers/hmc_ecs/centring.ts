@@ -320,8 +320,6 @@ export function refineFraction(
  * @param support What the model can do.
  * @param rng Generator for the B̂ rows.
  * @param heldRows Rows behind the proxy's current B (a subsample estimate), 0 if none.
- * @param rowsFactor B̂ on this many times {@link stayRows} (default 1; the
- *   choice between staying and Newton steps is made for 1).
  * @returns The tolerated distance, or null.
  */
 function stayAtCenter(
@@ -329,7 +327,6 @@ function stayAtCenter(
   support: SubsamplingSupport,
   rng: Rng,
   heldRows: number,
-  rowsFactor = 1,
 ): number | null {
   const model = support.model, d = proxy.dim, n = proxy.numRows;
   const g = new Float64Array(d);
@@ -344,8 +341,8 @@ function stayAtCenter(
   }
   const q = dec / d;
   if (!Number.isFinite(q)) return null;
-  if (nominalHessianRowCost(d) * stayRows(d, q) > n / 2) return null;
-  const rows = Math.min(n, rowsFactor * stayRows(d, q));
+  const rows = stayRows(d, q);
+  if (nominalHessianRowCost(d) * rows > n / 2) return null;
   // The rows behind the current B (the subset fit's, at a θ ≈ 10 subset sds
   // away, where B differs by far less than its sampling error) count towards
   // ñ: only the rest are drawn, and the two estimates are pooled by rows.
@@ -391,17 +388,13 @@ export interface InitialCentring {
  *
  * @param support What the model can do.
  * @param rng The chain's generator.
- * @param options The resolved options, the chain's initial position, and
- *   `stayRowsFactor`: where θ* stays off the MAP, B̂ on this many times the
- *   rows one chain needs (default 1; a centring shared by k chains takes k,
- *   so that the tilt B̂'s error gives the k chains together is no larger than
- *   that of k chains' own, independent B̂s on their pooled draws).
+ * @param options The resolved options and the chain's initial position.
  * @returns The proxy (owned by the caller), θ*, the precision and the pilot scale.
  */
 export function initialCentring(
   support: SubsamplingSupport,
   rng: Rng,
-  options: { o: ResolvedHmcEcsOptions; position: Float64Array; stayRowsFactor?: number },
+  options: { o: ResolvedHmcEcsOptions; position: Float64Array },
 ): InitialCentring {
   const model = support.model;
   const { o, position } = options;
@@ -504,13 +497,7 @@ export function initialCentring(
   try {
     const stay = o.hessianFraction < 1 && o.maxNewtonSteps > 0 && o.recenterTolerance > 0 &&
         o.thetaStar === undefined
-      ? stayAtCenter(
-        proxy,
-        support,
-        rng,
-        hessian.hessian !== undefined ? fitRows : 0,
-        options.stayRowsFactor,
-      )
+      ? stayAtCenter(proxy, support, rng, hessian.hessian !== undefined ? fitRows : 0)
       : null;
     if (stay !== null) {
       // B̂ sized for θ*'s distance from the MAP: no full-data Newton pass; the

@@ -27,7 +27,10 @@ import type { Model } from "../../models/model.ts";
 import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
 import { Rng } from "../../random/rng.ts";
 import { laplaceDraws } from "../../subsampling/tuning.ts";
-import { initialCentring, positiveDefinitePrecision } from "./centring.ts";
+import { cholesky, choleskySolve } from "../../math/linalg.ts";
+import type { DataModel } from "../../models/model.ts";
+import { initialCentring, positiveDefinitePrecision, precisionAtCenter } from "./centring.ts";
+import type { ControlVariateProxy } from "./proxy.ts";
 import { type HmcEcsOptions, type PrecomputedCentring, resolveHmcEcsOptions } from "./options.ts";
 import { hmcEcsSupport } from "./proxy.ts";
 
@@ -86,16 +89,22 @@ export function sharedHmcEcsCentring(
   const m = support.model, d = m.dim;
   const rng = new Rng(`hmc-ecs-shared-centring:${plan.seed}`);
   const before = m.cost.numGradRows;
-  // Off the MAP, B̂'s error tilts every chain alike: its rows are those of
-  // the chains' own B̂s together, as the pooled draws of self-centred chains
-  // average their independent tilts.
-  const c = initialCentring(support, rng, {
-    o,
-    position: new Float64Array(d),
-    stayRowsFactor: plan.numChains,
-  });
+  const c = initialCentring(support, rng, { o, position: new Float64Array(d) });
   try {
     const p = c.proxy;
+    let tolerated = c.toleratedDistance, precision = c.precision, scale = c.scale;
+    if (tolerated !== 0) {
+      // θ* off the MAP: B̂'s error would tilt every chain alike (self-centred
+      // chains' own θ* and B̂ tilt theirs independently, which the pooled
+      // draws average). One Newton step with the exact A and that B̂ — one
+      // more full-data pass, not one per chain — brings θ* to the MAP.
+      const q = newtonStepKeepingB(p, m);
+      if (q !== null) {
+        tolerated = q < o.recenterTolerance ? 0 : 1.25 * Math.max(1, q);
+        precision = precisionAtCenter(p, m);
+        scale = tolerated > 0 ? Math.sqrt(1 + tolerated) : 1;
+      }
+    }
     const centring: PrecomputedCentring = {
       thetaStar: Float64Array.from(p.thetaStar),
       llStarSum: p.llStarSum,
@@ -103,15 +112,15 @@ export function sharedHmcEcsCentring(
       hessSum: Float64Array.from(p.hessSum),
       // A θ* kept off the MAP (large n): the distance its B̂ was sized for,
       // which a chain centred there itself would carry into its warm-up.
-      ...(c.toleratedDistance !== 0 ? { toleratedDistance: c.toleratedDistance } : {}),
+      ...(tolerated !== 0 ? { toleratedDistance: tolerated } : {}),
     };
     // Dispersed starts over the spread of the chains' pilot draws: the
     // Laplace sds, or √(1 + tolerated distance) of them about a θ* off the MAP.
     const starts = laplaceDraws(centring.thetaStar, {
-      precision: positiveDefinitePrecision(c.precision),
+      precision: positiveDefinitePrecision(precision),
       count: plan.numChains,
       rng,
-      ...(c.toleratedDistance !== 0 ? { scale: c.scale } : {}),
+      ...(tolerated !== 0 ? { scale } : {}),
     });
     return {
       centring,
@@ -130,6 +139,50 @@ export function sharedHmcEcsCentring(
   } finally {
     c.proxy.dispose();
   }
+}
+
+/**
+ * One Newton step on log π from the proxy's θ*, keeping its B: θ* + P̂⁻¹g
+ * with g = A + ∇log p(θ*), re-centred there (one full-data pass for S and
+ * A; B, a subsample estimate at a θ* a few posterior sds away, is kept:
+ * it differs from B at the new θ* far less than its own sampling error).
+ * Back at the old θ* (one more pass) if log π did not increase or the step
+ * left the likelihood's domain.
+ *
+ * @param proxy The control variates (re-centred in place).
+ * @param model The model (its prior).
+ * @returns gᵀP̂⁻¹g/d at the new θ*, or null when θ* did not move.
+ */
+function newtonStepKeepingB(proxy: ControlVariateProxy, model: DataModel): number | null {
+  const d = proxy.dim, gPrior = new Float64Array(d);
+  const decrement = (): number => {
+    const g = new Float64Array(d);
+    model.logPrior(proxy.thetaStar, gPrior);
+    for (let i = 0; i < d; i++) g[i] = proxy.gradSum[i] + gPrior[i];
+    const step = choleskySolve(cholesky(precisionAtCenter(proxy, model)), g);
+    let dec = 0;
+    for (let i = 0; i < d; i++) dec += g[i] * step[i];
+    return dec / d;
+  };
+  const logPost = () => proxy.llStarSum + model.logPrior(proxy.thetaStar);
+  const from = Float64Array.from(proxy.thetaStar), b = Float64Array.from(proxy.hessSum);
+  let step: Float64Array;
+  try {
+    model.logPrior(from, gPrior);
+    const g = gPrior.map((v, i) => v + proxy.gradSum[i]);
+    step = choleskySolve(cholesky(precisionAtCenter(proxy, model)), g);
+  } catch {
+    return null; // P̂ not positive definite: stay
+  }
+  const before = logPost();
+  try {
+    proxy.recenter(from.map((v, i) => v + step[i]), { hessian: b });
+    if (Number.isFinite(logPost()) && logPost() >= before) return decrement();
+  } catch {
+    // outside the likelihood's domain: back below
+  }
+  proxy.recenter(from, { hessian: b });
+  return null;
 }
 
 /**
