@@ -30,7 +30,8 @@ import type { UserGlmModel } from "../models/user_glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import { prestartChainWorkers, sampleParallel } from "../samplers/parallel.ts";
 import { phaseMark } from "../samplers/_phase_marks.ts";
-import { sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
+import { sharedCentringPasses, sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
+import { prestartPassWorkers } from "../models/threaded_glm.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import {
   checkSamplerFlagConflicts,
@@ -241,6 +242,11 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   // The signal watcher's worker loads while the data are read; it listens from _StopWatch.start on.
   const watcher = _StopWatch.spawn();
   cleanups.push(() => watcher?.terminate());
+  // HMC-ECS chains share one centring (below) whose full-data passes run on
+  // numWorkers threads: the pass workers' modules load while the data are read.
+  const shareCentring = samplerName === "hmc-ecs" && dbUrl === null && numChains > 1 &&
+    values.init === undefined && userFamily === null;
+  if (shareCentring && numWorkers > 1) cleanups.push(prestartPassWorkers(numWorkers - 1));
   const source = await openSampleData(values, {
     dbUrl,
     dataPath,
@@ -337,10 +343,17 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   if (
     samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
   ) {
-    // One initial centring for all the chains (they would each make the same passes).
+    // One initial centring for all the chains (they would each make the same
+    // passes), its full-data passes on numWorkers threads (the chain workers
+    // wait for it).
     let shared;
+    const passes = shareCentring ? await sharedCentringPasses(model, numWorkers) : null;
     try {
-      shared = sharedHmcEcsCentring(model, { ...samplerOptions, numWarmup }, { seed, numChains });
+      shared = sharedHmcEcsCentring(model, { ...samplerOptions, numWarmup }, {
+        seed,
+        numChains,
+        passes: passes ?? undefined,
+      });
     } catch (e) {
       if (!(e instanceof RangeError || e instanceof TypeError)) throw e;
       throw new CliUsageError(
@@ -348,6 +361,8 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
           _extremeColumnsHint(dataWarnings)
         }`,
       );
+    } finally {
+      passes?.close();
     }
     if (shared !== null) {
       Object.assign(samplerOptions, shared.options);

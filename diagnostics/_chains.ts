@@ -36,16 +36,37 @@ export function _zScale(chains: readonly Float64Array[]): Float64Array[] {
   const order = _argsort(pooled);
   const z = new Float64Array(total);
   const scale = 1 / (total + 0.25);
+  const untied = _untiedScores(total);
   for (let i = 0; i < total;) {
     const v = pooled[order[i]];
     let j = i + 1;
     while (j < total && pooled[order[j]] === v) j++; // ties: ranks i+1 .. j
-    const zi = _normalQuantile(((i + 1 + j) / 2 - 0.375) * scale);
+    // A rank without ties: its score depends on i and S only (the same value, cached).
+    const zi = j === i + 1 ? untied[i] : _normalQuantile(((i + 1 + j) / 2 - 0.375) * scale);
     for (let k = i; k < j; k++) z[order[k]] = zi;
     i = j;
   }
   const n = chains[0].length;
   return chains.map((_, c) => z.subarray(c * n, (c + 1) * n));
+}
+
+/** Φ⁻¹((r − 3/8)/(S + 1/4)) for the untied ranks r = 1 … S of the last S asked for. */
+let _untiedFor = -1;
+let _untied = new Float64Array(0);
+
+/**
+ * The normal scores of untied ranks for S pooled draws, computed once per S:
+ * a summary rank-normalises every parameter (twice) over the same S draws.
+ * Each value is the one `_zScale` computes for that rank, bit for bit.
+ */
+function _untiedScores(total: number): Float64Array {
+  if (_untiedFor !== total) {
+    const scale = 1 / (total + 0.25), out = new Float64Array(total);
+    for (let i = 0; i < total; i++) out[i] = _normalQuantile(((i + 1 + i + 1) / 2 - 0.375) * scale);
+    _untied = out;
+    _untiedFor = total;
+  }
+  return _untied;
 }
 
 const DIGIT_BITS = 11;

@@ -8,7 +8,8 @@
  *
  * ```
  *  commands   PASS_LL ℓ · PASS_GRAD ℓ, ∇ℓ · PASS_HESS ∇²ℓ · PASS_ALL ℓ, ∇ℓ, ∇²ℓ
- *             PASS_CV control-variate centring (cache rows, S, A)
+ *             PASS_CV control-variate centring (cache rows, S, A; S, A alone
+ *             with 0 cache rows)
  *             PASS_GATHER rows by index into buffers shared beside the pool
  *  io (Float64Array over a SharedArrayBuffer), P = length of θ
  *   [0, P)                         θ (θ* for PASS_CV)
@@ -83,8 +84,9 @@ export class PassPool {
    * `init(k, pool)` returns, and wait until all are ready.
    *
    * @param options `url` of the worker module, `dim` (P), `count`, `init`
-   *   (the message and transferables of worker k) and `describe` (worker k in
-   *   a failure message, e.g. "shard 1 (rows 10 … 19 of data.rows)").
+   *   (the message and transferables of worker k), `describe` (worker k in
+   *   a failure message, e.g. "shard 1 (rows 10 … 19 of data.rows)") and
+   *   `prestarted` (workers of `url` started earlier, taken first).
    * @returns The pool.
    * @throws {Error} "`describe(k)` failed to start: …" when a worker fails;
    *   every worker started is stopped.
@@ -95,6 +97,8 @@ export class PassPool {
     count: number;
     init: (k: number, pool: PassPoolShared) => { message: T; transfer?: Transferable[] };
     describe: (k: number) => string;
+    /** A worker of `url` started before (module loaded ahead), if any; else one is started. */
+    prestarted?: () => Worker | undefined;
   }): Promise<PassPool> {
     const { dim: P, count } = options;
     const control = new PassControl(count);
@@ -103,7 +107,7 @@ export class PassPool {
     try {
       await Promise.all(
         Array.from({ length: count }, (_, k) => {
-          const w = new Worker(options.url, { type: "module" });
+          const w = options.prestarted?.() ?? new Worker(options.url, { type: "module" });
           workers.push(w);
           return new Promise<void>((resolve, reject) => {
             w.onmessage = (e: MessageEvent<{ ready?: true; error?: string }>) => {
@@ -252,7 +256,7 @@ export interface RowPasses {
     grad: Float64Array,
     hess: Float64Array,
   ): number;
-  /** PASS_CV: fill the worker's cache rows at θ*; returns S, A into `grad`. */
+  /** PASS_CV: fill the worker's cache rows at θ* (none when `cacheRows` is 0); returns S, A into `grad`. */
   centre?(
     theta: Float64Array,
     args: { cacheRows: number; cacheOffset: number; chunkRows: number },

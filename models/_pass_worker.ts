@@ -34,6 +34,13 @@ self.onmessage = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
       if (!(model instanceof GlmModel)) {
         throw new TypeError("the compact control-variate centring needs a built-in GLM family");
       }
+      if (args.cacheRows === 0) {
+        // No cache: S and A of the block alone.
+        return model.kernels.controlVariateSums(model.data, theta, {
+          gradSum: grad,
+          chunkRows: args.chunkRows,
+        });
+      }
       const cache = ControlVariateCache.attach(arena, {
         numRows: args.cacheRows,
         offset: args.cacheOffset,

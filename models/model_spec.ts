@@ -21,6 +21,7 @@ import type { Arena } from "../core/arena.ts";
 import { type CoreBackend, workerCore } from "../core/load.ts";
 import type { GlmData, Storage } from "../data/dataset.ts";
 import { GlmModel, type GlmOptions } from "./glm.ts";
+import { withCheckedResponses } from "./glm_options.ts";
 import type { Model } from "./model.ts";
 import { Prior } from "./prior_build.ts";
 import type { ResolvedPrior } from "./priors.ts";
@@ -223,7 +224,9 @@ export function modelFromSpec(spec: ModelSpec, arena: Arena): GlmModel {
         : `unknown model spec kind ${String((spec as { kind: unknown }).kind)}`,
     );
   }
-  return withSpecPrior(new GlmModel(specData(spec, arena, "modelFromSpec"), spec.options), spec);
+  // The spec's rows are those of a model that checked its responses.
+  const data = specData(spec, arena, "modelFromSpec");
+  return withSpecPrior(withCheckedResponses(() => new GlmModel(data, spec.options)), spec);
 }
 
 /**

@@ -60,6 +60,13 @@ export interface CompactGlmRows {
    * B) when not the GLM itself on the calling thread: a ThreadedGlmModel.
    */
   readonly passes: ThreadedGlmModel | null;
+  /**
+   * With `passes`: false when the passes compute S and A alone
+   * (`controlVariateSums`) and no per-row cache of the n rows is kept, as on
+   * the calling thread (e.g. one centring shared by chains that keep none).
+   * Absent means true.
+   */
+  readonly rowCache?: boolean;
 }
 
 /** Rows of a GLM held outside this instance, read by index. */

@@ -44,6 +44,7 @@ import { type GlmData, glmDataRows } from "../data/dataset.ts";
 import { PASS_CV, PASS_GRAD, PASS_HESS, PASS_LL, PassPool } from "./_pass_pool.ts";
 import type { PassWorkerInit } from "./_pass_protocol.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
+import { withCheckedResponses } from "./glm_options.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { modelSpecOf, plainGlmData } from "./model_spec.ts";
 import type { UserGlmModel } from "./user_glm.ts";
@@ -172,9 +173,12 @@ export class ThreadedGlmModel implements DataModel {
     );
     const block = (k: number) => glmDataRows(data, bounds[k], bounds[k + 1] - bounds[k]);
     const block0 = model instanceof GlmModel
-      ? new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]))
+      ? withCheckedResponses(() =>
+        new GlmModel(block(0), blockOptions(model.options, bounds[0], bounds[1]))
+      )
       : model.overRows(block(0));
-    const scratch = (1 << 20) + 64 * d * d;
+    // 1 MiB, the Hessian's d × d, and controlVariateSums' chunk of 65536 cache rows (32 B each).
+    const scratch = (1 << 20) + 64 * d * d + 32 * 65536;
     const regions: SharedRegion[] = [];
     for (let k = 1; k < threads; k++) regions.push(reserveRegion(model.arena, scratch));
     const spec = (modelSpecOf(model) as { spec: PassWorkerInit["spec"] }).spec;
@@ -199,6 +203,7 @@ export class ThreadedGlmModel implements DataModel {
             },
           }),
           describe: (i) => `thread ${i + 1} (rows ${bounds[i + 1]} … ${bounds[i + 2] - 1})`,
+          prestarted: () => _prestarted.pop(),
         });
       }
     } catch (e) {
@@ -349,6 +354,51 @@ export class ThreadedGlmModel implements DataModel {
     return s;
   }
 
+  /**
+   * S = Σℓₖ(θ*) and A = Σ∇ℓₖ(θ*) of a centring without a per-row cache, on
+   * all threads: each block sums its rows as `GlmKernels.controlVariateSums`
+   * does, the partial sums added in block order (against one thread, within
+   * the bound of the module notes). Counts no cost (the control variates do):
+   * `ControlVariates` with `rowCache: false` and this model as `passes` call
+   * it for their centring pass.
+   *
+   * @param thetaStar θ* (length d).
+   * @param options `gradSum` (length d, overwritten) and `chunkRows` (rows
+   *   per kernel call within a block, default 65536).
+   * @returns S.
+   * @internal
+   */
+  controlVariateSums(
+    thetaStar: Float64Array,
+    options: { gradSum: Float64Array; chunkRows?: number },
+  ): number {
+    const d = this.dim, { gradSum } = options, chunkRows = options.chunkRows ?? 65536;
+    const block0 = this.#block0;
+    if (!(block0 instanceof GlmModel)) {
+      throw new TypeError(
+        "the compact control-variate sums need a built-in GLM family; a user family's control variates are per row",
+      );
+    }
+    if (!Number.isInteger(chunkRows) || chunkRows < 1) {
+      throw new RangeError(`chunkRows must be a positive integer, got ${chunkRows}`);
+    }
+    if (!(thetaStar instanceof Float64Array) || thetaStar.length !== d) {
+      throw new RangeError(`thetaStar must be a Float64Array of length ${d}`);
+    }
+    // PASS_CV without a cache (0 cache rows): the sums alone.
+    this.#run(PASS_CV, thetaStar, [0, 0, chunkRows]);
+    let s = this.#withWorkers(() => {
+      const own = block0.kernels.controlVariateSums(block0.data, thetaStar, {
+        gradSum: this.#grad0,
+        chunkRows,
+      });
+      gradSum.set(this.#grad0);
+      return own;
+    });
+    if (this.#pool !== null) s = this.#pool.addLlGrad(s, gradSum);
+    return s;
+  }
+
   /** Listed rows, in the calling thread (counted in the shared cost counter). */
   logLikelihoodRows(
     theta: Float64Array,
@@ -398,4 +448,33 @@ function blockOptions(options: Readonly<GlmOptions>, start: number, end: number)
   if (options.offset !== undefined) out.offset = cut(options.offset);
   if (options.trials !== undefined) out.trials = cut(options.trials);
   return out;
+}
+
+/** Pass workers started ahead of a model by {@link prestartPassWorkers}. */
+const _prestarted: Worker[] = [];
+
+/**
+ * @internal Start `count` pass workers now, so that their modules load while
+ * the calling thread still works (e.g. reads the data); the next
+ * {@link ThreadedGlmModel.create} takes them first. A worker holds nothing
+ * until its start message.
+ *
+ * @param count Workers to start (a runtime without workers starts none).
+ * @returns A function that terminates the workers no model took.
+ */
+export function prestartPassWorkers(count: number): () => void {
+  if (typeof Worker !== "undefined") {
+    for (let k = 0; k < count; k++) {
+      try {
+        _prestarted.push(
+          new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" }),
+        );
+      } catch {
+        break; // workers cannot start here: create() says so when it runs
+      }
+    }
+  }
+  return () => {
+    for (const w of _prestarted.splice(0)) w.terminate();
+  };
 }

@@ -84,8 +84,9 @@ export interface ControlVariateOptions {
    * same values, bit for bit; counted in `numCacheRows`, not in the model's
    * cost, which stays that of the cached control variates), so
    * several chains over one data set hold only their subsamples. Needs the
-   * passes on the calling thread (no `passes`), and leaves {@link
-   * ControlVariates.cache} unavailable.
+   * passes on the calling thread (no `passes`), or `passes` that compute the
+   * sums alone (`controlVariateSums`; S and A then as its blocks add them),
+   * and leaves {@link ControlVariates.cache} unavailable.
    */
   rowCache?: boolean;
   /**
@@ -116,6 +117,16 @@ export interface ControlVariatePasses {
   ): number;
   /** B = ΣHₖ(θ) into `out` (d × d). */
   logLikelihoodHessian(theta: Float64Array, out: Float64Array): void;
+  /**
+   * S = Σℓₖ(θ*) (returned) and A = Σ∇ℓₖ(θ*) (into `gradSum`) alone, no
+   * per-row cache, as `GlmKernels.controlVariateSums` computes them over all
+   * rows. Where present, control variates with `rowCache: false` run their
+   * centring pass here.
+   */
+  controlVariateSums?(
+    thetaStar: Float64Array,
+    options: { gradSum: Float64Array; chunkRows?: number },
+  ): number;
 }
 
 /**
@@ -227,9 +238,9 @@ export class ControlVariates implements SubsampleControlVariates {
     this.hessSum = new Float64Array(this.dim * this.dim);
     this.#delta = new Float64Array(this.dim);
     const rowCache = options.rowCache ?? true;
-    if (!rowCache && this.#passes !== null) {
+    if (!rowCache && this.#passes !== null && this.#passes.controlVariateSums === undefined) {
       throw new TypeError(
-        "rowCache: false computes the centring sums on the calling thread; leave out passes",
+        "rowCache: false computes the centring sums on the calling thread or by passes with controlVariateSums; these passes have none",
       );
     }
     const sums = options.sums;
@@ -270,10 +281,10 @@ export class ControlVariates implements SubsampleControlVariates {
     this.thetaStar.set(thetaStar);
     const cache = this.#cache;
     if (cache === null) {
-      this.llStarSum = this.#kernels.controlVariateSums(m.data, thetaStar, {
-        gradSum: this.gradSum,
-        chunkRows: this.#chunk,
-      });
+      const sums = { gradSum: this.gradSum, chunkRows: this.#chunk };
+      this.llStarSum = this.#passes?.controlVariateSums !== undefined
+        ? this.#passes.controlVariateSums(thetaStar, sums)
+        : this.#kernels.controlVariateSums(m.data, thetaStar, sums);
     } else {
       const out = { cache, gradSum: this.gradSum, chunkRows: this.#chunk };
       this.llStarSum = this.#passes === null

@@ -402,19 +402,22 @@ export function initialCentring(
   let hessian: RecenterOptions = {}, fitRows = 0;
   if (o.centring !== undefined) {
     // Centred elsewhere: θ* and S, A, B as given, no pass; Newton steps only if asked.
+    // A θ* kept off the MAP carries the distance its B was sized for, as
+    // below when the chain stays at a subset θ*.
     const proxy = createProxy(support, o.centring.thetaStar, o.controlVariateOrder, {
       sums: o.centring,
     });
     let numNewtonSteps = 0;
     try {
       if (o.maxNewtonSteps > 0) numNewtonSteps = newtonToMap(proxy, support, rng, o);
+      const tolerated = numNewtonSteps === 0 ? o.centring.toleratedDistance ?? 0 : 0;
       return {
         proxy,
         thetaStar: Float64Array.from(proxy.thetaStar),
         precision: precisionAtCenter(proxy, model),
-        scale: 1,
+        scale: tolerated > 0 ? Math.sqrt(1 + tolerated) : 1,
         numNewtonSteps,
-        toleratedDistance: 0,
+        toleratedDistance: tolerated,
       };
     } catch (e) {
       proxy.dispose();

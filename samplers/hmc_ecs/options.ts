@@ -31,6 +31,15 @@ export interface CentringSums {
 export interface PrecomputedCentring extends CentringSums {
   /** θ* (length d). */
   readonly thetaStar: Float64Array;
+  /**
+   * θ*'s squared distance per dimension from the MAP, in posterior sd², that
+   * B was sized for when θ* was found on subsets and kept off the MAP (the
+   * large-n rule of `initialCentring`; default 0: θ* at the MAP). As for a
+   * chain that centred itself there: its pilot draws spread over
+   * √(1 + this) Laplace sds, and its warm-up re-centres only beyond
+   * max(`recenterTolerance`, this).
+   */
+  readonly toleratedDistance?: number;
 }
 
 /** Options of HMC-ECS (`hmcEcsDescription`, `runHmcEcs`). */
@@ -411,6 +420,10 @@ export function checkCentring(centring: PrecomputedCentring, dim: number): Preco
   if (typeof s !== "number" || !Number.isFinite(s)) {
     throw new RangeError(`centring.llStarSum must be a finite number, got ${s}`);
   }
+  const tol = centring.toleratedDistance;
+  if (tol !== undefined && !(typeof tol === "number" && Number.isFinite(tol) && tol >= 0)) {
+    throw new RangeError(`centring.toleratedDistance must be a finite number ≥ 0, got ${tol}`);
+  }
   for (let i = 0; i < dim; i++) {
     for (let j = 0; j < i; j++) {
       const a = hessSum[i * dim + j], b = hessSum[j * dim + i];
@@ -421,5 +434,7 @@ export function checkCentring(centring: PrecomputedCentring, dim: number): Preco
       }
     }
   }
-  return { thetaStar, llStarSum: s, gradSum, hessSum };
+  return tol === undefined || tol === 0
+    ? { thetaStar, llStarSum: s, gradSum, hessSum }
+    : { thetaStar, llStarSum: s, gradSum, hessSum, toleratedDistance: tol };
 }

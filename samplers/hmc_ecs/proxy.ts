@@ -277,7 +277,11 @@ export function createProxy(
     );
   }
   if (rows.kind === "compact-glm") {
-    return glmProxy(rows.glm, thetaStar, order, { ...options, passes: rows.passes ?? undefined });
+    return glmProxy(rows.glm, thetaStar, order, {
+      ...options,
+      passes: rows.passes ?? undefined,
+      rowCache: rows.rowCache,
+    });
   }
   return rowsProxy(rows, thetaStar, order);
 }

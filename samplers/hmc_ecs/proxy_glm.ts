@@ -52,7 +52,8 @@ import type { CentringSums } from "./options.ts";
  * @param order Taylor order.
  * @param options An estimate of B instead of the full-data Hessian pass,
  *   where the full-data passes run (`passes`, e.g. a `ThreadedGlmModel`;
- *   default the model, on the calling thread), or S, A, B computed before
+ *   default the model, on the calling thread), whether they keep a per-row
+ *   cache (`rowCache`, default true with `passes`), or S, A, B computed before
  *   (`sums`; no pass, passes on the calling thread only).
  * @returns The proxy.
  */
@@ -60,20 +61,25 @@ export function glmProxy(
   model: GlmModel,
   thetaStar: Float64Array,
   order: TaylorOrder,
-  options: RecenterOptions & { passes?: ControlVariatePasses; sums?: CentringSums } = {},
+  options: RecenterOptions & {
+    passes?: ControlVariatePasses;
+    rowCache?: boolean;
+    sums?: CentringSums;
+  } = {},
 ): ControlVariateProxy {
   // B is set here rather than by ControlVariates: the exact full-data sum
   // (one Hessian pass, d(d+1)/2 multiply-adds per row, ≈ 4–5 gradient passes
   // at d = 30) or an estimate the caller gives (a subsample's), so that the
   // warmup can centre with one pass of ℓ and ∇ℓ only.
   const passes = options.passes;
-  // On the calling thread no per-row cache of all n rows is kept (32 B a
-  // row, per chain): the subsample's cache rows are computed where they land.
+  // On the calling thread (or with passes that sum alone, `rowCache: false`)
+  // no per-row cache of all n rows is kept (32 B a row, per chain): the
+  // subsample's cache rows are computed where they land.
   const cv = new ControlVariates(model, thetaStar, {
     order,
     computeHessian: false,
     passes,
-    rowCache: passes !== undefined,
+    rowCache: passes !== undefined && options.rowCache !== false,
     sums: options.sums,
   });
   const setHessian = (o: RecenterOptions) => {

@@ -1,19 +1,30 @@
 import assert from "node:assert/strict";
 import { loadCore } from "../../../core/load.ts";
 import { glmDataFromArrays } from "../../../data/dataset.ts";
-import { mcseMean } from "../../../diagnostics/mcse.ts";
+import { mcseMean, mcseSd } from "../../../diagnostics/mcse.ts";
+import { rhat } from "../../../diagnostics/rhat.ts";
 import { cholesky, choleskySolve, inverseFromCholesky } from "../../../math/linalg.ts";
 import { GlmModel } from "../../../models/glm.ts";
+import { ThreadedGlmModel } from "../../../models/threaded_glm.ts";
 import { Rng } from "../../../random/rng.ts";
 import { parameterDraws } from "../../../samplers/driver.ts";
 import { sample } from "../../../samplers/sample.ts";
-import { sharedHmcEcsCentring } from "../../../samplers/hmc_ecs/shared_centring.ts";
+import {
+  sharedCentringPasses,
+  sharedHmcEcsCentring,
+} from "../../../samplers/hmc_ecs/shared_centring.ts";
 import { hmcEcsChainSampler } from "../../../samplers/hmc_ecs/chain_sampler.ts";
-import type { HmcEcsOptions } from "../../../samplers/hmc_ecs/options.ts";
+import { initialCentring } from "../../../samplers/hmc_ecs/centring.ts";
+import {
+  checkCentring,
+  type HmcEcsOptions,
+  resolveHmcEcsOptions,
+} from "../../../samplers/hmc_ecs/options.ts";
+import { hmcEcsSupport } from "../../../samplers/hmc_ecs/proxy.ts";
 import { ControlVariates } from "../../../subsampling/control_variates.ts";
 
 /** Logistic regression, intercept + two covariates, its full-data MAP and Laplace sds. */
-function problem(n: number, seed: number) {
+function problem(n: number, seed: number, shared = false) {
   const rng = new Rng(seed), beta = [0.3, -0.8, 0.5], d = 3;
   const x = new Float64Array(d * n), y = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -26,7 +37,7 @@ function problem(n: number, seed: number) {
     }
     y[i] = rng.uniform() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
   }
-  const model = new GlmModel(glmDataFromArrays(loadCore(), x, y, { numCols: d }), {
+  const model = new GlmModel(glmDataFromArrays(loadCore({ shared }), x, y, { numCols: d }), {
     family: "logistic",
     priorScale: 10,
   });
@@ -150,5 +161,142 @@ Deno.test("HMC-ECS chains on a shared centring: no full-data pass in their init,
       `mean[${j}] ${mean} vs MAP ${map[j]} (MCSE ${mcse}, sd ${sd[j]})`,
     );
     assert.ok(Math.abs(s / sd[j] - 1) < 0.1, `sd[${j}] ${s} vs Laplace ${sd[j]}`);
+  }
+});
+
+Deno.test("a shared centring where a chain keeps θ* off the MAP (large n): one Newton step to the MAP, no pass in the chains' init, the posterior of self-centred chains", () => {
+  // n = 1.2·10⁵, d = 3: the large-n rule applies (the quasi-Newton step on a
+  // subset of √(2000·d/n) ≈ 22 % of the rows; B̂ sized for θ*'s distance), so
+  // a chain centring itself keeps θ* off the MAP and re-centres in warm-up
+  // only beyond the tolerated distance.
+  const { model, map, sd } = problem(120_000, 6);
+  const support = hmcEcsSupport(model);
+  const own = initialCentring(support, new Rng("hmc-ecs-shared-centring:7"), {
+    o: resolveHmcEcsOptions(model, {}, support),
+    position: new Float64Array(3),
+  });
+  assert.ok(own.toleratedDistance > 1, `tolerated distance ${own.toleratedDistance}`);
+  assert.equal(own.numNewtonSteps, 0, "the centring pass only, no Newton pass");
+  own.proxy.dispose();
+  // The shared centring: the same start, then one Newton step with the exact
+  // A and that B̂ (one more full-data pass), to the MAP.
+  const shared = sharedHmcEcsCentring(model, {}, { seed: 7, numChains: 4 })!;
+  assert.ok(shared !== null);
+  assert.equal(shared.centring.toleratedDistance, undefined, "θ* at the MAP");
+  const z = (t: Float64Array) => t.reduce((a, v, k) => a + ((v - map[k]) / sd[k]) ** 2, 0);
+  assert.ok(z(shared.centring.thetaStar) < 0.1 * z(own.thetaStar), "closer to the MAP");
+  const cv = new ControlVariates(model, shared.centring.thetaStar, { rowCache: false });
+  assert.equal(shared.centring.llStarSum, cv.llStarSum, "the sums of a pass at θ*");
+  cv.dispose();
+  // checkCentring keeps a tolerated distance and refuses a bad one.
+  assert.equal(checkCentring({ ...shared.centring, toleratedDistance: 2 }, 3).toleratedDistance, 2);
+  assert.equal(
+    checkCentring({ ...shared.centring, toleratedDistance: 0 }, 3).toleratedDistance,
+    undefined,
+  );
+  assert.throws(
+    () => checkCentring({ ...shared.centring, toleratedDistance: -1 }, 3),
+    /toleratedDistance must be a finite number ≥ 0, got -1/,
+  );
+  // A chain's init: no full-data pass; a given tolerated distance reaches its warm-up.
+  for (const tol of [0, 2]) {
+    const centring = { ...shared.centring, toleratedDistance: tol };
+    const sampler = hmcEcsChainSampler(model, { ...shared.options, centring, numWarmup: 500 });
+    const before = model.cost.numGradRows;
+    const state = sampler.init(shared.starts[0], new Rng(1));
+    assert.ok(model.cost.numGradRows - before < model.numRows, "no full-data pass");
+    assert.equal(sampler.tuning(state).toleratedDistance, tol);
+    sampler.dispose(state);
+  }
+  // The posterior: shared and self-centred chains, each against the MAP and
+  // the Laplace sds (4 MCSE + 0.05 sd; 4 MCSE(sd) + 5 %) and against each other.
+  const run = (options: HmcEcsOptions, starts?: Float64Array[]) =>
+    sample(model, {
+      sampler: "hmc-ecs",
+      ...options,
+      seed: 8,
+      numChains: 4,
+      numWarmup: 400,
+      numSamples: 600,
+      initialPositions: starts,
+    });
+  const runs = [run(shared.options, shared.starts), run({})];
+  const stats = runs.map((r) =>
+    Array.from({ length: 3 }, (_, j) => {
+      const chains = parameterDraws(r, j);
+      const all = chains.flatMap((c) => Array.from(c));
+      const mean = all.reduce((a, v) => a + v, 0) / all.length;
+      const s = Math.sqrt(all.reduce((a, v) => a + (v - mean) ** 2, 0) / (all.length - 1));
+      return { mean, sd: s, mcse: mcseMean(chains), mcseSd: mcseSd(chains), rhat: rhat(chains) };
+    })
+  );
+  for (const [k, st] of stats.entries()) {
+    for (let j = 0; j < 3; j++) {
+      const { mean, sd: s, mcse, mcseSd: ms, rhat: r } = st[j];
+      const label = `${k === 0 ? "shared" : "own"} [${j}]`;
+      assert.ok(
+        Math.abs(mean - map[j]) < 4 * mcse + 0.05 * sd[j],
+        `${label}: mean ${mean} vs MAP ${map[j]} (MCSE ${mcse}, sd ${sd[j]})`,
+      );
+      assert.ok(
+        Math.abs(s - sd[j]) < 4 * ms + 0.05 * sd[j],
+        `${label}: sd ${s} vs Laplace ${sd[j]} (MCSE ${ms})`,
+      );
+      assert.ok(r < 1.02, `${label}: R̂ ${r}`);
+    }
+  }
+  for (let j = 0; j < 3; j++) {
+    const a = stats[0][j], b = stats[1][j];
+    assert.ok(
+      Math.abs(a.mean - b.mean) < 4 * Math.hypot(a.mcse, b.mcse) + 0.05 * sd[j],
+      `[${j}]: shared mean ${a.mean} vs own ${b.mean}`,
+    );
+  }
+});
+
+Deno.test("sharedHmcEcsCentring({ passes }): the full-data sums on two threads, within the block-order bound of one thread's", async () => {
+  const { model } = problem(20001, 9, true);
+  const threaded = (await sharedCentringPasses(model, 2))!;
+  assert.ok(threaded instanceof ThreadedGlmModel);
+  assert.equal(threaded.threads, 2);
+  assert.equal(await sharedCentringPasses(model, 1), null);
+  try {
+    // ThreadedGlmModel.controlVariateSums against one thread's kernel pass.
+    const theta = new Float64Array([0.2, -0.7, 0.4]), one = new Float64Array(3);
+    const two = new Float64Array(3);
+    const s1 = model.kernels.controlVariateSums(model.data, theta, { gradSum: one });
+    const s2 = threaded.controlVariateSums(theta, { gradSum: two });
+    // |S₂ − S₁| ≤ (n + T)·u·Σ|ℓₖ| ≤ (n + T)·u·n·max|ℓₖ|: far below 1e-9 relative here.
+    assert.ok(Math.abs(s2 - s1) <= 1e-9 * Math.abs(s1), `${s2} vs ${s1}`);
+    for (let j = 0; j < 3; j++) {
+      assert.ok(Math.abs(two[j] - one[j]) <= 1e-9 * (Math.abs(one[j]) + model.numRows), `A[${j}]`);
+    }
+    // ControlVariates with these passes and no cache: the same sums, counted once.
+    const rows = model.cost.numGradRows;
+    const cv = new ControlVariates(model, theta, { rowCache: false, passes: threaded });
+    assert.equal(model.cost.numGradRows - rows, model.numRows);
+    assert.equal(cv.llStarSum, s2);
+    assert.deepEqual(cv.gradSum, two);
+    cv.dispose();
+    // The shared centring on two threads: the same subsets (one generator), the
+    // same passes; θ* within rounding of the one-thread centring's.
+    const a = sharedHmcEcsCentring(model, {}, { seed: 3, numChains: 4 })!;
+    const b = sharedHmcEcsCentring(model, {}, { seed: 3, numChains: 4, passes: threaded })!;
+    assert.equal(b.numPasses, a.numPasses);
+    for (let j = 0; j < 3; j++) {
+      assert.ok(Math.abs(b.centring.thetaStar[j] - a.centring.thetaStar[j]) < 1e-9, `θ*[${j}]`);
+    }
+    assert.ok(
+      Math.abs(b.centring.llStarSum - a.centring.llStarSum) <=
+        1e-9 * Math.abs(a.centring.llStarSum),
+    );
+    // Passes over another model are refused.
+    const other = problem(100, 1).model;
+    assert.throws(
+      () => sharedHmcEcsCentring(other, {}, { seed: 3, numChains: 2, passes: threaded }),
+      /passes must be a ThreadedGlmModel over the run's model/,
+    );
+  } finally {
+    threaded.close();
   }
 });
