@@ -23,7 +23,7 @@ import { loadCore } from "../core/load.ts";
 import { familyFromFlags } from "../cli/model_flags.ts";
 import { modelFromFlags } from "../cli/model_options.ts";
 import { summarize } from "../diagnostics/summary.ts";
-import { cholesky, choleskySolve, inverseFromCholesky } from "../math/linalg.ts";
+import { referenceMap } from "../testing/reference_map.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -40,23 +40,11 @@ const built = await modelFromFlags(loadCore(), values.data, flags, {
 });
 const model = built.model;
 const d = model.dim;
-const theta = new Float64Array(d), g = new Float64Array(d), gp = new Float64Array(d);
-const h = new Float64Array(d * d), hp = new Float64Array(d * d);
-let prec = new Float64Array(d * d);
-for (let it = 0; it < 30; it++) {
-  model.logLikelihood(theta, g);
-  model.logPrior(theta, gp);
-  model.logLikelihoodHessian(theta, h);
-  model.logPriorHessian(theta, hp);
-  prec = h.map((v, i) => -(v + hp[i]));
-  const grad = g.map((v, i) => v + gp[i]);
-  const step = choleskySolve(cholesky(prec), grad);
-  let dec = 0;
-  for (let j = 0; j < d; j++) dec += grad[j] * step[j], theta[j] += step[j];
-  if (dec < 1e-8) break;
-}
-const cov = inverseFromCholesky(cholesky(prec));
-const laplaceSd = Array.from({ length: d }, (_, j) => Math.sqrt(cov[j * d + j]));
+// Newton's decrement gᵀ H⁻¹ g below 10⁻⁸.
+const { map: theta, sd: laplaceSd } = referenceMap(
+  model,
+  (step, grad) => grad.reduce((acc, v, j) => acc + v * step[j], 0) < 1e-8,
+);
 
 // Draws: .chain, .iteration, .draw, then the parameters (in the model's order).
 const lines = Deno.readTextFileSync(values.draws).trim().split("\n");

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { loadCore } from "../../../core/load.ts";
 import { glmDataFromArrays } from "../../../data/dataset.ts";
 import { mcseMean } from "../../../diagnostics/mcse.ts";
-import { cholesky, choleskySolve, inverseFromCholesky } from "../../../math/linalg.ts";
 import { GlmModel } from "../../../models/glm.ts";
 import { externalFromGlm } from "../../../models/in_memory_external.ts";
 import { Rng } from "../../../random/rng.ts";
@@ -10,6 +9,7 @@ import { parameterDraws } from "../../../samplers/driver.ts";
 import { runHmcEcs } from "../../../samplers/hmc_ecs/mod.ts";
 import { sample } from "../../../samplers/sample.ts";
 import { refineFraction, stayRows } from "../../../samplers/hmc_ecs/centring.ts";
+import { referenceMap } from "../../../testing/reference_map.ts";
 
 /** Logistic regression, intercept + one covariate, and its full-data MAP and Laplace sds. */
 function problem(n: number, seed: number) {
@@ -26,22 +26,9 @@ function problem(n: number, seed: number) {
     priorScale: 10,
   });
   // Full-data Newton to the MAP (not counted: the cost counter is reset below).
-  const theta = new Float64Array(2), g = new Float64Array(2), gp = new Float64Array(2);
-  const h = new Float64Array(4), hp = new Float64Array(4);
-  let prec = new Float64Array(4);
-  for (let it = 0; it < 30; it++) {
-    model.logLikelihood(theta, g);
-    model.logPrior(theta, gp);
-    model.logLikelihoodHessian(theta, h);
-    model.logPriorHessian(theta, hp);
-    prec = h.map((v, i) => -(v + hp[i]));
-    const step = choleskySolve(cholesky(prec), g.map((v, i) => v + gp[i]));
-    for (let j = 0; j < 2; j++) theta[j] += step[j];
-    if (Math.hypot(step[0], step[1]) < 1e-12) break;
-  }
-  const cov = inverseFromCholesky(cholesky(prec));
+  const { map, sd } = referenceMap(model);
   model.cost.numLogLikRows = model.cost.numGradRows = model.cost.numHessianRows = 0;
-  return { model, map: theta, sd: [Math.sqrt(cov[0]), Math.sqrt(cov[3])] };
+  return { model, map, sd };
 }
 
 Deno.test("refineFraction() and stayRows(): a larger subset step only where staying pays", () => {
