@@ -50,6 +50,13 @@ const { map: theta, sd: laplaceSd } = referenceMap(
 const lines = Deno.readTextFileSync(values.draws).trim().split("\n");
 const header = lines[0].split(",");
 const first = header.indexOf(model.parameterNames[0]);
+const names = header.slice(first, first + d);
+if (first < 0 || names.join() !== model.parameterNames.join()) {
+  throw new Error(
+    `--draws ${values.draws}: its columns (${header.slice(3).join(", ")}) are not the model's ` +
+      `parameters (${model.parameterNames.join(", ")}): draws of another model or file?`,
+  );
+}
 const byChain = new Map<number, number[][]>();
 for (const line of lines.slice(1)) {
   const f = line.split(",");
