@@ -234,7 +234,7 @@ export function summarize(
   for (let j = 0; j < numParams; j++) {
     const name = names === undefined ? `theta[${j}]` : String(names[j]);
     const chains = _parameterChains(draws, j, name);
-    const row = _summaryRow(chains, name);
+    const row = _summaryRowRanked(chains, name) ?? _summaryRowGeneral(chains, name);
     if (signs !== undefined) {
       const pooled = new Float64Array(signs.length);
       let k = 0;
@@ -301,15 +301,19 @@ function _parameterChains(
       );
     }
     const values = x as ArrayLike<unknown>;
-    const out = new Float64Array(values.length);
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (typeof v !== "number") {
-        throw new TypeError(
-          `draw ${i} of parameter ${label} in chain ${c} must be a number, got ${_describe(v)}`,
-        );
+    let out: Float64Array;
+    if (x instanceof Float64Array) out = x.slice(); // numbers only: no check per draw
+    else {
+      out = new Float64Array(values.length);
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        if (typeof v !== "number") {
+          throw new TypeError(
+            `draw ${i} of parameter ${label} in chain ${c} must be a number, got ${_describe(v)}`,
+          );
+        }
+        out[i] = v;
       }
-      out[i] = v;
     }
     if (out.length === 0) {
       throw new RangeError(`parameter ${label} has no draws in chain ${c}`);
@@ -324,11 +328,6 @@ function _parameterChains(
     chains.push(out);
   }
   return chains;
-}
-
-/** One summary row: {@link _summaryRowRanked} where it applies, else {@link _summaryRowGeneral}. */
-function _summaryRow(chains: Float64Array[], name: string): SummaryRow {
-  return _summaryRowRanked(chains, name) ?? _summaryRowGeneral(chains, name);
 }
 
 /**

@@ -91,3 +91,25 @@ Deno.test("summary: the ranked row declines what only the general row handles", 
   const [row] = summarize([[[1, -0, 3, 0, 5, 6, 2, 4]]], ["a"]);
   assert(Number.isFinite(row.essBulk));
 });
+
+Deno.test("summary: summarize's rows equal the general rows bit for bit, many parameters", () => {
+  const u = uniforms(5);
+  for (const [numChains, n, numParams] of [[4, 100, 3], [3, 51, 70], [2, 6, 2], [1, 5, 2]]) {
+    const draws = Array.from(
+      { length: numChains },
+      () =>
+        Array.from(
+          { length: numParams },
+          (_, j) =>
+            Float64Array.from({ length: n }, () =>
+              j % 3 === 0 ? Math.floor(u() * 6) : j % 3 === 1 ? u() - 0.5 : 7),
+        ),
+    );
+    const names = Array.from({ length: numParams }, (_, j) => `p${j}`);
+    const rows = summarize(draws, names);
+    rows.forEach((row, j) => {
+      const chains = draws.map((c) => c[j].slice());
+      sameRow(row, _summaryRowGeneral(chains, names[j]), `${numChains} × ${n}, p${j}`);
+    });
+  }
+});
