@@ -61,6 +61,11 @@ export async function main(args: string[]): Promise<number> {
         console.log(_MAIN_HELP);
         return command === undefined ? 2 : 0;
       case "sample":
+        // The help needs the registry's flags, not the readers, core and workers.
+        if (rest.some((a) => a === "--help" || a === "-h")) {
+          console.log((await import("./cli/sample_help.ts")).sampleHelp());
+          return 0;
+        }
         return await (await import("./cli/sample_command.ts")).sampleCommand(rest);
       case "summary":
         return await (await import("./cli/summary_command.ts")).summaryCommand(rest);

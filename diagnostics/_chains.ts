@@ -50,6 +50,92 @@ export function _zScale(chains: readonly Float64Array[]): Float64Array[] {
   return chains.map((_, c) => z.subarray(c * n, (c + 1) * n));
 }
 
+/**
+ * {@link _zScale} of the split chains of `m` chains of `n` draws pooled in
+ * `values` (chain after chain), given `order`, indices that sort `values`
+ * ascending (any order among equal values): the same scores, bit for bit,
+ * without sorting again. For odd `n` the middle draw of every chain is left
+ * out, as {@link _splitChains} does; the order of the rest stays sorted.
+ */
+export function _zScaleSplitSorted(
+  values: Float64Array,
+  order: Uint32Array,
+  n: number,
+): Float64Array[] {
+  const m = values.length / n;
+  const h = Math.floor(n / 2);
+  const total = 2 * m * h;
+  let idx = order;
+  let split = values;
+  if (total !== values.length) {
+    // Odd n: drop index h of every chain; chain c's draw i > h moves to c·2h + i − 1.
+    idx = new Uint32Array(total);
+    split = new Float64Array(total);
+    let k = 0;
+    for (let r = 0; r < order.length; r++) {
+      const o = order[r];
+      const c = Math.floor(o / n);
+      const i = o - c * n;
+      if (i === h) continue;
+      idx[k++] = c * 2 * h + (i < h ? i : i - 1);
+    }
+    for (let c = 0; c < m; c++) {
+      for (let i = 0; i < h; i++) {
+        split[c * 2 * h + i] = values[c * n + i];
+        split[c * 2 * h + h + i] = values[c * n + h + 1 + i];
+      }
+    }
+  }
+  const z = new Float64Array(total);
+  const scale = 1 / (total + 0.25);
+  const untied = _untiedScores(total);
+  for (let i = 0; i < total;) {
+    const v = split[idx[i]];
+    let j = i + 1;
+    while (j < total && split[idx[j]] === v) j++;
+    if (j === i + 1) z[idx[i]] = untied[i];
+    else {
+      const zi = _normalQuantile(((i + 1 + j) / 2 - 0.375) * scale);
+      for (let k = i; k < j; k++) z[idx[k]] = zi;
+    }
+    i = j;
+  }
+  const out: Float64Array[] = [];
+  for (let c = 0; c < 2 * m; c++) out.push(z.subarray(c * h, (c + 1) * h));
+  return out;
+}
+
+/**
+ * The draws folded about `median` (|x − median|, as {@link _fold}) and
+ * indices that sort them ascending, from `order`, indices that sort the
+ * draws: below the median the folded values grow as the draws fall, above it
+ * as they rise (x − median is monotone in x also in floating point), so the
+ * two runs merge in one pass.
+ */
+export function _foldSorted(
+  values: Float64Array,
+  order: Uint32Array,
+  median: number,
+): { folded: Float64Array; order: Uint32Array } {
+  const total = values.length;
+  const folded = new Float64Array(total);
+  for (let i = 0; i < total; i++) folded[i] = Math.abs(values[i] - median);
+  // First rank whose draw is not below the median.
+  let lo = 0, hi = total;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[order[mid]] < median) lo = mid + 1;
+    else hi = mid;
+  }
+  const out = new Uint32Array(total);
+  let l = lo - 1, r = lo;
+  for (let k = 0; k < total; k++) {
+    if (r >= total || (l >= 0 && folded[order[l]] <= folded[order[r]])) out[k] = order[l--];
+    else out[k] = order[r++];
+  }
+  return { folded, order: out };
+}
+
 /** Φ⁻¹((r − 3/8)/(S + 1/4)) for the untied ranks r = 1 … S of the last S asked for. */
 let _untiedFor = -1;
 let _untied = new Float64Array(0);

@@ -41,41 +41,111 @@ function _twiddleTable(n: number): { cos: Float64Array; sin: Float64Array } {
   return table;
 }
 
+const _reversals = new Map<number, Uint32Array>();
+
+/** The pairs (i, j), i < j, that the bit-reversal permutation of length n swaps. */
+function _reversalPairs(n: number): Uint32Array {
+  let pairs = _reversals.get(n);
+  if (pairs === undefined) {
+    const list: number[] = [];
+    for (let i = 1, j = 0; i < n; i++) {
+      let bit = n >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j ^= bit;
+      if (i < j) list.push(i, j);
+    }
+    pairs = Uint32Array.from(list);
+    if (_reversals.size > 32) _reversals.clear();
+    _reversals.set(n, pairs);
+  }
+  return pairs;
+}
+
 /**
  * In-place forward complex FFT, X_k = Σ_j x_j e^{−2πijk/n}, for n a power of
- * two (iterative Cooley–Tukey with bit-reversal permutation).
+ * two (iterative Cooley–Tukey with bit-reversal permutation). Every
+ * butterfly computes tr = re_b·cos + im_b·sin, ti = im_b·cos − re_b·sin,
+ * (re_a, re_b) ← (re_a + tr, re_a − tr) and the same for im, with the
+ * twiddles of one table; only the order of independent butterflies varies
+ * (the first two stages in one pass, then twiddle by twiddle while blocks
+ * are many), so the result is the same to the last bit whatever the order.
  */
 export function _fft(re: Float64Array, im: Float64Array): void {
   const n = re.length;
-  // bit-reversal permutation
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      let t = re[i];
-      re[i] = re[j];
-      re[j] = t;
-      t = im[i];
-      im[i] = im[j];
-      im[j] = t;
-    }
+  const pairs = _reversalPairs(n);
+  for (let p = 0; p < pairs.length; p += 2) {
+    const i = pairs[p], j = pairs[p + 1];
+    let t = re[i];
+    re[i] = re[j];
+    re[j] = t;
+    t = im[i];
+    im[i] = im[j];
+    im[j] = t;
   }
   const { cos, sin } = _twiddleTable(n);
-  for (let size = 2; size <= n; size <<= 1) {
+  let size = 2;
+  if (n >= 4) {
+    // Stages of size 2 (twiddle k = 0) and 4 (k = 0 and n/4) on each block of 4.
+    const c0 = cos[0], s0 = sin[0], c1 = cos[n >> 2], s1 = sin[n >> 2];
+    for (let a = 0; a < n; a += 4) {
+      let r0 = re[a], i0 = im[a], r1 = re[a + 1], i1 = im[a + 1];
+      let tr = r1 * c0 + i1 * s0;
+      let ti = i1 * c0 - r1 * s0;
+      r1 = r0 - tr;
+      i1 = i0 - ti;
+      r0 += tr;
+      i0 += ti;
+      let r2 = re[a + 2], i2 = im[a + 2], r3 = re[a + 3], i3 = im[a + 3];
+      tr = r3 * c0 + i3 * s0;
+      ti = i3 * c0 - r3 * s0;
+      r3 = r2 - tr;
+      i3 = i2 - ti;
+      r2 += tr;
+      i2 += ti;
+      tr = r2 * c0 + i2 * s0;
+      ti = i2 * c0 - r2 * s0;
+      re[a + 2] = r0 - tr;
+      im[a + 2] = i0 - ti;
+      re[a] = r0 + tr;
+      im[a] = i0 + ti;
+      tr = r3 * c1 + i3 * s1;
+      ti = i3 * c1 - r3 * s1;
+      re[a + 3] = r1 - tr;
+      im[a + 3] = i1 - ti;
+      re[a + 1] = r1 + tr;
+      im[a + 1] = i1 + ti;
+    }
+    size = 8;
+  }
+  for (; size <= n; size <<= 1) {
     const half = size >> 1;
     const stride = n / size;
-    for (let start = 0; start < n; start += size) {
+    if (half < stride) {
       for (let j = 0, k = 0; j < half; j++, k += stride) {
-        const a = start + j;
-        const b = a + half;
-        // (re[b] + i im[b]) · (cos − i sin)
-        const tr = re[b] * cos[k] + im[b] * sin[k];
-        const ti = im[b] * cos[k] - re[b] * sin[k];
-        re[b] = re[a] - tr;
-        im[b] = im[a] - ti;
-        re[a] += tr;
-        im[a] += ti;
+        const c = cos[k], s = sin[k];
+        for (let a = j; a < n; a += size) {
+          const b = a + half;
+          const tr = re[b] * c + im[b] * s;
+          const ti = im[b] * c - re[b] * s;
+          re[b] = re[a] - tr;
+          im[b] = im[a] - ti;
+          re[a] += tr;
+          im[a] += ti;
+        }
+      }
+    } else {
+      for (let start = 0; start < n; start += size) {
+        for (let j = 0, k = 0; j < half; j++, k += stride) {
+          const a = start + j;
+          const b = a + half;
+          // (re[b] + i im[b]) · (cos − i sin)
+          const tr = re[b] * cos[k] + im[b] * sin[k];
+          const ti = im[b] * cos[k] - re[b] * sin[k];
+          re[b] = re[a] - tr;
+          im[b] = im[a] - ti;
+          re[a] += tr;
+          im[a] += ti;
+        }
       }
     }
   }
