@@ -55,6 +55,14 @@ import type { UserGlmModel } from "./user_glm.ts";
 export interface ThreadedGlmOptions {
   /** Threads including the calling one (default navigator.hardwareConcurrency; 1 = no workers). */
   threads?: number;
+  /**
+   * {@link ThreadedGlmModel.controlVariateSums} sums S and A with the ℓ, ∇ℓ
+   * kernel (`GlmKernels.logLikelihood`: one sweep over X per block) instead
+   * of `GlmKernels.controlVariateSums` (a sweep for ηₖ, ℓₖ, aₖ, bₖ, then one
+   * for Σaₖxₖ): the same sums up to rounding, ≈ 40 % less time per pass
+   * (default false: the control-variate kernel's sums, bit for bit per block).
+   */
+  sumsInOneSweep?: boolean;
 }
 
 /**
@@ -88,6 +96,8 @@ export class ThreadedGlmModel implements DataModel {
   readonly parameterNames: readonly string[];
   /** The base model's cost counter (a full pass counts n rows, whatever the number of threads). */
   readonly cost: CostCounter;
+  /** Whether S and A are summed by the ℓ, ∇ℓ kernel ({@link ThreadedGlmOptions.sumsInOneSweep}). */
+  readonly sumsInOneSweep: boolean;
   /** Threads used, the calling one included. */
   readonly threads: number;
   /** First row of each thread's block, then n (length threads + 1; even but the last). */
@@ -118,6 +128,7 @@ export class ThreadedGlmModel implements DataModel {
     pool: PassPool | null,
     regions: SharedRegion[],
     bounds: readonly number[],
+    flags: { sumsInOneSweep: boolean },
   ) {
     this.base = base;
     this.cost = base.cost;
@@ -130,6 +141,7 @@ export class ThreadedGlmModel implements DataModel {
     this.data = base.data;
     this.options = base instanceof GlmModel ? base.options : null;
     this.threads = (pool?.numWorkers ?? 0) + 1;
+    this.sumsInOneSweep = flags.sumsInOneSweep;
     this.#block0 = block0;
     this.#pool = pool;
     this.#regions = regions;
@@ -213,7 +225,9 @@ export class ThreadedGlmModel implements DataModel {
       block0.dispose();
       throw e;
     }
-    return new ThreadedGlmModel(model, block0, pool, regions, bounds);
+    return new ThreadedGlmModel(model, block0, pool, regions, bounds, {
+      sumsInOneSweep: options.sumsInOneSweep === true,
+    });
   }
 
   #run(command: number, theta: Float64Array, args?: readonly number[]): void {
@@ -387,13 +401,20 @@ export class ThreadedGlmModel implements DataModel {
     if (!(thetaStar instanceof Float64Array) || thetaStar.length !== d) {
       throw new RangeError(`thetaStar must be a Float64Array of length ${d}`);
     }
-    // PASS_CV without a cache (0 cache rows): the sums alone.
-    this.#run(PASS_CV, thetaStar, [0, 0, chunkRows]);
+    if (this.sumsInOneSweep) {
+      // ℓ and ∇ℓ of every block in one sweep over its rows.
+      this.#run(PASS_GRAD, thetaStar);
+    } else {
+      // PASS_CV without a cache (0 cache rows): the sums alone.
+      this.#run(PASS_CV, thetaStar, [0, 0, chunkRows]);
+    }
     let s = this.#withWorkers(() => {
-      const own = block0.kernels.controlVariateSums(block0.data, thetaStar, {
-        gradSum: this.#grad0,
-        chunkRows,
-      });
+      const own = this.sumsInOneSweep
+        ? block0.logLikelihood(thetaStar, this.#grad0)
+        : block0.kernels.controlVariateSums(block0.data, thetaStar, {
+          gradSum: this.#grad0,
+          chunkRows,
+        });
       gradSum.set(this.#grad0);
       return own;
     });

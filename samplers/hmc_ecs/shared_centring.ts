@@ -208,7 +208,8 @@ export async function sharedCentringPasses(
   const rows = hmcEcsSupport(model).rows;
   if (rows.kind !== "compact-glm" || rows.passes !== null) return null;
   try {
-    return await ThreadedGlmModel.create(rows.glm, { threads });
+    // S and A by the ℓ, ∇ℓ kernel: one sweep over X per pass instead of two.
+    return await ThreadedGlmModel.create(rows.glm, { threads, sumsInOneSweep: true });
   } catch {
     return null;
   }

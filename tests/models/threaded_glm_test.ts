@@ -106,3 +106,27 @@ Deno.test("ThreadedGlmModel.rowsSums: sums over listed rows on all threads match
     });
   }
 });
+
+Deno.test("ThreadedGlmModel({ sumsInOneSweep }).controlVariateSums: S and A by the ℓ, ∇ℓ kernel, within the summation bound of one thread's control-variate sums", async () => {
+  const arena = loadCore({ shared: true });
+  const { data } = higgsShaped(arena, { n: 20001, seed: 4, storage: "f32" });
+  const model = new GlmModel(data, { family: "logistic", priorScale: 5 });
+  const d = model.dim, n = model.numRows;
+  const theta = Float64Array.from({ length: d }, (_, j) => 0.03 * Math.sin(2 * j));
+  const a1 = new Float64Array(d);
+  const s1 = model.kernels.controlVariateSums(model.data, theta, { gradSum: a1 });
+  for (const threads of [1, 2]) {
+    const threaded = await ThreadedGlmModel.create(model, { threads, sumsInOneSweep: true });
+    try {
+      assert.equal(threaded.sumsInOneSweep, true);
+      const a = new Float64Array(d), c0 = model.cost.numGradRows;
+      const s = threaded.controlVariateSums(theta, { gradSum: a });
+      assert.equal(model.cost.numGradRows, c0, "counts no cost (the control variates do)");
+      const bound = (n + threads) * 2 ** -53 * n * 10;
+      assert.ok(Math.abs(s - s1) <= bound, `S: ${s} vs ${s1}`);
+      for (let j = 0; j < d; j++) assert.ok(Math.abs(a[j] - a1[j]) <= bound, `A[${j}]`);
+    } finally {
+      threaded.close();
+    }
+  }
+});
