@@ -290,6 +290,12 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       await dbRemove();
     }}
   phaseMark("data-loaded");
+  // The shared centring's pass threads take up the rows while this thread
+  // builds the sampler and starts the chain workers (awaited below).
+  const centringPasses = shareCentring && dbModel === null
+    ? sharedCentringPasses(model, numWorkers)
+    : null;
+  if (centringPasses !== null) cleanups.push(() => void centringPasses.then((p) => p?.close()));
   for (const w of dataWarnings) console.error(`tallmc: warning: --data: ${w}`);
   _checkMemory({ numChains, numWarmup, numSamples, thin, dim: model.dim }, values, true);
   const init = initFromFlag(values.init, {
@@ -347,7 +353,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     // passes), its full-data passes on numWorkers threads (the chain workers
     // wait for it).
     let shared;
-    const passes = shareCentring ? await sharedCentringPasses(model, numWorkers) : null;
+    const passes = centringPasses !== null ? await centringPasses : null;
     try {
       shared = sharedHmcEcsCentring(model, { ...samplerOptions, numWarmup }, {
         seed,

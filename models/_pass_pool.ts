@@ -11,9 +11,11 @@
  *             PASS_CV control-variate centring (cache rows, S, A; S, A alone
  *             with 0 cache rows)
  *             PASS_GATHER rows by index into buffers shared beside the pool
+ *             PASS_ROWS sums over listed rows (ℓ, ∇ℓ or ∇²ℓ; the list in shared memory)
  *  io (Float64Array over a SharedArrayBuffer), P = length of θ
  *   [0, P)                         θ (θ* for PASS_CV)
- *   [P, P + 3)                     PASS_CV's arguments: cache rows, cache offset, chunkRows
+ *   [P, P + 3)                     PASS_CV's arguments: cache rows, cache offset, chunkRows;
+ *                                  PASS_ROWS's: the list's byte offset, its length, what to sum
  *   [P + 3 + k·(1+P+P²), …)        worker k's slot: ℓ or S, ∇ℓ or A (P), ∇²ℓ (P²)
  *  start-up   each worker gets { pool, …its own fields } and answers { ready } or
  *             { error } (a message naming what failed); one failure stops them all
@@ -39,7 +41,8 @@ export const PASS_LL = 1,
   PASS_HESS = 3,
   PASS_ALL = 4,
   PASS_GATHER = 5,
-  PASS_CV = 6;
+  PASS_CV = 6,
+  PASS_ROWS = 7;
 
 /** io entries between θ and the slots (PASS_CV's arguments). */
 const ARGS = 3;
@@ -264,6 +267,17 @@ export interface RowPasses {
   ): number;
   /** PASS_GATHER: copy the listed rows it holds into the shared gather buffers. */
   gather?(count: number): void;
+  /**
+   * PASS_ROWS: Σℓ with Σ∇ℓ into `grad` (`what` 1) or Σ∇²ℓ into `hess`
+   * (`what` 2) over the rows it holds of the increasing list of data rows at
+   * byte `offset` of the shared memory (`count` indices).
+   */
+  rows?(
+    theta: Float64Array,
+    args: { offset: number; count: number; what: number },
+    grad: Float64Array,
+    hess: Float64Array,
+  ): number;
 }
 
 /**
@@ -295,6 +309,14 @@ export function servePool(pool: PassPoolShared, passes: RowPasses, ready: () => 
         chunkRows: io[P + 2],
       }, grad);
       io.set(grad, base + 1);
+      return;
+    }
+    if (command === PASS_ROWS) {
+      if (passes.rows === undefined) throw new Error("this worker sums no listed rows");
+      const what = io[P + 2];
+      io[base] = passes.rows(theta, { offset: io[P], count: io[P + 1], what }, grad, hess);
+      if (what === 1) io.set(grad, base + 1);
+      else io.set(hess, base + 1 + P);
       return;
     }
     if (command < PASS_LL || command > PASS_ALL) throw new Error(`unknown command ${command}`);

@@ -18,6 +18,7 @@ import { GlmModel } from "./glm.ts";
 import { workerModelFromSpec } from "./worker_model.ts";
 import { poolWorker } from "./_pass_pool.ts";
 import type { PassWorkerInit } from "./_pass_protocol.ts";
+import { blockRowsSums, rowsWithin } from "./_rows_sums.ts";
 
 self.onmessage = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
   adoptWorkerCore(spec.backend, true, spec.core);
@@ -29,6 +30,15 @@ self.onmessage = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
       if (want.ll) ll = model.logLikelihood(theta, want.grad ? grad : undefined);
       if (want.hess) model.logLikelihoodHessian(theta, hess);
       return ll;
+    },
+    rows(theta, args, grad, hess) {
+      if (!(model instanceof GlmModel)) {
+        throw new TypeError("sums over listed rows need a built-in GLM family");
+      }
+      const all = new Int32Array(region.memory.buffer, args.offset, args.count);
+      const [lo, hi] = rowsWithin(all, firstRow, firstRow + model.numRows);
+      const local = Int32Array.from(all.subarray(lo, hi), (r) => r - firstRow);
+      return blockRowsSums(model, theta, local, args.what, grad, hess);
     },
     centre(theta, args, grad) {
       if (!(model instanceof GlmModel)) {

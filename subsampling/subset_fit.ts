@@ -27,6 +27,7 @@ import {
   glmSubsetHessian,
   glmSubsetMap,
   resolveSubsetMapOptions,
+  sortedSubset,
   type SubsetMapOptions,
   type SubsetMapResult,
 } from "./tuning.ts";
@@ -244,4 +245,73 @@ function _levenbergCholesky(prec: Float64Array): Float64Array {
     }
   }
   throw new RangeError("unreachable");
+}
+
+/**
+ * Sums over a list of rows, split over threads (a `ThreadedGlmModel`'s
+ * `rowsSums`): Σℓₖ with Σ∇ℓₖ into `grad`, or Σ∇²ℓₖ into `hessian`, over
+ * increasing data-row indices.
+ */
+export interface ListedRowsSums {
+  /** Rows n. */
+  readonly numRows: number;
+  /** Dimension d. */
+  readonly dim: number;
+  /** The sums (see the interface notes); returns Σℓₖ (0 for the Hessian). */
+  rowsSums(
+    theta: Float64Array,
+    rows: Int32Array,
+    out: { grad?: Float64Array; hessian?: Float64Array },
+  ): number;
+}
+
+/**
+ * {@link subsampleHessian} on threads: (n/ñ)Σ_{k∈S}Hₖ(θ) over a random
+ * subset S of ⌈f·n⌉ rows (at least 1000) drawn in increasing order
+ * (`sortedSubset`), each thread summing the rows of its block. Another subset
+ * than {@link subsampleHessian} draws with the same generator, and another
+ * summation order: the same estimator.
+ *
+ * @param threads The sums over listed rows (a `ThreadedGlmModel`).
+ * @param rng Generator for the subset.
+ * @param options θ and the fraction f.
+ * @returns The estimate and ñ.
+ */
+export function threadedSubsetHessian(
+  threads: ListedRowsSums,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number },
+): { hessian: Float64Array; numSubsetRows: number } {
+  const n = threads.numRows, d = threads.dim, f = options.fraction;
+  if (!(f > 0 && f <= 1)) throw new RangeError(`fraction must be in (0, 1], got ${f}`);
+  const sub = Math.min(n, Math.max(1000, Math.ceil(f * n)));
+  const hessian = new Float64Array(d * d);
+  threads.rowsSums(options.theta, sortedSubset(rng, n, sub), { hessian });
+  for (let i = 0; i < d * d; i++) hessian[i] *= n / sub;
+  return { hessian, numSubsetRows: sub };
+}
+
+/**
+ * The subset gradient (n/ñ)Σ_{k∈S}∇ℓₖ(θ) on threads: a random subset S of
+ * ⌈f·n⌉ rows (at least 1000) in increasing order (`sortedSubset`), each
+ * thread summing the rows of its block read in place — the estimate of
+ * `glmSubsetGradient` for the same subset, summed in another order.
+ *
+ * @param threads The sums over listed rows (a `ThreadedGlmModel`).
+ * @param rng Generator for the subset.
+ * @param options θ and the fraction f.
+ * @returns The estimate and ñ.
+ */
+export function threadedSubsetGradient(
+  threads: ListedRowsSums,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number },
+): { gradient: Float64Array; numSubsetRows: number } {
+  const n = threads.numRows, d = threads.dim, f = options.fraction;
+  if (!(f > 0 && f <= 1)) throw new RangeError(`fraction must be in (0, 1], got ${f}`);
+  const sub = Math.min(n, Math.max(1000, Math.ceil(f * n)));
+  const gradient = new Float64Array(d);
+  threads.rowsSums(options.theta, sortedSubset(rng, n, sub), { grad: gradient });
+  for (let j = 0; j < d; j++) gradient[j] *= n / sub;
+  return { gradient, numSubsetRows: sub };
 }

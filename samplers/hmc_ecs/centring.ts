@@ -39,7 +39,13 @@ import {
 } from "../../subsampling/tuning.ts";
 import type { HmcEcsVariant, ResolvedHmcEcsOptions } from "./options.ts";
 import type { SubsamplingSupport } from "../../models/subsampling_support.ts";
-import { subsampleHessian, subsetFit } from "../../subsampling/subset_fit.ts";
+import {
+  type ListedRowsSums,
+  subsampleHessian,
+  subsetFit,
+  threadedSubsetGradient,
+  threadedSubsetHessian,
+} from "../../subsampling/subset_fit.ts";
 import {
   type ControlVariateProxy,
   createProxy,
@@ -140,14 +146,30 @@ export function centringHessian(
   options: {
     theta: Float64Array;
     o: Pick<ResolvedHmcEcsOptions, "hessianFraction">;
+    threads?: ListedRowsSums;
   },
 ): RecenterOptions {
   if (options.o.hessianFraction >= 1) return {};
-  const r = subsampleHessian(support, rng, {
+  const r = _subsampleHessian(support, rng, {
     theta: options.theta,
     fraction: hessianSampleFraction(support.model, options.o.hessianFraction),
-  });
+  }, options.threads);
   return { hessian: r.hessian };
+}
+
+/**
+ * {@link subsampleHessian}, or its threaded form (a sorted subset, each
+ * thread summing its block's rows) when `threads` are given.
+ */
+function _subsampleHessian(
+  support: SubsamplingSupport,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number },
+  threads: ListedRowsSums | undefined,
+): { hessian: Float64Array; numSubsetRows: number } {
+  return threads !== undefined
+    ? threadedSubsetHessian(threads, rng, options)
+    : subsampleHessian(support, rng, options);
 }
 
 /**
@@ -173,6 +195,7 @@ export function newtonToMap(
   rng: Rng,
   o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
     hessianRows?: number;
+    threads?: ListedRowsSums;
   },
 ): number {
   const model = support.model;
@@ -200,10 +223,10 @@ export function newtonToMap(
       // lands ≈ q·2d/ñ sd² per dimension from the MAP: below the tolerance
       // only with ñ ≥ 2dq/tol rows — draw that many here (doubled for margin).
       const rows = Math.min(proxy.numRows, Math.ceil((4 * dec) / tol));
-      const r = subsampleHessian(support, rng, {
+      const r = _subsampleHessian(support, rng, {
         theta: proxy.thetaStar,
         fraction: rows / proxy.numRows,
-      });
+      }, o.threads);
       hessianRows = r.numSubsetRows;
       proxy.hessSum.set(r.hessian);
       k--; // the same step, with the better B̂
@@ -229,7 +252,10 @@ export function newtonToMap(
       for (let i = 0; i < d; i++) cand[i] = from[i] + t * step[i];
       const before = model.cost.numHessianRows;
       try {
-        proxy.recenter(cand, centringHessian(support, rng, { theta: cand, o }));
+        proxy.recenter(
+          cand,
+          centringHessian(support, rng, { theta: cand, o, threads: o.threads }),
+        );
         outside = false;
       } catch (e) {
         // Outside the likelihood's domain (log σ or log φ beyond ±700): a
@@ -250,7 +276,7 @@ export function newtonToMap(
     }
     if (outside) {
       // Every shorter step left the domain too: back to θ* and stop.
-      proxy.recenter(from, centringHessian(support, rng, { theta: from, o }));
+      proxy.recenter(from, centringHessian(support, rng, { theta: from, o, threads: o.threads }));
       passes++;
       break;
     }
@@ -327,6 +353,7 @@ function stayAtCenter(
   support: SubsamplingSupport,
   rng: Rng,
   heldRows: number,
+  threads?: ListedRowsSums,
 ): number | null {
   const model = support.model, d = proxy.dim, n = proxy.numRows;
   const g = new Float64Array(d);
@@ -348,10 +375,10 @@ function stayAtCenter(
   // ñ: only the rest are drawn, and the two estimates are pooled by rows.
   const have = Math.min(heldRows, rows);
   if (have < rows) {
-    const r = subsampleHessian(support, rng, {
+    const r = _subsampleHessian(support, rng, {
       theta: proxy.thetaStar,
       fraction: (rows - have) / n,
-    });
+    }, threads);
     const total = have + r.numSubsetRows, b = proxy.hessSum;
     for (let i = 0; i < d * d; i++) b[i] = (have * b[i] + r.numSubsetRows * r.hessian[i]) / total;
   }
@@ -394,10 +421,10 @@ export interface InitialCentring {
 export function initialCentring(
   support: SubsamplingSupport,
   rng: Rng,
-  options: { o: ResolvedHmcEcsOptions; position: Float64Array },
+  options: { o: ResolvedHmcEcsOptions; position: Float64Array; threads?: ListedRowsSums },
 ): InitialCentring {
   const model = support.model;
-  const { o, position } = options;
+  const { o, position, threads } = options;
   let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
   let hessian: RecenterOptions = {}, fitRows = 0;
   if (o.centring !== undefined) {
@@ -426,7 +453,7 @@ export function initialCentring(
   }
   if (o.thetaStar !== undefined) {
     thetaStar = Float64Array.from(o.thetaStar);
-    hessian = centringHessian(support, rng, { theta: thetaStar, o });
+    hessian = centringHessian(support, rng, { theta: thetaStar, o, threads });
   } else {
     // With Newton centring to follow, the subset MAP is only a starting
     // point ≈ √(n/ñ) posterior sds from the full-data MAP: stop its Newton
@@ -473,7 +500,9 @@ export function initialCentring(
       // memory or read by index from an external GLM (shards, a row store).
       const g = new Float64Array(model.dim);
       model.logPrior(thetaStar, g);
-      const r = glmSubsetGradient(rows, rng, { theta: thetaStar, fraction: f });
+      const r = threads !== undefined
+        ? threadedSubsetGradient(threads, rng, { theta: thetaStar, fraction: f })
+        : glmSubsetGradient(rows, rng, { theta: thetaStar, fraction: f });
       for (let i = 0; i < g.length; i++) g[i] += r.gradient[i];
       try {
         const step = choleskySolve(cholesky(precision), g);
@@ -497,7 +526,7 @@ export function initialCentring(
   try {
     const stay = o.hessianFraction < 1 && o.maxNewtonSteps > 0 && o.recenterTolerance > 0 &&
         o.thetaStar === undefined
-      ? stayAtCenter(proxy, support, rng, hessian.hessian !== undefined ? fitRows : 0)
+      ? stayAtCenter(proxy, support, rng, hessian.hessian !== undefined ? fitRows : 0, threads)
       : null;
     if (stay !== null) {
       // B̂ sized for θ*'s distance from the MAP: no full-data Newton pass; the
@@ -510,6 +539,7 @@ export function initialCentring(
       numNewtonSteps = newtonToMap(proxy, support, rng, {
         ...o,
         hessianRows: hessian.hessian !== undefined && fitRows > 0 ? fitRows : undefined,
+        threads,
       });
       thetaStar = Float64Array.from(proxy.thetaStar);
       precision = null; // the full-data Hessian at the new θ*, below

@@ -89,7 +89,11 @@ export function sharedHmcEcsCentring(
   const m = support.model, d = m.dim;
   const rng = new Rng(`hmc-ecs-shared-centring:${plan.seed}`);
   const before = m.cost.numGradRows;
-  const c = initialCentring(support, rng, { o, position: new Float64Array(d) });
+  const c = initialCentring(support, rng, {
+    o,
+    position: new Float64Array(d),
+    ...(passes !== undefined ? { threads: passes } : {}),
+  });
   try {
     const p = c.proxy;
     let tolerated = c.toleratedDistance, precision = c.precision, scale = c.scale;
@@ -204,7 +208,8 @@ export async function sharedCentringPasses(
   const rows = hmcEcsSupport(model).rows;
   if (rows.kind !== "compact-glm" || rows.passes !== null) return null;
   try {
-    return await ThreadedGlmModel.create(rows.glm, { threads });
+    // S and A by the ℓ, ∇ℓ kernel: one sweep over X per pass instead of two.
+    return await ThreadedGlmModel.create(rows.glm, { threads, sumsInOneSweep: true });
   } catch {
     return null;
   }

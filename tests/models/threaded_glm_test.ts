@@ -4,6 +4,7 @@ import { higgsShaped } from "../../data/synthetic.ts";
 import { GlmModel } from "../../models/glm.ts";
 import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
 import { runHmc } from "../../samplers/hmc/run.ts";
+import { GatheredRows } from "../../subsampling/gathered_rows.ts";
 
 Deno.test("ThreadedGlmModel full-data passes match one thread within the summation bound", async (t) => {
   const arena = loadCore({ shared: true });
@@ -48,4 +49,84 @@ Deno.test("ThreadedGlmModel full-data passes match one thread within the summati
       threaded.close();
     }
   });
+});
+
+Deno.test("ThreadedGlmModel.rowsSums: sums over listed rows on all threads match one thread's, f32 and f64 rows", async (t) => {
+  for (const storage of ["f64", "f32"] as const) {
+    await t.step(storage, async () => {
+      const arena = loadCore({ shared: true });
+      const { data } = higgsShaped(arena, { n: 9001, seed: 3, storage });
+      const model = new GlmModel(data, { family: "logistic", priorScale: 5 });
+      const d = model.dim, n = model.numRows;
+      const theta = Float64Array.from({ length: d }, (_, j) => 0.04 * Math.cos(j));
+      // Increasing rows spanning every block (and chunks of more than 2048 rows in one block).
+      const rows = Int32Array.from({ length: 5000 }, (_, i) => Math.floor((i * n) / 5000));
+      const g1 = new Float64Array(d), h1 = new Float64Array(d * d);
+      const ll1 = model.logLikelihoodRows(theta, rows, { grad: g1 });
+      const gathered = new GatheredRows(model.data, rows.length);
+      gathered.gather(rows, 0);
+      model.kernels.hessian(gathered, theta, { out: h1, range: { start: 0, end: rows.length } });
+      gathered.dispose();
+      for (const threads of [1, 2, 3]) {
+        const threaded = await ThreadedGlmModel.create(model, { threads });
+        try {
+          const g = new Float64Array(d), h = new Float64Array(d * d);
+          const c0 = { ...model.cost };
+          const ll = threaded.rowsSums(theta, rows, { grad: g });
+          assert.equal(threaded.rowsSums(theta, rows, { hessian: h }), 0);
+          assert.equal(model.cost.numGradRows - c0.numGradRows, rows.length);
+          assert.equal(model.cost.numLogLikRows - c0.numLogLikRows, rows.length);
+          assert.equal(model.cost.numHessianRows - c0.numHessianRows, rows.length);
+          const tol = (a: number) => 1e-10 * Math.max(1, Math.abs(a));
+          assert.ok(Math.abs(ll - ll1) <= tol(ll1) * rows.length, `ℓ ${threads}: ${ll} vs ${ll1}`);
+          for (let j = 0; j < d; j++) {
+            assert.ok(
+              Math.abs(g[j] - g1[j]) <= 1e-10 * rows.length,
+              `∇ℓ[${j}], ${threads} threads`,
+            );
+          }
+          for (let q = 0; q < d * d; q++) {
+            assert.ok(
+              Math.abs(h[q] - h1[q]) <= 1e-10 * rows.length,
+              `∇²ℓ[${q}], ${threads} threads`,
+            );
+          }
+          assert.throws(
+            () => threaded.rowsSums(theta, new Int32Array([5, 5]), { grad: g }),
+            /rows must increase/,
+          );
+          assert.throws(() => threaded.rowsSums(theta, new Int32Array([n]), { grad: g }), /rows/);
+          assert.throws(() => threaded.rowsSums(theta, rows, {}), /either grad or hessian/);
+          // The pool still answers after a refused call.
+          assert.equal(threaded.rowsSums(theta, rows, { grad: g }), ll);
+        } finally {
+          threaded.close();
+        }
+      }
+    });
+  }
+});
+
+Deno.test("ThreadedGlmModel({ sumsInOneSweep }).controlVariateSums: S and A by the ℓ, ∇ℓ kernel, within the summation bound of one thread's control-variate sums", async () => {
+  const arena = loadCore({ shared: true });
+  const { data } = higgsShaped(arena, { n: 20001, seed: 4, storage: "f32" });
+  const model = new GlmModel(data, { family: "logistic", priorScale: 5 });
+  const d = model.dim, n = model.numRows;
+  const theta = Float64Array.from({ length: d }, (_, j) => 0.03 * Math.sin(2 * j));
+  const a1 = new Float64Array(d);
+  const s1 = model.kernels.controlVariateSums(model.data, theta, { gradSum: a1 });
+  for (const threads of [1, 2]) {
+    const threaded = await ThreadedGlmModel.create(model, { threads, sumsInOneSweep: true });
+    try {
+      assert.equal(threaded.sumsInOneSweep, true);
+      const a = new Float64Array(d), c0 = model.cost.numGradRows;
+      const s = threaded.controlVariateSums(theta, { gradSum: a });
+      assert.equal(model.cost.numGradRows, c0, "counts no cost (the control variates do)");
+      const bound = (n + threads) * 2 ** -53 * n * 10;
+      assert.ok(Math.abs(s - s1) <= bound, `S: ${s} vs ${s1}`);
+      for (let j = 0; j < d; j++) assert.ok(Math.abs(a[j] - a1[j]) <= bound, `A[${j}]`);
+    } finally {
+      threaded.close();
+    }
+  }
 });
