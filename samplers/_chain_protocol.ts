@@ -44,5 +44,14 @@ export type WorkerReply =
   | { type: "grow"; bytes: number }
   | { type: "chain"; output: ChainOutput }
   | { type: "progress"; chain: number; iteration: number; total: number }
-  | { type: "draw"; chain: number; draw: number; position: Float64Array; info: StepInfo }
+  | {
+    type: "draws";
+    chain: number;
+    /** Number of the first draw. */
+    first: number;
+    /** The draws' positions, one after the other (count × d). */
+    positions: Float64Array;
+    /** Their infos' numeric and boolean fields. */
+    infos: StepInfo[];
+  }
   | { type: "error"; error: unknown };

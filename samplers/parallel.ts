@@ -30,7 +30,8 @@
  * Progress: from a worker, `onProgress` is called for a chain's first
  * iteration, its last warm-up iteration, its last, and every 1/200 of its
  * iterations between (not after each one: a message costs more than an
- * HMC-ECS step); `onDraw` for every kept draw.
+ * HMC-ECS step); `onDraw` for every kept draw, in order, the worker sending
+ * them in batches at most 10 ms apart (see ./chain_worker.ts).
  *
  * Cost counters: each worker counts on its own copy of the model, so
  * `model.cost` in the calling thread does not move; per-chain costs are in
@@ -276,9 +277,16 @@ export async function sampleParallel(
             case "progress":
               sequential.onProgress?.(reply.chain, reply.iteration, reply.total);
               break;
-            case "draw":
-              sequential.onDraw?.(reply.chain, reply.draw, reply.position, reply.info);
+            case "draws": {
+              const onDraw = sequential.onDraw;
+              if (onDraw === undefined) break;
+              const k = reply.infos.length, d = reply.positions.length / Math.max(1, k);
+              for (let i = 0; i < k; i++) {
+                const position = reply.positions.subarray(i * d, (i + 1) * d);
+                onDraw(reply.chain, reply.first + i, position, reply.infos[i]);
+              }
               break;
+            }
             case "error":
               fail(reply.error);
           }

@@ -114,9 +114,19 @@ export class DifferenceEstimator {
   readonly cv: SubsampleControlVariates;
   /** dᵢ of the latest {@link evaluate} (length m; valid at its θ). */
   readonly lastDiffs: Float64Array;
+  /**
+   * Rows whose dᵢ the latest {@link evaluate} computed: m, or the few around
+   * a refreshed block when the others' were known at its θ (see {@link evaluate}).
+   */
+  lastRowsEvaluated = 0;
   readonly #qGrad: Float64Array;
   readonly #rowGrad: Float64Array;
   readonly #work: Float64Array;
+  /** θ of the latest evaluation with derivatives, and what it left in the buffer. */
+  readonly #at: Float64Array;
+  #atValid = false;
+  #atVersion = -1;
+  #atRefreshes = -1;
 
   /**
    * Bind the estimator to a subsample.
@@ -130,12 +140,41 @@ export class DifferenceEstimator {
     this.#qGrad = new Float64Array(this.cv.dim);
     this.#rowGrad = new Float64Array(this.cv.dim);
     this.#work = new Float64Array(subsample.subsampleSize);
+    this.#at = new Float64Array(this.cv.dim);
+  }
+
+  /**
+   * The positions whose dᵢ, rᵢ at θ the buffer lacks for the current
+   * subsample, when it holds all the others: the latest evaluation with
+   * derivatives was at this very θ (bit for bit) under the same centring and
+   * at most one block was refreshed since. Then [0, 0) (nothing refreshed) or
+   * the refreshed block widened to whole groups of {@link _GROUP} positions
+   * (the core's kernel computes rows in such groups from position 0, and a
+   * row's values can depend on its place in a group in the last bit: the
+   * relaxed-SIMD build fuses multiply-adds in groups and not in a lone last
+   * row). Null when a whole pass is needed.
+   */
+  #missing(theta: Float64Array): { start: number; end: number } | null {
+    const u = this.subsample;
+    if (!this.#atValid || this.cv.version !== this.#atVersion) return null;
+    const refreshed = u.numRefreshes - this.#atRefreshes;
+    if (refreshed > 1 || (refreshed === 1 && u.lastAccepted === null)) return null;
+    if (!_sameBits(theta, this.#at)) return null;
+    if (refreshed === 0) return { start: 0, end: 0 };
+    const { start, end } = u.blockRange(u.lastAccepted!.block);
+    return {
+      start: _GROUP * Math.floor(start / _GROUP),
+      end: Math.min(u.subsampleSize, _GROUP * Math.ceil(end / _GROUP)),
+    };
   }
 
   /**
    * ℓ̂ₘ(θ), σ̂²ₘ(θ) and ℓ̂ₘ − σ̂²ₘ/2 over the current subsample, and optionally
    * the exact gradient. Counts m log-likelihood rows (and m gradient rows
-   * with `grad`).
+   * with `grad`) — with `grad` at the θ of the latest evaluation with `grad`,
+   * after at most one accepted block refresh, only the rows it has to compute
+   * (those of the block's groups, {@link lastRowsEvaluated}): the others' dᵢ
+   * and rᵢ are still in the buffer, and the result is the same bit for bit.
    *
    * @param theta Position (length d).
    * @param options Gradient output and what to differentiate.
@@ -146,7 +185,24 @@ export class DifferenceEstimator {
     u.sync();
     const grad = options.grad;
     const sumQ = cv.sumAndGradient(theta, grad ? this.#qGrad : undefined);
-    cv.differences(rows, theta, { start: 0, end: m, derivative: grad !== undefined });
+    const missing = grad !== undefined ? this.#missing(theta) : null;
+    if (missing !== null) {
+      // E.g. the u-step's re-evaluation after an accepted block, at the θ the
+      // trajectory ended at: every other row's dᵢ and rᵢ at θ are in the
+      // buffer; only the block's group(s) are computed, as a whole pass
+      // would compute them, so the estimate is the same bit for bit.
+      cv.differences(rows, theta, { ...missing, derivative: true });
+      this.lastRowsEvaluated = missing.end - missing.start;
+    } else {
+      cv.differences(rows, theta, { start: 0, end: m, derivative: grad !== undefined });
+      this.lastRowsEvaluated = m;
+    }
+    if (grad !== undefined) {
+      this.#at.set(theta);
+      this.#atValid = true;
+      this.#atVersion = cv.version;
+      this.#atRefreshes = u.numRefreshes;
+    } else this.#atValid = false;
     this.lastDiffs.set(rows.diffs(0, m));
     const est = differenceEstimate(this.lastDiffs, { numRows: n, sumControlVariates: sumQ });
     if (grad) {
@@ -195,4 +251,17 @@ export class DifferenceEstimator {
       diffs,
     };
   }
+}
+
+/**
+ * Rows the core's difference kernel computes together from position 0
+ * (core/as/cv_kernels.ts: groups of 4, then 2, then 1 at the end of a range).
+ */
+const _GROUP = 4;
+
+/** Whether a and b hold the same doubles bit for bit (−0 ≠ 0). */
+function _sameBits(a: Float64Array, b: Float64Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let j = 0; j < a.length; j++) if (!Object.is(a[j], b[j])) return false;
+  return true;
 }

@@ -88,6 +88,8 @@ export class BlockSubsample {
   readonly blockStart: Int32Array;
   /** Number of accepted block refreshes. */
   numRefreshes = 0;
+  /** The proposal of the latest {@link accept} (null before the first). */
+  lastAccepted: BlockProposal | null = null;
   #maxBlock: number;
   #version: number;
 
@@ -167,6 +169,7 @@ export class BlockSubsample {
     }
     this.rows.moveRows(proposal.start, start, end - start);
     this.numRefreshes++;
+    this.lastAccepted = proposal;
   }
 
   /** The current data-row indices (a view of positions [0, m)). */

@@ -78,7 +78,9 @@ export interface HmcEcsInfo extends hmc.HmcInfo {
 /**
  * The estimated log posterior log L̂(θ; u) + log p(θ) for the current u, as
  * the θ-update's log density. `last` receives the latest estimate and
- * likelihood gradient.
+ * likelihood gradient (a buffer of this function's that the next evaluation
+ * overwrites: copy it to keep it; one copy per accepted trajectory instead of
+ * one per leapfrog step).
  *
  * @param estimator The chain's subsample estimator.
  * @param logPriorFn The prior.
@@ -90,9 +92,12 @@ export function logDensityFn(
   logPriorFn: LogPriorFn,
   last: { estimate: LikelihoodEstimate; gradient: Float64Array },
 ): LogDensityGradientFn {
-  let priorGrad = new Float64Array(0);
+  let priorGrad = new Float64Array(0), likGrad = new Float64Array(0);
   return (theta, grad) => {
-    if (priorGrad.length !== grad.length) priorGrad = new Float64Array(grad.length);
+    if (priorGrad.length !== grad.length) {
+      priorGrad = new Float64Array(grad.length);
+      likGrad = new Float64Array(grad.length);
+    }
     let e: LikelihoodEstimate;
     try {
       e = estimator.evaluate(theta, grad);
@@ -105,7 +110,8 @@ export function logDensityFn(
       return -Infinity;
     }
     last.estimate = e;
-    last.gradient = grad.slice();
+    likGrad.set(grad);
+    last.gradient = likGrad;
     const lp = logPriorFn(theta, priorGrad);
     for (let j = 0; j < grad.length; j++) grad[j] += priorGrad[j];
     return e.value + lp;
@@ -229,7 +235,7 @@ export function step(
         estimator,
         estimate: last.estimate,
         snapshot: estimator.snapshot(),
-        gradient: last.gradient,
+        gradient: last.gradient.slice(),
       },
     };
   }

@@ -162,7 +162,7 @@ export function perturbedEstimator(
     },
     evaluate(theta, grad): LikelihoodEstimate {
       const e = est.evaluate(theta, { grad });
-      rows += u.subsampleSize;
+      rows += est.lastRowsEvaluated;
       return { value: e.value, variance: e.variance, sign: 1 };
     },
     snapshot: () => est.lastDiffs.slice(),

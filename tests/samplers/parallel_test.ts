@@ -41,6 +41,34 @@ Deno.test("sampleParallel() draws equal the sequential run's, bit for bit", asyn
     assert.deepEqual(par.draws, sample(model, opts).draws);
     assert.deepEqual([...seen].sort(), [0, 2]);
   });
+  await t.step(
+    "onDraw sees every kept draw of every chain in order, with its info (sent in batches)",
+    async () => {
+      const opts = { ...base, numSamples: 300 };
+      const got = new Map<number, { draws: number[]; rows: number[][]; divergent: unknown[] }>();
+      const par = await sampleParallel(model, {
+        ...opts,
+        workers: 2,
+        onDraw: (chain: number, draw: number, position: Float64Array, info: object) => {
+          const g = got.get(chain) ?? { draws: [], rows: [], divergent: [] };
+          got.set(chain, g);
+          g.draws.push(draw);
+          g.rows.push(Array.from(position));
+          g.divergent.push((info as { isDivergent: unknown }).isDivergent);
+        },
+      });
+      const seq = sample(model, opts);
+      assert.deepEqual(par.draws, seq.draws);
+      for (let c = 0; c < 3; c++) {
+        const g = got.get(c)!;
+        assert.deepEqual(g.draws, Array.from({ length: 300 }, (_, k) => k));
+        for (let k = 0; k < 300; k++) {
+          assert.deepEqual(g.rows[k], seq.draws[c].map((col) => col[k]));
+          assert.equal(g.divergent[k], seq.chains[c].info.sampling.isDivergent[k] === 1);
+        }
+      }
+    },
+  );
   await t.step("hmc-ecs (a data-model sampler) too", async () => {
     const opts = {
       sampler: "hmc-ecs",

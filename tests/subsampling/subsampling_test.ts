@@ -239,6 +239,46 @@ Deno.test("DifferenceEstimator.evaluateProposal() claim: scoring a block proposa
   }
 });
 
+Deno.test("DifferenceEstimator.evaluate() claim: after an accepted block at the same θ, the other rows' values are reused and the estimate is bit for bit a new pass's", async (t) => {
+  for (const backend of ["reference", "auto"] as const) {
+    await t.step(backend, () => {
+      const arena = loadCore({ backend });
+      const { model, theta0 } = makeModel(arena, "logistic", { n: 1000, d: 5, seed: 6 });
+      const rng = new Rng(3);
+      const cv = new ControlVariates(model, theta0, { order: 2 });
+      const m = 50;
+      const u = new BlockSubsample(cv, rng, { subsampleSize: m, numBlocks: 7 }); // blocks of 7 and 8
+      const est = new DifferenceEstimator(u);
+      const g = new Float64Array(5), gFull = new Float64Array(5);
+      let reused = 0;
+      for (let it = 0; it < 30; it++) {
+        const theta = perturbed(theta0, rng, 0.05);
+        est.evaluate(theta, { grad: g });
+        assert.equal(est.lastRowsEvaluated, m);
+        const p = u.propose(rng);
+        est.evaluateProposal(theta, { proposal: p, currentDiffs: est.lastDiffs.slice() });
+        u.accept(p);
+        // Every third iteration moves θ first: nothing can be reused then.
+        const at = it % 3 === 2 ? perturbed(theta, rng, 0.01) : theta;
+        const e = est.evaluate(at, { grad: g });
+        const known = est.lastRowsEvaluated < m;
+        assert.equal(known, at === theta);
+        if (known) reused++;
+        est.evaluate(at); // without derivatives: forgets what the buffer holds
+        const full = est.evaluate(at, { grad: gFull });
+        assert.equal(est.lastRowsEvaluated, m);
+        assert.deepEqual(
+          [e.value, e.variance, e.logLikelihood],
+          [full.value, full.variance, full.logLikelihood],
+        );
+        assert.deepEqual(Array.from(g), Array.from(gFull));
+      }
+      assert.equal(reused, 20);
+      cv.dispose();
+    });
+  }
+});
+
 Deno.test("BlockSubsample claim: successive ℓ̂ₘ after one block refresh have correlation 1 − 1/G", () => {
   // ℓ̂ₘ = Σq + (n/m)Σ blocks; replacing one of G equal blocks by an independent
   // copy gives corr = 1 − 1/G exactly. Sample correlation of N independent

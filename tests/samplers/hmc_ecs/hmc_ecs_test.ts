@@ -248,10 +248,30 @@ Deno.test("runHmcEcs() claim: signed HMC-ECS sign-corrected means recover the po
   assert.ok(Number.isInteger(mb) && mb >= 2 && mb <= 30, `batch size ${mb}`);
 });
 
+/**
+ * ℓ and ∇ℓ rows of iteration i as the GLM path counts them: the proposed
+ * block's b ℓ rows; when u' is accepted, m (ℓ and ∇ℓ) rows, or only the
+ * block's group of 4 positions (`group`) when the previous trajectory was
+ * accepted, so that every other row's values at θ are known; m per leapfrog step.
+ */
+function rowsOfIteration(
+  info: Record<string, Float64Array>,
+  i: number,
+  atLatest: boolean,
+  m: number,
+  b: number,
+  group: number,
+): { ll: number; grad: number } {
+  const steps = info.numIntegrationSteps[i] * m;
+  const refresh = info.isSubsampleAccepted[i] ? (atLatest ? group : m) : 0;
+  return { ll: b + refresh + steps, grad: refresh + steps };
+}
+
 Deno.test("runHmcEcs() claim: every row evaluation is counted (u-step block, re-evaluation, leapfrog)", () => {
   // With θ* given and no re-centring, sampling cost per iteration is exactly
   // b log-likelihood rows for the proposed block, plus m (ℓ and ∇) rows when
-  // u' is accepted, plus m per leapfrog step.
+  // u' is accepted (4 when the other rows' values at θ are known), plus m
+  // per leapfrog step.
   const p = gaussianProblem(13);
   const m = 200, G = 100;
   const r = runHmcEcs(p.model, {
@@ -265,14 +285,17 @@ Deno.test("runHmcEcs() claim: every row evaluation is counted (u-step block, re-
     numSamples: 300,
     updateEvery: 0,
   });
-  const info = r.chains[0].info.sampling;
-  let ll = 0, grad = 0;
+  const info = r.chains[0].info.sampling, warm = r.chains[0].info.warmup;
+  let ll = 0, grad = 0, reused = 0;
   for (let i = 0; i < 300; i++) {
-    const extra = info.isSubsampleAccepted[i] * m + info.numIntegrationSteps[i] * m;
-    ll += m / G + extra;
-    grad += extra;
-    assert.equal(info.numRowsEvaluated[i], m / G + extra);
+    const atLatest = (i === 0 ? warm.isAccepted[49] : info.isAccepted[i - 1]) === 1;
+    const k = rowsOfIteration(info, i, atLatest, m, m / G, 4); // blocks of 2 in groups of 4
+    ll += k.ll;
+    grad += k.grad;
+    if (atLatest && info.isSubsampleAccepted[i]) reused++;
+    assert.equal(info.numRowsEvaluated[i], k.ll);
   }
+  assert.ok(reused > 100, `${reused} re-evaluations reused the rows' values`);
   const c = totalCost(r, "sampling");
   assert.equal(c.numLogLikRows, ll);
   assert.equal(c.numGradRows, grad);
@@ -306,7 +329,9 @@ Deno.test("runHmcEcs() claim: Hessian rows are counted apart from gradient rows,
   const info = r.chains[0].info.warmup;
   let grad = 0;
   for (let i = 0; i < numWarmup; i++) {
-    grad += info.isSubsampleAccepted[i] * m + info.numIntegrationSteps[i] * m;
+    // The first u-step is at the initial state, evaluated last.
+    const atLatest = i === 0 || info.isAccepted[i - 1] === 1;
+    grad += rowsOfIteration(info, i, atLatest, m, m / G, 4).grad;
   }
   // The initial state's estimate and gradient (m rows) and the step-size
   // search's trial steps touch rows as well: at least the centring's N.
