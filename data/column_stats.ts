@@ -153,7 +153,9 @@ export class ColumnStats {
     const stride = this.#stride;
     const first = (stride - (start % stride)) % stride;
     const before = Math.min(Math.ceil(start / stride), this.#maxGramRows);
-    const take = first >= m ? 0 : Math.min(Math.ceil((m - first) / stride), this.#maxGramRows - before);
+    const take = first >= m
+      ? 0
+      : Math.min(Math.ceil((m - first) / stride), this.#maxGramRows - before);
     return { first, stride, take };
   }
 
@@ -175,7 +177,9 @@ export class ColumnStats {
     const d = this.numCols;
     const { take } = this.gramPlan(this.numRows, m);
     if (take > 0) {
-      if (rows.length < d * take) throw new RangeError(`expected ${d * take} gathered cells, got ${rows.length}`);
+      if (rows.length < d * take) {
+        throw new RangeError(`expected ${d * take} gathered cells, got ${rows.length}`);
+      }
       this.#gramAdd(rows, take, take);
     }
     this.gramRows += take;

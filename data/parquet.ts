@@ -75,8 +75,8 @@ import {
 import type { GlmData, Storage } from "./dataset.ts";
 import {
   ParquetChunkBuilder,
-  type ParquetGroupPart,
   parquetFastGroup,
+  type ParquetGroupPart,
   parquetGroupSpec,
   type ParquetLayout,
   parquetLayout,

@@ -583,7 +583,9 @@ export function parquetFastGroup(
 }
 
 /** Statistics at their start values (ColumnStats's). */
-function _freshPart(d: number): { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array } {
+function _freshPart(
+  d: number,
+): { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array } {
   return {
     lo: new Float64Array(d).fill(Infinity),
     hi: new Float64Array(d).fill(-Infinity),
