@@ -359,6 +359,16 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
         "ok",
       );
       assert.equal(taken, 15); // every group of the three loads
+      // Both threads taking row groups as they go: the same outcome.
+      parquetThreadSizes.callerTakes = true;
+      try {
+        assert.equal(
+          await _sameOutcome(path, { response: "y", family: "logistic", storage: "f32" }),
+          "ok",
+        );
+      } finally {
+        parquetThreadSizes.callerTakes = false;
+      }
     });
     await t.step("damaged files: the same data or the same error", async () => {
       const good = _file(1_500, { rowGroupSize: 300, pageSize: 2_000, seed: 9 });
