@@ -24,7 +24,7 @@
 /// <reference lib="deno.worker" />
 import { adoptWorkerCore, attachCore } from "../core/load.ts";
 import { ParquetTransposer } from "../core/parquet_kernel.ts";
-import { parquetFastGroup } from "./parquet_chunks.ts";
+import { parquetFastGroup } from "./parquet_group.ts";
 import {
   claimParquetGroup,
   type DecodeAnswer,

@@ -73,11 +73,9 @@ import {
   prefaultRows,
 } from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
+import { parquetFastGroup, type ParquetGroupPart, parquetGroupSpec } from "./parquet_group.ts";
 import {
   ParquetChunkBuilder,
-  parquetFastGroup,
-  type ParquetGroupPart,
-  parquetGroupSpec,
   type ParquetLayout,
   parquetLayout,
   type ParquetOptions,

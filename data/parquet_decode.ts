@@ -28,7 +28,7 @@ import type { Arena } from "../core/arena.ts";
 import { type CoreBackend, workerCore } from "../core/load.ts";
 import { ParquetPageKernels } from "../core/parquet_kernel.ts";
 import type { OpenedParquet, ParquetCells } from "./parquet_source.ts";
-import type { ParquetGroupPart, ParquetGroupSpec } from "./parquet_chunks.ts";
+import type { ParquetGroupPart, ParquetGroupSpec } from "./parquet_group.ts";
 
 /** The message to data/_parquet_worker.ts: a shared memory and byte ranges to touch. */
 export interface PrefaultRequest {
