@@ -12,6 +12,7 @@
 import type { GlmData } from "../data/dataset.ts";
 import type { FormulaData } from "../data/design.ts";
 import { GlmModel, type GlmOptions } from "../models/glm.ts";
+import { withCheckedResponses } from "../models/glm_options.ts";
 import { buildPrior, defaultPriorSpec } from "../models/prior_build.ts";
 import type { CoefficientPrior, PriorSpec } from "../models/priors.ts";
 import { withPrior } from "../models/with_prior.ts";
@@ -191,6 +192,8 @@ export function finishModel(
     defaults: PriorSpec | undefined;
     offset: Float64Array | null;
     trials: Float64Array | null;
+    /** The loader checked y as the model would (its pass over y is skipped). */
+    responsesChecked?: boolean;
   },
 ): Omit<ModelFromDesign, "notes"> {
   const { spec, withPriors, defaults, offset, trials } = p;
@@ -203,7 +206,9 @@ export function finishModel(
     options.priorScale = choice.priorScale;
     if (choice.scalePrior !== undefined) options.scalePrior = choice.scalePrior;
   }
-  const glm = new GlmModel(data, options);
+  const glm = p.responsesChecked
+    ? withCheckedResponses(() => new GlmModel(data, options))
+    : new GlmModel(data, options);
   if (!withPriors) {
     return { model: glm, glm, priorLines: null, posteriorWarnings: _checkPosterior(glm) };
   }

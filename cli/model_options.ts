@@ -175,13 +175,14 @@ async function _modelFromFlags(
   glm: ModelFromFlagsOptions,
 ): Promise<ModelFromFlags> {
   const loaded = await _loadFlagsData(arena, dataPath, values, glm, priorFamily(glm.choice));
-  const { data, spec, withPriors, defaults, offset, trials } = loaded;
+  const { data, spec, withPriors, defaults, offset, trials, responsesChecked } = loaded;
   const built = finishModel(data, values, glm.choice, {
     spec,
     withPriors,
     defaults,
     offset,
     trials,
+    responsesChecked,
   });
   for (const w of built.posteriorWarnings) console.error(`tallmc: warning: ${w}`);
   return {
@@ -250,6 +251,7 @@ async function _loadFlagsData(
   offset: Float64Array | null;
   trials: Float64Array | null;
   notes: string[];
+  responsesChecked: boolean;
 }> {
   const { choice } = glm;
   const { withPriors, spec } = await priorsOfFlags(values, choice, glm.resolvePath);
@@ -354,7 +356,10 @@ async function _loadFlagsData(
       });
     }
   }
-  return { data, spec, withPriors, defaults, offset, trials, notes };
+  // Without a table, the loader checked the response's domain as the model
+  // would (logistic 0/1; Poisson's for the count families; none to check for
+  // the others).
+  return { data, spec, withPriors, defaults, offset, trials, notes, responsesChecked: !useTable };
 }
 
 /**

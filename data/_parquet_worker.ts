@@ -10,11 +10,12 @@
  *   kernel maps a page of its own) that stores 0 only where the cell holds
  *   0, so it never changes a value the reader wrote, however the two
  *   threads interleave.
- * - **decode** ({@link ParquetDecodeThread}): opens the file itself and
- *   decodes the row groups it is asked for with a {@link ParquetArenaDecoder}
- *   in a region of the shared arena (two decoders, one per slot), answering
- *   with where each column lies; the calling thread checks and transposes
- *   them meanwhile.
+ * - **decode** ({@link ParquetDecodeThread}): opens the file itself and,
+ *   taking one row group after another from the load's shared counter (the
+ *   calling thread takes the others), decodes each with a
+ *   {@link ParquetArenaDecoder} in a region of the shared arena, checks and
+ *   transposes it with the core's kernel straight into X and y
+ *   ({@link parquetFastGroup}) and answers with the group's statistics.
  *
  * Only a worker loads this module (it sets the worker's `onmessage`).
  *
@@ -22,15 +23,16 @@
  */
 /// <reference lib="deno.worker" />
 import { adoptWorkerCore, attachCore } from "../core/load.ts";
+import { ParquetTransposer } from "../core/parquet_kernel.ts";
+import { parquetFastGroup } from "./parquet_group.ts";
 import {
+  claimParquetGroup,
   type DecodeAnswer,
   type DecodeRequest,
   ParquetArenaDecoder,
   type PrefaultRequest,
 } from "./parquet_decode.ts";
 import { type OpenedParquet, parquetFileReader } from "./parquet_source.ts";
-
-let decoders: (ParquetArenaDecoder | null)[] = [];
 
 self.onmessage = async (e: MessageEvent<PrefaultRequest | DecodeRequest>) => {
   const m = e.data;
@@ -45,49 +47,60 @@ self.onmessage = async (e: MessageEvent<PrefaultRequest | DecodeRequest>) => {
     self.postMessage("done");
     return;
   }
-  if (m.type === "open") {
-    let answer: DecodeAnswer = { type: "ready" };
-    try {
-      adoptWorkerCore(m.backend, true, m.module);
-      const arena = attachCore(m.memory, { region: m.region, backend: m.backend });
-      const file = await parquetFileReader(m.url ? new URL(m.path) : m.path, m.where);
-      const o: OpenedParquet = {
-        file: file.buffer,
-        metadata: m.metadata,
-        where: m.where,
-        close: file.close,
-        names: [],
-        types: [],
-        readInto: file.readInto,
-      };
-      decoders = [0, 1].map(() => ParquetArenaDecoder.create(arena, o, m.columns, true));
-      if (decoders.includes(null)) answer = { type: "failed" };
-      for (const d of decoders) d?.reserve(m.sizes.span, m.sizes.decoded, m.sizes.page);
-    } catch {
-      answer = { type: "failed" };
+  // type "open": start, then take row groups until none is left.
+  let decoder: ParquetArenaDecoder | null = null;
+  let transposer: ParquetTransposer | null = null;
+  let onesPtr = 0;
+  try {
+    adoptWorkerCore(m.backend, true, m.module);
+    const arena = attachCore(m.memory, { region: m.region, backend: m.backend });
+    const file = await parquetFileReader(m.url ? new URL(m.path) : m.path, m.where);
+    const o: OpenedParquet = {
+      file: file.buffer,
+      metadata: m.metadata,
+      where: m.where,
+      close: file.close,
+      names: [],
+      types: [],
+      readInto: file.readInto,
+    };
+    decoder = ParquetArenaDecoder.create(arena, o, m.columns, true);
+    transposer = ParquetTransposer.create(arena, m.spec.numCols);
+    if (m.spec.intercept) {
+      onesPtr = arena.allocF32(Math.max(1, m.sizes.rows));
+      arena.f32(onesPtr, m.sizes.rows).fill(1);
     }
-    self.postMessage(answer);
+    decoder?.reserve(m.sizes.span, m.sizes.decoded, m.sizes.page);
+  } catch {
+    decoder = null;
+  }
+  if (decoder === null || transposer === null) {
+    self.postMessage({ type: "failed" } satisfies DecodeAnswer);
     return;
   }
-  // type "read": row group g into slot's decoder.
-  let cols: Map<string, ArrayLike<unknown>> | null = null;
-  try {
-    cols = (await decoders[m.slot]?.read(m.g)) ?? null;
-  } catch {
-    cols = null;
+  self.postMessage({ type: "ready" } satisfies DecodeAnswer);
+  const w = m.work, d = m.spec.numCols;
+  for (let i = claimParquetGroup(m.memory, w); i >= 0; i = claimParquetGroup(m.memory, w)) {
+    let part = null;
+    try {
+      const cols = await decoder.read(w.groups[i]);
+      if (cols !== null) {
+        const n = w.rows[i], buf = m.memory.buffer;
+        part = parquetFastGroup(
+          cols,
+          n,
+          m.spec,
+          transposer,
+          w.xPtr + w.starts[i] * d * w.width,
+          new Float64Array(buf, w.yPtr + w.starts[i] * 8, n),
+          onesPtr === 0 ? null : new Float32Array(buf, onesPtr, n),
+          w.plans[i],
+        );
+      }
+    } catch {
+      part = null; // the calling thread reads the group again
+    }
+    self.postMessage({ type: "group", i, part } satisfies DecodeAnswer);
   }
-  const answer: DecodeAnswer = {
-    type: "group",
-    g: m.g,
-    columns: cols === null ? null : [...cols].map(([name, v]) => {
-      const a = v as Float32Array | Float64Array | Int32Array;
-      return {
-        name,
-        kind: a instanceof Float32Array ? "f32" : a instanceof Float64Array ? "f64" : "i32",
-        ptr: a.byteOffset,
-        length: a.length,
-      };
-    }),
-  };
-  self.postMessage(answer);
+  self.postMessage({ type: "end" } satisfies DecodeAnswer);
 };

@@ -139,6 +139,54 @@ export class ColumnStats {
   }
 
   /**
+   * The rows of a block of m rows starting at table row `start` that X'X
+   * takes when every earlier row was added first (by any of the add
+   * methods): rows first, first + stride, … (take of them, 0-based in the
+   * block). A function of start and m only, so a block can be gathered
+   * before the blocks ahead of it are added ({@link addGathered}).
+   *
+   * @param start The block's first row in the table.
+   * @param m Its rows.
+   * @returns The first row taken, the step and how many are taken.
+   */
+  gramPlan(start: number, m: number): { first: number; stride: number; take: number } {
+    const stride = this.#stride;
+    const first = (stride - (start % stride)) % stride;
+    const before = Math.min(Math.ceil(start / stride), this.#maxGramRows);
+    const take = first >= m
+      ? 0
+      : Math.min(Math.ceil((m - first) / stride), this.#maxGramRows - before);
+    return { first, stride, take };
+  }
+
+  /**
+   * Adds rows `[0, m)` of a block whose rows for X'X were gathered elsewhere
+   * as {@link gramPlan} says: the same numbers as {@link addColumns} on the
+   * block.
+   *
+   * @param m The block's rows.
+   * @param ranges Updates the ranges, sums and hashes.
+   * @param rows The plan's rows, column-major (column k at [k·take, (k+1)·take)).
+   */
+  addGathered(
+    m: number,
+    ranges: (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) => void,
+    rows: Float64Array,
+  ): void {
+    ranges(this.colMin, this.colMax, this.#sum, this.#h1);
+    const d = this.numCols;
+    const { take } = this.gramPlan(this.numRows, m);
+    if (take > 0) {
+      if (rows.length < d * take) {
+        throw new RangeError(`expected ${d * take} gathered cells, got ${rows.length}`);
+      }
+      this.#gramAdd(rows, take, take);
+    }
+    this.gramRows += take;
+    this.numRows += m;
+  }
+
+  /**
    * Adds the block's rows numRows + i with (numRows + i) % stride === 0 to
    * X'X while the budget lasts; fill copies them column-major into cols
    * (cols[k·take + t] = row first + t·stride, column k).

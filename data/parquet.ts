@@ -62,10 +62,18 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { ParquetTransposer } from "../core/parquet_kernel.ts";
 import { csvDataWarnings } from "./csv_checks.ts";
-import { ParquetArenaDecoder, ParquetDecodeThread, prefaultRows } from "./parquet_decode.ts";
+import { ParquetPageKernels, ParquetTransposer } from "../core/parquet_kernel.ts";
+import {
+  claimParquetGroup,
+  ParquetArenaDecoder,
+  ParquetDecodeThread,
+  type ParquetGroupWork,
+  parquetThreadSizes,
+  prefaultRows,
+} from "./parquet_decode.ts";
 import type { GlmData, Storage } from "./dataset.ts";
+import { parquetFastGroup, type ParquetGroupPart, parquetGroupSpec } from "./parquet_group.ts";
 import {
   ParquetChunkBuilder,
   type ParquetLayout,
@@ -75,6 +83,7 @@ import {
 import {
   type OpenedParquet,
   openParquetSource,
+  type ParquetCells,
   type ParquetRowChunk,
   type ParquetSource,
   readParquetRowGroup,
@@ -335,11 +344,11 @@ export async function loadParquet(
     );
   }
   const width = storage === "f64" ? 8 : 4;
-  let xPtr = 0, yPtr = 0;
+  let xPtr = 0, yPtr = 0, counter = 0, onesPtr = 0;
   let transposer: ParquetTransposer | null = null;
   let decoder: ParquetArenaDecoder | null = null;
   let prefault: ReturnType<typeof prefaultRows> | null = null;
-  let decodeThread: ParquetDecodeThread | null = null;
+  let thread: ParquetDecodeThread | null = null;
   try {
     xPtr = storage === "f64"
       ? arena.allocF64(numRows * numCols)
@@ -352,28 +361,83 @@ export async function loadParquet(
     ]);
     // The core's kernel writes the rows of X (null: the TypeScript pass does).
     transposer = ParquetTransposer.create(arena, numCols);
-    // The core's page decoder reads the columns into the arena (null, or a
-    // row group it does not take: hyparquet decodes it).
-    decoder = ParquetArenaDecoder.create(arena, o, l.readColumns);
     const groups = rowGroupRows.flatMap((n, g) => n > 0 ? [g] : []);
-    // With a shared arena, another thread decodes the next row group while
-    // this one checks and transposes the current one.
-    decodeThread = typeof source === "string" || source instanceof URL
-      ? ParquetDecodeThread.start(arena, o, source, l.readColumns, groups)
-      : null;
-    if (decodeThread !== null && !(await decodeThread.whenReady())) {
-      await decodeThread.close(); // it did not start: decode here
-      decodeThread = null;
-    }
-    let start = 0;
-    for (let i = 0; i < groups.length; i++) {
-      const g = groups[i], n = rowGroupRows[g];
-      if (decodeThread !== null) {
-        decodeThread.request(g, i % 2); // (a no-op if requested already)
-        if (i + 1 < groups.length) decodeThread.request(groups[i + 1], (i + 1) % 2);
+    const rows = groups.map((g) => rowGroupRows[g]);
+    const starts: number[] = [];
+    for (let i = 0, s = 0; i < groups.length; s += rows[i++]) starts.push(s);
+    const plans = groups.map((_, i) => builder.stats.gramPlan(starts[i], rows[i]));
+    const spec = parquetGroupSpec(l, options.family);
+    // The row groups this thread checked and transposed with the kernel (by
+    // position); the others are read below, in file order.
+    const parts: (ParquetGroupPart | null)[] = groups.map(() => null);
+    if (transposer !== null && ParquetPageKernels.create(arena) !== null) {
+      counter = arena.alloc(16, 16);
+      arena.i32(counter, 4).fill(0);
+      const work: ParquetGroupWork = {
+        groups,
+        starts,
+        rows,
+        plans,
+        counter,
+        xPtr,
+        yPtr,
+        width,
+      };
+      // With a shared arena, another thread takes row groups too: each
+      // thread decodes, checks and transposes its own into X.
+      thread = typeof source === "string" || source instanceof URL
+        ? ParquetDecodeThread.start(arena, o, source, l.readColumns, spec, work)
+        : null;
+      // The core's page decoder reads the columns into the arena (null, or a
+      // row group it does not take: hyparquet decodes it below). With the
+      // thread, one raw buffer (the thread has the other).
+      decoder = ParquetArenaDecoder.create(arena, o, l.readColumns, thread !== null);
+      if (l.intercept) {
+        const most = rows.reduce((a, b) => Math.max(a, b), 1);
+        onesPtr = arena.allocF32(most);
+        arena.f32(onesPtr, most).fill(1);
       }
-      const cols = (await decodeThread?.take(g)) ??
-        (await decoder?.read(g, decodeThread === null ? groups[i + 1] : undefined)) ??
+      const mine = thread === null || parquetThreadSizes.callerTakes;
+      for (let i = mine ? claimParquetGroup(arena.memory, work) : -1; i >= 0 && decoder !== null;) {
+        let cols: Map<string, ParquetCells> | null = null;
+        try {
+          cols = await decoder.read(
+            groups[i],
+            thread === null && i + 1 < groups.length ? groups[i + 1] : undefined,
+          );
+        } catch {
+          cols = null; // read again below, the general way
+        }
+        if (cols !== null) {
+          const n = rows[i], buf = arena.memory.buffer;
+          parts[i] = parquetFastGroup(
+            cols,
+            n,
+            spec,
+            transposer,
+            xPtr + starts[i] * numCols * width,
+            new Float64Array(buf, yPtr + starts[i] * 8, n),
+            onesPtr === 0 ? null : new Float32Array(buf, onesPtr, n),
+            plans[i],
+          );
+        }
+        i = claimParquetGroup(arena.memory, work);
+      }
+      if (thread !== null) {
+        await thread.done();
+        for (let i = 0; i < groups.length; i++) parts[i] ??= thread.take(i);
+      }
+    }
+    // In file order: the groups' statistics, and the groups no thread took,
+    // read and checked here (the general way: its errors name the cell).
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i], n = rows[i], start = starts[i];
+      const part = parts[i];
+      if (part !== null) {
+        builder.addPart(part, n);
+        continue;
+      }
+      const cols = (await decoder?.read(g)) ??
         await readParquetRowGroup(o, g, start, l.readColumns, options.compressors);
       // Checked and transposed straight into the arena; fresh views for
       // every group (the memory may have grown meanwhile).
@@ -387,17 +451,22 @@ export async function loadParquet(
         arena.f64(yPtr + start * 8, n),
         transposer === null ? undefined : { transposer, xPtr: off },
       );
-      start += n;
     }
   } catch (e) {
+    if (thread !== null) await thread.done(); // it writes into X until then
     if (xPtr !== 0) arena.free(xPtr);
     if (yPtr !== 0) arena.free(yPtr);
     throw e;
   } finally {
+    if (thread !== null) {
+      await thread.done();
+      thread.close();
+    }
     transposer?.dispose();
     decoder?.dispose();
     prefault?.stop();
-    await decodeThread?.close();
+    if (counter !== 0) arena.free(counter);
+    if (onesPtr !== 0) arena.free(onesPtr);
     o.close();
   }
   const warnings = r.warnings();

@@ -17,6 +17,12 @@ import {
   safeColumnNames,
 } from "./csv_checks.ts";
 import type { ParquetTransposer } from "../core/parquet_kernel.ts";
+import {
+  foldParquetPart,
+  freshParquetPart,
+  isTypedParquetCells,
+  type ParquetGroupPart,
+} from "./parquet_group.ts";
 import type { Storage } from "./dataset.ts";
 import {
   type OpenedParquet,
@@ -214,6 +220,30 @@ export class ParquetChunkBuilder {
   }
 
   /**
+   * Adds a row group that {@link parquetFastGroup} checked and transposed
+   * (here or on another thread): its statistics, folded in file order, as
+   * {@link buildInto} would have added them.
+   *
+   * @param part The group's statistics.
+   * @param numRows Its rows.
+   */
+  addPart(part: ParquetGroupPart, numRows: number): void {
+    if (part.yMin < this.yMin) this.yMin = part.yMin;
+    if (part.yMax > this.yMax) this.yMax = part.yMax;
+    if (this.#l.intercept) {
+      this.colMin[0] = Math.min(this.colMin[0], 1);
+      this.colMax[0] = Math.max(this.colMax[0], 1);
+    }
+    this.stats.addGathered(
+      numRows,
+      (lo, hi, sum, h) => foldParquetPart(lo, hi, sum, h, part, numRows),
+      part.gram,
+    );
+    this.colMin.set(this.stats.colMin);
+    this.colMax.set(this.stats.colMax);
+  }
+
+  /**
    * Reads and checks the response (into y), aux (returned) and the columns
    * of X, in that order and each column in row order, so the first bad cell
    * found is the one a row-by-row pass over each column finds; then adds X's
@@ -257,7 +287,7 @@ export class ParquetChunkBuilder {
     }
     const f32 = l.storage === "f32";
     const maxAbs = f32 ? F32_MAX : EXTREME_ABS, minAbs = f32 ? F32_MIN_NORMAL : 0;
-    const typed = l.xCols.every((name) => _isTyped(cols.get(name)!));
+    const typed = l.xCols.every((name) => isTypedParquetCells(cols.get(name)!));
     if (l.intercept) {
       this.colMin[0] = Math.min(this.colMin[0], 1);
       this.colMax[0] = Math.max(this.colMax[0], 1);
@@ -273,18 +303,20 @@ export class ParquetChunkBuilder {
       for (const name of l.xCols) src.push(cols.get(name) as Float64Array | Float32Array);
       let ok = true;
       this.stats.addColumns(src as Float64Array[], numRows, (lo, hi, sum, h) => {
+        const p = freshParquetPart(d);
         ok = into.transposer.run(
           src,
           numRows,
           into.xPtr,
           x instanceof Float64Array,
-          lo,
-          hi,
-          sum,
-          h,
+          p.lo,
+          p.hi,
+          p.sum,
+          p.h,
           minAbs,
           maxAbs,
         );
+        foldParquetPart(lo, hi, sum, h, p, numRows);
       });
       if (!ok) this.#firstBad(cols, numRows, firstRow);
       this.colMin.set(this.stats.colMin);
@@ -319,22 +351,24 @@ export class ParquetChunkBuilder {
     // Ranges, sums and hashes in the same pass as the transposition.
     let ok = true;
     this.stats.addColumns(xcols, numRows, (lo, hi, sum, h) => {
+      const p = freshParquetPart(d);
       ok = into !== undefined
         ? into.transposer.run(
           xcols,
           numRows,
           into.xPtr,
           x instanceof Float64Array,
-          lo,
-          hi,
-          sum,
-          h,
+          p.lo,
+          p.hi,
+          p.sum,
+          p.h,
           minAbs,
           maxAbs,
         )
         : x instanceof Float64Array
-        ? _statsTransposeF64(x, xcols, numRows, d, lo, hi, sum, h, minAbs, maxAbs)
-        : _statsTransposeF32(x, xcols, numRows, d, lo, hi, sum, h, minAbs, maxAbs);
+        ? _statsTransposeF64(x, xcols, numRows, d, p.lo, p.hi, p.sum, p.h, minAbs, maxAbs)
+        : _statsTransposeF32(x, xcols, numRows, d, p.lo, p.hi, p.sum, p.h, minAbs, maxAbs);
+      foldParquetPart(lo, hi, sum, h, p, numRows);
     });
     if (typed) {
       if (!ok) this.#firstBad(cols, numRows, firstRow);
@@ -427,11 +461,6 @@ export class ParquetChunkBuilder {
         `density; rescale or standardise the column`,
     );
   }
-}
-
-/** Cells that copy to f64 natively. */
-function _isTyped(col: ParquetCells): boolean {
-  return col instanceof Float64Array || col instanceof Float32Array || col instanceof Int32Array;
 }
 
 /** Whether a finite v overflows f32 or underflows it to zero or a denormal. */

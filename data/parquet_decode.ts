@@ -28,6 +28,7 @@ import type { Arena } from "../core/arena.ts";
 import { type CoreBackend, workerCore } from "../core/load.ts";
 import { ParquetPageKernels } from "../core/parquet_kernel.ts";
 import type { OpenedParquet, ParquetCells } from "./parquet_source.ts";
+import type { ParquetGroupPart, ParquetGroupSpec } from "./parquet_group.ts";
 
 /** The message to data/_parquet_worker.ts: a shared memory and byte ranges to touch. */
 export interface PrefaultRequest {
@@ -43,9 +44,14 @@ export interface PrefaultRequest {
  * Sizes below which the reader's worker threads do not start: the bytes of
  * X and y for {@link prefaultRows}, of the selected column chunks for
  * {@link ParquetDecodeThread}. (Tests shrink them to run the threads on
- * small files.)
+ * small files, and clear `callerTakes` so that the decoding thread takes
+ * every row group: the calling thread then only waits for it.)
  */
-export const parquetThreadSizes = { prefaultMinBytes: 64 << 20, decodeMinBytes: 64 << 20 };
+export const parquetThreadSizes = {
+  prefaultMinBytes: 64 << 20,
+  decodeMinBytes: 64 << 20,
+  callerTakes: true,
+};
 
 /**
  * Touches the pages of `ranges` of a shared arena in another thread, last
@@ -95,70 +101,107 @@ export function prefaultRows(
 }
 
 /** Messages to the decoding thread (data/_parquet_worker.ts). */
-export type DecodeRequest =
-  | {
-    type: "open";
-    memory: WebAssembly.Memory;
-    region: { start: number; end: number };
-    backend: CoreBackend;
-    module: WebAssembly.Module | undefined;
-    /** The file: a path, or a URL's href when `url`. */
-    path: string;
-    url: boolean;
-    where: string;
-    metadata: FileMetaData;
-    columns: string[];
-    /** The buffers' sizes (see {@link ParquetArenaDecoder.reserve}). */
-    sizes: { span: number; decoded: number; page: number };
-  }
-  | { type: "read"; g: number; slot: number };
+export interface DecodeRequest {
+  type: "open";
+  memory: WebAssembly.Memory;
+  region: { start: number; end: number };
+  backend: CoreBackend;
+  module: WebAssembly.Module | undefined;
+  /** The file: a path, or a URL's href when `url`. */
+  path: string;
+  url: boolean;
+  where: string;
+  metadata: FileMetaData;
+  columns: string[];
+  /** The buffers' sizes (see {@link ParquetArenaDecoder.reserve}). */
+  sizes: { span: number; decoded: number; page: number; rows: number };
+  /** The load's columns and checks. */
+  spec: ParquetGroupSpec;
+  /** The work: see {@link ParquetGroupWork}. */
+  work: ParquetGroupWork;
+}
+
+/**
+ * The row groups of a load, shared by the threads that check and transpose
+ * them: position i of the read order is row group `groups[i]`, rows
+ * `starts[i]` … of the table; a thread takes the next position with
+ * `Atomics.add` on the i32 at `counter` (so the two threads split the groups
+ * as they go) and writes its rows of X (`width` bytes a cell) and y in place.
+ */
+export interface ParquetGroupWork {
+  groups: number[];
+  starts: number[];
+  rows: number[];
+  plans: { first: number; stride: number; take: number }[];
+  counter: number;
+  xPtr: number;
+  yPtr: number;
+  width: number;
+}
 
 /** Answers of the decoding thread. */
 export type DecodeAnswer =
-  | { type: "ready" | "failed" }
+  | { type: "ready" | "failed" | "end" }
   | {
     type: "group";
-    g: number;
-    /** The decoded columns (null: decode the group here). */
-    columns: { name: string; kind: "f32" | "f64" | "i32"; ptr: number; length: number }[] | null;
+    /** The position in the read order. */
+    i: number;
+    /** The group's statistics (null: check it again on the calling thread). */
+    part: ParquetGroupPart | null;
   };
 
 /**
- * A thread that decodes row groups into a region of the shared arena while
- * the calling thread checks and transposes the previous one (so decoding
- * and the kernel run on two cores). Row group at position i of the read
- * order uses slot i mod 2: the caller requests group i + 1 before it takes
- * group i, and takes groups in order. The caller waits for the thread to
- * start (≈ 0.1 s, while the other worker touches X's pages) rather than
- * decode the first groups itself: its own decoding buffers would add their
- * ≈ 40 MB to the peak memory.
+ * Takes the next position of `work` (see {@link ParquetGroupWork}), or -1
+ * once every position is taken.
+ *
+ * @param memory The arena's (shared) memory.
+ * @param work The load's groups.
+ * @returns The position, or -1.
+ */
+export function claimParquetGroup(memory: WebAssembly.Memory, work: ParquetGroupWork): number {
+  const i = Atomics.add(new Int32Array(memory.buffer, work.counter, 1), 0, 1);
+  return i < work.groups.length ? i : -1;
+}
+
+/**
+ * A thread that decodes, checks and transposes row groups of a load
+ * (data/_parquet_worker.ts) while the calling thread does the same with
+ * others: each takes the next row group as it goes
+ * ({@link claimParquetGroup}), so the two cores share the work whatever its
+ * balance. The thread writes its groups' rows of X and y in place and
+ * answers with their statistics; the caller adds them in file order. A group
+ * it cannot take (a kind of page its decoder does not read, a bad cell) comes
+ * back empty and the caller reads it again the general way, naming what is
+ * wrong. Its buffers (one decoder's, in a region of the arena) take the
+ * place of the caller's second one.
  */
 export class ParquetDecodeThread {
   readonly #arena: Arena;
   readonly #w: Worker;
   readonly #region: number;
-  #ready: Promise<boolean>;
-  readonly #pending = new Map<number, Promise<DecodeAnswer | null>>();
-  readonly #waiters = new Map<number, (a: DecodeAnswer | null) => void>();
+  readonly #parts = new Map<number, ParquetGroupPart | null>();
+  readonly #done: Promise<void>;
+  #finish: () => void = () => {};
   #dead = false;
-  #isReady = false;
 
-  private constructor(arena: Arena, w: Worker, region: number, ready: Promise<boolean>) {
+  private constructor(arena: Arena, w: Worker, region: number) {
     this.#arena = arena;
     this.#w = w;
     this.#region = region;
-    this.#ready = ready;
+    this.#done = new Promise<void>((resolve) => this.#finish = resolve);
   }
 
   /**
    * Starts the thread, or returns null: an arena that is not shared or has
    * no page kernels, bytes rather than a path, a small file, or no workers.
+   * The thread starts taking groups once it is up.
    *
    * @param arena The (shared) arena X lives in.
    * @param o The opened file.
    * @param path Its path.
    * @param columns The columns to read.
-   * @param groups The row groups to read.
+   * @param spec The load's columns and checks.
+   * @param work The groups, shared with the caller.
    * @returns The thread, or null.
    */
   static start(
@@ -166,19 +209,22 @@ export class ParquetDecodeThread {
     o: OpenedParquet,
     path: string | URL,
     columns: string[],
-    groups: readonly number[],
+    spec: ParquetGroupSpec,
+    work: ParquetGroupWork,
   ): ParquetDecodeThread | null {
+    const groups = work.groups;
     if (
       !arena.shared || arena.backend === "reference" || ParquetPageKernels.create(arena) === null ||
       typeof Worker !== "function" || groups.length < 3
     ) {
       return null;
     }
-    // The region: two decoders (one per slot), each with one raw buffer, a
-    // column buffer and page buffers for the largest row group.
-    let span = 0, decoded = 0, page = 0, bytes = 0;
+    // The region: one decoder with one raw buffer, a column buffer and page
+    // buffers for the largest row group; the kernel's staging; ones.
+    let span = 0, decoded = 0, page = 0, bytes = 0, rows = 0;
     for (const g of groups) {
-      const rg = o.metadata.row_groups[g], rows = Number(rg.num_rows);
+      const rg = o.metadata.row_groups[g], n = Number(rg.num_rows);
+      rows = Math.max(rows, n);
       let lo = Infinity, hi = 0, dec = 0;
       for (const c of rg.columns) {
         const m = c.meta_data;
@@ -187,7 +233,7 @@ export class ParquetDecodeThread {
         const s = Number(m.dictionary_page_offset || m.data_page_offset);
         lo = Math.min(lo, s);
         hi = Math.max(hi, s + Number(m.total_compressed_size));
-        dec += Math.ceil((rows * (_WIDTH[m.type] ?? 8)) / 16) * 16;
+        dec += Math.ceil((n * (_WIDTH[m.type] ?? 8)) / 16) * 16;
         page = Math.max(page, Number(m.total_uncompressed_size));
       }
       if (hi > lo) span = Math.max(span, hi - lo);
@@ -195,8 +241,9 @@ export class ParquetDecodeThread {
       bytes += hi > lo ? hi - lo : 0;
     }
     if (bytes < parquetThreadSizes.decodeMinBytes || !(span > 0)) return null;
-    const sizes = { span, decoded, page };
-    const size = 2 * (span + decoded + 2 * page + (1 << 16)) + (1 << 20);
+    const sizes = { span, decoded, page, rows };
+    const d = spec.numCols;
+    const size = span + decoded + 2 * page + d * (_STAGE_BYTES + 64) + rows * 4 + (1 << 20);
     let w: Worker;
     try {
       w = new Worker(new URL("./_parquet_worker.ts", import.meta.url), { type: "module" });
@@ -204,23 +251,15 @@ export class ParquetDecodeThread {
       return null;
     }
     const region = arena.alloc(size, 16);
-    let settle: (ok: boolean) => void = () => {};
-    const ready = new Promise<boolean>((resolve) => settle = resolve);
-    const thread = new ParquetDecodeThread(arena, w, region, ready);
+    const thread = new ParquetDecodeThread(arena, w, region);
     w.onmessage = (e: MessageEvent<DecodeAnswer>) => {
       const a = e.data;
-      if (a.type === "group") {
-        thread.#waiters.get(a.g)?.(a);
-        thread.#waiters.delete(a.g);
-      } else {
-        thread.#isReady = a.type === "ready";
-        settle(a.type === "ready");
-      }
+      if (a.type === "group") thread.#parts.set(a.i, a.part);
+      else if (a.type !== "ready") thread.#fail(); // "end" or "failed"
     };
     w.onerror = (e) => {
       e.preventDefault();
       thread.#fail();
-      settle(false);
     };
     const request: DecodeRequest = {
       type: "open",
@@ -234,80 +273,44 @@ export class ParquetDecodeThread {
       metadata: o.metadata,
       columns,
       sizes,
+      spec,
+      work,
     };
     w.postMessage(request);
     return thread;
   }
 
-  /**
-   * Whether the thread has started (compiled the core, opened the file):
-   * until then the caller decodes the row groups itself.
-   */
-  get ready(): boolean {
-    return this.#isReady && !this.#dead;
-  }
-
-  /** Resolves once the thread is ready (true) or failed to start (false). */
-  whenReady(): Promise<boolean> {
-    return this.#ready;
+  /** Resolves once the thread has ended: every group it took is answered, or it failed. */
+  done(): Promise<void> {
+    return this.#done;
   }
 
   /**
-   * Asks the thread for row group g in `slot`; a no-op until it is
-   * {@link ready} or once it failed. A slot holds one group at a time:
-   * take a group before requesting its slot again.
+   * The statistics of the group at position i, once {@link done}: null when
+   * the thread did not take it or could not (check it on the calling thread).
    */
-  request(g: number, slot: number): void {
-    if (!this.ready || this.#pending.has(g)) return;
-    const p = this.#ready.then((ok) => {
-      if (!ok || this.#dead) return null;
-      return new Promise<DecodeAnswer | null>((resolve) => {
-        this.#waiters.set(g, resolve);
-        const r: DecodeRequest = { type: "read", g, slot };
-        this.#w.postMessage(r);
-      });
-    });
-    this.#pending.set(g, p);
+  take(i: number): ParquetGroupPart | null {
+    return this.#parts.get(i) ?? null;
   }
 
   /**
-   * Row group g's columns as views of the arena, or null: not requested, the
-   * thread failed, or its decoder declined the group (decode it here).
+   * Ends the thread and frees its region. Call it only once {@link done}
+   * has resolved (the thread writes into the region and into X until then).
    */
-  async take(g: number): Promise<Map<string, ParquetCells> | null> {
-    const p = this.#pending.get(g);
-    if (p === undefined) return null;
-    const a = await p;
-    this.#pending.delete(g);
-    if (a === null || a.type !== "group" || a.columns === null) return null;
-    const buf = this.#arena.memory.buffer, out = new Map<string, ParquetCells>();
-    for (const c of a.columns) {
-      out.set(
-        c.name,
-        c.kind === "f32"
-          ? new Float32Array(buf, c.ptr, c.length)
-          : c.kind === "f64"
-          ? new Float64Array(buf, c.ptr, c.length)
-          : new Int32Array(buf, c.ptr, c.length),
-      );
-    }
-    return out;
-  }
-
-  /** Waits for the requests in flight (they write into the region), ends the thread, frees the region. */
-  async close(): Promise<void> {
-    await Promise.all([...this.#pending.values()].map((p) => p.catch(() => null)));
+  close(): void {
     this.#fail();
     this.#arena.free(this.#region);
   }
 
   #fail(): void {
+    if (!this.#dead) this.#w.terminate();
     this.#dead = true;
-    this.#w.terminate();
-    for (const resolve of this.#waiters.values()) resolve(null);
-    this.#waiters.clear();
+    this.#finish();
   }
 }
+
+/** Bytes of the kernel's staging block per column (core/parquet_kernel.ts). */
+const _STAGE_BYTES = 8192 * 8;
 
 /** Bytes a value, by physical type. */
 const _WIDTH: Record<string, number> = { FLOAT: 4, DOUBLE: 8, INT32: 4 };

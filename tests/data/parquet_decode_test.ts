@@ -332,11 +332,12 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
   const saved = { ...parquetThreadSizes };
   parquetThreadSizes.decodeMinBytes = 0;
   parquetThreadSizes.prefaultMinBytes = 0;
-  // Count the row groups the thread decoded.
+  // The thread takes every row group; count those it checked and transposed.
+  parquetThreadSizes.callerTakes = false;
   const take = ParquetDecodeThread.prototype.take;
   let taken = 0;
-  ParquetDecodeThread.prototype.take = async function (g: number) {
-    const r = await take.call(this, g);
+  ParquetDecodeThread.prototype.take = function (i: number) {
+    const r = take.call(this, i);
     if (r !== null) taken++;
     return r;
   };
@@ -358,6 +359,16 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
         "ok",
       );
       assert.equal(taken, 15); // every group of the three loads
+      // Both threads taking row groups as they go: the same outcome.
+      parquetThreadSizes.callerTakes = true;
+      try {
+        assert.equal(
+          await _sameOutcome(path, { response: "y", family: "logistic", storage: "f32" }),
+          "ok",
+        );
+      } finally {
+        parquetThreadSizes.callerTakes = false;
+      }
     });
     await t.step("damaged files: the same data or the same error", async () => {
       const good = _file(1_500, { rowGroupSize: 300, pageSize: 2_000, seed: 9 });
