@@ -324,6 +324,12 @@ for (let q = 0; q < _KNOTS; q++) {
   _G[q] = 2 * Math.log1p(Math.exp(-a));
   _DG[q] = -2 / (1 + Math.exp(a)) / _H; // derivative per unit of the knot index
 }
+// The four numbers interval q needs, side by side: _T[4q..4q+3] = G[q], G'[q], G[q+1], G'[q+1]
+// (one array and one cache line per evaluation instead of four lookups in two arrays).
+const _T = new Float64Array(4 * (_KNOTS - 1));
+for (let q = 0; q < _KNOTS - 1; q++) {
+  _T[4 * q] = _G[q], _T[4 * q + 1] = _DG[q], _T[4 * q + 2] = _G[q + 1], _T[4 * q + 3] = _DG[q + 1];
+}
 
 /**
  * f(z) = log(4 cosh²(z/2)) = |z| + 2 log(1 + e^{−|z|}), the second term by
@@ -344,9 +350,9 @@ export function logFourCoshSq(z: number): number {
   // mispredicted half the time.
   const a = Math.abs(z);
   if (a >= _A_MAX) return a + 2 * Math.exp(-a);
-  const u = a * _H, q = u | 0, t = u - q, t2 = t * t, t3 = t2 * t;
-  return a + (2 * t3 - 3 * t2 + 1) * _G[q] + (t3 - 2 * t2 + t) * _DG[q] +
-    (3 * t2 - 2 * t3) * _G[q + 1] + (t3 - t2) * _DG[q + 1];
+  const u = a * _H, q = u | 0, t = u - q, t2 = t * t, t3 = t2 * t, b = q << 2;
+  return a + (2 * t3 - 3 * t2 + 1) * _T[b] + (t3 - 2 * t2 + t) * _T[b + 1] +
+    (3 * t2 - 2 * t3) * _T[b + 2] + (t3 - t2) * _T[b + 3];
 }
 
 /**
