@@ -356,6 +356,29 @@ export function logFourCoshSq(z: number): number {
 }
 
 /**
+ * softplus(t) = log(1 + eᵗ) = max(t, 0) + log(1 + e^{−|t|}), the second term
+ * from the table of {@link logFourCoshSq} (½ g(|t|); |error| < 5e-10, no
+ * cancellation for t ≪ 0): about five times faster than `Math.log1p(Math.exp(−|t|))`.
+ * The logistic log-likelihood of the reversible-jump experiment (R16) uses it
+ * in every chain and in its exact reference run alike.
+ *
+ * @param t The argument.
+ * @returns softplus(t).
+ * @example
+ * ```ts
+ * import { softplusTable } from "./ica_stiefel.ts";
+ * if (Math.abs(softplusTable(-0.7) - Math.log1p(Math.exp(-0.7))) > 1e-9) throw new Error();
+ * ```
+ */
+export function softplusTable(t: number): number {
+  const a = Math.abs(t), pos = Math.max(t, 0);
+  if (a >= _A_MAX) return pos + Math.exp(-a);
+  const u = a * _H, q = u | 0, v = u - q, v2 = v * v, v3 = v2 * v, b = q << 2;
+  return pos + 0.5 * ((2 * v3 - 3 * v2 + 1) * _T[b] + (v3 - 2 * v2 + v) * _T[b + 1] +
+        (3 * v2 - 2 * v3) * _T[b + 2] + (v3 - v2) * _T[b + 3]);
+}
+
+/**
  * The log-likelihood differences of the ICA model for the approximate MH
  * test, with a per-row cache of f(wᵣᵀxᵢ) at the current W.
  */

@@ -45,6 +45,7 @@
  */
 import { Rng } from "../random/rng.ts";
 import { approxMhTest, newRowOrder } from "../subsampling/austerity.ts";
+import { softplusTable } from "./ica_stiefel.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./experiment.ts";
 import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import { outcomeOf, type Verdict } from "./verdicts.ts";
@@ -252,9 +253,13 @@ export interface RjChainResult {
   readonly sizeTrace: number[];
 }
 
-function _softplus(t: number): number {
-  return (t > 0 ? t : 0) + Math.log1p(Math.exp(-Math.abs(t)));
-}
+/**
+ * log(1 + eᵗ) to 5e-10 by the table of `ica_stiefel.ts` (five times faster than
+ * `Math.log1p(Math.exp(−|t|))`, which the exact reference run's 7,500 passes over the
+ * training rows spent most of their time in); every chain and the reference use it,
+ * so all target the same posterior.
+ */
+const _softplus = softplusTable;
 
 /** The sampler's data and per-row caches, reused across chains. */
 export class RjSampler {

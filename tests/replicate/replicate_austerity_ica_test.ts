@@ -7,6 +7,7 @@ import {
   IcaTarget,
   invert4,
   logFourCoshSq,
+  softplusTable,
   stiefelProposal,
 } from "../../replicate/ica_stiefel.ts";
 import { finalRiskWithSe, runIcaRisk } from "../../replicate/r15_austerity_ica.ts";
@@ -23,10 +24,17 @@ function _gram(w: Float64Array): Float64Array {
   return g;
 }
 
-Deno.test("ICA: f(z) = log(4 cosh²(z/2)) to 1e-9, and the Amari distance ignores row order, sign and scale", () => {
+Deno.test("ICA: f(z) = log(4 cosh²(z/2)) to 1e-9, softplus from its table to 5e-10, and the Amari distance ignores row order, sign and scale", () => {
   for (const z of [0, 1e-3, 0.5, -2.7, 9.99, 15.99, 16, -40]) {
     const exact = Math.abs(z) + 2 * Math.log1p(Math.exp(-Math.abs(z)));
     assert.ok(Math.abs(logFourCoshSq(z) - exact) < 1e-9, `f(${z})`);
+    const softplus = Math.max(z, 0) + Math.log1p(Math.exp(-Math.abs(z)));
+    assert.ok(Math.abs(softplusTable(z) - softplus) < 5e-10, `softplus(${z})`);
+  }
+  // No cancellation far in the left tail: relative accuracy where softplus(t) ≈ eᵗ.
+  for (const t of [-15.9, -16, -30, -700]) {
+    const exact = Math.log1p(Math.exp(t));
+    assert.ok(Math.abs(softplusTable(t) - exact) <= 1e-7 * exact, `softplus(${t})`);
   }
   const data = icaData(3, 44_100); // one second of "audio"
   const inv = invert4(data.w0);
