@@ -72,4 +72,8 @@ export { kde, type KdeOptions, type KdeResult, silvermanBandwidth } from "./kde.
 export { rocAuc, type RocCurve, rocCurve } from "./roc.ts";
 export { quantile, quantiles } from "./quantile.ts";
 export { type CovarianceEllipse, covarianceEllipse, type EllipseOptions } from "./ellipse.ts";
-export { type AutocorrelationTimeOptions, integratedAutocorrelationTime } from "./acf_time.ts";
+export {
+  type AutocorrelationTimeOptions,
+  integratedAutocorrelationTime,
+  integratedAutocorrelationTimes,
+} from "./acf_time.ts";

@@ -324,6 +324,12 @@ for (let q = 0; q < _KNOTS; q++) {
   _G[q] = 2 * Math.log1p(Math.exp(-a));
   _DG[q] = -2 / (1 + Math.exp(a)) / _H; // derivative per unit of the knot index
 }
+// The four numbers interval q needs, side by side: _T[4q..4q+3] = G[q], G'[q], G[q+1], G'[q+1]
+// (one array and one cache line per evaluation instead of four lookups in two arrays).
+const _T = new Float64Array(4 * (_KNOTS - 1));
+for (let q = 0; q < _KNOTS - 1; q++) {
+  _T[4 * q] = _G[q], _T[4 * q + 1] = _DG[q], _T[4 * q + 2] = _G[q + 1], _T[4 * q + 3] = _DG[q + 1];
+}
 
 /**
  * f(z) = log(4 cosh²(z/2)) = |z| + 2 log(1 + e^{−|z|}), the second term by
@@ -340,11 +346,36 @@ for (let q = 0; q < _KNOTS; q++) {
  * ```
  */
 export function logFourCoshSq(z: number): number {
-  const a = z < 0 ? -z : z;
+  // Math.abs, not a comparison: the sign of wᵀx is a coin flip, and a branch on it is
+  // mispredicted half the time.
+  const a = Math.abs(z);
   if (a >= _A_MAX) return a + 2 * Math.exp(-a);
-  const u = a * _H, q = u | 0, t = u - q, t2 = t * t, t3 = t2 * t;
-  return a + (2 * t3 - 3 * t2 + 1) * _G[q] + (t3 - 2 * t2 + t) * _DG[q] +
-    (3 * t2 - 2 * t3) * _G[q + 1] + (t3 - t2) * _DG[q + 1];
+  const u = a * _H, q = u | 0, t = u - q, t2 = t * t, t3 = t2 * t, b = q << 2;
+  return a + (2 * t3 - 3 * t2 + 1) * _T[b] + (t3 - 2 * t2 + t) * _T[b + 1] +
+    (3 * t2 - 2 * t3) * _T[b + 2] + (t3 - t2) * _T[b + 3];
+}
+
+/**
+ * softplus(t) = log(1 + eᵗ) = max(t, 0) + log(1 + e^{−|t|}), the second term
+ * from the table of {@link logFourCoshSq} (½ g(|t|); |error| < 5e-10, no
+ * cancellation for t ≪ 0): about five times faster than `Math.log1p(Math.exp(−|t|))`.
+ * The logistic log-likelihood of the reversible-jump experiment (R16) uses it
+ * in every chain and in its exact reference run alike.
+ *
+ * @param t The argument.
+ * @returns softplus(t).
+ * @example
+ * ```ts
+ * import { softplusTable } from "./ica_stiefel.ts";
+ * if (Math.abs(softplusTable(-0.7) - Math.log1p(Math.exp(-0.7))) > 1e-9) throw new Error();
+ * ```
+ */
+export function softplusTable(t: number): number {
+  const a = Math.abs(t), pos = Math.max(t, 0);
+  if (a >= _A_MAX) return pos + Math.exp(-a);
+  const u = a * _H, q = u | 0, v = u - q, v2 = v * v, v3 = v2 * v, b = q << 2;
+  return pos + 0.5 * ((2 * v3 - 3 * v2 + 1) * _T[b] + (v3 - 2 * v2 + v) * _T[b + 1] +
+        (3 * v2 - 2 * v3) * _T[b + 2] + (v3 - v2) * _T[b + 3]);
 }
 
 /**
@@ -364,6 +395,7 @@ export class IcaTarget {
   #stamp: Int32Array;
   #newJ: Float64Array;
   #newK: Float64Array;
+  #gathered = new Float64Array(0);
   #version = 0;
   #useCache: boolean;
   #j = 0;
@@ -442,9 +474,18 @@ export class IcaTarget {
     const ck0 = w[k * d], ck1 = w[k * d + 1], ck2 = w[k * d + 2], ck3 = w[k * d + 3];
     const pj0 = wp[j * d], pj1 = wp[j * d + 1], pj2 = wp[j * d + 2], pj3 = wp[j * d + 3];
     const pk0 = wp[k * d], pk1 = wp[k * d + 1], pk2 = wp[k * d + 2], pk3 = wp[k * d + 3];
+    // Copy the rows drawn into a contiguous buffer first: the loads of this loop do not
+    // depend on each other, so the processor overlaps their cache misses (rows are drawn
+    // at random from 62 MB); interleaved with the arithmetic below they were paid one by one.
+    if (this.#gathered.length < rows.length * d) this.#gathered = new Float64Array(rows.length * d);
+    const g = this.#gathered;
     for (let q = 0; q < rows.length; q++) {
-      const o = rows[q] * d;
-      const x0 = x[o], x1 = x[o + 1], x2 = x[o + 2], x3 = x[o + 3];
+      const o = rows[q] * d, b = q * d;
+      g[b] = x[o], g[b + 1] = x[o + 1], g[b + 2] = x[o + 2], g[b + 3] = x[o + 3];
+    }
+    for (let q = 0; q < rows.length; q++) {
+      const o = q * d;
+      const x0 = g[o], x1 = g[o + 1], x2 = g[o + 2], x3 = g[o + 3];
       const cj = logFourCoshSq(cj0 * x0 + cj1 * x1 + cj2 * x2 + cj3 * x3);
       const ck = logFourCoshSq(ck0 * x0 + ck1 * x1 + ck2 * x2 + ck3 * x3);
       const fj = logFourCoshSq(pj0 * x0 + pj1 * x1 + pj2 * x2 + pj3 * x3);

@@ -290,10 +290,13 @@ export class PmfModel implements Model {
       for (const q of rows) {
         const o = other(q), e = rating[q] - this.mean;
         for (let c = 0; c < rk; c++) {
-          bv[c] += e * theta[o + c];
-          for (let c2 = 0; c2 < rk; c2++) a[c * rk + c2] += theta[o + c] * theta[o + c2];
+          const tc = theta[o + c];
+          bv[c] += e * tc;
+          // The upper triangle only: entry (c2, c) would add the same products in the same order.
+          for (let c2 = c; c2 < rk; c2++) a[c * rk + c2] += tc * theta[o + c2];
         }
       }
+      for (let c = 0; c < rk; c++) for (let c2 = 0; c2 < c; c2++) a[c * rk + c2] = a[c2 * rk + c];
       theta.set(choleskySolve(cholesky(a), bv), target);
     };
     for (let s = 0; s < sweeps; s++) {

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { integratedAutocorrelationTime } from "../diagnostics/acf_time.ts";
+import { integratedAutocorrelationTimes } from "../diagnostics/acf_time.ts";
 import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
 import { Rng } from "../random/rng.ts";
 import { sampleChains } from "../samplers/driver.ts";
@@ -187,7 +187,7 @@ async function run(ctx: ExperimentContext): Promise<ExperimentResult> {
       }
       const hMu = _histogram(mu, gMu), hGa = _histogram(ga, gGa);
       const rmseMu = _rmse(hMu, gMu.truth), rmseGa = _rmse(hGa, gGa.truth);
-      const tauMu = integratedAutocorrelationTime(mu), tauGa = integratedAutocorrelationTime(ga);
+      const [tauMu, tauGa] = integratedAutocorrelationTimes([mu, ga]); // one shared FFT
       const tau = 0.5 * (tauMu + tauGa), rmse = 0.5 * (rmseMu + rmseGa);
       const floor = 0.5 * (_floor(mu, gMu) + _floor(ga, gGa));
       results.set(`${method},${h},${a}`, { rmse, tau, rmseMu, rmseGa, floor });

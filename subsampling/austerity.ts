@@ -218,17 +218,23 @@ export function approxMhTest(rng: Rng, options: ApproxMhTestOptions): ApproxMhTe
   }
   const order = options.rowOrder ?? newRowOrder(bigN);
   const buf = new Float64Array(Math.min(m, bigN));
+  const picks = eps > 0 ? new Int32Array(Math.min(m, bigN)) : null;
   // Running mean and sum of squared deviations (Chan et al.'s batch merge).
   let n = 0, mean = 0, m2 = 0, sum = 0;
   while (n < bigN) {
     const b = Math.min(m, bigN - n);
     // ε = 0 cannot stop before the data run out, so the order of the rows does
     // not matter: skip the shuffle (and its N random draws).
-    for (let k = n; eps > 0 && k < n + b; k++) {
-      const j = k + rng.int(bigN - k);
-      const tmp = order[k];
-      order[k] = order[j];
-      order[j] = tmp;
+    if (picks !== null) {
+      // Draw the batch's positions first, then swap in the same order: the same
+      // permutation, but the swaps' loads (at random positions of an N-long
+      // array) no longer wait behind the generator and overlap their cache misses.
+      for (let k = 0; k < b; k++) picks[k] = n + k + rng.int(bigN - n - k);
+      for (let k = 0; k < b; k++) {
+        const j = picks[k], tmp = order[n + k];
+        order[n + k] = order[j];
+        order[j] = tmp;
+      }
     }
     const rows = order.subarray(n, n + b), out = buf.subarray(0, b);
     options.differencesFn(rows, out);

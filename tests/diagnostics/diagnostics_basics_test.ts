@@ -13,6 +13,7 @@ import {
   covarianceEllipse,
   essBasic,
   integratedAutocorrelationTime,
+  integratedAutocorrelationTimes,
   kde,
   quantile,
   quantiles,
@@ -170,6 +171,28 @@ Deno.test("integratedAutocorrelationTime()", async (t) => {
     const tau = integratedAutocorrelationTime([1, 2, 3, 4, 5], { method: "fixed", maxLag: 2 });
     assert.ok(Math.abs(tau - 1.6) < 1e-12);
   });
+
+  await t.step(
+    "integratedAutocorrelationTimes() equals one call per chain, transforms shared",
+    () => {
+      const y = ar1Chain(0.9, 131072, normalGenerator(52));
+      const z = ar1Chain(0.2, 5000, normalGenerator(53)); // another length: its own transform
+      for (
+        const options of [{}, { method: "fixed" as const, maxLag: 30 }, {
+          method: "geyer" as const,
+        }]
+      ) {
+        const taus = integratedAutocorrelationTimes([x, y, z], options);
+        const one = [x, y, z].map((c) => integratedAutocorrelationTime(c, options));
+        for (let k = 0; k < 3; k++) assert.ok(relativeError(taus[k], one[k]) < 1e-10, `${k}`);
+      }
+      assert.ok(relativeError(integratedAutocorrelationTimes([x, y])[1], 19) < 0.15);
+      assert.throws(() => integratedAutocorrelationTimes([x, [2, 2, 2, 2]]), {
+        name: "RangeError",
+        message: /chains\[1\] must not be constant/,
+      });
+    },
+  );
 
   await t.step("integratedAutocorrelationTime() rejects bad input", () => {
     assert.throws(() => integratedAutocorrelationTime([1, 1, 1, 1]), {

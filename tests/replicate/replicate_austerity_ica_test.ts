@@ -4,8 +4,10 @@ import {
   amariDistance,
   ICA_DIM,
   icaData,
+  IcaTarget,
   invert4,
   logFourCoshSq,
+  softplusTable,
   stiefelProposal,
 } from "../../replicate/ica_stiefel.ts";
 import { finalRiskWithSe, runIcaRisk } from "../../replicate/r15_austerity_ica.ts";
@@ -22,10 +24,17 @@ function _gram(w: Float64Array): Float64Array {
   return g;
 }
 
-Deno.test("ICA: f(z) = log(4 cosh²(z/2)) to 1e-9, and the Amari distance ignores row order, sign and scale", () => {
+Deno.test("ICA: f(z) = log(4 cosh²(z/2)) to 1e-9, softplus from its table to 5e-10, and the Amari distance ignores row order, sign and scale", () => {
   for (const z of [0, 1e-3, 0.5, -2.7, 9.99, 15.99, 16, -40]) {
     const exact = Math.abs(z) + 2 * Math.log1p(Math.exp(-Math.abs(z)));
     assert.ok(Math.abs(logFourCoshSq(z) - exact) < 1e-9, `f(${z})`);
+    const softplus = Math.max(z, 0) + Math.log1p(Math.exp(-Math.abs(z)));
+    assert.ok(Math.abs(softplusTable(z) - softplus) < 5e-10, `softplus(${z})`);
+  }
+  // No cancellation far in the left tail: relative accuracy where softplus(t) ≈ eᵗ.
+  for (const t of [-15.9, -16, -30, -700]) {
+    const exact = Math.log1p(Math.exp(t));
+    assert.ok(Math.abs(softplusTable(t) - exact) <= 1e-7 * exact, `softplus(${t})`);
   }
   const data = icaData(3, 44_100); // one second of "audio"
   const inv = invert4(data.w0);
@@ -74,6 +83,37 @@ Deno.test("ICA: the Stiefel random walk stays orthonormal, keeps det W, and chan
     det += (c % 2 === 0 ? 1 : -1) * w[c] * det3(minor);
   }
   assert.ok(Math.abs(det - 1) < 1e-9, `det W = ${det}`);
+});
+
+Deno.test("ICA: the per-row differences are the same with and without the cache, rows in any order", () => {
+  const data = icaData(5, 2_000);
+  const start = new Float64Array(d * d);
+  for (let r = 0; r < d; r++) start[r * d + r] = 1;
+  const cached = new IcaTarget(data, start), plain = new IcaTarget(data, start, { cache: false });
+  const rngA = new Rng("cache-a"), rngB = new Rng("cache-a"), pick = new Rng("cache-rows");
+  for (let step = 0; step < 6; step++) {
+    cached.propose(rngA, 3);
+    plain.propose(rngB, 3);
+    // Batches of different sizes drawn at random, with repeats; the buffer grows and shrinks.
+    const evaluated: number[] = [];
+    for (const size of [7, 300, 1]) {
+      const rows = Int32Array.from({ length: size }, () => pick.int(data.n));
+      const a = new Float64Array(size), b = new Float64Array(size);
+      cached.differences(rows, a);
+      plain.differences(rows, b);
+      for (let q = 0; q < size; q++) {
+        assert.ok(Number.isFinite(a[q]));
+        assert.equal(a[q], b[q], `step ${step}, row ${rows[q]}`);
+      }
+      evaluated.push(...rows);
+    }
+    if (step % 2 === 0) {
+      // Accepted after the rows evaluated for this proposal: the others go stale.
+      const used = Int32Array.from(evaluated);
+      cached.accept(used);
+      plain.accept(used);
+    }
+  }
 });
 
 Deno.test("R15 (Austerity Fig. 5, small): at equal data budget the approximate test beats exact MH in risk", () => {
