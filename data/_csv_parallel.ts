@@ -69,6 +69,51 @@ export interface CsvWorkerInit {
   plan: CsvRowPlan;
   /** Byte offset of the first data line. */
   dataStart: number;
+  /** Where the rows go (null: into shared slots). */
+  placement: CsvPlacement | null;
+}
+
+/**
+ * Where the workers write the rows themselves: X (f32 or f64, row-major)
+ * and y (f64) in a shared memory, the row a segment starts at given by this
+ * thread once the rows before it are known.
+ */
+export interface CsvPlacement {
+  /** The shared memory X and y live in. */
+  memory: WebAssembly.Memory;
+  /** Byte offset of X. */
+  x: number;
+  /** Byte offset of y. */
+  y: number;
+  /** Whether X holds f32 (else f64). */
+  f32: boolean;
+  /** X'X's rows: g % gramStride = 0 and g / gramStride < gramMaxRows (ColumnStats). */
+  gramStride: number;
+  /** See gramStride. */
+  gramMaxRows: number;
+}
+
+/** csv.ts's sink, with what the workers need to write the rows themselves. */
+export interface PlacingSink extends RowSink {
+  /**
+   * Where the rows go (null: the workers hand them over in shared slots and
+   * {@link RowSink.addSegment} copies them).
+   */
+  placement(): CsvPlacement | null;
+  /** The first row of the next m rows (throws when there is no room for them). */
+  reserveRows(m: number): number;
+  /**
+   * Takes m rows a worker wrote: their statistics (`part`), response range
+   * and the rows among them that X'X takes (`gram`, one after the other).
+   */
+  addPlaced(
+    m: number,
+    lines: number,
+    part: { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array },
+    yLo: number,
+    yHi: number,
+    gram: Float64Array,
+  ): void;
 }
 
 /** A worker's line-break counts of the file's bytes [j·segBytes, (j+1)·segBytes). */
@@ -85,8 +130,8 @@ export interface CsvCountDone {
   numBytes: number;
 }
 
-/** A worker's answer for one segment. */
-export interface CsvSegmentDone {
+/** A worker's answer for one segment parsed (its rows kept until placed). */
+export interface CsvSegmentParsed {
   /** Message type. */
   type: "seg";
   /** Segment index. */
@@ -95,13 +140,29 @@ export interface CsvSegmentDone {
   status: "ok" | "fallback";
   /** Rows. */
   rows: number;
+}
+
+/** A worker's answer for one segment placed. */
+export interface CsvSegmentDone {
+  /** Message type. */
+  type: "placed";
+  /** Segment index. */
+  k: number;
+  /** Rows. */
+  rows: number;
   /** Lines (blank ones included). */
   lines: number;
+  /** Smallest response (+∞ without rows). */
+  yLo: number;
+  /** Largest response (-∞ without rows). */
+  yHi: number;
+  /** The rows X'X takes, one after the other (with a placement; else null). */
+  gram: Float64Array | null;
   /**
-   * rows × numCols, row-major, at the start of one of the worker's two
-   * shared slots (null without rows): the worker writes that slot again
-   * only for its next segment but one, which it is given after this one
-   * has been taken.
+   * Without a placement: rows × numCols, row-major, at the start of one of
+   * the worker's two shared slots (null without rows): the worker writes
+   * that slot again only for its next segment but one, which it is given
+   * after this one has been taken. With one: null.
    */
   x: Float64Array | null;
   /** rows responses (in the same slot). */
@@ -116,12 +177,17 @@ export type CsvWorkerMessage =
   | CsvWorkerInit
   | { type: "count"; j: number }
   | { type: "seg"; k: number }
+  | { type: "place"; k: number; row: number }
   | { type: "close" };
 
 const _EMPTY = new Float64Array(0);
 const _NO_PART = { lo: _EMPTY, hi: _EMPTY, sum: _EMPTY, h: new Int32Array(0) };
 
-type _Answer = CsvSegmentDone | CsvCountDone | { type: "error"; message: string };
+type _Answer =
+  | CsvSegmentParsed
+  | CsvSegmentDone
+  | CsvCountDone
+  | { type: "error"; message: string; placing: boolean };
 
 /**
  * The line-break counts of a file, as the workers found them: what the
@@ -154,7 +220,7 @@ export interface CsvBreakCounts {
 export async function readCsvParallel(
   path: string,
   fileSize: number,
-  counted: (counts: CsvBreakCounts) => RowSink,
+  counted: (counts: CsvBreakCounts) => PlacingSink,
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
@@ -167,7 +233,7 @@ export async function readCsvParallel(
 async function _readParallel(
   path: string,
   fileSize: number,
-  counted: (counts: CsvBreakCounts) => RowSink,
+  counted: (counts: CsvBreakCounts) => PlacingSink,
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
@@ -194,15 +260,19 @@ async function _readFirst(path: string, fileSize: number): Promise<Uint8Array> {
 async function _readParallelWith(
   path: string,
   fileSize: number,
-  counted: (counts: CsvBreakCounts) => RowSink,
+  counted: (counts: CsvBreakCounts) => PlacingSink,
   opts: ReadCsvWasmOptions,
   numWorkers: number,
 ): Promise<"done" | "fallback"> {
   const { segBytes, margin } = csvParallelSizes;
   const numRanges = Math.max(1, Math.ceil(fileSize / segBytes));
   const workers: Worker[] = [];
-  const waiting = new Map<number, CsvSegmentDone>();
+  const parsed = new Map<number, CsvSegmentParsed>();
+  const placed = new Map<number, CsvSegmentDone>();
   const counts: CsvCountDone[] = [];
+  // Per worker: "place" messages not yet answered (their rows may still be
+  // being written), and whether it died (it writes nothing more).
+  const pending: number[] = [], dead: boolean[] = [];
   let wake: (() => void) | null = null;
   let failure: Error | null = null;
   let next = 0; // next segment to hand out
@@ -225,15 +295,24 @@ async function _readParallelWith(
         return "fallback"; // no workers here
       }
       workers.push(w);
+      pending.push(0);
+      dead.push(false);
       w.onmessage = (e: MessageEvent<_Answer>) => {
         const a = e.data;
-        if (a.type === "error") failure ??= new Error(a.message);
-        else if (a.type === "count") counts.push(a);
-        else waiting.set(a.k, a);
+        if (a.type === "error") {
+          failure ??= new Error(a.message);
+          if (a.placing) pending[i]--;
+        } else if (a.type === "count") counts.push(a);
+        else if (a.type === "seg") parsed.set(a.k, a);
+        else {
+          pending[i]--;
+          placed.set(a.k, a);
+        }
         wake?.();
       };
       w.onerror = (e) => {
         e.preventDefault();
+        dead[i] = true;
         failure ??= new Error(`CSV worker failed: ${e.message}`);
         wake?.();
       };
@@ -265,17 +344,41 @@ async function _readParallelWith(
     const prep = prepareCsvWasm(first, first.length, first.length === fileSize, sink, opts);
     if (prep === "fallback") return "fallback";
     const { plan, dataStart } = prep;
+    const placement = sink.placement();
     numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / segBytes));
-    const init: CsvWorkerInit = { type: "init", plan, dataStart };
+    const init: CsvWorkerInit = { type: "init", plan, dataStart, placement };
     for (const w of workers) w.postMessage(init);
     // Two segments in flight per worker; segment k goes to worker k mod W.
     for (let round = 0; round < 2; round++) for (const w of workers) give(w);
+    // Segment k is placed (its first row known) once the segments before it
+    // are parsed, and merged in file order once placed.
+    let toPlace = 0;
     for (let k = 0; k < numSegs; k++) {
-      await until(() => waiting.has(k));
+      await until(() => placed.has(k) || parsed.has(toPlace));
       if (failure !== null) return "fallback";
-      const seg = waiting.get(k)!;
-      waiting.delete(k);
-      if (seg.status === "fallback") return "fallback";
+      while (parsed.has(toPlace)) {
+        const seg = parsed.get(toPlace)!;
+        parsed.delete(toPlace);
+        if (seg.status === "fallback") return "fallback";
+        const wi = toPlace % workers.length;
+        const row = placement === null ? 0 : sink.reserveRows(seg.rows);
+        pending[wi]++;
+        workers[wi].postMessage({ type: "place", k: toPlace, row });
+        // With a placement, the worker places this segment before it parses its
+        // next one (its messages are taken in order): that may use its rows' room.
+        if (placement !== null) give(workers[wi]);
+        toPlace++;
+      }
+      if (!placed.has(k)) {
+        k--;
+        continue;
+      }
+      const seg = placed.get(k)!;
+      placed.delete(k);
+      if (placement !== null) {
+        sink.addPlaced(seg.rows, seg.lines, seg.part ?? _NO_PART, seg.yLo, seg.yHi, seg.gram!);
+        continue;
+      }
       if (seg.rows > 0) sink.addSegment(seg.x!, seg.y!, seg.rows, seg.lines, seg.part!);
       else sink.addSegment(_EMPTY, _EMPTY, 0, seg.lines, _NO_PART);
       // The worker's slot of segment k is free again: its next segment may use it.
@@ -283,6 +386,11 @@ async function _readParallelWith(
     }
     return "done";
   } finally {
+    // No worker may still write rows the caller frees after a fallback.
+    while (pending.some((n, i) => n > 0 && !dead[i])) {
+      await new Promise<void>((r) => wake = r);
+      wake = null;
+    }
     // An idle worker would keep the process alive: each read ends its own.
     for (const w of workers) w.terminate();
   }
