@@ -27,12 +27,14 @@
  *
  * @module
  */
-import type { CsvRowPlan } from "../core/csv_kernels.ts";
+import type { CsvRowParser, CsvRowPlan } from "../core/csv_kernels.ts";
 import { csvCoreModule } from "../core/csv_core_module.ts";
 import {
+  acquireCsvParser,
   csvWasmCounts,
   prepareCsvWasm,
   type ReadCsvWasmOptions,
+  releaseCsvParser,
   type RowSink,
   WASM_CSV_BLOCK_BYTES,
 } from "./_csv_wasm.ts";
@@ -69,7 +71,7 @@ export interface CsvWorkerInit {
   plan: CsvRowPlan;
   /** Byte offset of the first data line. */
   dataStart: number;
-  /** Where the rows go (null: into shared slots). */
+  /** Where the rows go (null: into shared slots; else given with the first "place"). */
   placement: CsvPlacement | null;
 }
 
@@ -177,7 +179,7 @@ export type CsvWorkerMessage =
   | CsvWorkerInit
   | { type: "count"; j: number }
   | { type: "seg"; k: number }
-  | { type: "place"; k: number; row: number }
+  | { type: "place"; k: number; row: number; placement?: CsvPlacement | null }
   | { type: "close" };
 
 const _EMPTY = new Float64Array(0);
@@ -204,79 +206,77 @@ export interface CsvBreakCounts {
 
 /**
  * Reads a regular file with `numWorkers` workers into the sink `counted`
- * makes. The workers start at once; they count the line breaks of the whole
- * file (in ranges of `segBytes`, each worker its share) while this thread
- * reads the header; `counted` is called with the counts (and makes the
- * sink), then the workers parse the data lines.
+ * makes. The workers start at once and count the line breaks of the file
+ * (in ranges of `segBytes`, handed out one by one), and so does this thread
+ * once it has read the header, while the workers start up; the header gives
+ * the kernel's plan (through `probe`, a sink that allocates nothing) and the
+ * workers parse the data lines as soon as they have no range left to count;
+ * `counted` is called with the counts (and makes the sink that allocates X
+ * and y), then the parsed segments are placed and merged in file order.
  *
  * @param path The file.
  * @param fileSize Its size.
  * @param counted Makes csv.ts's sink (fresh) from the file's counts.
+ * @param probe Makes a sink that reads the header and allocates nothing.
  * @param opts The reader's options.
  * @param numWorkers Workers (≥ 1).
- * @returns "done", or "fallback" (read again with the papaparse path; when
- *   `counted` was not called, the counts are to be made too).
+ * @returns "done"; "refused" when the kernel does not read the file's
+ *   header or layout, or "fallback" when it stopped later (either way, read
+ *   again with the papaparse path; when `counted` was not called, the counts
+ *   are to be made too).
  */
 export async function readCsvParallel(
   path: string,
   fileSize: number,
   counted: (counts: CsvBreakCounts) => PlacingSink,
+  probe: () => RowSink,
   opts: ReadCsvWasmOptions,
   numWorkers: number,
-): Promise<"done" | "fallback"> {
-  const r = await _readParallel(path, fileSize, counted, opts, numWorkers);
-  csvWasmCounts[r]++;
+): Promise<"done" | "fallback" | "refused"> {
+  const r = csvCoreModule() === null
+    ? "fallback"
+    : await _readParallelWith(path, fileSize, counted, probe, opts, numWorkers);
+  csvWasmCounts[r === "done" ? "done" : "fallback"]++;
   if (r === "done") csvWasmCounts.parallel++;
   return r;
 }
 
-async function _readParallel(
-  path: string,
-  fileSize: number,
-  counted: (counts: CsvBreakCounts) => PlacingSink,
-  opts: ReadCsvWasmOptions,
-  numWorkers: number,
-): Promise<"done" | "fallback"> {
-  if (csvCoreModule() === null) return "fallback";
-  return await _readParallelWith(path, fileSize, counted, opts, numWorkers);
-}
-
-async function _readFirst(path: string, fileSize: number): Promise<Uint8Array> {
-  const first = new Uint8Array(Math.min(fileSize, WASM_CSV_BLOCK_BYTES));
-  const file = await Deno.open(path, { read: true });
-  try {
-    let n = 0;
-    while (n < first.length) {
-      const got = await file.read(first.subarray(n));
-      if (got === null) break;
-      n += got;
-    }
-    return first.subarray(0, n);
-  } finally {
-    file.close();
+async function _readAt(file: Deno.FsFile, into: Uint8Array, at: number): Promise<number> {
+  await file.seek(at, Deno.SeekMode.Start);
+  let n = 0;
+  while (n < into.length) {
+    const got = await file.read(into.subarray(n));
+    if (got === null) break;
+    n += got;
   }
+  return n;
 }
 
 async function _readParallelWith(
   path: string,
   fileSize: number,
   counted: (counts: CsvBreakCounts) => PlacingSink,
+  probe: () => RowSink,
   opts: ReadCsvWasmOptions,
   numWorkers: number,
-): Promise<"done" | "fallback"> {
+): Promise<"done" | "fallback" | "refused"> {
   const { segBytes, margin } = csvParallelSizes;
   const numRanges = Math.max(1, Math.ceil(fileSize / segBytes));
   const workers: Worker[] = [];
   const parsed = new Map<number, CsvSegmentParsed>();
   const placed = new Map<number, CsvSegmentDone>();
-  const counts: CsvCountDone[] = [];
+  let numLf = 0, numCr = 0, numBytes = 0, numCounted = 0;
   // Per worker: "place" messages not yet answered (their rows may still be
   // being written), and whether it died (it writes nothing more).
   const pending: number[] = [], dead: boolean[] = [];
   let wake: (() => void) | null = null;
   let failure: Error | null = null;
+  let nextRange = 0; // next range to count
   let next = 0; // next segment to hand out
   let numSegs = 0;
+  const giveRange = (w: Worker) => {
+    if (nextRange < numRanges) w.postMessage({ type: "count", j: nextRange++ });
+  };
   const give = (w: Worker) => {
     if (next < numSegs) w.postMessage({ type: "seg", k: next++ });
   };
@@ -286,6 +286,8 @@ async function _readParallelWith(
       wake = null;
     }
   };
+  const file = await Deno.open(path, { read: true });
+  let mainParser: CsvRowParser | null = null;
   try {
     for (let i = 0; i < Math.min(numWorkers, numRanges); i++) {
       let w: Worker;
@@ -302,8 +304,13 @@ async function _readParallelWith(
         if (a.type === "error") {
           failure ??= new Error(a.message);
           if (a.placing) pending[i]--;
-        } else if (a.type === "count") counts.push(a);
-        else if (a.type === "seg") parsed.set(a.k, a);
+        } else if (a.type === "count") {
+          numLf += a.numLf;
+          numCr += a.numCr;
+          numBytes += a.numBytes;
+          numCounted++;
+          giveRange(w);
+        } else if (a.type === "seg") parsed.set(a.k, a);
         else {
           pending[i]--;
           placed.set(a.k, a);
@@ -325,35 +332,50 @@ async function _readParallelWith(
         margin,
       };
       w.postMessage(open);
+      // Two ranges in flight per worker; each count answered brings the next.
+      giveRange(w);
+      giveRange(w);
     }
-    // Range j is counted by worker j mod W, while this thread reads the header.
-    for (let j = 0; j < numRanges; j++) {
-      workers[j % workers.length].postMessage({ type: "count", j });
-    }
-    const first = await _readFirst(path, fileSize);
-    await until(() => counts.length === numRanges);
-    if (failure !== null) return "fallback";
-    let numLf = 0, numCr = 0, numBytes = 0;
-    for (const c of counts) {
-      numLf += c.numLf;
-      numCr += c.numCr;
-      numBytes += c.numBytes;
-    }
-    if (numBytes !== fileSize) return "fallback"; // the file changed meanwhile
-    const sink = counted({ numLf, numCr, numBytes });
-    const prep = prepareCsvWasm(first, first.length, first.length === fileSize, sink, opts);
-    if (prep === "fallback") return "fallback";
+    // The header: the kernel's plan, sent at once, so that a worker parses
+    // as soon as it has no range left to count.
+    const first = new Uint8Array(Math.min(fileSize, WASM_CSV_BLOCK_BYTES));
+    const firstLen = await _readAt(file, first, 0);
+    const prep = prepareCsvWasm(first, firstLen, firstLen === fileSize, probe(), opts);
+    if (prep === "fallback") return "refused";
     const { plan, dataStart } = prep;
-    const placement = sink.placement();
     numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / segBytes));
-    const init: CsvWorkerInit = { type: "init", plan, dataStart, placement };
+    const init: CsvWorkerInit = { type: "init", plan, dataStart, placement: null };
     for (const w of workers) w.postMessage(init);
     // Two segments in flight per worker; segment k goes to worker k mod W.
     for (let round = 0; round < 2; round++) for (const w of workers) give(w);
+    // Meanwhile this thread counts ranges too (the workers are still starting).
+    mainParser = acquireCsvParser();
+    if (mainParser !== null) {
+      mainParser.reserveInput(segBytes);
+      while (nextRange < numRanges && failure === null) {
+        const j = nextRange++;
+        const a = j * segBytes, b = Math.min(fileSize, a + segBytes);
+        const len = await _readAt(file, mainParser.input().subarray(0, b - a), a);
+        numLf += mainParser.countByte(0, len, 10);
+        numCr += mainParser.countByte(0, len, 13);
+        numBytes += len;
+        numCounted++;
+      }
+    }
+    await until(() => numCounted === numRanges);
+    if (failure !== null) return "fallback";
+    if (numBytes !== fileSize) return "fallback"; // the file changed meanwhile
+    const sink = counted({ numLf, numCr, numBytes });
+    // The same header, now into the sink that allocates X and y.
+    if (prepareCsvWasm(first, firstLen, firstLen === fileSize, sink, opts) === "fallback") {
+      return "fallback";
+    }
+    const placement = sink.placement();
+    const told: boolean[] = workers.map(() => false);
     // Segment k is placed (its first row known) once the segments before it
     // are parsed, and merged in file order once placed.
     let toPlace = 0;
-    for (let k = 0; k < numSegs; k++) {
+    for (let k = 0; k < numSegs;) {
       await until(() => placed.has(k) || parsed.has(toPlace));
       if (failure !== null) return "fallback";
       while (parsed.has(toPlace)) {
@@ -363,29 +385,32 @@ async function _readParallelWith(
         const wi = toPlace % workers.length;
         const row = placement === null ? 0 : sink.reserveRows(seg.rows);
         pending[wi]++;
-        workers[wi].postMessage({ type: "place", k: toPlace, row });
+        const msg: CsvWorkerMessage = { type: "place", k: toPlace, row };
+        if (!told[wi]) msg.placement = placement;
+        told[wi] = true;
+        workers[wi].postMessage(msg);
         // With a placement, the worker places this segment before it parses its
         // next one (its messages are taken in order): that may use its rows' room.
         if (placement !== null) give(workers[wi]);
         toPlace++;
       }
-      if (!placed.has(k)) {
-        k--;
-        continue;
-      }
-      const seg = placed.get(k)!;
+      const seg = placed.get(k);
+      if (seg === undefined) continue;
       placed.delete(k);
+      k++;
       if (placement !== null) {
         sink.addPlaced(seg.rows, seg.lines, seg.part ?? _NO_PART, seg.yLo, seg.yHi, seg.gram!);
         continue;
       }
       if (seg.rows > 0) sink.addSegment(seg.x!, seg.y!, seg.rows, seg.lines, seg.part!);
       else sink.addSegment(_EMPTY, _EMPTY, 0, seg.lines, _NO_PART);
-      // The worker's slot of segment k is free again: its next segment may use it.
-      give(workers[k % workers.length]);
+      // The worker's slot of this segment is free again: its next segment may use it.
+      give(workers[seg.k % workers.length]);
     }
     return "done";
   } finally {
+    if (mainParser !== null) releaseCsvParser(mainParser);
+    file.close();
     // No worker may still write rows the caller frees after a fallback.
     while (pending.some((n, i) => n > 0 && !dead[i])) {
       await new Promise<void>((r) => wake = r);

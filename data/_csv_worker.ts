@@ -270,6 +270,7 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
       return;
     }
     if (msg.type === "place") {
+      if (msg.placement !== undefined) init!.placement = msg.placement;
       self.postMessage(_place(msg.k, msg.row));
       return;
     }

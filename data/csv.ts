@@ -1104,6 +1104,8 @@ export async function loadCsvToArena(
           sink = newSink();
           return sink;
         },
+        // The header's plan before the counts: a sink that allocates nothing.
+        () => new _CsvSink(options, where, () => () => {}),
         opts,
         workers,
       );
@@ -1113,7 +1115,7 @@ export async function loadCsvToArena(
         return _arenaData(arena, xPtr, yPtr, storage, sink!);
       }
       release();
-      kernelRefused = sink !== null;
+      kernelRefused = r === "refused" || sink !== null;
     }
   } catch (e) {
     release();
