@@ -2,25 +2,27 @@
  * The parallel CSV reader: the file's data lines split into segments of
  * `csvParallelSizes.segBytes` that workers (data/_csv_worker.ts) read,
  * parse with the core's kernel and summarise (per-column minimum, maximum,
- * sum and hash of the segment's rows), while this thread takes their rows
- * in file order into csv.ts's sink: the summaries merged, X'X on the rows
- * the one-thread reader would take, one copy into the arena.
+ * sum and hash of the segment's rows), while this thread places their rows
+ * and merges them in file order into csv.ts's sink: the summaries merged,
+ * X'X on the rows the one-thread reader would take.
  *
- * The workers start first and count the file's line breaks (each its share
- * of the ranges), so no pass over the file runs on this thread; the counts
- * size X and y, then the header gives the kernel's plan.
+ * The workers start first and count the file's line breaks (ranges handed
+ * out one by one; this thread counts some too while they start); the header
+ * gives the kernel's plan at once, and the counts size X and y.
  *
  * ```
- *  main: open ──count j──► workers ──counts──► main: allocate, header ─► plan
- *  main: plan ──init──► worker 0: seg 0, 2, 4, …  ──rows in a shared slot, summary──┐
- *                        └─init──► worker 1: seg 1, 3, 5, …  ──rows, summary─────────┤
- *                                                                                    ▼
- *     arena ◄──copy── sink.addSegment ◄── segments in order (at most 2 ahead per worker)
+ *  main: open ──count j──► workers ──counts──► main: allocate (when all are in)
+ *  main: header ─► plan ──init──► worker 0: seg 0, 2, 4, …  ──rows parsed──┐
+ *                         └─init──► worker 1: seg 1, 3, 5, …  ──rows parsed──┤
+ *  main: first row of seg k (once 0 … k-1 are parsed) ──place k──► its worker ┘
+ *  worker: X (f32 or f64) and y straight into the shared arena ──summary, X'X's rows──► main
+ *  main: sink.addPlaced, segments in order (at most 2 parsed ahead per worker)
  * ```
  *
- * Each worker writes its segments' rows into two shared slots in turn and
- * is given its next segment once the main thread has copied the rows out of
- * the slot that segment will use.
+ * A worker parses into two row ranges of its own memory in turn and is
+ * given its next segment once the one two back is placed. With an arena
+ * that is not shared, "place" copies the rows into one of two shared slots
+ * instead, and this thread copies them into the arena (sink.addSegment).
  *
  * Any segment the kernel does not read (a quote, a bad cell, a line longer
  * than `csvParallelSizes.margin`) makes the whole read answer "fallback".

@@ -1,15 +1,18 @@
 /**
- * A worker of the parallel CSV reader (data/_csv_parallel.ts): it reads the
- * byte ranges ("segments") of the file it is sent, parses their lines with
- * the core's CSV kernel, takes their per-column statistics and posts the
- * rows back in a shared slot, one message per segment.
+ * A worker of the parallel CSV reader (data/_csv_parallel.ts): it counts
+ * the line breaks of the byte ranges it is sent, reads the segments it is
+ * sent, parses their lines with the core's CSV kernel, takes their
+ * per-column statistics and, once told the row a segment starts at, writes
+ * its rows into the shared arena (or a shared slot), one message per step.
  *
  * ```
  *  count j:   the "\n" and "\r" of the file's bytes [j·S, (j+1)·S)
  *  segment k: the lines whose first byte lies in [dataStart + k·S, dataStart + (k+1)·S)
- *  main ──open, count j──► worker: read, count ──counts of j──► main (X, y allocated)
- *  main ──plan, seg k──►   worker: read, parse, Number() the hard cells, statistics
- *                          ──rows of k (slot k mod 2 of this worker's), statistics──► main
+ *  main ──open, count j──► worker: read, count ──counts of j──► main
+ *  main ──plan, seg k──►   worker: read, parse (row range k's turn mod 2), Number() the hard
+ *                          cells, statistics ──rows of k──► main
+ *  main ──place k at row r──► worker: X, y of k into the arena from row r ──statistics,
+ *                          X'X's rows──► main   (no shared arena: into slot k's turn mod 2)
  * ```
  *
  * Only a worker loads this module (it sets the worker's `onmessage`).
