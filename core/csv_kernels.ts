@@ -280,18 +280,19 @@ export class CsvRowParser {
     };
   }
 
-  /** The rows of the last parse, row-major (rows × numCols). */
-  x(rows: number): Float64Array {
-    return new Float64Array(this.#memory.buffer, this.#x, rows * this.#plan!.numCols);
+  /** Rows `[from, from + rows)` of the block, row-major (rows × numCols). */
+  x(rows: number, from = 0): Float64Array {
+    const d = this.#plan!.numCols;
+    return new Float64Array(this.#memory.buffer, this.#x + from * d * 8, rows * d);
   }
 
-  /** The responses of the last parse. */
-  y(rows: number): Float64Array {
-    return new Float64Array(this.#memory.buffer, this.#y, rows);
+  /** The responses of rows `[from, from + rows)` of the block. */
+  y(rows: number, from = 0): Float64Array {
+    return new Float64Array(this.#memory.buffer, this.#y + from * 8, rows);
   }
 
   /**
-   * Adds rows `[0, rows)` of the block to per-column statistics (minimum,
+   * Adds rows `[from, from + rows)` of the block to per-column statistics (minimum,
    * maximum, sum in row order, and the hash of csv_checks.ts's ColumnStats),
    * in the kernel: the same numbers as that class's loop, bit for bit.
    *
@@ -300,6 +301,7 @@ export class CsvRowParser {
    * @param hi Per-column maxima (updated).
    * @param sum Per-column sums (updated).
    * @param h Per-column hashes (updated).
+   * @param from First row of the block.
    */
   blockStats(
     rows: number,
@@ -307,6 +309,7 @@ export class CsvRowParser {
     hi: Float64Array,
     sum: Float64Array,
     h: Int32Array,
+    from = 0,
   ): void {
     const d = this.#plan!.numCols, base = this.#stats;
     const f = new Float64Array(this.#memory.buffer, base, 3 * d);
@@ -315,7 +318,15 @@ export class CsvRowParser {
     f.set(hi, d);
     f.set(sum, 2 * d);
     hv.set(h);
-    this.#ex.csvColumnStats(this.#x, rows, d, base, base + 8 * d, base + 16 * d, base + 24 * d);
+    this.#ex.csvColumnStats(
+      this.#x + from * d * 8,
+      rows,
+      d,
+      base,
+      base + 8 * d,
+      base + 16 * d,
+      base + 24 * d,
+    );
     lo.set(f.subarray(0, d));
     hi.set(f.subarray(d, 2 * d));
     sum.set(f.subarray(2 * d));

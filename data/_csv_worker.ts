@@ -1,15 +1,18 @@
 /**
- * A worker of the parallel CSV reader (data/_csv_parallel.ts): it reads the
- * byte ranges ("segments") of the file it is sent, parses their lines with
- * the core's CSV kernel, takes their per-column statistics and posts the
- * rows back in a shared slot, one message per segment.
+ * A worker of the parallel CSV reader (data/_csv_parallel.ts): it counts
+ * the line breaks of the byte ranges it is sent, reads the segments it is
+ * sent, parses their lines with the core's CSV kernel, takes their
+ * per-column statistics and, once told the row a segment starts at, writes
+ * its rows into the shared arena (or a shared slot), one message per step.
  *
  * ```
  *  count j:   the "\n" and "\r" of the file's bytes [j·S, (j+1)·S)
  *  segment k: the lines whose first byte lies in [dataStart + k·S, dataStart + (k+1)·S)
- *  main ──open, count j──► worker: read, count ──counts of j──► main (X, y allocated)
- *  main ──plan, seg k──►   worker: read, parse, Number() the hard cells, statistics
- *                          ──rows of k (slot k mod 2 of this worker's), statistics──► main
+ *  main ──open, count j──► worker: read, count ──counts of j──► main
+ *  main ──plan, seg k──►   worker: read, parse (row range k's turn mod 2), Number() the hard
+ *                          cells, statistics ──rows of k──► main
+ *  main ──place k at row r──► worker: X, y of k into the arena from row r ──statistics,
+ *                          X'X's rows──► main   (no shared arena: into slot k's turn mod 2)
  * ```
  *
  * Only a worker loads this module (it sets the worker's `onmessage`).
@@ -21,6 +24,7 @@ import { CSV_BAIL, CsvRowParser } from "../core/csv_kernels.ts";
 import type {
   CsvCountDone,
   CsvSegmentDone,
+  CsvSegmentParsed,
   CsvWorkerInit,
   CsvWorkerMessage,
   CsvWorkerOpen,
@@ -38,6 +42,7 @@ let rowCap = 0;
 /** The two shared slots the rows of this worker's segments alternate between. */
 const slots: { x: Float64Array; y: Float64Array }[] = [];
 let segsDone = 0;
+let placesDone = 0;
 
 async function _readAt(into: Uint8Array, at: number): Promise<number> {
   await file!.seek(at, Deno.SeekMode.Start);
@@ -64,39 +69,49 @@ async function _count(j: number): Promise<CsvCountDone> {
   };
 }
 
-/** Parses segment k: its rows, or "fallback". */
-async function _segment(k: number): Promise<CsvSegmentDone> {
+/** A segment parsed, its rows kept in one of the two row ranges of the parser's block. */
+interface _Parsed {
+  /** First row of its range. */
+  from: number;
+  rows: number;
+  lines: number;
+  part: CsvSegmentDone["part"];
+  yLo: number;
+  yHi: number;
+}
+
+/** Segments parsed and not yet placed (at most two), by index. */
+const parsedSegs = new Map<number, _Parsed>();
+
+/** Parses segment k into the next of the two row ranges: its rows, or "fallback". */
+async function _segment(k: number): Promise<CsvSegmentParsed> {
   const { fileSize, segBytes, margin } = opened!;
   const { plan, dataStart } = init!;
+  const from = (segsDone++ & 1) * rowCap;
   const a = dataStart + k * segBytes, b = Math.min(fileSize, a + segBytes);
-  const from = k === 0 ? a : a - 1;
+  const at = k === 0 ? a : a - 1;
   // The segment and a little more (its last line's end, as a rule); the rest
   // of the margin only when that line is longer.
   let to = Math.min(fileSize, b + Math.min(margin, _FIRST_MARGIN));
   const input = parser!.input();
-  let len = await _readAt(input.subarray(0, to - from), from);
-  if (len === to - from && to < Math.min(fileSize, b + margin)) {
-    const tail = input.subarray(Math.max(0, b - 1 - from), len);
+  let len = await _readAt(input.subarray(0, to - at), at);
+  if (len === to - at && to < Math.min(fileSize, b + margin)) {
+    const tail = input.subarray(Math.max(0, b - 1 - at), len);
     if (tail.indexOf(10) < 0) {
       to = Math.min(fileSize, b + margin);
-      len += await _readAt(input.subarray(len, to - from), from + len);
+      len += await _readAt(input.subarray(len, to - at), at + len);
     }
   }
-  const none: CsvSegmentDone = {
-    type: "seg",
-    k,
-    status: "ok",
-    rows: 0,
-    lines: 0,
-    x: null,
-    y: null,
-    part: null,
+  const none = (lines: number): CsvSegmentParsed => {
+    parsedSegs.set(k, { from, rows: 0, lines, part: null, yLo: Infinity, yHi: -Infinity });
+    return { type: "seg", k, status: "ok", rows: 0 };
   };
+  const fallback: CsvSegmentParsed = { type: "seg", k, status: "fallback", rows: 0 };
   // First line: at a (segment 0), else after the first '\n' at or after a - 1.
   let start = 0;
   if (k > 0) {
     const nl = input.subarray(0, len).indexOf(10);
-    if (nl < 0 || from + nl + 1 >= b) return none; // no line starts here
+    if (nl < 0 || at + nl + 1 >= b) return none(0); // no line starts here
     start = nl + 1;
   }
   // End: after the first '\n' at or after b - 1, or the end of the file.
@@ -104,19 +119,19 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
   const atEof = to === fileSize;
   if (b === fileSize) end = len;
   else {
-    const nl = input.subarray(0, len).indexOf(10, b - 1 - from);
+    const nl = input.subarray(0, len).indexOf(10, b - 1 - at);
     if (nl < 0) {
-      if (!atEof) return { ...none, status: "fallback" }; // a line longer than the margin
+      if (!atEof) return fallback; // a line longer than the margin
       end = len;
     } else end = nl + 1;
   }
   const family = plan.family, numCols = plan.numCols;
   let pos = start, rows = 0, lines = 0;
   while (pos < end) {
-    const r = parser!.parse(pos, end, end === len && atEof, rows, rowCap - rows);
-    if (r.status === CSV_BAIL) return { ...none, status: "fallback" };
+    const r = parser!.parse(pos, end, end === len && atEof, from + rows, rowCap - rows);
+    if (r.status === CSV_BAIL) return fallback;
     if (r.hard.length > 0) {
-      const xs = parser!.x(rowCap), ys = parser!.y(rowCap);
+      const xs = parser!.x(rowCap, from), ys = parser!.y(rowCap, from);
       const h = r.hard, inp = parser!.input();
       for (let q = 0; q < h.length; q += 3) {
         let text = "";
@@ -124,12 +139,10 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
           text += String.fromCharCode(inp[i]);
         }
         const v = +text;
-        if (!(v - v === 0) || v > EXTREME_ABS || v < -EXTREME_ABS) {
-          return { ...none, status: "fallback" };
-        }
+        if (!(v - v === 0) || v > EXTREME_ABS || v < -EXTREME_ABS) return fallback;
         if (h[q] < 0) {
           if (family === 0 ? v !== 0 && v !== 1 : family === 2 && (v < 0 || v % 1 !== 0)) {
-            return { ...none, status: "fallback" };
+            return fallback;
           }
           ys[rows - h[q] - 1] = v;
         } else {
@@ -137,7 +150,7 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
             plan.f32check &&
             (v > F32_MAX || v < -F32_MAX || (v !== 0 && v < F32_MIN_NORMAL && v > -F32_MIN_NORMAL))
           ) {
-            return { ...none, status: "fallback" };
+            return fallback;
           }
           xs[rows * numCols + h[q]] = v;
         }
@@ -148,15 +161,71 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
     if (r.consumed === 0) break;
     pos += r.consumed;
   }
-  if (pos < end) return { ...none, status: "fallback" };
-  if (rows === 0) return { ...none, lines };
-  // The rows' statistics, merged on the main thread (ColumnStats.addSegment).
+  if (pos < end) return fallback;
+  if (rows === 0) return none(lines);
+  // The rows' statistics, merged on the main thread (ColumnStats.addSegment),
+  // taken while the rows are in the cache.
   const lo = new Float64Array(numCols).fill(Infinity);
   const hi = new Float64Array(numCols).fill(-Infinity);
   const sum = new Float64Array(numCols), h = new Int32Array(numCols).fill(0x811c9dc5 | 0);
-  parser!.blockStats(rows, lo, hi, sum, h);
+  parser!.blockStats(rows, lo, hi, sum, h, from);
+  // The response's range: the first of equal values stays, as in the row loop.
+  const ys = parser!.y(rows, from);
+  let yLo = Infinity, yHi = -Infinity;
+  for (let i = 0; i < rows; i++) {
+    const v = ys[i];
+    if (v < yLo) yLo = v;
+    if (v > yHi) yHi = v;
+  }
+  parsedSegs.set(k, { from, rows, lines, part: { lo, hi, sum, h }, yLo, yHi });
+  return { type: "seg", k, status: "ok", rows };
+}
+
+/**
+ * Places segment k's rows from row `row` on: straight into X and y when the
+ * main thread gave a placement (X rounded to f32 when it holds f32), with
+ * the rows among them that X'X takes; else into a shared slot.
+ */
+function _place(k: number, row: number): CsvSegmentDone {
+  const seg = parsedSegs.get(k);
+  if (seg === undefined) throw new Error(`CSV worker: segment ${k} was not parsed here`);
+  parsedSegs.delete(k);
+  const { from, rows, lines, part, yLo, yHi } = seg;
+  const done: CsvSegmentDone = {
+    type: "placed",
+    k,
+    rows,
+    lines,
+    yLo,
+    yHi,
+    gram: null,
+    x: null,
+    y: null,
+    part,
+  };
+  if (rows === 0) return done;
+  const numCols = init!.plan.numCols, place = init!.placement;
+  const xs = parser!.x(rows, from), ys = parser!.y(rows, from);
+  if (place !== null) {
+    // Fresh views: the memory may have grown since.
+    const buf = place.memory.buffer;
+    if (place.f32) new Float32Array(buf, place.x + row * numCols * 4, rows * numCols).set(xs);
+    else new Float64Array(buf, place.x + row * numCols * 8, rows * numCols).set(xs);
+    new Float64Array(buf, place.y + row * 8, rows).set(ys);
+    // Rows g = row + i with g % stride = 0 and g / stride < maxRows.
+    const stride = place.gramStride, end = Math.min(row + rows, place.gramMaxRows * stride);
+    const g0 = Math.ceil(row / stride) * stride;
+    const take = g0 < end ? Math.ceil((end - g0) / stride) : 0;
+    const gram = new Float64Array(take * numCols);
+    for (let t = 0; t < take; t++) {
+      const i = g0 + t * stride - row;
+      gram.set(xs.subarray(i * numCols, (i + 1) * numCols), t * numCols);
+    }
+    done.gram = gram;
+    return done;
+  }
   // The rows to this segment's slot (see CsvSegmentDone).
-  const s = segsDone++ & 1;
+  const s = placesDone++ & 1;
   let slot = slots[s];
   if (slot === undefined || slot.y.length < rows) {
     const cap = Math.max(1024, Math.ceil(rows * 1.25));
@@ -167,18 +236,11 @@ async function _segment(k: number): Promise<CsvSegmentDone> {
     };
     slots[s] = slot;
   }
-  slot.x.set(parser!.x(rows));
-  slot.y.set(parser!.y(rows));
-  return {
-    type: "seg",
-    k,
-    status: "ok",
-    rows,
-    lines,
-    x: slot.x,
-    y: slot.y,
-    part: { lo, hi, sum, h },
-  };
+  slot.x.set(xs);
+  slot.y.set(ys);
+  done.x = slot.x;
+  done.y = slot.y;
+  return done;
 }
 
 async function _handle(msg: CsvWorkerMessage): Promise<void> {
@@ -197,7 +259,8 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
       // and at least one byte for the response: a bound on a segment's rows.
       const srcCap = opened!.segBytes + opened!.margin + 16;
       rowCap = Math.floor(srcCap / (msg.plan.numFields + 1)) + 2;
-      parser!.setPlan(msg.plan, srcCap, rowCap);
+      // Two ranges of rowCap rows: a segment is parsed while the one before waits to be placed.
+      parser!.setPlan(msg.plan, srcCap, 2 * rowCap);
       return;
     }
     if (msg.type === "count") {
@@ -209,9 +272,18 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
       self.close();
       return;
     }
+    if (msg.type === "place") {
+      if (msg.placement !== undefined) init!.placement = msg.placement;
+      self.postMessage(_place(msg.k, msg.row));
+      return;
+    }
     self.postMessage(await _segment(msg.k));
   } catch (e) {
-    self.postMessage({ type: "error", message: e instanceof Error ? e.message : String(e) });
+    self.postMessage({
+      type: "error",
+      message: e instanceof Error ? e.message : String(e),
+      placing: msg.type === "place",
+    });
   }
 }
 

@@ -256,12 +256,17 @@ export class ColumnStats {
    * @param blockRows Rows per block of the reader this replaces.
    * @param part The run's minima, maxima, sums and hashes (ColumnStats.add's
    *   arithmetic, from the start values +∞, -∞, 0 and 0x811c9dc5).
+   * @param gramOnly Whether `xs` holds only the run's rows X'X takes (rows
+   *   g with g % {@link gramStride} = 0 and g / gramStride < {@link gramMaxRows},
+   *   g counted from the table's first row), one after the other, instead of
+   *   all m rows.
    */
   addSegment(
     xs: Float64Array,
     m: number,
     blockRows: number,
     part: { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array },
+    gramOnly = false,
   ): void {
     const d = this.numCols, lo = this.colMin, hi = this.colMax;
     if (m === 0) return;
@@ -279,20 +284,30 @@ export class ColumnStats {
     }
     const cols = this.#cols, ld = this.#segLd;
     // Rows g = numRows + i: in X'X when g % stride === 0, while the budget lasts.
-    let i = 0;
+    let i = 0, q = 0;
     while (i < m) {
       const inBlock = this.numRows % blockRows;
       const n = Math.min(m - i, blockRows - inBlock);
       const g0 = this.numRows;
       let r = g0 % stride === 0 ? 0 : stride - (g0 % stride);
       for (; r < n && this.gramRows + this.#segTake < this.#maxGramRows; r += stride) {
-        const o = (i + r) * d, t = this.#segTake++;
+        const o = (gramOnly ? q++ : i + r) * d, t = this.#segTake++;
         for (let k = 0; k < d; k++) cols[k * ld + t] = xs[o + k];
       }
       this.numRows += n;
       i += n;
       if (this.numRows % blockRows === 0) this.#segFlush();
     }
+  }
+
+  /** X'X takes the rows g (from 0) with g % gramStride = 0 … */
+  get gramStride(): number {
+    return this.#stride;
+  }
+
+  /** … and g / gramStride < gramMaxRows. */
+  get gramMaxRows(): number {
+    return this.#maxGramRows;
   }
 
   #segFlush(): void {

@@ -107,7 +107,7 @@ import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
 import { countBreaksWasm, readCsvWasm, readCsvWasmAsync } from "./_csv_wasm.ts";
-import { csvParallelSizes, readCsvParallel } from "./_csv_parallel.ts";
+import { csvParallelSizes, type CsvPlacement, readCsvParallel } from "./_csv_parallel.ts";
 import {
   cellNumber,
   checkCsvFile,
@@ -198,6 +198,14 @@ type _Schema = (numCols: number) => _Flush;
 
 const _STAGING_CELLS = 1 << 17; // 1 MiB of f64
 
+/** Where X and y are, when workers may write them (a shared memory), else null. */
+type _Target = () => {
+  memory: WebAssembly.Memory;
+  x: number;
+  y: number;
+  capacity: number;
+} | null;
+
 /** A load stops after this many problems in the rows, listing them all. */
 export const MAX_LISTED_PROBLEMS = 20;
 
@@ -235,10 +243,18 @@ class _CsvSink {
   #stats: ColumnStats | null = null;
 
   #expectedRows: number | undefined;
+  #target: _Target | undefined;
 
-  constructor(options: CsvOptions, where: string, onSchema: _Schema, expectedRows?: number) {
+  constructor(
+    options: CsvOptions,
+    where: string,
+    onSchema: _Schema,
+    expectedRows?: number,
+    target?: _Target,
+  ) {
     this.#options = options;
     this.#expectedRows = expectedRows;
+    this.#target = target;
     this.#intercept = options.intercept ?? true;
     this.#family = options.family;
     this.#header = options.header ?? true;
@@ -365,6 +381,58 @@ class _CsvSink {
     this.#dataRow += m;
     this.#stats!.addSegment(xs, m, this.#blockRows, part);
     this.#takeRows(xs, ys, m);
+  }
+
+  /**
+   * Where the parallel reader's workers write the rows themselves (X and y
+   * in a shared memory), or null.
+   */
+  placement(): CsvPlacement | null {
+    const t = this.#target?.();
+    if (t === undefined || t === null) return null;
+    const stats = this.#stats!;
+    return {
+      memory: t.memory,
+      x: t.x,
+      y: t.y,
+      f32: this.#f32,
+      gramStride: stats.gramStride,
+      gramMaxRows: stats.gramMaxRows,
+    };
+  }
+
+  /** The first row of the next m rows a worker writes (see {@link placement}). */
+  reserveRows(m: number): number {
+    const at = this.#blockStart, t = this.#target!()!;
+    if (at + m > t.capacity) {
+      throw new Error(`${this.#where}internal error: more rows than the ${t.capacity} counted`);
+    }
+    this.#blockStart += m;
+    return at;
+  }
+
+  /**
+   * Takes `m` rows a worker parsed, checked, summarised and wrote itself
+   * (see {@link placement}): their statistics merged (`part`: see
+   * `ColumnStats.addSegment`; `gram`: the rows among them X'X takes) and the
+   * response's range.
+   */
+  addPlaced(
+    m: number,
+    lines: number,
+    part: { lo: Float64Array; hi: Float64Array; sum: Float64Array; h: Int32Array },
+    yLo: number,
+    yHi: number,
+    gram: Float64Array,
+  ): void {
+    this.lineNo += lines;
+    if (m === 0) return;
+    this.#dataRow += m;
+    this.#stats!.addSegment(gram, m, this.#blockRows, part, true);
+    // The first of equal values stays, as in the row loop.
+    if (yLo < this.#yMin) this.#yMin = yLo;
+    if (yHi > this.#yMax) this.#yMax = yHi;
+    this.numRows += m;
   }
 
   /** The response's range, and the rows' copy to the destination (after their statistics). */
@@ -981,23 +1049,33 @@ export async function loadCsvToArena(
   let xPtr = 0, yPtr = 0;
   const width = storage === "f64" ? 8 : 4;
   const newSink = () =>
-    new _CsvSink(options, where, (numCols) => {
-      // Not zero-filled: every row is written, and the rows past the last
-      // are cleared at the end (_clearTail), so the memory is as if it were.
-      const cells = maxRecords * numCols;
-      xPtr = storage === "f64" ? arena.allocF64(cells, false) : arena.allocF32(cells, false);
-      yPtr = arena.allocF64(maxRecords, false);
-      return (xs, ys, rowStart, m) => {
-        if (rowStart + m > maxRecords) {
-          throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);
-        }
-        // Fresh views for every block: the memory may have grown meanwhile.
-        const off = xPtr + rowStart * numCols * width, len = m * numCols;
-        if (storage === "f64") arena.f64(off, len).set(xs.subarray(0, len));
-        else arena.f32(off, len).set(xs.subarray(0, len));
-        arena.f64(yPtr + rowStart * 8, m).set(ys.subarray(0, m));
-      };
-    }, maxRecords);
+    new _CsvSink(
+      options,
+      where,
+      (numCols) => {
+        // Not zero-filled: every row is written, and the rows past the last
+        // are cleared at the end (_clearTail), so the memory is as if it were.
+        const cells = maxRecords * numCols;
+        xPtr = storage === "f64" ? arena.allocF64(cells, false) : arena.allocF32(cells, false);
+        yPtr = arena.allocF64(maxRecords, false);
+        return (xs, ys, rowStart, m) => {
+          if (rowStart + m > maxRecords) {
+            throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);
+          }
+          // Fresh views for every block: the memory may have grown meanwhile.
+          const off = xPtr + rowStart * numCols * width, len = m * numCols;
+          if (storage === "f64") arena.f64(off, len).set(xs.subarray(0, len));
+          else arena.f32(off, len).set(xs.subarray(0, len));
+          arena.f64(yPtr + rowStart * 8, m).set(ys.subarray(0, m));
+        };
+      },
+      maxRecords,
+      () =>
+        // Workers write X and y themselves when they can reach the arena's memory.
+        arena.shared && xPtr !== 0
+          ? { memory: arena.memory, x: xPtr, y: yPtr, capacity: maxRecords }
+          : null,
+    );
   const release = () => {
     if (xPtr !== 0) arena.free(xPtr);
     if (yPtr !== 0) arena.free(yPtr);
@@ -1026,6 +1104,8 @@ export async function loadCsvToArena(
           sink = newSink();
           return sink;
         },
+        // The header's plan before the counts: a sink that allocates nothing.
+        () => new _CsvSink(options, where, () => () => {}),
         opts,
         workers,
       );
@@ -1035,7 +1115,7 @@ export async function loadCsvToArena(
         return _arenaData(arena, xPtr, yPtr, storage, sink!);
       }
       release();
-      kernelRefused = sink !== null;
+      kernelRefused = r === "refused" || sink !== null;
     }
   } catch (e) {
     release();

@@ -96,9 +96,10 @@ function eiselLemire(w: u64, q: i32): f64 {
   return reinterpret<f64>((mant & ((<u64>1 << 52) - 1)) | (<u64>exp2 << 52));
 }
 
-// 10^0 … 10^8 as integers.
+// 10^0 … 10^15 as integers.
 const POW10_U64: StaticArray<u64> = [
-  1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+  1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 10000000000,
+  100000000000, 1000000000000, 10000000000000, 100000000000000, 1000000000000000,
 ];
 
 /** The value of the n ≤ 8 decimal digits at p (bytes beyond them are ignored). */
@@ -143,8 +144,8 @@ function withSign(v: f64, neg: bool): f64 {
 }
 
 /**
- * Reads a plain decimal at p: the common short forms (at most 8 digits before and after
- * the point, no exponent) from one 16-byte load, the rest by readNumberLong.
+ * Reads a plain decimal at p: the common short forms (at most 8 digits before the point,
+ * at most 14 digits in all, no exponent) from one 16-byte load, the rest by readNumberLong.
  */
 // @ts-ignore: decorator
 @inline
@@ -164,8 +165,13 @@ function readNumber(p0: usize): i32 {
     let after = <u32>load<u8>(e);
     if (after == 46) {
       const n2 = <i32>ctz(~(mask >> (n1 + 1)));
-      if (n2 <= 8 && n1 + n2 < 15) { // the byte after the digits is among the 16 loaded
-        w = w * unchecked(POW10_U64[n2]) + digits8(e + 1, n2);
+      if (n1 + n2 < 15) { // the byte after the digits is among the 16 loaded
+        // At most 14 digits in all: w < 10^14 is exact, and so is w·10^-n2 by finish
+        // (the numbers readNumberLong makes of the same digits).
+        const frac = n2 <= 8
+          ? digits8(e + 1, n2)
+          : digits8(e + 1, 8) * unchecked(POW10_U64[n2 - 8]) + digits8(e + 9, n2 - 8);
+        w = w * unchecked(POW10_U64[n2]) + frac;
         q = -n2;
         e += <usize>(n2 + 1);
         after = <u32>load<u8>(e);

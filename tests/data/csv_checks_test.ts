@@ -71,6 +71,21 @@ Deno.test("ColumnStats.addSegment: the ranges, X'X and copies of add, whatever t
       }
       seg.finish();
       _same(ref, seg, `runs ${runs}, ${expected} rows expected`);
+      // The same runs given only the rows X'X takes (a worker that wrote the rows itself).
+      const only = new ColumnStats(d, expected);
+      const stride = only.gramStride, end = only.gramMaxRows * stride;
+      a = 0;
+      for (let r = 0; a < n; r++) {
+        const m = Math.min(runs[r % runs.length], n - a);
+        const rows: number[] = [];
+        for (let g = Math.ceil(a / stride) * stride; g < Math.min(a + m, end); g += stride) {
+          rows.push(...x.subarray(g * d, (g + 1) * d));
+        }
+        only.addSegment(new Float64Array(rows), m, blockRows, _part(x, d, a, a + m), true);
+        a += m;
+      }
+      only.finish();
+      _same(ref, only, `runs ${runs}, ${expected} rows expected, X'X's rows only`);
     }
   }
 });

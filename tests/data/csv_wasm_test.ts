@@ -42,8 +42,9 @@ function _text(text: string, options: LoadCsvOptions): _Outcome {
   }
 }
 
-async function _file(path: string, options: LoadCsvOptions): Promise<_Outcome> {
-  const arena = loadCore();
+async function _file(path: string, options: LoadCsvOptions, shared = false): Promise<_Outcome> {
+  // A shared arena: the workers write the rows into it themselves.
+  const arena = loadCore({ shared });
   try {
     const d = await loadCsvToArena(arena, path, options);
     return {
@@ -109,6 +110,11 @@ async function _compareAll(
     _same(refFile, await _file(path, { ...options, workers: 0 }), `${what} (file)`);
     await _smallSegments(seg, async () => {
       _same(refFile, await _file(path, { ...options, workers: 2 }), `${what} (2 workers)`);
+      _same(
+        refFile,
+        await _file(path, { ...options, workers: 2 }, true),
+        `${what} (2 workers, shared arena)`,
+      );
     });
   });
   return ref;
@@ -277,6 +283,11 @@ Deno.test("csv wasm: fuzz corpus of numbers and layouts, f64 and f32", async (t)
         _same(refF32, await _file(path, { ...o, workers: 0 }), `seed ${seed} f32`);
         await _smallSegments(211, async () => {
           _same(refF32, await _file(path, { ...o, workers: 2 }), `seed ${seed} f32, 2 workers`);
+          _same(
+            refF32,
+            await _file(path, { ...o, workers: 2 }, true),
+            `seed ${seed} f32, 2 workers, shared arena`,
+          );
         });
       });
     });
