@@ -22,21 +22,10 @@
 import { strict as assert } from "node:assert";
 import { FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "../../core/exports.ts";
 import { availableBackends, type CoreBackend, loadCore } from "../../core/load.ts";
+import { _rng } from "../_core_fixtures.ts";
 
 const DIMS = [1, 2, 3, 5, 9, 29, 30, 81, 161];
 const N = 23;
-
-/** mulberry32 uniform on [0, 1). */
-function _rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const _f = new Float64Array(1);
 const _u = new BigUint64Array(_f.buffer);
