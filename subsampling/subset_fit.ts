@@ -214,7 +214,7 @@ export function rowsSubsetHessian(
     model.logLikelihoodHessian(options.theta, hessian);
     return { hessian, numSubsetRows: n };
   }
-  const sub = Math.min(n, Math.max(1000, Math.ceil(f * n)));
+  const sub = _subsetSize(n, f);
   const rows = sub === n
     ? Int32Array.from({ length: n }, (_, i) => i)
     : rng.sampleWithoutReplacement(n, sub);
@@ -282,13 +282,8 @@ export function threadedSubsetHessian(
   rng: Rng,
   options: { theta: Float64Array; fraction: number },
 ): { hessian: Float64Array; numSubsetRows: number } {
-  const n = threads.numRows, d = threads.dim, f = options.fraction;
-  if (!(f > 0 && f <= 1)) throw new RangeError(`fraction must be in (0, 1], got ${f}`);
-  const sub = Math.min(n, Math.max(1000, Math.ceil(f * n)));
-  const hessian = new Float64Array(d * d);
-  threads.rowsSums(options.theta, sortedSubset(rng, n, sub), { hessian });
-  for (let i = 0; i < d * d; i++) hessian[i] *= n / sub;
-  return { hessian, numSubsetRows: sub };
+  const d = threads.dim, hessian = new Float64Array(d * d);
+  return { hessian, numSubsetRows: _threadedSubsetSum(threads, rng, options, { hessian }) };
 }
 
 /**
@@ -307,11 +302,34 @@ export function threadedSubsetGradient(
   rng: Rng,
   options: { theta: Float64Array; fraction: number },
 ): { gradient: Float64Array; numSubsetRows: number } {
-  const n = threads.numRows, d = threads.dim, f = options.fraction;
+  const gradient = new Float64Array(threads.dim);
+  return {
+    gradient,
+    numSubsetRows: _threadedSubsetSum(threads, rng, options, { grad: gradient }),
+  };
+}
+
+/** ⌈f·n⌉ rows, at least 1000 and at most n. */
+function _subsetSize(n: number, f: number): number {
+  return Math.min(n, Math.max(1000, Math.ceil(f * n)));
+}
+
+/**
+ * (n/ñ)Σ_{k∈S} of the sums `out` asks for (∇ℓₖ and/or Hₖ at θ) over a sorted
+ * random subset S of {@link _subsetSize} rows, on the threads; returns ñ.
+ */
+function _threadedSubsetSum(
+  threads: ListedRowsSums,
+  rng: Rng,
+  options: { theta: Float64Array; fraction: number },
+  out: { grad?: Float64Array; hessian?: Float64Array },
+): number {
+  const n = threads.numRows, f = options.fraction;
   if (!(f > 0 && f <= 1)) throw new RangeError(`fraction must be in (0, 1], got ${f}`);
-  const sub = Math.min(n, Math.max(1000, Math.ceil(f * n)));
-  const gradient = new Float64Array(d);
-  threads.rowsSums(options.theta, sortedSubset(rng, n, sub), { grad: gradient });
-  for (let j = 0; j < d; j++) gradient[j] *= n / sub;
-  return { gradient, numSubsetRows: sub };
+  const sub = _subsetSize(n, f);
+  threads.rowsSums(options.theta, sortedSubset(rng, n, sub), out);
+  for (const a of [out.grad, out.hessian]) {
+    if (a) { for (let i = 0; i < a.length; i++) a[i] *= n / sub; }
+  }
+  return sub;
 }
