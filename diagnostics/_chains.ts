@@ -32,20 +32,7 @@ export function _splitChains(chains: readonly Float64Array[]): Float64Array[] {
  */
 export function _zScale(chains: readonly Float64Array[]): Float64Array[] {
   const pooled = _pool(chains);
-  const total = pooled.length;
-  const order = _argsort(pooled);
-  const z = new Float64Array(total);
-  const scale = 1 / (total + 0.25);
-  const untied = _untiedScores(total);
-  for (let i = 0; i < total;) {
-    const v = pooled[order[i]];
-    let j = i + 1;
-    while (j < total && pooled[order[j]] === v) j++; // ties: ranks i+1 .. j
-    // A rank without ties: its score depends on i and S only (the same value, cached).
-    const zi = j === i + 1 ? untied[i] : _normalQuantile(((i + 1 + j) / 2 - 0.375) * scale);
-    for (let k = i; k < j; k++) z[order[k]] = zi;
-    i = j;
-  }
+  const z = _rankScores(pooled, _argsort(pooled));
   const n = chains[0].length;
   return chains.map((_, c) => z.subarray(c * n, (c + 1) * n));
 }
@@ -86,20 +73,7 @@ export function _zScaleSplitSorted(
       }
     }
   }
-  const z = new Float64Array(total);
-  const scale = 1 / (total + 0.25);
-  const untied = _untiedScores(total);
-  for (let i = 0; i < total;) {
-    const v = split[idx[i]];
-    let j = i + 1;
-    while (j < total && split[idx[j]] === v) j++;
-    if (j === i + 1) z[idx[i]] = untied[i];
-    else {
-      const zi = _normalQuantile(((i + 1 + j) / 2 - 0.375) * scale);
-      for (let k = i; k < j; k++) z[idx[k]] = zi;
-    }
-    i = j;
-  }
+  const z = _rankScores(split, idx);
   const out: Float64Array[] = [];
   for (let c = 0; c < 2 * m; c++) out.push(z.subarray(c * h, (c + 1) * h));
   return out;
@@ -139,6 +113,28 @@ export function _foldSorted(
 /** Φ⁻¹((r − 3/8)/(S + 1/4)) for the untied ranks r = 1 … S of the last S asked for. */
 let _untiedFor = -1;
 let _untied = new Float64Array(0);
+
+/**
+ * Φ⁻¹((r − 3/8)/(S + 1/4)) of every value's average rank r among the S
+ * `values` (ties get the mean of their ranks), given `order`, indices that
+ * sort them ascending.
+ */
+function _rankScores(values: Float64Array, order: ArrayLike<number>): Float64Array {
+  const total = values.length;
+  const z = new Float64Array(total);
+  const scale = 1 / (total + 0.25);
+  const untied = _untiedScores(total);
+  for (let i = 0; i < total;) {
+    const v = values[order[i]];
+    let j = i + 1;
+    while (j < total && values[order[j]] === v) j++; // ties: ranks i+1 .. j
+    // A rank without ties: its score depends on i and S only (the same value, cached).
+    const zi = j === i + 1 ? untied[i] : _normalQuantile(((i + 1 + j) / 2 - 0.375) * scale);
+    for (let k = i; k < j; k++) z[order[k]] = zi;
+    i = j;
+  }
+  return z;
+}
 
 /**
  * The normal scores of untied ranks for S pooled draws, computed once per S:
