@@ -61,6 +61,7 @@ function _post(reply: WorkerReply): void {
 
 self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
   const msg = event.data;
+  let batch: _DrawBatch | null = null;
   try {
     if (msg.type === "init") {
       _init = msg;
@@ -78,7 +79,7 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
     const init = _init;
     const chainId = msg.chainId;
     phaseMark(`chain${chainId}-start`);
-    const batch = new _DrawBatch(chainId);
+    const draws = batch = new _DrawBatch(chainId);
     const result = sampleChains({
       ...init.run,
       sampler: _sampler,
@@ -97,12 +98,14 @@ self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
         }
         : undefined,
       onDraw: init.relayDraws
-        ? (_chain, draw, position, info) => batch.add(draw, position, info)
+        ? (_chain, draw, position, info) => draws.add(draw, position, info)
         : undefined,
     });
-    batch.flush();
+    draws.flush();
     _post({ type: "chain", output: result.chains[0] });
   } catch (error) {
+    // The draws made before the error still reach the caller, ahead of it.
+    batch?.flush();
     _post({ type: "error", error });
   }
 };
