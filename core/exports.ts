@@ -383,12 +383,14 @@ export interface CoreExports {
    * The ICA model's per-row log-likelihood differences without a cache
    * (core/as/ica.ts, bound by core/ica_kernels.ts): out[q] = f(w_jᵀx) +
    * f(w_kᵀx) − f(w'_jᵀx) − f(w'_kᵀx) for x = row idx[q] of the n × 4 f64
-   * rows at `x`; `g` is m × 4 f64 scratch. Optional: the WebAssembly builds
+   * rows at `x`; `g` is m × 4 f64 scratch. Returns 0, or −(q + 1) for the
+   * first idx[q] outside [0, n). Optional: the WebAssembly builds
    * have it, the reference backend does not (the binding then runs the same
    * arithmetic in TypeScript).
    */
   icaDiff?(
     x: number,
+    n: number,
     w: number,
     wp: number,
     j: number,
@@ -398,15 +400,17 @@ export interface CoreExports {
     m: number,
     g: number,
     out: number,
-  ): void;
+  ): number;
 
   /**
    * {@link CoreExports.icaDiff} with the per-row cache of f at W (four
-   * columns c0 … c3, stamps, f at W' in nj, nk); returns the rows refreshed.
+   * columns c0 … c3, stamps, f at W' in nj, nk); returns the rows refreshed
+   * (or −(q + 1) for the first idx[q] outside [0, n)).
    * Optional, as {@link CoreExports.icaDiff}.
    */
   icaDiffCached?(
     x: number,
+    n: number,
     c0: number,
     c1: number,
     c2: number,

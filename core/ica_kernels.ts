@@ -181,8 +181,9 @@ export class IcaRows {
     if (m === 0) return out;
     this.#g.ensure(m * _D);
     const p = this._p;
-    this._k.icaDiff(
+    const status = this._k.icaDiff(
       p.x,
+      this.numRows,
       p.w,
       p.w + 8 * _D * _D,
       this.#j,
@@ -193,6 +194,7 @@ export class IcaRows {
       pointerOf(this.#g),
       p.out,
     );
+    this._status(status, rows);
     this._read(out, m);
     return out;
   }
@@ -213,12 +215,9 @@ export class IcaRows {
   _stage(rows: Int32Array, out: Float64Array): number {
     this.#live();
     if (!this.#hasPair) throw new RangeError("setPair must be called before differences");
-    const m = rows.length, n = this.numRows;
+    const m = rows.length;
     if (out.length < m) {
       throw new RangeError(`out must have length ≥ ${m}, got ${out.length}`);
-    }
-    for (let q = 0; q < m; q++) {
-      if ((rows[q] >>> 0) >= n) throw new RangeError(`row ${rows[q]} is outside 0…${n - 1}`);
     }
     if (m === 0) return 0;
     const buffer = this.arena.memory.buffer;
@@ -237,6 +236,15 @@ export class IcaRows {
   /** @internal The rows of the current pair. */
   _pair(): { j: number; k: number } {
     return { j: this.#j, k: this.#k };
+  }
+
+  /** @internal Throw for a kernel's −(q + 1) (row q out of range); else return the status. */
+  _status(status: number, rows: Int32Array): number {
+    if (status < 0) {
+      const row = rows[-status - 1];
+      throw new RangeError(`row ${row} is outside 0…${this.numRows - 1}`);
+    }
+    return status;
   }
 
   /** @internal Read m outputs into `out`. */
@@ -340,8 +348,9 @@ export class IcaRowCache {
     const m = this.rows._stage(rows, out);
     if (m === 0) return { out, refreshed: 0 };
     const p = this.rows._p, { j, k } = this.rows._pair(), c = this.#ptr;
-    const refreshed = this.rows._k.icaDiffCached(
+    const status = this.rows._k.icaDiffCached(
       p.x,
+      this.rows.numRows,
       c[0],
       c[1],
       c[2],
@@ -360,6 +369,7 @@ export class IcaRowCache {
       m,
       p.out,
     );
+    const refreshed = this.rows._status(status, rows);
     this.rows._read(out, m);
     return { out, refreshed };
   }

@@ -126,10 +126,12 @@ function _expNeg(x: f64): f64 {
 /**
  * l for the m rows idx[0 … m) without a cache: f at W and W' for rows j and
  * k of every row. The rows are first copied to `g` (m × 4 f64) so that their
- * loads, at random places in x, overlap.
+ * loads, at random places in x, overlap. Returns 0, or −(q + 1) when idx[q]
+ * is outside [0, n) (nothing computed).
  */
 export function icaDiff(
   x: usize,
+  n: i32,
   w: usize,
   wp: usize,
   j: i32,
@@ -139,9 +141,11 @@ export function icaDiff(
   m: i32,
   g: usize,
   out: usize,
-): void {
+): i32 {
   for (let q = 0; q < m; q++) {
-    const src = x + (<usize>load<i32>(idx + (<usize>q << 2)) << 5);
+    const i = load<i32>(idx + (<usize>q << 2));
+    if (<u32>i >= <u32>n) return -(q + 1);
+    const src = x + (<usize>i << 5);
     const dst = g + (<usize>q << 5);
     v128.store(dst, v128.load(src));
     v128.store(dst, v128.load(src, 16), 16);
@@ -160,6 +164,7 @@ export function icaDiff(
         f64x2.extract_lane(fp, 1),
     );
   }
+  return 0;
 }
 
 /**
@@ -167,10 +172,12 @@ export function icaDiff(
  * current when stamp[i] ≥ valid (evaluated or refreshed at or after the
  * last accepted proposal); a stale row first gets all four columns anew.
  * Every row gets stamp[i] = proposal and nj, nk = f at W' for rows j, k.
- * Returns the number of stale rows refreshed.
+ * Returns the number of stale rows refreshed, or −(q + 1) when idx[q] is
+ * outside [0, n) (the rows before it are done).
  */
 export function icaDiffCached(
   x: usize,
+  n: i32,
   c0: usize,
   c1: usize,
   c2: usize,
@@ -195,7 +202,9 @@ export function icaDiffCached(
   const b2 = _col2(wp, j, k, 2), b3 = _col2(wp, j, k, 3);
   let refreshed = 0;
   for (let q = 0; q < m; q++) {
-    const i = <usize>load<i32>(idx + (<usize>q << 2));
+    const r = load<i32>(idx + (<usize>q << 2));
+    if (<u32>r >= <u32>n) return -(q + 1);
+    const i = <usize>r;
     const p = x + (i << 5);
     const o = i << 3;
     const sp = stamp + (i << 2);

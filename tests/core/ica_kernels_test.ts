@@ -116,6 +116,7 @@ Deno.test("ICA kernels: bad input is a RangeError naming the value", () => {
   const cache = new IcaRowCache(rows);
   assert.throws(() => cache.accept(), /propose/);
   cache.propose(w, w, 2, 3);
+  assert.throws(() => cache.differences(new Int32Array([0, 9]), new Float64Array(2)), /row 9/);
   cache.accept();
   assert.throws(() => cache.accept(), /propose/, "one accept per proposal");
   cache.dispose();
