@@ -167,6 +167,26 @@ export function icaDiff(
   return 0;
 }
 
+/** A stale row's four columns anew (f of every row of W); returns 1. Kept out of line: rare. */
+function _refresh(
+  p: usize,
+  o: usize,
+  w: usize,
+  c0: usize,
+  c1: usize,
+  c2: usize,
+  c3: usize,
+  tab: usize,
+): i32 {
+  const f01 = _f2(_z2(p, _col2(w, 0, 1, 0), _col2(w, 0, 1, 1), _col2(w, 0, 1, 2), _col2(w, 0, 1, 3)), tab);
+  const f23 = _f2(_z2(p, _col2(w, 2, 3, 0), _col2(w, 2, 3, 1), _col2(w, 2, 3, 2), _col2(w, 2, 3, 3)), tab);
+  store<f64>(c0 + o, f64x2.extract_lane(f01, 0));
+  store<f64>(c1 + o, f64x2.extract_lane(f01, 1));
+  store<f64>(c2 + o, f64x2.extract_lane(f23, 0));
+  store<f64>(c3 + o, f64x2.extract_lane(f23, 1));
+  return 1;
+}
+
 /**
  * l for the m rows idx[0 … m) with the per-row cache of f at W. A row is
  * current when stamp[i] ≥ valid (evaluated or refreshed at or after the
@@ -201,23 +221,39 @@ export function icaDiffCached(
   const b0 = _col2(wp, j, k, 0), b1 = _col2(wp, j, k, 1);
   const b2 = _col2(wp, j, k, 2), b3 = _col2(wp, j, k, 3);
   let refreshed = 0;
-  for (let q = 0; q < m; q++) {
+  let q = 0;
+  // Two rows per step: their f are independent, so the two chains of operations overlap.
+  for (; q + 2 <= m; q += 2) {
+    const ra = load<i32>(idx + (<usize>q << 2));
+    if (<u32>ra >= <u32>n) return -(q + 1);
+    const rb = load<i32>(idx + (<usize>q << 2), 4);
+    if (<u32>rb >= <u32>n) return -(q + 2);
+    const ia = <usize>ra, ib = <usize>rb;
+    const pa = x + (ia << 5), pb = x + (ib << 5);
+    const oa = ia << 3, ob = ib << 3;
+    if (load<i32>(stamp + (ia << 2)) < valid) refreshed += _refresh(pa, oa, w, c0, c1, c2, c3, tab);
+    store<i32>(stamp + (ia << 2), proposal);
+    if (load<i32>(stamp + (ib << 2)) < valid) refreshed += _refresh(pb, ob, w, c0, c1, c2, c3, tab);
+    store<i32>(stamp + (ib << 2), proposal);
+    const fa = _f2(_z2(pa, b0, b1, b2, b3), tab);
+    const fb = _f2(_z2(pb, b0, b1, b2, b3), tab);
+    const fja = f64x2.extract_lane(fa, 0), fka = f64x2.extract_lane(fa, 1);
+    const fjb = f64x2.extract_lane(fb, 0), fkb = f64x2.extract_lane(fb, 1);
+    store<f64>(nj + oa, fja);
+    store<f64>(nk + oa, fka);
+    store<f64>(nj + ob, fjb);
+    store<f64>(nk + ob, fkb);
+    store<f64>(out + (<usize>q << 3), load<f64>(cj + oa) + load<f64>(ck + oa) - fja - fka);
+    store<f64>(out + (<usize>q << 3), load<f64>(cj + ob) + load<f64>(ck + ob) - fjb - fkb, 8);
+  }
+  if (q < m) {
     const r = load<i32>(idx + (<usize>q << 2));
     if (<u32>r >= <u32>n) return -(q + 1);
     const i = <usize>r;
     const p = x + (i << 5);
     const o = i << 3;
-    const sp = stamp + (i << 2);
-    if (load<i32>(sp) < valid) {
-      const f01 = _f2(_z2(p, _col2(w, 0, 1, 0), _col2(w, 0, 1, 1), _col2(w, 0, 1, 2), _col2(w, 0, 1, 3)), tab);
-      const f23 = _f2(_z2(p, _col2(w, 2, 3, 0), _col2(w, 2, 3, 1), _col2(w, 2, 3, 2), _col2(w, 2, 3, 3)), tab);
-      store<f64>(c0 + o, f64x2.extract_lane(f01, 0));
-      store<f64>(c1 + o, f64x2.extract_lane(f01, 1));
-      store<f64>(c2 + o, f64x2.extract_lane(f23, 0));
-      store<f64>(c3 + o, f64x2.extract_lane(f23, 1));
-      refreshed++;
-    }
-    store<i32>(sp, proposal);
+    if (load<i32>(stamp + (i << 2)) < valid) refreshed += _refresh(p, o, w, c0, c1, c2, c3, tab);
+    store<i32>(stamp + (i << 2), proposal);
     const fp = _f2(_z2(p, b0, b1, b2, b3), tab);
     const fj = f64x2.extract_lane(fp, 0), fk = f64x2.extract_lane(fp, 1);
     store<f64>(nj + o, fj);
