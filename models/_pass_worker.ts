@@ -37,7 +37,10 @@ self.onmessage = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
       }
       const all = new Int32Array(region.memory.buffer, args.offset, args.count);
       const [lo, hi] = rowsWithin(all, firstRow, firstRow + model.numRows);
-      const local = Int32Array.from(all.subarray(lo, hi), (r) => r - firstRow);
+      // A plain loop: Int32Array.from with a map function goes through the
+      // iterator protocol, ~10× slower over the ~10⁶ rows of a subset gradient.
+      const local = new Int32Array(hi - lo);
+      for (let i = 0; i < local.length; i++) local[i] = all[lo + i] - firstRow;
       return blockRowsSums(model, theta, local, args.what, grad, hess);
     },
     centre(theta, args, grad) {

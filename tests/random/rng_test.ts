@@ -117,6 +117,33 @@ Deno.test("Rng.sampleWithoutReplacement() draws distinct, uniformly chosen indic
   }
 });
 
+Deno.test("Rng.sampleWithoutReplacement() draws the indices of Floyd's algorithm with a Set, with or without its bit set", () => {
+  // Floyd's algorithm with a Set, then the shuffle: the draws of the method before it kept
+  // its set as bits when n ≤ 256·m.
+  const floyd = (r: Rng, n: number, m: number) => {
+    const res = new Int32Array(m), seen = new Set<number>();
+    for (let j = n - m, k = 0; j < n; j++, k++) {
+      const t = r.int(j + 1);
+      const v = seen.has(t) ? j : t;
+      seen.add(v);
+      res[k] = v;
+    }
+    for (let i = m - 1; i > 0; i--) {
+      const j = r.int(i + 1);
+      const t = res[i];
+      res[i] = res[j];
+      res[j] = t;
+    }
+    return res;
+  };
+  for (const [n, m] of [[100_000, 1000], [1_000_000, 1000], [1000, 200], [4096, 16]] as const) {
+    const a = new Rng(`floyd-${n}-${m}`), b = new Rng(`floyd-${n}-${m}`);
+    for (let rep = 0; rep < 3; rep++) {
+      assert.deepEqual(a.sampleWithoutReplacement(n, m), floyd(b, n, m), `${m} of ${n}`);
+    }
+  }
+});
+
 Deno.test("Rng rejects bad arguments with a message naming the value", () => {
   const r = new Rng(1);
   assert.throws(() => new Rng(NaN), /seed must be a finite number or a string, got NaN/);
