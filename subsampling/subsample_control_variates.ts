@@ -102,7 +102,8 @@ export interface SubsampleControlVariates {
  * @param cv The order and the model whose cost is counted.
  * @param rows The buffer.
  * @param theta Position (length d), checked by `checkTheta` once the range is non-empty.
- * @param options Range, `derivative` (default true) and the θ check.
+ * @param options Range and `derivative` (default true).
+ * @param check The θ check.
  * @returns Σₖ dₖ over the range.
  * @internal
  */
@@ -111,7 +112,8 @@ export function countedDifferences(
   cv: { readonly order: TaylorOrder; readonly model: { readonly cost: CostCounter } },
   rows: RowBuffer,
   theta: Float64Array,
-  options: RowRange & { derivative?: boolean; checkTheta: (theta: Float64Array) => void },
+  options: RowRange & { derivative?: boolean },
+  check: (theta: Float64Array) => void,
 ): number {
   const start = options.start ?? 0, end = options.end ?? rows.capacity;
   if (!(start >= 0 && end <= rows.capacity && start <= end)) {
@@ -121,7 +123,7 @@ export function countedDifferences(
   }
   const k = end - start;
   if (k === 0) return 0;
-  options.checkTheta(theta);
+  check(theta);
   const wantR = options.derivative ?? true;
   const s = kernels.controlVariateDifferences(rows, theta, {
     order: cv.order,
