@@ -32,6 +32,7 @@ import { prestartChainWorkers, sampleParallel } from "../samplers/parallel.ts";
 import { phaseMark } from "../samplers/_phase_marks.ts";
 import { sharedCentringPasses, sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { prestartPassWorkers } from "../models/threaded_glm.ts";
+import { modelSpecOf } from "../models/model_spec.ts";
 import { getSampler, samplerNames } from "../samplers/registry.ts";
 import {
   checkSamplerFlagConflicts,
@@ -239,8 +240,11 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       checkWritable(target, "--out");
     }
   }
-  // The signal watcher's worker loads while the data are read; it listens from _StopWatch.start on.
-  const watcher = _StopWatch.spawn();
+  // Chains in this thread need the signal watcher's worker (a synchronous
+  // loop never runs this thread's listeners): it loads while the data are
+  // read, and listens from _StopWatch.start on. Chains in workers are watched
+  // from this thread, which awaits them (no `new Worker` blocking it here).
+  const watcher = numWorkers === 0 ? _StopWatch.spawn() : undefined;
   cleanups.push(() => watcher?.terminate());
   // HMC-ECS chains share one centring (below) whose full-data passes run on
   // numWorkers threads: the pass workers' modules load while the data are read.
@@ -387,7 +391,10 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     ? ["sign"]
     : [];
   // From here on SIGINT / SIGTERM stop the run and keep its draws.
-  const watch = await _StopWatch.start(watcher);
+  const watch = numWorkers > 0 && "spec" in modelSpecOf(model)
+    ? _StopWatch.onThisThread()
+    : await _StopWatch.start(watcher);
+  cleanups.push(() => watch.close());
   phaseMark("stop-watch-started");
   let writer: DrawsOutput | null = null;
   try {

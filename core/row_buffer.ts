@@ -19,7 +19,8 @@
  *
  * Byte offsets stay inside `core/`: callers see the per-row arrays through
  * {@link RowBuffer.diffs}, {@link RowBuffer.derivatives} and
- * {@link RowBuffer.weights}, fresh views re-derived on every call.
+ * {@link RowBuffer.weights}: views kept while they still cover their bytes
+ * (re-derived after a growth of an unshared memory or of the buffer).
  *
  * References: Dang et al. (2019) §3.3 (block updates of u keep most rows);
  * docs/architecture.md "Subsampling: what makes it fast".
@@ -231,7 +232,7 @@ export class RowBuffer {
   }
 
   /**
-   * The per-row differences dₖ of positions [start, end) (a fresh view).
+   * The per-row differences dₖ of positions [start, end) (a view).
    *
    * @param start First position (default 0).
    * @param end One past the last (default capacity).
@@ -242,7 +243,7 @@ export class RowBuffer {
   }
 
   /**
-   * The per-row derivatives rₖ = ∂dₖ/∂ηₖ of positions [start, end) (a fresh view).
+   * The per-row derivatives rₖ = ∂dₖ/∂ηₖ of positions [start, end) (a view).
    *
    * @param start First position (default 0).
    * @param end One past the last (default capacity).
@@ -253,7 +254,7 @@ export class RowBuffer {
   }
 
   /**
-   * The per-row weights wₖ of positions [start, end) (a fresh view; write them
+   * The per-row weights wₖ of positions [start, end) (a view; write them
    * before {@link GlmKernels.weightedRowSum}).
    *
    * @param start First position (default 0).
@@ -292,8 +293,21 @@ export class RowBuffer {
 
   #view(which: "diff" | "r" | "w", start: number, end: number): Float64Array {
     this.#checkRange(start, end);
-    return this.arena.f64(rowBufferBlocks(this)[which] + start * 8, end - start);
+    const ptr = rowBufferBlocks(this)[which] + start * 8, n = end - start;
+    // The estimators ask for the same views at every evaluation: the last one
+    // of each array is kept while it still covers these bytes (same offset and
+    // length, its buffer not detached by a growth of an unshared memory).
+    const i = which === "diff" ? 0 : which === "r" ? 1 : 2, last = this.#views[i];
+    if (
+      last !== null && last.byteOffset === ptr && last.length === n && last.byteLength !== 0
+    ) return last;
+    const view = this.arena.f64(ptr, n);
+    if (n > 0) this.#views[i] = view;
+    return view;
   }
+
+  /** The latest views of the diff, r and w arrays (see #view). */
+  #views: (Float64Array | null)[] = [null, null, null];
 
   #checkRange(start: number, end: number): void {
     if (!(Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end)) {

@@ -219,10 +219,10 @@ export function step(
   const momentum = metric.sampleMomentum(rng, new Float64Array(d));
   const energy0 = -state.logDensity + metric.kineticEnergy(momentum);
   const proposal = {
-    position: Float64Array.from(state.position),
+    position: new Float64Array(state.position),
     momentum,
     logDensity: state.logDensity,
-    gradient: Float64Array.from(state.gradient),
+    gradient: new Float64Array(state.gradient),
   };
   const result = leapfrog(proposal, {
     logDensityAndGradientFn: params.logDensityAndGradientFn,
