@@ -323,10 +323,12 @@ export class GlmModel implements PerRowHessianModel {
   /**
    * ∇ log π(θ) alone into `grad`: the gradient {@link GlmModel.logDensityAndGradient}
    * writes, bit for bit. For "logistic", "gaussian" and "poisson" without an
-   * offset it comes from a pass that skips ℓ per row (`GlmKernels.gradient`)
-   * and counts n gradient rows and no ℓ rows; the other families run the
-   * combined pass (counted as such) and write NaN where its log density is
-   * not finite.
+   * offset it comes from a pass that skips ℓ per row (`GlmKernels.gradient`);
+   * the other families run the combined pass and write NaN where its log
+   * density is not finite. Counted as the combined pass (n ℓ rows and n
+   * gradient rows): HMC-ECS's leapfrog steps charge ℓ and ∇ per row at every
+   * step too, so the evaluation counts the cost comparisons divide stay in
+   * one unit whichever pass ran.
    */
   logDensityGradient(theta: Float64Array, grad: Float64Array): void {
     if (!this.kernels.hasCompactCache) {
@@ -336,6 +338,7 @@ export class GlmModel implements PerRowHessianModel {
     assertPosition(theta, this.dim);
     assertLiveGlmData(this.data, "GlmModel.logDensityGradient");
     this.kernels.gradient(this.data, theta, { grad });
+    this.cost.numLogLikRows += this.numRows;
     this.cost.numGradRows += this.numRows;
     const pg = this.#priorGrad;
     this.logPrior(theta, pg);
