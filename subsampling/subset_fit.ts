@@ -379,7 +379,10 @@ function _threadedSubsetSum(
     throw new RangeError(`the subset begun ahead is for fraction ${ahead.fraction}, not ${f}`);
   }
   const sub = _subsetSize(n, f);
-  const list = (ahead !== null ? ahead.finish(rng) : null) ?? sortedSubset(rng, n, sub);
+  // Drawn on a pass thread when the threads can (the same indices): there the
+  // generator's code is already compiled from the refinement's draw.
+  const pending = ahead ?? beginThreadedSubset(threads, rng, f);
+  const list = (pending !== null ? pending.finish(rng) : null) ?? sortedSubset(rng, n, sub);
   threads.rowsSums(options.theta, list, out);
   for (const a of [out.grad, out.hessian]) {
     if (a) { for (let i = 0; i < a.length; i++) a[i] *= n / sub; }

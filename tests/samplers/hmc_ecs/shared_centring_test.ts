@@ -288,7 +288,7 @@ Deno.test("sharedHmcEcsCentring({ passes }): the full-data sums on two threads, 
   }
 });
 
-Deno.test("sharedHmcEcsCentring({ passes }) at large n: the refinement's subset drawn on a pass thread during the subset fit, the same centring bit for bit as drawn on the calling thread", async () => {
+Deno.test("sharedHmcEcsCentring({ passes }) at large n: the refinement's subset drawn on a pass thread during the subset fit (and B̂'s there too), the same centring bit for bit as drawn on the calling thread", async () => {
   // n = 1.2·10⁵, d = 3: the quasi-Newton refinement on a subset applies.
   const { model } = problem(120_000, 6, true);
   const threaded = (await sharedCentringPasses(model, 2))!;
@@ -302,10 +302,10 @@ Deno.test("sharedHmcEcsCentring({ passes }) at large n: the refinement's subset 
     };
     Object.defineProperty(threaded, "beginSortedSample", { value: counting, configurable: true });
     const ahead = sharedHmcEcsCentring(model, {}, { seed: 7, numChains: 4, passes: threaded })!;
-    assert.equal(begun, 1, "the refinement's rows were drawn on the pass thread");
+    assert.equal(begun, 2, "the refinement's and B̂'s rows were drawn on the pass thread");
     Object.defineProperty(threaded, "beginSortedSample", { value: () => false });
     const here = sharedHmcEcsCentring(model, {}, { seed: 7, numChains: 4, passes: threaded })!;
-    assert.equal(begun, 1);
+    assert.equal(begun, 2);
     assert.deepEqual(ahead.centring, here.centring);
     assert.deepEqual(ahead.starts, here.starts);
     assert.equal(ahead.numPasses, here.numPasses);
