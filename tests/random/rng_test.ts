@@ -157,3 +157,42 @@ Deno.test("Rng rejects bad arguments with a message naming the value", () => {
   );
   assert.throws(() => r.sampleWithReplacement(0, 3), /population size .* got 0/);
 });
+
+Deno.test("Rng.saveState/loadState: a generator continued from a saved state draws what the original draws next", () => {
+  const a = new Rng("state-test");
+  for (let k = 0; k < 1000; k++) a.uniform();
+  const state = new Int32Array(130);
+  a.saveState(state);
+  const b = new Rng("another seed");
+  b.loadState(state);
+  const fromA = Array.from({ length: 300 }, () => a.int(1_000_003));
+  const fromB = Array.from({ length: 300 }, () => b.int(1_000_003));
+  assert.deepEqual(fromB, fromA);
+  // The spare normal of the generator that loads is kept; the saved state moves on.
+  const c = new Rng(7), d = new Rng(7);
+  c.normal();
+  d.normal();
+  const s = new Int32Array(130);
+  c.saveState(s);
+  d.loadState(s);
+  assert.equal(d.normal(), c.normal());
+  assert.equal(d.uniform(), c.uniform());
+  assert.throws(() => a.saveState(new Int32Array(129)), /130 int32s, got 129/);
+  assert.throws(() => a.loadState(new Int32Array(3)), /130 int32s, got 3/);
+});
+
+Deno.test("Rng.sortedSample: increasing distinct indices, into `out`, the numbers of both branches", () => {
+  for (const [n, m] of [[100, 30], [100, 70], [1000, 1000], [37, 0], [1 << 20, 5000]]) {
+    const a = new Rng(`sorted-${n}-${m}`), b = new Rng(`sorted-${n}-${m}`);
+    const s = a.sortedSample(n, m);
+    assert.equal(s.length, m);
+    assert.ok(s.every((v, i) => v >= 0 && v < n && (i === 0 || v > s[i - 1])));
+    const out = new Int32Array(m + 3).fill(-1);
+    assert.equal(b.sortedSample(n, m, out), out);
+    assert.deepEqual(out.subarray(0, m), s);
+    assert.deepEqual(Array.from(out.subarray(m)), [-1, -1, -1]);
+    assert.equal(b.uniform(), a.uniform(), "the same numbers consumed");
+  }
+  assert.throws(() => new Rng(1).sortedSample(10, 11), /0 ≤ m ≤ n, got n = 10, m = 11/);
+  assert.throws(() => new Rng(1).sortedSample(10, 5, new Int32Array(4)), /out must hold 5/);
+});
