@@ -36,14 +36,17 @@ import {
   updateCovarianceEstimate,
 } from "../../subsampling/gradient_covariance.ts";
 import {
+  alternatingBuffers,
   checkPositive,
   checkSgParams,
+  copyIntoBuffer,
   DEFAULT_EXPLOSION_BOUND,
   isExploded,
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
   sgChainSampler,
+  type SgStepBuffers,
   thermostatConstants,
 } from "../sg/common.ts";
 
@@ -130,6 +133,7 @@ export function init(
  * @param rng Generator (subsample and noise).
  * @param state Current state.
  * @param params Estimator, stepSize h, friction A, thermal mass, covariance kind, bounds.
+ * @param out Arrays to write the new state into (default: new ones); none may be `state`'s.
  * @returns The new state and its info.
  * @example
  * ```ts
@@ -152,6 +156,7 @@ export function step(
   rng: Rng,
   state: CcadlState,
   params: CcadlParams,
+  out?: SgStepBuffers,
 ): { state: CcadlState; info: CcadlInfo } {
   const d = state.position.length;
   checkSgParams(params, d);
@@ -181,7 +186,8 @@ export function step(
       isDivergent: true,
     },
   });
-  const pos = Float64Array.from(state.position), p = Float64Array.from(state.momentum);
+  const pos = copyIntoBuffer(state.position, out, "position");
+  const p = copyIntoBuffer(state.momentum, out, "momentum");
   for (let j = 0; j < d; j++) pos[j] += h * p[j];
   if (isExploded(pos, bound)) return diverged();
   const numReflections = reflectIntoBounds(pos, { bounds: params.bounds, momentum: p });
@@ -195,7 +201,11 @@ export function step(
     out: params.isInPlace ? state.covariance.value : undefined,
   });
   const scale = (est.numRows * est.numRows) / est.batchSize; // Σ̂ = N²Î/n
-  const damp = applyCovariance(cov, { vector: p, scale: 0.5 * h * h }); // (h²/2)Îp, × N²/n below
+  const damp = applyCovariance(cov, {
+    vector: p,
+    scale: 0.5 * h * h,
+    out: out?.scratch,
+  }); // (h²/2)Îp, × N²/n below
   const xi = state.thermostat, sd = Math.sqrt(2 * a * h);
   const g = e.grad;
   let pp = 0;
@@ -225,8 +235,9 @@ export function step(
 /**
  * The kernel as a {@link ChainSampler} for the run driver
  * (`sampleChains`): warmup is plain burn-in (no adaptation). p₀ ~ N(0, I), ξ₀ = A, Î₀ = 0; Îₜ is
- * updated in place (the driver never reuses a previous state) unless
- * `isInPlace: false` is given.
+ * updated in place (the driver never reuses a previous state) and θ, p are
+ * written into two sets of arrays in turn (a returned state stays valid until
+ * the step after next) unless `isInPlace: false` is given.
  *
  * @param params The kernel parameters.
  * @returns The chain sampler; a divergent step ends the chain, keeping the draws made before it.
@@ -250,10 +261,11 @@ export function step(
  * References: see {@link step}.
  */
 export function sampler(params: CcadlParams): ChainSampler<CcadlState, CcadlInfo> {
+  const inPlace = params.isInPlace ?? true, buffers = alternatingBuffers();
   return sgChainSampler("CCAdL", {
     init: (position, rng) =>
       init(position, { rng, friction: params.friction, covariance: params.covariance }),
-    step,
-    params: { ...params, isInPlace: params.isInPlace ?? true },
+    step: (rng, state, p) => step(rng, state, p, inPlace ? buffers(state) : undefined),
+    params: { ...params, isInPlace: inPlace },
   });
 }
