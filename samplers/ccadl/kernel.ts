@@ -29,11 +29,10 @@ import { assertPosition } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import type { ChainSampler, StepInfo } from "../sampler.ts";
 import {
-  applyCovariance,
   type CovarianceEstimate,
   type CovarianceKind,
   initCovarianceEstimate,
-  updateCovarianceEstimate,
+  updateAndApplyCovariance,
 } from "../../subsampling/gradient_covariance.ts";
 import {
   alternatingBuffers,
@@ -195,17 +194,16 @@ export function step(
   if (isExploded(e.grad, Infinity)) return diverged();
   const t = state.covariance.numUpdates + 1;
   const weight = params.covarianceWeightFn ? params.covarianceWeightFn(t) : 1 / t;
-  const cov = updateCovarianceEstimate(state.covariance, {
+  // Îₜ (eq. 18) and (h²/2)Îₜp, × N²/n below, in one pass over Îₜ.
+  const { estimate: cov, product: damp } = updateAndApplyCovariance(state.covariance, {
     covariance: e.covariance as Float64Array,
     weight,
     out: params.isInPlace ? state.covariance.value : undefined,
-  });
-  const scale = (est.numRows * est.numRows) / est.batchSize; // Σ̂ = N²Î/n
-  const damp = applyCovariance(cov, {
     vector: p,
     scale: 0.5 * h * h,
-    out: out?.scratch,
-  }); // (h²/2)Îp, × N²/n below
+    product: out?.scratch,
+  });
+  const scale = (est.numRows * est.numRows) / est.batchSize; // Σ̂ = N²Î/n
   const xi = state.thermostat, sd = Math.sqrt(2 * a * h);
   const g = e.grad;
   let pp = 0;
