@@ -3,7 +3,7 @@
  *
  * Order of work, so that nothing the user made is lost and bad input fails
  * before any cost: parse and check every flag (the sampler's own flags come
- * from its registry description, with their ranges) → refuse sizes whose
+ * from its registry description, loaded alone by ./catalog.ts, with their ranges) → refuse sizes whose
  * memory would not fit → refuse an `--out` that is the `--data` file (device
  * and inode) and check it is writable → load the data and build the sampler
  * → stream each draw to a temporary file beside `--out` → rename it into
@@ -33,7 +33,7 @@ import { phaseMark } from "../samplers/_phase_marks.ts";
 import { sharedCentringPasses, sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { prestartPassWorkers } from "../models/threaded_glm.ts";
 import { modelSpecOf } from "../models/model_spec.ts";
-import { getSampler, samplerNames } from "../samplers/registry.ts";
+import { builtInSamplerNames, loadSampler } from "../samplers/catalog.ts";
 import {
   checkSamplerFlagConflicts,
   CliUsageError,
@@ -78,7 +78,6 @@ import {
   StopWatch as _StopWatch,
 } from "./sample_run.ts";
 import { openSampleData } from "./sample_data.ts";
-import { sampleHelp } from "./sample_help.ts";
 
 const _COMMON_FLAGS: FlagSpec = {
   ...GLM_DATA_FLAGS,
@@ -128,7 +127,8 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   for (const flag of samplerFlags.keys()) flags[flag] = { type: "string" };
   const { values } = parseFlags("sample", args, { flags });
   if (values.help) {
-    console.log(sampleHelp());
+    // The help lists every sampler's options: only here are they all imported.
+    console.log((await import("./sample_help.ts")).sampleHelp());
     return 0;
   }
   checkModelFlags(values);
@@ -151,14 +151,16 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   }
   const choice = userFamily?.choice ?? familyFromFlags(values);
   const samplerName = (values.sampler as string | undefined) ?? "hmc";
-  if (!samplerNames().includes(samplerName)) {
+  const samplerNames = builtInSamplerNames();
+  if (!samplerNames.includes(samplerName)) {
     throw new CliUsageError(
-      `--sampler must be one of ${samplerNames().join(", ")}; got ${JSON.stringify(samplerName)}`,
+      `--sampler must be one of ${samplerNames.join(", ")}; got ${JSON.stringify(samplerName)}`,
     );
   }
-  const description = getSampler(samplerName);
+  // Only the chosen sampler's modules (the registry would import them all).
+  const description = await loadSampler(samplerName);
   const samplerOptions: Record<string, unknown> = {};
-  for (const [flag, { option, samplers }] of samplerFlags) {
+  for (const [flag, { samplers }] of samplerFlags) {
     const raw = values[flag];
     if (raw === undefined) continue;
     const own = (description.options ?? []).find((o) => o.flag === flag);
@@ -169,7 +171,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
         })`,
       );
     }
-    samplerOptions[own.name] = _optionValue(own ?? option, raw);
+    samplerOptions[own.name] = _optionValue(own, raw);
   }
   checkSamplerFlagConflicts(values, description);
   for (const o of description.options ?? []) {
@@ -348,7 +350,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
 
   if (numWorkers > 0) {
     // The chain workers load their modules while this thread builds the sampler.
-    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains)));
+    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains), samplerName));
   }
   if (
     samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
@@ -479,7 +481,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
         ...driver,
         numChains,
         workers: numWorkers,
-      });
+      }, description);
       mayThrow = false; // the synchronous part (and any in-thread fallback) is over
       run.catch(() => {}); // a run abandoned on a stop may fail later, unobserved
       const parallel = await Promise.race([run, watch.promise.then(() => null)]);
