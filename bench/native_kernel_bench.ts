@@ -174,6 +174,16 @@ Deno.bench({
     wasmPass();
   },
 });
+// The core's gradient alone over the same rows (what HMC's inner leapfrog points run).
+Deno.bench({
+  name: `core (${backend}) grad only n=${N} d=${D}`,
+  group: "ll+grad vs native C",
+  n: BENCH_N,
+  warmup: 1,
+  fn: () => {
+    core.gradRange(FAMILY_LOGISTIC, 0, x, y, D, 0, N, theta, grad);
+  },
+});
 for (const b of builds) {
   if (b.lib === null) continue;
   const lib = b.lib;

@@ -3,7 +3,7 @@
  *
  * Order of work, so that nothing the user made is lost and bad input fails
  * before any cost: parse and check every flag (the sampler's own flags come
- * from its registry description, with their ranges) → refuse sizes whose
+ * from its registry description, loaded alone by ./catalog.ts, with their ranges) → refuse sizes whose
  * memory would not fit → refuse an `--out` that is the `--data` file (device
  * and inode) and check it is writable → load the data and build the sampler
  * → stream each draw to a temporary file beside `--out` → rename it into
@@ -32,7 +32,8 @@ import { prestartChainWorkers, sampleParallel } from "../samplers/parallel.ts";
 import { phaseMark } from "../samplers/_phase_marks.ts";
 import { sharedCentringPasses, sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { prestartPassWorkers } from "../models/threaded_glm.ts";
-import { getSampler, samplerNames } from "../samplers/registry.ts";
+import { modelSpecOf } from "../models/model_spec.ts";
+import { builtInSamplerNames, loadSampler } from "../samplers/catalog.ts";
 import {
   checkSamplerFlagConflicts,
   CliUsageError,
@@ -77,7 +78,6 @@ import {
   StopWatch as _StopWatch,
 } from "./sample_run.ts";
 import { openSampleData } from "./sample_data.ts";
-import { sampleHelp } from "./sample_help.ts";
 
 const _COMMON_FLAGS: FlagSpec = {
   ...GLM_DATA_FLAGS,
@@ -127,7 +127,8 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   for (const flag of samplerFlags.keys()) flags[flag] = { type: "string" };
   const { values } = parseFlags("sample", args, { flags });
   if (values.help) {
-    console.log(sampleHelp());
+    // The help lists every sampler's options: only here are they all imported.
+    console.log((await import("./sample_help.ts")).sampleHelp());
     return 0;
   }
   checkModelFlags(values);
@@ -150,14 +151,16 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   }
   const choice = userFamily?.choice ?? familyFromFlags(values);
   const samplerName = (values.sampler as string | undefined) ?? "hmc";
-  if (!samplerNames().includes(samplerName)) {
+  const samplerNames = builtInSamplerNames();
+  if (!samplerNames.includes(samplerName)) {
     throw new CliUsageError(
-      `--sampler must be one of ${samplerNames().join(", ")}; got ${JSON.stringify(samplerName)}`,
+      `--sampler must be one of ${samplerNames.join(", ")}; got ${JSON.stringify(samplerName)}`,
     );
   }
-  const description = getSampler(samplerName);
+  // Only the chosen sampler's modules (the registry would import them all).
+  const description = await loadSampler(samplerName);
   const samplerOptions: Record<string, unknown> = {};
-  for (const [flag, { option, samplers }] of samplerFlags) {
+  for (const [flag, { samplers }] of samplerFlags) {
     const raw = values[flag];
     if (raw === undefined) continue;
     const own = (description.options ?? []).find((o) => o.flag === flag);
@@ -168,7 +171,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
         })`,
       );
     }
-    samplerOptions[own.name] = _optionValue(own ?? option, raw);
+    samplerOptions[own.name] = _optionValue(own, raw);
   }
   checkSamplerFlagConflicts(values, description);
   for (const o of description.options ?? []) {
@@ -239,8 +242,11 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       checkWritable(target, "--out");
     }
   }
-  // The signal watcher's worker loads while the data are read; it listens from _StopWatch.start on.
-  const watcher = _StopWatch.spawn();
+  // Chains in this thread need the signal watcher's worker (a synchronous
+  // loop never runs this thread's listeners): it loads while the data are
+  // read, and listens from _StopWatch.start on. Chains in workers are watched
+  // from this thread, which awaits them (no `new Worker` blocking it here).
+  const watcher = numWorkers === 0 ? _StopWatch.spawn() : undefined;
   cleanups.push(() => watcher?.terminate());
   // HMC-ECS chains share one centring (below) whose full-data passes run on
   // numWorkers threads: the pass workers' modules load while the data are read.
@@ -344,7 +350,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
 
   if (numWorkers > 0) {
     // The chain workers load their modules while this thread builds the sampler.
-    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains)));
+    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains), samplerName));
   }
   if (
     samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
@@ -387,7 +393,10 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     ? ["sign"]
     : [];
   // From here on SIGINT / SIGTERM stop the run and keep its draws.
-  const watch = await _StopWatch.start(watcher);
+  const watch = numWorkers > 0 && "spec" in modelSpecOf(model)
+    ? _StopWatch.onThisThread()
+    : await _StopWatch.start(watcher);
+  cleanups.push(() => watch.close());
   phaseMark("stop-watch-started");
   let writer: DrawsOutput | null = null;
   try {
@@ -472,7 +481,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
         ...driver,
         numChains,
         workers: numWorkers,
-      });
+      }, description);
       mayThrow = false; // the synchronous part (and any in-thread fallback) is over
       run.catch(() => {}); // a run abandoned on a stop may fail later, unobserved
       const parallel = await Promise.race([run, watch.promise.then(() => null)]);

@@ -7,7 +7,7 @@
  * @module
  */
 import { MAX_RUN_BYTES, runBytes } from "../samplers/run_memory.ts";
-import { getSampler, samplerNames } from "../samplers/registry.ts";
+import { BUILT_IN_SAMPLER_FLAGS } from "../samplers/catalog.ts";
 import type { SamplerDescription, SamplerOption } from "../samplers/sampler.ts";
 import { CliUsageError, intFlag, numberFlag } from "./args.ts";
 
@@ -23,12 +23,12 @@ const _COMMON_NAMES: Record<string, string> = {
   workers: "--workers",
 };
 
-export function samplerFlags(): Map<string, { option: SamplerOption; samplers: string[] }> {
-  const out = new Map<string, { option: SamplerOption; samplers: string[] }>();
-  for (const name of samplerNames()) {
-    for (const option of getSampler(name).options ?? []) {
-      const e = out.get(option.flag);
-      if (e === undefined) out.set(option.flag, { option, samplers: [name] });
+export function samplerFlags(): Map<string, { samplers: string[] }> {
+  const out = new Map<string, { samplers: string[] }>();
+  for (const [name, flags] of BUILT_IN_SAMPLER_FLAGS) {
+    for (const flag of flags) {
+      const e = out.get(flag);
+      if (e === undefined) out.set(flag, { samplers: [name] });
       else e.samplers.push(name);
     }
   }

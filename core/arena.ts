@@ -408,8 +408,7 @@ export class Arena {
    * ```
    */
   f64(ptr: number, n: number): Float64Array {
-    this.#check(ptr, n, 8, "f64");
-    return new Float64Array(this.memory.buffer, ptr, n);
+    return new Float64Array(this.#check(ptr, n, 8, "f64"), ptr, n);
   }
 
   /**
@@ -427,8 +426,7 @@ export class Arena {
    * ```
    */
   f32(ptr: number, n: number): Float32Array {
-    this.#check(ptr, n, 4, "f32");
-    return new Float32Array(this.memory.buffer, ptr, n);
+    return new Float32Array(this.#check(ptr, n, 4, "f32"), ptr, n);
   }
 
   /**
@@ -446,8 +444,7 @@ export class Arena {
    * ```
    */
   i32(ptr: number, n: number): Int32Array {
-    this.#check(ptr, n, 4, "i32");
-    return new Int32Array(this.memory.buffer, ptr, n);
+    return new Int32Array(this.#check(ptr, n, 4, "i32"), ptr, n);
   }
 
   /**
@@ -545,19 +542,21 @@ export class Arena {
     return n;
   }
 
-  #check(ptr: number, n: number, width: number, what: string): void {
+  /** The memory's buffer (read once: a getter that is not free on a shared memory), range checked. */
+  #check(ptr: number, n: number, width: number, what: string): ArrayBufferLike {
     if (!Number.isInteger(ptr) || ptr < 0 || ptr % width !== 0) {
       throw new RangeError(`${what}() pointer must be a multiple of ${width} ≥ 0, got ${ptr}`);
     }
     if (!Number.isInteger(n) || n < 0) {
       throw new RangeError(`${what}() count must be a non-negative integer, got ${n}`);
     }
-    const len = this.memory.buffer.byteLength;
+    const buffer = this.memory.buffer, len = buffer.byteLength;
     if (ptr + n * width > len) {
       throw new RangeError(
         `${what}(${ptr}, ${n}) reaches byte ${ptr + n * width}, past the memory's ${len} bytes`,
       );
     }
+    return buffer;
   }
 
   /**

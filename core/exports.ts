@@ -194,6 +194,35 @@ export interface CoreExports {
     d2Out: number,
   ): number;
 
+  /**
+   * Accumulates ∇Σℓᵢ = Σ ℓ'(ηᵢ) xᵢ over rows [start, end) into `grad`
+   * without computing Σℓᵢ: the bits {@link CoreExports.llRange} adds to
+   * `grad` for the same rows (the same row blocks and operation order).
+   */
+  gradRange(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    grad: number,
+  ): void;
+  /** As {@link CoreExports.gradRange} with X stored as f32 (f64 accumulation). */
+  gradRangeF32(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    d: number,
+    start: number,
+    end: number,
+    theta: number,
+    grad: number,
+  ): void;
+
   /** hess += Σᵢ d²ℓ/dη²(ηᵢ) xᵢxᵢᵀ over rows [start, end) (full d × d). */
   hessRange(
     family: number,

@@ -68,6 +68,8 @@ const _EXPORT_NAMES: readonly (keyof CoreExports)[] = [
   "llIdx",
   "llRangeF32",
   "llIdxF32",
+  "gradRange",
+  "gradRangeF32",
   "hessRange",
   "hessRangeF32",
   "cvPrepareRange",

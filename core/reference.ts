@@ -306,6 +306,14 @@ export function createReferenceExports(memory: WebAssembly.Memory): CoreExports 
     llIdxF32: (family, famParam, x, y, d, idx, m, theta, grad, llOut, dOut, d2Out) =>
       ll(4, family, famParam, x, y, d, listed(idx), m, theta, grad, llOut, dOut, d2Out),
 
+    // the combined pass's gradient with ℓ discarded: the same sums, so the same bits
+    gradRange: (family, famParam, x, y, d, start, end, theta, grad) => {
+      ll(8, family, famParam, x, y, d, range(start), end - start, theta, grad, 0, 0, 0);
+    },
+    gradRangeF32: (family, famParam, x, y, d, start, end, theta, grad) => {
+      ll(4, family, famParam, x, y, d, range(start), end - start, theta, grad, 0, 0, 0);
+    },
+
     hessRange: (family, famParam, x, y, d, start, end, theta, h) =>
       hess(8, family, famParam, x, y, d, start, end, theta, h),
     hessRangeF32: (family, famParam, x, y, d, start, end, theta, h) =>

@@ -7,7 +7,10 @@
  * `ess_quantile`, `ess_mean`, `ess_sd`):
  *
  * - chains are split in halves (middle draw dropped for odd lengths);
- * - per-chain autocovariances are the biased FFT estimates;
+ * - per-chain autocovariances are the biased estimates (divisor n): direct
+ *   sums for the first 16 lags, which end Geyer's sequence of a chain that
+ *   mixes, the FFT for all lags when the sequence goes further (the two agree
+ *   to round-off, so an ESS may differ from an all-FFT one in its last bits);
  * - var⁺ = (n−1)/n · W + B/n, with W the mean within-chain variance and B/n the
  *   sample variance of the chain means (eq. 3 of the paper);
  * - ρ̂_t = 1 − (W − mean_m γ̂_{t,m}) / var⁺ (eq. 10);
@@ -56,8 +59,8 @@ export function _ess(chains: readonly Float64Array[]): number {
   const m = chains.length;
   const n = chains[0].length;
   if (n < 3 || _isConstant(chains)) return NaN;
-  const acovMeans = new Float64Array(n);
   const chainMeans = new Float64Array(m);
+  for (let c = 0; c < m; c++) chainMeans[c] = _mean(chains[c]);
   // A chain whose draws are all equal has zero autocovariance at every lag
   // (posterior sets these exactly; the FFT would leave round-off).
   // When every chain is constant but the chains differ (stuck chains, or
@@ -65,17 +68,52 @@ export function _ess(chains: readonly Float64Array[]): number {
   // is nothing to transform: all autocovariances are zero, var⁺ = B/n > 0,
   // every ρ̂_t is 1 and the ESS is small, as in posterior.
   const varying = chains.filter((chain) => chain.some((v) => v !== chain[0]));
+  // Geyer's sequence of a chain that mixes stops after a few lags: first the
+  // direct sums of the first lags (cheaper than two FFTs per pair of chains),
+  // all lags by FFT only when the sequence reaches past them.
+  if (n > _FIRST_LAGS) {
+    const few = _geyerEss(_meanAutocovariances(varying, m, n, _FIRST_LAGS), chainMeans, n);
+    if (few !== undefined) return few;
+  }
+  return _geyerEss(_meanAutocovariances(varying, m, n, n), chainMeans, n)!;
+}
+
+/** Lags whose autocovariances {@link _ess} sums directly before it tries the FFT. */
+const _FIRST_LAGS = 16;
+
+/** The chains' autocovariances at lags 0 … lags − 1 averaged over all m chains (zero for constant chains). */
+function _meanAutocovariances(
+  varying: readonly Float64Array[],
+  m: number,
+  n: number,
+  lags: number,
+): Float64Array {
+  const acovMeans = new Float64Array(lags);
   if (varying.length > 0) {
-    for (const acov of _autocovariances(varying)) {
-      for (let t = 0; t < n; t++) acovMeans[t] += acov[t] / m;
+    for (const acov of _autocovariances(varying, lags === n ? undefined : lags - 1)) {
+      for (let t = 0; t < lags; t++) acovMeans[t] += acov[t] / m;
     }
   }
-  for (let c = 0; c < m; c++) chainMeans[c] = _mean(chains[c]);
+  return acovMeans;
+}
+
+/**
+ * The ESS from the mean autocovariances by Geyer's initial positive and
+ * monotone sequences; undefined when the sequence needs a lag past
+ * `acovMeans` (which holds every lag when its length is n).
+ */
+function _geyerEss(
+  acovMeans: Float64Array,
+  chainMeans: Float64Array,
+  n: number,
+): number | undefined {
+  const m = chainMeans.length;
+  const lags = acovMeans.length;
   const meanVar = (acovMeans[0] * n) / (n - 1); // W
   let varPlus = (meanVar * (n - 1)) / n;
   if (m > 1) varPlus += _variance(chainMeans);
 
-  const rho = new Float64Array(n);
+  const rho = new Float64Array(lags);
   const rhoAt = (t: number): number => 1 - (meanVar - acovMeans[t]) / varPlus;
   // Geyer's initial positive sequence over pairs (ρ_{2k}, ρ_{2k+1}).
   let t = 0;
@@ -85,6 +123,7 @@ export function _ess(chains: readonly Float64Array[]): number {
   rho[1] = odd;
   while (t < n - 5 && !Number.isNaN(even + odd) && even + odd > 0) {
     t += 2;
+    if (t + 1 >= lags) return undefined;
     even = rhoAt(t);
     odd = rhoAt(t + 1);
     if (even + odd >= 0) {

@@ -301,14 +301,61 @@ export function inverseSpd(a: Float64Array, options: CholeskyOptions = {}): Floa
  */
 export function matVec(a: Float64Array, x: Float64Array, options: OutOption = {}): Float64Array {
   const n = _checkVec(a, x);
-  const y = _out(options.out, n);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    const row = i * n;
-    for (let k = 0; k < n; k++) s += a[row + k] * x[k];
-    y[i] = s;
+  return matVecInto(a, n, x, _out(options.out, n));
+}
+
+/**
+ * out = A x for a row-major n×n `a`, unchecked, for the hot loops of the
+ * samplers (a dense metric's velocity, Σqₖ's gradient A + Bδ). Each
+ * `out[i]` is the sum 0 + a[i,0]x[0] + a[i,1]x[1] + … in order of k, as the
+ * plain loop computes it — the same number to the last bit — but four rows
+ * are summed side by side, so that their additions overlap instead of
+ * each waiting for the one before (≈ 1.4× faster at n = 30).
+ *
+ * @param a Row-major n×n matrix (at least n² entries).
+ * @param n Rows and columns.
+ * @param x Vector (at least n entries; must not alias `out`).
+ * @param out Output (at least n entries).
+ * @returns `out`.
+ *
+ * @example
+ * ```ts
+ * import { matVecInto } from "./linalg.ts";
+ * const y = matVecInto(new Float64Array([1, 2, 3, 4]), 2, new Float64Array([1, 1]), new Float64Array(2));
+ * if (y[0] !== 3 || y[1] !== 7) throw new Error();
+ * ```
+ *
+ * References: Golub & Van Loan (2013), §1.1.
+ */
+export function matVecInto(
+  a: Float64Array,
+  n: number,
+  x: Float64Array,
+  out: Float64Array,
+): Float64Array {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const r0 = i * n, r1 = r0 + n, r2 = r1 + n, r3 = r2 + n;
+    let t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+    for (let k = 0; k < n; k++) {
+      const xk = x[k];
+      t0 += a[r0 + k] * xk;
+      t1 += a[r1 + k] * xk;
+      t2 += a[r2 + k] * xk;
+      t3 += a[r3 + k] * xk;
+    }
+    out[i] = t0;
+    out[i + 1] = t1;
+    out[i + 2] = t2;
+    out[i + 3] = t3;
   }
-  return y;
+  for (; i < n; i++) {
+    const r = i * n;
+    let t = 0;
+    for (let k = 0; k < n; k++) t += a[r + k] * x[k];
+    out[i] = t;
+  }
+  return out;
 }
 
 /**

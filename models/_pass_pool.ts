@@ -12,10 +12,13 @@
  *             with 0 cache rows)
  *             PASS_GATHER rows by index into buffers shared beside the pool
  *             PASS_ROWS sums over listed rows (ℓ, ∇ℓ or ∇²ℓ; the list in shared memory)
+ *             PASS_SAMPLE the first worker draws an increasing subset of rows from a
+ *             generator state in shared memory (the others do nothing)
  *  io (Float64Array over a SharedArrayBuffer), P = length of θ
  *   [0, P)                         θ (θ* for PASS_CV)
  *   [P, P + 3)                     PASS_CV's arguments: cache rows, cache offset, chunkRows;
- *                                  PASS_ROWS's: the list's byte offset, its length, what to sum
+ *                                  PASS_ROWS's: the list's byte offset, its length, what to sum;
+ *                                  PASS_SAMPLE's: the state's byte offset, n, m
  *   [P + 3 + k·(1+P+P²), …)        worker k's slot: ℓ or S, ∇ℓ or A (P), ∇²ℓ (P²)
  *  start-up   each worker gets { pool, …its own fields } and answers { ready } or
  *             { error } (a message naming what failed); one failure stops them all
@@ -42,7 +45,8 @@ export const PASS_LL = 1,
   PASS_ALL = 4,
   PASS_GATHER = 5,
   PASS_CV = 6,
-  PASS_ROWS = 7;
+  PASS_ROWS = 7,
+  PASS_SAMPLE = 8;
 
 /** io entries between θ and the slots (PASS_CV's arguments). */
 const ARGS = 3;
@@ -278,6 +282,13 @@ export interface RowPasses {
     grad: Float64Array,
     hess: Float64Array,
   ): number;
+  /**
+   * PASS_SAMPLE (the first worker only): continue the generator whose state
+   * is at byte `offset` of the shared memory with `Rng.sortedSample(n, m)`,
+   * the m indices written right after the state, then the generator's new
+   * state over the old one.
+   */
+  sample?(args: { offset: number; n: number; m: number }): void;
 }
 
 /**
@@ -296,6 +307,12 @@ export function servePool(pool: PassPoolShared, passes: RowPasses, ready: () => 
     if (command === PASS_GATHER) {
       if (passes.gather === undefined) throw new Error("this worker gathers no rows");
       passes.gather(argument);
+      return;
+    }
+    if (command === PASS_SAMPLE) {
+      if (pool.slot !== 0) return;
+      if (passes.sample === undefined) throw new Error("this worker draws no subsets");
+      passes.sample({ offset: io[P], n: io[P + 1], m: io[P + 2] });
       return;
     }
     theta.set(io.subarray(0, P));

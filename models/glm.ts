@@ -320,6 +320,31 @@ export class GlmModel implements PerRowHessianModel {
     return logPosteriorAndGradient(this, theta, grad, this.#priorGrad);
   }
 
+  /**
+   * ∇ log π(θ) alone into `grad`: the gradient {@link GlmModel.logDensityAndGradient}
+   * writes, bit for bit. For "logistic", "gaussian" and "poisson" without an
+   * offset it comes from a pass that skips ℓ per row (`GlmKernels.gradient`);
+   * the other families run the combined pass and write NaN where its log
+   * density is not finite. Counted as the combined pass (n ℓ rows and n
+   * gradient rows): HMC-ECS's leapfrog steps charge ℓ and ∇ per row at every
+   * step too, so the evaluation counts the cost comparisons divide stay in
+   * one unit whichever pass ran.
+   */
+  logDensityGradient(theta: Float64Array, grad: Float64Array): void {
+    if (!this.kernels.hasCompactCache) {
+      if (!Number.isFinite(this.logDensityAndGradient(theta, grad))) grad.fill(NaN);
+      return;
+    }
+    assertPosition(theta, this.dim);
+    assertLiveGlmData(this.data, "GlmModel.logDensityGradient");
+    this.kernels.gradient(this.data, theta, { grad });
+    this.cost.numLogLikRows += this.numRows;
+    this.cost.numGradRows += this.numRows;
+    const pg = this.#priorGrad;
+    this.logPrior(theta, pg);
+    for (let j = 0; j < this.dim; j++) grad[j] += pg[j];
+  }
+
   /** Release scratch buffers (the data set itself is not freed). */
   dispose(): void {
     this.kernels.dispose();

@@ -40,7 +40,7 @@
 // Everything without file access is in ./web.ts (the package's browser /
 // edge entry); this module adds the file-backed sharded GLM.
 export * from "./web.ts";
-export { logPosteriorAndGradient } from "./model.ts";
+export { type GradientFn, gradientOnlyFn, logPosteriorAndGradient } from "./model.ts";
 export { ShardedGlmModel, type ShardedGlmOptions } from "./sharded_glm.ts";
 export { contiguousBatches } from "./batch_potential.ts";
 export {

@@ -137,6 +137,36 @@ export interface Model {
   logDensity(theta: Float64Array): number;
   /** log π(θ) up to a constant; writes ∇ log π(θ) into `grad` (length d). */
   logDensityAndGradient(theta: Float64Array, grad: Float64Array): number;
+  /**
+   * Optional: ∇ log π(θ) alone into `grad` (length d), the bits
+   * {@link Model.logDensityAndGradient} writes, where leaving out the value
+   * saves work (a GLM's pass skips ℓ per row). Outside the support it writes
+   * NaN into `grad`. Leapfrog steps whose log density is not read use it
+   * (see {@link gradientOnlyFn}).
+   */
+  logDensityGradient?(theta: Float64Array, grad: Float64Array): void;
+}
+
+/** ∇ log π(θ) written into `grad` (overwritten); non-finite outside the support. */
+export type GradientFn = (theta: Float64Array, grad: Float64Array) => void;
+
+/**
+ * The model's gradient-only evaluation as a function, or undefined when it has
+ * none (the samplers then take the combined pass at every leapfrog step).
+ *
+ * @param model Any model.
+ * @returns `(θ, grad) => model.logDensityGradient(θ, grad)`, or undefined.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { gradientOnlyFn } from "./model.ts";
+ * import { NormalGammaModel } from "../examples/models/normal_gamma.ts";
+ * assert.equal(gradientOnlyFn(new NormalGammaModel(new Float64Array([0.1]))), undefined);
+ * ```
+ */
+export function gradientOnlyFn(model: Model): GradientFn | undefined {
+  if (typeof model.logDensityGradient !== "function") return undefined;
+  return (theta, grad) => model.logDensityGradient!(theta, grad);
 }
 
 /** A Bayesian model with log posterior log p(θ) + Σᵢ₌₁ⁿ ℓᵢ(θ). */

@@ -42,7 +42,16 @@ import type { ControlVariateCache } from "../core/row_buffer.ts";
 import { ScratchI32 } from "../core/scratch.ts";
 import { releaseRegion, reserveRegion, type SharedRegion } from "../core/shared_region.ts";
 import { type GlmData, glmDataRows } from "../data/dataset.ts";
-import { PASS_CV, PASS_GRAD, PASS_HESS, PASS_LL, PASS_ROWS, PassPool } from "./_pass_pool.ts";
+import {
+  PASS_CV,
+  PASS_GRAD,
+  PASS_HESS,
+  PASS_LL,
+  PASS_ROWS,
+  PASS_SAMPLE,
+  PassPool,
+} from "./_pass_pool.ts";
+import { type Rng, RNG_STATE_LENGTH } from "../random/rng.ts";
 import { blockRowsSums, ROWS_GRAD, ROWS_HESS, rowsWithin } from "./_rows_sums.ts";
 import type { PassWorkerInit } from "./_pass_protocol.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
@@ -121,6 +130,8 @@ export class ThreadedGlmModel implements DataModel {
   #priorGrad: Float64Array;
   #grad0: Float64Array;
   #hess0: Float64Array;
+  /** A subset drawn on a worker ({@link ThreadedGlmModel.beginSortedSample}), not yet taken. */
+  #ahead: { list: ScratchI32; m: number; done: boolean; failed: boolean } | null = null;
 
   private constructor(
     base: GlmModel | UserGlmModel,
@@ -232,7 +243,81 @@ export class ThreadedGlmModel implements DataModel {
 
   #run(command: number, theta: Float64Array, args?: readonly number[]): void {
     if (this.#closed) throw new TypeError("this ThreadedGlmModel has been closed");
+    this.#settleAhead();
     this.#pool?.post(command, theta, { args });
+  }
+
+  /** Wait for a subset drawn ahead (its rows and state stay for finishSortedSample). */
+  #settleAhead(): void {
+    const ahead = this.#ahead;
+    if (ahead === null || ahead.done) return;
+    ahead.done = true;
+    try {
+      this.#pool!.wait();
+    } catch {
+      ahead.failed = true;
+    }
+  }
+
+  /**
+   * Start drawing `rng.sortedSample(numRows, m)` on the first worker while
+   * the calling thread goes on: the generator's state is copied into the
+   * shared memory, the worker continues it there.
+   * {@link ThreadedGlmModel.finishSortedSample} takes the indices and moves
+   * `rng` past those draws, so the numbers are the calling thread's own; `rng`
+   * must not draw in between. Passes may run meanwhile (they wait for the
+   * draw first).
+   *
+   * @internal
+   * @param rng The generator (not advanced here).
+   * @param m Indices, 0 ≤ m ≤ numRows.
+   * @returns Whether the draw started (false without workers, or with one
+   *   already pending: then draw on the calling thread).
+   */
+  beginSortedSample(rng: Rng, m: number): boolean {
+    if (this.#closed) throw new TypeError("this ThreadedGlmModel has been closed");
+    const n = this.numRows;
+    if (!Number.isInteger(m) || m < 0 || m > n) {
+      throw new RangeError(`need an integer 0 ≤ m ≤ ${n}, got ${m}`);
+    }
+    if (this.#pool === null || this.#ahead !== null) return false;
+    const list = new ScratchI32(this.base.arena, RNG_STATE_LENGTH + m);
+    try {
+      const view = list.view(0, RNG_STATE_LENGTH + m);
+      rng.saveState(view);
+      this.#pool.post(PASS_SAMPLE, null, { args: [view.byteOffset, n, m] });
+    } catch (e) {
+      list.dispose();
+      throw e;
+    }
+    this.#ahead = { list, m, done: false, failed: false };
+    return true;
+  }
+
+  /**
+   * The indices of {@link ThreadedGlmModel.beginSortedSample} (a copy), with
+   * `rng` moved past their draws; with `rng` null the draw is dropped and no
+   * generator moves. If the worker failed, `rng` draws them here: the same
+   * indices.
+   *
+   * @internal
+   * @param rng The generator given to beginSortedSample, or null.
+   * @returns The indices (increasing), or null when none were pending or `rng` is null.
+   */
+  finishSortedSample(rng: Rng | null): Int32Array | null {
+    const ahead = this.#ahead;
+    if (ahead === null) return null;
+    try {
+      this.#settleAhead();
+      if (rng === null) return null;
+      if (ahead.failed) return rng.sortedSample(this.numRows, ahead.m);
+      const view = ahead.list.view(0, RNG_STATE_LENGTH + ahead.m);
+      rng.loadState(view);
+      return view.slice(RNG_STATE_LENGTH);
+    } finally {
+      this.#ahead = null;
+      ahead.list.dispose();
+    }
   }
 
   #wait(): void {
@@ -536,6 +621,8 @@ export class ThreadedGlmModel implements DataModel {
     if (this.#closed) return;
     this.#closed = true;
     this.#pool?.close();
+    this.#ahead?.list.dispose();
+    this.#ahead = null;
     for (const r of this.#regions) releaseRegion(this.base.arena, r);
     this.#block0.dispose();
   }

@@ -31,6 +31,15 @@ export interface WorkerInit {
   relayDraws: boolean;
 }
 
+/**
+ * @internal Sent to a worker started ahead of its run, once the sampler is
+ * known: the worker imports that sampler's modules before the run's init.
+ */
+export interface WorkerPreload {
+  type: "preload";
+  sampler: string;
+}
+
 /** @internal A chain to run. */
 export interface WorkerChain {
   type: "chain";

@@ -2,8 +2,9 @@
  * The Web Worker that runs chains for {@link import("./parallel.ts").sampleParallel}.
  *
  * ```
+ *  main ──{ type: "preload", sampler }──► worker   (optional: import the sampler's modules early)
  *  main ──{ type: "init", spec, region, sampler, own, plan, run }──► worker
- *         attachCore(spec.memory, region) → workerModelFromSpec → getSampler(sampler).build
+ *         attachCore(spec.memory, region) → workerModelFromSpec → loadSampler(sampler).build
  *  main ◄─{ type: "ready" } | { type: "error", error }
  *  main ──{ type: "chain", chainId, start? }──► sampleChains({ chainIds: [chainId], … })
  *  main ◄─{ type: "progress" | "draws", … }* then { type: "chain", output } | { type: "error" }
@@ -28,9 +29,9 @@
 import { adoptWorkerCore } from "../core/load.ts";
 import { attachRegion } from "../core/shared_region.ts";
 import { workerModelFromSpec } from "../models/worker_model.ts";
-import type { WorkerChain, WorkerInit, WorkerReply } from "./_chain_protocol.ts";
+import type { WorkerChain, WorkerInit, WorkerPreload, WorkerReply } from "./_chain_protocol.ts";
 import { sampleChains } from "./driver.ts";
-import { getSampler } from "./registry.ts";
+import { loadSampler } from "./catalog.ts";
 import { phaseMark } from "./_phase_marks.ts";
 import type { ChainSampler, StepInfo } from "./sampler.ts";
 
@@ -59,18 +60,25 @@ function _post(reply: WorkerReply): void {
   }
 }
 
-self.onmessage = (event: MessageEvent<WorkerInit | WorkerChain>) => {
+self.onmessage = (event: MessageEvent<WorkerPreload | WorkerInit | WorkerChain>) => {
   const msg = event.data;
   let batch: _DrawBatch | null = null;
   try {
+    if (msg.type === "preload") {
+      // Only the chosen sampler's modules, while the calling thread still works.
+      loadSampler(msg.sampler).catch(() => {}); // an unknown name fails again at init
+      return;
+    }
     if (msg.type === "init") {
       _init = msg;
       adoptWorkerCore(msg.spec.backend, true, msg.spec.core);
       const arena = attachRegion(msg.region, (bytes) => _post({ type: "grow", bytes }));
-      _model = workerModelFromSpec(msg.spec, arena);
-      _sampler = getSampler(msg.sampler).build(_model, msg.own, msg.plan);
-      phaseMark("worker-ready");
-      _post({ type: "ready" });
+      const model = _model = workerModelFromSpec(msg.spec, arena);
+      loadSampler(msg.sampler).then((description) => {
+        _sampler = description.build(model, msg.own, msg.plan);
+        phaseMark("worker-ready");
+        _post({ type: "ready" });
+      }).catch((error) => _post({ type: "error", error }));
       return;
     }
     if (_init === null || _model === null || _sampler === null) {

@@ -13,7 +13,7 @@
  * @module
  */
 import type { Rng } from "../random/rng.ts";
-import { cholesky, inverseFromCholesky, squareDim } from "../math/linalg.ts";
+import { cholesky, inverseFromCholesky, matVecInto, squareDim } from "../math/linalg.ts";
 import { positiveInteger } from "./validate_options.ts";
 
 /** The shape of a metric. */
@@ -307,7 +307,7 @@ function _symmetrized(a: Float64Array): Float64Array {
  */
 function _dense(inv: Float64Array, factor: Float64Array, factorOf: "inverse" | "mass"): Metric {
   const dim = Math.round(Math.sqrt(inv.length));
-  const z = new Float64Array(dim);
+  const z = new Float64Array(dim), scratch = new Float64Array(dim);
   return {
     kind: "dense",
     dim,
@@ -317,16 +317,16 @@ function _dense(inv: Float64Array, factor: Float64Array, factorOf: "inverse" | "
     // optimising compiler keeps the arrays in registers rather than reloading
     // them at every element (≈ 5× faster at d = 30; the same operations in
     // the same order, so the same numbers).
+    // M⁻¹p four rows at a time (matVecInto: each row's sum in the same
+    // order, so the same numbers).
     kineticEnergy(p: Float64Array): number {
-      const a = inv, n = dim;
+      const v = matVecInto(inv, dim, p, scratch), n = dim;
       let s = 0;
-      for (let i = 0; i < n; i++) s += p[i] * _dot(a, i * n, p, n);
+      for (let i = 0; i < n; i++) s += p[i] * v[i];
       return 0.5 * s;
     },
     velocity(p: Float64Array, out: Float64Array): Float64Array {
-      const a = inv, n = dim;
-      for (let i = 0; i < n; i++) out[i] = _dot(a, i * n, p, n);
-      return out;
+      return matVecInto(inv, dim, p, out);
     },
     sampleMomentum(rng: Rng, out: Float64Array): Float64Array {
       const f = factor, zz = z, n = dim;

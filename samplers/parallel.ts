@@ -56,8 +56,8 @@ import { chainIdsOf, type ChainOutput, type SamplingResult } from "./driver.ts";
 import { checkRunMemory } from "./run_memory.ts";
 import { checkSampleOptionNames } from "./option_names.ts";
 import { assertProperPosterior } from "./proper_posterior.ts";
-import { DRIVER_KEYS, sample, type SampleOptions } from "./sample.ts";
-import { getSampler } from "./registry.ts";
+import { DRIVER_KEYS, type SampleOptions, sampleWith } from "./sample_with.ts";
+import type { SamplerDescription } from "./sampler.ts";
 import { integerAtLeast, nonNegativeInteger } from "./validate_options.ts";
 
 /** Options of {@link sampleParallel}: those of `sample()` plus the worker pool. */
@@ -120,6 +120,8 @@ export function defaultWorkers(numChains: number): number {
  *   `loadCore({ shared: true })` runs in workers, any other runs in the calling thread.
  * @param options `sampler`, the driver's options, the sampler's options, `workers`
  *   and `workerScratchBytes`.
+ * @param loaded The description of `options.sampler` if the caller loaded it
+ *   (`loadSampler()` of ./catalog.ts); else it is read from the registry.
  * @returns The driver's result plus `parallel: { workers, note }`.
  * @throws {RangeError} For bad options (as `sample()`), `workers` not a
  *   non-negative integer; rethrows an error raised while a worker builds the
@@ -147,8 +149,12 @@ export function defaultWorkers(numChains: number): number {
 export async function sampleParallel(
   model: Model,
   options: SampleParallelOptions,
+  // deno-lint-ignore no-explicit-any
+  loaded?: SamplerDescription<any>,
 ): Promise<ParallelSamplingResult> {
-  checkSampleOptionNames(getSampler(options.sampler).name, options, "sampleParallel()");
+  // The registry imports every sampler: only when the caller did not load its own.
+  const description = loaded ?? (await import("./registry.ts")).getSampler(options.sampler);
+  checkSampleOptionNames(description.name, options, "sampleParallel()");
   const { workers: wanted, workerScratchBytes, ...rest } = options;
   const sequential = rest as SampleOptions;
   const chainIds = chainIdsOf(sequential);
@@ -162,7 +168,7 @@ export async function sampleParallel(
   if (wanted !== undefined) nonNegativeInteger("workers", wanted);
   const numWorkers = Math.min(wanted ?? defaultWorkers(chainIds.length), chainIds.length);
   const inThread = (note: string | null): ParallelSamplingResult => ({
-    ...sample(model, sequential),
+    ...sampleWith(description, model, sequential),
     parallel: { workers: 0, note },
   });
   if (numWorkers === 0) return inThread(null);
@@ -177,7 +183,6 @@ export async function sampleParallel(
   const described = modelSpecOf(model);
   if (!("spec" in described)) return inThread(described.reason);
   assertProperPosterior(model, "sampleParallel()");
-  const description = getSampler(sequential.sampler);
   const own: Record<string, unknown> = {};
   const run: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(sequential)) {
@@ -327,13 +332,16 @@ const _prestarted: Worker[] = [];
  * worker holds nothing of a run until that run's first message.
  *
  * @param count Workers to start (a runtime without workers starts none).
+ * @param sampler The run's sampler, if known: the workers import its modules now too.
  * @returns A function that terminates the workers no run took.
  */
-export function prestartChainWorkers(count: number): () => void {
+export function prestartChainWorkers(count: number, sampler?: string): () => void {
   if (typeof Worker !== "undefined") {
     for (let k = 0; k < count; k++) {
       try {
-        _prestarted.push(_spawn());
+        const worker = _spawn();
+        if (sampler !== undefined) worker.postMessage({ type: "preload", sampler });
+        _prestarted.push(worker);
       } catch {
         break; // workers cannot start here: sampleParallel says so when it runs
       }

@@ -13,37 +13,12 @@
  *
  * @module
  */
-import { isDataModel, type Model } from "../models/model.ts";
-import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
-import { checkSampleOptionNames } from "./option_names.ts";
-import { assertProperPosterior } from "./proper_posterior.ts";
+import type { Model } from "../models/model.ts";
+import type { SamplingResult } from "./driver.ts";
 import { getSampler } from "./registry.ts";
+import { type SampleOptions, sampleWith } from "./sample_with.ts";
 
-/** Options of {@link sample}: the sampler's name, the driver's options and the sampler's own. */
-export type SampleOptions =
-  & RunOptions
-  & {
-    /** A registered sampler name (see `samplerNames()`). */
-    sampler: string;
-    /** The sampler's own options (see its description's `options`). */
-    [option: string]: unknown;
-  };
-
-/** @internal The keys of {@link SampleOptions} that go to the driver, not to the sampler. */
-export const DRIVER_KEYS = [
-  "seed",
-  "numWarmup",
-  "numSamples",
-  "numChains",
-  "chainIds",
-  "thin",
-  "initialPositions",
-  "initialPosition",
-  "jitter",
-  "recordWarmupInfo",
-  "onProgress",
-  "onDraw",
-] as const;
+export { DRIVER_KEYS, type SampleOptions } from "./sample_with.ts";
 
 /**
  * Run the sampler registered as `options.sampler` on `model` through the
@@ -72,35 +47,5 @@ export const DRIVER_KEYS = [
  * References: Cabezas et al. (2024), BlackJAX.
  */
 export function sample(model: Model, options: SampleOptions): SamplingResult {
-  const description = getSampler(options.sampler);
-  checkSampleOptionNames(description.name, options, "sample()");
-  assertProperPosterior(model, "sample()");
-  if (description.requires === "data-model" && !isDataModel(model)) {
-    throw new TypeError(
-      `sampler ${
-        JSON.stringify(description.name)
-      } needs a DataModel (per-row likelihood and gradients)`,
-    );
-  }
-  if (options.workers !== undefined && options.workers !== 0) {
-    throw new TypeError(
-      `sample() runs every chain in the calling thread (workers: 0); for workers: ${
-        String(options.workers)
-      } call sampleParallel()`,
-    );
-  }
-  const driver: Record<string, unknown> = {};
-  const own: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (key === "sampler" || key === "workers" || key === "workerScratchBytes") continue;
-    if ((DRIVER_KEYS as readonly string[]).includes(key)) driver[key] = value;
-    else own[key] = value;
-  }
-  const d = driver as RunOptions;
-  const sampler = description.build(model, own, {
-    seed: d.seed,
-    numWarmup: d.numWarmup ?? 1000,
-    numSamples: d.numSamples ?? 1000,
-  });
-  return sampleChains({ ...d, sampler, model });
+  return sampleWith(getSampler(options.sampler), model, options);
 }

@@ -195,6 +195,7 @@ export class ControlVariates implements SubsampleControlVariates {
   version = 0;
   readonly #chunk: number;
   readonly #delta: Float64Array;
+  readonly #checkTheta = (t: Float64Array) => checkTheta(t, this.dim, "theta");
   readonly #passes: ControlVariatePasses | null;
   readonly #cache: ControlVariateCache | null;
 
@@ -402,10 +403,7 @@ export class ControlVariates implements SubsampleControlVariates {
     theta: Float64Array,
     options: RowRange & { derivative?: boolean } = {},
   ): number {
-    return countedDifferences(this.#kernels, this, rows, theta, {
-      ...options,
-      checkTheta: (t) => checkTheta(t, this.dim, "theta"),
-    });
+    return countedDifferences(this.#kernels, this, rows, theta, options, this.#checkTheta);
   }
 
   /**

@@ -121,7 +121,6 @@ export class DifferenceEstimator {
   lastRowsEvaluated = 0;
   readonly #qGrad: Float64Array;
   readonly #rowGrad: Float64Array;
-  readonly #work: Float64Array;
   /** θ of the latest evaluation with derivatives, and what it left in the buffer. */
   readonly #at: Float64Array;
   #atValid = false;
@@ -139,7 +138,6 @@ export class DifferenceEstimator {
     this.lastDiffs = new Float64Array(subsample.subsampleSize);
     this.#qGrad = new Float64Array(this.cv.dim);
     this.#rowGrad = new Float64Array(this.cv.dim);
-    this.#work = new Float64Array(subsample.subsampleSize);
     this.#at = new Float64Array(this.cv.dim);
   }
 
@@ -203,22 +201,33 @@ export class DifferenceEstimator {
       this.#atVersion = cv.version;
       this.#atRefreshes = u.numRefreshes;
     } else this.#atValid = false;
-    this.lastDiffs.set(rows.diffs(0, m));
-    const est = differenceEstimate(this.lastDiffs, { numRows: n, sumControlVariates: sumQ });
+    // differenceEstimate's sums and, with the gradient, the weights wᵢ in the
+    // same passes over the m rows: the same operations in the same order as
+    // differenceEstimate and a separate weights loop, so the same numbers.
+    const d = this.lastDiffs, diffs = rows.diffs(0, m);
+    let s = 0;
+    for (let i = 0; i < m; i++) s += d[i] = diffs[i];
+    const mean = s / m;
+    let ss = 0;
     if (grad) {
-      const d = this.lastDiffs,
-        nm = n / m,
-        nm2 = nm * nm,
-        corrected = options.biasCorrected ?? true;
-      let mean = 0;
-      for (let i = 0; i < m; i++) mean += d[i];
-      mean /= m;
+      const nm = n / m, nm2 = nm * nm, corrected = options.biasCorrected ?? true;
       const r = rows.derivatives(0, m), w = rows.weights(0, m);
-      for (let i = 0; i < m; i++) w[i] = r[i] * (corrected ? nm - nm2 * (d[i] - mean) : nm);
+      for (let i = 0; i < m; i++) {
+        const e = d[i] - mean;
+        ss += e * e;
+        w[i] = r[i] * (corrected ? nm - nm2 * e : nm);
+      }
       cv.weightedRowSum(rows, this.#rowGrad, { start: 0, end: m });
       for (let j = 0; j < grad.length; j++) grad[j] = this.#qGrad[j] + this.#rowGrad[j];
+    } else {
+      for (let i = 0; i < m; i++) {
+        const e = d[i] - mean;
+        ss += e * e;
+      }
     }
-    return est;
+    const logLikelihood = sumQ + n * mean;
+    const variance = (n / m) * (n / m) * ss;
+    return { logLikelihood, variance, value: logLikelihood - 0.5 * variance };
   }
 
   /**
@@ -241,8 +250,7 @@ export class DifferenceEstimator {
     }
     u.sync();
     cv.differences(u.rows, theta, { start: proposal.start, end: proposal.end, derivative: false });
-    const diffs = this.#work.slice();
-    diffs.set(currentDiffs);
+    const diffs = currentDiffs.slice();
     const { start } = u.blockRange(proposal.block);
     diffs.set(u.rows.diffs(proposal.start, proposal.end), start);
     const sumQ = cv.sum(theta);

@@ -255,10 +255,14 @@ export class ExternalControlVariates implements SubsampleControlVariates {
     theta: Float64Array,
     options: RowRange & { derivative?: boolean } = {},
   ): number {
-    return countedDifferences(this.#kernels, this, rows, theta, {
-      ...options,
-      checkTheta: (t) => _checkVector(t, this.dim, "theta"),
-    });
+    return countedDifferences(
+      this.#kernels,
+      this,
+      rows,
+      theta,
+      options,
+      (t) => _checkVector(t, this.dim, "theta"),
+    );
   }
 
   /** Σₖ wₖxₖ over positions of a buffer (no row evaluations). */

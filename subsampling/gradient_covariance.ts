@@ -192,6 +192,83 @@ export function initCovarianceEstimate(
 }
 
 /**
+ * {@link updateCovarianceEstimate} and then {@link applyCovariance} of the
+ * new estimate in one pass over its values: the same numbers to the last
+ * bit, read once instead of twice (CCAdL's full d × d estimate at d = 100
+ * is 10⁴ values per step).
+ *
+ * @param estimate Îₜ₋₁.
+ * @param options `covariance` V(θₜ), `weight` κₜ (default 1/t), `out` for Îₜ
+ *   (may be `estimate.value`: updated in place), `vector` v, `scale` s
+ *   (default 1), `product` for s·Îₜv (default a new array).
+ * @returns Îₜ and s·Îₜv.
+ * @example
+ * ```ts
+ * import { strict as assert } from "node:assert";
+ * import { initCovarianceEstimate, updateAndApplyCovariance } from "./gradient_covariance.ts";
+ * const r = updateAndApplyCovariance(initCovarianceEstimate(2), {
+ *   covariance: new Float64Array([2, 3]),
+ *   vector: new Float64Array([1, 1]),
+ * });
+ * assert.deepEqual([...r.product], [2, 3]);
+ * ```
+ *
+ * References: Shang et al. (2015), eqs. 18–19 and Algorithm 1.
+ */
+export function updateAndApplyCovariance(
+  estimate: CovarianceEstimate,
+  options: {
+    covariance: Float64Array;
+    weight?: number;
+    out?: Float64Array;
+    vector: Float64Array;
+    scale?: number;
+    product?: Float64Array;
+  },
+): { estimate: CovarianceEstimate; product: Float64Array } {
+  const v = options.covariance, len = estimate.value.length, d = estimate.dim;
+  if (v.length !== len) {
+    throw new RangeError(
+      `covariance must have ${len} values for this ${estimate.kind} estimate, got ${v.length}`,
+    );
+  }
+  const t = estimate.numUpdates + 1;
+  const kappa = options.weight ?? 1 / t;
+  if (!(kappa > 0 && kappa <= 1)) throw new RangeError(`weight must be in (0, 1], got ${kappa}`);
+  const out = options.out ?? new Float64Array(len);
+  if (out.length !== len) throw new RangeError(`out must have ${len} values, got ${out.length}`);
+  const x = options.vector, s = options.scale ?? 1;
+  if (x.length !== d) throw new RangeError(`vector must have length ${d}, got ${x.length}`);
+  const product = options.product ?? new Float64Array(d);
+  if (product.length !== d) {
+    throw new RangeError(`product must have length ${d}, got ${product.length}`);
+  }
+  const prev = estimate.value, keep = 1 - kappa;
+  if (estimate.kind === "diagonal") {
+    for (let j = 0; j < d; j++) {
+      const c = keep * prev[j] + kappa * v[j];
+      out[j] = c;
+      product[j] = s * c * x[j];
+    }
+  } else {
+    for (let j = 0; j < d; j++) {
+      let acc = 0;
+      const o = j * d;
+      for (let k = 0; k < d; k++) {
+        const c = keep * prev[o + k] + kappa * v[o + k];
+        out[o + k] = c;
+        acc += c * x[k];
+      }
+      product[j] = s * acc;
+    }
+  }
+  return {
+    estimate: { kind: estimate.kind, dim: d, numUpdates: t, value: out },
+    product,
+  };
+}
+
+/**
  * Fold one empirical covariance into the running estimate:
  * Îₜ = (1 − κₜ)Îₜ₋₁ + κₜV(θₜ) with κₜ = 1/t by default (eq. 18). Pure: the
  * input estimate is not modified.

@@ -37,7 +37,8 @@
  * @module
  */
 import { assertPosition, type CostCounter, type DataModel } from "../models/model.ts";
-import type { SubsamplingSupport } from "../models/subsampling_support.ts";
+import type { GlmModel } from "../models/glm.ts";
+import { type SubsamplingSupport, subsamplingSupport } from "../models/subsampling_support.ts";
 import type { Rng } from "../random/rng.ts";
 import type { ControlVariates } from "./control_variates.ts";
 import type { GatheredRows } from "./gathered_rows.ts";
@@ -260,6 +261,8 @@ class _FullEstimator implements GradientEstimator {
   readonly batchSize: number;
   readonly cost: CostCounter;
   readonly #model: DataModel;
+  /** The model itself when it is an in-memory compact-family GLM: its gradient-only pass. */
+  readonly #glm: GlmModel | null;
   readonly #grad: Float64Array;
   readonly #rows: Int32Array;
   readonly #prior: Float64Array;
@@ -273,6 +276,9 @@ class _FullEstimator implements GradientEstimator {
     this.#grad = new Float64Array(this.dim);
     this.#prior = new Float64Array(this.dim);
     this.#rows = new Int32Array(0);
+    // inMemoryGlm is a compact-family GLM: its gradient-only pass skips ℓ.
+    const glm = subsamplingSupport(model)?.inMemoryGlm ?? null;
+    this.#glm = glm !== null && (glm as DataModel) === model ? glm : null;
   }
 
   dispose(): void {}
@@ -282,10 +288,15 @@ class _FullEstimator implements GradientEstimator {
     const d = this.dim, grad = options.grad ?? this.#grad;
     if (grad.length !== d) throw new RangeError(`grad must have length ${d}, got ${grad.length}`);
     const ll = this.cost.numLogLikRows;
-    this.#model.logLikelihood(theta, grad);
+    if (this.#glm !== null) {
+      // ∇Σℓᵢ without ℓ, plus the prior's gradient: the bits of the branch below.
+      this.#glm.logDensityGradient(theta, grad);
+    } else {
+      this.#model.logLikelihood(theta, grad);
+      this.#model.logPrior(theta, this.#prior);
+      for (let j = 0; j < d; j++) grad[j] += this.#prior[j];
+    }
     this.cost.numLogLikRows = ll; // only the gradient is used
-    this.#model.logPrior(theta, this.#prior);
-    for (let j = 0; j < d; j++) grad[j] += this.#prior[j];
     let covariance: Float64Array | null = null;
     if (options.covariance !== undefined) {
       const len = options.covariance === "full" ? d * d : d;

@@ -14,6 +14,7 @@
 import type { GlmKernels } from "../core/glm_kernels.ts";
 import type { RowBuffer } from "../core/row_buffer.ts";
 import type { CostCounter } from "../models/model.ts";
+import { matVecInto } from "../math/linalg.ts";
 
 /** Order of the Taylor expansion used as control variate. */
 export type TaylorOrder = 0 | 1 | 2;
@@ -101,7 +102,8 @@ export interface SubsampleControlVariates {
  * @param cv The order and the model whose cost is counted.
  * @param rows The buffer.
  * @param theta Position (length d), checked by `checkTheta` once the range is non-empty.
- * @param options Range, `derivative` (default true) and the θ check.
+ * @param options Range and `derivative` (default true).
+ * @param check The θ check.
  * @returns Σₖ dₖ over the range.
  * @internal
  */
@@ -110,7 +112,8 @@ export function countedDifferences(
   cv: { readonly order: TaylorOrder; readonly model: { readonly cost: CostCounter } },
   rows: RowBuffer,
   theta: Float64Array,
-  options: RowRange & { derivative?: boolean; checkTheta: (theta: Float64Array) => void },
+  options: RowRange & { derivative?: boolean },
+  check: (theta: Float64Array) => void,
 ): number {
   const start = options.start ?? 0, end = options.end ?? rows.capacity;
   if (!(start >= 0 && end <= rows.capacity && start <= end)) {
@@ -120,7 +123,7 @@ export function countedDifferences(
   }
   const k = end - start;
   if (k === 0) return 0;
-  options.checkTheta(theta);
+  check(theta);
   const wantR = options.derivative ?? true;
   const s = kernels.controlVariateDifferences(rows, theta, {
     order: cv.order,
@@ -162,16 +165,20 @@ export function taylorSum(
   for (let j = 0; j < d; j++) v += A[j] * delta[j];
   if (grad) grad.set(A);
   if (cv.order === 1) return v;
+  // (Bδ)ᵢ four rows at a time, each summed in order of j as a plain loop would.
+  if (_bDelta.length < d) _bDelta = new Float64Array(d);
+  const bd = matVecInto(B, d, delta, _bDelta);
   let quad = 0;
   for (let i = 0; i < d; i++) {
-    let bi = 0;
-    const row = i * d;
-    for (let j = 0; j < d; j++) bi += B[row + j] * delta[j];
+    const bi = bd[i];
     quad += delta[i] * bi;
     if (grad) grad[i] += bi;
   }
   return v + 0.5 * quad;
 }
+
+/** Scratch for Bδ in {@link taylorSum} (one thread, no re-entry). */
+let _bDelta = new Float64Array(0);
 
 /**
  * Refuse θ that is not a Float64Array of length d (and, with `finite`, one

@@ -122,6 +122,7 @@ export function rowsSubsetMap(
   const n = model.numRows, d = model.dim;
   const { maxIt, tol, sub, scale } = resolveSubsetMapOptions(n, options);
   const rows = rng.sampleWithoutReplacement(n, sub);
+  options.afterDraw?.();
   const gLik = new Float64Array(d), gPrior = new Float64Array(d);
   const perRow = rowsOf.perRowHessians;
   const hRows = new Float64Array(perRow ? sub * d * d : d * d), hPrior = new Float64Array(d * d);
@@ -263,6 +264,52 @@ export interface ListedRowsSums {
     rows: Int32Array,
     out: { grad?: Float64Array; hessian?: Float64Array },
   ): number;
+  /**
+   * Start drawing `rng.sortedSample(numRows, m)` on another thread (`rng`
+   * not advanced, and not to draw, until `finishSortedSample`); false when
+   * it did not start.
+   */
+  beginSortedSample?(rng: Rng, m: number): boolean;
+  /** The indices begun, with `rng` moved past them (null `rng`: dropped); null if none. */
+  finishSortedSample?(rng: Rng | null): Int32Array | null;
+}
+
+/**
+ * The subset of a later {@link threadedSubsetGradient}`(threads, rng, {
+ * fraction })` drawn on one of the threads while the calling thread goes on
+ * (`rng` must not draw until {@link SubsetAhead.finish}), or null when the
+ * threads cannot: then threadedSubsetGradient draws it as usual. The same
+ * indices either way, and `rng` ends in the same state.
+ *
+ * @param threads The sums over listed rows (a `ThreadedGlmModel`).
+ * @param rng The generator threadedSubsetGradient would draw from.
+ * @param fraction The fraction f it will be given.
+ * @returns The pending draw, or null.
+ */
+export function beginThreadedSubset(
+  threads: ListedRowsSums,
+  rng: Rng,
+  fraction: number,
+): SubsetAhead | null {
+  if (!(fraction > 0 && fraction <= 1)) {
+    throw new RangeError(`fraction must be in (0, 1], got ${fraction}`);
+  }
+  const begin = threads.beginSortedSample, finish = threads.finishSortedSample;
+  if (begin === undefined || finish === undefined) return null;
+  const sub = _subsetSize(threads.numRows, fraction);
+  if (!begin.call(threads, rng, sub)) return null;
+  return { fraction, finish: (r) => finish.call(threads, r) };
+}
+
+/** A subset being drawn on a thread ({@link beginThreadedSubset}). */
+export interface SubsetAhead {
+  /** The fraction it was drawn for. */
+  readonly fraction: number;
+  /**
+   * Wait for it: its indices, `rng` moved past their draws; with null, drop
+   * it (no generator moves) and return null.
+   */
+  finish(rng: Rng | null): Int32Array | null;
 }
 
 /**
@@ -294,13 +341,14 @@ export function threadedSubsetHessian(
  *
  * @param threads The sums over listed rows (a `ThreadedGlmModel`).
  * @param rng Generator for the subset.
- * @param options θ and the fraction f.
+ * @param options θ, the fraction f, and the subset if it was begun ahead
+ *   ({@link beginThreadedSubset} with the same `threads`, `rng` and f).
  * @returns The estimate and ñ.
  */
 export function threadedSubsetGradient(
   threads: ListedRowsSums,
   rng: Rng,
-  options: { theta: Float64Array; fraction: number },
+  options: { theta: Float64Array; fraction: number; ahead?: SubsetAhead | null },
 ): { gradient: Float64Array; numSubsetRows: number } {
   const gradient = new Float64Array(threads.dim);
   return {
@@ -321,13 +369,21 @@ function _subsetSize(n: number, f: number): number {
 function _threadedSubsetSum(
   threads: ListedRowsSums,
   rng: Rng,
-  options: { theta: Float64Array; fraction: number },
+  options: { theta: Float64Array; fraction: number; ahead?: SubsetAhead | null },
   out: { grad?: Float64Array; hessian?: Float64Array },
 ): number {
-  const n = threads.numRows, f = options.fraction;
+  const n = threads.numRows, f = options.fraction, ahead = options.ahead ?? null;
   if (!(f > 0 && f <= 1)) throw new RangeError(`fraction must be in (0, 1], got ${f}`);
+  if (ahead !== null && ahead.fraction !== f) {
+    ahead.finish(null);
+    throw new RangeError(`the subset begun ahead is for fraction ${ahead.fraction}, not ${f}`);
+  }
   const sub = _subsetSize(n, f);
-  threads.rowsSums(options.theta, sortedSubset(rng, n, sub), out);
+  // Drawn on a pass thread when the threads can (the same indices): there the
+  // generator's code is already compiled from the refinement's draw.
+  const pending = ahead ?? beginThreadedSubset(threads, rng, f);
+  const list = (pending !== null ? pending.finish(rng) : null) ?? sortedSubset(rng, n, sub);
+  threads.rowsSums(options.theta, list, out);
   for (const a of [out.grad, out.hessian]) {
     if (a) { for (let i = 0; i < a.length; i++) a[i] *= n / sub; }
   }

@@ -81,6 +81,12 @@ export interface SubsetMapOptions {
   tolerance?: number;
   /** Starting point (default zeros). */
   initialPosition?: Float64Array;
+  /**
+   * Called once the subset is drawn, before any row is read: the generator
+   * is not used again by the fit (for a caller that starts the next draws
+   * elsewhere meanwhile).
+   */
+  afterDraw?: () => void;
 }
 
 /**
@@ -182,7 +188,9 @@ export function glmSubsetMap(
   const model = rows.glm;
   const n = model.numRows, d = model.dim;
   const { maxIt, tol, sub, scale } = resolveSubsetMapOptions(n, options);
-  const { rows: buffer, kernels } = _subsetRows(rows, rng.sampleWithoutReplacement(n, sub));
+  const drawn = rng.sampleWithoutReplacement(n, sub);
+  options.afterDraw?.();
+  const { rows: buffer, kernels } = _subsetRows(rows, drawn);
   const all = { start: 0, end: sub };
   const priorGrad = new Float64Array(d), priorHess = new Float64Array(d * d);
   const gv = new Float64Array(d), hv = new Float64Array(d * d);
@@ -365,36 +373,7 @@ export function glmSubsetHessian(
  * ```
  */
 export function sortedSubset(rng: Rng, n: number, m: number): Int32Array {
-  if (!Number.isInteger(n) || n < 0 || !Number.isInteger(m) || m < 0 || m > n) {
-    throw new RangeError(`need integers 0 ≤ m ≤ n, got n = ${n}, m = ${m}`);
-  }
-  const out = new Int32Array(m);
-  if (m === 0) return out;
-  const complement = 2 * m > n, k = complement ? n - m : m;
-  const words = (n + 31) >>> 5, bits = new Uint32Array(words);
-  const batch = new Int32Array(Math.max(1, Math.min(k, 1 << 16)));
-  for (let have = 0; have < k;) {
-    const want = Math.min(batch.length, k - have);
-    rng.sampleWithReplacement(n, want, batch);
-    for (let t = 0; t < want && have < k; t++) {
-      const r = batch[t], w = r >>> 5, b = 1 << (r & 31);
-      if ((bits[w] & b) === 0) {
-        bits[w] |= b;
-        have++;
-      }
-    }
-  }
-  let o = 0;
-  for (let w = 0; w < words; w++) {
-    let v = complement ? ~bits[w] : bits[w];
-    if (complement && w === words - 1 && (n & 31) !== 0) v &= (1 << (n & 31)) - 1;
-    while (v !== 0) {
-      const low = v & -v; // lowest set bit
-      out[o++] = (w << 5) + (31 - Math.clz32(low));
-      v ^= low;
-    }
-  }
-  return out;
+  return rng.sortedSample(n, m);
 }
 
 /** Result of {@link glmSubsetGradient}. */

@@ -76,3 +76,23 @@ export function _setup(family: i32, famParam: f64): bool {
     return f64x2.sub(f64x2.sub(f64x2.mul(y, eta), mu), vlgamma(f64x2.add(y, kc(C_ONE))));
   }
 }
+
+/**
+ * dℓ/dη only, for both lanes, into _d1: the same operations, in the same
+ * order, as _fam's _d1 (so the same bits), without ℓ (logistic: no log1p;
+ * Poisson: no log Γ) and without _d2.
+ */
+// @ts-ignore: decorator
+@inline export function _famD1<F>(eta: v128, y: v128): void {
+  if (sizeof<F>() == 1) {
+    const e = vexp(f64x2.neg(f64x2.abs(eta)));
+    const u = f64x2.add(kc(C_ONE), e);
+    const p = f64x2.div(kc(C_ONE), u);
+    const ep = f64x2.mul(e, p);
+    _d1 = f64x2.sub(y, v128.bitselect(p, ep, f64x2.ge(eta, ZERO)));
+  } else if (sizeof<F>() == 2) {
+    _d1 = f64x2.mul(f64x2.sub(y, eta), _inv);
+  } else {
+    _d1 = f64x2.sub(y, vexp(eta));
+  }
+}

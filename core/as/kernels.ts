@@ -26,8 +26,8 @@
 // (relaxed-simd FMA); vmath.ts `madd` switches on ASC_FEATURE_RELAXED_SIMD.
 //
 // Files: family.ts (ℓ and derivatives), rows.ts (row primitives),
-// likelihood.ts, diff_kernels.ts, cv_kernels.ts, moments.ts, vector.ts (the
-// exported kernels);
+// likelihood.ts (ℓ with ∇ℓ, ∇ℓ alone, XᵀWX), diff_kernels.ts, cv_kernels.ts,
+// moments.ts, vector.ts (the exported kernels);
 // family_ext.ts + likelihood_ext.ts: the extended families (scale parameter τ,
 // aux column for offsets and trials).
 
@@ -36,7 +36,16 @@ export function heapBase(): usize {
   return __heap_base;
 }
 
-export { hessRange, hessRangeF32, llIdx, llIdxF32, llRange, llRangeF32 } from "./likelihood";
+export {
+  gradRange,
+  gradRangeF32,
+  hessRange,
+  hessRangeF32,
+  llIdx,
+  llIdxF32,
+  llRange,
+  llRangeF32,
+} from "./likelihood";
 export { llDiffIdx, llDiffIdxF32 } from "./diff_kernels";
 export { cvDiffRange, cvPrepareRange, cvPrepareRangeF32 } from "./cv_kernels";
 export { gradMomentsRange, xtwRange, xtwRangeF32 } from "./moments";

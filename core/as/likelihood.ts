@@ -6,7 +6,7 @@
 //   idx ─► m i32 row indices (or 0: rows start … start + m − 1)
 //   outs ─► per-row f64 at list position k; pointer 0 = not wanted
 
-import { _d1, _d2, _fam, _setup, Gaussian, Logistic, Poisson } from "./family";
+import { _d1, _d2, _fam, _famD1, _setup, Gaussian, Logistic, Poisson } from "./family";
 import {
   _axpy1,
   _axpy2,
@@ -268,6 +268,108 @@ export function llIdxF32(
   d2Out: usize,
 ): f64 {
   return _llDispatch<f32>(family, famParam, x, y, d, 0, idx, m, theta, grad, llOut, dOut, d2Out);
+}
+
+// ─── gradient only ──────────────────────────────────────────────────────────
+
+// The rows of _ll's contiguous path in the same blocks (four rows, then a
+// pair, then an odd last row), the same η and dℓ/dη and the same updates of
+// grad: grad ends with the bits _ll gives it. ℓ is not computed (for the
+// logistic family that skips log1p, for Poisson log Γ(y + 1)), which is what
+// a leapfrog step between the two ends of a trajectory needs.
+function _grad<F, T>(
+  x: usize,
+  y: usize,
+  d: i32,
+  start: i32,
+  m: i32,
+  theta: usize,
+  grad: usize,
+): void {
+  const rowBytes = <usize>d * sizeof<T>();
+  let k = 0;
+  for (; k + 4 <= m; k += 4) {
+    const r0 = start + k;
+    const p0 = x + <usize>r0 * rowBytes;
+    const p1 = p0 + rowBytes;
+    const p2 = p1 + rowBytes;
+    const p3 = p2 + rowBytes;
+    const yA = v128.load(y + (<usize>r0 << 3));
+    const yB = v128.load(y + (<usize>r0 << 3), 16);
+    const etaA = _dot4<T>(p0, p1, p2, p3, theta, d);
+    const etaB = _etaB;
+    _famD1<F>(etaA, yA);
+    const d1A = _d1;
+    _famD1<F>(etaB, yB);
+    _axpy4<T>(grad, p0, p1, p2, p3, d1A, _d1, d);
+  }
+  for (; k + 2 <= m; k += 2) {
+    const r0 = start + k;
+    const p0 = x + <usize>r0 * rowBytes;
+    const p1 = p0 + rowBytes;
+    const eta = _dot2<T>(p0, p1, theta, d);
+    const yv = f64x2.replace_lane(
+      f64x2.splat(load<f64>(y + (<usize>r0 << 3))),
+      1,
+      load<f64>(y + (<usize>(r0 + 1) << 3)),
+    );
+    _famD1<F>(eta, yv);
+    _axpy2<T>(grad, p0, p1, _d1, d);
+  }
+  if (k < m) {
+    const r0 = start + k;
+    const p0 = x + <usize>r0 * rowBytes;
+    const eta = f64x2.splat(_dot1<T>(p0, theta, d));
+    _famD1<F>(eta, f64x2.splat(load<f64>(y + (<usize>r0 << 3))));
+    _axpy1<T>(grad, p0, f64x2.extract_lane(_d1, 0), d);
+  }
+}
+
+function _gradDispatch<T>(
+  family: i32,
+  famParam: f64,
+  x: usize,
+  y: usize,
+  d: i32,
+  start: i32,
+  end: i32,
+  theta: usize,
+  grad: usize,
+): void {
+  if (!_setup(family, famParam) || end <= start) return;
+  if (family == 0) _grad<Logistic, T>(x, y, d, start, end - start, theta, grad);
+  else if (family == 1) _grad<Gaussian, T>(x, y, d, start, end - start, theta, grad);
+  else _grad<Poisson, T>(x, y, d, start, end - start, theta, grad);
+}
+
+/** grad += Σℓ'(ηᵢ)xᵢ over rows [start, end): llRange's gradient, bit for bit, without Σℓᵢ. */
+export function gradRange(
+  family: i32,
+  famParam: f64,
+  x: usize,
+  y: usize,
+  d: i32,
+  start: i32,
+  end: i32,
+  theta: usize,
+  grad: usize,
+): void {
+  _gradDispatch<f64>(family, famParam, x, y, d, start, end, theta, grad);
+}
+
+/** gradRange with X stored as f32 (llRangeF32's gradient, bit for bit). */
+export function gradRangeF32(
+  family: i32,
+  famParam: f64,
+  x: usize,
+  y: usize,
+  d: i32,
+  start: i32,
+  end: i32,
+  theta: usize,
+  grad: usize,
+): void {
+  _gradDispatch<f32>(family, famParam, x, y, d, start, end, theta, grad);
 }
 
 // ─── Hessian ────────────────────────────────────────────────────────────────

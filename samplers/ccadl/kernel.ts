@@ -29,21 +29,23 @@ import { assertPosition } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import type { ChainSampler, StepInfo } from "../sampler.ts";
 import {
-  applyCovariance,
   type CovarianceEstimate,
   type CovarianceKind,
   initCovarianceEstimate,
-  updateCovarianceEstimate,
+  updateAndApplyCovariance,
 } from "../../subsampling/gradient_covariance.ts";
 import {
+  alternatingBuffers,
   checkPositive,
   checkSgParams,
+  copyIntoBuffer,
   DEFAULT_EXPLOSION_BOUND,
   isExploded,
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
   sgChainSampler,
+  type SgStepBuffers,
   thermostatConstants,
 } from "../sg/common.ts";
 
@@ -130,6 +132,7 @@ export function init(
  * @param rng Generator (subsample and noise).
  * @param state Current state.
  * @param params Estimator, stepSize h, friction A, thermal mass, covariance kind, bounds.
+ * @param out Arrays to write the new state into (default: new ones); none may be `state`'s.
  * @returns The new state and its info.
  * @example
  * ```ts
@@ -152,6 +155,7 @@ export function step(
   rng: Rng,
   state: CcadlState,
   params: CcadlParams,
+  out?: SgStepBuffers,
 ): { state: CcadlState; info: CcadlInfo } {
   const d = state.position.length;
   checkSgParams(params, d);
@@ -181,7 +185,8 @@ export function step(
       isDivergent: true,
     },
   });
-  const pos = Float64Array.from(state.position), p = Float64Array.from(state.momentum);
+  const pos = copyIntoBuffer(state.position, out, "position");
+  const p = copyIntoBuffer(state.momentum, out, "momentum");
   for (let j = 0; j < d; j++) pos[j] += h * p[j];
   if (isExploded(pos, bound)) return diverged();
   const numReflections = reflectIntoBounds(pos, { bounds: params.bounds, momentum: p });
@@ -189,13 +194,16 @@ export function step(
   if (isExploded(e.grad, Infinity)) return diverged();
   const t = state.covariance.numUpdates + 1;
   const weight = params.covarianceWeightFn ? params.covarianceWeightFn(t) : 1 / t;
-  const cov = updateCovarianceEstimate(state.covariance, {
+  // Îₜ (eq. 18) and (h²/2)Îₜp, × N²/n below, in one pass over Îₜ.
+  const { estimate: cov, product: damp } = updateAndApplyCovariance(state.covariance, {
     covariance: e.covariance as Float64Array,
     weight,
     out: params.isInPlace ? state.covariance.value : undefined,
+    vector: p,
+    scale: 0.5 * h * h,
+    product: out?.scratch,
   });
   const scale = (est.numRows * est.numRows) / est.batchSize; // Σ̂ = N²Î/n
-  const damp = applyCovariance(cov, { vector: p, scale: 0.5 * h * h }); // (h²/2)Îp, × N²/n below
   const xi = state.thermostat, sd = Math.sqrt(2 * a * h);
   const g = e.grad;
   let pp = 0;
@@ -225,8 +233,9 @@ export function step(
 /**
  * The kernel as a {@link ChainSampler} for the run driver
  * (`sampleChains`): warmup is plain burn-in (no adaptation). p₀ ~ N(0, I), ξ₀ = A, Î₀ = 0; Îₜ is
- * updated in place (the driver never reuses a previous state) unless
- * `isInPlace: false` is given.
+ * updated in place (the driver never reuses a previous state) and θ, p are
+ * written into two sets of arrays in turn (a returned state stays valid until
+ * the step after next) unless `isInPlace: false` is given.
  *
  * @param params The kernel parameters.
  * @returns The chain sampler; a divergent step ends the chain, keeping the draws made before it.
@@ -250,10 +259,11 @@ export function step(
  * References: see {@link step}.
  */
 export function sampler(params: CcadlParams): ChainSampler<CcadlState, CcadlInfo> {
+  const inPlace = params.isInPlace ?? true, buffers = alternatingBuffers();
   return sgChainSampler("CCAdL", {
     init: (position, rng) =>
       init(position, { rng, friction: params.friction, covariance: params.covariance }),
-    step,
-    params: { ...params, isInPlace: params.isInPlace ?? true },
+    step: (rng, state, p) => step(rng, state, p, inPlace ? buffers(state) : undefined),
+    params: { ...params, isInPlace: inPlace },
   });
 }

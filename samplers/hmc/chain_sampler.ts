@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { Model } from "../../models/model.ts";
+import { gradientOnlyFn, type Model } from "../../models/model.ts";
 import { findReasonableStepSize } from "../dual_averaging.ts";
 import type { ChainSampler, Phase, SamplerDescription } from "../sampler.ts";
 import * as hmc from "./kernel.ts";
@@ -97,6 +97,8 @@ export function hmcSampler(
 ): ChainSampler<AdaptiveHmcState, hmc.HmcInfo> {
   const dim = model.dim;
   const fn: LogDensityGradientFn = (theta, grad) => model.logDensityAndGradient(theta, grad);
+  // inner leapfrog points need ∇ only: the model's gradient-only pass where it has one
+  const gradientFn = gradientOnlyFn(model);
   if (options.stepSize !== undefined) positiveFinite("stepSize", options.stepSize);
   let trajectoryLength = options.trajectoryLength;
   const numIntegrationSteps = options.numIntegrationSteps;
@@ -204,6 +206,7 @@ export function hmcSampler(
     isChees
       ? {
         logDensityAndGradientFn: fn,
+        gradientFn,
         stepSize: state.stepSize,
         metric: state.metric,
         numIntegrationSteps: hmc.numStepsForTrajectory(jitter * state.trajectoryLength!, {
@@ -216,6 +219,7 @@ export function hmcSampler(
       }
       : {
         logDensityAndGradientFn: fn,
+        gradientFn,
         stepSize: state.stepSize,
         metric: state.metric,
         numIntegrationSteps,

@@ -17,6 +17,7 @@
  * @module
  */
 import type { Rng } from "../../random/rng.ts";
+import type { GradientFn } from "../../models/model.ts";
 import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
 import type { Metric } from "../metric.ts";
 import type { StepInfo } from "../sampler.ts";
@@ -61,6 +62,11 @@ export interface HmcInfo extends StepInfo {
 export interface HmcParams {
   /** The log density (and gradient) the chain targets. */
   logDensityAndGradientFn: LogDensityGradientFn;
+  /**
+   * Optional: its gradient alone (the same bits), for the trajectory's inner
+   * points (`gradientFn` of the leapfrog options).
+   */
+  gradientFn?: GradientFn;
   /** ε > 0. */
   stepSize: number;
   /** L (positive integer). */
@@ -219,13 +225,14 @@ export function step(
   const momentum = metric.sampleMomentum(rng, new Float64Array(d));
   const energy0 = -state.logDensity + metric.kineticEnergy(momentum);
   const proposal = {
-    position: Float64Array.from(state.position),
+    position: new Float64Array(state.position),
     momentum,
     logDensity: state.logDensity,
-    gradient: Float64Array.from(state.gradient),
+    gradient: new Float64Array(state.gradient),
   };
   const result = leapfrog(proposal, {
     logDensityAndGradientFn: params.logDensityAndGradientFn,
+    gradientFn: params.gradientFn,
     metric,
     stepSize,
     numIntegrationSteps: numSteps,

@@ -34,7 +34,7 @@
  *
  * @module
  */
-import { cholesky } from "../../math/linalg.ts";
+import { cholesky, matVecInto } from "../../math/linalg.ts";
 import type { DataModel } from "../../models/model.ts";
 import type { ChainSampler, StepInfo } from "../sampler.ts";
 import { precisionAtCenter } from "./centring.ts";
@@ -224,14 +224,20 @@ function _distance(proxy: ControlVariateProxy, model: DataModel, theta: Float64A
     _precisions.set(proxy, c);
   }
   const d = proxy.dim, star = proxy.thetaStar, p = c.p;
-  let q = 0;
-  for (let i = 0; i < d; i++) {
-    let row = 0;
-    for (let j = 0; j < d; j++) row += p[i * d + j] * (theta[j] - star[j]);
-    q += (theta[i] - star[i]) * row;
+  if (_delta.length !== d) {
+    _delta = new Float64Array(d);
+    _row = new Float64Array(d);
   }
+  for (let j = 0; j < d; j++) _delta[j] = theta[j] - star[j];
+  // Pδ four rows at a time, each row summed in order of j (the same numbers).
+  const row = matVecInto(p, d, _delta, _row);
+  let q = 0;
+  for (let i = 0; i < d; i++) q += _delta[i] * row[i];
   return q / d;
 }
+
+/** Scratch of {@link _distance} (one thread, no re-entry). */
+let _delta = new Float64Array(0), _row = new Float64Array(0);
 
 function _runaway(state: HmcEcsState, model: DataModel, limit: number): string | undefined {
   const q = _distance(state.engine.proxy, model, state.kernel.hmc.position);

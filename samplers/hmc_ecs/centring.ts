@@ -36,12 +36,15 @@ import {
   chooseSubsampleSize,
   glmSubsetGradient,
   laplaceDraws,
+  resolveSubsetMapOptions,
 } from "../../subsampling/tuning.ts";
 import type { HmcEcsVariant, ResolvedHmcEcsOptions } from "./options.ts";
 import type { SubsamplingSupport } from "../../models/subsampling_support.ts";
 import {
+  beginThreadedSubset,
   type ListedRowsSums,
   subsampleHessian,
+  type SubsetAhead,
   subsetFit,
   threadedSubsetGradient,
   threadedSubsetHessian,
@@ -460,6 +463,27 @@ export function initialCentring(
     // iterations once they move it by less than ~1 subset sd per dimension.
     const quick = o.hessianFraction < 1 && o.maxNewtonSteps > 0;
     const tolerance = quick ? 0.5 * model.dim : undefined;
+    const rows = support.rows, f = quick ? refineFraction(model) : null;
+    // Whether the refinement below will draw its f-subset: the subset fit's
+    // size is known before it runs.
+    const refines = (fitSize: number) =>
+      f !== null && rows.kind !== "per-row" && f > fitSize / model.numRows;
+    // With pass threads, the refinement's rows are drawn on one of them while
+    // this thread gathers the fit's rows and takes its Newton steps: the
+    // generator's state is handed over once the fit has drawn its subset
+    // (nothing else draws until the refinement), so the indices and the
+    // generator's later numbers are the same.
+    let ahead: SubsetAhead | null = null;
+    const fitSize = resolveSubsetMapOptions(model.numRows, { fraction: o.subsetFraction }).sub;
+    const drawAhead = threads !== undefined && f !== null && refines(fitSize)
+      ? () => {
+        ahead = beginThreadedSubset(threads, rng, f);
+      }
+      : undefined;
+    const dropAhead = () => {
+      (ahead as SubsetAhead | null)?.finish(null);
+      ahead = null;
+    };
     const fitFrom = (from: Float64Array) => {
       let start = from;
       if (quick && o.subsetFraction * model.numRows >= 10000) {
@@ -472,11 +496,17 @@ export function initialCentring(
         });
         start = pre.thetaStar;
       }
-      return subsetFit(support, rng, {
-        fraction: o.subsetFraction,
-        initialPosition: start,
-        tolerance,
-      });
+      try {
+        return subsetFit(support, rng, {
+          fraction: o.subsetFraction,
+          initialPosition: start,
+          tolerance,
+          ...(drawAhead !== undefined ? { afterDraw: drawAhead } : {}),
+        });
+      } catch (e) {
+        dropAhead();
+        throw e;
+      }
     };
     let fit;
     try {
@@ -492,8 +522,7 @@ export function initialCentring(
     thetaStar = fit.thetaStar;
     precision = fit.precision;
     scale = Math.sqrt(model.numRows / fit.numSubsetRows);
-    const rows = support.rows, f = quick ? refineFraction(model) : null;
-    if (f !== null && rows.kind !== "per-row" && f > fit.numSubsetRows / model.numRows) {
+    if (f !== null && rows.kind !== "per-row" && refines(fit.numSubsetRows)) {
       // One quasi-Newton step with the exact gradient of an f-subset and the
       // fit's precision: θ* lands near that subset's MAP (≈ 1/f − 1 sd² per
       // dimension from the full-data MAP) for f·n rows of ℓ and ∇ℓ — in
@@ -501,8 +530,9 @@ export function initialCentring(
       const g = new Float64Array(model.dim);
       model.logPrior(thetaStar, g);
       const r = threads !== undefined
-        ? threadedSubsetGradient(threads, rng, { theta: thetaStar, fraction: f })
+        ? threadedSubsetGradient(threads, rng, { theta: thetaStar, fraction: f, ahead })
         : glmSubsetGradient(rows, rng, { theta: thetaStar, fraction: f });
+      ahead = null;
       for (let i = 0; i < g.length; i++) g[i] += r.gradient[i];
       try {
         const step = choleskySolve(cholesky(precision), g);
@@ -513,7 +543,7 @@ export function initialCentring(
       } catch {
         // not positive definite: keep the subset MAP
       }
-    }
+    } else dropAhead();
     if (o.hessianFraction < 1) {
       // The subset fit's Hessian at θ* is already a subsample estimate of B.
       const priorHess = new Float64Array(precision.length);

@@ -131,7 +131,7 @@ export function hmcStateAt(
   subsample: subsampleUpdate.SubsampleState,
   logPriorFn: LogPriorFn,
 ): hmc.HmcState {
-  const pos = Float64Array.from(position), d = pos.length;
+  const pos = new Float64Array(position), d = pos.length;
   const priorGrad = new Float64Array(d), gradient = new Float64Array(d);
   const lp = logPriorFn(pos, priorGrad);
   for (let j = 0; j < d; j++) gradient[j] = subsample.gradient[j] + priorGrad[j];

@@ -30,7 +30,7 @@
  */
 import type { Arena } from "../../core/arena.ts";
 import { loadCore } from "../../core/load.ts";
-import type { Model } from "../../models/model.ts";
+import { gradientOnlyFn, type Model } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import * as dualAveraging from "../dual_averaging.ts";
 import type { LogDensityGradientFn } from "../integrators.ts";
@@ -177,11 +177,13 @@ export function qnhmcChainSampler(
   const dim = model.dim;
   const settings = _settings(dim, options);
   const fn: LogDensityGradientFn = (theta, grad) => model.logDensityAndGradient(theta, grad);
+  const gradientFn = gradientOnlyFn(model); // inner leapfrog points: ∇ alone
   const params = (
     stepSize: number,
     collectPairs: boolean,
   ): kernel.QnhmcParams => ({
     logDensityAndGradientFn: fn,
+    gradientFn,
     stepSize,
     numIntegrationSteps: settings.numIntegrationSteps,
     metric: settings.metric,

@@ -26,6 +26,7 @@
  *
  * @module
  */
+import type { GradientFn } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import { metropolisTest } from "../hmc/kernel.ts";
 import { leapfrog, type LogDensityGradientFn } from "../integrators.ts";
@@ -73,6 +74,8 @@ export interface QnhmcInfo {
 export interface QnhmcParams {
   /** The log density (and gradient) the chain targets. */
   logDensityAndGradientFn: LogDensityGradientFn;
+  /** Optional: its gradient alone (the same bits), for the trajectory's inner points. */
+  gradientFn?: GradientFn;
   /** ε > 0. */
   stepSize: number;
   /** L (positive integer). */
@@ -192,10 +195,15 @@ export function step(
   const rawGradient = Float64Array.from(state.gradient);
   const previous = collect ? Float64Array.from(state.position) : new Float64Array(0);
   const pairs: CurvaturePair[] = [];
-  const fn = params.logDensityAndGradientFn;
-  const preconditionedFn: LogDensityGradientFn = (theta, out) => {
+  const fn = params.logDensityAndGradientFn, gradFn = params.gradientFn;
+  // One leapfrog point: ∇ log π at θ (with log π from `evaluate`), its pair, C∇ log π.
+  const preconditioned = (
+    theta: Float64Array,
+    out: Float64Array,
+    evaluate: LogDensityGradientFn,
+  ): number => {
     const oldGradient = collect ? Float64Array.from(rawGradient) : rawGradient;
-    const logDensity = fn(theta, rawGradient);
+    const logDensity = evaluate(theta, rawGradient);
     if (collect) {
       const s = new Float64Array(d), y = new Float64Array(d);
       for (let i = 0; i < d; i++) {
@@ -208,6 +216,18 @@ export function step(
     c.multiply(rawGradient, out);
     return logDensity;
   };
+  const preconditionedFn: LogDensityGradientFn = (theta, out) => preconditioned(theta, out, fn);
+  const gradientOnly: LogDensityGradientFn | undefined = gradFn === undefined
+    ? undefined
+    : (theta, g) => {
+      gradFn(theta, g);
+      return 0;
+    };
+  const preconditionedGradientFn: GradientFn | undefined = gradientOnly === undefined
+    ? undefined
+    : (theta, out) => {
+      preconditioned(theta, out, gradientOnly);
+    };
   const velocityScratch = new Float64Array(d);
   const preconditionedMetric: Metric = {
     kind: metric.kind,
@@ -227,6 +247,7 @@ export function step(
   };
   const result = leapfrog(proposal, {
     logDensityAndGradientFn: preconditionedFn,
+    gradientFn: preconditionedGradientFn,
     metric: preconditionedMetric,
     stepSize,
     numIntegrationSteps: numSteps,

@@ -291,3 +291,116 @@ export function sgChainSampler<
     tuning: () => ({ stepSize: params.stepSize }),
   };
 }
+
+/**
+ * Arrays a kernel writes its next state into instead of allocating new ones
+ * each step (allocating a few small typed arrays cost more than the rest of
+ * a step at d = 2). None of them may be an array of the state the step starts from.
+ */
+export interface SgStepBuffers {
+  /** The next θ (length d). */
+  readonly position: Float64Array;
+  /** The next p (length d). */
+  readonly momentum: Float64Array;
+  /** Scratch of length d (SG-HMC's velocity, CCAdL's covariance term). */
+  readonly scratch: Float64Array;
+}
+
+/**
+ * Two sets of {@link SgStepBuffers} used in turn: given the current state, the
+ * set its arrays are not in. A chain sampler built on it keeps the state a
+ * step returns valid until the step after next, which is all the driver
+ * needs (it never steps from an older state).
+ *
+ * @returns The chooser: `(state) => buffers` for the step from `state`.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { alternatingBuffers } from "./common.ts";
+ * const next = alternatingBuffers();
+ * const a = next({ position: new Float64Array(2) });
+ * const b = next({ position: a.position });
+ * assert.notEqual(a.position, b.position);
+ * assert.equal(next({ position: b.position }), a);
+ * ```
+ *
+ * References: docs/architecture.md, "Samplers" (the driver holds only the latest state).
+ */
+export function alternatingBuffers(): (
+  state: { readonly position: Float64Array },
+) => SgStepBuffers {
+  let a: SgStepBuffers | null = null, b: SgStepBuffers | null = null;
+  const make = (d: number): SgStepBuffers => ({
+    position: new Float64Array(d),
+    momentum: new Float64Array(d),
+    scratch: new Float64Array(d),
+  });
+  return (state) => {
+    const d = state.position.length;
+    if (a === null || b === null || a.position.length !== d) {
+      a = make(d);
+      b = make(d);
+    }
+    return state.position === a.position ? b : a;
+  };
+}
+
+/**
+ * `src` copied into `out.<field>` after checking that the buffer fits and is
+ * not `src` itself; a new copy of `src` when `out` is undefined.
+ *
+ * @param src The state's array.
+ * @param out The buffers, or undefined.
+ * @param field Which buffer.
+ * @returns The array holding the copy.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { copyIntoBuffer } from "./common.ts";
+ * const src = new Float64Array([1, 2]);
+ * const out = { position: new Float64Array(2), momentum: new Float64Array(2), scratch: new Float64Array(2) };
+ * assert.equal(copyIntoBuffer(src, out, "position"), out.position);
+ * assert.deepEqual([...out.position], [1, 2]);
+ * ```
+ *
+ * References: see {@link SgStepBuffers}.
+ */
+export function copyIntoBuffer(
+  src: Float64Array,
+  out: SgStepBuffers | undefined,
+  field: "position" | "momentum",
+): Float64Array {
+  if (out === undefined) return src.slice();
+  const dst = bufferOf(out, field, src.length);
+  if (dst === src) throw new RangeError(`out.${field} must not be the state's own array`);
+  dst.set(src);
+  return dst;
+}
+
+/**
+ * `out.<field>` checked to have length d, or a new zero array of length d
+ * when `out` is undefined.
+ *
+ * @param out The buffers, or undefined.
+ * @param field Which buffer.
+ * @param d The dimension.
+ * @returns The array.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bufferOf } from "./common.ts";
+ * assert.equal(bufferOf(undefined, "scratch", 3).length, 3);
+ * ```
+ *
+ * References: see {@link SgStepBuffers}.
+ */
+export function bufferOf(
+  out: SgStepBuffers | undefined,
+  field: keyof SgStepBuffers,
+  d: number,
+): Float64Array {
+  if (out === undefined) return new Float64Array(d);
+  const a = out[field];
+  if (a.length !== d) throw new RangeError(`out.${field} must have length ${d}, got ${a.length}`);
+  return a;
+}

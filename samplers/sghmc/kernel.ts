@@ -31,13 +31,17 @@ import type { Rng } from "../../random/rng.ts";
 import type { ChainSampler, StepInfo } from "../sampler.ts";
 import { identityMetric, type Metric } from "../metric.ts";
 import {
+  alternatingBuffers,
+  bufferOf,
   checkPositive,
   checkSgParams,
+  copyIntoBuffer,
   DEFAULT_EXPLOSION_BOUND,
   isExploded,
   reflectIntoBounds,
   type SgBaseParams,
   sgChainSampler,
+  type SgStepBuffers,
 } from "../sg/common.ts";
 import { positiveInteger } from "../validate_options.ts";
 
@@ -100,12 +104,21 @@ export function init(
   return { position: Float64Array.from(position), momentum };
 }
 
+/** M = I of the last dimension asked for: one object, not a new one per iteration. */
+let _identityMetric: Metric | null = null;
+
+function _identity(d: number): Metric {
+  if (_identityMetric === null || _identityMetric.dim !== d) _identityMetric = identityMetric(d);
+  return _identityMetric;
+}
+
 /**
  * One SG-HMC iteration of L friction-damped steps.
  *
  * @param rng Generator (momentum, subsamples, noise).
  * @param state Current state.
  * @param params Estimator, stepSize ε, friction, metric, L, resampling, bounds.
+ * @param out Arrays to write the new state into (default: new ones); none may be `state`'s.
  * @returns The new state and its info.
  * @example
  * ```ts
@@ -128,6 +141,7 @@ export function step(
   rng: Rng,
   state: SghmcState,
   params: SghmcParams,
+  out?: SgStepBuffers,
 ): { state: SghmcState; info: SghmcInfo } {
   const d = state.position.length;
   checkSgParams(params, d);
@@ -135,14 +149,14 @@ export function step(
   const c = checkPositive(params.friction ?? 1, "friction");
   const L = params.numIntegrationSteps ?? 1;
   positiveInteger("numIntegrationSteps", L);
-  const metric = params.metric ?? identityMetric(d);
+  const metric = params.metric ?? _identity(d);
   if (metric.dim !== d) throw new RangeError(`metric dimension ${metric.dim} does not match ${d}`);
   const before = est.cost.numGradRows;
-  const pos = Float64Array.from(state.position);
+  const pos = copyIntoBuffer(state.position, out, "position");
   const p = params.resampleMomentum ?? true
-    ? metric.sampleMomentum(rng, new Float64Array(d))
-    : Float64Array.from(state.momentum);
-  const v = new Float64Array(d);
+    ? metric.sampleMomentum(rng, bufferOf(out, "momentum", d))
+    : copyIntoBuffer(state.momentum, out, "momentum");
+  const v = bufferOf(out, "scratch", d);
   const damp = eps * c, sd = Math.sqrt(2 * c * eps);
   let numReflections = 0;
   const bound = params.explosionBound ?? DEFAULT_EXPLOSION_BOUND;
@@ -185,6 +199,8 @@ export function step(
 /**
  * The kernel as a {@link ChainSampler} for the run driver
  * (`sampleChains`): warmup is plain burn-in (no adaptation). The initial momentum is drawn from N(0, M).
+ * θ and p are written into two sets of arrays in turn, so a state it returns
+ * stays valid until the step after next (the driver only steps from the latest).
  *
  * @param params The kernel parameters.
  * @returns The chain sampler; a divergent step ends the chain, keeping the draws made before it.
@@ -208,9 +224,10 @@ export function step(
  * References: see {@link step}.
  */
 export function sampler(params: SghmcParams): ChainSampler<SghmcState, SghmcInfo> {
+  const buffers = alternatingBuffers();
   return sgChainSampler("SG-HMC", {
     init: (position, rng) => init(position, { rng, metric: params.metric }),
-    step,
+    step: (rng, state, p) => step(rng, state, p, buffers(state)),
     params,
   });
 }

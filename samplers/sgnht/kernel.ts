@@ -26,14 +26,17 @@ import { assertPosition } from "../../models/model.ts";
 import type { Rng } from "../../random/rng.ts";
 import type { ChainSampler, StepInfo } from "../sampler.ts";
 import {
+  alternatingBuffers,
   checkPositive,
   checkSgParams,
+  copyIntoBuffer,
   DEFAULT_EXPLOSION_BOUND,
   isExploded,
   kineticTemperature,
   reflectIntoBounds,
   type SgBaseParams,
   sgChainSampler,
+  type SgStepBuffers,
   thermostatConstants,
 } from "../sg/common.ts";
 
@@ -99,6 +102,7 @@ export function init(
  * @param rng Generator (subsample and noise).
  * @param state Current state.
  * @param params Estimator, stepSize h, friction A, thermal mass, bounds.
+ * @param out Arrays to write the new state into (default: new ones); none may be `state`'s.
  * @returns The new state and its info.
  * @example
  * ```ts
@@ -121,6 +125,7 @@ export function step(
   rng: Rng,
   state: SgnhtState,
   params: SgnhtParams,
+  out?: SgStepBuffers,
 ): { state: SgnhtState; info: SgnhtInfo } {
   const d = state.position.length;
   checkSgParams(params, d);
@@ -138,7 +143,8 @@ export function step(
       isDivergent: true,
     },
   });
-  const pos = Float64Array.from(state.position), p = Float64Array.from(state.momentum);
+  const pos = copyIntoBuffer(state.position, out, "position");
+  const p = copyIntoBuffer(state.momentum, out, "momentum");
   for (let j = 0; j < d; j++) pos[j] += h * p[j];
   if (isExploded(pos, bound)) return diverged();
   const numReflections = reflectIntoBounds(pos, { bounds: params.bounds, momentum: p });
@@ -168,6 +174,8 @@ export function step(
 /**
  * The kernel as a {@link ChainSampler} for the run driver
  * (`sampleChains`): warmup is plain burn-in (no adaptation). p₀ ~ N(0, I), ξ₀ = A.
+ * θ and p are written into two sets of arrays in turn, so a state it returns
+ * stays valid until the step after next (the driver only steps from the latest).
  *
  * @param params The kernel parameters.
  * @returns The chain sampler; a divergent step ends the chain, keeping the draws made before it.
@@ -191,9 +199,10 @@ export function step(
  * References: see {@link step}.
  */
 export function sampler(params: SgnhtParams): ChainSampler<SgnhtState, SgnhtInfo> {
+  const buffers = alternatingBuffers();
   return sgChainSampler("SGNHT", {
     init: (position, rng) => init(position, { rng, friction: params.friction }),
-    step,
+    step: (rng, state, p) => step(rng, state, p, buffers(state)),
     params,
   });
 }

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { Arena, MAX_BYTES, RESERVED_BYTES } from "../../core/arena.ts";
-import { FAMILY_LOGISTIC } from "../../core/exports.ts";
+import { type CoreExports, FAMILY_LOGISTIC } from "../../core/exports.ts";
 import { type CoreBackend, loadCore } from "../../core/load.ts";
 import {
   _close,
@@ -488,3 +488,68 @@ Deno.test("loadCore() rejects unknown backends and shares memory on request", ()
   arena.grow(1);
   assert.equal(arena.exports.dot(3, x, x), 14);
 });
+
+// ─── gradient only ──────────────────────────────────────────────────────────
+// gradRange / gradRangeF32 (core/as/likelihood.ts: ∇Σℓᵢ without Σℓᵢ) against
+// the gradient the combined pass llRange / llRangeF32 accumulates for the same
+// rows: equal bit for bit on every backend, family, storage and shape (odd d,
+// n not a multiple of the four-row block, ranges that start at an odd row),
+// since leapfrog steps swap one for the other and a seeded draw must not move.
+
+const GRAD_DIMS = [1, 2, 3, 5, 29, 30, 81];
+const GRAD_ROWS = [1, 2, 3, 5, 7, 23, 101];
+
+function _gradBits(a: Float64Array): string {
+  return Array.from(new BigUint64Array(a.buffer, a.byteOffset, a.length), (b) => b.toString(16))
+    .join(",");
+}
+
+for (const backend of BACKENDS) {
+  const ignore = !AVAILABLE.includes(backend);
+  Deno.test(`gradRange() adds llRange()'s gradient bit for bit [${backend}]`, { ignore }, () => {
+    const { arena, core } = _setup(backend);
+    let cases = 0;
+    for (const fam of FAMILIES) {
+      for (const d of GRAD_DIMS) {
+        for (const n of GRAD_ROWS) {
+          const D = _data(arena, fam.code, n + 3, d, 1000 * d + n);
+          for (const [start, end] of [[0, n], [1, n + 1], [3, n + 3]]) {
+            for (const f32 of [false, true]) {
+              const x = f32 ? D.x32 : D.x;
+              const ll: CoreExports["llRange"] = f32 ? core.llRangeF32 : core.llRange;
+              const grad: CoreExports["gradRange"] = f32 ? core.gradRangeF32 : core.gradRange;
+              // accumulate into the same non-zero start values
+              const [g1, g2] = _pair(arena, d, 7 * d + n);
+              ll(fam.code, fam.param, x, D.y, d, start, end, D.theta, g1, 0, 0, 0);
+              grad(fam.code, fam.param, x, D.y, d, start, end, D.theta, g2);
+              const a = arena.f64(g1, d).slice(), b = arena.f64(g2, d).slice();
+              assert.ok(a.every(Number.isFinite), `${fam.name} d=${d} n=${n}: finite`);
+              assert.equal(
+                _gradBits(b),
+                _gradBits(a),
+                `${fam.name} ${f32 ? "f32" : "f64"} d=${d} rows [${start}, ${end})`,
+              );
+              cases++;
+            }
+          }
+        }
+      }
+    }
+    assert.equal(cases, FAMILIES.length * GRAD_DIMS.length * GRAD_ROWS.length * 3 * 2);
+  });
+
+  Deno.test(`gradRange() changes with θ and leaves an empty range alone [${backend}]`, {
+    ignore,
+  }, () => {
+    const { arena, core } = _setup(backend);
+    const d = 5, n = 9, D = _data(arena, FAMILIES[0].code, n, d, 3);
+    const [g1, g2] = _pair(arena, d, 11, true);
+    core.gradRange(FAMILIES[0].code, 0, D.x, D.y, d, 0, n, D.theta, g1);
+    core.gradRange(FAMILIES[0].code, 0, D.x, D.y, d, 0, n, D.thetaStar, g2);
+    assert.notEqual(_gradBits(arena.f64(g1, d).slice()), _gradBits(arena.f64(g2, d).slice()));
+    const before = arena.f64(g1, d).slice();
+    core.gradRange(FAMILIES[0].code, 0, D.x, D.y, d, 4, 4, D.theta, g1);
+    assert.deepEqual(arena.f64(g1, d).slice(), before);
+    assert.throws(() => core.gradRange(3, 0, D.x, D.y, d, 0, n, D.theta, g1), /family/);
+  });
+}

@@ -217,6 +217,37 @@ Deno.test("RowBuffer.gather(), regatherCache() and moveRows() keep rows, cache r
   assert.throws(() => cache.row(0), /disposed/);
 });
 
+Deno.test("RowBuffer.gather() of more rows than one chunk copies every row, y and cache row (every backend, f32 and f64)", () => {
+  const n = 700, d = 5, k = 600; // 600 rows: three chunks of the gather
+  for (const backend of availableBackends()) {
+    for (const storage of ["f32", "f64"] as const) {
+      const arena = loadCore({ backend });
+      const p = _problem("logistic", n, d, 3);
+      const data = glmDataFromArrays(arena, p.x, p.y, { numCols: d, storage });
+      const kernels = new GlmKernels(arena, { family: "logistic", dim: d });
+      const cache = new ControlVariateCache(arena, n);
+      kernels.prepareControlVariates(data, p.thetaStar, { cache, gradSum: new Float64Array(d) });
+      const rows = new Rng(9).sampleWithReplacement(n, k);
+      const all = new RowBuffer(data, k + 3), one = new RowBuffer(data, k + 3);
+      all.gather(rows, 3, cache);
+      for (let i = 0; i < k; i++) one.gather(rows.subarray(i, i + 1), 3 + i, cache);
+      assert.deepEqual([...all.indices.subarray(3)], [...rows]);
+      const got = all.rowValues(3, k + 3);
+      for (let i = 0; i < k; i++) {
+        for (let j = 0; j < d; j++) assert.equal(got[i * d + j], p.x[rows[i] * d + j]);
+      }
+      // y and the cache rows enter the differences: the same bits as row-by-row gathers
+      kernels.controlVariateDifferences(all, p.theta, { order: 2, start: 3, end: k + 3 });
+      kernels.controlVariateDifferences(one, p.theta, { order: 2, start: 3, end: k + 3 });
+      assert.deepEqual([...all.diffs(3, k + 3)], [...one.diffs(3, k + 3)]);
+      assert.ok(all.diffs(3, k + 3).some((v) => v !== 0), `${backend} ${storage}`);
+      all.dispose();
+      one.dispose();
+      cache.dispose();
+    }
+  }
+});
+
 Deno.test("GlmKernels names bad arguments", () => {
   const arena = loadCore({ backend: "reference" });
   const p = _problem("logistic", 4, 2, 2);

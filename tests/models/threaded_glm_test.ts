@@ -5,6 +5,7 @@ import { GlmModel } from "../../models/glm.ts";
 import { ThreadedGlmModel } from "../../models/threaded_glm.ts";
 import { runHmc } from "../../samplers/hmc/run.ts";
 import { GatheredRows } from "../../subsampling/gathered_rows.ts";
+import { Rng } from "../../random/rng.ts";
 
 Deno.test("ThreadedGlmModel full-data passes match one thread within the summation bound", async (t) => {
   const arena = loadCore({ shared: true });
@@ -128,5 +129,48 @@ Deno.test("ThreadedGlmModel({ sumsInOneSweep }).controlVariateSums: S and A by t
     } finally {
       threaded.close();
     }
+  }
+});
+
+Deno.test("ThreadedGlmModel.beginSortedSample/finishSortedSample: a worker draws the calling generator's sorted subset, which then moves on as if it had drawn it", async (t) => {
+  const arena = loadCore({ shared: true });
+  const { data } = higgsShaped(arena, { n: 20001, seed: 4 });
+  const model = new GlmModel(data, { family: "logistic", priorScale: 5 });
+  const n = model.numRows, d = model.dim;
+  const theta = Float64Array.from({ length: d }, (_, j) => 0.02 * Math.sin(j));
+  for (const threads of [1, 2, 3]) {
+    await t.step(`${threads} threads`, async () => {
+      const threaded = await ThreadedGlmModel.create(model, { threads });
+      try {
+        for (const m of [3001, 15000, 0]) {
+          const mine = new Rng(`ahead-${m}`), theirs = new Rng(`ahead-${m}`);
+          mine.uniform();
+          theirs.uniform();
+          const expected = mine.sortedSample(n, m);
+          const started = threaded.beginSortedSample(theirs, m);
+          assert.equal(started, threads > 1, "only with workers");
+          // A pass meanwhile waits for the draw first and is unchanged.
+          const g = new Float64Array(d);
+          const ll = threaded.logLikelihood(theta, g);
+          assert.equal(ll, threaded.logLikelihood(theta, new Float64Array(d)));
+          const got = threaded.finishSortedSample(theirs);
+          if (started) assert.deepEqual(got, expected);
+          else assert.equal(got, null);
+          if (!started) theirs.sortedSample(n, m);
+          assert.equal(theirs.uniform(), mine.uniform(), "the generator moved past the draws");
+        }
+        // Dropped: no generator moves.
+        const a = new Rng(9), b = new Rng(9);
+        threaded.beginSortedSample(a, 5000);
+        assert.equal(threaded.finishSortedSample(null), null);
+        assert.equal(threaded.finishSortedSample(a), null, "nothing pending");
+        assert.equal(a.uniform(), b.uniform());
+        assert.throws(() => threaded.beginSortedSample(a, n + 1), /0 ≤ m ≤ 20001, got 20002/);
+        // Pending at close: closed without a worker writing afterwards.
+        threaded.beginSortedSample(a, 7000);
+      } finally {
+        threaded.close();
+      }
+    });
   }
 });

@@ -117,6 +117,33 @@ Deno.test("Rng.sampleWithoutReplacement() draws distinct, uniformly chosen indic
   }
 });
 
+Deno.test("Rng.sampleWithoutReplacement() draws the indices of Floyd's algorithm with a Set, with or without its bit set", () => {
+  // Floyd's algorithm with a Set, then the shuffle: the draws of the method before it kept
+  // its set as bits when n ≤ 256·m.
+  const floyd = (r: Rng, n: number, m: number) => {
+    const res = new Int32Array(m), seen = new Set<number>();
+    for (let j = n - m, k = 0; j < n; j++, k++) {
+      const t = r.int(j + 1);
+      const v = seen.has(t) ? j : t;
+      seen.add(v);
+      res[k] = v;
+    }
+    for (let i = m - 1; i > 0; i--) {
+      const j = r.int(i + 1);
+      const t = res[i];
+      res[i] = res[j];
+      res[j] = t;
+    }
+    return res;
+  };
+  for (const [n, m] of [[100_000, 1000], [1_000_000, 1000], [1000, 200], [4096, 16]] as const) {
+    const a = new Rng(`floyd-${n}-${m}`), b = new Rng(`floyd-${n}-${m}`);
+    for (let rep = 0; rep < 3; rep++) {
+      assert.deepEqual(a.sampleWithoutReplacement(n, m), floyd(b, n, m), `${m} of ${n}`);
+    }
+  }
+});
+
 Deno.test("Rng rejects bad arguments with a message naming the value", () => {
   const r = new Rng(1);
   assert.throws(() => new Rng(NaN), /seed must be a finite number or a string, got NaN/);
@@ -129,4 +156,43 @@ Deno.test("Rng rejects bad arguments with a message naming the value", () => {
     /cannot draw 6 distinct indices from a population of 5/,
   );
   assert.throws(() => r.sampleWithReplacement(0, 3), /population size .* got 0/);
+});
+
+Deno.test("Rng.saveState/loadState: a generator continued from a saved state draws what the original draws next", () => {
+  const a = new Rng("state-test");
+  for (let k = 0; k < 1000; k++) a.uniform();
+  const state = new Int32Array(130);
+  a.saveState(state);
+  const b = new Rng("another seed");
+  b.loadState(state);
+  const fromA = Array.from({ length: 300 }, () => a.int(1_000_003));
+  const fromB = Array.from({ length: 300 }, () => b.int(1_000_003));
+  assert.deepEqual(fromB, fromA);
+  // The spare normal of the generator that loads is kept; the saved state moves on.
+  const c = new Rng(7), d = new Rng(7);
+  c.normal();
+  d.normal();
+  const s = new Int32Array(130);
+  c.saveState(s);
+  d.loadState(s);
+  assert.equal(d.normal(), c.normal());
+  assert.equal(d.uniform(), c.uniform());
+  assert.throws(() => a.saveState(new Int32Array(129)), /130 int32s, got 129/);
+  assert.throws(() => a.loadState(new Int32Array(3)), /130 int32s, got 3/);
+});
+
+Deno.test("Rng.sortedSample: increasing distinct indices, into `out`, the numbers of both branches", () => {
+  for (const [n, m] of [[100, 30], [100, 70], [1000, 1000], [37, 0], [1 << 20, 5000]]) {
+    const a = new Rng(`sorted-${n}-${m}`), b = new Rng(`sorted-${n}-${m}`);
+    const s = a.sortedSample(n, m);
+    assert.equal(s.length, m);
+    assert.ok(s.every((v, i) => v >= 0 && v < n && (i === 0 || v > s[i - 1])));
+    const out = new Int32Array(m + 3).fill(-1);
+    assert.equal(b.sortedSample(n, m, out), out);
+    assert.deepEqual(out.subarray(0, m), s);
+    assert.deepEqual(Array.from(out.subarray(m)), [-1, -1, -1]);
+    assert.equal(b.uniform(), a.uniform(), "the same numbers consumed");
+  }
+  assert.throws(() => new Rng(1).sortedSample(10, 11), /0 ≤ m ≤ n, got n = 10, m = 11/);
+  assert.throws(() => new Rng(1).sortedSample(10, 5, new Int32Array(4)), /out must hold 5/);
 });

@@ -287,3 +287,29 @@ Deno.test("sharedHmcEcsCentring({ passes }): the full-data sums on two threads, 
     threaded.close();
   }
 });
+
+Deno.test("sharedHmcEcsCentring({ passes }) at large n: the refinement's subset drawn on a pass thread during the subset fit (and B̂'s there too), the same centring bit for bit as drawn on the calling thread", async () => {
+  // n = 1.2·10⁵, d = 3: the quasi-Newton refinement on a subset applies.
+  const { model } = problem(120_000, 6, true);
+  const threaded = (await sharedCentringPasses(model, 2))!;
+  try {
+    let begun = 0;
+    const begin = threaded.beginSortedSample.bind(threaded);
+    const counting = (rng: Rng, m: number) => {
+      const started = begin(rng, m);
+      if (started) begun++;
+      return started;
+    };
+    Object.defineProperty(threaded, "beginSortedSample", { value: counting, configurable: true });
+    const ahead = sharedHmcEcsCentring(model, {}, { seed: 7, numChains: 4, passes: threaded })!;
+    assert.equal(begun, 2, "the refinement's and B̂'s rows were drawn on the pass thread");
+    Object.defineProperty(threaded, "beginSortedSample", { value: () => false });
+    const here = sharedHmcEcsCentring(model, {}, { seed: 7, numChains: 4, passes: threaded })!;
+    assert.equal(begun, 2);
+    assert.deepEqual(ahead.centring, here.centring);
+    assert.deepEqual(ahead.starts, here.starts);
+    assert.equal(ahead.numPasses, here.numPasses);
+  } finally {
+    threaded.close();
+  }
+});
