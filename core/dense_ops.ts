@@ -11,6 +11,12 @@
  * 1e-15·‖A‖‖v‖ per entry, not bit for bit). Views are re-derived on every
  * call, so growth of the arena's memory between calls is harmless.
  *
+ * The matrix can also be updated in place by a dense BFGS pair
+ * ({@link DenseMatVec.bfgsUpdate}, core/as/dense.ts: the operations of
+ * samplers/qnhmc/bfgs.ts's TypeScript update in its order, so the same
+ * matrix bit for bit) and read back ({@link DenseMatVec.getMatrix}), so an
+ * inverse-Hessian approximation is updated where its products run.
+ *
  * @module
  */
 import type { Arena } from "./arena.ts";
@@ -39,6 +45,8 @@ export class DenseMatVec {
   readonly #a: ScratchF64;
   readonly #x: ScratchF64;
   readonly #y: ScratchF64;
+  /** The pairs, ρ and h of {@link DenseMatVec.bfgsUpdate} (allocated at its first call). */
+  readonly #pair: ScratchF64;
   #disposed = false;
 
   /**
@@ -57,6 +65,72 @@ export class DenseMatVec {
     this.#a = new ScratchF64(arena, dim * dim);
     this.#x = new ScratchF64(arena, dim);
     this.#y = new ScratchF64(arena, dim);
+    this.#pair = new ScratchF64(arena, 0);
+  }
+
+  /**
+   * Whether {@link DenseMatVec.bfgsUpdate} runs in this arena's build (the
+   * WebAssembly builds have it, the reference backend does not).
+   */
+  get hasBfgsUpdate(): boolean {
+    return this.arena.exports.bfgsUpdate !== undefined;
+  }
+
+  /**
+   * Fold curvature pairs into the matrix in place, oldest first: for each,
+   * with h = A y and ρ = 1/sᵀy, A ← A − ρ(s hᵀ + h sᵀ) + (ρ² yᵀh + ρ) s sᵀ
+   * (Nocedal & Wright 2006, eq. 6.17, for a symmetric A). The caller checks
+   * the curvature condition; A must be symmetric (it stays so exactly).
+   *
+   * @param pairs The pairs (s, y of length d each) with sy = sᵀy as the caller computed it.
+   * @returns Nothing.
+   * @throws {RangeError} On wrong lengths, without the kernel ({@link DenseMatVec.hasBfgsUpdate}),
+   *   or after {@link DenseMatVec.dispose}.
+   */
+  bfgsUpdate(
+    pairs: readonly { readonly s: Float64Array; readonly y: Float64Array; readonly sy: number }[],
+  ): void {
+    this.#live();
+    const d = this.dim, kernel = this.arena.exports.bfgsUpdate, count = pairs.length;
+    if (kernel === undefined) {
+      throw new RangeError(`the ${this.arena.backend} backend has no BFGS update kernel`);
+    }
+    for (const [k, p] of pairs.entries()) {
+      if (p.s.length !== d || p.y.length !== d) {
+        throw new RangeError(
+          `pair ${k} must have s and y of length ${d}, got ${p.s.length} and ${p.y.length}`,
+        );
+      }
+    }
+    if (count === 0) return;
+    // Layout: the pairs (2d each), then ρ (count), then h (2d).
+    const need = 2 * d * count + count + 2 * d;
+    this.#pair.ensure(need);
+    const v = this.#pair.view(0, need);
+    for (let k = 0; k < count; k++) {
+      v.set(pairs[k].s, 2 * d * k);
+      v.set(pairs[k].y, 2 * d * k + d);
+      v[2 * d * count + k] = 1 / pairs[k].sy;
+    }
+    const p = pointerOf(this.#pair);
+    kernel(d, pointerOf(this.#a), p, p + 16 * d * count, count, p + 8 * (2 * d * count + count));
+  }
+
+  /**
+   * Copy the matrix out; O(d²).
+   *
+   * @param out Receives A (length d²; default a new array).
+   * @returns `out`.
+   * @throws {RangeError} On a wrong length or after {@link DenseMatVec.dispose}.
+   */
+  getMatrix(out: Float64Array = new Float64Array(this.dim * this.dim)): Float64Array {
+    this.#live();
+    const d = this.dim;
+    if (out.length !== d * d) {
+      throw new RangeError(`out must have length ${d * d}, got ${out.length}`);
+    }
+    out.set(this.#a.view(0, d * d));
+    return out;
   }
 
   /**
@@ -106,6 +180,7 @@ export class DenseMatVec {
     this.#a.dispose();
     this.#x.dispose();
     this.#y.dispose();
+    this.#pair.dispose();
   }
 
   #live(): void {

@@ -407,6 +407,67 @@ export interface CoreExports {
   matvec(r: number, c: number, a: number, x: number, y: number): void;
   /** y = diag(v) x elementwise over n f64 (y overwritten). */
   mulElem(n: number, v: number, x: number, y: number): void;
+
+  /**
+   * The ICA model's per-row log-likelihood differences without a cache
+   * (core/as/ica.ts, bound by core/ica_kernels.ts): out[q] = f(w_jᵀx) +
+   * f(w_kᵀx) − f(w'_jᵀx) − f(w'_kᵀx) for x = row idx[q] of the n × 4 f64
+   * rows at `x`; `g` is m × 4 f64 scratch. Returns 0, or −(q + 1) for the
+   * first idx[q] outside [0, n). Optional: the WebAssembly builds
+   * have it, the reference backend does not (the binding then runs the same
+   * arithmetic in TypeScript).
+   */
+  icaDiff?(
+    x: number,
+    n: number,
+    w: number,
+    wp: number,
+    j: number,
+    k: number,
+    tab: number,
+    idx: number,
+    m: number,
+    g: number,
+    out: number,
+  ): number;
+
+  /**
+   * {@link CoreExports.icaDiff} with the per-row cache of f at W (four
+   * columns c0 … c3, stamps, f at W' in nj, nk); returns the rows refreshed
+   * (or −(q + 1) for the first idx[q] outside [0, n)).
+   * Optional, as {@link CoreExports.icaDiff}.
+   */
+  icaDiffCached?(
+    x: number,
+    n: number,
+    c0: number,
+    c1: number,
+    c2: number,
+    c3: number,
+    stamp: number,
+    proposal: number,
+    valid: number,
+    nj: number,
+    nk: number,
+    w: number,
+    wp: number,
+    j: number,
+    k: number,
+    tab: number,
+    idx: number,
+    m: number,
+    out: number,
+  ): number;
+
+  /**
+   * `count` dense BFGS pairs folded, oldest first, into the symmetric d × d C
+   * at `c` in place (core/as/dense.ts, bound by core/dense_ops.ts): pair k is
+   * s then y (d f64 each) at pairs + 16·d·k, ρ = 1/sᵀy at rho + 8k; per pair
+   * h = C y, then C += (ρ² yᵀh + ρ) s sᵀ − ρ (s hᵀ + h sᵀ), in the operation
+   * order of samplers/qnhmc/bfgs.ts's TypeScript update; `h` is 2·d f64
+   * scratch. Optional, as {@link CoreExports.icaDiff}.
+   */
+  bfgsUpdate?(d: number, c: number, pairs: number, rho: number, count: number, h: number): void;
 }
 
 /** Which implementation backs a {@link CoreExports}. */

@@ -420,8 +420,19 @@ function _bind(
       core[name] = ex[name];
     }
     // Optional: builds made before the Parquet kernels lack them (the reader then
-    // keeps its TypeScript pass and hyparquet's decoder).
-    for (const name of ["pqTranspose", "pqSnappy", "pqLevelsAll", "pqDictGather"]) {
+    // keeps its TypeScript pass and hyparquet's decoder), and builds made before
+    // the ICA and BFGS kernels lack those (their callers then keep their TypeScript loops).
+    for (
+      const name of [
+        "pqTranspose",
+        "pqSnappy",
+        "pqLevelsAll",
+        "pqDictGather",
+        "icaDiff",
+        "icaDiffCached",
+        "bfgsUpdate",
+      ]
+    ) {
       if (typeof ex[name] === "function") core[name] = ex[name];
     }
     return core as unknown as CoreExports;

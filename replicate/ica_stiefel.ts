@@ -34,6 +34,8 @@
 import { Rng } from "../random/rng.ts";
 import { symmetricEigen } from "./conditioning.ts";
 import type { RowDifferencesFn } from "../subsampling/austerity.ts";
+import type { Arena } from "../core/arena.ts";
+import { IcaRowCache, IcaRows } from "../core/ica_kernels.ts";
 
 /** Number of sources D. */
 export const ICA_DIM = 4;
@@ -332,6 +334,18 @@ for (let q = 0; q < _KNOTS - 1; q++) {
 }
 
 /**
+ * The table behind {@link logFourCoshSq} (a copy), in the layout the core's
+ * ICA kernels read (core/ica_kernels.ts): for interval q of width 1/32 on
+ * [0, 16), g(q/32), g'(q/32)/32, g((q+1)/32), g'((q+1)/32)/32 with
+ * g(a) = 2 log(1 + e^{−a}).
+ *
+ * @returns 2048 f64.
+ */
+export function logFourCoshSqTable(): Float64Array {
+  return Float64Array.from(_T);
+}
+
+/**
  * f(z) = log(4 cosh²(z/2)) = |z| + 2 log(1 + e^{−|z|}), the second term by
  * a table (cubic Hermite, |error| < 1e-9): four times faster than
  * `Math.log1p(Math.exp(−|z|))`. Every ICA density here, the exact runs' as
@@ -379,8 +393,28 @@ export function softplusTable(t: number): number {
 }
 
 /**
+ * The data rows in the compute core, for {@link IcaTarget}'s `rows` option:
+ * one copy of x shared by every target over the same data.
+ *
+ * @param arena An arena whose build has the ICA kernels (`IcaRows.isSupported`).
+ * @param data The data.
+ * @returns The rows (dispose them after the targets that use them).
+ */
+export function icaCoreRows(arena: Arena, data: IcaData): IcaRows {
+  return new IcaRows(arena, data.x, _T);
+}
+
+/**
  * The log-likelihood differences of the ICA model for the approximate MH
  * test, with a per-row cache of f(wᵣᵀxᵢ) at the current W.
+ *
+ * With `rows` (the data in the compute core, {@link icaCoreRows}) the
+ * per-row loop runs in the core's SIMD kernels (core/ica_kernels.ts), which
+ * return the TypeScript loop's numbers bit for bit; without, in TypeScript.
+ * The cached paths differ in one bookkeeping detail only: accepting keeps
+ * current every row evaluated for the proposal in the core, and the rows
+ * passed to {@link IcaTarget.accept} in TypeScript — the same rows when the
+ * test evaluates only the rows it uses.
  */
 export class IcaTarget {
   /** The data. */
@@ -400,6 +434,8 @@ export class IcaTarget {
   #useCache: boolean;
   #j = 0;
   #k = 1;
+  #rows: IcaRows | null;
+  #coreCache: IcaRowCache | null;
   /** The differences function of the current (W, W') pair. */
   readonly differences: RowDifferencesFn;
 
@@ -408,14 +444,25 @@ export class IcaTarget {
    * @param start The starting W (orthonormal, copied).
    * @param options `cache` (default true): keep f(wᵣᵀxᵢ) of the current W per
    *   row; without it every row costs four evaluations of f, whichever rows a
-   *   test draws, so the work is proportional to the rows used.
+   *   test draws, so the work is proportional to the rows used. `rows`: the
+   *   data in the compute core ({@link icaCoreRows}, not disposed here) to
+   *   run the per-row loop there; default: TypeScript.
    */
-  constructor(data: IcaData, start: Float64Array, options: { cache?: boolean } = {}) {
+  constructor(
+    data: IcaData,
+    start: Float64Array,
+    options: { cache?: boolean; rows?: IcaRows } = {},
+  ) {
     this.data = data;
     this.#useCache = options.cache ?? true;
+    this.#rows = options.rows ?? null;
+    if (this.#rows !== null && this.#rows.numRows !== data.n) {
+      throw new RangeError(`rows hold ${this.#rows.numRows} rows, the data ${data.n}`);
+    }
+    this.#coreCache = this.#rows !== null && this.#useCache ? new IcaRowCache(this.#rows) : null;
     this.current.set(start);
-    // Without the cache no per-row array is kept (each would be n long).
-    const n = this.#useCache ? data.n : 0;
+    // Without the cache (or with it in the core) no per-row array is kept here (each would be n long).
+    const n = this.#useCache && this.#rows === null ? data.n : 0;
     this.#cache = new Float64Array(n * ICA_DIM);
     this.#stamp = new Int32Array(n).fill(-1);
     this.#newJ = new Float64Array(n);
@@ -428,9 +475,26 @@ export class IcaTarget {
     const { j, k } = stiefelProposal(rng, this.current, psi, this.proposed);
     this.#j = j;
     this.#k = k;
+    if (this.#coreCache !== null) this.#coreCache.propose(this.current, this.proposed, j, k);
+    else if (this.#rows !== null) this.#rows.setPair(this.current, this.proposed, j, k);
+  }
+
+  /** Free the core cache, if any (the rows stay). Idempotent. */
+  dispose(): void {
+    this.#coreCache?.dispose();
   }
 
   #differences(rows: Int32Array, out: Float64Array): void {
+    if (this.#coreCache !== null) {
+      const { refreshed } = this.#coreCache.differences(rows, out);
+      this.numFEvaluations += ICA_DIM * refreshed + 2 * rows.length;
+      return;
+    }
+    if (this.#rows !== null) {
+      this.#rows.differences(rows, out);
+      this.numFEvaluations += 4 * rows.length;
+      return;
+    }
     if (!this.#useCache) {
       this.#differencesUncached(rows, out);
       return;
@@ -503,7 +567,8 @@ export class IcaTarget {
    */
   accept(rowsUsed: Int32Array): void {
     const d = ICA_DIM, j = this.#j, k = this.#k, next = this.#version + 1;
-    for (let q = 0; this.#useCache && q < rowsUsed.length; q++) {
+    this.#coreCache?.accept();
+    for (let q = 0; this.#useCache && this.#rows === null && q < rowsUsed.length; q++) {
       const i = rowsUsed[q];
       this.#cache[i * d + j] = this.#newJ[i];
       this.#cache[i * d + k] = this.#newK[i];

@@ -126,13 +126,43 @@ export function predictiveMean(
 ): Float64Array {
   const d = draws.length, rows = x.length / d;
   const ks = _thinnedDraws(draws[0].length, Math.max(2, maxDraws));
-  const theta = new Float64Array(d);
+  const numDraws = ks.length;
+  // The draws side by side (draw t at t·d), small enough to stay in cache; each row is read
+  // once and scored against every draw, instead of one pass over all rows per draw. Per row
+  // the same sums in the same order (η over j, then the draws in order): the same numbers.
+  const thetas = new Float64Array(numDraws * d), row = new Float64Array(d);
+  ks.forEach((k, t) => {
+    for (let j = 0; j < d; j++) thetas[t * d + j] = draws[j][k];
+  });
   const out = new Float64Array(rows);
-  for (const k of ks) {
-    _drawInto(theta, draws, k);
-    for (let i = 0; i < rows; i++) out[i] += _probability(x, i, theta);
+  for (let i = 0; i < rows; i++) {
+    const o = i * d;
+    for (let j = 0; j < d; j++) row[j] = x[o + j];
+    let sum = 0, t = 0;
+    // Four draws at a time: four independent sums in flight instead of one chain of adds.
+    for (; t + 4 <= numDraws; t += 4) {
+      const b0 = t * d, b1 = b0 + d, b2 = b1 + d, b3 = b2 + d;
+      let e0 = 0, e1 = 0, e2 = 0, e3 = 0;
+      for (let j = 0; j < d; j++) {
+        const v = row[j];
+        e0 += v * thetas[b0 + j];
+        e1 += v * thetas[b1 + j];
+        e2 += v * thetas[b2 + j];
+        e3 += v * thetas[b3 + j];
+      }
+      sum += 1 / (1 + Math.exp(-e0));
+      sum += 1 / (1 + Math.exp(-e1));
+      sum += 1 / (1 + Math.exp(-e2));
+      sum += 1 / (1 + Math.exp(-e3));
+    }
+    for (; t < numDraws; t++) {
+      const b = t * d;
+      let eta = 0;
+      for (let j = 0; j < d; j++) eta += row[j] * thetas[b + j];
+      sum += 1 / (1 + Math.exp(-eta));
+    }
+    out[i] = sum / numDraws;
   }
-  for (let i = 0; i < rows; i++) out[i] /= ks.length;
   return out;
 }
 

@@ -8,7 +8,9 @@
  * the random walk of §5.2 with μ₀ = log(u)/N (eq. 6), mini-batches of m = 500,
  * ψ = 0.1·√N (the paper does not give ψ; this puts the exact chain's
  * acceptance near 60 %). f(z) = log(4 cosh²(z/2)) is evaluated by a table to
- * 1e-9 (`ica_stiefel.ts`), for every chain alike.
+ * 1e-9 (`ica_stiefel.ts`), for every chain alike; the per-row loop runs in
+ * the core's SIMD kernels (core/ica_kernels.ts), whose numbers are the
+ * TypeScript loop's bit for bit.
  *
  * Ground truth: one exact MH chain (ε = 0) from W₀ (orthonormalised), with a
  * burn-in of a quarter of its length dropped; half its proposals use ψ/10 (a
@@ -38,11 +40,14 @@ import { VEGA_LITE_SCHEMA } from "./figures.ts";
 import {
   amariDistance,
   ICA_DIM,
+  icaCoreRows,
   type IcaData,
   icaData,
   IcaTarget,
   invert4,
 } from "./ica_stiefel.ts";
+import { loadCore } from "../core/load.ts";
+import { IcaRows } from "../core/ica_kernels.ts";
 import { outcomeOf, type Verdict } from "./verdicts.ts";
 
 /** Settings of {@link runIcaRisk}. */
@@ -67,6 +72,11 @@ export interface IcaRiskOptions {
   log?: (message: string) => void;
   /** Data set to reuse (must have `n` rows). */
   data?: IcaData;
+  /**
+   * Where the per-row loop runs: `"core"` (default when the core's build has
+   * the ICA kernels) or `"typescript"`; the numbers are the same bit for bit.
+   */
+  kernels?: "core" | "typescript";
 }
 
 /** One ε's outcome. */
@@ -144,7 +154,6 @@ export function icaPsi(n: number): number {
  * @returns Risks and what each ε used.
  */
 export function runIcaRisk(options: IcaRiskOptions): IcaRiskResult {
-  const log = options.log ?? (() => {});
   const n = options.n, m = options.batchSize ?? 500, psi = icaPsi(n);
   const data = options.data ?? icaData(options.seed, n);
   if (data.n !== n) throw new RangeError(`data has ${data.n} rows, expected n = ${n}`);
@@ -152,10 +161,50 @@ export function runIcaRisk(options: IcaRiskOptions): IcaRiskResult {
   const start = _orthonormalise(data.w0);
   const startDistance = amariDistance(start, w0Inverse);
   const order = newRowOrder(n);
+  const kernels = options.kernels ?? "core";
+  if (kernels !== "core" && kernels !== "typescript") {
+    throw new RangeError(`kernels must be "core" or "typescript", got ${JSON.stringify(kernels)}`);
+  }
+  const arena = kernels === "core" ? loadCore() : null;
+  const coreRows = arena !== null && IcaRows.isSupported(arena)
+    ? icaCoreRows(arena, data)
+    : undefined;
+  try {
+    return _runIcaRisk(options, {
+      n,
+      m,
+      psi,
+      data,
+      w0Inverse,
+      start,
+      startDistance,
+      order,
+      coreRows,
+    });
+  } finally {
+    coreRows?.dispose();
+  }
+}
 
+function _runIcaRisk(
+  options: IcaRiskOptions,
+  s: {
+    n: number;
+    m: number;
+    psi: number;
+    data: IcaData;
+    w0Inverse: Float64Array;
+    start: Float64Array;
+    startDistance: number;
+    order: Int32Array;
+    coreRows: IcaRows | undefined;
+  },
+): IcaRiskResult {
+  const log = options.log ?? (() => {});
+  const { n, m, psi, data, w0Inverse, start, startDistance, order, coreRows } = s;
   // Ground truth: exact MH (ε = 0), with the per-row cache.
   const burnIn = Math.ceil(options.truthSteps / 4);
-  const truthTarget = new IcaTarget(data, start);
+  const truthTarget = new IcaTarget(data, start, { rows: coreRows });
   const truthRng = new Rng(`${options.seed}/r15/truth`);
   const kept: number[] = [];
   let truthAccepted = 0;
@@ -178,6 +227,7 @@ export function runIcaRisk(options: IcaRiskOptions): IcaRiskResult {
       kept.push(amariDistance(truthTarget.current, w0Inverse));
     }
   }
+  truthTarget.dispose();
   const truthSeconds = (performance.now() - tTruth) / 1000;
   const truth = kept.reduce((a, b) => a + b, 0) / kept.length;
   let sd = 0;
@@ -205,7 +255,7 @@ export function runIcaRisk(options: IcaRiskOptions): IcaRiskResult {
     let steps = 0, rows = 0, accepted = 0, fraction = 0, seconds = 0;
     for (let c = 0; c < options.numChains; c++) {
       const from = start;
-      const target = new IcaTarget(data, from, { cache: false });
+      const target = new IcaTarget(data, from, { cache: false, rows: coreRows });
       const rng = new Rng(`${options.seed}/r15/${epsilon}`).stream(c);
       const est = new Float64Array(numCheckpoints);
       let sum = 0, count = 0, k = 0, chainRows = 0;

@@ -54,3 +54,5 @@ export { axpy, dot, gatherF32, gatherF32AsF64, gatherF64, matvec, mulElem } from
 export { csvColumnStats, csvCountByte, csvF64ToF32, csvParseRows } from "./csv";
 export { pqTranspose } from "./parquet";
 export { pqDictGather, pqLevelsAll, pqSnappy } from "./parquet_decode";
+export { icaDiff, icaDiffCached } from "./ica";
+export { bfgsUpdate } from "./dense";

@@ -16,6 +16,12 @@
  * from one {@link denseBfgs} call share one scratch block; `dispose()` on any
  * of them frees it, after which products fall back to TypeScript.
  *
+ * With the core's product the update runs there too (`DenseMatVec.bfgsUpdate`,
+ * core/as/dense.ts): C is updated in place where the products read it, one
+ * pass over C per pair, and copied out once per update. The kernel does the
+ * TypeScript update's operations in its order (no fused multiply-add), so C
+ * is the same bit for bit whichever runs it.
+ *
  * An update computes, with h = C y and ρ = 1/sᵀy,
  * C⁺ = C − ρ (s hᵀ + h sᵀ) + (ρ² yᵀh + ρ) s sᵀ,
  * which is eq. (1) expanded for a symmetric C.
@@ -165,6 +171,8 @@ function _dense(
       _multiply(config.product, h, dim, v, out),
     update(pairs: readonly CurvaturePair[]): InverseHessianUpdate {
       _checkPairs(pairs, dim);
+      const op = _coreOp(config.product, dim);
+      if (op !== null) return _updateInCore(op, pairs);
       const next = Float64Array.from(h);
       const hy = new Float64Array(dim);
       let used = 0;
@@ -193,7 +201,57 @@ function _dense(
       p.loaded = null;
     },
   };
+  /**
+   * The update where the products run: C copied in unless it is already
+   * there, each pair folded in place by the core's kernel (the TypeScript
+   * update's operations in its order, so the same C⁺ bit for bit), C⁺ copied
+   * out once.
+   */
+  const _updateInCore = (
+    op: DenseMatVec,
+    pairs: readonly CurvaturePair[],
+  ): InverseHessianUpdate => {
+    const used: { s: Float64Array; y: Float64Array; sy: number }[] = [];
+    for (const pair of pairs) {
+      const sy = curvature(pair, tol);
+      if (!Number.isNaN(sy)) used.push({ s: pair.s, y: pair.y, sy });
+    }
+    if (used.length === 0) return { approximation: self, numSkipped: pairs.length };
+    const p = config.product;
+    if (config.scaleFirst && numPairs === 0) {
+      const { y, sy } = used[0];
+      let yy = 0;
+      for (let i = 0; i < dim; i++) yy += y[i] * y[i];
+      const scaled = new Float64Array(dim * dim);
+      for (let i = 0; i < dim; i++) scaled[i * dim + i] = sy / yy;
+      op.setMatrix(scaled);
+    } else if (p.loaded !== h) {
+      op.setMatrix(h);
+    }
+    // The matrix in the core is no longer h: mark it before the kernel runs.
+    p.loaded = null;
+    op.bfgsUpdate(used);
+    const next = op.getMatrix();
+    p.loaded = next;
+    return {
+      approximation: _dense(dim, next, numPairs + used.length, config),
+      numSkipped: pairs.length - used.length,
+    };
+  };
   return self;
+}
+
+/**
+ * The core's product (created on first use) when it also has the BFGS
+ * update kernel, else null: the TypeScript update then runs.
+ */
+function _coreOp(p: _Product, dim: number): DenseMatVec | null {
+  if (p.op === null) return null;
+  if (p.op === undefined) {
+    const arena = typeof p.arena === "function" ? p.arena() : p.arena ?? loadCore();
+    p.op = new DenseMatVec(arena, dim);
+  }
+  return p.op.hasBfgsUpdate ? p.op : null;
 }
 
 /**

@@ -4,6 +4,7 @@
  * predictive.ts): exact values from hand-computed inputs.
  */
 import { strict as assert } from "node:assert";
+import { Rng } from "../../random/rng.ts";
 import type { SamplingResult } from "../../samplers/driver.ts";
 import { thinEvenly } from "../../replicate/figures.ts";
 import {
@@ -210,6 +211,22 @@ Deno.test("thinEvenly() and predictiveMean() claims", () => {
   const p = predictiveMean([1, 1, 1, 0], [[0, 0], [0, Math.log(3)]], 2);
   assert.ok(Math.abs(p[0] - (0.5 + 0.75) / 2) < 1e-15);
   assert.ok(Math.abs(p[1] - 0.5) < 1e-15);
+  // Several draws (four at a time and a tail of three): the plain loop's numbers bit for bit,
+  // per row Σ over the thinned draws in order of σ(Σⱼ xⱼθⱼ) summed over j in order.
+  const rng = new Rng("predictive"), d = 5, rows = 40;
+  const x = Float32Array.from({ length: rows * d }, () => rng.normal());
+  const draws = Array.from({ length: d }, () => rng.fillNormal(new Float64Array(30)));
+  const got = predictiveMean(x, draws, 7), ks = thinEvenly([...draws[0].keys()], 7);
+  assert.equal(ks.length, 7);
+  for (let i = 0; i < rows; i++) {
+    let sum = 0;
+    for (const k of ks) {
+      let eta = 0;
+      for (let j = 0; j < d; j++) eta += x[i * d + j] * draws[j][k];
+      sum += 1 / (1 + Math.exp(-eta));
+    }
+    assert.equal(got[i], sum / ks.length, `row ${i}`);
+  }
 });
 
 Deno.test("predictedBand() claim: group means of σ(xᵀθ) over draws, with a pointwise band", () => {

@@ -196,7 +196,7 @@ Deno.test("dense BFGS: the WASM product equals the TypeScript product through up
     ts = ts.update(pairs).approximation;
     wasm = wasm.update(pairs).approximation;
     auto = auto.update(pairs).approximation;
-    assert.deepEqual(wasm.toDense(), ts.toDense(), "the updates themselves stay in TypeScript");
+    assert.deepEqual(wasm.toDense(), ts.toDense(), "the core's update is the TypeScript update");
     const expected = ts.multiply(v, new Float64Array(d));
     assert.ok(maxRelativeDifference(wasm.multiply(v, new Float64Array(d)), expected) < 1e-12);
     assert.ok(maxRelativeDifference(auto.multiply(v, new Float64Array(d)), expected) < 1e-12);
@@ -210,6 +210,62 @@ Deno.test("dense BFGS: the WASM product equals the TypeScript product through up
   assert.deepEqual(after, ts.multiply(v, new Float64Array(d)));
   auto.dispose();
   assert.throws(() => denseBfgs(2, { product: "gpu" as never }), /product.*"gpu"/);
+});
+
+Deno.test("dense BFGS: the update in the core gives the TypeScript update's C bit for bit", async (t) => {
+  // d = 100 takes the four-column loops only; 37 and 102 the tails (d mod 4 = 1 and 2).
+  for (const d of [100, 37, 102]) {
+    await t.step(`d = ${d}`, () => {
+      const a = randomSpd(d, 7 + d);
+      for (const scaleBeforeFirstUpdate of [false, true]) {
+        let ts = denseBfgs(d, { product: "typescript", scaleBeforeFirstUpdate });
+        let core = denseBfgs(d, { product: "wasm", scaleBeforeFirstUpdate });
+        const first = core;
+        for (let k = 0; k < 4; k++) {
+          const pairs = quadraticPairs(a, d, 1 + 3 * k, 100 * d + k);
+          // A pair failing the curvature condition (sᵀy < 0) is skipped by both.
+          const flipped = { s: pairs[0].s, y: pairs[0].y.map((v) => -v) };
+          const [u, v] = [ts.update([...pairs, flipped]), core.update([...pairs, flipped])];
+          assert.equal(v.numSkipped, 1);
+          assert.equal(v.approximation.numPairs, u.approximation.numPairs);
+          ts = u.approximation;
+          core = v.approximation;
+          assert.deepEqual(core.toDense(), ts.toDense(), `update ${k}`);
+        }
+        // Only skipped pairs: the same approximation back.
+        const none = core.update([{ s: new Float64Array(d).fill(1), y: new Float64Array(d) }]);
+        assert.equal(none.approximation, core);
+        // The older approximation still multiplies with its own C (reloaded into the core).
+        const v = new Rng(d).fillNormal(new Float64Array(d));
+        assert.deepEqual(first.multiply(v, new Float64Array(d)), v);
+        assertSymmetricPositiveDefinite(core, `d = ${d}`);
+        core.dispose();
+        // Disposed: the TypeScript update takes over, with the same C.
+        const pairs = quadraticPairs(a, d, 3, 5);
+        assert.deepEqual(
+          core.update(pairs).approximation.toDense(),
+          ts.update(pairs).approximation.toDense(),
+        );
+      }
+    });
+  }
+  await t.step("DenseMatVec.bfgsUpdate checks its input", () => {
+    const op = new DenseMatVec(loadCore(), 3);
+    assert.ok(op.hasBfgsUpdate);
+    const s = new Float64Array(3);
+    assert.throws(
+      () => op.bfgsUpdate([{ s, y: new Float64Array(2), sy: 1 }]),
+      /pair 0.*length 3.*3 and 2/,
+    );
+    assert.throws(() => op.getMatrix(new Float64Array(4)), /length 9, got 4/);
+    op.bfgsUpdate([]); // nothing to do
+    assert.deepEqual(op.getMatrix(), new Float64Array(9));
+    op.dispose();
+    assert.throws(() => op.bfgsUpdate([]), /disposed/);
+    const reference = new DenseMatVec(loadCore({ backend: "reference" }), 2);
+    assert.equal(reference.hasBfgsUpdate, false);
+    assert.throws(() => reference.bfgsUpdate([]), /reference backend has no BFGS update/);
+  });
 });
 
 Deno.test("qnhmc chain sampler: WASM and TypeScript products give the same chain; dispose frees", () => {
