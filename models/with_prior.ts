@@ -88,6 +88,13 @@ export function withPrior<M extends DataModel>(model: M, prior: Prior | PriorSpe
       for (let j = 0; j < d; j++) grad[j] += priorGrad[j];
       return ll + lp;
     },
+    // The model's own gradient-only pass adds the model's prior, not this
+    // one: it must not be inherited through the binding above. The combined
+    // pass gives this prior's gradient (NaN where the density is not finite,
+    // as GlmModel.logDensityGradient's contract says).
+    logDensityGradient: (theta: Float64Array, grad: Float64Array) => {
+      if (!Number.isFinite((out as DataModel).logDensityAndGradient(theta, grad))) grad.fill(NaN);
+    },
   };
   for (const [key, value] of Object.entries(own)) {
     Object.defineProperty(out, key, { value, configurable: true, enumerable: key === "prior" });

@@ -217,3 +217,25 @@ Deno.test("defaultPriorSpec() is rstanarm's autoscaled default", () => {
     "log(sigma) ~ exponential(0.25)",
   ]);
 });
+
+Deno.test("withPrior(): the gradient-only pass carries the replaced prior, not the model's own", () => {
+  const arena = loadCore();
+  const rng = new Rng(11);
+  const n = 200, x: number[] = [], y: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = rng.normal();
+    x.push(1, a);
+    y.push(rng.uniform() < 1 / (1 + Math.exp(-(0.3 + a))) ? 1 : 0);
+  }
+  const data = glmDataFromArrays(arena, x, y, { numCols: 2, columnNames: ["(Intercept)", "x"] });
+  // The inner model's prior (scale 1) differs from the one put in its place.
+  const inner = new GlmModel(data, { family: "logistic", priorScale: 1, interceptColumn: 0 });
+  const wrapped = withPrior(inner, { coefficients: "normal(3, 0.5)", intercept: "normal(-1, 4)" });
+  const theta = new Float64Array([0.4, -0.7]);
+  const combined = new Float64Array(2), only = new Float64Array(2), own = new Float64Array(2);
+  wrapped.logDensityAndGradient(theta, combined);
+  wrapped.logDensityGradient!(theta, only);
+  inner.logDensityGradient(theta, own);
+  assert.deepEqual(only, combined);
+  assert.ok(Math.abs(own[1] - combined[1]) > 1, "the two priors' gradients must differ here");
+});

@@ -27,7 +27,10 @@ Deno.test("[e2e] dist/tallmc.js: self-contained, and samples in a worker with pe
 
     await t.step("one ES module: no imports, no top-level use of Deno or Node", () => {
       console.log(`bundle: ${(size / 1024).toFixed(0)} KiB`);
-      assert.ok(size < 1_000_000, `bundle is ${size} bytes`);
+      // Budget ≈ 10 % above the measured size (1,045,920 bytes once the core
+      // took in the gradient-only pass and the dense BFGS and ICA kernels;
+      // docs/development.md).
+      assert.ok(size < 1_150_000, `bundle is ${size} bytes`);
       assert.doesNotMatch(text, /\bimport\s*[("'{*]|\brequire\(["']/);
       assert.doesNotMatch(text, /\bprocess\.(env|versions|platform)/);
     });
