@@ -13,7 +13,7 @@
  */
 import { isDataModel, type Model } from "../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
-import { checkSampleOptionNames } from "./option_names.ts";
+import { checkSampleOptionNames, RUN_OPTION_NAMES } from "./option_names.ts";
 import { assertProperPosterior } from "./proper_posterior.ts";
 import type { SamplerDescription } from "./sampler.ts";
 
@@ -28,20 +28,7 @@ export type SampleOptions =
   };
 
 /** @internal The keys of {@link SampleOptions} that go to the driver, not to the sampler. */
-export const DRIVER_KEYS = [
-  "seed",
-  "numWarmup",
-  "numSamples",
-  "numChains",
-  "chainIds",
-  "thin",
-  "initialPositions",
-  "initialPosition",
-  "jitter",
-  "recordWarmupInfo",
-  "onProgress",
-  "onDraw",
-] as const;
+export const DRIVER_KEYS = RUN_OPTION_NAMES;
 
 /**
  * Run `description`'s sampler on `model` through the driver, as `sample()`

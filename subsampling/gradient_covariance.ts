@@ -226,17 +226,7 @@ export function updateAndApplyCovariance(
     product?: Float64Array;
   },
 ): { estimate: CovarianceEstimate; product: Float64Array } {
-  const v = options.covariance, len = estimate.value.length, d = estimate.dim;
-  if (v.length !== len) {
-    throw new RangeError(
-      `covariance must have ${len} values for this ${estimate.kind} estimate, got ${v.length}`,
-    );
-  }
-  const t = estimate.numUpdates + 1;
-  const kappa = options.weight ?? 1 / t;
-  if (!(kappa > 0 && kappa <= 1)) throw new RangeError(`weight must be in (0, 1], got ${kappa}`);
-  const out = options.out ?? new Float64Array(len);
-  if (out.length !== len) throw new RangeError(`out must have ${len} values, got ${out.length}`);
+  const { v, t, kappa, out } = _updateArgs(estimate, options), d = estimate.dim;
   const x = options.vector, s = options.scale ?? 1;
   if (x.length !== d) throw new RangeError(`vector must have length ${d}, got ${x.length}`);
   const product = options.product ?? new Float64Array(d);
@@ -268,6 +258,25 @@ export function updateAndApplyCovariance(
   };
 }
 
+/** The checked arguments of one update Îₜ = (1 − κₜ)Îₜ₋₁ + κₜV(θₜ): V, t, κₜ and the output. */
+function _updateArgs(
+  estimate: CovarianceEstimate,
+  options: { covariance: Float64Array; weight?: number; out?: Float64Array },
+): { v: Float64Array; t: number; kappa: number; out: Float64Array } {
+  const v = options.covariance, len = estimate.value.length;
+  if (v.length !== len) {
+    throw new RangeError(
+      `covariance must have ${len} values for this ${estimate.kind} estimate, got ${v.length}`,
+    );
+  }
+  const t = estimate.numUpdates + 1;
+  const kappa = options.weight ?? 1 / t;
+  if (!(kappa > 0 && kappa <= 1)) throw new RangeError(`weight must be in (0, 1], got ${kappa}`);
+  const out = options.out ?? new Float64Array(len);
+  if (out.length !== len) throw new RangeError(`out must have ${len} values, got ${out.length}`);
+  return { v, t, kappa, out };
+}
+
 /**
  * Fold one empirical covariance into the running estimate:
  * Îₜ = (1 − κₜ)Îₜ₋₁ + κₜV(θₜ) with κₜ = 1/t by default (eq. 18). Pure: the
@@ -294,17 +303,7 @@ export function updateCovarianceEstimate(
   estimate: CovarianceEstimate,
   options: { covariance: Float64Array; weight?: number; out?: Float64Array },
 ): CovarianceEstimate {
-  const v = options.covariance, len = estimate.value.length;
-  if (v.length !== len) {
-    throw new RangeError(
-      `covariance must have ${len} values for this ${estimate.kind} estimate, got ${v.length}`,
-    );
-  }
-  const t = estimate.numUpdates + 1;
-  const kappa = options.weight ?? 1 / t;
-  if (!(kappa > 0 && kappa <= 1)) throw new RangeError(`weight must be in (0, 1], got ${kappa}`);
-  const out = options.out ?? new Float64Array(len);
-  if (out.length !== len) throw new RangeError(`out must have ${len} values, got ${out.length}`);
+  const { v, t, kappa, out } = _updateArgs(estimate, options), len = out.length;
   const prev = estimate.value, keep = 1 - kappa;
   for (let i = 0; i < len; i++) out[i] = keep * prev[i] + kappa * v[i];
   return { kind: estimate.kind, dim: estimate.dim, numUpdates: t, value: out };
