@@ -116,8 +116,8 @@ function _ll<F, T, L>(
   }
   for (; k + 2 <= m; k += 2) {
     const r0 = sizeof<L>() == 4 ? start + k : _row(idx, start, k);
-    const r1 = sizeof<L>() == 4 ? r0 + 1 : _row(idx, start, k + 1);
     const p0 = x + <usize>r0 * rowBytes;
+    const r1 = sizeof<L>() == 4 ? r0 + 1 : _row(idx, start, k + 1);
     const p1 = sizeof<L>() == 4 ? p0 + rowBytes : x + <usize>r1 * rowBytes;
     const eta = _dot2<T>(p0, p1, theta, d);
     const yv = f64x2.replace_lane(
