@@ -26,9 +26,16 @@ import { ZERO } from "./vmath";
 // ─── fused likelihood + gradient ────────────────────────────────────────────
 
 // Row-list markers (compile-time): sizeof 1 = rows start … start + m − 1
-// (neighbours in memory, y pairs loaded as one v128), 2 = rows listed in idx.
+// (neighbours in memory, y pairs loaded as one v128), 2 = rows listed in idx,
+// 4 = rows as for 1 with the gradient only: the same blocks (four rows, a
+// pair, an odd last row), the same η and dℓ/dη and the same updates of grad,
+// so grad ends with the bits the full pass gives it, but ℓ is not computed
+// (for the logistic family that skips log1p, for Poisson log Γ(y + 1)) and
+// nothing else is written: what a leapfrog step between the two ends of a
+// trajectory needs.
 type Contiguous = u8;
 type Listed = u16;
+type GradOnly = u32;
 
 function _ll<F, T, L>(
   x: usize,
@@ -50,7 +57,7 @@ function _ll<F, T, L>(
   // pair waits on its exp/log chain; one pass over grad adds all four rows.
   for (; k + 4 <= m; k += 4) {
     let p0: usize, p1: usize, p2: usize, p3: usize, yA: v128, yB: v128;
-    if (sizeof<L>() == 1) {
+    if (sizeof<L>() != 2) {
       const r0 = start + k;
       p0 = x + <usize>r0 * rowBytes;
       p1 = p0 + rowBytes;
@@ -80,6 +87,13 @@ function _ll<F, T, L>(
     }
     const etaA = _dot4<T>(p0, p1, p2, p3, theta, d);
     const etaB = _etaB;
+    if (sizeof<L>() == 4) {
+      _famD1<F>(etaA, yA);
+      const d1A = _d1;
+      _famD1<F>(etaB, yB);
+      _axpy4<T>(grad, p0, p1, p2, p3, d1A, _d1, d);
+      continue;
+    }
     const lA = _fam<F>(etaA, yA);
     const d1A = _d1;
     const d2A = _d2;
@@ -101,16 +115,21 @@ function _ll<F, T, L>(
     }
   }
   for (; k + 2 <= m; k += 2) {
-    const r0 = _row(idx, start, k);
-    const r1 = _row(idx, start, k + 1);
+    const r0 = sizeof<L>() == 4 ? start + k : _row(idx, start, k);
     const p0 = x + <usize>r0 * rowBytes;
-    const p1 = x + <usize>r1 * rowBytes;
+    const r1 = sizeof<L>() == 4 ? r0 + 1 : _row(idx, start, k + 1);
+    const p1 = sizeof<L>() == 4 ? p0 + rowBytes : x + <usize>r1 * rowBytes;
     const eta = _dot2<T>(p0, p1, theta, d);
     const yv = f64x2.replace_lane(
       f64x2.splat(load<f64>(y + (<usize>r0 << 3))),
       1,
       load<f64>(y + (<usize>r1 << 3)),
     );
+    if (sizeof<L>() == 4) {
+      _famD1<F>(eta, yv);
+      _axpy2<T>(grad, p0, p1, _d1, d);
+      continue;
+    }
     const l = _fam<F>(eta, yv);
     sum = f64x2.add(sum, l);
     if (grad != 0) _axpy2<T>(grad, p0, p1, _d1, d);
@@ -119,12 +138,18 @@ function _ll<F, T, L>(
     if (dOut != 0) v128.store(dOut + o, _d1);
     if (d2Out != 0) v128.store(d2Out + o, _d2);
   }
-  let total = f64x2.extract_lane(sum, 0) + f64x2.extract_lane(sum, 1);
+  let total = sizeof<L>() == 4 ? 0 : f64x2.extract_lane(sum, 0) + f64x2.extract_lane(sum, 1);
   if (k < m) {
-    const r0 = _row(idx, start, k);
+    const r0 = sizeof<L>() == 4 ? start + k : _row(idx, start, k);
     const p0 = x + <usize>r0 * rowBytes;
     const eta = f64x2.splat(_dot1<T>(p0, theta, d));
-    const l = f64x2.extract_lane(_fam<F>(eta, f64x2.splat(load<f64>(y + (<usize>r0 << 3)))), 0);
+    const yv = f64x2.splat(load<f64>(y + (<usize>r0 << 3)));
+    if (sizeof<L>() == 4) {
+      _famD1<F>(eta, yv);
+      _axpy1<T>(grad, p0, f64x2.extract_lane(_d1, 0), d);
+      return 0;
+    }
+    const l = f64x2.extract_lane(_fam<F>(eta, yv), 0);
     const d1 = f64x2.extract_lane(_d1, 0);
     total += l;
     if (grad != 0) _axpy1<T>(grad, p0, d1, d);
@@ -272,59 +297,8 @@ export function llIdxF32(
 
 // ─── gradient only ──────────────────────────────────────────────────────────
 
-// The rows of _ll's contiguous path in the same blocks (four rows, then a
-// pair, then an odd last row), the same η and dℓ/dη and the same updates of
-// grad: grad ends with the bits _ll gives it. ℓ is not computed (for the
-// logistic family that skips log1p, for Poisson log Γ(y + 1)), which is what
-// a leapfrog step between the two ends of a trajectory needs.
-function _grad<F, T>(
-  x: usize,
-  y: usize,
-  d: i32,
-  start: i32,
-  m: i32,
-  theta: usize,
-  grad: usize,
-): void {
-  const rowBytes = <usize>d * sizeof<T>();
-  let k = 0;
-  for (; k + 4 <= m; k += 4) {
-    const r0 = start + k;
-    const p0 = x + <usize>r0 * rowBytes;
-    const p1 = p0 + rowBytes;
-    const p2 = p1 + rowBytes;
-    const p3 = p2 + rowBytes;
-    const yA = v128.load(y + (<usize>r0 << 3));
-    const yB = v128.load(y + (<usize>r0 << 3), 16);
-    const etaA = _dot4<T>(p0, p1, p2, p3, theta, d);
-    const etaB = _etaB;
-    _famD1<F>(etaA, yA);
-    const d1A = _d1;
-    _famD1<F>(etaB, yB);
-    _axpy4<T>(grad, p0, p1, p2, p3, d1A, _d1, d);
-  }
-  for (; k + 2 <= m; k += 2) {
-    const r0 = start + k;
-    const p0 = x + <usize>r0 * rowBytes;
-    const p1 = p0 + rowBytes;
-    const eta = _dot2<T>(p0, p1, theta, d);
-    const yv = f64x2.replace_lane(
-      f64x2.splat(load<f64>(y + (<usize>r0 << 3))),
-      1,
-      load<f64>(y + (<usize>(r0 + 1) << 3)),
-    );
-    _famD1<F>(eta, yv);
-    _axpy2<T>(grad, p0, p1, _d1, d);
-  }
-  if (k < m) {
-    const r0 = start + k;
-    const p0 = x + <usize>r0 * rowBytes;
-    const eta = f64x2.splat(_dot1<T>(p0, theta, d));
-    _famD1<F>(eta, f64x2.splat(load<f64>(y + (<usize>r0 << 3))));
-    _axpy1<T>(grad, p0, f64x2.extract_lane(_d1, 0), d);
-  }
-}
-
+// The gradient-only pass is _ll's GradOnly instantiation (see the row-list
+// markers above).
 function _gradDispatch<T>(
   family: i32,
   famParam: f64,
@@ -335,11 +309,12 @@ function _gradDispatch<T>(
   end: i32,
   theta: usize,
   grad: usize,
-): void {
-  if (!_setup(family, famParam) || end <= start) return;
-  if (family == 0) _grad<Logistic, T>(x, y, d, start, end - start, theta, grad);
-  else if (family == 1) _grad<Gaussian, T>(x, y, d, start, end - start, theta, grad);
-  else _grad<Poisson, T>(x, y, d, start, end - start, theta, grad);
+): f64 {
+  if (!_setup(family, famParam) || end <= start) return 0;
+  const m = end - start;
+  if (family == 0) return _ll<Logistic, T, GradOnly>(x, y, d, start, 0, m, theta, grad, 0, 0, 0);
+  if (family == 1) return _ll<Gaussian, T, GradOnly>(x, y, d, start, 0, m, theta, grad, 0, 0, 0);
+  return _ll<Poisson, T, GradOnly>(x, y, d, start, 0, m, theta, grad, 0, 0, 0);
 }
 
 /** grad += Σℓ'(ηᵢ)xᵢ over rows [start, end): llRange's gradient, bit for bit, without Σℓᵢ. */
