@@ -11,18 +11,35 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readmeBlock, REPO_ROOT, serveDirectory } from "../_serve.ts";
 
+/**
+ * The repository served under a path of its own (a fresh directory holding a
+ * link to it): every run asks for URLs no earlier run used, so nothing can
+ * come from Deno's cache of remote modules, whichever port the server gets.
+ */
+async function serveRepository(): Promise<
+  { server: ReturnType<typeof serveDirectory>; base: string; root: string; prefix: string }
+> {
+  const root = await Deno.makeTempDir({ prefix: "tallmc_url_root_" });
+  const prefix = `/${crypto.randomUUID()}`;
+  // `ln -s` (a run permission) rather than Deno.symlink, which needs unscoped
+  // read and write permissions the test suite does not have.
+  const ln = await new Deno.Command("ln", { args: ["-s", REPO_ROOT, join(root, prefix.slice(1))] })
+    .output();
+  assert.equal(ln.code, 0, new TextDecoder().decode(ln.stderr));
+  const server = serveDirectory(root);
+  return { server, base: `${server.origin}${prefix}/`, root, prefix };
+}
+
 Deno.test("[e2e] mod.ts by URL: the README example samples with --no-config and --allow-import only", async () => {
-  const server = serveDirectory(REPO_ROOT);
+  const { server, base, root, prefix } = await serveRepository();
   const dir = await Deno.makeTempDir({ prefix: "tallmc_url_import_" });
   try {
     const example = await readmeBlock("url-import-example");
-    const script = example.replace("https://example.org/tallmc/", `${server.origin}/`);
+    const script = example.replace("https://example.org/tallmc/", base);
     assert.notEqual(script, example, "the README example imports https://example.org/tallmc/");
     const file = join(dir, "example.ts");
     await Deno.writeTextFile(file, script);
     const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      // --reload of the server's origin: a port used before would otherwise be
-      // answered from Deno's cache of remote modules, not by this server.
       args: [
         "run",
         "--no-config",
@@ -49,20 +66,21 @@ Deno.test("[e2e] mod.ts by URL: the README example samples with --no-config and 
       // Carlo error of 300 draws is well inside it.
       assert.ok(Math.abs(m - t) < 0.15, `${name}: posterior mean ${m}, generating value ${t}`);
     }
-    assert.ok(server.served.includes("/mod.ts"));
+    assert.ok(server.served.includes(`${prefix}/mod.ts`), server.served.join(" "));
     assert.ok(!server.served.some((p) => p.includes("mnist")), "mod.ts must not load MNIST");
   } finally {
     await Deno.remove(dir, { recursive: true });
+    await Deno.remove(root, { recursive: true });
     await server.close();
   }
 });
 
 Deno.test("[e2e] mod.ts by URL: `deno check --all` passes on the README example (no worker lib in the graph)", async () => {
-  const server = serveDirectory(REPO_ROOT);
+  const { server, base, root, prefix } = await serveRepository();
   const dir = await Deno.makeTempDir({ prefix: "tallmc_url_check_" });
   try {
     const example = await readmeBlock("url-import-example");
-    const script = example.replace("https://example.org/tallmc/", `${server.origin}/`);
+    const script = example.replace("https://example.org/tallmc/", base);
     const file = join(dir, "example.ts");
     await Deno.writeTextFile(file, script);
     const { code, stderr } = await new Deno.Command(Deno.execPath(), {
@@ -82,12 +100,13 @@ Deno.test("[e2e] mod.ts by URL: `deno check --all` passes on the README example 
     }).output();
     assert.equal(code, 0, `deno check --all failed:\n${new TextDecoder().decode(stderr)}`);
     // The check read the library's modules, and no worker entry point among them.
-    assert.ok(server.served.includes("/mod.ts"));
+    assert.ok(server.served.includes(`${prefix}/mod.ts`), server.served.join(" "));
     for (const entry of ["_shard_worker.ts", "_pass_worker.ts", "chain_worker.ts"]) {
       assert.ok(!server.served.some((p) => p.endsWith(entry)), `${entry} is in the static graph`);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+    await Deno.remove(root, { recursive: true });
     await server.close();
   }
 });
