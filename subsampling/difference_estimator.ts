@@ -182,6 +182,27 @@ export class DifferenceEstimator {
     const u = this.subsample, cv = this.cv, rows = u.rows, m = u.subsampleSize, n = cv.numRows;
     u.sync();
     const grad = options.grad;
+    if (grad !== undefined && cv.estimateWithGradient !== undefined) {
+      // The whole evaluation in one core call, the same numbers as the
+      // composition below (core/as/ecs_kernels.ts).
+      const range = this.#missing(theta) ?? { start: 0, end: m };
+      const e = cv.estimateWithGradient(rows, theta, {
+        m,
+        start: range.start,
+        end: range.end,
+        corrected: options.biasCorrected ?? true,
+        grad,
+      });
+      if (e !== null) {
+        this.lastRowsEvaluated = range.end - range.start;
+        this.#at.set(theta);
+        this.#atValid = true;
+        this.#atVersion = cv.version;
+        this.#atRefreshes = u.numRefreshes;
+        this.lastDiffs.set(rows.diffs(0, m));
+        return e;
+      }
+    }
     const sumQ = cv.sumAndGradient(theta, grad ? this.#qGrad : undefined);
     const missing = grad !== undefined ? this.#missing(theta) : null;
     if (missing !== null) {
