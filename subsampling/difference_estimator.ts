@@ -280,6 +280,43 @@ export class DifferenceEstimator {
       diffs,
     };
   }
+
+  /**
+   * {@link evaluateProposal}'s `estimate.value`, log L̂ₘ of the proposed
+   * subsample, without making its differences: the sums read the block's new
+   * dᵢ in its place and the current ones elsewhere, in the same order, so
+   * the same number.
+   *
+   * @param theta Position (length d) at which `currentDiffs` were computed.
+   * @param options The proposal and the current differences (length m).
+   * @returns ℓ̂ₘ − σ̂²ₘ/2 of the proposed subsample.
+   */
+  proposalValue(
+    theta: Float64Array,
+    options: { proposal: BlockProposal; currentDiffs: Float64Array },
+  ): number {
+    const u = this.subsample, cv = this.cv, m = u.subsampleSize, n = cv.numRows;
+    const { proposal, currentDiffs } = options;
+    if (currentDiffs.length !== m) {
+      throw new RangeError(`currentDiffs must have length m = ${m}, got ${currentDiffs.length}`);
+    }
+    u.sync();
+    cv.differences(u.rows, theta, { start: proposal.start, end: proposal.end, derivative: false });
+    const fresh = u.rows.diffs(proposal.start, proposal.end);
+    const { start } = u.blockRange(proposal.block), end = start + fresh.length;
+    const sumQ = cv.sum(theta);
+    let s = 0;
+    for (let i = 0; i < m; i++) s += i >= start && i < end ? fresh[i - start] : currentDiffs[i];
+    const mean = s / m;
+    let ss = 0;
+    for (let i = 0; i < m; i++) {
+      const e = (i >= start && i < end ? fresh[i - start] : currentDiffs[i]) - mean;
+      ss += e * e;
+    }
+    const logLikelihood = sumQ + n * mean;
+    const variance = (n / m) * (n / m) * ss;
+    return logLikelihood - 0.5 * variance;
+  }
 }
 
 /**
