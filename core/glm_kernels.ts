@@ -135,6 +135,10 @@ export class GlmKernels {
   readonly #idx: ScratchI32;
   /** θ, θ*, A, B and scratch of {@link differenceEstimate} (allocated on its first call). */
   #est: ScratchF64 | null = null;
+  #estView: Float64Array = new Float64Array(0);
+  /** Whose θ*, A, B are in #est, under which key (null: none kept). */
+  #estOf: object | null = null;
+  #estKey = NaN;
 
   /**
    * Bind the kernels of `family` to an arena for θ of dimension `dim`.
@@ -641,8 +645,11 @@ export class GlmKernels {
    * @param rows The gathered rows (cache rows current).
    * @param theta θ (length d).
    * @param taylor θ*, S, A, B (d × d) and the order.
-   * @param options m, the positions to compute, n, the bias correction and
-   *   the gradient output (length d, written).
+   * @param options m, the positions to compute, n, the bias correction, the
+   *   gradient output (length d, written) and `taylorKey`: with the same
+   *   `taylor` object and key as the previous call, its θ*, A and B are taken
+   *   as unchanged and not copied into the core again (a centring's version:
+   *   B is d² values).
    * @returns ℓ̂ₘ, σ̂²ₘ and ℓ̂ₘ − σ̂²ₘ/2, or null.
    */
   differenceEstimate(
@@ -662,6 +669,7 @@ export class GlmKernels {
       numRows: number;
       corrected: boolean;
       grad: Float64Array;
+      taylorKey?: number;
     },
   ): { logLikelihood: number; variance: number; value: number } | null {
     const fn = this.#core.ecsEstimate;
@@ -677,12 +685,32 @@ export class GlmKernels {
     }
     // [θ | θ* | A | B | work (3d) | grad | ℓ̂ₘ, σ̂²ₘ]
     const size = d * d + 7 * d + 2;
-    if (this.#est === null) this.#est = new ScratchF64(this.arena, size);
-    const v = this.#est.view(0, size), p = pointerOf(this.#est);
+    if (this.#est === null) {
+      this.#est = new ScratchF64(this.arena, size);
+      this.#estView = this.#est.view(0, size);
+      this.#estOf = null;
+    }
+    // A view is kept until the memory's buffer is detached (an unshared memory grew).
+    if (this.#estView.length === 0) this.#estView = this.#est.view(0, size);
+    const v = this.#estView, p = pointerOf(this.#est);
     v.set(theta, 0);
-    v.set(taylor.thetaStar, d);
-    v.set(taylor.gradSum, 2 * d);
-    v.set(taylor.hessSum.subarray(0, d * d), 3 * d);
+    const key = options.taylorKey;
+    if (key === undefined || this.#estOf !== taylor || this.#estKey !== key) {
+      v.set(taylor.thetaStar, d);
+      v.set(taylor.gradSum, 2 * d);
+      // B's rows in pairs, interleaved column by column (the kernel's layout).
+      const B = taylor.hessSum, o = 3 * d;
+      let i = 0;
+      for (; i + 2 <= d; i += 2) {
+        for (let k = 0; k < d; k++) {
+          v[o + i * d + 2 * k] = B[i * d + k];
+          v[o + i * d + 2 * k + 1] = B[(i + 1) * d + k];
+        }
+      }
+      if (i < d) { for (let k = 0; k < d; k++) v[o + i * d + k] = B[i * d + k]; }
+      this.#estOf = key === undefined ? null : taylor;
+      this.#estKey = key ?? NaN;
+    }
     const work = 3 * d + d * d, g = work + 3 * d, out = g + d;
     const b = rowBufferBlocks(rows);
     const value = fn(
@@ -709,7 +737,7 @@ export class GlmKernels {
       p + 8 * out,
     );
     // The kernel allocates nothing: the memory has not grown and v is still its view.
-    options.grad.set(v.subarray(g, g + d));
+    for (let j = 0; j < d; j++) options.grad[j] = v[g + j];
     return { logLikelihood: v[out], variance: v[out + 1], value };
   }
 
@@ -780,6 +808,7 @@ export class GlmKernels {
     this.#idx.dispose();
     this.#est?.dispose();
     this.#est = null;
+    this.#estOf = null;
     this.#ext?.dispose();
   }
 

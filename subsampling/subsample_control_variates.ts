@@ -48,7 +48,10 @@ export interface SubsampleControlVariates {
   readonly llStarSum: number;
   /** A = Σₖ ∇ℓₖ(θ*). */
   readonly gradSum: Float64Array;
-  /** B = Σₖ Hₖ(θ*). */
+  /**
+   * B = Σₖ Hₖ(θ*). Set it only with a centring, or before any estimator
+   * evaluates (the core keeps a copy per {@link version}).
+   */
   readonly hessSum: Float64Array;
   /** Incremented at every centring. */
   readonly version: number;
@@ -76,7 +79,9 @@ export interface SubsampleControlVariates {
    * The difference estimator with its gradient over positions [0, m) of a
    * buffer in one core call (see {@link estimateInCore}); null where the
    * core has no such kernel. Absent: the caller composes {@link sumAndGradient},
-   * {@link differences} and {@link weightedRowSum}.
+   * {@link differences} and {@link weightedRowSum}. θ*, A and B are copied
+   * into the core at the first call of each centring ({@link version}):
+   * they change only with a centring.
    *
    * @internal
    */
@@ -194,7 +199,7 @@ export function estimateInCore(
   cv:
     & Pick<
       SubsampleControlVariates,
-      "order" | "dim" | "numRows" | "thetaStar" | "llStarSum" | "gradSum" | "hessSum"
+      "order" | "dim" | "numRows" | "thetaStar" | "llStarSum" | "gradSum" | "hessSum" | "version"
     >
     & { readonly model: { readonly cost: CostCounter } },
   rows: RowBuffer,
@@ -211,7 +216,11 @@ export function estimateInCore(
   }
   const k = end - start;
   if (k > 0) check(theta);
-  const e = kernels.differenceEstimate(rows, theta, cv, { ...options, numRows: cv.numRows });
+  const e = kernels.differenceEstimate(rows, theta, cv, {
+    ...options,
+    numRows: cv.numRows,
+    taylorKey: cv.version,
+  });
   if (e === null) return null;
   cv.model.cost.numLogLikRows += k;
   cv.model.cost.numGradRows += k;

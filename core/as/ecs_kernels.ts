@@ -1,7 +1,9 @@
 // AssemblyScript: one evaluation of HMC-ECS's difference estimator with its
 // gradient, in one call (part of the tallmc core; entry file kernels.ts).
 //
-//   taylor ─► θ* (d) | A (d) | B (d × d, row-major)        f64, read only
+//   taylor ─► θ* (d) | A (d) | B (d × d)                   f64, read only; B's rows
+//             in pairs: rows 2q, 2q + 1 interleaved column by column
+//             (B[2q][k], B[2q+1][k] side by side), an odd last row as it is
 //   work ──► δ (d) | ∇Σq (d) | Σwx (d)                    f64 scratch
 //   grad ──► d f64 (written, not accumulated)
 //   out ───► ℓ̂ₘ, σ̂²ₘ                                       f64
@@ -13,11 +15,14 @@
 // subsampling/difference_estimator.ts, xtwRange into a zeroed vector and the
 // final addition), so the results are the same to the last bit: the Taylor
 // sum and the row sums are plain f64 multiplies and adds (no fused
-// multiply-add, in either build).
+// multiply-add, in either build); each (Bδ)ᵢ is summed in order of its
+// columns from 0 (two rows in the lanes of one vector), and each column of
+// Σwᵢxᵢ row after row from 0 with xtwRange's multiply-add (its columns held
+// in registers over the rows instead of a pass over the output per row pair).
 
 import { _invalidArgument, _setup, Gaussian, Logistic, Poisson } from "./family";
 import { _cvDiff } from "./cv_kernels";
-import { _xtw } from "./moments";
+import { madd, smadd, ZERO } from "./vmath";
 
 /**
  * Σₖqₖ(θ) = S + Aᵀδ + ½δᵀBδ (δ = θ − θ*) by order, with its gradient A + Bδ
@@ -55,26 +60,31 @@ function _taylor(
     }
     return v;
   }
-  // (Bδ)ᵢ into g (then g = A + Bδ below), four rows side by side.
+  // (Bδ)ᵢ into g (then g = A + Bδ below): rows in pairs, two pairs at a time.
   let i = 0;
   for (; i + 4 <= d; i += 4) {
-    const r0 = b + <usize>i * dd, r1 = r0 + dd, r2 = r1 + dd, r3 = r2 + dd;
-    let t0: f64 = 0, t1: f64 = 0, t2: f64 = 0, t3: f64 = 0;
+    const r0 = b + <usize>i * dd, r1 = r0 + 2 * dd;
+    let t0 = ZERO, t1 = ZERO;
     for (let k = 0; k < d; k++) {
-      const o = <usize>k << 3;
-      const xk = load<f64>(delta + o);
-      t0 += load<f64>(r0 + o) * xk;
-      t1 += load<f64>(r1 + o) * xk;
-      t2 += load<f64>(r2 + o) * xk;
-      t3 += load<f64>(r3 + o) * xk;
+      const o = <usize>k << 4;
+      const xk = v128.load64_splat(delta + (<usize>k << 3));
+      t0 = f64x2.add(t0, f64x2.mul(v128.load(r0 + o), xk));
+      t1 = f64x2.add(t1, f64x2.mul(v128.load(r1 + o), xk));
     }
     const o = <usize>i << 3;
-    store<f64>(g + o, t0);
-    store<f64>(g + o, t1, 8);
-    store<f64>(g + o, t2, 16);
-    store<f64>(g + o, t3, 24);
+    v128.store(g + o, t0);
+    v128.store(g + o, t1, 16);
   }
-  for (; i < d; i++) {
+  for (; i + 2 <= d; i += 2) {
+    const r0 = b + <usize>i * dd;
+    let t0 = ZERO;
+    for (let k = 0; k < d; k++) {
+      const xk = v128.load64_splat(delta + (<usize>k << 3));
+      t0 = f64x2.add(t0, f64x2.mul(v128.load(r0 + (<usize>k << 4)), xk));
+    }
+    v128.store(g + (<usize>i << 3), t0);
+  }
+  if (i < d) {
     const r = b + <usize>i * dd;
     let t: f64 = 0;
     for (let k = 0; k < d; k++) {
@@ -91,6 +101,52 @@ function _taylor(
     store<f64>(g + o, load<f64>(a + o) + bj);
   }
   return v + 0.5 * quad;
+}
+
+/**
+ * out = Σᵢ wᵢxᵢ over rows [0, m) of f64 rows: each column (pair) summed row
+ * after row from 0 with the multiply-add of xtwRange (madd for column pairs,
+ * smadd for an odd last column), so the same bits as xtwRange into a zeroed
+ * out; eight columns at a time in registers.
+ */
+function _xtwColumns(x: usize, d: i32, m: i32, w: usize, out: usize): void {
+  const rowBytes = <usize>d << 3;
+  let j = 0;
+  for (; j + 8 <= d; j += 8) {
+    let a0 = ZERO, a1 = ZERO, a2 = ZERO, a3 = ZERO;
+    let p = x + (<usize>j << 3);
+    for (let i = 0; i < m; i++) {
+      const wi = v128.load64_splat(w + (<usize>i << 3));
+      a0 = madd(v128.load(p), wi, a0);
+      a1 = madd(v128.load(p, 16), wi, a1);
+      a2 = madd(v128.load(p, 32), wi, a2);
+      a3 = madd(v128.load(p, 48), wi, a3);
+      p += rowBytes;
+    }
+    const o = out + (<usize>j << 3);
+    v128.store(o, a0);
+    v128.store(o, a1, 16);
+    v128.store(o, a2, 32);
+    v128.store(o, a3, 48);
+  }
+  for (; j + 2 <= d; j += 2) {
+    let a0 = ZERO;
+    let p = x + (<usize>j << 3);
+    for (let i = 0; i < m; i++) {
+      a0 = madd(v128.load(p), v128.load64_splat(w + (<usize>i << 3)), a0);
+      p += rowBytes;
+    }
+    v128.store(out + (<usize>j << 3), a0);
+  }
+  if (j < d) {
+    let a: f64 = 0;
+    let p = x + (<usize>j << 3);
+    for (let i = 0; i < m; i++) {
+      a = smadd(load<f64>(p), load<f64>(w + (<usize>i << 3)), a);
+      p += rowBytes;
+    }
+    store<f64>(out + (<usize>j << 3), a);
+  }
 }
 
 /**
@@ -151,8 +207,7 @@ export function ecsEstimate(
     ss += e * e;
     store<f64>(w + o, load<f64>(r + o) * (corrected != 0 ? nm - nm2 * e : nm));
   }
-  for (let j = 0; j < d; j++) store<f64>(rg + (<usize>j << 3), 0);
-  _xtw<f64>(x, d, 0, m, w, rg);
+  _xtwColumns(x, d, m, w, rg);
   for (let j = 0; j < d; j++) {
     const o = <usize>j << 3;
     store<f64>(grad + o, load<f64>(qg + o) + load<f64>(rg + o));

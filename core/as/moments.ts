@@ -20,7 +20,7 @@ import {
 
 // ─── weighted sums and gradient moments ─────────────────────────────────────
 
-export function _xtw<T>(x: usize, d: i32, start: i32, end: i32, w: usize, out: usize): void {
+function _xtw<T>(x: usize, d: i32, start: i32, end: i32, w: usize, out: usize): void {
   const rowBytes = <usize>d * sizeof<T>();
   let i = start;
   for (; i + 2 <= end; i += 2) {

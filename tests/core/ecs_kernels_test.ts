@@ -182,3 +182,33 @@ Deno.test("differenceEstimate is null on the reference backend (the caller compo
   rows.dispose();
   cv.dispose();
 });
+
+Deno.test("differenceEstimate copies θ*, A, B again only for a new taylorKey or object", () => {
+  const arena = loadCore();
+  const rng = new Rng(2), n = 200, d = 5, m = 16;
+  const x = Array.from({ length: n * d }, (_, i) => (i % d === 0 ? 1 : rng.normal()));
+  const y = Array.from({ length: n }, () => (rng.uniform() < 0.5 ? 1 : 0));
+  const model = new GlmModel(glmDataFromArrays(arena, x, y, { numCols: d }), {
+    family: "logistic",
+  });
+  const cv = new ControlVariates(model, new Float64Array(d), { order: 2 });
+  const rows = cv.createRows(m);
+  cv.gatherRows(rows, Int32Array.from({ length: m }, () => rng.int(n)), 0);
+  const theta = Float64Array.from({ length: d }, () => 0.1 * rng.normal());
+  const at = (taylorKey: number) => {
+    const grad = new Float64Array(d);
+    const o = { m, start: 0, end: m, numRows: n, corrected: true, grad, taylorKey };
+    const e = model.kernels.differenceEstimate(rows, theta, cv, o)!;
+    return [e.value, ...grad];
+  };
+  const before = at(1);
+  const hess = cv.hessSum.slice();
+  cv.hessSum.set(hess.map((v) => 2 * v));
+  assert.deepEqual(at(1), before, "the same key: the copy made at key 1 is used");
+  const changed = at(2);
+  assert.notDeepEqual(changed, before, "a new key: the doubled B is read");
+  cv.hessSum.set(hess);
+  assert.deepEqual(at(3), before);
+  rows.dispose();
+  cv.dispose();
+});
