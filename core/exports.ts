@@ -473,10 +473,11 @@ export interface CoreExports {
    * One evaluation of HMC-ECS's difference estimator with its gradient over
    * positions [0, m) of a row buffer (core/as/ecs_kernels.ts, bound by
    * core/glm_kernels.ts `differenceEstimate`): Σq and A + Bδ from θ*, A, B at
-   * `taylor` (d, d, d × d f64) and S = `llStar`; dᵢ, rᵢ for positions
+   * `taylor` (d, d, d × d f64; B's rows in interleaved pairs, see the
+   * kernel's file) and S = `llStar`; dᵢ, rᵢ for positions
    * [start, end) as {@link CoreExports.cvDiffRange} (the others' already in
    * `diff`, `r`); the weights wᵢ to `w`; grad = A + Bδ + Σwᵢxᵢ (d f64,
-   * written); ℓ̂ₘ and σ̂²ₘ to `out`; returns ℓ̂ₘ − σ̂²ₘ/2. `work` is 3·d f64
+   * written); ℓ̂ₘ, σ̂²ₘ and Σq to `out`; returns ℓ̂ₘ − σ̂²ₘ/2. `work` is 3·d f64
    * scratch. The operation order of the TypeScript composition it replaces
    * (subsampling/difference_estimator.ts). Optional, as
    * {@link CoreExports.icaDiff}.

@@ -650,7 +650,7 @@ export class GlmKernels {
    *   `taylor` object and key as the previous call, its θ*, A and B are taken
    *   as unchanged and not copied into the core again (a centring's version:
    *   B is d² values).
-   * @returns ℓ̂ₘ, σ̂²ₘ and ℓ̂ₘ − σ̂²ₘ/2, or null.
+   * @returns ℓ̂ₘ, σ̂²ₘ, ℓ̂ₘ − σ̂²ₘ/2 and Σq(θ), or null.
    */
   differenceEstimate(
     rows: RowBuffer,
@@ -671,7 +671,12 @@ export class GlmKernels {
       grad: Float64Array;
       taylorKey?: number;
     },
-  ): { logLikelihood: number; variance: number; value: number } | null {
+  ): {
+    logLikelihood: number;
+    variance: number;
+    value: number;
+    sumControlVariates: number;
+  } | null {
     const fn = this.#core.ecsEstimate;
     if (fn === undefined || this.#ext !== null) return null;
     const d = this.dim, m = options.m;
@@ -683,8 +688,8 @@ export class GlmKernels {
     if (theta.length !== d || options.grad.length < d) {
       throw new RangeError(`theta and grad must have length ${d}`);
     }
-    // [θ | θ* | A | B | work (3d) | grad | ℓ̂ₘ, σ̂²ₘ]
-    const size = d * d + 7 * d + 2;
+    // [θ | θ* | A | B | work (3d) | grad | ℓ̂ₘ, σ̂²ₘ, Σq]
+    const size = d * d + 7 * d + 3;
     if (this.#est === null) {
       this.#est = new ScratchF64(this.arena, size);
       this.#estView = this.#est.view(0, size);
@@ -738,7 +743,7 @@ export class GlmKernels {
     );
     // The kernel allocates nothing: the memory has not grown and v is still its view.
     for (let j = 0; j < d; j++) options.grad[j] = v[g + j];
-    return { logLikelihood: v[out], variance: v[out + 1], value };
+    return { logLikelihood: v[out], variance: v[out + 1], value, sumControlVariates: v[out + 2] };
   }
 
   /**

@@ -124,6 +124,8 @@ export class DifferenceEstimator {
   /** θ of the latest evaluation with derivatives, and what it left in the buffer. */
   readonly #at: Float64Array;
   #atValid = false;
+  /** Σq at #at (what `cv.sum` gives there). */
+  #atSumQ = 0;
   #atVersion = -1;
   #atRefreshes = -1;
 
@@ -199,8 +201,9 @@ export class DifferenceEstimator {
         this.#atValid = true;
         this.#atVersion = cv.version;
         this.#atRefreshes = u.numRefreshes;
+        this.#atSumQ = e.sumControlVariates;
         this.lastDiffs.set(rows.diffs(0, m));
-        return e;
+        return { logLikelihood: e.logLikelihood, variance: e.variance, value: e.value };
       }
     }
     const sumQ = cv.sumAndGradient(theta, grad ? this.#qGrad : undefined);
@@ -218,6 +221,7 @@ export class DifferenceEstimator {
     }
     if (grad !== undefined) {
       this.#at.set(theta);
+      this.#atSumQ = sumQ;
       this.#atValid = true;
       this.#atVersion = cv.version;
       this.#atRefreshes = u.numRefreshes;
@@ -304,7 +308,11 @@ export class DifferenceEstimator {
     cv.differences(u.rows, theta, { start: proposal.start, end: proposal.end, derivative: false });
     const fresh = u.rows.diffs(proposal.start, proposal.end);
     const { start } = u.blockRange(proposal.block), end = start + fresh.length;
-    const sumQ = cv.sum(theta);
+    // At the θ of the latest evaluation with derivatives (the position after
+    // an accepted trajectory) Σq is that evaluation's, the same number.
+    const sumQ = this.#atValid && cv.version === this.#atVersion && _sameBits(theta, this.#at)
+      ? this.#atSumQ
+      : cv.sum(theta);
     let s = 0;
     for (let i = 0; i < m; i++) s += i >= start && i < end ? fresh[i - start] : currentDiffs[i];
     const mean = s / m;

@@ -176,6 +176,8 @@ export interface EstimateInCore {
   variance: number;
   /** ℓ̂ₘ − σ̂²ₘ/2. */
   value: number;
+  /** Σₖ qₖ(θ), as {@link SubsampleControlVariates.sum} gives it. */
+  sumControlVariates: number;
 }
 
 /**

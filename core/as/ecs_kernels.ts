@@ -6,7 +6,7 @@
 //             (B[2q][k], B[2q+1][k] side by side), an odd last row as it is
 //   work ──► δ (d) | ∇Σq (d) | Σwx (d)                    f64 scratch
 //   grad ──► d f64 (written, not accumulated)
-//   out ───► ℓ̂ₘ, σ̂²ₘ                                       f64
+//   out ───► ℓ̂ₘ, σ̂²ₘ, Σq                                   f64
 //   x, y, cv, diff, r, w: a row buffer's blocks (rows f64, positions 0…m−1)
 //
 // The same operations in the same order as the TypeScript composition it
@@ -155,8 +155,8 @@ function _xtwColumns(x: usize, d: i32, m: i32, w: usize, out: usize): void {
  * computed for positions [start, end) (the others' are in `diff` and `r`
  * already, at this θ); d̄, Σ(dᵢ − d̄)² and the weights
  * wᵢ = rᵢ·(n/m − (n/m)²(dᵢ − d̄)) (or rᵢ·n/m without the bias correction);
- * grad = ∇Σq + Σwᵢxᵢ. Writes ℓ̂ₘ = Σq + n·d̄ and σ̂²ₘ = (n/m)²Σ(dᵢ − d̄)² to
- * out and returns ℓ̂ₘ − σ̂²ₘ/2; NaN for a bad family or order.
+ * grad = ∇Σq + Σwᵢxᵢ. Writes ℓ̂ₘ = Σq + n·d̄, σ̂²ₘ = (n/m)²Σ(dᵢ − d̄)² and Σq
+ * to out and returns ℓ̂ₘ − σ̂²ₘ/2; NaN for a bad family or order.
  */
 export function ecsEstimate(
   family: i32,
@@ -216,5 +216,6 @@ export function ecsEstimate(
   const variance = (numRows / <f64>m) * (numRows / <f64>m) * ss;
   store<f64>(out, logLikelihood);
   store<f64>(out, variance, 8);
+  store<f64>(out, sumQ, 16);
   return logLikelihood - 0.5 * variance;
 }

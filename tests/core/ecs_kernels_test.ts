@@ -57,6 +57,7 @@ function composed(
   const logLikelihood = sumQ + n * mean;
   const variance = (n / m) * (n / m) * ss;
   return {
+    sumQ,
     logLikelihood,
     variance,
     value: logLikelihood - 0.5 * variance,
@@ -126,6 +127,7 @@ for (const backend of ["simd", "relaxed-simd"] as const) {
                 assert.ok(got !== null, "the wasm builds have the kernel");
                 const at = `${family} d=${d} order=${order} m=${m} [${start}, ${end})`;
                 assert.equal(bits(got.logLikelihood), bits(want.logLikelihood), `ℓ̂ ${at}`);
+                assert.equal(bits(got.sumControlVariates), bits(want.sumQ), `Σq ${at}`);
                 assert.equal(bits(got.variance), bits(want.variance), `σ̂² ${at}`);
                 assert.equal(bits(got.value), bits(want.value), `value ${at}`);
                 for (let j = 0; j < d; j++) {
