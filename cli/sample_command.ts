@@ -253,13 +253,6 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   const shareCentring = samplerName === "hmc-ecs" && dbUrl === null && numChains > 1 &&
     values.init === undefined && userFamily === null;
   if (shareCentring && numWorkers > 1) cleanups.push(prestartPassWorkers(numWorkers - 1));
-  // The chain workers too: their runtimes and the sampler's modules load on
-  // the other core while this thread reads the data, instead of during the
-  // centring, when both cores are busy. (Rows fetched from a database run in
-  // this thread: no workers.)
-  if (numWorkers > 0 && dbUrl === null) {
-    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains), samplerName));
-  }
   const source = await openSampleData(values, {
     dbUrl,
     dataPath,
@@ -355,6 +348,10 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     );
   }
 
+  if (numWorkers > 0) {
+    // The chain workers load their modules while this thread builds the sampler.
+    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains), samplerName));
+  }
   if (
     samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
   ) {
