@@ -17,11 +17,13 @@
 // sum and the row sums are plain f64 multiplies and adds (no fused
 // multiply-add, in either build); each (Bδ)ᵢ is summed in order of its
 // columns from 0 (two rows in the lanes of one vector), and each column of
-// Σwᵢxᵢ row after row from 0 with xtwRange's multiply-add (its columns held
-// in registers over the rows instead of a pass over the output per row pair).
+// Σwᵢxᵢ row after row from 0 with xtwRange's multiply-add (up to 128 KB of
+// rows with its columns held in registers over the rows instead of a pass
+// over the output per row pair).
 
 import { _invalidArgument, _setup, Gaussian, Logistic, Poisson } from "./family";
 import { _cvDiff } from "./cv_kernels";
+import { _axpy1, _axpy2 } from "./rows";
 import { madd, smadd, ZERO } from "./vmath";
 
 /**
@@ -150,6 +152,29 @@ function _xtwColumns(x: usize, d: i32, m: i32, w: usize, out: usize): void {
 }
 
 /**
+ * Most entries of X (m·d) for which {@link _xtwColumns} reads the rows
+ * column group by column group (128 KB of f64); a larger block is read row
+ * after row, as xtwRange reads it (the columns' strides then miss the
+ * prefetcher and the TLB).
+ */
+const _COLUMNS_MAX: usize = 16384;
+
+/**
+ * out = Σᵢ wᵢxᵢ row after row (xtwRange's order and operations: pairs of rows
+ * by _axpy2, an odd last row by _axpy1) into a zeroed out.
+ */
+function _xtwRows(x: usize, d: i32, m: i32, w: usize, out: usize): void {
+  for (let j = 0; j < d; j++) store<f64>(out + (<usize>j << 3), 0);
+  const rowBytes = <usize>d << 3;
+  let i = 0;
+  for (; i + 2 <= m; i += 2) {
+    const p0 = x + <usize>i * rowBytes;
+    _axpy2<f64>(out, p0, p0 + rowBytes, v128.load(w + (<usize>i << 3)), d);
+  }
+  if (i < m) _axpy1<f64>(out, x + <usize>i * rowBytes, load<f64>(w + (<usize>i << 3)), d);
+}
+
+/**
  * The difference estimator over positions [0, m) of a row buffer at θ and
  * its gradient: Σq and ∇Σq from S, A, B at θ* (`taylor`, `llStar`); dᵢ and rᵢ
  * computed for positions [start, end) (the others' are in `diff` and `r`
@@ -207,7 +232,8 @@ export function ecsEstimate(
     ss += e * e;
     store<f64>(w + o, load<f64>(r + o) * (corrected != 0 ? nm - nm2 * e : nm));
   }
-  _xtwColumns(x, d, m, w, rg);
+  if (<usize>m * <usize>d <= _COLUMNS_MAX) _xtwColumns(x, d, m, w, rg);
+  else _xtwRows(x, d, m, w, rg);
   for (let j = 0; j < d; j++) {
     const o = <usize>j << 3;
     store<f64>(grad + o, load<f64>(qg + o) + load<f64>(rg + o));
