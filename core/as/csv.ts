@@ -20,6 +20,12 @@
 // outside the family's domain, a value f32 cannot hold when `f32check` — stops the kernel
 // with status BAIL; the host then reads the whole input with its own parser, which names the
 // problem. Skipped fields are scanned 16 bytes at a time (v128 compares).
+//
+// Lines whose every field is a short decimal ([-]digits[.digits], at most 15 bytes, no
+// exponent: an f32 column written shortest, standardised covariates, 0/1 responses) are
+// read first by csvFastRows, a loop with no branch on a field's shape (one v128 load per
+// field, masks, one swizzle, i16 multiply-adds, one exact division); the first line it does
+// not read goes to the general loop below (docs/csv_number_parser.md).
 
 import { POW5, POW5_MAX_Q, POW5_MIN_Q } from "./csv_pow5";
 
@@ -385,6 +391,65 @@ function fastField(
 }
 
 /**
+ * A run of n ≥ 1 fields of csvFastRows going to consecutive columns of X from `dst`, the
+ * last one ended by the byte of `termLast`, the others by the delimiter: the position after
+ * the run, or 0 when a field is not read.
+ */
+// @ts-ignore: decorator
+@inline
+function fastRun(
+  p: usize,
+  dst: usize,
+  n: i32,
+  kDelim: v128,
+  termLast: v128,
+  kMinus: v128,
+  k176: v128,
+  kDigit: v128,
+  k0F: v128,
+  kDot: v128,
+  iota: v128,
+  kLow: v128,
+  kTen: v128,
+  k100: v128,
+  k10000: v128,
+): usize {
+  const dstLast = dst + (<usize>(n - 1) << 3);
+  while (dst + 8 < dstLast) { // two fields per step: half the loop's own instructions
+    const b = v128.load(p);
+    const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, kDelim)));
+    const q = p + <usize>(len + 1);
+    const b2 = v128.load(q);
+    const len2 = <i32>ctz(i8x16.bitmask(i8x16.eq(b2, kDelim)));
+    if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+      return 0;
+    }
+    if (
+      !fastField(b2, len2, dst + 8, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)
+    ) {
+      return 0;
+    }
+    p = q + <usize>(len2 + 1);
+    dst += 16;
+  }
+  while (dst < dstLast) {
+    const b = v128.load(p);
+    const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, kDelim)));
+    if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+      return 0;
+    }
+    p += <usize>(len + 1);
+    dst += 8;
+  }
+  const b = v128.load(p);
+  const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, termLast)));
+  if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+    return 0;
+  }
+  return p + <usize>(len + 1);
+}
+
+/**
  * Reads whole lines from p while every field is a short plain decimal (fastField) that
  * goes to a column of X or to y, followed by the delimiter (the line break after the last
  * field); stops (nothing of that line kept) at the first other line, at `maxRows` rows, or
@@ -432,38 +497,116 @@ function csvFastRows(
   const rowBytes = <usize>numCols << 3;
   let rows = 0;
   let rowX = x;
+  // The usual layout: fields [0, resp) to consecutive columns of X from a0, the response
+  // (if any) at resp, fields (resp, numFields) to consecutive columns from b0. Then no
+  // column map is read per field.
+  let resp = -1;
+  let a0 = 0, b0 = 0, nA = 0, nB = 0;
+  let runs = true;
+  for (let f = 0; f < numFields; f++) {
+    const dest = load<i32>(colMap + (<usize>f << 2));
+    if (dest == -2 && resp < 0) {
+      resp = f;
+    } else if (dest < 0) {
+      runs = false;
+    } else if (resp < 0) {
+      if (nA == 0) a0 = dest;
+      else if (dest != a0 + nA) runs = false;
+      nA++;
+    } else {
+      if (nB == 0) b0 = dest;
+      else if (dest != b0 + nB) runs = false;
+      nB++;
+    }
+  }
+  if (runs) {
+    const termA = resp < 0 && nB == 0 ? kEol : kDelim;
+    const termR = nB == 0 ? kEol : kDelim;
+    const offA = <usize>a0 << 3, offB = <usize>b0 << 3;
+    _fastEnd = p; // the start of the first line not read
+    while (rows < maxRows) {
+      if (intercept) store<f64>(rowX, 1.0);
+      if (nA > 0) {
+        p = fastRun(
+          p, rowX + offA, nA, kDelim, termA,
+          kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000,
+        );
+        if (p == 0) break;
+      }
+      if (resp >= 0) {
+        const b = v128.load(p);
+        const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, termR)));
+        const dst = y + (<usize>rows << 3);
+        if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+          p = 0;
+          break;
+        }
+        const v = load<f64>(dst);
+        if (family == 0 ? (v != 0 && v != 1) : family == 2 && (v < 0 || Math.floor(v) != v)) {
+          p = 0;
+          break;
+        }
+        p += <usize>(len + 1);
+      }
+      if (nB > 0) {
+        p = fastRun(
+          p, rowX + offB, nB, kDelim, kEol,
+          kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000,
+        );
+        if (p == 0) break;
+      }
+      if (crlf) {
+        if (load<u8>(p) != 10) {
+          p = 0;
+          break;
+        }
+        p++;
+      }
+      if (p > end) { // the last line break was the sentinel
+        p = 0;
+        break;
+      }
+      rows++;
+      rowX += rowBytes;
+      _fastEnd = p;
+    }
+    return rows;
+  }
   while (rows < maxRows) {
     const lineStart = p;
     if (intercept) store<f64>(rowX, 1.0);
     let m = colMap;
+    let term = numFields == 1 ? kEol : kDelim;
     let ok = false;
     while (true) {
       const dest = load<i32>(m);
-      const last = m == lastMap;
-      let dst = rowX + (<usize>dest << 3);
-      if (dest < 0) {
-        if (dest != -2) break; // a skipped field
-        dst = y + (<usize>rows << 3);
-      }
       // The field's end from its terminator alone, so that the next field's bytes need not
       // wait for the checks and the conversion of this one.
       const b = v128.load(p);
-      const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, last ? kEol : kDelim)));
-      if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
-        break;
-      }
-      if (dest < 0) {
+      const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, term)));
+      if (dest >= 0) {
+        const dst = rowX + (<usize>dest << 3);
+        if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+          break;
+        }
+      } else {
+        if (dest != -2) break; // a skipped field
+        const dst = y + (<usize>rows << 3);
+        if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+          break;
+        }
         const v = load<f64>(dst);
         if (family == 0 ? (v != 0 && v != 1) : family == 2 && (v < 0 || Math.floor(v) != v)) {
           break;
         }
       }
       p += <usize>(len + 1);
-      if (last) {
+      if (m == lastMap) {
         ok = true;
         break;
       }
       m += 4;
+      if (m == lastMap) term = kEol;
     }
     if (ok && crlf) {
       if (load<u8>(p) == 10) p++;

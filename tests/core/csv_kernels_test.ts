@@ -143,12 +143,17 @@ function _decimal(u: () => number, shortShare: number): string {
   }
 }
 
-function _plan(numFields: number, crlf = false, fastRows = true) {
+function _plan(
+  numFields: number,
+  crlf = false,
+  fastRows = true,
+  colMap = Int32Array.from({ length: numFields }, (_, j) => (j === 0 ? -2 : j)),
+) {
   return {
     delimiter: 44,
     crlf,
     numFields,
-    colMap: Int32Array.from({ length: numFields }, (_, j) => (j === 0 ? -2 : j)),
+    colMap,
     numCols: numFields,
     intercept: true,
     family: 1,
@@ -177,9 +182,16 @@ Deno.test("csv kernels: every value is Number()'s, bit for bit, with and without
       text.push(line);
       if (line.every((c) => c.length <= 15 && !/e/i.test(c))) fastLines++;
     }
+    // The response first, last, in the middle, or the columns in a random order (the
+    // fast loop's runs of consecutive columns, and its general column map).
+    const order = Array.from({ length: numFields - 1 }, (_, j) => j + 1);
+    if (block % 4 === 3) order.sort(() => u() - 0.5);
+    const at =
+      [0, numFields - 1, Math.floor(numFields / 2), Math.floor(u() * numFields)][block % 4];
+    const colMap = Int32Array.from([...order.slice(0, at), -2, ...order.slice(at)]);
     const bytes = new TextEncoder().encode(text.map((l) => l.join(",")).join("\n") + "\n");
     const outs = [true, false].map((fast) => {
-      p.setPlan(_plan(numFields, false, fast), bytes.length, rows);
+      p.setPlan(_plan(numFields, false, fast, colMap), bytes.length, rows);
       p.input().set(bytes);
       const r = p.parse(0, bytes.length, true);
       assert.equal(r.status, 0, `block ${block}: status`);
@@ -200,7 +212,7 @@ Deno.test("csv kernels: every value is Number()'s, bit for bit, with and without
       for (let j = 0; j < numFields; j++) {
         const want = Number(text[i][j]);
         for (const o of outs) {
-          const got = j === 0 ? o.y[i] : o.x[i * numFields + j];
+          const got = colMap[j] < 0 ? o.y[i] : o.x[i * numFields + colMap[j]];
           assert.ok(Object.is(got, want), `"${text[i][j]}": got ${got}, want ${want}`);
         }
         cells++;
@@ -242,6 +254,11 @@ Deno.test("csv kernels: the fast loop stops where the general loop must take ove
     ["1,0.5,-2.25\n0,1.5,3\n1,2,3\n", {}, true, 2], // maxRows
     ["1,abc,-2.25\n0,x1.5,3\n", { colMap: Int32Array.of(-2, -1, 2), numCols: 3 }, true],
     ["1,0.5,-2.25\n0,1.5,3\n", { colMap: Int32Array.of(2, -2, 1) }, true],
+    ["1,0.5,-2.25\n0,1.5,3\n", { colMap: Int32Array.of(2, 1, -2) }, true],
+    ["1,0.5,-2.25\n0,1.5,3\n", { colMap: Int32Array.of(1, 2, -2) }, true],
+    ["1,0.5,-2.25\n0,1.5,3\n", { colMap: Int32Array.of(-2, 2, 1) }, true],
+    ["1,0.5,-2.25\n0,1.5\n", { colMap: Int32Array.of(1, -2, 2) }, true],
+    ["7\n-0.5\n", { numFields: 1, colMap: Int32Array.of(1), numCols: 2 }, true],
     ["1,0.5,-2.25\n0,1.5,3\n", { intercept: false, colMap: Int32Array.of(-2, 0, 1) }, true],
     ["1;0.5;-2.25\n0;1.5;3\n", { delimiter: 59 }, true],
     ["1,0.5,1e200\n0,1.5,3\n", {}, true], // > 1e100
