@@ -122,7 +122,9 @@ export class Arena {
   #inUse = 0;
   /**
    * Bytes in [#clean, #end) have never been handed out: still zero. Any other
-   * byte (an attached arena's earlier blocks included) is cleared when claimed.
+   * byte is cleared when claimed. An attached arena's region and extensions
+   * are not known to be zero (their owner hands them out as they are): every
+   * block claimed there is cleared, so only the bytes used are written.
    */
   #clean: number;
 
@@ -178,7 +180,7 @@ export class Arena {
       this.#owned = this.#end - this.#start;
     }
     this.#top = this.#start;
-    this.#clean = this.#start;
+    this.#clean = this.#attached ? this.#end : this.#start;
     if (this.#start > this.memory.buffer.byteLength) this.#ensure(this.#start);
   }
 
@@ -581,7 +583,7 @@ export class Arena {
     if (this.#top < this.#end) this.#insertFree({ ptr: this.#top, size: this.#end - this.#top });
     this.#owned += block.end - block.start;
     this.#top = start;
-    this.#clean = start;
+    this.#clean = block.end; // not known to be zero: cleared when claimed
     this.#end = block.end;
   }
 

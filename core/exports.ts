@@ -468,6 +468,43 @@ export interface CoreExports {
    * scratch. Optional, as {@link CoreExports.icaDiff}.
    */
   bfgsUpdate?(d: number, c: number, pairs: number, rho: number, count: number, h: number): void;
+
+  /**
+   * One evaluation of HMC-ECS's difference estimator with its gradient over
+   * positions [0, m) of a row buffer (core/as/ecs_kernels.ts, bound by
+   * core/glm_kernels.ts `differenceEstimate`): Σq and A + Bδ from θ*, A, B at
+   * `taylor` (d, d, d × d f64; B's rows in interleaved pairs, see the
+   * kernel's file) and S = `llStar`; dᵢ, rᵢ for positions
+   * [start, end) as {@link CoreExports.cvDiffRange} (the others' already in
+   * `diff`, `r`); the weights wᵢ to `w`; grad = A + Bδ + Σwᵢxᵢ (d f64,
+   * written); ℓ̂ₘ, σ̂²ₘ and Σq to `out`; returns ℓ̂ₘ − σ̂²ₘ/2. `work` is 3·d f64
+   * scratch. The operation order of the TypeScript composition it replaces
+   * (subsampling/difference_estimator.ts). Optional, as
+   * {@link CoreExports.icaDiff}.
+   */
+  ecsEstimate?(
+    family: number,
+    famParam: number,
+    x: number,
+    y: number,
+    cv: number,
+    d: number,
+    m: number,
+    start: number,
+    end: number,
+    theta: number,
+    order: number,
+    diff: number,
+    r: number,
+    w: number,
+    taylor: number,
+    llStar: number,
+    numRows: number,
+    corrected: number,
+    work: number,
+    grad: number,
+    out: number,
+  ): number;
 }
 
 /** Which implementation backs a {@link CoreExports}. */

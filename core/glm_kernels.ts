@@ -133,6 +133,12 @@ export class GlmKernels {
   readonly #rows: ScratchF64;
   readonly #rows2: ScratchF64;
   readonly #idx: ScratchI32;
+  /** θ, θ*, A, B and scratch of {@link differenceEstimate} (allocated on its first call). */
+  #est: ScratchF64 | null = null;
+  #estView: Float64Array = new Float64Array(0);
+  /** Whose θ*, A, B are in #est, under which key (null: none kept). */
+  #estOf: object | null = null;
+  #estKey = NaN;
 
   /**
    * Bind the kernels of `family` to an arena for θ of dimension `dim`.
@@ -624,6 +630,123 @@ export class GlmKernels {
   }
 
   /**
+   * One evaluation of the difference estimator with its gradient over
+   * positions [0, m) of a row buffer, in one core call: Σq(θ) and A + Bδ
+   * from the Taylor expansion around θ* (orders 0–2), dₖ and rₖ for positions
+   * [start, end) as {@link controlVariateDifferences} writes them (the other
+   * positions' must be in the buffer already, at this θ), the weights
+   * wₖ = rₖ·(n/m − (n/m)²(dₖ − d̄)) (rₖ·n/m when not `corrected`) to
+   * {@link RowBuffer.weights}, and grad = A + Bδ + Σwₖxₖ. The same numbers
+   * to the last bit as subsampling/difference_estimator.ts's composition of
+   * the Taylor sum, {@link controlVariateDifferences} and
+   * {@link weightedRowSum}. Null when the core has no such kernel (the
+   * reference backend, older builds): the caller composes them then.
+   *
+   * @param rows The gathered rows (cache rows current).
+   * @param theta θ (length d).
+   * @param taylor θ*, S, A, B (d × d) and the order.
+   * @param options m, the positions to compute, n, the bias correction, the
+   *   gradient output (length d, written) and `taylorKey`: with the same
+   *   `taylor` object and key as the previous call, its θ*, A and B are taken
+   *   as unchanged and not copied into the core again (a centring's version:
+   *   B is d² values).
+   * @returns ℓ̂ₘ, σ̂²ₘ, ℓ̂ₘ − σ̂²ₘ/2 and Σq(θ), or null.
+   */
+  differenceEstimate(
+    rows: RowBuffer,
+    theta: Float64Array,
+    taylor: {
+      readonly order: 0 | 1 | 2;
+      readonly thetaStar: Float64Array;
+      readonly llStarSum: number;
+      readonly gradSum: Float64Array;
+      readonly hessSum: Float64Array;
+    },
+    options: {
+      m: number;
+      start: number;
+      end: number;
+      numRows: number;
+      corrected: boolean;
+      grad: Float64Array;
+      taylorKey?: number;
+    },
+  ): {
+    logLikelihood: number;
+    variance: number;
+    value: number;
+    sumControlVariates: number;
+  } | null {
+    const fn = this.#core.ecsEstimate;
+    if (fn === undefined || this.#ext !== null) return null;
+    const d = this.dim, m = options.m;
+    if (!(m >= 1 && m <= rows.capacity) || !(options.start >= 0 && options.end <= m)) {
+      throw new RangeError(
+        `positions [${options.start}, ${options.end}) of m = ${m} are not inside the buffer of capacity ${rows.capacity}`,
+      );
+    }
+    if (theta.length !== d || options.grad.length < d) {
+      throw new RangeError(`theta and grad must have length ${d}`);
+    }
+    // [θ | θ* | A | B | work (3d) | grad | ℓ̂ₘ, σ̂²ₘ, Σq]
+    const size = d * d + 7 * d + 3;
+    if (this.#est === null) {
+      this.#est = new ScratchF64(this.arena, size);
+      this.#estView = this.#est.view(0, size);
+      this.#estOf = null;
+    }
+    // A view is kept until the memory's buffer is detached (an unshared memory grew).
+    if (this.#estView.length === 0) this.#estView = this.#est.view(0, size);
+    const v = this.#estView, p = pointerOf(this.#est);
+    v.set(theta, 0);
+    const key = options.taylorKey;
+    if (key === undefined || this.#estOf !== taylor || this.#estKey !== key) {
+      v.set(taylor.thetaStar, d);
+      v.set(taylor.gradSum, 2 * d);
+      // B's rows in pairs, interleaved column by column (the kernel's layout).
+      const B = taylor.hessSum, o = 3 * d;
+      let i = 0;
+      for (; i + 2 <= d; i += 2) {
+        for (let k = 0; k < d; k++) {
+          v[o + i * d + 2 * k] = B[i * d + k];
+          v[o + i * d + 2 * k + 1] = B[(i + 1) * d + k];
+        }
+      }
+      if (i < d) { for (let k = 0; k < d; k++) v[o + i * d + k] = B[i * d + k]; }
+      this.#estOf = key === undefined ? null : taylor;
+      this.#estKey = key ?? NaN;
+    }
+    const work = 3 * d + d * d, g = work + 3 * d, out = g + d;
+    const b = rowBufferBlocks(rows);
+    const value = fn(
+      this.#code,
+      this.familyParam,
+      b.x,
+      b.y,
+      b.cv,
+      d,
+      m,
+      options.start,
+      options.end,
+      p,
+      taylor.order,
+      b.diff,
+      b.r,
+      b.w,
+      p + 8 * d,
+      taylor.llStarSum,
+      options.numRows,
+      options.corrected ? 1 : 0,
+      p + 8 * work,
+      p + 8 * g,
+      p + 8 * out,
+    );
+    // The kernel allocates nothing: the memory has not grown and v is still its view.
+    for (let j = 0; j < d; j++) options.grad[j] = v[g + j];
+    return { logLikelihood: v[out], variance: v[out + 1], value, sumControlVariates: v[out + 2] };
+  }
+
+  /**
    * Moments of per-row terms over positions [start, end) of a row buffer:
    * gₖ = ℓ'(ηₖ)xₖ at θ, or gₖ = rₖxₖ with rₖ the buffer's
    * {@link RowBuffer.derivatives} when `theta` is "derivatives". Writes Σgₖ,
@@ -688,6 +811,9 @@ export class GlmKernels {
     }
     this.#rows2.dispose();
     this.#idx.dispose();
+    this.#est?.dispose();
+    this.#est = null;
+    this.#estOf = null;
     this.#ext?.dispose();
   }
 

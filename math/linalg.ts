@@ -308,9 +308,10 @@ export function matVec(a: Float64Array, x: Float64Array, options: OutOption = {}
  * out = A x for a row-major n×n `a`, unchecked, for the hot loops of the
  * samplers (a dense metric's velocity, Σqₖ's gradient A + Bδ). Each
  * `out[i]` is the sum 0 + a[i,0]x[0] + a[i,1]x[1] + … in order of k, as the
- * plain loop computes it — the same number to the last bit — but four rows
- * are summed side by side, so that their additions overlap instead of
- * each waiting for the one before (≈ 1.4× faster at n = 30).
+ * plain loop computes it — the same number to the last bit — but eight
+ * (then four) rows are summed side by side, so that their additions overlap
+ * instead of each waiting for the one before (four rows ≈ 1.4× faster than
+ * one at n = 30, eight ≈ 1.15× faster than four at n = 29).
  *
  * @param a Row-major n×n matrix (at least n² entries).
  * @param n Rows and columns.
@@ -334,6 +335,30 @@ export function matVecInto(
   out: Float64Array,
 ): Float64Array {
   let i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const r0 = i * n, r1 = r0 + n, r2 = r1 + n, r3 = r2 + n;
+    const r4 = r3 + n, r5 = r4 + n, r6 = r5 + n, r7 = r6 + n;
+    let t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, t6 = 0, t7 = 0;
+    for (let k = 0; k < n; k++) {
+      const xk = x[k];
+      t0 += a[r0 + k] * xk;
+      t1 += a[r1 + k] * xk;
+      t2 += a[r2 + k] * xk;
+      t3 += a[r3 + k] * xk;
+      t4 += a[r4 + k] * xk;
+      t5 += a[r5 + k] * xk;
+      t6 += a[r6 + k] * xk;
+      t7 += a[r7 + k] * xk;
+    }
+    out[i] = t0;
+    out[i + 1] = t1;
+    out[i + 2] = t2;
+    out[i + 3] = t3;
+    out[i + 4] = t4;
+    out[i + 5] = t5;
+    out[i + 6] = t6;
+    out[i + 7] = t7;
+  }
   for (; i + 4 <= n; i += 4) {
     const r0 = i * n, r1 = r0 + n, r2 = r1 + n, r3 = r2 + n;
     let t0 = 0, t1 = 0, t2 = 0, t3 = 0;

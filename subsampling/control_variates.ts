@@ -44,6 +44,9 @@ import { GatheredRows } from "./gathered_rows.ts";
 import {
   checkTheta,
   countedDifferences,
+  type EstimateInCore,
+  estimateInCore,
+  type EstimateInCoreOptions,
   type RowRange,
   type SubsampleControlVariates,
   type TaylorOrder,
@@ -404,6 +407,24 @@ export class ControlVariates implements SubsampleControlVariates {
     options: RowRange & { derivative?: boolean } = {},
   ): number {
     return countedDifferences(this.#kernels, this, rows, theta, options, this.#checkTheta);
+  }
+
+  /**
+   * The difference estimator with its gradient in one core call
+   * ({@link estimateInCore}); null where the core has no such kernel.
+   *
+   * @param rows The gathered rows.
+   * @param theta Position (length d).
+   * @param options m, the positions computed, the bias correction, the gradient output.
+   * @returns The estimate, or null.
+   * @internal
+   */
+  estimateWithGradient(
+    rows: RowBuffer,
+    theta: Float64Array,
+    options: EstimateInCoreOptions,
+  ): EstimateInCore | null {
+    return estimateInCore(this.#kernels, this, rows, theta, options, this.#checkTheta);
   }
 
   /**

@@ -124,6 +124,8 @@ export class DifferenceEstimator {
   /** θ of the latest evaluation with derivatives, and what it left in the buffer. */
   readonly #at: Float64Array;
   #atValid = false;
+  /** Σq at #at (what `cv.sum` gives there). */
+  #atSumQ = 0;
   #atVersion = -1;
   #atRefreshes = -1;
 
@@ -182,6 +184,28 @@ export class DifferenceEstimator {
     const u = this.subsample, cv = this.cv, rows = u.rows, m = u.subsampleSize, n = cv.numRows;
     u.sync();
     const grad = options.grad;
+    if (grad !== undefined && cv.estimateWithGradient !== undefined) {
+      // The whole evaluation in one core call, the same numbers as the
+      // composition below (core/as/ecs_kernels.ts).
+      const range = this.#missing(theta) ?? { start: 0, end: m };
+      const e = cv.estimateWithGradient(rows, theta, {
+        m,
+        start: range.start,
+        end: range.end,
+        corrected: options.biasCorrected ?? true,
+        grad,
+      });
+      if (e !== null) {
+        this.lastRowsEvaluated = range.end - range.start;
+        this.#at.set(theta);
+        this.#atValid = true;
+        this.#atVersion = cv.version;
+        this.#atRefreshes = u.numRefreshes;
+        this.#atSumQ = e.sumControlVariates;
+        this.lastDiffs.set(rows.diffs(0, m));
+        return { logLikelihood: e.logLikelihood, variance: e.variance, value: e.value };
+      }
+    }
     const sumQ = cv.sumAndGradient(theta, grad ? this.#qGrad : undefined);
     const missing = grad !== undefined ? this.#missing(theta) : null;
     if (missing !== null) {
@@ -197,6 +221,7 @@ export class DifferenceEstimator {
     }
     if (grad !== undefined) {
       this.#at.set(theta);
+      this.#atSumQ = sumQ;
       this.#atValid = true;
       this.#atVersion = cv.version;
       this.#atRefreshes = u.numRefreshes;
@@ -258,6 +283,47 @@ export class DifferenceEstimator {
       estimate: differenceEstimate(diffs, { numRows: cv.numRows, sumControlVariates: sumQ }),
       diffs,
     };
+  }
+
+  /**
+   * {@link evaluateProposal}'s `estimate.value`, log L̂ₘ of the proposed
+   * subsample, without making its differences: the sums read the block's new
+   * dᵢ in its place and the current ones elsewhere, in the same order, so
+   * the same number.
+   *
+   * @param theta Position (length d) at which `currentDiffs` were computed.
+   * @param options The proposal and the current differences (length m).
+   * @returns ℓ̂ₘ − σ̂²ₘ/2 of the proposed subsample.
+   */
+  proposalValue(
+    theta: Float64Array,
+    options: { proposal: BlockProposal; currentDiffs: Float64Array },
+  ): number {
+    const u = this.subsample, cv = this.cv, m = u.subsampleSize, n = cv.numRows;
+    const { proposal, currentDiffs } = options;
+    if (currentDiffs.length !== m) {
+      throw new RangeError(`currentDiffs must have length m = ${m}, got ${currentDiffs.length}`);
+    }
+    u.sync();
+    cv.differences(u.rows, theta, { start: proposal.start, end: proposal.end, derivative: false });
+    const fresh = u.rows.diffs(proposal.start, proposal.end);
+    const { start } = u.blockRange(proposal.block), end = start + fresh.length;
+    // At the θ of the latest evaluation with derivatives (the position after
+    // an accepted trajectory) Σq is that evaluation's, the same number.
+    const sumQ = this.#atValid && cv.version === this.#atVersion && _sameBits(theta, this.#at)
+      ? this.#atSumQ
+      : cv.sum(theta);
+    let s = 0;
+    for (let i = 0; i < m; i++) s += i >= start && i < end ? fresh[i - start] : currentDiffs[i];
+    const mean = s / m;
+    let ss = 0;
+    for (let i = 0; i < m; i++) {
+      const e = (i >= start && i < end ? fresh[i - start] : currentDiffs[i]) - mean;
+      ss += e * e;
+    }
+    const logLikelihood = sumQ + n * mean;
+    const variance = (n / m) * (n / m) * ss;
+    return logLikelihood - 0.5 * variance;
   }
 }
 

@@ -37,6 +37,11 @@ import {
   type TaylorOrder,
   taylorSum,
 } from "./control_variates.ts";
+import {
+  type EstimateInCore,
+  estimateInCore,
+  type EstimateInCoreOptions,
+} from "./subsample_control_variates.ts";
 
 /** This side's arena and kernels for an external GLM's rows. */
 export interface ExternalKernels {
@@ -256,6 +261,22 @@ export class ExternalControlVariates implements SubsampleControlVariates {
     options: RowRange & { derivative?: boolean } = {},
   ): number {
     return countedDifferences(
+      this.#kernels,
+      this,
+      rows,
+      theta,
+      options,
+      (t) => _checkVector(t, this.dim, "theta"),
+    );
+  }
+
+  /** The difference estimator with its gradient in one core call; null without the kernel. */
+  estimateWithGradient(
+    rows: RowBuffer,
+    theta: Float64Array,
+    options: EstimateInCoreOptions,
+  ): EstimateInCore | null {
+    return estimateInCore(
       this.#kernels,
       this,
       rows,

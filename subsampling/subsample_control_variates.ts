@@ -48,7 +48,10 @@ export interface SubsampleControlVariates {
   readonly llStarSum: number;
   /** A = Σₖ ∇ℓₖ(θ*). */
   readonly gradSum: Float64Array;
-  /** B = Σₖ Hₖ(θ*). */
+  /**
+   * B = Σₖ Hₖ(θ*). Set it only with a centring, or before any estimator
+   * evaluates (the core keeps a copy per {@link version}).
+   */
   readonly hessSum: Float64Array;
   /** Incremented at every centring. */
   readonly version: number;
@@ -72,6 +75,21 @@ export interface SubsampleControlVariates {
    * @internal
    */
   weightedRowSum(rows: RowBuffer, out: Float64Array, range?: RowRange): Float64Array;
+  /**
+   * The difference estimator with its gradient over positions [0, m) of a
+   * buffer in one core call (see {@link estimateInCore}); null where the
+   * core has no such kernel. Absent: the caller composes {@link sumAndGradient},
+   * {@link differences} and {@link weightedRowSum}. θ*, A and B are copied
+   * into the core at the first call of each centring ({@link version}):
+   * they change only with a centring.
+   *
+   * @internal
+   */
+  estimateWithGradient?(
+    rows: RowBuffer,
+    theta: Float64Array,
+    options: EstimateInCoreOptions,
+  ): EstimateInCore | null;
   /**
    * An empty buffer for `capacity` rows (the caller disposes it).
    *
@@ -134,6 +152,81 @@ export function countedDifferences(
   cv.model.cost.numLogLikRows += k;
   if (wantR) cv.model.cost.numGradRows += k;
   return s;
+}
+
+/** Options of {@link estimateInCore}. */
+export interface EstimateInCoreOptions {
+  /** Subsample size m (positions [0, m)). */
+  m: number;
+  /** First position whose dₖ, rₖ are computed (the others' are in the buffer at θ). */
+  start: number;
+  /** One past the last position computed. */
+  end: number;
+  /** Differentiate ℓ̂ₘ − σ̂²ₘ/2 (true) or ℓ̂ₘ alone. */
+  corrected: boolean;
+  /** Output: the gradient (length d, written). */
+  grad: Float64Array;
+}
+
+/** What {@link estimateInCore} returns. */
+export interface EstimateInCore {
+  /** ℓ̂ₘ. */
+  logLikelihood: number;
+  /** σ̂²ₘ. */
+  variance: number;
+  /** ℓ̂ₘ − σ̂²ₘ/2. */
+  value: number;
+  /** Σₖ qₖ(θ), as {@link SubsampleControlVariates.sum} gives it. */
+  sumControlVariates: number;
+}
+
+/**
+ * The difference estimator with its gradient in one core call
+ * ({@link GlmKernels.differenceEstimate}), with the checks and the counting
+ * of {@link taylorSum} and {@link countedDifferences} (end − start ℓ rows and
+ * ∇ℓ rows): the part of `estimateWithGradient` every compact-cache
+ * implementation shares.
+ *
+ * @param kernels The kernels for the buffer's arena.
+ * @param cv θ*, S, A, B, the order, n and the model whose cost is counted.
+ * @param rows The buffer.
+ * @param theta Position (length d).
+ * @param options m, the positions computed, the bias correction, the gradient output.
+ * @param check The θ check of the differences.
+ * @returns The estimate, or null when the core has no such kernel (nothing counted).
+ * @internal
+ */
+export function estimateInCore(
+  kernels: GlmKernels,
+  cv:
+    & Pick<
+      SubsampleControlVariates,
+      "order" | "dim" | "numRows" | "thetaStar" | "llStarSum" | "gradSum" | "hessSum" | "version"
+    >
+    & { readonly model: { readonly cost: CostCounter } },
+  rows: RowBuffer,
+  theta: Float64Array,
+  options: EstimateInCoreOptions,
+  check: (theta: Float64Array) => void,
+): EstimateInCore | null {
+  checkTheta(theta, cv.dim, "theta");
+  const { start, end } = options;
+  if (!(start >= 0 && end <= rows.capacity && start <= end)) {
+    throw new RangeError(
+      `row range [${start}, ${end}) is not inside the buffer of capacity ${rows.capacity}`,
+    );
+  }
+  const k = end - start;
+  if (k > 0) check(theta);
+  const e = kernels.differenceEstimate(rows, theta, cv, {
+    ...options,
+    numRows: cv.numRows,
+    taylorKey: cv.version,
+  });
+  if (e === null) return null;
+  cv.model.cost.numLogLikRows += k;
+  cv.model.cost.numGradRows += k;
+  return e;
 }
 
 /**

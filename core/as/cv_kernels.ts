@@ -110,7 +110,7 @@ export function cvPrepareRangeF32(
   return f64x2.sub(l, q);
 }
 
-function _cvDiff<F>(
+export function _cvDiff<F>(
   x: usize,
   y: usize,
   cv: usize,

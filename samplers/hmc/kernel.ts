@@ -81,6 +81,12 @@ export interface HmcParams {
   divergenceThreshold?: number;
   /** Put the trajectory's end point in `info.proposal` (default false; warmup adaptation). */
   reportProposal?: boolean;
+  /**
+   * Buffers of length d the step may overwrite for the momentum and the
+   * leapfrog's velocity, instead of new ones at every step (the same numbers;
+   * the momentum's is not used with `reportProposal`, which hands it out).
+   */
+  scratch?: { momentum: Float64Array; velocity: Float64Array };
 }
 
 /**
@@ -222,7 +228,13 @@ export function step(
   const threshold = params.divergenceThreshold ?? 1000;
   positive("divergenceThreshold", threshold);
 
-  const momentum = metric.sampleMomentum(rng, new Float64Array(d));
+  const scratch = params.scratch;
+  const own = scratch !== undefined && scratch.momentum.length === d &&
+    scratch.velocity.length === d;
+  const momentum = metric.sampleMomentum(
+    rng,
+    own && !params.reportProposal ? scratch.momentum : new Float64Array(d),
+  );
   const energy0 = -state.logDensity + metric.kineticEnergy(momentum);
   const proposal = {
     position: new Float64Array(state.position),
@@ -236,6 +248,7 @@ export function step(
     metric,
     stepSize,
     numIntegrationSteps: numSteps,
+    scratch: own ? scratch.velocity : undefined,
   });
   const energy1 = -result.logDensity + metric.kineticEnergy(momentum);
   const test = metropolisTest(rng, {

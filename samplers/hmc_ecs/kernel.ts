@@ -92,7 +92,8 @@ export function logDensityFn(
   logPriorFn: LogPriorFn,
   last: { estimate: LikelihoodEstimate; gradient: Float64Array },
 ): LogDensityGradientFn {
-  let priorGrad = new Float64Array(0), likGrad = new Float64Array(0);
+  const kept = _scratch.get(estimator);
+  let priorGrad = kept?.priorGrad ?? _EMPTY, likGrad = kept?.likGrad ?? _EMPTY;
   return (theta, grad) => {
     if (priorGrad.length !== grad.length) {
       priorGrad = new Float64Array(grad.length);
@@ -116,6 +117,35 @@ export function logDensityFn(
     for (let j = 0; j < grad.length; j++) grad[j] += priorGrad[j];
     return e.value + lp;
   };
+}
+
+/** A zero-length buffer: a function's own buffers are made on its first call. */
+const _EMPTY = new Float64Array(0);
+
+/**
+ * Buffers of one chain's steps, by its estimator: the prior's and the
+ * likelihood's gradients of {@link logDensityFn} (the latter is handed out
+ * in `last` and copied when a trajectory is accepted, before the next step
+ * writes it) and `hmc.step`'s momentum and velocity. Made once per chain
+ * instead of at every step; the same numbers.
+ */
+const _scratch = new WeakMap<SubsampleEstimator, {
+  priorGrad: Float64Array;
+  likGrad: Float64Array;
+  hmc: { momentum: Float64Array; velocity: Float64Array };
+}>();
+
+function _scratchOf(estimator: SubsampleEstimator, d: number) {
+  let s = _scratch.get(estimator);
+  if (s === undefined || s.priorGrad.length !== d) {
+    s = {
+      priorGrad: new Float64Array(d),
+      likGrad: new Float64Array(d),
+      hmc: { momentum: new Float64Array(d), velocity: new Float64Array(d) },
+    };
+    _scratch.set(estimator, s);
+  }
+  return s;
 }
 
 /**
@@ -218,6 +248,7 @@ export function step(
   // 2. θ-update (eq. 7) for the fixed u.
   const estimator = cur.subsample.estimator;
   const last = { estimate: cur.subsample.estimate, gradient: cur.subsample.gradient };
+  const scratch = _scratchOf(estimator, theta.length);
   const r = hmc.step(rng, cur.hmc, {
     logDensityAndGradientFn: logDensityFn(estimator, params.logPriorFn, last),
     stepSize: params.stepSize,
@@ -226,6 +257,7 @@ export function step(
     trajectoryLength: params.trajectoryLength,
     maxNumIntegrationSteps: params.maxNumIntegrationSteps,
     divergenceThreshold: params.divergenceThreshold,
+    scratch: scratch.hmc,
   });
   let next = cur;
   if (r.info.isAccepted) {

@@ -153,7 +153,11 @@ export interface ControlVariateProxy {
   readonly llStarSum: number;
   /** A = Σₖ ∇ℓₖ(θ*). */
   readonly gradSum: Float64Array;
-  /** B = Σₖ Hₖ(θ*) (always computed: it gives the metric and the Newton steps). */
+  /**
+   * B = Σₖ Hₖ(θ*) (always computed: it gives the metric and the Newton steps).
+   * Set it only with a centring, or before the first subsample estimator
+   * evaluates (the estimators keep a copy per {@link version}).
+   */
   readonly hessSum: Float64Array;
   /** Incremented at every centring. */
   readonly version: number;

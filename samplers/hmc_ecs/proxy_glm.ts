@@ -170,7 +170,7 @@ export function perturbedEstimator(
     proposalLogEstimate(theta, proposal, snapshot) {
       const p = proposal as BlockProposal;
       rows += p.end - p.start;
-      return est.evaluateProposal(theta, { proposal: p, currentDiffs: snapshot }).estimate.value;
+      return est.proposalValue(theta, { proposal: p, currentDiffs: snapshot });
     },
     accept: (proposal) => u.accept(proposal as BlockProposal),
     dispose: () => u.dispose(),

@@ -81,6 +81,11 @@ Deno.test("the difference estimator's value and gradient are those of its parts 
       bits(scored.estimate.value),
       bits(differenceEstimate(spliced, { numRows: n, sumControlVariates: cv.sum(theta) }).value),
     );
+    // The same value without the spliced array.
+    assert.equal(
+      bits(est.proposalValue(theta, { proposal: p, currentDiffs: current })),
+      bits(scored.estimate.value),
+    );
     if (k % 2 === 0) u.accept(p);
   }
   assert.equal(compared, 20 * 2 * d);
