@@ -119,6 +119,9 @@ const _QUICK: _Settings = {
     sghmcGrid: [0.05, 0.2],
     sgldGrid: [0.1, 1],
     gridBudgetFraction: 0.25,
+    // The SG grids and runs in parallel units (the two L = 60 runs at the
+    // paper's ε are most of quick R4's CPU).
+    sgUnits: true,
     // At this n the pilot asks for λ = 2000 products of 30 rows (more rows
     // than the data); cap λ so that the CI run stays short.
     signedOptions: { productRange: [50, 100] },
