@@ -55,14 +55,14 @@ export function defaultJobs(): number {
 }
 
 /**
- * Each experiment's critical path on an idle machine, in CPU seconds: its
- * own sequential work plus its longest unit (units run beside it), full and
- * quick. Experiments start in this order (longest first; unknown names last,
- * in registry order), and an experiment's units with its priority, so that
- * the longest chains start first and a started chain is not left waiting. Full:
- * measured idle in docs/replication.md ("The last measured runs"; R0 and R16 as in
- * "Less CPU for the full run"); quick: measured in docs/replication.md ("Quick mode
- * in 70 s"), R4's and R2's as their own thread plus their longest unit.
+ * Each experiment's critical path in CPU seconds: its own sequential work
+ * plus its longest unit (units run beside it), full and quick. Experiments
+ * start in this order (longest first; unknown names last, in registry order),
+ * and an experiment's units with its priority, so that the longest chains
+ * start first and a started chain is not left waiting. Full: measured idle in
+ * docs/replication.md ("The last measured runs"; R0 and R16 as in "Less CPU
+ * for the full run"); quick: measured under load in docs/replication.md
+ * ("Quick mode: R4 off the critical path"; only their order matters).
  */
 const _DURATION_HINT: Record<string, { full: number; quick: number }> = {
   r4: { full: 500, quick: 16 },
