@@ -17,22 +17,13 @@ import { FAMILY_LOGISTIC } from "../core/exports.ts";
 import { GlmKernels } from "../core/glm_kernels.ts";
 import { availableBackends, bindCore, loadCore } from "../core/load.ts";
 import { ControlVariateCache } from "../core/row_buffer.ts";
+import { mulberry32 } from "../testing/mulberry32.ts";
 
 const D = 30;
 const N = 1_000_000;
 const M = 10_000;
 
-/** mulberry32 uniform on [0, 1). */
-function _rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const _rng = mulberry32;
 
 const arena = loadCore({ backend: availableBackends()[0], initialBytes: 400 << 20 });
 const x = arena.allocF64(N * D);

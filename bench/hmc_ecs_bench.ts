@@ -42,19 +42,14 @@ import {
 } from "../samplers/hmc_ecs/mod.ts";
 import { hmcEcsChainSampler } from "../samplers/hmc_ecs/chain_sampler.ts";
 import { metricFromNegativeHessian } from "../samplers/metric.ts";
+import { mulberry32 } from "../testing/mulberry32.ts";
 
 const D = 30;
 
-/** mulberry32 uniform on (0, 1). */
+/** mulberry32 uniform on (0, 1): the [0, 1) value moved by half a step. */
 function _uniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
-  };
+  const u = mulberry32(seed);
+  return () => u() + 0.5 / 4294967296;
 }
 
 /** HIGGS-shaped data written straight into the arena (fast for 10⁷ rows). */

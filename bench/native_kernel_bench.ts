@@ -23,6 +23,7 @@
 import process from "node:process";
 import { FAMILY_LOGISTIC } from "../core/exports.ts";
 import { availableBackends, bindCore, loadCore } from "../core/load.ts";
+import { mulberry32 } from "../testing/mulberry32.ts";
 
 const D = 30;
 const N = 1_000_000;
@@ -38,17 +39,7 @@ function _loadAverage(): string {
   }
 }
 
-/** mulberry32 uniform on [0, 1). */
-function _rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const _rng = mulberry32;
 
 const backend = availableBackends()[0];
 const arena = loadCore({ backend, initialBytes: 300 << 20 });

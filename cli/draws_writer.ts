@@ -7,7 +7,10 @@
  * signal, or cut short by a full disk — so the target name never holds a
  * file that is being written. Rows are written whole: when a write fails
  * (disk full) the file is cut back to its last complete row, and the writer
- * counts the rows, per chain, that are actually on disk.
+ * counts the rows, per chain, that are actually on disk. Chains running side
+ * by side write rows in the order they arrive; on commit the rows are put in
+ * chain order (each chain's by iteration), so a seed gives one file whatever
+ * the threads' timing.
  *
  * @module
  */
@@ -21,6 +24,9 @@ function _quote(name: string): string {
 
 /** Rows queued before a write (a signal or a stop flushes them too). */
 const _BUFFER_ROWS = 1000;
+
+/** Draws files up to this size are put in chain order in memory, larger ones run by run. */
+const _IN_MEMORY_BYTES = 256 << 20;
 
 /** Writes draws to a file as they are made. */
 export class DrawsFileWriter {
@@ -36,6 +42,8 @@ export class DrawsFileWriter {
   #closed = false;
   #extraNames: string[] = [];
   #drawsPerChain = 0;
+  /** Byte ranges on disk of consecutive rows of one chain (−1: header/comment lines), in file order. */
+  #runs: { chain: number; start: number; end: number }[] = [];
 
   private constructor(out: AtomicOutput, numColumns: number) {
     this.#out = out;
@@ -213,7 +221,12 @@ export class DrawsFileWriter {
     for (let i = 0; i < off; i++) {
       if (bytes[i] !== 10) continue;
       const c = chains[whole++];
+      const start = this.#bytesOnDisk + end;
       end = i + 1;
+      const last = this.#runs[this.#runs.length - 1];
+      if (last !== undefined && last.chain === c && last.end === start) {
+        last.end = this.#bytesOnDisk + end;
+      } else this.#runs.push({ chain: c, start, end: this.#bytesOnDisk + end });
       if (c < 0) continue;
       this.#rowsOnDisk++;
       this.#perChain.set(c, (this.#perChain.get(c) ?? 0) + 1);
@@ -236,7 +249,95 @@ export class DrawsFileWriter {
   commit(): void {
     this.flush();
     this.#closed = true;
+    if (this.#failure === null && this.#outOfOrder()) {
+      try {
+        this.#commitInChainOrder();
+        return;
+      } catch {
+        // could not write the sorted copy (disk full…): keep the rows as written
+      }
+    }
     this.#out.commit();
+  }
+
+  /**
+   * Whether chains' rows interleave on disk (chains running side by side
+   * write in the order their draws arrive), with every line after the header
+   * a row of some chain.
+   */
+  #outOfOrder(): boolean {
+    let seenRow = false, prev = -1, interleaved = false;
+    for (const r of this.#runs) {
+      if (r.chain < 0) {
+        if (seenRow) return false; // a comment among the rows: keep the order as written
+        continue;
+      }
+      seenRow = true;
+      if (r.chain < prev) interleaved = true;
+      prev = r.chain;
+    }
+    return interleaved;
+  }
+
+  /**
+   * Rename into place a copy with the rows grouped by chain (each chain's rows
+   * in the order written, i.e. by iteration), so that one seed gives one file
+   * whatever the threads' timing. Throws (the caller then keeps the file as
+   * written) if the copy cannot be made; the original is removed only after
+   * the copy is complete.
+   */
+  #commitInChainOrder(): void {
+    const src = this.#out.tempPath;
+    this.#out.file?.close();
+    this.#out.file = null;
+    const order = this.#runs.map((r, i) => ({ r, i })).sort((a, b) =>
+      (a.r.chain - b.r.chain) || (a.i - b.i)
+    ).map((x) => x.r);
+    const copy = AtomicOutput.create(this.#out.target);
+    try {
+      const file = copy.file!;
+      const writeAll = (b: Uint8Array) => {
+        for (let o = 0; o < b.length;) o += file.writeSync(b.subarray(o));
+      };
+      if (this.#bytesOnDisk <= _IN_MEMORY_BYTES) {
+        // One read, and the rows gathered into large writes.
+        const all = Deno.readFileSync(src), out = new Uint8Array(all.length);
+        let at = 0;
+        for (const r of order) {
+          out.set(all.subarray(r.start, r.end), at);
+          at += r.end - r.start;
+        }
+        writeAll(out.subarray(0, at));
+        copy.commit();
+        this.#out.discard();
+        return;
+      }
+      const input = Deno.openSync(src, { read: true });
+      try {
+        const buf = new Uint8Array(1 << 20);
+        for (const r of order) {
+          for (let pos = r.start; pos < r.end;) {
+            const len = Math.min(r.end - pos, buf.length);
+            input.seekSync(pos, Deno.SeekMode.Start);
+            let got = 0;
+            while (got < len) {
+              const k = input.readSync(buf.subarray(got, len));
+              if (k === null) throw new Error(`${src}: shorter than its rows`);
+              got += k;
+            }
+            writeAll(buf.subarray(0, len));
+            pos += len;
+          }
+        }
+      } finally {
+        input.close();
+      }
+    } catch (e) {
+      copy.discard();
+      throw e;
+    }
+    copy.commit();
+    this.#out.discard();
   }
 
   /** Close and remove the temporary file: the target stays as it was. */

@@ -41,6 +41,12 @@ export interface CsvRowPlan {
   family: number;
   /** Refuse values that f32 storage cannot hold. */
   f32check: boolean;
+  /**
+   * Read lines of short decimals by the kernel's fast loop (default true;
+   * false: every line by its general loop — the same rows, for tests and
+   * benches).
+   */
+  fastRows?: boolean;
 }
 
 /** Outcome of one {@link CsvRowParser.parse} call. */
@@ -268,6 +274,7 @@ export class CsvRowParser {
       this.#hard,
       _HARD_CAP,
       state,
+      p.fastRows === false ? 0 : 1,
     );
     const st = new Int32Array(this.#memory.buffer, state, 4);
     const nHard = st[2];

@@ -9,6 +9,7 @@ import type { CoreBackend, CoreExports } from "../core/exports.ts";
 import { FAMILY_GAUSSIAN, FAMILY_LOGISTIC, FAMILY_POISSON } from "../core/exports.ts";
 import { availableBackends, loadCore } from "../core/load.ts";
 import { createReferenceExports } from "../core/reference.ts";
+import { mulberry32 } from "../testing/mulberry32.ts";
 
 export const BACKENDS: CoreBackend[] = ["relaxed-simd", "simd", "reference"];
 export const AVAILABLE = availableBackends();
@@ -24,16 +25,7 @@ export const TOL = 1e-12;
 // ─── helpers ────────────────────────────────────────────────────────────────
 
 /** mulberry32: a tiny seeded PRNG, uniform on [0, 1). */
-export function _rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const _rng: (seed: number) => () => number = mulberry32;
 
 export function _normal(u: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());

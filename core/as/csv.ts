@@ -20,6 +20,12 @@
 // outside the family's domain, a value f32 cannot hold when `f32check` — stops the kernel
 // with status BAIL; the host then reads the whole input with its own parser, which names the
 // problem. Skipped fields are scanned 16 bytes at a time (v128 compares).
+//
+// Lines whose every field is a short decimal ([-]digits[.digits], at most 15 bytes, no
+// exponent: an f32 column written shortest, standardised covariates, 0/1 responses) are
+// read first by csvFastRows, a loop with no branch on a field's shape (one v128 load per
+// field, masks, one swizzle, i16 multiply-adds, one exact division); the first line it does
+// not read goes to the general loop below (docs/csv_number_parser.md).
 
 import { POW5, POW5_MAX_Q, POW5_MIN_Q } from "./csv_pow5";
 
@@ -301,6 +307,322 @@ function scanField(p: usize, end: usize, delim: i32): usize {
   return p;
 }
 
+/** Lines read by csvParseRows's own loop after csvFastRows read none, before it is tried again. */
+const FAST_RETRY: i32 = 16;
+
+// csvFastRows's vector constants: i8 176, -118, 46 ("."), -17 … -2; i16 0xff, 10, (100, 1),
+// (10000, 1); i8 45 ("-"), 15.
+const FAST_CONSTS = memory.data<u8>([
+  176, 176, 176, 176, 176, 176, 176, 176, 176, 176, 176, 176, 176, 176, 176, 176,
+  138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138,
+  46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46,
+  239, 240, 241, 242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254,
+  255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0,
+  10, 0, 10, 0, 10, 0, 10, 0, 10, 0, 10, 0, 10, 0, 10, 0,
+  100, 0, 1, 0, 100, 0, 1, 0, 100, 0, 1, 0, 100, 0, 1, 0,
+  16, 39, 1, 0, 16, 39, 1, 0, 16, 39, 1, 0, 16, 39, 1, 0,
+  45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45,
+  15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
+], 16);
+
+/** Where csvFastRows stopped: the start of the first line it did not read. */
+let _fastEnd: usize = 0;
+
+// 10^0 … 10^15, then their negatives: the sign of a value goes into its divisor, so that a
+// zero with a minus sign comes out as -0.
+const DIV10: StaticArray<f64> = [
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+  -1e0, -1e1, -1e2, -1e3, -1e4, -1e5, -1e6, -1e7, -1e8, -1e9, -1e10, -1e11, -1e12, -1e13,
+  -1e14, -1e15,
+];
+
+/**
+ * One field of csvFastRows: b holds its 16 bytes, len is the offset of the first byte of its
+ * terminator among them (32: none). Stores the field's value at `dst` and returns true when
+ * it is a short plain decimal — [-]? digits with at most one point, at least one digit, at
+ * most 15 bytes, no exponent — that ends at len; else false.
+ */
+// @ts-ignore: decorator
+@inline
+function fastField(
+  b: v128,
+  len: i32,
+  dst: usize,
+  kMinus: v128,
+  k176: v128,
+  kDigit: v128,
+  k0F: v128,
+  kDot: v128,
+  iota: v128,
+  kLow: v128,
+  kTen: v128,
+  k100: v128,
+  k10000: v128,
+): bool {
+  // Digits: b - 176 (wrapping) < -118 as signed bytes.
+  const isDig = i8x16.gt_s(kDigit, i8x16.sub(b, k176));
+  const dm = i8x16.bitmask(isDig);
+  const dotm = i8x16.bitmask(i8x16.eq(b, kDot));
+  const neg = i8x16.bitmask(i8x16.eq(b, kMinus)) & 1;
+  const nn = ~(dm | dotm | neg);
+  const stop = nn & -nn; // the first byte that is none of digit, point, sign
+  const low = stop - 1;
+  const dots = dotm & low;
+  if (len != <i32>ctz(stop)) return false;
+  if ((dots & (dots - 1)) != 0) return false;
+  if ((dm & low) == 0) return false;
+  // The point (or, without one, the terminator) at dp; r = 1 + the last digit's byte, or
+  // 2 + it without a point.
+  const dp = <i32>ctz(dots | stop);
+  const r = len + 1 - <i32>(dots != 0);
+  // Lane j takes byte u = r - 17 + j, or u + 1 past the point: the digits right-aligned
+  // without the point, zeros in front (the sign, and lanes before the field).
+  const u = i8x16.add(iota, i8x16.splat(<i8>r));
+  const idx = i8x16.sub(u, i8x16.gt_s(u, i8x16.splat(<i8>(dp - 1))));
+  const d = i8x16.swizzle(v128.and(v128.and(b, k0F), isDig), idx);
+  // Pairs, quads, octets: i32 lane 0 holds the first 8 of 16 digits, lane 1 the last 8.
+  const pr = i16x8.add(i16x8.mul(v128.and(d, kLow), kTen), i16x8.shr_u(d, 8));
+  const q4 = i32x4.dot_i16x8_s(pr, k100);
+  const q8 = i32x4.dot_i16x8_s(i16x8.narrow_i32x4_u(q4, q4), k10000);
+  const xw = <u64>i64x2.extract_lane(q8, 0);
+  const w = (xw & 0xffffffff) * 100000000 + (xw >> 32);
+  store<f64>(dst, <f64><i64>w / unchecked(DIV10[(r - 1 - dp) + (neg << 4)]));
+  return true;
+}
+
+/**
+ * A run of n ≥ 1 fields of csvFastRows going to consecutive columns of X from `dst`, the
+ * last one ended by the byte of `termLast`, the others by the delimiter: the position after
+ * the run, or 0 when a field is not read.
+ */
+// @ts-ignore: decorator
+@inline
+function fastRun(
+  p: usize,
+  dst: usize,
+  n: i32,
+  kDelim: v128,
+  termLast: v128,
+  kMinus: v128,
+  k176: v128,
+  kDigit: v128,
+  k0F: v128,
+  kDot: v128,
+  iota: v128,
+  kLow: v128,
+  kTen: v128,
+  k100: v128,
+  k10000: v128,
+): usize {
+  const dstLast = dst + (<usize>(n - 1) << 3);
+  while (dst + 8 < dstLast) { // two fields per step: half the loop's own instructions
+    const b = v128.load(p);
+    const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, kDelim)));
+    const q = p + <usize>(len + 1);
+    const b2 = v128.load(q);
+    const len2 = <i32>ctz(i8x16.bitmask(i8x16.eq(b2, kDelim)));
+    if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+      return 0;
+    }
+    if (
+      !fastField(b2, len2, dst + 8, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)
+    ) {
+      return 0;
+    }
+    p = q + <usize>(len2 + 1);
+    dst += 16;
+  }
+  while (dst < dstLast) {
+    const b = v128.load(p);
+    const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, kDelim)));
+    if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+      return 0;
+    }
+    p += <usize>(len + 1);
+    dst += 8;
+  }
+  const b = v128.load(p);
+  const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, termLast)));
+  if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+    return 0;
+  }
+  return p + <usize>(len + 1);
+}
+
+/**
+ * Reads whole lines from p while every field is a short plain decimal (fastField) that
+ * goes to a column of X or to y, followed by the delimiter (the line break after the last
+ * field); stops (nothing of that line kept) at the first other line, at `maxRows` rows, or
+ * at a line that ends at the sentinel. The rows are those csvParseRows would write: a short
+ * decimal has at most 15 digits, an integer w < 10^15 < 2^53, and its value w / 10^k
+ * (k ≤ 14 digits after the point) is one correctly rounded division of exact operands
+ * (Clinger), of magnitude 0 or in [1e-14, 1e15], inside every limit of f64, f32 and 1e100;
+ * the response gets the same domain check. One field per step, with no branch on its
+ * shape: the 16 bytes at p give masks of the digits, the point, the sign and the
+ * terminator; the field ends at the first byte that is none of digit, point or (first)
+ * sign; one swizzle right-aligns the digits without the point, and pairs, quads and octets
+ * of digits are combined by i16 multiply-adds. A plus sign is left to csvParseRows.
+ *
+ * @returns Rows written; _fastEnd is where the next line starts.
+ */
+function csvFastRows(
+  p: usize,
+  end: usize,
+  delim: i32,
+  crlf: i32,
+  numFields: i32,
+  colMap: usize,
+  numCols: i32,
+  intercept: i32,
+  family: i32,
+  x: usize,
+  y: usize,
+  maxRows: i32,
+): i32 {
+  // The constants are loaded from memory: the engine then keeps them in registers, where
+  // it would build each v128 constant again at every use.
+  const k176 = v128.load(FAST_CONSTS);
+  const kDigit = v128.load(FAST_CONSTS, 16);
+  const k0F = v128.load(FAST_CONSTS, 144);
+  const kDot = v128.load(FAST_CONSTS, 32);
+  const iota = v128.load(FAST_CONSTS, 48);
+  const kLow = v128.load(FAST_CONSTS, 64);
+  const kTen = v128.load(FAST_CONSTS, 80);
+  const k100 = v128.load(FAST_CONSTS, 96);
+  const k10000 = v128.load(FAST_CONSTS, 112);
+  const kMinus = v128.load(FAST_CONSTS, 128);
+  const kDelim = i8x16.splat(<i8>delim);
+  const kEol = i8x16.splat(<i8>(crlf ? 13 : 10));
+  const lastMap = colMap + (<usize>(numFields - 1) << 2);
+  const rowBytes = <usize>numCols << 3;
+  let rows = 0;
+  let rowX = x;
+  // The usual layout: fields [0, resp) to consecutive columns of X from a0, the response
+  // (if any) at resp, fields (resp, numFields) to consecutive columns from b0. Then no
+  // column map is read per field.
+  let resp = -1;
+  let a0 = 0, b0 = 0, nA = 0, nB = 0;
+  let runs = true;
+  for (let f = 0; f < numFields; f++) {
+    const dest = load<i32>(colMap + (<usize>f << 2));
+    if (dest == -2 && resp < 0) {
+      resp = f;
+    } else if (dest < 0) {
+      runs = false;
+    } else if (resp < 0) {
+      if (nA == 0) a0 = dest;
+      else if (dest != a0 + nA) runs = false;
+      nA++;
+    } else {
+      if (nB == 0) b0 = dest;
+      else if (dest != b0 + nB) runs = false;
+      nB++;
+    }
+  }
+  if (runs) {
+    const termA = resp < 0 && nB == 0 ? kEol : kDelim;
+    const termR = nB == 0 ? kEol : kDelim;
+    const offA = <usize>a0 << 3, offB = <usize>b0 << 3;
+    _fastEnd = p; // the start of the first line not read
+    while (rows < maxRows) {
+      if (intercept) store<f64>(rowX, 1.0);
+      if (nA > 0) {
+        p = fastRun(
+          p, rowX + offA, nA, kDelim, termA,
+          kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000,
+        );
+        if (p == 0) break;
+      }
+      if (resp >= 0) {
+        const b = v128.load(p);
+        const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, termR)));
+        const dst = y + (<usize>rows << 3);
+        if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+          p = 0;
+          break;
+        }
+        const v = load<f64>(dst);
+        if (family == 0 ? (v != 0 && v != 1) : family == 2 && (v < 0 || Math.floor(v) != v)) {
+          p = 0;
+          break;
+        }
+        p += <usize>(len + 1);
+      }
+      if (nB > 0) {
+        p = fastRun(
+          p, rowX + offB, nB, kDelim, kEol,
+          kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000,
+        );
+        if (p == 0) break;
+      }
+      if (crlf) {
+        if (load<u8>(p) != 10) {
+          p = 0;
+          break;
+        }
+        p++;
+      }
+      if (p > end) { // the last line break was the sentinel
+        p = 0;
+        break;
+      }
+      rows++;
+      rowX += rowBytes;
+      _fastEnd = p;
+    }
+    return rows;
+  }
+  while (rows < maxRows) {
+    const lineStart = p;
+    if (intercept) store<f64>(rowX, 1.0);
+    let m = colMap;
+    let term = numFields == 1 ? kEol : kDelim;
+    let ok = false;
+    while (true) {
+      const dest = load<i32>(m);
+      // The field's end from its terminator alone, so that the next field's bytes need not
+      // wait for the checks and the conversion of this one.
+      const b = v128.load(p);
+      const len = <i32>ctz(i8x16.bitmask(i8x16.eq(b, term)));
+      if (dest >= 0) {
+        const dst = rowX + (<usize>dest << 3);
+        if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+          break;
+        }
+      } else {
+        if (dest != -2) break; // a skipped field
+        const dst = y + (<usize>rows << 3);
+        if (!fastField(b, len, dst, kMinus, k176, kDigit, k0F, kDot, iota, kLow, kTen, k100, k10000)) {
+          break;
+        }
+        const v = load<f64>(dst);
+        if (family == 0 ? (v != 0 && v != 1) : family == 2 && (v < 0 || Math.floor(v) != v)) {
+          break;
+        }
+      }
+      p += <usize>(len + 1);
+      if (m == lastMap) {
+        ok = true;
+        break;
+      }
+      m += 4;
+      if (m == lastMap) term = kEol;
+    }
+    if (ok && crlf) {
+      if (load<u8>(p) == 10) p++;
+      else ok = false;
+    }
+    if (!ok || p > end) { // p > end: the last line break was the sentinel
+      _fastEnd = lineStart;
+      return rows;
+    }
+    rows++;
+    rowX += rowBytes;
+  }
+  _fastEnd = p;
+  return rows;
+}
+
 /**
  * Parses the lines in [src, end) (see the file comment). The byte at `end` must be '\n'
  * (a sentinel); a last line without its line break counts only when `atEof`.
@@ -325,6 +647,7 @@ export function csvParseRows(
   hard: usize,
   hardCap: i32,
   state: usize,
+  fast: i32,
 ): i32 {
   let p = src;
   let rows = 0;
@@ -333,6 +656,7 @@ export function csvParseRows(
   let status = DONE;
   const rowBytes = <usize>numCols << 3;
   let lineStart = p;
+  let fastSkip = 0; // lines to read here before csvFastRows is tried again
   while (true) {
     lineStart = p;
     if (p >= end) break;
@@ -344,6 +668,29 @@ export function csvParseRows(
       status = HARD_FULL;
       break;
     }
+    if (fast && fastSkip == 0) {
+      // Whole lines of short plain decimals; the line it stops at (if any) is read below.
+      const n = csvFastRows(
+        p,
+        end,
+        delim,
+        crlf,
+        numFields,
+        colMap,
+        numCols,
+        intercept,
+        family,
+        x + <usize>rows * rowBytes,
+        y + (<usize>rows << 3),
+        maxRows - rows,
+      );
+      rows += n;
+      lines += n;
+      p = _fastEnd;
+      fastSkip = n > 0 ? 1 : FAST_RETRY;
+      continue;
+    }
+    fastSkip--;
     let c = <i32>load<u8>(p);
     // Blank line.
     if (c == 10 && !crlf) {

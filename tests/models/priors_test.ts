@@ -239,3 +239,49 @@ Deno.test("withPrior(): the gradient-only pass carries the replaced prior, not t
   assert.deepEqual(only, combined);
   assert.ok(Math.abs(own[1] - combined[1]) > 1, "the two priors' gradients must differ here");
 });
+
+Deno.test("withPrior(): every GlmModel method is either replaced or known not to involve the prior", () => {
+  // withPrior binds the wrapped model's methods; a method that adds the
+  // model's own prior and is not replaced would silently use the wrong prior
+  // (as the gradient-only pass once did). A new method must be classified here.
+  const replaced = [
+    "logPrior",
+    "logPriorHessian",
+    "logDensity",
+    "logDensityAndGradient",
+    "logDensityGradient",
+  ];
+  const priorFree = [
+    "constructor",
+    "dispose",
+    "hasCompactCache",
+    "logLikelihood",
+    "logLikelihoodHessian",
+    "logLikelihoodRows",
+    "perRowGradients",
+    "perRowHessians",
+  ];
+  const names = new Set<string>();
+  for (
+    let p: object | null = GlmModel.prototype;
+    p !== null && p !== Object.prototype;
+    p = Object.getPrototypeOf(p)
+  ) {
+    for (const k of Object.getOwnPropertyNames(p)) names.add(k);
+  }
+  const unclassified = [...names].filter((k) => !replaced.includes(k) && !priorFree.includes(k));
+  assert.deepEqual(unclassified, [], "classify these methods for withPrior");
+  // And the replaced ones really are the wrapper's own, not bound copies.
+  const arena = loadCore();
+  const data = glmDataFromArrays(arena, [1, 0.5, 1, -0.5], [1, 0], {
+    numCols: 2,
+    columnNames: ["(Intercept)", "x"],
+  });
+  const inner = new GlmModel(data, { family: "logistic" });
+  const wrapped = withPrior(inner, { coefficients: "normal(2, 0.1)" });
+  const theta = new Float64Array([0.1, 0.2]);
+  for (const k of replaced) {
+    assert.ok(Object.prototype.hasOwnProperty.call(wrapped, k), `${k} is the wrapper's own`);
+  }
+  assert.notEqual(wrapped.logDensity(theta), inner.logDensity(theta));
+});

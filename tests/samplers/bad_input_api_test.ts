@@ -18,6 +18,7 @@ import { summarize } from "../../diagnostics/mod.ts";
 import { GlmModel } from "../../models/glm.ts";
 import { runHmc } from "../../samplers/hmc/run.ts";
 import { hmcEcsChainSampler } from "../../samplers/hmc_ecs/chain_sampler.ts";
+import { mulberry32 } from "../../testing/mulberry32.ts";
 
 const arena = loadCore({ backend: "reference" });
 const LOGISTIC = { response: "y", family: "logistic" } as const;
@@ -325,18 +326,6 @@ Deno.test("parseDrawsCsv() reads plain, CmdStan and tallmc draws", async (t) => 
 
 // ---------------------------------------------------------------------------
 // Fuzz: random malformed CSV.
-
-/** mulberry32: a small seeded generator, enough for test-case generation. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CELLS = [
   "0",
