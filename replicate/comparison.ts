@@ -26,6 +26,7 @@ import {
 } from "../subsampling/gradient_estimators.ts";
 import type { ExperimentContext, UnitFunction, UnitRequest } from "./experiment.ts";
 import { runUnits } from "./experiment.ts";
+import { threadCpuSeconds } from "./experiment_protocol.ts";
 import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import { freeGlmData, type GlmData, glmDataFromArrays, type Storage } from "../data/dataset.ts";
@@ -39,7 +40,12 @@ import {
   type MethodOutcome,
   methodOutcome,
 } from "./method_outcome.ts";
-import { type MomentErrors, momentErrors, posteriorMoments } from "./moment_errors.ts";
+import {
+  type MomentErrors,
+  momentErrors,
+  type PosteriorMoments,
+  posteriorMoments,
+} from "./moment_errors.ts";
 import { yieldToEventLoop } from "./progress.ts";
 import { chooseStepSize } from "./sg_step_size.ts";
 import { type Conditioning, conditioning } from "./conditioning.ts";
@@ -99,6 +105,16 @@ export interface ComparisonConfig {
   numSeeds?: number;
   /** SG variant keys the further seeds re-run (default all; to bound run time). */
   seedVariants?: readonly string[];
+  /**
+   * Run the SG step-size grids (each with the runs at its chosen ε) and the
+   * runs at a fixed ε as units, at once (default false: one after another in
+   * the caller's thread). Each unit rebuilds the model, the control
+   * variates (same data, same θ*: the same values) and the gradient
+   * estimators, whose subsample permutation then starts fresh instead of
+   * where the runs before left it: each run's draws depend on its own seed
+   * only, and differ from those of the in-thread order.
+   */
+  sgUnits?: boolean;
 }
 
 /** A row of the step-size grid table. */
@@ -405,6 +421,296 @@ function _ecsUnit(
 }
 
 /**
+ * What the SG runs of a comparison take from the runs before them (plain
+ * values, to send to a unit).
+ */
+interface _SgSizes {
+  /** θ* of the control variates and of M: the reference's posterior mean. */
+  thetaStarSg: Float64Array;
+  /** Common start (θ* from the subset). */
+  sgStart: Float64Array;
+  /** Subsample size (perturbed HMC-ECS's). */
+  m: number;
+  /** L of SG-HMC with `steps: "matched"`. */
+  matchedSteps: number;
+  /** The paper's L (SGLD's iterations per kept draw). */
+  paperSteps: number;
+  /** Extreme eigenvalues of −∇²log π(θ*) (for the settings text). */
+  lambdaMax: number;
+  lambdaMin: number;
+}
+
+/** One SG run at its chosen ε. */
+interface _SgRunSpec {
+  /** Variant key. */
+  key: string;
+  /** 0 for the first seed. */
+  seedIndex: number;
+  /** Seed of the run. */
+  seed: string;
+  /** Stage name (timing table, progress). */
+  stage: string;
+  /** A fixed ε, or undefined when it comes from the grid of `gridKey`. */
+  stepSize: number | undefined;
+  /** The grid that sets ε. */
+  gridKey: string | undefined;
+}
+
+/** An SG run's outcome and wall seconds. */
+interface _SgRunOut {
+  outcome: MethodOutcome;
+  seconds: number;
+}
+
+/** A grid unit's rows (the chosen one marked), its seconds, and its runs at the chosen ε. */
+interface _SgGridOut {
+  rows: GridRow[];
+  seconds: number;
+  runs: _SgRunOut[];
+}
+
+/** Expected CPU seconds per gradient cell (row × column) of an SG step (scheduling order only). */
+const _SG_SECONDS_PER_CELL = 4e-9;
+
+/** The SG runs' shared state on one thread: control variates and M at θ*, the estimators. */
+interface _SgEnv {
+  model: GlmModel;
+  cv: ControlVariates;
+  priorHess: Float64Array;
+  metric: Metric;
+  estimators: Record<string, GradientEstimator>;
+  sizes: _SgSizes;
+  dispose(): void;
+}
+
+function _sgEnv(model: GlmModel, sizes: _SgSizes): _SgEnv {
+  const d = model.dim;
+  const cv = new ControlVariates(model, sizes.thetaStarSg, { order: 2, computeHessian: true });
+  const priorHess = new Float64Array(d * d);
+  model.logPriorHessian(sizes.thetaStarSg, priorHess);
+  const hessian = new Float64Array(d * d);
+  for (let i = 0; i < d * d; i++) hessian[i] = cv.hessSum[i] + priorHess[i];
+  const metric: Metric = metricFromNegativeHessian(hessian);
+  const estimators: Record<string, GradientEstimator> = {
+    cv: controlVariateGradient(model, { batchSize: sizes.m, controlVariates: cv }),
+    minibatch: minibatchGradient(model, { batchSize: sizes.m }),
+  };
+  return {
+    model,
+    cv,
+    priorHess,
+    metric,
+    estimators,
+    sizes,
+    dispose: () => {
+      for (const e of Object.values(estimators)) e.dispose();
+      cv.dispose();
+    },
+  };
+}
+
+/** SG-HMC's L for a variant at ε. */
+function _sgSteps(v: SgVariant, stepSize: number, matchedSteps: number): number {
+  return typeof v.steps === "number"
+    ? v.steps
+    : v.steps === "matched"
+    ? matchedSteps
+    : Math.ceil(_TRAJECTORY / stepSize);
+}
+
+/** One SG chain of variant `v` at ε (diverged: NaN draws, marked unstable). */
+function _sgSample(
+  env: _SgEnv,
+  v: SgVariant,
+  stepSize: number,
+  run: { iterations: number; burnIn: number; seed: string },
+): MethodOutcome {
+  const { model, metric, sizes } = env;
+  const { m, lambdaMax, lambdaMin, sgStart } = sizes;
+  const d = model.dim;
+  const estimator = env.estimators[v.controlVariates ? "cv" : "minibatch"];
+  const numSteps = v.kind === "sgld" ? 1 : _sgSteps(v, stepSize, sizes.matchedSteps);
+  const thin = v.kind === "sgld" ? sizes.paperSteps : 1;
+  const sampler = v.kind === "sgld"
+    ? sgld.sampler({ estimator, stepSize })
+    : sghmc.sampler({ estimator, stepSize, numIntegrationSteps: numSteps, metric, friction: 1 });
+  const settings = v.kind === "sgld"
+    ? `ε = ${stepSize.toExponential(2)} (ε·λ_max = ${
+      (stepSize * lambdaMax).toPrecision(3)
+    }, ε·λ_min = ${
+      (stepSize * lambdaMin).toPrecision(3)
+    }), m = ${m}, ${run.iterations} iterations (L = ${thin} per HMC-ECS draw), IF from the unthinned chain, thinned by ${thin} for the kept draws`
+    : `ε = ${stepSize}, L = ${numSteps}, m = ${m}, C = I, M = −∇²log π(θ*)`;
+  let result: SamplingResult = sampleChains({
+    sampler: sampler as Parameters<typeof sampleChains>[0]["sampler"],
+    model,
+    seed: run.seed,
+    numChains: 1,
+    numWarmup: run.burnIn,
+    numSamples: run.iterations,
+    thin: 1,
+    initialPosition: sgStart,
+    recordWarmupInfo: false,
+  });
+  const stop = result.chains[0].stop;
+  if (stop?.kind === "error") throw stop.error;
+  if (stop !== null) {
+    // Diverged (the sampler reported it and stopped the chain): marked
+    // unstable through NaN draws, as the step-size grid expects.
+    const empty = Array.from({ length: d }, () => new Float64Array(4).fill(NaN));
+    result = {
+      parameterNames: [...model.parameterNames],
+      numChains: 1,
+      numWarmup: run.burnIn,
+      numSamples: 4,
+      thin: 1,
+      numDraws: 4,
+      draws: [empty],
+      chains: [{
+        chainId: 0,
+        draws: empty,
+        numDraws: 4,
+        numDivergent: result.chains[0].numDivergent,
+        stop: result.chains[0].stop,
+        info: { warmup: {}, sampling: {} },
+        cost: {
+          warmup: newCostCounter(),
+          sampling: newCostCounter(),
+        },
+        wallTimeMs: { warmup: 0, sampling: 0 },
+        tuning: {},
+        initialPosition: sgStart,
+      }],
+    };
+  }
+  return methodOutcome(result, {
+    key: v.key,
+    label: v.label,
+    settings,
+    charge: "sampling-gradient",
+    thinAfter: stop === null ? thin : 1,
+  });
+}
+
+/** The SG run `r` at ε: R kept draws after the burn-in (SGLD: × its thinning). */
+function _sgRun(env: _SgEnv, config: ComparisonConfig, r: _SgRunSpec, stepSize: number) {
+  const v = config.sgVariants.find((x) => x.key === r.key)!;
+  const thin = v.kind === "sgld" ? env.sizes.paperSteps : 1;
+  return _sgSample(env, v, stepSize, {
+    iterations: config.numSamples * thin,
+    burnIn: config.sgBurnIn * thin,
+    seed: r.seed,
+  });
+}
+
+/**
+ * The step-size grid of variant `v` at equal evaluation budget, the chosen ε
+ * (smallest moment error against full-data HMC) marked.
+ */
+function _sgGrid(
+  env: _SgEnv,
+  v: SgVariant,
+  config: ComparisonConfig,
+  ref: PosteriorMoments,
+  budget: number,
+): GridRow[] {
+  const { m, lambdaMax, paperSteps } = env.sizes;
+  const values = v.kind === "sgld" ? config.sgldGrid.map((c) => c / lambdaMax) : config.sghmcGrid;
+  const rows: GridRow[] = [];
+  values.forEach((eps, i) => {
+    const numSteps = v.kind === "sgld" ? 1 : Math.ceil(_TRAJECTORY / eps);
+    const perIt = numSteps * m;
+    const thin = v.kind === "sgld" ? paperSteps : 1;
+    let iterations = Math.max(20 * thin, Math.round(budget / perIt));
+    iterations = Math.ceil(iterations / thin) * thin;
+    const burnIn = Math.max(10 * thin, Math.round(iterations / 4));
+    const o = _sgSample(env, v, eps, {
+      iterations,
+      burnIn,
+      seed: `${config.seed}/grid/${v.key}/${i}`,
+    });
+    const errors = o.unstable ? null : momentErrors(o.moments, ref);
+    rows.push({
+      variant: v.key,
+      label: v.label,
+      stepSize: eps,
+      relative: v.kind === "sgld" ? eps * lambdaMax : NaN,
+      numSteps,
+      iterations,
+      evaluations: o.evaluations,
+      errors: errors !== null && Number.isFinite(errors.combined) ? errors : null,
+      medianIf: o.unstable ? NaN : medianInefficiency(o),
+      chosen: false,
+    });
+  });
+  const k = chooseStepSize(
+    rows.map((r) => ({ stepSize: r.stepSize, error: r.errors?.combined ?? Infinity })),
+  );
+  rows[k].chosen = true;
+  return rows;
+}
+
+/** Arguments of the SG units. */
+interface _SgUnitArgs {
+  data: ComparisonData;
+  modelOptions: GlmOptions;
+  config: ComparisonConfig;
+  sizes: _SgSizes;
+}
+
+/** Run `fn` with an SG environment rebuilt from the data (same values as the caller's). */
+function _withSgEnv<T>(args: _SgUnitArgs, fn: (env: _SgEnv) => T): T {
+  const { model, dispose } = modelFromComparisonData(args.data, args.modelOptions);
+  try {
+    const env = _sgEnv(model, args.sizes);
+    try {
+      return fn(env);
+    } finally {
+      env.dispose();
+    }
+  } finally {
+    dispose();
+  }
+}
+
+function _sgGridUnit(
+  context: ExperimentContext,
+  args: _SgUnitArgs & {
+    key: string;
+    reference: PosteriorMoments;
+    budget: number;
+    runs: _SgRunSpec[];
+  },
+): _SgGridOut {
+  return _withSgEnv(args, (env) => {
+    const v = args.config.sgVariants.find((x) => x.key === args.key)!;
+    context.log(`step-size grid: ${v.label} …`);
+    const t0 = performance.now();
+    const rows = _sgGrid(env, v, args.config, args.reference, args.budget);
+    const seconds = (performance.now() - t0) / 1000;
+    const eps = rows.find((r) => r.chosen)!.stepSize;
+    const runs = args.runs.map((r) => {
+      context.log(`${r.stage} …`);
+      const t1 = performance.now();
+      const outcome = _sgRun(env, args.config, r, eps);
+      return { outcome, seconds: (performance.now() - t1) / 1000 };
+    });
+    return { rows, seconds, runs };
+  });
+}
+
+function _sgRunUnit(
+  _context: ExperimentContext,
+  args: _SgUnitArgs & { run: _SgRunSpec },
+): _SgRunOut {
+  return _withSgEnv(args, (env) => {
+    const t0 = performance.now();
+    const outcome = _sgRun(env, args.config, args.run, args.run.stepSize!);
+    return { outcome, seconds: (performance.now() - t0) / 1000 };
+  });
+}
+
+/**
  * The units of {@link runComparison} (an experiment that calls it lists
  * these in its `units`): the full-data HMC reference, and the HMC-ECS runs
  * one after another on one model. Both depend only on the data and θ* from
@@ -413,6 +719,8 @@ function _ecsUnit(
 export const COMPARISON_UNITS: Readonly<Record<string, UnitFunction>> = {
   "comparison-reference": _referenceUnit,
   "comparison-ecs": _ecsUnit,
+  "comparison-sg-grid": _sgGridUnit,
+  "comparison-sg-run": _sgRunUnit,
 };
 
 /**
@@ -451,10 +759,16 @@ export async function runComparison(
     await yieldToEventLoop();
     context.log(`${stage} …`);
     const t0 = performance.now();
+    const cpu0 = threadCpuSeconds();
     const out = fn();
     const s = (performance.now() - t0) / 1000;
+    const cpu1 = threadCpuSeconds();
     timings.push({ stage, seconds: s });
-    context.log(`${stage}: ${s.toFixed(1)} s`);
+    context.log(
+      `${stage}: ${s.toFixed(1)} s${
+        cpu0 === null || cpu1 === null ? "" : ` (CPU ${(cpu1 - cpu0).toFixed(1)} s)`
+      }`,
+    );
     return out;
   };
 
@@ -523,163 +837,138 @@ export async function runComparison(
 
   // 4. SG set-up (§6.4): control variates and M = −∇²log π at θ* = the HMC
   //    posterior mean, not charged to the SG methods (as in the paper).
-  const sgStart = thetaStar0;
-  const thetaStarSg = Float64Array.from(ref.mean);
-  const cv = new ControlVariates(model, thetaStarSg, { order: 2, computeHessian: true });
-  const priorHess = new Float64Array(d * d);
-  model.logPriorHessian(thetaStarSg, priorHess);
-  const hessian = new Float64Array(d * d);
-  for (let i = 0; i < d * d; i++) hessian[i] = cv.hessSum[i] + priorHess[i];
-  const metric: Metric = metricFromNegativeHessian(hessian);
-  const cond = conditioning(cv.hessSum, priorHess, n);
-  const lambdaMax = cond.lambdaMax;
-  const estimators: Record<string, GradientEstimator> = {
-    cv: controlVariateGradient(model, { batchSize: m, controlVariates: cv }),
-    minibatch: minibatchGradient(model, { batchSize: m }),
+  const sgSizes: _SgSizes = {
+    thetaStarSg: Float64Array.from(ref.mean),
+    sgStart: thetaStar0,
+    m,
+    matchedSteps,
+    paperSteps,
+    lambdaMax: NaN,
+    lambdaMin: NaN,
   };
+  const env = _sgEnv(model, sgSizes);
+  const cond = conditioning(env.cv.hessSum, env.priorHess, n);
+  const lambdaMax = cond.lambdaMax;
+  sgSizes.lambdaMax = lambdaMax;
+  sgSizes.lambdaMin = cond.lambdaMin;
   const budget = (config.gridBudgetFraction ?? 1) * perturbed.evaluationsSampling;
 
-  const runSg = (
-    v: SgVariant,
-    stepSize: number,
-    sizes: { iterations: number; burnIn: number; seed: string },
-  ): { outcome: MethodOutcome; numSteps: number; thin: number } => {
-    const estimator = estimators[v.controlVariates ? "cv" : "minibatch"];
-    const numSteps = v.kind === "sgld"
-      ? 1
-      : typeof v.steps === "number"
-      ? v.steps
-      : v.steps === "matched"
-      ? matchedSteps
-      : Math.ceil(_TRAJECTORY / stepSize);
-    const thin = v.kind === "sgld" ? paperSteps : 1;
-    const sampler = v.kind === "sgld"
-      ? sgld.sampler({ estimator, stepSize })
-      : sghmc.sampler({ estimator, stepSize, numIntegrationSteps: numSteps, metric, friction: 1 });
-    const settings = v.kind === "sgld"
-      ? `ε = ${stepSize.toExponential(2)} (ε·λ_max = ${
-        (stepSize * lambdaMax).toPrecision(3)
-      }, ε·λ_min = ${
-        (stepSize * cond.lambdaMin).toPrecision(3)
-      }), m = ${m}, ${sizes.iterations} iterations (L = ${thin} per HMC-ECS draw), IF from the unthinned chain, thinned by ${thin} for the kept draws`
-      : `ε = ${stepSize}, L = ${numSteps}, m = ${m}, C = I, M = −∇²log π(θ*)`;
-    let result: SamplingResult = sampleChains({
-      sampler: sampler as Parameters<typeof sampleChains>[0]["sampler"],
-      model,
-      seed: sizes.seed,
-      numChains: 1,
-      numWarmup: sizes.burnIn,
-      numSamples: sizes.iterations,
-      thin: 1,
-      initialPosition: sgStart,
-      recordWarmupInfo: false,
-    });
-    const stop = result.chains[0].stop;
-    if (stop?.kind === "error") throw stop.error;
-    if (stop !== null) {
-      // Diverged (the sampler reported it and stopped the chain): marked
-      // unstable through NaN draws, as the step-size grid expects.
-      const empty = Array.from({ length: d }, () => new Float64Array(4).fill(NaN));
-      result = {
-        parameterNames: [...model.parameterNames],
-        numChains: 1,
-        numWarmup: sizes.burnIn,
-        numSamples: 4,
-        thin: 1,
-        numDraws: 4,
-        draws: [empty],
-        chains: [{
-          chainId: 0,
-          draws: empty,
-          numDraws: 4,
-          numDivergent: result.chains[0].numDivergent,
-          stop: result.chains[0].stop,
-          info: { warmup: {}, sampling: {} },
-          cost: {
-            warmup: newCostCounter(),
-            sampling: newCostCounter(),
-          },
-          wallTimeMs: { warmup: 0, sampling: 0 },
-          tuning: {},
-          initialPosition: sgStart,
-        }],
-      };
-    }
-    return {
-      outcome: methodOutcome(result, {
+  // The SG runs at their chosen ε: seed 1 (every variant, config order), then
+  // the further seeds (the variants of `seedVariants`).
+  const runSpecs: _SgRunSpec[] = [];
+  for (let k = 0; k < numSeeds; k++) {
+    for (const v of config.sgVariants) {
+      if (k > 0 && config.seedVariants !== undefined && !config.seedVariants.includes(v.key)) {
+        continue;
+      }
+      const source = v.stepSizeFrom ?? v.key;
+      if (
+        v.stepSize === undefined &&
+        !config.sgVariants.some((g) =>
+          g.key === source && g.stepSize === undefined && g.stepSizeFrom === undefined
+        )
+      ) {
+        throw new RangeError(
+          `variant ${v.key} takes its step size from ${v.stepSizeFrom}, which ran no grid`,
+        );
+      }
+      runSpecs.push({
         key: v.key,
-        label: v.label,
-        settings,
-        charge: "sampling-gradient",
-        thinAfter: stop === null ? thin : 1,
-      }),
-      numSteps,
-      thin,
-    };
-  };
+        seedIndex: k,
+        seed: k === 0 ? `${config.seed}/sg/${v.key}` : `${config.seed}/sg/${v.key}/seed${k + 1}`,
+        stage: k === 0 ? v.label : `${v.label} (seed ${k + 1})`,
+        stepSize: v.stepSize,
+        gridKey: v.stepSize === undefined ? source : undefined,
+      });
+    }
+  }
+  const gridVariants = config.sgVariants.filter((v) =>
+    v.stepSizeFrom === undefined && v.stepSize === undefined
+  );
 
   // 5. Step-size grids at equal evaluation budget; choose by the smallest
-  //    moment error against full-data HMC.
+  //    moment error against full-data HMC. 6. The SG methods at their chosen
+  //    ε, fresh seeds, R kept draws each. 7. Further seeds: perturbed HMC-ECS
+  //    (above) and the SG methods again, new streams.
   const grid: GridRow[] = [];
   const chosenStepSize: Record<string, number> = {};
-  for (const v of config.sgVariants) {
-    if (v.stepSizeFrom !== undefined || v.stepSize !== undefined) continue;
-    await timed(`step-size grid: ${v.label}`, () => {
-      const values = v.kind === "sgld"
-        ? config.sgldGrid.map((c) => c / lambdaMax)
-        : config.sghmcGrid;
-      const rows: GridRow[] = [];
-      values.forEach((eps, i) => {
-        const numSteps = v.kind === "sgld" ? 1 : Math.ceil(_TRAJECTORY / eps);
-        const perIt = numSteps * m;
-        const thin = v.kind === "sgld" ? paperSteps : 1;
-        let iterations = Math.max(20 * thin, Math.round(budget / perIt));
-        iterations = Math.ceil(iterations / thin) * thin;
-        const burnIn = Math.max(10 * thin, Math.round(iterations / 4));
-        const r = runSg(v, eps, { iterations, burnIn, seed: `${config.seed}/grid/${v.key}/${i}` });
-        const o = r.outcome;
-        const errors = o.unstable ? null : momentErrors(o.moments, ref);
-        rows.push({
-          variant: v.key,
-          label: v.label,
-          stepSize: eps,
-          relative: v.kind === "sgld" ? eps * lambdaMax : NaN,
-          numSteps,
-          iterations,
-          evaluations: o.evaluations,
-          errors: errors !== null && Number.isFinite(errors.combined) ? errors : null,
-          medianIf: o.unstable ? NaN : medianInefficiency(o),
-          chosen: false,
-        });
-      });
-      const k = chooseStepSize(
-        rows.map((r) => ({ stepSize: r.stepSize, error: r.errors?.combined ?? Infinity })),
-      );
-      rows[k].chosen = true;
-      chosenStepSize[v.key] = rows[k].stepSize;
-      grid.push(...rows);
+  const runOut = new Map<_SgRunSpec, { outcome: MethodOutcome; seconds: number }>();
+  if (config.sgUnits === true) {
+    // Each grid (with the runs at its chosen ε) and each run at a fixed ε in
+    // its own unit, all at once (see `sgUnits`).
+    env.dispose();
+    await yieldToEventLoop();
+    const sgShared = { ...shared, sizes: sgSizes };
+    const cells = (rows: number) => rows * d * _SG_SECONDS_PER_CELL;
+    const runRows = (r: _SgRunSpec) => {
+      const v = config.sgVariants.find((x) => x.key === r.key)!;
+      return (config.numSamples + config.sgBurnIn) * m *
+        (v.kind === "sgld" ? paperSteps : _sgSteps(v, r.stepSize ?? 0.1, matchedSteps));
+    };
+    const requests: UnitRequest[] = [
+      ...gridVariants.map((v) => {
+        const runs = runSpecs.filter((r) => r.gridKey === v.key);
+        const gridRows = (v.kind === "sgld" ? config.sgldGrid : config.sghmcGrid).length *
+          budget * 1.25;
+        return {
+          unit: "comparison-sg-grid",
+          args: { ...sgShared, key: v.key, reference: ref, budget, runs },
+          weight: cells(gridRows + runs.reduce((s, r) => s + runRows(r), 0)),
+          label: `SG step-size grid: ${v.label}, and its runs`,
+        };
+      }),
+      ...runSpecs.filter((r) => r.gridKey === undefined).map((r) => ({
+        unit: "comparison-sg-run",
+        args: { ...sgShared, run: r },
+        weight: cells(runRows(r)),
+        label: r.stage,
+      })),
+    ];
+    const results = await runUnits(context, options.units ?? COMPARISON_UNITS, requests);
+    gridVariants.forEach((v, i) => {
+      const g = results[i] as _SgGridOut;
+      timings.push({ stage: `step-size grid: ${v.label}`, seconds: g.seconds });
+      grid.push(...g.rows);
+      chosenStepSize[v.key] = g.rows.find((r) => r.chosen)!.stepSize;
+      runSpecs.filter((r) => r.gridKey === v.key).forEach((r, j) => runOut.set(r, g.runs[j]));
     });
-  }
-
-  // 6. The SG methods at their chosen ε, fresh seeds, R kept draws each.
-  const sg: MethodOutcome[] = [];
-  for (const v of config.sgVariants) {
-    const eps = v.stepSize ?? chosenStepSize[v.stepSizeFrom ?? v.key];
-    if (eps === undefined) {
-      throw new RangeError(
-        `variant ${v.key} takes its step size from ${v.stepSizeFrom}, which ran no grid`,
-      );
+    runSpecs.filter((r) => r.gridKey === undefined).forEach((r, j) =>
+      runOut.set(r, results[gridVariants.length + j] as _SgRunOut)
+    );
+    for (let k = 0; k < numSeeds; k++) {
+      if (k > 0) timings.push({ stage: ecsStage(ecsRuns[2 + k]), seconds: ecsOut[2 + k].seconds });
+      for (const r of runSpecs.filter((x) => x.seedIndex === k)) {
+        timings.push({ stage: r.stage, seconds: runOut.get(r)!.seconds });
+      }
     }
-    const thin = v.kind === "sgld" ? paperSteps : 1;
-    const o = await timed(v.label, () =>
-      runSg(v, eps, {
-        iterations: config.numSamples * thin,
-        burnIn: config.sgBurnIn * thin,
-        seed: `${config.seed}/sg/${v.key}`,
-      }).outcome);
-    sg.push(o);
+  } else {
+    try {
+      for (const v of gridVariants) {
+        const g = await timed(
+          `step-size grid: ${v.label}`,
+          () => _sgGrid(env, v, config, ref, budget),
+        );
+        grid.push(...g);
+        chosenStepSize[v.key] = g.find((r) => r.chosen)!.stepSize;
+      }
+      for (let k = 0; k < numSeeds; k++) {
+        if (k > 0) {
+          timings.push({ stage: ecsStage(ecsRuns[2 + k]), seconds: ecsOut[2 + k].seconds });
+        }
+        for (const r of runSpecs.filter((x) => x.seedIndex === k)) {
+          const eps = r.stepSize ?? chosenStepSize[r.gridKey!];
+          const t0 = performance.now();
+          const outcome = await timed(r.stage, () => _sgRun(env, config, r, eps));
+          runOut.set(r, { outcome, seconds: (performance.now() - t0) / 1000 });
+        }
+      }
+    } finally {
+      env.dispose();
+    }
   }
-  // 7. Further seeds: perturbed HMC-ECS and the SG methods again, new streams.
+  const sg: MethodOutcome[] = runSpecs.filter((r) => r.seedIndex === 0).map((r) =>
+    runOut.get(r)!.outcome
+  );
   const seedRct: Record<string, number[]> = {};
   const seedRctPaper: Record<string, number[]> = {};
   config.sgVariants.forEach((v, i) => {
@@ -687,26 +976,12 @@ export async function runComparison(
     seedRctPaper[v.key] = [medianRctPaper(sg[i], perturbed)];
   });
   for (let k = 1; k < numSeeds; k++) {
-    const tag = ` (seed ${k + 1})`;
-    const pkRun = ecsOut[2 + k];
-    timings.push({ stage: ecsStage(ecsRuns[2 + k]), seconds: pkRun.seconds });
-    const pk = pkRun.outcome;
-    for (const v of config.sgVariants) {
-      if (config.seedVariants !== undefined && !config.seedVariants.includes(v.key)) continue;
-      const eps = v.stepSize ?? chosenStepSize[v.stepSizeFrom ?? v.key];
-      const thin = v.kind === "sgld" ? paperSteps : 1;
-      const o = await timed(`${v.label}${tag}`, () =>
-        runSg(v, eps, {
-          iterations: config.numSamples * thin,
-          burnIn: config.sgBurnIn * thin,
-          seed: `${config.seed}/sg/${v.key}/seed${k + 1}`,
-        }).outcome);
-      seedRct[v.key].push(medianRct(o, pk));
-      seedRctPaper[v.key].push(medianRctPaper(o, pk));
+    const pk = ecsOut[2 + k].outcome;
+    for (const r of runSpecs.filter((x) => x.seedIndex === k)) {
+      seedRct[r.key].push(medianRct(runOut.get(r)!.outcome, pk));
+      seedRctPaper[r.key].push(medianRctPaper(runOut.get(r)!.outcome, pk));
     }
   }
-  for (const e of Object.values(estimators)) e.dispose();
-  cv.dispose();
 
   return {
     thetaStar0,

@@ -1,7 +1,8 @@
 /**
  * The worker behind `deno task replicate`'s parallel runs: it runs one
  * registered experiment, or one unit of it, per worker and posts back its
- * log lines and its result (or the error's text).
+ * log lines and its result (or the error's text). It loads only that
+ * experiment's modules (`experiment_loaders.ts`).
  *
  * ```
  *  main → worker   { name, quick, seed, outDir[, unit, args] }  (see ExperimentRequest)
@@ -17,7 +18,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { EXPERIMENTS } from "./registry.ts";
+import { EXPERIMENT_LOADERS } from "./experiment_loaders.ts";
 import type { ExperimentContext, UnitRequest } from "./experiment.ts";
 import type { ExperimentReply, ExperimentRequest, UnitsReply } from "./experiment_protocol.ts";
 import { errorText, threadCpuSeconds } from "./experiment_protocol.ts";
@@ -36,7 +37,15 @@ self.onmessage = async (event: MessageEvent<ExperimentRequest | UnitsReply>) => 
     return;
   }
   const { name, quick, seed, outDir, unit } = data;
-  const experiment = EXPERIMENTS.find((e) => e.name === name);
+  // Only this experiment's modules are loaded (not the whole registry's).
+  const load = Object.hasOwn(EXPERIMENT_LOADERS, name) ? EXPERIMENT_LOADERS[name] : undefined;
+  let experiment;
+  try {
+    experiment = load === undefined ? undefined : await load();
+  } catch (e) {
+    post({ kind: "error", error: errorText(e), cpuSeconds: null });
+    return;
+  }
   const fn = unit === undefined ? undefined : experiment?.units?.[unit];
   if (experiment === undefined || (unit !== undefined && fn === undefined)) {
     post({

@@ -55,32 +55,33 @@ export function defaultJobs(): number {
 }
 
 /**
- * Each experiment's critical path on an idle machine, in CPU seconds: its
- * own sequential work plus its longest unit (units run beside it), full and
- * quick. Experiments start in this order (longest first; unknown names last,
- * in registry order), and an experiment's units with its priority, so that
- * the longest chains start first and a started chain is not left waiting. Measured idle
- * in docs/replication.md ("The last measured runs"; R0 and R16 as in "Less CPU for
- * the full run").
+ * Each experiment's critical path in CPU seconds: its own sequential work
+ * plus its longest unit (units run beside it), full and quick. Experiments
+ * start in this order (longest first; unknown names last, in registry order),
+ * and an experiment's units with its priority, so that the longest chains
+ * start first and a started chain is not left waiting. Full: measured idle in
+ * docs/replication.md ("The last measured runs"; R0 and R16 as in "Less CPU
+ * for the full run"); quick: measured under load in docs/replication.md
+ * ("Quick mode: R4 off the critical path"; only their order matters).
  */
 const _DURATION_HINT: Record<string, { full: number; quick: number }> = {
-  r4: { full: 500, quick: 95 },
-  r15: { full: 240, quick: 3.6 },
-  r2: { full: 216, quick: 6 },
-  r1: { full: 162, quick: 10 },
-  r5: { full: 112, quick: 26 },
-  r0: { full: 100, quick: 2.6 },
-  r9: { full: 98, quick: 9.1 },
+  r4: { full: 500, quick: 16 },
+  r15: { full: 240, quick: 2.4 },
+  r2: { full: 216, quick: 5 },
+  r1: { full: 162, quick: 5.9 },
+  r5: { full: 112, quick: 2 },
+  r0: { full: 100, quick: 1.9 },
+  r9: { full: 98, quick: 2.1 },
   r10: { full: 95, quick: 2.6 },
-  r16: { full: 90, quick: 2.7 },
-  r11: { full: 87, quick: 8.5 },
-  r7: { full: 83, quick: 4.5 },
-  r8: { full: 64, quick: 9.5 },
-  r12: { full: 46, quick: 8.5 },
-  r17: { full: 46, quick: 2.7 },
-  r13: { full: 43, quick: 9.2 },
-  r6: { full: 23, quick: 8.1 },
-  r3: { full: 12, quick: 4.1 },
+  r16: { full: 90, quick: 1.6 },
+  r11: { full: 87, quick: 4.2 },
+  r7: { full: 83, quick: 2.3 },
+  r8: { full: 64, quick: 7.5 },
+  r12: { full: 46, quick: 5 },
+  r17: { full: 46, quick: 1.3 },
+  r13: { full: 43, quick: 5.5 },
+  r6: { full: 23, quick: 3.6 },
+  r3: { full: 12, quick: 3.5 },
   r14: { full: 0.1, quick: 0.03 },
 };
 
