@@ -421,7 +421,8 @@ function _bind(
     }
     // Optional: builds made before the Parquet kernels lack them (the reader then
     // keeps its TypeScript pass and hyparquet's decoder), and builds made before
-    // the ICA and BFGS kernels lack those (their callers then keep their TypeScript loops).
+    // the ICA and BFGS kernels lack those (their callers then keep their TypeScript loops),
+    // and builds made before the windowed-row kernel lack it (GLMs then keep their dense rows).
     for (
       const name of [
         "pqTranspose",
@@ -431,6 +432,7 @@ function _bind(
         "icaDiff",
         "icaDiffCached",
         "bfgsUpdate",
+        "wrRange",
       ]
     ) {
       if (typeof ex[name] === "function") core[name] = ex[name];

@@ -27,7 +27,7 @@
 //
 // Files: family.ts (ℓ and derivatives), rows.ts (row primitives),
 // likelihood.ts (ℓ with ∇ℓ, ∇ℓ alone, XᵀWX), diff_kernels.ts, cv_kernels.ts,
-// moments.ts, vector.ts (the exported kernels);
+// moments.ts, vector.ts, windowed_rows.ts (the exported kernels);
 // family_ext.ts + likelihood_ext.ts: the extended families (scale parameter τ,
 // aux column for offsets and trials).
 
@@ -56,3 +56,4 @@ export { pqTranspose } from "./parquet";
 export { pqDictGather, pqLevelsAll, pqSnappy } from "./parquet_decode";
 export { icaDiff, icaDiffCached } from "./ica";
 export { bfgsUpdate } from "./dense";
+export { wrRange } from "./windowed_rows";
