@@ -16,8 +16,8 @@
 //
 // The sums are x·θ and Σℓ'x regrouped (constants apart, windows in their
 // own order), so they agree with the dense kernels of likelihood.ts to
-// rounding, not bit for bit. Rows go in pairs (one f64x2 through the family),
-// an odd last row alone; each window is two f64x2 multiply-adds for η and two
+// rounding, not bit for bit. Rows go four at a time (two f64x2 through the
+// family, their chains overlapping), the last n mod 4 one at a time; each window is two f64x2 multiply-adds for η and two
 // for the table. Accumulating into a table row per first column (not into
 // grad at s … s + 3) keeps the stores of neighbouring rows either on the same
 // 16 bytes or apart.
@@ -71,24 +71,40 @@ function _wRows<F, M>(
   let sum = ZERO, ws = ZERO;
   const b2 = f64x2.splat(base);
   let i = start;
-  for (; i + 2 <= end; i += 2) {
+  // Four rows per step: the two pairs' exp/log chains overlap.
+  for (; i + 4 <= end; i += 4) {
     const pi = ptr + (<usize>i << 2);
     const a0 = load<i32>(pi), a1 = load<i32>(pi, 4), a2 = load<i32>(pi, 8);
+    const a3 = load<i32>(pi, 12), a4 = load<i32>(pi, 16);
     const eA = _wDot(col, dev, a0, a1, th);
     const eB = _wDot(col, dev, a1, a2, th);
-    const eta = f64x2.add(b2, f64x2.replace_lane(f64x2.splat(eA), 1, eB));
-    const yv = v128.load(y + (<usize>i << 3));
-    if (sizeof<M>() == 2) _famD1<F>(eta, yv);
-    else sum = f64x2.add(sum, _fam<F>(eta, yv));
+    const eC = _wDot(col, dev, a2, a3, th);
+    const eD = _wDot(col, dev, a3, a4, th);
+    const etaA = f64x2.add(b2, f64x2.replace_lane(f64x2.splat(eA), 1, eB));
+    const etaB = f64x2.add(b2, f64x2.replace_lane(f64x2.splat(eC), 1, eD));
+    const yA = v128.load(y + (<usize>i << 3));
+    const yB = v128.load(y + (<usize>i << 3), 16);
+    let d1A: v128;
+    if (sizeof<M>() == 2) {
+      _famD1<F>(etaA, yA);
+      d1A = _d1;
+      _famD1<F>(etaB, yB);
+    } else {
+      const lA = _fam<F>(etaA, yA);
+      d1A = _d1;
+      sum = f64x2.add(sum, f64x2.add(lA, _fam<F>(etaB, yB)));
+    }
     if (skipGrad) continue;
-    const d1 = _d1;
-    ws = f64x2.add(ws, d1);
-    _wAxpy(col, dev, a0, a1, tab, f64x2.splat(f64x2.extract_lane(d1, 0)));
-    _wAxpy(col, dev, a1, a2, tab, f64x2.splat(f64x2.extract_lane(d1, 1)));
+    const d1B = _d1;
+    ws = f64x2.add(ws, f64x2.add(d1A, d1B));
+    _wAxpy(col, dev, a0, a1, tab, f64x2.splat(f64x2.extract_lane(d1A, 0)));
+    _wAxpy(col, dev, a1, a2, tab, f64x2.splat(f64x2.extract_lane(d1A, 1)));
+    _wAxpy(col, dev, a2, a3, tab, f64x2.splat(f64x2.extract_lane(d1B, 0)));
+    _wAxpy(col, dev, a3, a4, tab, f64x2.splat(f64x2.extract_lane(d1B, 1)));
   }
   let total = f64x2.extract_lane(sum, 0) + f64x2.extract_lane(sum, 1);
   let wt = f64x2.extract_lane(ws, 0) + f64x2.extract_lane(ws, 1);
-  if (i < end) {
+  for (; i < end; i++) {
     const pi = ptr + (<usize>i << 2);
     const a0 = load<i32>(pi), a1 = load<i32>(pi, 4);
     const eta = f64x2.splat(base + _wDot(col, dev, a0, a1, th));
