@@ -470,6 +470,32 @@ export interface CoreExports {
   bfgsUpdate?(d: number, c: number, pairs: number, rho: number, count: number, h: number): void;
 
   /**
+   * ℓ and ∇ℓ of a family over rows [start, end) stored as column constants c
+   * plus windows of deviations (core/as/windowed_rows.ts, bound by
+   * core/windowed_rows.ts): row i's windows are ptr[i] … ptr[i+1] − 1 (i32),
+   * window w starts at column col[w] (u16) and holds four f64 deviations at
+   * dev + 32w; base = cᵀθ. Mode 0: returns Σℓᵢ, accumulates ℓ'(ηᵢ)·dev_w into
+   * the d × 4 table `tab` at row col[w] and writes Σℓ'(ηᵢ) to `wsum`; mode 1:
+   * the same without ℓ (returns 0); mode 2: Σℓᵢ alone. Families 0–2 only.
+   * Optional, as {@link CoreExports.icaDiff}.
+   */
+  wrRange?(
+    family: number,
+    famParam: number,
+    ptr: number,
+    col: number,
+    dev: number,
+    y: number,
+    start: number,
+    end: number,
+    theta: number,
+    base: number,
+    tab: number,
+    wsum: number,
+    mode: number,
+  ): number;
+
+  /**
    * One evaluation of HMC-ECS's difference estimator with its gradient over
    * positions [0, m) of a row buffer (core/as/ecs_kernels.ts, bound by
    * core/glm_kernels.ts `differenceEstimate`): Σq and A + Bδ from θ*, A, B at

@@ -422,7 +422,8 @@ function _bind(
     // Optional: builds made before the Parquet kernels lack them (the reader then
     // keeps its TypeScript pass and hyparquet's decoder), and builds made before
     // the ICA, BFGS and estimator kernels lack those (their callers then keep their
-    // TypeScript loops).
+    // TypeScript loops), and builds made before the windowed-row kernel lack it (GLMs then
+    // keep their dense rows).
     for (
       const name of [
         "pqTranspose",
@@ -433,6 +434,7 @@ function _bind(
         "icaDiffCached",
         "bfgsUpdate",
         "ecsEstimate",
+        "wrRange",
       ]
     ) {
       if (typeof ex[name] === "function") core[name] = ex[name];

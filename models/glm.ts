@@ -42,6 +42,7 @@
  */
 import type { Arena } from "../core/arena.ts";
 import { GlmKernels } from "../core/glm_kernels.ts";
+import { WindowedRows } from "../core/windowed_rows.ts";
 import type { GlmData } from "../data/dataset.ts";
 import {
   assertPosition,
@@ -138,6 +139,7 @@ export class GlmModel implements PerRowHessianModel {
   /** The options the model was built with (a copy), so that a worker can rebuild it. */
   readonly options: Readonly<GlmOptions>;
   #scaleDensity: ((tau: number) => [number, number, number]) | null;
+  #windowed: WindowedRows | null = null;
   #logPriorConst: number;
   #priorGrad: Float64Array;
 
@@ -203,6 +205,27 @@ export class GlmModel implements PerRowHessianModel {
     this.#logPriorConst = prior.logConst;
     this.#priorGrad = new Float64Array(this.dim);
     this.options = copyGlmOptions(options);
+    const layout = options.rowLayout ?? "dense";
+    if (layout !== "dense" && layout !== "windowed") {
+      throw new TypeError(
+        `GlmModel: rowLayout must be "dense" or "windowed", got ${JSON.stringify(layout)}`,
+      );
+    }
+    if (layout === "windowed" && this.kernels.hasCompactCache && this.dim === d) {
+      this.#windowed = WindowedRows.build(data, {
+        family: kernelFamily,
+        sigma: this.familyParam,
+      });
+    }
+  }
+
+  /**
+   * How the full-data ℓ and ∇ℓ passes read the rows: "windowed" when the
+   * `rowLayout: "windowed"` option was given and the data and family allow
+   * it, else "dense".
+   */
+  get rowLayout(): "dense" | "windowed" {
+    return this.#windowed === null ? "dense" : "windowed";
   }
 
   /**
@@ -256,7 +279,9 @@ export class GlmModel implements PerRowHessianModel {
       grad?.fill(0); // σ, φ or ν under- or overflows: zero density (the kernels reject it)
       return -Infinity;
     }
-    const ll = this.kernels.logLikelihood(this.data, theta, { grad });
+    const ll = this.#windowed !== null
+      ? this.#windowed.logLikelihood(theta, grad)
+      : this.kernels.logLikelihood(this.data, theta, { grad });
     this.cost.numLogLikRows += this.numRows;
     if (grad) this.cost.numGradRows += this.numRows;
     return ll;
@@ -337,7 +362,8 @@ export class GlmModel implements PerRowHessianModel {
     }
     assertPosition(theta, this.dim);
     assertLiveGlmData(this.data, "GlmModel.logDensityGradient");
-    this.kernels.gradient(this.data, theta, { grad });
+    if (this.#windowed !== null) this.#windowed.gradient(theta, grad);
+    else this.kernels.gradient(this.data, theta, { grad });
     this.cost.numLogLikRows += this.numRows;
     this.cost.numGradRows += this.numRows;
     const pg = this.#priorGrad;
@@ -348,6 +374,7 @@ export class GlmModel implements PerRowHessianModel {
   /** Release scratch buffers (the data set itself is not freed). */
   dispose(): void {
     this.kernels.dispose();
+    this.#windowed?.dispose();
   }
 }
 

@@ -53,6 +53,7 @@ export const GLM_OPTION_NAMES = [
   "priorMean",
   "interceptColumn",
   "interceptPriorScale",
+  "rowLayout",
 ] as const satisfies readonly (keyof GlmOptions)[];
 const _glmKeysComplete: [Exclude<keyof GlmOptions, typeof GLM_OPTION_NAMES[number]>] extends [never]
   ? true
@@ -93,6 +94,16 @@ export interface GlmOptions {
   interceptColumn?: number;
   /** Prior sd of the intercept column; `Infinity` gives a flat prior. */
   interceptPriorScale?: number;
+  /**
+   * How the full-data ℓ and ∇ℓ passes read the rows: "dense" (default: every
+   * cell), or "windowed": rows as column constants plus short windows of
+   * deviations (core/windowed_rows.ts), when the family is "logistic",
+   * "gaussian" or "poisson" without an offset, the core has the kernel and
+   * the windows hold at most 60 % of the cells; otherwise dense
+   * ({@link GlmModel.rowLayout} says which). The windowed sums agree with the
+   * dense ones to rounding, not bit for bit (docs/r4_sparse_rows.md).
+   */
+  rowLayout?: "dense" | "windowed";
 }
 
 /**
@@ -284,6 +295,7 @@ export function copyGlmOptions(o: GlmOptions): GlmOptions {
   if (o.nuPrior !== undefined) out.nuPrior = { ...o.nuPrior };
   if (o.offset !== undefined) out.offset = Array.from(o.offset);
   if (o.trials !== undefined) out.trials = Array.from(o.trials);
+  if (o.rowLayout !== undefined) out.rowLayout = o.rowLayout;
   if (o.scalePrior !== undefined) {
     out.scalePrior = typeof o.scalePrior === "string" ? o.scalePrior : { ...o.scalePrior };
   }

@@ -81,8 +81,12 @@ export interface ComparisonConfig {
   numSamples: number;
   /** HMC-ECS refresh period of θ* and M (paper 200). */
   updateEvery: number;
-  /** Full-data HMC reference: warmup (ε only; M is fixed at the MAP) and draws. */
-  reference: { numWarmup: number; numSamples: number };
+  /**
+   * Full-data HMC reference: warmup (ε only; M is fixed at the MAP) and
+   * draws; `rowLayout` overrides the model options' for the reference's
+   * model only (GlmOptions.rowLayout).
+   */
+  reference: { numWarmup: number; numSamples: number; rowLayout?: "dense" | "windowed" };
   /** HMC on the subset for θ*: fraction (0.01), minimum rows, iterations. */
   subset: { fraction: number; minRows: number; numWarmup: number; numSamples: number };
   /** SG burn-in in iterations (SGLD: × its thinning). */
@@ -394,7 +398,11 @@ function _referenceUnit(
   context: ExperimentContext,
   args: _UnitArgs,
 ): { outcome: MethodOutcome; seconds: number } {
-  const { model, dispose } = modelFromComparisonData(args.data, args.modelOptions);
+  const layout = args.config.reference.rowLayout;
+  const { model, dispose } = modelFromComparisonData(
+    args.data,
+    layout === undefined ? args.modelOptions : { ...args.modelOptions, rowLayout: layout },
+  );
   try {
     const t0 = performance.now();
     const outcome = _referenceRun(model, args.config, args.thetaStar0, context);

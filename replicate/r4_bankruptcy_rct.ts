@@ -90,7 +90,7 @@ const _FULL: _Settings = {
     numWarmup: 1000,
     numSamples: 2000,
     updateEvery: 200,
-    reference: { numWarmup: 150, numSamples: 1000 },
+    reference: { numWarmup: 150, numSamples: 1000, rowLayout: "windowed" },
     subset: { fraction: 0.01, minRows: 3000, numWarmup: 400, numSamples: 600 },
     sgBurnIn: 500,
     sghmcGrid: [0.01, 0.02, 0.06, 0.15, 0.4],
@@ -115,7 +115,7 @@ const _QUICK: _Settings = {
     // SG-HMC₁ runs at the paper's ε (L = 60, m = 2 000) dominate quick R4.
     numSamples: 200,
     updateEvery: 100,
-    reference: { numWarmup: 100, numSamples: 300 },
+    reference: { numWarmup: 100, numSamples: 300, rowLayout: "windowed" },
     subset: { fraction: 0.01, minRows: 2000, numWarmup: 150, numSamples: 250 },
     sgBurnIn: 50,
     sghmcGrid: [0.05, 0.2],

@@ -27,8 +27,8 @@
 //
 // Files: family.ts (ℓ and derivatives), rows.ts (row primitives),
 // likelihood.ts (ℓ with ∇ℓ, ∇ℓ alone, XᵀWX), diff_kernels.ts, cv_kernels.ts,
-// moments.ts, vector.ts (the exported kernels), ecs_kernels.ts (HMC-ECS's
-// difference estimator with its gradient in one call);
+// moments.ts, vector.ts, windowed_rows.ts (the exported kernels), ecs_kernels.ts
+// (HMC-ECS's difference estimator with its gradient in one call);
 // family_ext.ts + likelihood_ext.ts: the extended families (scale parameter τ,
 // aux column for offsets and trials).
 
@@ -58,3 +58,4 @@ export { pqDictGather, pqLevelsAll, pqSnappy } from "./parquet_decode";
 export { icaDiff, icaDiffCached } from "./ica";
 export { bfgsUpdate } from "./dense";
 export { ecsEstimate } from "./ecs_kernels";
+export { wrRange } from "./windowed_rows";

@@ -172,3 +172,67 @@ Deno.test("GlmModel rejects bad input with a clear message", async (t) => {
     );
   });
 });
+
+Deno.test('GlmModel rowLayout: "windowed" where the rows repeat per-column values, same posterior to rounding', () => {
+  const arena = loadCore();
+  // A spline-like design as f32: an intercept and three blocks of 8 columns
+  // holding their column's constant except for a run of 3 cells per block.
+  const n = 301, d = 25, rng = new Rng(5);
+  const x = new Float64Array(n * d), y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x[i * d] = 1;
+    for (let j = 1; j < d; j++) x[i * d + j] = -0.125 * (j % 5);
+    for (let b = 0; b < 3; b++) {
+      const s = 1 + 8 * b + Math.floor(rng.uniform() * 6);
+      for (let j = s; j < s + 3; j++) x[i * d + j] = rng.uniform();
+    }
+    y[i] = rng.uniform() < 0.3 ? 1 : 0;
+  }
+  const data = glmDataFromArrays(arena, x, y, { numCols: d, storage: "f32" });
+  const options = { family: "logistic" as const, priorScale: 2, interceptColumn: 0 };
+  const dense = new GlmModel(data, options);
+  const windowed = new GlmModel(data, { ...options, rowLayout: "windowed" });
+  assert.equal(dense.rowLayout, "dense");
+  assert.equal(windowed.rowLayout, "windowed");
+  assert.equal(windowed.options.rowLayout, "windowed");
+  const theta = rng.fillNormal(new Float64Array(d), { sd: 0.3 });
+  const g1 = new Float64Array(d), g2 = new Float64Array(d), g3 = new Float64Array(d);
+  const l1 = dense.logDensityAndGradient(theta, g1);
+  const l2 = windowed.logDensityAndGradient(theta, g2);
+  windowed.logDensityGradient(theta, g3);
+  assert.ok(Math.abs(l1 - l2) < 1e-12 * Math.abs(l1));
+  for (let j = 0; j < d; j++) {
+    assert.ok(Math.abs(g1[j] - g2[j]) < 1e-11, `∇${j}`);
+    assert.ok(Object.is(g3[j], g2[j]), `gradient-only ∇${j}`);
+  }
+  assert.ok(Object.is(windowed.logDensity(theta), l2));
+  assert.equal(windowed.cost.numGradRows, 2 * n);
+  // Rows with no repeated values, a family without the kernel: dense.
+  const plain = glmDataFromArrays(
+    arena,
+    _data("logistic", 50, 6, 1).x,
+    _data("logistic", 50, 6, 1).y,
+    {
+      numCols: 6,
+    },
+  );
+  assert.equal(
+    new GlmModel(plain, { family: "logistic", rowLayout: "windowed" }).rowLayout,
+    "dense",
+  );
+  assert.equal(
+    new GlmModel(data, {
+      family: "binomial",
+      trials: new Float64Array(n).fill(1),
+      rowLayout: "windowed",
+    })
+      .rowLayout,
+    "dense",
+  );
+  assert.throws(
+    () => new GlmModel(data, { ...options, rowLayout: "sparse" as "dense" }),
+    /rowLayout must be "dense" or "windowed", got "sparse"/,
+  );
+  windowed.dispose();
+  dense.dispose();
+});

@@ -260,6 +260,7 @@ Deno.test("withPrior(): every GlmModel method is either replaced or known not to
     "logLikelihoodRows",
     "perRowGradients",
     "perRowHessians",
+    "rowLayout",
   ];
   const names = new Set<string>();
   for (
