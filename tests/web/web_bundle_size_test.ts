@@ -15,7 +15,7 @@ import { REPO_ROOT } from "../_serve.ts";
 /** Bytes each file may have. */
 export const BUDGET: Readonly<Record<string, number>> = {
   "app.js": 34 * 1024,
-  "worker.js": 1000 * 1024,
+  "worker.js": 1160 * 1024,
 };
 
 Deno.test("web/dist: app.js and the worker bundle within their size budget", async () => {
