@@ -215,12 +215,20 @@ export function _argsort(values: Float64Array): Uint32Array {
 /** Folding around the pooled median (eq. 15): |x − median(x)|. */
 export function _fold(chains: readonly Float64Array[]): Float64Array[] {
   const median = _quantileSorted(_pool(chains).sort(), 0.5);
-  return chains.map((chain) => chain.map((v) => Math.abs(v - median)));
+  return chains.map((chain) => {
+    const out = new Float64Array(chain.length);
+    for (let i = 0; i < chain.length; i++) out[i] = Math.abs(chain[i] - median);
+    return out;
+  });
 }
 
 /** Indicator chains I(x ≤ q) as 0/1 values. */
 export function _indicator(chains: readonly Float64Array[], q: number): Float64Array[] {
-  return chains.map((chain) => chain.map((v) => (v <= q ? 1 : 0)));
+  return chains.map((chain) => {
+    const out = new Float64Array(chain.length);
+    for (let i = 0; i < chain.length; i++) out[i] = chain[i] <= q ? 1 : 0;
+    return out;
+  });
 }
 
 /**

@@ -37,7 +37,7 @@
  */
 
 import { _indicator, _isConstant, _splitChains, _zScale } from "./_chains.ts";
-import { _chains, _mean, _pool, _probability, _variance } from "./_util.ts";
+import { _chains, _mean, _meanF64, _pool, _probability, _varianceF64 } from "./_util.ts";
 import { _autocovariances } from "./fft.ts";
 import { _quantileSorted } from "./quantile.ts";
 
@@ -60,14 +60,23 @@ export function _ess(chains: readonly Float64Array[]): number {
   const n = chains[0].length;
   if (n < 3 || _isConstant(chains)) return NaN;
   const chainMeans = new Float64Array(m);
-  for (let c = 0; c < m; c++) chainMeans[c] = _mean(chains[c]);
+  for (let c = 0; c < m; c++) chainMeans[c] = _meanF64(chains[c]);
   // A chain whose draws are all equal has zero autocovariance at every lag
   // (posterior sets these exactly; the FFT would leave round-off).
   // When every chain is constant but the chains differ (stuck chains, or
   // indicator chains that are all 0 in one chain and all 1 in another) there
   // is nothing to transform: all autocovariances are zero, var⁺ = B/n > 0,
   // every ρ̂_t is 1 and the ESS is small, as in posterior.
-  const varying = chains.filter((chain) => chain.some((v) => v !== chain[0]));
+  const varying: Float64Array[] = [];
+  for (const chain of chains) {
+    const first = chain[0];
+    for (let i = 1; i < n; i++) {
+      if (chain[i] !== first) {
+        varying.push(chain);
+        break;
+      }
+    }
+  }
   // Geyer's sequence of a chain that mixes stops after a few lags: first the
   // direct sums of the first lags (cheaper than two FFTs per pair of chains),
   // all lags by FFT only when the sequence reaches past them.
@@ -111,7 +120,7 @@ function _geyerEss(
   const lags = acovMeans.length;
   const meanVar = (acovMeans[0] * n) / (n - 1); // W
   let varPlus = (meanVar * (n - 1)) / n;
-  if (m > 1) varPlus += _variance(chainMeans);
+  if (m > 1) varPlus += _varianceF64(chainMeans);
 
   const rho = new Float64Array(lags);
   const rhoAt = (t: number): number => 1 - (meanVar - acovMeans[t]) / varPlus;
