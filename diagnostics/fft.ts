@@ -224,13 +224,23 @@ let _centred = new Float64Array(0);
  * i = 0, 1, … in order, so every γ_t is the plain loop's, bit for bit.
  */
 function _directAutocovariance(x: Float64Array, maxLag: number): Float64Array {
+  const out = new Float64Array(maxLag + 1);
+  _directAutocovarianceInto(x, _meanF64(x), out);
+  return out;
+}
+
+/**
+ * The biased autocovariances of `x` at lags 0 … out.length − 1 by the
+ * direct sum of {@link _directAutocovariance} into `out`, given the chain's
+ * mean (as `_meanF64(x)` computes it), bit for bit those of
+ * {@link _autocovariances} for so few lags.
+ */
+export function _directAutocovarianceInto(x: Float64Array, mean: number, out: Float64Array): void {
   const n = x.length;
-  const mean = _meanF64(x);
   if (_centred.length < n) _centred = new Float64Array(n);
   const c = _centred;
   for (let i = 0; i < n; i++) c[i] = x[i] - mean;
-  const lags = maxLag + 1;
-  const out = new Float64Array(lags);
+  const lags = out.length;
   let t = 0;
   for (; t + 4 <= lags; t += 4) {
     let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
@@ -258,7 +268,6 @@ function _directAutocovariance(x: Float64Array, maxLag: number): Float64Array {
     for (let i = 0; i + t < n; i++) s += c[i] * c[i + t];
     out[t] = s / n;
   }
-  return out;
 }
 
 /** Autocovariances of one validated chain (see {@linkcode _autocovariances}). */

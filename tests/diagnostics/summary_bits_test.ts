@@ -10,6 +10,7 @@
  */
 import { strict as assert } from "node:assert";
 import { summarize, type SummaryRow } from "../../diagnostics/summary.ts";
+import { _argsortHigh, _argsortRadix } from "../../diagnostics/_chains.ts";
 
 /** Park–Miller uniforms in (0, 1). */
 function uniforms(seed: number): () => number {
@@ -86,5 +87,25 @@ Deno.test("summarize: the rows of the previous implementation, bit for bit", asy
   for (const [label, draws] of inputs) {
     const rows = summarize(draws, ["a", "b"]).map(encodeRow);
     assert.deepStrictEqual(rows, expected[label], label);
+  }
+});
+
+Deno.test("_argsort: the high-word sort gives the radix sort's permutation", () => {
+  const u = uniforms(99);
+  const cases: [string, (i: number) => number][] = [
+    ["uniform", () => u() - 0.5],
+    ["ties", () => Math.floor(u() * 7) - 3],
+    ["±0 and signs", (i) => (i % 3 === 0 ? 0 : i % 3 === 1 ? -0 : u() - 0.5)],
+    ["infinities", (i) => (i % 17 === 0 ? -Infinity : i % 19 === 0 ? Infinity : u())],
+    ["runs of high words", () => 1 + Math.floor(u() * 50) * Number.EPSILON],
+    ["short runs, low words differ", () => Math.floor(u() * 200) + Math.floor(u() * 4) * 2 ** -40],
+    ["long runs (fallback)", () => 1e12 + Math.floor(u() * 1000)],
+    ["tiny and huge", () => (u() - 0.5) * 10 ** Math.floor(u() * 600 - 300)],
+  ];
+  for (const [label, make] of cases) {
+    for (const n of [1, 2, 65, 4000]) {
+      const x = Float64Array.from({ length: n }, (_, i) => make(i));
+      assert.deepStrictEqual(_argsortHigh(x), _argsortRadix(x), `${label}, n = ${n}`);
+    }
   }
 });
