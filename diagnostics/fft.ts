@@ -219,8 +219,8 @@ export function _autocovariances(
 let _centred = new Float64Array(0);
 
 /**
- * The defining O(n · maxLag) sum of the biased autocovariances. Four lags
- * share one pass over the chain (four running sums), each still summed over
+ * The defining O(n · maxLag) sum of the biased autocovariances. Eight (or
+ * four) lags share one pass over the chain (as many running sums), each still summed over
  * i = 0, 1, … in order, so every γ_t is the plain loop's, bit for bit.
  */
 function _directAutocovariance(x: Float64Array, maxLag: number): Float64Array {
@@ -242,6 +242,39 @@ export function _directAutocovarianceInto(x: Float64Array, mean: number, out: Fl
   for (let i = 0; i < n; i++) c[i] = x[i] - mean;
   const lags = out.length;
   let t = 0;
+  for (; t + 8 <= lags; t += 8) {
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    // Every lag t … t + 7 has a term at i while i + t + 7 < n.
+    const end = n - t - 7;
+    let i = 0;
+    for (; i < end; i++) {
+      const a = c[i];
+      const k = i + t;
+      s0 += a * c[k];
+      s1 += a * c[k + 1];
+      s2 += a * c[k + 2];
+      s3 += a * c[k + 3];
+      s4 += a * c[k + 4];
+      s5 += a * c[k + 5];
+      s6 += a * c[k + 6];
+      s7 += a * c[k + 7];
+    }
+    for (let j = i; j + t < n; j++) s0 += c[j] * c[j + t];
+    for (let j = i; j + t + 1 < n; j++) s1 += c[j] * c[j + t + 1];
+    for (let j = i; j + t + 2 < n; j++) s2 += c[j] * c[j + t + 2];
+    for (let j = i; j + t + 3 < n; j++) s3 += c[j] * c[j + t + 3];
+    for (let j = i; j + t + 4 < n; j++) s4 += c[j] * c[j + t + 4];
+    for (let j = i; j + t + 5 < n; j++) s5 += c[j] * c[j + t + 5];
+    for (let j = i; j + t + 6 < n; j++) s6 += c[j] * c[j + t + 6];
+    out[t] = s0 / n;
+    out[t + 1] = s1 / n;
+    out[t + 2] = s2 / n;
+    out[t + 3] = s3 / n;
+    out[t + 4] = s4 / n;
+    out[t + 5] = s5 / n;
+    out[t + 6] = s6 / n;
+    out[t + 7] = s7 / n;
+  }
   for (; t + 4 <= lags; t += 4) {
     let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     // Every lag t … t + 3 has a term at i while i + t + 3 < n.

@@ -11,6 +11,7 @@
 import { strict as assert } from "node:assert";
 import { summarize, type SummaryRow } from "../../diagnostics/summary.ts";
 import { _argsortHigh, _argsortRadix } from "../../diagnostics/_chains.ts";
+import { _directAutocovarianceInto } from "../../diagnostics/fft.ts";
 
 /** Park–Miller uniforms in (0, 1). */
 function uniforms(seed: number): () => number {
@@ -106,6 +107,25 @@ Deno.test("_argsort: the high-word sort gives the radix sort's permutation", () 
     for (const n of [1, 2, 65, 4000]) {
       const x = Float64Array.from({ length: n }, (_, i) => make(i));
       assert.deepStrictEqual(_argsortHigh(x), _argsortRadix(x), `${label}, n = ${n}`);
+    }
+  }
+});
+
+Deno.test("_directAutocovarianceInto: the plain lag-by-lag sums, bit for bit", () => {
+  const u = uniforms(7);
+  for (const n of [1, 2, 5, 8, 9, 17, 40, 501]) {
+    const x = Float64Array.from({ length: n }, () => u() * 3 - 1);
+    let mean = 0;
+    for (let i = 0; i < n; i++) mean += x[i];
+    mean /= n;
+    for (let lags = 1; lags <= Math.min(n, 21); lags++) {
+      const out = new Float64Array(lags);
+      _directAutocovarianceInto(x, mean, out);
+      for (let t = 0; t < lags; t++) {
+        let s = 0;
+        for (let i = 0; i + t < n; i++) s += (x[i] - mean) * (x[i + t] - mean);
+        assert.ok(Object.is(out[t], s / n), `n = ${n}, lags = ${lags}, t = ${t}`);
+      }
     }
   }
 });
