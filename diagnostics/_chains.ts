@@ -152,6 +152,77 @@ function _untiedScores(total: number): Float64Array {
 }
 
 const DIGIT_BITS = 11;
+
+/** Lengths up to which {@link _argsort} sorts on the high words first. */
+export const _SMALL_ARGSORT = 1 << 16;
+
+/** Longest run of equal high words {@link _argsortHigh} sorts by insertion. */
+const _RUN = 64;
+
+/**
+ * The permutation of {@link _argsortRadix}, for short arrays in half its
+ * passes: a stable radix sort of the high 32 bits of the keys only (3
+ * passes), then every run of equal high words sorted by the low words with
+ * a stable insertion sort. Sorting by (high, low) stably is what the 64-bit
+ * radix sort does, so the permutation is the same; a run longer than
+ * {@link _RUN} (draws that agree in sign, exponent and 20 mantissa bits, as
+ * 10¹² + small integers do) falls back to the full radix sort.
+ */
+export function _argsortHigh(values: Float64Array): Uint32Array {
+  const n = values.length;
+  const bits = new Float64Array(1);
+  const words = new Uint32Array(bits.buffer); // [low word, high word] (little-endian)
+  let hi = new Uint32Array(n);
+  const lo = new Uint32Array(n);
+  let index = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    bits[0] = values[i] === 0 ? 0 : values[i];
+    const h = words[1];
+    const negative = (h & 0x80000000) !== 0;
+    hi[i] = negative ? ~h >>> 0 : (h | 0x80000000) >>> 0;
+    lo[i] = negative ? ~words[0] >>> 0 : words[0];
+    index[i] = i;
+  }
+  let hi2 = new Uint32Array(n);
+  let index2 = new Uint32Array(n);
+  const offsets = new Uint32Array(1 << DIGIT_BITS);
+  for (let shift = 0; shift < 32; shift += DIGIT_BITS) {
+    offsets.fill(0);
+    for (let i = 0; i < n; i++) offsets[(hi[i] >>> shift) & DIGIT_MASK]++;
+    if (offsets[(hi[0] >>> shift) & DIGIT_MASK] === n) continue; // nothing moves
+    let sum = 0;
+    for (let d = 0; d < offsets.length; d++) {
+      const count = offsets[d];
+      offsets[d] = sum;
+      sum += count;
+    }
+    for (let i = 0; i < n; i++) {
+      const h = hi[i];
+      const p = offsets[(h >>> shift) & DIGIT_MASK]++;
+      hi2[p] = h;
+      index2[p] = index[i];
+    }
+    [hi, hi2] = [hi2, hi];
+    [index, index2] = [index2, index];
+  }
+  for (let a = 0; a < n;) {
+    const h = hi[a];
+    let b = a + 1;
+    while (b < n && hi[b] === h) b++;
+    if (b - a > _RUN) return _argsortRadix(values);
+    for (let k = a + 1; k < b; k++) {
+      const v = index[k], key = lo[v];
+      let j = k - 1;
+      while (j >= a && lo[index[j]] > key) {
+        index[j + 1] = index[j];
+        j--;
+      }
+      index[j + 1] = v;
+    }
+    a = b;
+  }
+  return index;
+}
 const DIGIT_MASK = (1 << DIGIT_BITS) - 1;
 
 /**
@@ -163,6 +234,11 @@ const DIGIT_MASK = (1 << DIGIT_BITS) - 1;
  * 2048-way streaming writes, which matters for millions of draws.
  */
 export function _argsort(values: Float64Array): Uint32Array {
+  return values.length <= _SMALL_ARGSORT ? _argsortHigh(values) : _argsortRadix(values);
+}
+
+/** The radix sort of {@link _argsort}, whatever the length. */
+export function _argsortRadix(values: Float64Array): Uint32Array {
   const n = values.length;
   const bits = new Float64Array(1);
   const words = new Uint32Array(bits.buffer); // [low word, high word] (little-endian)
@@ -215,12 +291,20 @@ export function _argsort(values: Float64Array): Uint32Array {
 /** Folding around the pooled median (eq. 15): |x − median(x)|. */
 export function _fold(chains: readonly Float64Array[]): Float64Array[] {
   const median = _quantileSorted(_pool(chains).sort(), 0.5);
-  return chains.map((chain) => chain.map((v) => Math.abs(v - median)));
+  return chains.map((chain) => {
+    const out = new Float64Array(chain.length);
+    for (let i = 0; i < chain.length; i++) out[i] = Math.abs(chain[i] - median);
+    return out;
+  });
 }
 
 /** Indicator chains I(x ≤ q) as 0/1 values. */
 export function _indicator(chains: readonly Float64Array[], q: number): Float64Array[] {
-  return chains.map((chain) => chain.map((v) => (v <= q ? 1 : 0)));
+  return chains.map((chain) => {
+    const out = new Float64Array(chain.length);
+    for (let i = 0; i < chain.length; i++) out[i] = chain[i] <= q ? 1 : 0;
+    return out;
+  });
 }
 
 /**

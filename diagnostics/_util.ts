@@ -129,6 +129,32 @@ export function _mean(x: ArrayLike<number>): number {
 }
 
 /**
+ * {@link _mean} of a Float64Array, the same sum in the same order: one
+ * element kind at its loads, so hot loops stay monomorphic.
+ */
+export function _meanF64(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i];
+  return s / x.length;
+}
+
+/** {@link _variance} of a Float64Array, bit for bit (see {@link _meanF64}). */
+export function _varianceF64(x: Float64Array): number {
+  const n = x.length;
+  const m = _meanF64(x);
+  const first = x[0];
+  let s = 0;
+  let equal = true;
+  for (let i = 0; i < n; i++) {
+    const v = x[i];
+    const d = v - m;
+    s += d * d;
+    if (v !== first) equal = false;
+  }
+  return equal && n > 1 ? 0 : s / (n - 1);
+}
+
+/**
  * Sample variance with denominator n − 1 (two-pass). Exactly 0 when all
  * values are equal (the rounded mean of equal values can be an ulp off, which
  * would leave a variance of ~1e-33 and turn R̂ = ∞ for stuck chains into a

@@ -37,8 +37,8 @@
  */
 
 import { _indicator, _isConstant, _splitChains, _zScale } from "./_chains.ts";
-import { _chains, _mean, _pool, _probability, _variance } from "./_util.ts";
-import { _autocovariances } from "./fft.ts";
+import { _chains, _mean, _meanF64, _pool, _probability, _varianceF64 } from "./_util.ts";
+import { _autocovariances, _directAutocovarianceInto } from "./fft.ts";
 import { _quantileSorted } from "./quantile.ts";
 
 /** Options for {@linkcode essBasic}. */
@@ -60,19 +60,31 @@ export function _ess(chains: readonly Float64Array[]): number {
   const n = chains[0].length;
   if (n < 3 || _isConstant(chains)) return NaN;
   const chainMeans = new Float64Array(m);
-  for (let c = 0; c < m; c++) chainMeans[c] = _mean(chains[c]);
+  for (let c = 0; c < m; c++) chainMeans[c] = _meanF64(chains[c]);
   // A chain whose draws are all equal has zero autocovariance at every lag
   // (posterior sets these exactly; the FFT would leave round-off).
   // When every chain is constant but the chains differ (stuck chains, or
   // indicator chains that are all 0 in one chain and all 1 in another) there
   // is nothing to transform: all autocovariances are zero, var⁺ = B/n > 0,
   // every ρ̂_t is 1 and the ESS is small, as in posterior.
-  const varying = chains.filter((chain) => chain.some((v) => v !== chain[0]));
+  const varying: Float64Array[] = [];
+  const varyingMeans: number[] = [];
+  for (let c = 0; c < m; c++) {
+    const chain = chains[c];
+    const first = chain[0];
+    for (let i = 1; i < n; i++) {
+      if (chain[i] !== first) {
+        varying.push(chain);
+        varyingMeans.push(chainMeans[c]);
+        break;
+      }
+    }
+  }
   // Geyer's sequence of a chain that mixes stops after a few lags: first the
   // direct sums of the first lags (cheaper than two FFTs per pair of chains),
   // all lags by FFT only when the sequence reaches past them.
   if (n > _FIRST_LAGS) {
-    const few = _geyerEss(_meanAutocovariances(varying, m, n, _FIRST_LAGS), chainMeans, n);
+    const few = _geyerEss(_firstMeanAutocovariances(varying, varyingMeans, m), chainMeans, n);
     if (few !== undefined) return few;
   }
   return _geyerEss(_meanAutocovariances(varying, m, n, n), chainMeans, n)!;
@@ -80,6 +92,25 @@ export function _ess(chains: readonly Float64Array[]): number {
 
 /** Lags whose autocovariances {@link _ess} sums directly before it tries the FFT. */
 const _FIRST_LAGS = 16;
+
+/**
+ * {@link _meanAutocovariances} at the first {@link _FIRST_LAGS} lags, bit for
+ * bit (direct sums, which `_autocovariances` uses for so few lags), with the
+ * chain means already at hand and one scratch array for all chains.
+ */
+function _firstMeanAutocovariances(
+  varying: readonly Float64Array[],
+  means: readonly number[],
+  m: number,
+): Float64Array {
+  const acovMeans = new Float64Array(_FIRST_LAGS);
+  const acov = new Float64Array(_FIRST_LAGS);
+  for (let c = 0; c < varying.length; c++) {
+    _directAutocovarianceInto(varying[c], means[c], acov);
+    for (let t = 0; t < _FIRST_LAGS; t++) acovMeans[t] += acov[t] / m;
+  }
+  return acovMeans;
+}
 
 /** The chains' autocovariances at lags 0 … lags − 1 averaged over all m chains (zero for constant chains). */
 function _meanAutocovariances(
@@ -111,7 +142,7 @@ function _geyerEss(
   const lags = acovMeans.length;
   const meanVar = (acovMeans[0] * n) / (n - 1); // W
   let varPlus = (meanVar * (n - 1)) / n;
-  if (m > 1) varPlus += _variance(chainMeans);
+  if (m > 1) varPlus += _varianceF64(chainMeans);
 
   const rho = new Float64Array(lags);
   const rhoAt = (t: number): number => 1 - (meanVar - acovMeans[t]) / varPlus;

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { _chain, _integer, _mean } from "./_util.ts";
+import { _chain, _integer, _meanF64 } from "./_util.ts";
 
 /** Options for {@linkcode autocovariance} and {@linkcode autocorrelation}. */
 export interface AutocovarianceOptions {
@@ -182,10 +182,10 @@ export function _autocovariances(
     const y = c + 1 < chains.length ? chains[c + 1] : undefined;
     re.fill(0);
     im.fill(0);
-    const mx = _mean(x);
+    const mx = _meanF64(x);
     for (let i = 0; i < n; i++) re[i] = x[i] - mx;
     if (y !== undefined) {
-      const my = _mean(y);
+      const my = _meanF64(y);
       for (let i = 0; i < n; i++) im[i] = y[i] - my;
     }
     _fft(re, im);
@@ -215,19 +215,92 @@ export function _autocovariances(
   return out;
 }
 
-/** The defining O(n · maxLag) sum of the biased autocovariances. */
+/** Scratch for the centred chain of {@link _directAutocovariance}, reused across calls. */
+let _centred = new Float64Array(0);
+
+/**
+ * The defining O(n · maxLag) sum of the biased autocovariances. Eight (or
+ * four) lags share one pass over the chain (as many running sums), each still summed over
+ * i = 0, 1, … in order, so every γ_t is the plain loop's, bit for bit.
+ */
 function _directAutocovariance(x: Float64Array, maxLag: number): Float64Array {
-  const n = x.length;
-  const mean = _mean(x);
-  const centred = new Float64Array(n);
-  for (let i = 0; i < n; i++) centred[i] = x[i] - mean;
   const out = new Float64Array(maxLag + 1);
-  for (let t = 0; t <= maxLag; t++) {
+  _directAutocovarianceInto(x, _meanF64(x), out);
+  return out;
+}
+
+/**
+ * The biased autocovariances of `x` at lags 0 … out.length − 1 by the
+ * direct sum of {@link _directAutocovariance} into `out`, given the chain's
+ * mean (as `_meanF64(x)` computes it), bit for bit those of
+ * {@link _autocovariances} for so few lags.
+ */
+export function _directAutocovarianceInto(x: Float64Array, mean: number, out: Float64Array): void {
+  const n = x.length;
+  if (_centred.length < n) _centred = new Float64Array(n);
+  const c = _centred;
+  for (let i = 0; i < n; i++) c[i] = x[i] - mean;
+  const lags = out.length;
+  let t = 0;
+  for (; t + 8 <= lags; t += 8) {
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    // Every lag t … t + 7 has a term at i while i + t + 7 < n.
+    const end = n - t - 7;
+    let i = 0;
+    for (; i < end; i++) {
+      const a = c[i];
+      const k = i + t;
+      s0 += a * c[k];
+      s1 += a * c[k + 1];
+      s2 += a * c[k + 2];
+      s3 += a * c[k + 3];
+      s4 += a * c[k + 4];
+      s5 += a * c[k + 5];
+      s6 += a * c[k + 6];
+      s7 += a * c[k + 7];
+    }
+    for (let j = i; j + t < n; j++) s0 += c[j] * c[j + t];
+    for (let j = i; j + t + 1 < n; j++) s1 += c[j] * c[j + t + 1];
+    for (let j = i; j + t + 2 < n; j++) s2 += c[j] * c[j + t + 2];
+    for (let j = i; j + t + 3 < n; j++) s3 += c[j] * c[j + t + 3];
+    for (let j = i; j + t + 4 < n; j++) s4 += c[j] * c[j + t + 4];
+    for (let j = i; j + t + 5 < n; j++) s5 += c[j] * c[j + t + 5];
+    for (let j = i; j + t + 6 < n; j++) s6 += c[j] * c[j + t + 6];
+    out[t] = s0 / n;
+    out[t + 1] = s1 / n;
+    out[t + 2] = s2 / n;
+    out[t + 3] = s3 / n;
+    out[t + 4] = s4 / n;
+    out[t + 5] = s5 / n;
+    out[t + 6] = s6 / n;
+    out[t + 7] = s7 / n;
+  }
+  for (; t + 4 <= lags; t += 4) {
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    // Every lag t … t + 3 has a term at i while i + t + 3 < n.
+    const end = n - t - 3;
+    let i = 0;
+    for (; i < end; i++) {
+      const a = c[i];
+      const k = i + t;
+      s0 += a * c[k];
+      s1 += a * c[k + 1];
+      s2 += a * c[k + 2];
+      s3 += a * c[k + 3];
+    }
+    for (let j = i; j + t < n; j++) s0 += c[j] * c[j + t];
+    for (let j = i; j + t + 1 < n; j++) s1 += c[j] * c[j + t + 1];
+    for (let j = i; j + t + 2 < n; j++) s2 += c[j] * c[j + t + 2];
+    out[t] = s0 / n;
+    out[t + 1] = s1 / n;
+    out[t + 2] = s2 / n;
+    out[t + 3] = s3 / n;
+  }
+  for (; t < lags; t++) {
     let s = 0;
-    for (let i = 0; i + t < n; i++) s += centred[i] * centred[i + t];
+    for (let i = 0; i + t < n; i++) s += c[i] * c[i + t];
     out[t] = s / n;
   }
-  return out;
 }
 
 /** Autocovariances of one validated chain (see {@linkcode _autocovariances}). */

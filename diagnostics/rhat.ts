@@ -26,7 +26,7 @@
  */
 
 import { _fold, _isConstant, _splitChains, _zScale } from "./_chains.ts";
-import { _chains, _mean, _variance } from "./_util.ts";
+import { _chains, _meanF64, _varianceF64 } from "./_util.ts";
 
 /** Options for {@linkcode rhatBasic}. */
 export interface RhatBasicOptions {
@@ -38,9 +38,15 @@ export interface RhatBasicOptions {
 export function _rhat(chains: readonly Float64Array[]): number {
   if (_isConstant(chains)) return NaN;
   const n = chains[0].length;
-  const means = chains.map(_mean);
-  const varBetween = n * _variance(means); // B
-  const varWithin = _mean(chains.map(_variance)); // W
+  const m = chains.length;
+  const means = new Float64Array(m);
+  const variances = new Float64Array(m);
+  for (let c = 0; c < m; c++) {
+    means[c] = _meanF64(chains[c]);
+    variances[c] = _varianceF64(chains[c]);
+  }
+  const varBetween = n * _varianceF64(means); // B
+  const varWithin = _meanF64(variances); // W
   return Math.sqrt((varBetween / varWithin + n - 1) / n);
 }
 

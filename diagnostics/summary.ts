@@ -42,7 +42,7 @@
  */
 
 import { signCorrectedSummary } from "./sign_corrected.ts";
-import { _describe, _integer, _mean, _pool, _variance } from "./_util.ts";
+import { _describe, _integer, _mean, _meanF64, _pool, _variance, _varianceF64 } from "./_util.ts";
 import {
   _argsort,
   _fold,
@@ -354,8 +354,8 @@ export function _summaryRowRanked(chains: Float64Array[], name: string): Summary
   if (sorted[total - 1] - sorted[0] < Number.EPSILON) return null; // constant
   const row: SummaryRow = {
     name,
-    mean: _mean(pooled),
-    sd: Math.sqrt(_variance(pooled)),
+    mean: _meanF64(pooled),
+    sd: Math.sqrt(_varianceF64(pooled)),
     q5: _quantileSorted(sorted, 0.05),
     q50: _quantileSorted(sorted, 0.5),
     q95: _quantileSorted(sorted, 0.95),
@@ -380,12 +380,20 @@ export function _summaryRowRanked(chains: Float64Array[], name: string): Summary
   row.essTail = Math.min(tail(0.05), tail(0.95));
   if (Number.isNaN(row.essTail)) reasons.essTail = "constant_indicator";
   row.mcseMean = row.sd / Math.sqrt(_ess(split));
-  const stuck = split.every((c) => c.every((v) => v === c[0]));
-  const constantChains = chains.flatMap((c, k) => (c.every((v) => v === c[0]) ? [k] : []));
+  const stuck = split.every(_constantChain);
+  const constantChains: number[] = [];
+  for (let k = 0; k < chains.length; k++) if (_constantChain(chains[k])) constantChains.push(k);
   const warnings = summaryWarnings(reasons, row, { name, n, stuck, constantChains, sorted });
   if (Object.keys(reasons).length > 0) row.naReasons = reasons;
   if (warnings.length > 0) row.warnings = warnings;
   return row;
+}
+
+/** True when every draw of the chain equals its first. */
+function _constantChain(chain: Float64Array): boolean {
+  const first = chain[0];
+  for (let i = 1; i < chain.length; i++) if (chain[i] !== first) return false;
+  return true;
 }
 
 /** @internal One summary row, every case; see the module documentation for the NaN rules. */
