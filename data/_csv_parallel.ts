@@ -45,16 +45,9 @@ import {
  * Sizes of the parallel reader: files of at least `minBytes` are parsed by
  * workers, in segments of `segBytes`, each read `margin` bytes past its end
  * to finish its last line. (Tests shrink them to run the workers on small
- * files.) Each worker parses up to `ahead` segments before they are placed
- * (one row range of its own memory each): enough to keep it busy while the
- * line breaks are still being counted, before X and y can be allocated.
+ * files.)
  */
-export const csvParallelSizes = {
-  minBytes: 16 << 20,
-  segBytes: 4 << 20,
-  margin: 1 << 20,
-  ahead: 8,
-};
+export const csvParallelSizes = { minBytes: 16 << 20, segBytes: 4 << 20, margin: 1 << 20 };
 
 /** The first message to a worker: the file and the sizes. */
 export interface CsvWorkerOpen {
@@ -70,8 +63,6 @@ export interface CsvWorkerOpen {
   segBytes: number;
   /** Bytes read past a segment's end. */
   margin: number;
-  /** Segments parsed ahead of their placement (row ranges of the worker's memory). */
-  ahead: number;
 }
 
 /** The message that starts the parse (after the counts): the kernel's plan. */
@@ -272,7 +263,6 @@ async function _readParallelWith(
   numWorkers: number,
 ): Promise<"done" | "fallback" | "refused"> {
   const { segBytes, margin } = csvParallelSizes;
-  const ahead = Math.max(2, Math.floor(csvParallelSizes.ahead));
   const numRanges = Math.max(1, Math.ceil(fileSize / segBytes));
   const workers: Worker[] = [];
   const parsed = new Map<number, CsvSegmentParsed>();
@@ -342,7 +332,6 @@ async function _readParallelWith(
         fileSize,
         segBytes,
         margin,
-        ahead,
       };
       w.postMessage(open);
       // Two ranges in flight per worker; each count answered brings the next.
@@ -359,9 +348,8 @@ async function _readParallelWith(
     numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / segBytes));
     const init: CsvWorkerInit = { type: "init", plan, dataStart, placement: null };
     for (const w of workers) w.postMessage(init);
-    // `ahead` segments in flight per worker (parsed while the line breaks
-    // are counted); segment k goes to worker k mod W.
-    for (let round = 0; round < ahead; round++) for (const w of workers) give(w);
+    // Two segments in flight per worker; segment k goes to worker k mod W.
+    for (let round = 0; round < 2; round++) for (const w of workers) give(w);
     // Meanwhile this thread counts ranges too (the workers are still starting).
     mainParser = acquireCsvParser();
     if (mainParser !== null) {
@@ -387,16 +375,12 @@ async function _readParallelWith(
     const placement = sink.placement();
     const told: boolean[] = workers.map(() => false);
     // Segment k is placed (its first row known) once the segments before it
-    // are parsed, and merged in file order once placed. Without a placement
-    // a worker hands its rows over in two shared slots: at most two of its
-    // segments are placed and not yet merged.
+    // are parsed, and merged in file order once placed.
     let toPlace = 0;
-    const canPlace = (k: number) =>
-      parsed.has(toPlace) && (placement !== null || toPlace < k + 2 * workers.length);
     for (let k = 0; k < numSegs;) {
-      await until(() => placed.has(k) || canPlace(k));
+      await until(() => placed.has(k) || parsed.has(toPlace));
       if (failure !== null) return "fallback";
-      while (canPlace(k)) {
+      while (parsed.has(toPlace)) {
         const seg = parsed.get(toPlace)!;
         parsed.delete(toPlace);
         if (seg.status === "fallback") return "fallback";

@@ -69,7 +69,7 @@ async function _count(j: number): Promise<CsvCountDone> {
   };
 }
 
-/** A segment parsed, its rows kept in one of the `ahead` row ranges of the parser's block. */
+/** A segment parsed, its rows kept in one of the two row ranges of the parser's block. */
 interface _Parsed {
   /** First row of its range. */
   from: number;
@@ -80,14 +80,14 @@ interface _Parsed {
   yHi: number;
 }
 
-/** Segments parsed and not yet placed (at most `ahead`), by index. */
+/** Segments parsed and not yet placed (at most two), by index. */
 const parsedSegs = new Map<number, _Parsed>();
 
-/** Parses segment k into the next of the `ahead` row ranges: its rows, or "fallback". */
+/** Parses segment k into the next of the two row ranges: its rows, or "fallback". */
 async function _segment(k: number): Promise<CsvSegmentParsed> {
   const { fileSize, segBytes, margin } = opened!;
   const { plan, dataStart } = init!;
-  const from = (segsDone++ % opened!.ahead) * rowCap;
+  const from = (segsDone++ & 1) * rowCap;
   const a = dataStart + k * segBytes, b = Math.min(fileSize, a + segBytes);
   const at = k === 0 ? a : a - 1;
   // The segment and a little more (its last line's end, as a rule); the rest
@@ -259,9 +259,8 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
       // and at least one byte for the response: a bound on a segment's rows.
       const srcCap = opened!.segBytes + opened!.margin + 16;
       rowCap = Math.floor(srcCap / (msg.plan.numFields + 1)) + 2;
-      // `ahead` ranges of rowCap rows: segments are parsed while the ones
-      // before wait to be placed (their rows are taken in the order parsed).
-      parser!.setPlan(msg.plan, srcCap, opened!.ahead * rowCap);
+      // Two ranges of rowCap rows: a segment is parsed while the one before waits to be placed.
+      parser!.setPlan(msg.plan, srcCap, 2 * rowCap);
       return;
     }
     if (msg.type === "count") {
