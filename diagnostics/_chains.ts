@@ -160,6 +160,29 @@ export const _SMALL_ARGSORT = 1 << 16;
 const _RUN = 64;
 
 /**
+ * The 64-bit sort keys of finite `values` as high and low words (all bits
+ * of negatives flipped, the sign bit of the rest set, so unsigned order is
+ * numeric order; −0 keyed as +0), and the identity permutation.
+ */
+function _sortKeys(
+  values: Float64Array,
+): { hi: Uint32Array<ArrayBuffer>; lo: Uint32Array<ArrayBuffer>; index: Uint32Array<ArrayBuffer> } {
+  const n = values.length;
+  const bits = new Float64Array(1);
+  const words = new Uint32Array(bits.buffer); // [low word, high word] (little-endian)
+  const hi = new Uint32Array(n), lo = new Uint32Array(n), index = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    bits[0] = values[i] === 0 ? 0 : values[i];
+    const h = words[1];
+    const negative = (h & 0x80000000) !== 0;
+    hi[i] = negative ? ~h >>> 0 : (h | 0x80000000) >>> 0;
+    lo[i] = negative ? ~words[0] >>> 0 : words[0];
+    index[i] = i;
+  }
+  return { hi, lo, index };
+}
+
+/**
  * The permutation of {@link _argsortRadix}, for short arrays in half its
  * passes: a stable radix sort of the high 32 bits of the keys only (3
  * passes), then every run of equal high words sorted by the low words with
@@ -170,19 +193,9 @@ const _RUN = 64;
  */
 export function _argsortHigh(values: Float64Array): Uint32Array {
   const n = values.length;
-  const bits = new Float64Array(1);
-  const words = new Uint32Array(bits.buffer); // [low word, high word] (little-endian)
-  let hi = new Uint32Array(n);
-  const lo = new Uint32Array(n);
-  let index = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    bits[0] = values[i] === 0 ? 0 : values[i];
-    const h = words[1];
-    const negative = (h & 0x80000000) !== 0;
-    hi[i] = negative ? ~h >>> 0 : (h | 0x80000000) >>> 0;
-    lo[i] = negative ? ~words[0] >>> 0 : words[0];
-    index[i] = i;
-  }
+  const keys = _sortKeys(values);
+  let hi = keys.hi, index = keys.index;
+  const lo = keys.lo;
   let hi2 = new Uint32Array(n);
   let index2 = new Uint32Array(n);
   const offsets = new Uint32Array(1 << DIGIT_BITS);
@@ -240,19 +253,7 @@ export function _argsort(values: Float64Array): Uint32Array {
 /** The radix sort of {@link _argsort}, whatever the length. */
 export function _argsortRadix(values: Float64Array): Uint32Array {
   const n = values.length;
-  const bits = new Float64Array(1);
-  const words = new Uint32Array(bits.buffer); // [low word, high word] (little-endian)
-  let lo = new Uint32Array(n);
-  let hi = new Uint32Array(n);
-  let index = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    bits[0] = values[i] === 0 ? 0 : values[i];
-    const h = words[1];
-    const negative = (h & 0x80000000) !== 0;
-    hi[i] = negative ? ~h >>> 0 : (h | 0x80000000) >>> 0;
-    lo[i] = negative ? ~words[0] >>> 0 : words[0];
-    index[i] = i;
-  }
+  let { lo, hi, index } = _sortKeys(values);
   let lo2 = new Uint32Array(n);
   let hi2 = new Uint32Array(n);
   let index2 = new Uint32Array(n);
