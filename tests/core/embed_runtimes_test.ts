@@ -253,8 +253,8 @@ Deno.test("[e2e] the dist package: layout, size budget, and sampling in Node, Bu
         assert.ok(WebAssembly.validate(await Deno.readFile(join(dist, "wasm", w))), w);
       }
       assert.ok(
-        report.entryBytes["./diagnostics"] <= 30 * 1024,
-        `tallmc/diagnostics loads ${report.entryBytes["./diagnostics"]} bytes, budget 30 KiB`,
+        report.entryBytes["./diagnostics"] <= 35 * 1024,
+        `tallmc/diagnostics loads ${report.entryBytes["./diagnostics"]} bytes, budget 35 KiB`,
       );
       // GLM + HMC-ECS + summarize: the modules a page imports for that job
       // (tallmc/models, tallmc/hmc-ecs, tallmc/diagnostics, and tallmc/core for
