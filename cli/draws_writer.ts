@@ -308,36 +308,41 @@ export class DrawsFileWriter {
           at += r.end - r.start;
         }
         writeAll(out.subarray(0, at));
-        copy.commit();
-        this.#out.discard();
-        return;
-      }
-      const input = Deno.openSync(src, { read: true });
-      try {
-        const buf = new Uint8Array(1 << 20);
-        for (const r of order) {
-          for (let pos = r.start; pos < r.end;) {
-            const len = Math.min(r.end - pos, buf.length);
-            input.seekSync(pos, Deno.SeekMode.Start);
-            let got = 0;
-            while (got < len) {
-              const k = input.readSync(buf.subarray(got, len));
-              if (k === null) throw new Error(`${src}: shorter than its rows`);
-              got += k;
-            }
-            writeAll(buf.subarray(0, len));
-            pos += len;
-          }
-        }
-      } finally {
-        input.close();
-      }
+      } else this.#copyRunsInOrder(src, order, writeAll);
+      copy.commit();
     } catch (e) {
       copy.discard();
       throw e;
     }
-    copy.commit();
     this.#out.discard();
+  }
+
+  /** Copy the runs `order` names from the file `src`, a read buffer at a time. */
+  #copyRunsInOrder(
+    src: string,
+    order: readonly { start: number; end: number }[],
+    writeAll: (b: Uint8Array) => void,
+  ): void {
+    const input = Deno.openSync(src, { read: true });
+    try {
+      const buf = new Uint8Array(1 << 20);
+      for (const r of order) {
+        for (let pos = r.start; pos < r.end;) {
+          const len = Math.min(r.end - pos, buf.length);
+          input.seekSync(pos, Deno.SeekMode.Start);
+          let got = 0;
+          while (got < len) {
+            const k = input.readSync(buf.subarray(got, len));
+            if (k === null) throw new Error(`${src}: shorter than its rows`);
+            got += k;
+          }
+          writeAll(buf.subarray(0, len));
+          pos += len;
+        }
+      }
+    } finally {
+      input.close();
+    }
   }
 
   /** Close and remove the temporary file: the target stays as it was. */
