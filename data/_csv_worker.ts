@@ -44,22 +44,27 @@ const slots: { x: Float64Array; y: Float64Array }[] = [];
 let segsDone = 0;
 let placesDone = 0;
 
-async function _readAt(into: Uint8Array, at: number): Promise<number> {
-  await file!.seek(at, Deno.SeekMode.Start);
+/**
+ * Reads the file's bytes from `at` into `into` (all of them, or up to the
+ * end of the file). Synchronous: this thread has nothing else to do
+ * meanwhile, and a blocking read copies the bytes once, on this thread.
+ */
+function _readAt(into: Uint8Array, at: number): number {
+  file!.seekSync(at, Deno.SeekMode.Start);
   let n = 0;
   while (n < into.length) {
-    const got = await file!.read(into.subarray(n));
-    if (got === null) break;
+    const got = file!.readSync(into.subarray(n));
+    if (got === null || got === 0) break;
     n += got;
   }
   return n;
 }
 
 /** Counts the line breaks of the file's bytes [j·segBytes, (j+1)·segBytes). */
-async function _count(j: number): Promise<CsvCountDone> {
+function _count(j: number): CsvCountDone {
   const { fileSize, segBytes } = opened!;
   const a = j * segBytes, b = Math.min(fileSize, a + segBytes);
-  const len = await _readAt(parser!.input().subarray(0, b - a), a);
+  const len = _readAt(parser!.input().subarray(0, b - a), a);
   return {
     type: "count",
     j,
@@ -83,8 +88,11 @@ interface _Parsed {
 /** Segments parsed and not yet placed (at most two), by index. */
 const parsedSegs = new Map<number, _Parsed>();
 
-/** Parses segment k into the next of the two row ranges: its rows, or "fallback". */
-async function _segment(k: number): Promise<CsvSegmentParsed> {
+/**
+ * Parses segment k into the next of the two row ranges: its rows, or
+ * "fallback"; with the line breaks of the segment's bytes.
+ */
+function _segment(k: number): CsvSegmentParsed {
   const { fileSize, segBytes, margin } = opened!;
   const { plan, dataStart } = init!;
   const from = (segsDone++ & 1) * rowCap;
@@ -94,19 +102,27 @@ async function _segment(k: number): Promise<CsvSegmentParsed> {
   // of the margin only when that line is longer.
   let to = Math.min(fileSize, b + Math.min(margin, _FIRST_MARGIN));
   const input = parser!.input();
-  let len = await _readAt(input.subarray(0, to - at), at);
+  let len = _readAt(input.subarray(0, to - at), at);
   if (len === to - at && to < Math.min(fileSize, b + margin)) {
     const tail = input.subarray(Math.max(0, b - 1 - at), len);
     if (tail.indexOf(10) < 0) {
       to = Math.min(fileSize, b + margin);
-      len += await _readAt(input.subarray(len, to - at), at + len);
+      len += _readAt(input.subarray(len, to - at), at + len);
     }
   }
+  // The line breaks of the segment's own bytes [a, b), read now for the
+  // parse: the segments' counts add up to the data's (see CsvSegmentParsed).
+  const c0 = a - at, c1 = Math.max(c0, Math.min(len, b - at));
+  const counts = {
+    numLf: parser!.countByte(c0, c1, 10),
+    numCr: parser!.countByte(c0, c1, 13),
+    numBytes: c1 - c0,
+  };
   const none = (lines: number): CsvSegmentParsed => {
     parsedSegs.set(k, { from, rows: 0, lines, part: null, yLo: Infinity, yHi: -Infinity });
-    return { type: "seg", k, status: "ok", rows: 0 };
+    return { type: "seg", k, status: "ok", rows: 0, ...counts };
   };
-  const fallback: CsvSegmentParsed = { type: "seg", k, status: "fallback", rows: 0 };
+  const fallback: CsvSegmentParsed = { type: "seg", k, status: "fallback", rows: 0, ...counts };
   // First line: at a (segment 0), else after the first '\n' at or after a - 1.
   let start = 0;
   if (k > 0) {
@@ -178,7 +194,7 @@ async function _segment(k: number): Promise<CsvSegmentParsed> {
     if (v > yHi) yHi = v;
   }
   parsedSegs.set(k, { from, rows, lines, part: { lo, hi, sum, h }, yLo, yHi });
-  return { type: "seg", k, status: "ok", rows };
+  return { type: "seg", k, status: "ok", rows, ...counts };
 }
 
 /**
@@ -199,6 +215,7 @@ function _place(k: number, row: number): CsvSegmentDone {
     yLo,
     yHi,
     gram: null,
+    gramRows: null,
     x: null,
     y: null,
     part,
@@ -212,16 +229,31 @@ function _place(k: number, row: number): CsvSegmentDone {
     if (place.f32) new Float32Array(buf, place.x + row * numCols * 4, rows * numCols).set(xs);
     else new Float64Array(buf, place.x + row * numCols * 8, rows * numCols).set(xs);
     new Float64Array(buf, place.y + row * 8, rows).set(ys);
-    // Rows g = row + i with g % stride = 0 and g / stride < maxRows.
-    const stride = place.gramStride, end = Math.min(row + rows, place.gramMaxRows * stride);
-    const g0 = Math.ceil(row / stride) * stride;
-    const take = g0 < end ? Math.ceil((end - g0) / stride) : 0;
-    const gram = new Float64Array(take * numCols);
-    for (let t = 0; t < take; t++) {
-      const i = g0 + t * stride - row;
+    // Rows g = row + i with g % stride = 0 and g / stride < maxRows, for
+    // any stride of [gramStride, gramStrideHi] (X'X's stride is not known
+    // yet when the main thread guessed the file's rows).
+    const lo = place.gramStride, hi = place.gramStrideHi, maxRows = place.gramMaxRows;
+    const taken: number[] = [];
+    if (lo === hi) {
+      const end = Math.min(row + rows, maxRows * lo);
+      for (let g = Math.ceil(row / lo) * lo; g < end; g += lo) taken.push(g);
+    } else {
+      for (let g = row; g < row + rows; g++) {
+        for (let s = lo; s <= hi; s++) {
+          if (g % s === 0 && g < maxRows * s) {
+            taken.push(g);
+            break;
+          }
+        }
+      }
+    }
+    const gram = new Float64Array(taken.length * numCols);
+    for (let t = 0; t < taken.length; t++) {
+      const i = taken[t] - row;
       gram.set(xs.subarray(i * numCols, (i + 1) * numCols), t * numCols);
     }
     done.gram = gram;
+    done.gramRows = Int32Array.from(taken);
     return done;
   }
   // The rows to this segment's slot (see CsvSegmentDone).
@@ -264,7 +296,7 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
       return;
     }
     if (msg.type === "count") {
-      self.postMessage(await _count(msg.j));
+      self.postMessage(_count(msg.j));
       return;
     }
     if (msg.type === "close") {
@@ -277,7 +309,7 @@ async function _handle(msg: CsvWorkerMessage): Promise<void> {
       self.postMessage(_place(msg.k, msg.row));
       return;
     }
-    self.postMessage(await _segment(msg.k));
+    self.postMessage(_segment(msg.k));
   } catch (e) {
     self.postMessage({
       type: "error",
