@@ -238,14 +238,13 @@ function _place(k: number, row: number): CsvSegmentDone {
       const end = Math.min(row + rows, maxRows * lo);
       for (let g = Math.ceil(row / lo) * lo; g < end; g += lo) taken.push(g);
     } else {
-      for (let g = row; g < row + rows; g++) {
-        for (let s = lo; s <= hi; s++) {
-          if (g % s === 0 && g < maxRows * s) {
-            taken.push(g);
-            break;
-          }
-        }
+      // Each stride's rows marked, then taken in order.
+      const mark = new Uint8Array(rows);
+      for (let s = lo; s <= hi; s++) {
+        const end = Math.min(row + rows, maxRows * s);
+        for (let g = Math.ceil(row / s) * s; g < end; g += s) mark[g - row] = 1;
       }
+      for (let i = 0; i < rows; i++) if (mark[i] !== 0) taken.push(row + i);
     }
     const gram = new Float64Array(taken.length * numCols);
     for (let t = 0; t < taken.length; t++) {
