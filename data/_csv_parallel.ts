@@ -33,6 +33,7 @@ import type { CsvRowParser, CsvRowPlan } from "../core/csv_kernels.ts";
 import { csvCoreModule } from "../core/csv_core_module.ts";
 import { countByte } from "./_csv_chunks.ts";
 import { ColumnStats } from "./column_stats.ts";
+import { type CsvReaderAnswer, csvSegmentReader } from "./_csv_segments.ts";
 import {
   acquireCsvParser,
   csvWasmCounts,
@@ -253,11 +254,63 @@ export type CsvWorkerMessage =
 const _EMPTY = new Float64Array(0);
 const _NO_PART = { lo: _EMPTY, hi: _EMPTY, sum: _EMPTY, h: new Int32Array(0) };
 
-type _Answer =
-  | CsvSegmentParsed
-  | CsvSegmentDone
-  | CsvCountDone
-  | { type: "error"; message: string; placing: boolean };
+type _Answer = CsvReaderAnswer | { type: "error"; message: string; placing: boolean };
+
+/** What the reader needs of a worker (a `Worker`, or {@link _LocalReader}). */
+interface _Reader {
+  postMessage(msg: CsvWorkerMessage): void;
+  onmessage: ((e: MessageEvent<_Answer>) => void) | null;
+  onerror: ((e: ErrorEvent) => void) | null;
+  terminate(): void;
+}
+
+/**
+ * The segment reader on the calling thread, with a worker's interface: each
+ * message is handled in a task of its own (a `MessageChannel` hop), so that
+ * the workers' answers are taken in between, as they come.
+ */
+class _LocalReader implements _Reader {
+  onmessage: ((e: MessageEvent<_Answer>) => void) | null = null;
+  onerror: ((e: ErrorEvent) => void) | null = null;
+  #handle = csvSegmentReader();
+  #queue: CsvWorkerMessage[] = [];
+  #channel = new MessageChannel();
+  #closed = false;
+
+  constructor() {
+    this.#channel.port1.onmessage = () => this.#step();
+  }
+
+  postMessage(msg: CsvWorkerMessage): void {
+    if (this.#closed) return;
+    this.#queue.push(msg);
+    this.#channel.port2.postMessage(null);
+  }
+
+  #step(): void {
+    const msg = this.#queue.shift();
+    if (msg === undefined || this.#closed) return;
+    let answer: _Answer | null;
+    try {
+      answer = this.#handle(msg);
+    } catch (e) {
+      answer = {
+        type: "error",
+        message: e instanceof Error ? e.message : String(e),
+        placing: msg.type === "place",
+      };
+    }
+    if (answer !== null) this.onmessage?.({ data: answer } as MessageEvent<_Answer>);
+  }
+
+  terminate(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#handle({ type: "close" });
+    this.#channel.port1.close();
+    this.#channel.port2.close();
+  }
+}
 
 /**
  * The line-break counts of a file, as the workers found them: what the
@@ -377,7 +430,12 @@ async function _readParallelWith(
 ): Promise<_Outcome> {
   const { segBytes, margin, headBytes } = csvParallelSizes;
   const numRanges = Math.max(1, Math.ceil(fileSize / segBytes));
-  const workers: Worker[] = [];
+  // The readers: workers, and this thread too when there are two or more.
+  const workers: _Reader[] = [];
+  // Per reader: whether it answered "open", its segments not yet placed (at
+  // most two: its two row ranges), and which reader has each segment.
+  const ready: boolean[] = [], inFlight: number[] = [];
+  const owner = new Map<number, number>();
   const parsed = new Map<number, CsvSegmentParsed>();
   const placed = new Map<number, CsvSegmentDone>();
   let numLf = 0, numCr = 0, numBytes = 0, numCounted = 0;
@@ -391,11 +449,17 @@ async function _readParallelWith(
   let numSegs = 0;
   // Count first (ranges handed out at once) unless the counts are known or a guess may do.
   const countFirst = known === null && speculation === null;
-  const giveRange = (w: Worker) => {
+  const giveRange = (w: _Reader) => {
     if (nextRange < numRanges) w.postMessage({ type: "count", j: nextRange++ });
   };
-  const give = (w: Worker) => {
-    if (next < numSegs) w.postMessage({ type: "seg", k: next++ });
+  // The next segments to reader i, while it has room (segments go to the
+  // readers that are free: a worker still starting gets none).
+  const give = (i: number) => {
+    while (ready[i] && inFlight[i] < 2 && next < numSegs) {
+      owner.set(next, i);
+      inFlight[i]++;
+      workers[i].postMessage({ type: "seg", k: next++ });
+    }
   };
   const until = async (done: () => boolean) => {
     while (!done() && failure === null) {
@@ -406,16 +470,22 @@ async function _readParallelWith(
   const file = await Deno.open(path, { read: true });
   let mainParser: CsvRowParser | null = null;
   try {
-    for (let i = 0; i < Math.min(numWorkers, numRanges); i++) {
-      let w: Worker;
+    const numReaders = Math.min(numWorkers, numRanges);
+    for (let i = 0; i < numReaders; i++) {
+      let w: _Reader;
       try {
-        w = new Worker(new URL("./_csv_worker.ts", import.meta.url), { type: "module" });
+        // The last reader is this thread (with two readers or more).
+        w = numReaders >= 2 && i === numReaders - 1
+          ? new _LocalReader()
+          : new Worker(new URL("./_csv_worker.ts", import.meta.url), { type: "module" });
       } catch {
         return "fallback"; // no workers here
       }
       workers.push(w);
       pending.push(0);
       dead.push(false);
+      ready.push(false);
+      inFlight.push(0);
       w.onmessage = (e: MessageEvent<_Answer>) => {
         const a = e.data;
         if (a.type === "error") {
@@ -428,7 +498,10 @@ async function _readParallelWith(
           numCounted++;
           giveRange(w);
         } else if (a.type === "seg") parsed.set(a.k, a);
-        else {
+        else if (a.type === "ready") {
+          ready[i] = true;
+          give(i);
+        } else {
           pending[i]--;
           placed.set(a.k, a);
         }
@@ -503,8 +576,8 @@ async function _readParallelWith(
         }
       }
     }
-    // Two segments in flight per worker; segment k goes to worker k mod W.
-    for (let round = 0; round < 2; round++) for (const w of workers) give(w);
+    // Two segments in flight per reader that is ready (the others get theirs when they are).
+    for (let i = 0; i < workers.length; i++) give(i);
     if (counts === null && guess === null) {
       // Meanwhile this thread counts ranges too (the workers are still starting).
       mainParser = acquireCsvParser();
@@ -558,7 +631,7 @@ async function _readParallelWith(
         segLf += seg.numLf;
         segCr += seg.numCr;
         segBytesRead += seg.numBytes;
-        const wi = toPlace % workers.length;
+        const wi = owner.get(toPlace)!;
         // More rows than X holds: a guess that missed.
         if (guess !== null && (rowAt += seg.rows) > guess.capacity) return { counts: null };
         const row = placement === null ? 0 : sink.reserveRows(seg.rows);
@@ -569,7 +642,10 @@ async function _readParallelWith(
         workers[wi].postMessage(msg);
         // With a placement, the worker places this segment before it parses its
         // next one (its messages are taken in order): that may use its rows' room.
-        if (placement !== null) give(workers[wi]);
+        if (placement !== null) {
+          inFlight[wi]--;
+          give(wi);
+        }
         toPlace++;
       }
       const seg = placed.get(k);
@@ -591,7 +667,9 @@ async function _readParallelWith(
       if (seg.rows > 0) sink.addSegment(seg.x!, seg.y!, seg.rows, seg.lines, seg.part!);
       else sink.addSegment(_EMPTY, _EMPTY, 0, seg.lines, _NO_PART);
       // The worker's slot of this segment is free again: its next segment may use it.
-      give(workers[seg.k % workers.length]);
+      const wi = owner.get(seg.k)!;
+      inFlight[wi]--;
+      give(wi);
     }
     if (guess !== null) {
       // The counts are in now. X must hold the records they allow, and X'X's
