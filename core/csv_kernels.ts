@@ -70,6 +70,7 @@ interface _CsvExports {
   heapBase(): number;
   csvParseRows(...args: number[]): number;
   csvCountByte(p: number, n: number, byte: number): number;
+  csvCountBreaks(p: number, n: number, out: number): number;
   csvF64ToF32(src: number, dst: number, n: number): void;
   csvColumnStats(
     x: number,
@@ -173,7 +174,7 @@ export class CsvRowParser {
       this.input().set(text);
       this.parse(0, text.length, true);
       this.blockStats(rows, lo, hi, sum, h);
-      this.countByte(0, text.length, 10);
+      this.countBreaks(0, text.length);
     }
     this.#plan = null;
   }
@@ -350,5 +351,17 @@ export class CsvRowParser {
    */
   countByte(start: number, end: number, byte: number): number {
     return this.#ex.csvCountByte(this.#src + start, end - start, byte);
+  }
+
+  /**
+   * Counts the "\n" and the "\r" bytes of input[start, end) in one pass.
+   *
+   * @param start First byte.
+   * @param end End (exclusive).
+   * @returns The counts.
+   */
+  countBreaks(start: number, end: number): { numLf: number; numCr: number } {
+    const numLf = this.#ex.csvCountBreaks(this.#src + start, end - start, this.#state + 8);
+    return { numLf, numCr: new Int32Array(this.#memory.buffer, this.#state + 8, 1)[0] };
   }
 }

@@ -587,8 +587,9 @@ async function _readParallelWith(
           const j = nextRange++;
           const a = j * segBytes, b = Math.min(fileSize, a + segBytes);
           const len = await _readAt(file, mainParser.input().subarray(0, b - a), a);
-          numLf += mainParser.countByte(0, len, 10);
-          numCr += mainParser.countByte(0, len, 13);
+          const c = mainParser.countBreaks(0, len);
+          numLf += c.numLf;
+          numCr += c.numCr;
           numBytes += len;
           numCounted++;
         }

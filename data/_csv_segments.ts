@@ -79,13 +79,7 @@ export function csvSegmentReader(): (msg: CsvWorkerMessage) => CsvReaderAnswer |
     const { fileSize, segBytes } = opened!;
     const a = j * segBytes, b = Math.min(fileSize, a + segBytes);
     const len = _readAt(parser!.input().subarray(0, b - a), a);
-    return {
-      type: "count",
-      j,
-      numLf: parser!.countByte(0, len, 10),
-      numCr: parser!.countByte(0, len, 13),
-      numBytes: len,
-    };
+    return { type: "count", j, ...parser!.countBreaks(0, len), numBytes: len };
   }
 
   /** A segment parsed, its rows kept in one of the two row ranges of the parser's block. */
@@ -127,11 +121,7 @@ export function csvSegmentReader(): (msg: CsvWorkerMessage) => CsvReaderAnswer |
     // The line breaks of the segment's own bytes [a, b), read now for the
     // parse: the segments' counts add up to the data's (see CsvSegmentParsed).
     const c0 = a - at, c1 = Math.max(c0, Math.min(len, b - at));
-    const counts = {
-      numLf: parser!.countByte(c0, c1, 10),
-      numCr: parser!.countByte(c0, c1, 13),
-      numBytes: c1 - c0,
-    };
+    const counts = { ...parser!.countBreaks(c0, c1), numBytes: c1 - c0 };
     const none = (lines: number): CsvSegmentParsed => {
       parsedSegs.set(k, { from, rows: 0, lines, part: null, yLo: Infinity, yHi: -Infinity });
       return { type: "seg", k, status: "ok", rows: 0, ...counts };

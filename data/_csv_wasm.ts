@@ -121,8 +121,9 @@ export async function countBreaksWasm(
       const got = await source(parser.input().subarray(0, WASM_CSV_BLOCK_BYTES));
       if (got === 0) break;
       numBytes += got;
-      numLf += parser.countByte(0, got, 10);
-      numCr += parser.countByte(0, got, 13);
+      const c = parser.countBreaks(0, got);
+      numLf += c.numLf;
+      numCr += c.numCr;
     }
     return { numLf, numCr, numBytes };
   } finally {
