@@ -1,31 +1,37 @@
 /**
  * The parallel CSV reader: the file's data lines split into segments of
- * `csvParallelSizes.segBytes` that workers (data/_csv_worker.ts) read,
- * parse with the core's kernel and summarise (per-column minimum, maximum,
- * sum and hash of the segment's rows), while this thread places their rows
- * and merges them in file order into csv.ts's sink: the summaries merged,
- * X'X on the rows the one-thread reader would take.
+ * `csvParallelSizes.segBytes` that readers (data/_csv_segments.ts: workers,
+ * data/_csv_worker.ts, and this thread) read, count, parse with the core's
+ * kernel and summarise (per-column minimum, maximum, sum and hash of the
+ * segment's rows), while this thread places their rows and merges them in
+ * file order into csv.ts's sink: the summaries merged, X'X on the rows the
+ * one-thread reader would take.
  *
- * The workers start first and count the file's line breaks (ranges handed
- * out one by one; this thread counts some too while they start); the header
- * gives the kernel's plan at once, and the counts size X and y.
+ * With a shared arena (the CLI's) nothing waits for a count of the file's
+ * line breaks: X and y are allocated for a guess of the records (the first
+ * block's line breaks per byte, ± {@link CSV_GUESS_SPREAD}), the readers
+ * write the rows while they parse, with X'X's candidate rows for every
+ * stride the guess allows, and each segment's line breaks are counted on
+ * the bytes read for its parse. Once all is parsed, the counts give X'X's
+ * stride and the read is what it would have been with the count first (or,
+ * when the guess missed, the file is read again with the counts).
  *
  * ```
- *  main: open ──count j──► workers ──counts──► main: allocate (when all are in)
- *  main: header ─► plan ──init──► worker 0: seg 0, 2, 4, …  ──rows parsed──┐
- *                         └─init──► worker 1: seg 1, 3, 5, …  ──rows parsed──┤
- *  main: first row of seg k (once 0 … k-1 are parsed) ──place k──► its worker ┘
- *  worker: X (f32 or f64) and y straight into the shared arena ──summary, X'X's rows──► main
- *  main: sink.addPlaced, segments in order (at most 2 parsed ahead per worker)
+ *  main: open ──► worker (starting)            main: header ─► plan, guess, X and y
+ *  seg k to whichever reader is ready and has room (two row ranges each):
+ *     worker: read, count, parse, summary ──┐     main (as a reader): the same ──┐
+ *  main: first row of seg k (once 0 … k-1 are parsed) ──place k──► its reader ──┘
+ *  reader: X (f32 or f64) and y straight into the shared arena ──summary, X'X's rows──► main
+ *  main: sink.addPlaced, segments in order; at the end the counts check the guess
  * ```
  *
- * A worker parses into two row ranges of its own memory in turn and is
- * given its next segment once the one two back is placed. With an arena
- * that is not shared, "place" copies the rows into one of two shared slots
- * instead, and this thread copies them into the arena (sink.addSegment).
+ * Without a shared arena the readers count the line breaks first (ranges
+ * handed out one by one), and "place" copies the rows into one of two
+ * shared slots instead, from which this thread copies them into the arena
+ * (sink.addSegment).
  *
  * Any segment the kernel does not read (a quote, a bad cell, a line longer
- * than `csvParallelSizes.margin`) makes the whole read answer "fallback".
+ * than `csvParallelSizes.margin`) makes the whole read answer "refused".
  *
  * @module
  */

@@ -30,7 +30,10 @@
  * the large data sets this library is for (10⁷ × 30 f64 = 2.4 GB of a 4 GiB
  * wasm32 memory); re-reading the bytes costs ~5 % of the parse. The bound is
  * exact for files without blank lines or quoted line breaks; otherwise the
- * slack (a few rows) stays allocated.
+ * slack (a few rows) stays allocated. The parallel reader with a shared
+ * arena makes no pre-pass: it allocates for a guess of the rows, counts the
+ * line breaks of each segment as it parses it, and checks the guess at the
+ * end (the same X, y and warnings; a wrong guess reads the file again).
  *
  * No second full copy of the data is made in JS: parsed values go into a
  * staging block of ≈1 MiB, which is copied into the arena through a view
@@ -956,7 +959,9 @@ async function _readWasm(
 /**
  * Stream a numeric CSV file into the arena as GLM data: one counting pass
  * over the bytes, then a parsing pass that writes rows block by block
- * straight into X and y in WebAssembly memory (see the module doc).
+ * straight into X and y in WebAssembly memory (see the module doc). Large
+ * files go to the parallel reader (data/_csv_parallel.ts), which with a
+ * shared arena counts while it parses.
  *
  * Needs read permission for `path`.
  *
