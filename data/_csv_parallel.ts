@@ -18,7 +18,7 @@
  *
  * ```
  *  main: open ──► worker (starting)            main: header ─► plan, guess, X and y
- *  seg k to whichever reader is ready and has room (two row ranges each):
+ *  seg k to whichever reader is ready and has room (a few row ranges each):
  *     worker: read, count, parse, summary ──┐     main (as a reader): the same ──┐
  *  main: first row of seg k (once 0 … k-1 are parsed) ──place k──► its reader ──┘
  *  reader: X (f32 or f64) and y straight into the shared arena ──summary, X'X's rows──► main
@@ -94,6 +94,8 @@ export interface CsvWorkerOpen {
 export interface CsvWorkerInit {
   /** Message type. */
   type: "init";
+  /** Row ranges of the reader's memory: segments it may hold parsed and not yet placed. */
+  ranges: number;
   /** The kernel's plan. */
   plan: CsvRowPlan;
   /** Byte offset of the first data line. */
@@ -439,7 +441,7 @@ async function _readParallelWith(
   // The readers: workers, and this thread too when there are two or more.
   const workers: _Reader[] = [];
   // Per reader: whether it answered "open", its segments not yet placed (at
-  // most two: its two row ranges), and which reader has each segment.
+  // most `ranges`, its row ranges), and which reader has each segment.
   const ready: boolean[] = [], inFlight: number[] = [];
   const owner = new Map<number, number>();
   const parsed = new Map<number, CsvSegmentParsed>();
@@ -455,13 +457,19 @@ async function _readParallelWith(
   let numSegs = 0;
   // Count first (ranges handed out at once) unless the counts are known or a guess may do.
   const countFirst = known === null && speculation === null;
+  // Segments a reader may hold parsed and not placed: three when the rows are
+  // placed before the count (each reader's range is free again once "place"
+  // is sent), two otherwise (the shared slots of the rows handed over
+  // alternate between two segments). The third keeps a worker busy while the
+  // calling thread, also parsing, takes a while to answer it.
+  const ranges = speculation !== null ? 3 : 2;
   const giveRange = (w: _Reader) => {
     if (nextRange < numRanges) w.postMessage({ type: "count", j: nextRange++ });
   };
   // The next segments to reader i, while it has room (segments go to the
   // readers that are free: a worker still starting gets none).
   const give = (i: number) => {
-    while (ready[i] && inFlight[i] < 2 && next < numSegs) {
+    while (ready[i] && inFlight[i] < ranges && next < numSegs) {
       owner.set(next, i);
       inFlight[i]++;
       workers[i].postMessage({ type: "seg", k: next++ });
@@ -543,7 +551,7 @@ async function _readParallelWith(
     if (prep === "fallback") return "refused";
     const { plan, dataStart } = prep;
     numSegs = Math.max(1, Math.ceil((fileSize - dataStart) / segBytes));
-    const init: CsvWorkerInit = { type: "init", plan, dataStart, placement: null };
+    const init: CsvWorkerInit = { type: "init", plan, dataStart, placement: null, ranges };
     for (const w of workers) w.postMessage(init);
     // The counts: known, or those of the first block when it is the whole
     // file, or else (with a speculation) a guess from the first block.

@@ -103,7 +103,7 @@ export function csvSegmentReader(): (msg: CsvWorkerMessage) => CsvReaderAnswer |
   function _segment(k: number): CsvSegmentParsed {
     const { fileSize, segBytes, margin } = opened!;
     const { plan, dataStart } = init!;
-    const from = (segsDone++ & 1) * rowCap;
+    const from = (segsDone++ % init!.ranges) * rowCap;
     const a = dataStart + k * segBytes, b = Math.min(fileSize, a + segBytes);
     const at = k === 0 ? a : a - 1;
     // The segment and a little more (its last line's end, as a rule); the rest
@@ -294,8 +294,8 @@ export function csvSegmentReader(): (msg: CsvWorkerMessage) => CsvReaderAnswer |
       // and at least one byte for the response: a bound on a segment's rows.
       const srcCap = opened!.segBytes + opened!.margin + 16;
       rowCap = Math.floor(srcCap / (msg.plan.numFields + 1)) + 2;
-      // Two ranges of rowCap rows: a segment is parsed while the one before waits to be placed.
-      parser!.setPlan(msg.plan, srcCap, 2 * rowCap);
+      // Ranges of rowCap rows: a segment is parsed while the ones before wait to be placed.
+      parser!.setPlan(msg.plan, srcCap, msg.ranges * rowCap);
       return null;
     }
     if (msg.type === "count") return _count(msg.j);
