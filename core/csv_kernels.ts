@@ -294,6 +294,20 @@ export class CsvRowParser {
     return new Float64Array(this.#memory.buffer, this.#x + from * d * 8, rows * d);
   }
 
+  /**
+   * Rows `[from, from + rows)` of the block rounded to f32 (to nearest, as a
+   * `Float32Array` stores them), as the bytes of a row-major f32 table:
+   * converted by the kernel into memory after the block's (valid until the
+   * next call; it may grow the memory, detaching earlier views).
+   */
+  xF32Bytes(rows: number, from = 0): Uint8Array {
+    const d = this.#plan!.numCols, n = rows * d;
+    const dst = Math.ceil((this.#stats + d * 32 + 16) / 16) * 16;
+    this.#ensure(dst + n * 4);
+    this.#ex.csvF64ToF32(this.#x + from * d * 8, dst, n);
+    return new Uint8Array(this.#memory.buffer, dst, n * 4);
+  }
+
   /** The responses of rows `[from, from + rows)` of the block. */
   y(rows: number, from = 0): Float64Array {
     return new Float64Array(this.#memory.buffer, this.#y + from * 8, rows);

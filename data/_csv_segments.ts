@@ -227,11 +227,13 @@ export function csvSegmentReader(): (msg: CsvWorkerMessage) => CsvReaderAnswer |
     };
     if (rows === 0) return done;
     const numCols = init!.plan.numCols, place = init!.placement;
+    // X rounded to f32 by the kernel (it may grow the parser's memory: before the views below).
+    const f32 = place !== null && place.f32 ? parser!.xF32Bytes(rows, from) : null;
     const xs = parser!.x(rows, from), ys = parser!.y(rows, from);
     if (place !== null) {
       // Fresh views: the memory may have grown since.
       const buf = place.memory.buffer;
-      if (place.f32) new Float32Array(buf, place.x + row * numCols * 4, rows * numCols).set(xs);
+      if (f32 !== null) new Uint8Array(buf, place.x + row * numCols * 4, f32.length).set(f32);
       else new Float64Array(buf, place.x + row * numCols * 8, rows * numCols).set(xs);
       new Float64Array(buf, place.y + row * 8, rows).set(ys);
       // Rows g = row + i with g % stride = 0 and g / stride < maxRows, for
