@@ -88,6 +88,7 @@ self.onmessage = (event: MessageEvent<WorkerPreload | WorkerInit | WorkerChain>)
     const chainId = msg.chainId;
     phaseMark(`chain${chainId}-start`);
     const draws = batch = new _DrawBatch(chainId);
+    let lastProgress = performance.now();
     const result = sampleChains({
       ...init.run,
       sampler: _sampler,
@@ -97,12 +98,16 @@ self.onmessage = (event: MessageEvent<WorkerPreload | WorkerInit | WorkerChain>)
       onProgress: init.relayProgress
         ? (chain, iteration, total) => {
           // Not every iteration: a message costs more than an HMC-ECS step. The
-          // first, the last of warm-up and the last always; else every 1/200 of the run.
+          // first, the last of warm-up and the last always; else every 1/200 of
+          // the run, at most one per PROGRESS_MS.
           const every = Math.max(1, Math.floor(total / 200));
           if (
             iteration === 1 || iteration === total || iteration === init.run.numWarmup ||
-            iteration % every === 0
-          ) _post({ type: "progress", chain, iteration, total });
+            (iteration % every === 0 && performance.now() - lastProgress >= PROGRESS_MS)
+          ) {
+            lastProgress = performance.now();
+            _post({ type: "progress", chain, iteration, total });
+          }
         }
         : undefined,
       onDraw: init.relayDraws
@@ -117,6 +122,12 @@ self.onmessage = (event: MessageEvent<WorkerPreload | WorkerInit | WorkerChain>)
     _post({ type: "error", error });
   }
 };
+
+/**
+ * Shortest time between two progress messages of a chain (ms), other than
+ * its first iteration's, its last warm-up iteration's and its last.
+ */
+export const PROGRESS_MS = 10;
 
 /** Longest time a kept draw waits in the worker before it is posted (ms). */
 export const DRAWS_BATCH_MS = 10;

@@ -165,7 +165,12 @@ export function perturbedEstimator(
       rows += est.lastRowsEvaluated;
       return { value: e.value, variance: e.variance, sign: 1 };
     },
-    snapshot: () => est.lastDiffs.slice(),
+    snapshot: (into) => {
+      const d = est.lastDiffs;
+      if (into === undefined || into.length !== d.length) return d.slice();
+      into.set(d);
+      return into;
+    },
     propose: (r) => u.propose(r),
     proposalLogEstimate(theta, proposal, snapshot) {
       const p = proposal as BlockProposal;
