@@ -209,7 +209,9 @@ class _DrawBatch {
   #sameFields(info: StepInfo): boolean {
     const rec = info as unknown as Record<string, unknown>, names = this.#names;
     let j = 0;
-    for (const key of Object.keys(rec)) {
+    // for-in over own keys: Object.keys' order without an array per draw.
+    for (const key in rec) {
+      if (!Object.hasOwn(rec, key)) continue;
       const t = typeof rec[key];
       if (t !== "number" && t !== "boolean") continue;
       if (j >= names.length || names[j] !== key || this.#booleans[j] !== (t === "boolean")) {
