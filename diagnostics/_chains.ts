@@ -38,81 +38,127 @@ export function _zScale(chains: readonly Float64Array[]): Float64Array[] {
 }
 
 /**
- * {@link _zScale} of the split chains of `m` chains of `n` draws pooled in
- * `values` (chain after chain), given `order`, indices that sort `values`
- * ascending (any order among equal values): the same scores, bit for bit,
- * without sorting again. For odd `n` the middle draw of every chain is left
- * out, as {@link _splitChains} does; the order of the rest stays sorted.
+ * The 2m split chains (see {@link _splitChains}) of `m` chains of `n` draws
+ * pooled in `x`, chain after chain, as views of `x`.
  */
-export function _zScaleSplitSorted(
-  values: Float64Array,
-  order: Uint32Array,
-  n: number,
-): Float64Array[] {
-  const m = values.length / n;
-  const h = Math.floor(n / 2);
-  const total = 2 * m * h;
-  let idx = order;
-  let split = values;
-  if (total !== values.length) {
-    // Odd n: drop index h of every chain; chain c's draw i > h moves to c·2h + i − 1.
-    idx = new Uint32Array(total);
-    split = new Float64Array(total);
-    let k = 0;
-    for (let r = 0; r < order.length; r++) {
-      const o = order[r];
-      const c = Math.floor(o / n);
-      const i = o - c * n;
-      if (i === h) continue;
-      idx[k++] = c * 2 * h + (i < h ? i : i - 1);
-    }
-    for (let c = 0; c < m; c++) {
-      for (let i = 0; i < h; i++) {
-        split[c * 2 * h + i] = values[c * n + i];
-        split[c * 2 * h + h + i] = values[c * n + h + 1 + i];
-      }
-    }
-  }
-  const z = _rankScores(split, idx);
+export function _splitViews(x: Float64Array, m: number, n: number): Float64Array[] {
+  const h = n >> 1;
   const out: Float64Array[] = [];
-  for (let c = 0; c < 2 * m; c++) out.push(z.subarray(c * h, (c + 1) * h));
+  for (let c = 0; c < m; c++) {
+    out.push(x.subarray(c * n, c * n + h), x.subarray(c * n + n - h, (c + 1) * n));
+  }
   return out;
 }
 
 /**
- * The draws folded about `median` (|x − median|, as {@link _fold}) and
- * indices that sort them ascending, from `order`, indices that sort the
- * draws: below the median the folded values grow as the draws fall, above it
- * as they rise (x − median is monotone in x also in floating point), so the
- * two runs merge in one pass.
+ * {@link _zScale} of the split chains of the chains of `n` draws pooled in
+ * `values`, bit for bit, written into `z` at the draws' pooled positions
+ * (read them with {@link _splitViews}), given `order`, indices that sort
+ * `values` ascending (any order among equal values), and `sorted`, the
+ * values in that order: no second sort. For odd `n` the middle draw of every
+ * chain is left out (its entry of `z` is not written), as
+ * {@link _splitChains} does; the order of the rest stays sorted.
  */
-export function _foldSorted(
+export function _splitScoresInto(
+  sorted: Float64Array,
+  order: Uint32Array,
+  n: number,
+  z: Float64Array,
+): void {
+  const total = order.length;
+  const h = n >> 1;
+  const count = 2 * h * (total / n);
+  let values = sorted, idx = order;
+  if (count !== total) {
+    values = new Float64Array(count);
+    idx = new Uint32Array(count);
+    for (let r = 0, k = 0; r < total; r++) {
+      if (order[r] % n === h) continue;
+      values[k] = sorted[r];
+      idx[k++] = order[r];
+    }
+  }
+  const scores = _scoreTable(count);
+  for (let i = 0; i < count;) {
+    const v = values[i];
+    let j = i + 1;
+    while (j < count && values[j] === v) j++; // ties: ranks i+1 .. j
+    const zi = _score(scores, i + 1 + j, count);
+    for (let k = i; k < j; k++) z[idx[k]] = zi;
+    i = j;
+  }
+}
+
+/**
+ * The draws folded about `median` (|x − median|, as {@link _fold}) into
+ * `folded`, indices that sort them ascending into `foldedOrder` and the
+ * folded draws in that order into `foldedSorted`, from `order`, indices that
+ * sort the draws, and `sorted`, the draws in that order: below the median
+ * the folded values grow as the draws fall, above it as they rise
+ * (x − median is monotone in x also in floating point), so the two runs
+ * merge in one pass.
+ */
+export function _foldSortedInto(
   values: Float64Array,
   order: Uint32Array,
+  sorted: Float64Array,
   median: number,
-): { folded: Float64Array; order: Uint32Array } {
+  folded: Float64Array,
+  foldedOrder: Uint32Array,
+  foldedSorted: Float64Array,
+): void {
   const total = values.length;
-  const folded = new Float64Array(total);
   for (let i = 0; i < total; i++) folded[i] = Math.abs(values[i] - median);
   // First rank whose draw is not below the median.
   let lo = 0, hi = total;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (values[order[mid]] < median) lo = mid + 1;
+    if (sorted[mid] < median) lo = mid + 1;
     else hi = mid;
   }
-  const out = new Uint32Array(total);
   let l = lo - 1, r = lo;
   for (let k = 0; k < total; k++) {
-    if (r >= total || (l >= 0 && folded[order[l]] <= folded[order[r]])) out[k] = order[l--];
-    else out[k] = order[r++];
+    const o = r >= total || (l >= 0 && folded[order[l]] <= folded[order[r]])
+      ? order[l--]
+      : order[r++];
+    foldedOrder[k] = o;
+    foldedSorted[k] = folded[o];
   }
-  return { folded, order: out };
 }
 
-/** Φ⁻¹((r − 3/8)/(S + 1/4)) for the untied ranks r = 1 … S of the last S asked for. */
-let _untiedFor = -1;
-let _untied = new Float64Array(0);
+/** Scores Φ⁻¹((s/2 − 3/8)/(S + 1/4)) by s = 2r, for the S of the last call (NaN: not yet computed). */
+let _scoresFor = -1;
+let _scores = new Float64Array(0);
+
+/** The table of {@link _score} for S pooled draws (kept until S changes). */
+function _scoreTable(total: number): Float64Array {
+  if (_scoresFor !== total) {
+    _scores = new Float64Array(2 * total + 2).fill(NaN);
+    _scoresFor = total;
+  }
+  return _scores;
+}
+
+/**
+ * Φ⁻¹((s/2 − 3/8)/(S + 1/4)), the normal score of the average rank s/2 of a
+ * run of ties (s = i + 1 + j for ranks i + 1 … j), computed once per s and S:
+ * a summary rank-normalises every parameter twice over the same S draws, and
+ * repeated draws (rejected proposals) make runs of two or three equal values.
+ * Above ½, where {@link _normalQuantile} returns −Φ⁻¹(1 − p), the mirrored
+ * score is reused when its argument is exactly 1 − p: the same value, bit for bit.
+ */
+function _score(table: Float64Array, s: number, total: number): number {
+  let z = table[s];
+  if (z === z) return z;
+  const scale = 1 / (total + 0.25);
+  const p = (s / 2 - 0.375) * scale;
+  const mirror = 2 * total + 2 - s;
+  z = p > 0.5 && 1 - p === (mirror / 2 - 0.375) * scale
+    ? -_score(table, mirror, total)
+    : _normalQuantile(p);
+  table[s] = z;
+  return z;
+}
 
 /**
  * Φ⁻¹((r − 3/8)/(S + 1/4)) of every value's average rank r among the S
@@ -122,33 +168,16 @@ let _untied = new Float64Array(0);
 function _rankScores(values: Float64Array, order: ArrayLike<number>): Float64Array {
   const total = values.length;
   const z = new Float64Array(total);
-  const scale = 1 / (total + 0.25);
-  const untied = _untiedScores(total);
+  const scores = _scoreTable(total);
   for (let i = 0; i < total;) {
     const v = values[order[i]];
     let j = i + 1;
     while (j < total && values[order[j]] === v) j++; // ties: ranks i+1 .. j
-    // A rank without ties: its score depends on i and S only (the same value, cached).
-    const zi = j === i + 1 ? untied[i] : _normalQuantile(((i + 1 + j) / 2 - 0.375) * scale);
+    const zi = _score(scores, i + 1 + j, total);
     for (let k = i; k < j; k++) z[order[k]] = zi;
     i = j;
   }
   return z;
-}
-
-/**
- * The normal scores of untied ranks for S pooled draws, computed once per S:
- * a summary rank-normalises every parameter (twice) over the same S draws.
- * Each value is the one `_zScale` computes for that rank, bit for bit.
- */
-function _untiedScores(total: number): Float64Array {
-  if (_untiedFor !== total) {
-    const scale = 1 / (total + 0.25), out = new Float64Array(total);
-    for (let i = 0; i < total; i++) out[i] = _normalQuantile(((i + 1 + i + 1) / 2 - 0.375) * scale);
-    _untied = out;
-    _untiedFor = total;
-  }
-  return _untied;
 }
 
 const DIGIT_BITS = 11;
