@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { summarize } from "../diagnostics/summary.ts";
+import { _prepareSummary, summarize } from "../diagnostics/summary.ts";
 import type { Model } from "../models/model.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import type { SamplerDescription } from "../samplers/sampler.ts";
@@ -286,6 +286,34 @@ export function report(
     );
   }
   return code;
+}
+
+/**
+ * Prepares the summary while chains run in workers: once fewer chains
+ * remain than there are workers (a core is idle), the calling thread, which
+ * only waits, runs the summary's code on made-up draws of the run's shape
+ * (diagnostics/summary.ts `_prepareSummary`), so the table printed after the
+ * chains starts from compiled code. The printed numbers do not change.
+ * `chainEnded` is called as each chain ends; `cancel` once the chains are done.
+ */
+export function summaryPreparer(
+  numChains: number,
+  numWorkers: number,
+  drawsPerChain: number,
+): { chainEnded(): void; cancel(): void } {
+  let ended = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idleAfter = numChains - Math.min(numWorkers, numChains) + 1;
+  return {
+    chainEnded() {
+      if (numWorkers > 0 && ++ended === idleAfter && ended < numChains) {
+        timer = setTimeout(() => _prepareSummary(numChains, drawsPerChain), 0);
+      }
+    },
+    cancel() {
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** The summary table, over the common length of the chains that made draws. */

@@ -436,6 +436,36 @@ export function _summaryRowRanked(chains: Float64Array[], name: string): Summary
   return row;
 }
 
+/**
+ * @internal Runs the summary on made-up draws of `numChains` chains of
+ * `numDraws` draws, one parameter at a time, until `budgetMs` milliseconds
+ * have passed (at most 8 parameters): for a caller that waits anyway (for
+ * chains still running), so that a later {@link summarize} of draws of that
+ * shape runs compiled code from its first parameter and finds the normal
+ * scores of its draw count computed. No result depends on it: a row is a
+ * function of its draws alone.
+ */
+export function _prepareSummary(numChains: number, numDraws: number, budgetMs = 40): void {
+  if (!(numChains >= 1 && numDraws >= _MIN_SPLIT_DRAWS)) return;
+  const start = performance.now();
+  let seed = 20261127;
+  const u = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  for (let j = 0; j < 8 && performance.now() - start < budgetMs; j++) {
+    const chains: Float64Array[][] = [];
+    for (let c = 0; c < numChains; c++) {
+      const x = new Float64Array(numDraws);
+      // AR(1) draws that repeat now and then, as rejected proposals do;
+      // every other parameter mixes slowly (its ESS needs the FFT).
+      const a = j % 2 === 0 ? 0.3 : 0.98;
+      for (let i = 0, prev = j; i < numDraws; i++) {
+        x[i] = prev = u() < 0.2 ? prev : a * prev + (1 - a) * j + u() - 0.5;
+      }
+      chains.push([x]);
+    }
+    summarize(chains);
+  }
+}
+
 /** True when every draw of the chain equals its first. */
 function _constantChain(chain: Float64Array): boolean {
   const first = chain[0];
