@@ -14,6 +14,7 @@ import type { CmdStanDrawsWriter } from "./cmdstan_writer.ts";
 import { formatSummary, withNaturalScales } from "./summary_table.ts";
 import type { SummaryRow } from "../diagnostics/summary.ts";
 import { userMessage } from "./sample_flags.ts";
+import { phaseMark } from "../samplers/_phase_marks.ts";
 
 /** The default draws file or CmdStan's files. */
 export type DrawsOutput = DrawsFileWriter | CmdStanDrawsWriter;
@@ -307,7 +308,10 @@ export function summaryPreparer(
   return {
     chainEnded() {
       if (numWorkers > 0 && ++ended === idleAfter && ended < numChains) {
-        timer = setTimeout(() => _prepareSummary(numChains, drawsPerChain), 0);
+        timer = setTimeout(() => {
+          _prepareSummary(numChains, drawsPerChain);
+          phaseMark("summary-prepared");
+        }, 0);
       }
     },
     cancel() {
