@@ -83,32 +83,29 @@ export function _splitScoresInto(
     const v = values[i];
     let j = i + 1;
     while (j < count && values[j] === v) j++; // ties: ranks i+1 .. j
-    const zi = _score(scores, i + 1 + j, count);
+    let zi = scores[i + 1 + j];
+    if (zi !== zi) zi = _score(scores, i + 1 + j, count);
     for (let k = i; k < j; k++) z[idx[k]] = zi;
     i = j;
   }
 }
 
 /**
- * The draws folded about `median` (|x − median|, as {@link _fold}) into
- * `folded`, indices that sort them ascending into `foldedOrder` and the
- * folded draws in that order into `foldedSorted`, from `order`, indices that
- * sort the draws, and `sorted`, the draws in that order: below the median
- * the folded values grow as the draws fall, above it as they rise
- * (x − median is monotone in x also in floating point), so the two runs
- * merge in one pass.
+ * Indices that sort the draws folded about `median` (|x − median|, as
+ * {@link _fold}) ascending into `foldedOrder` and the folded draws in that
+ * order into `foldedSorted`, from `order`, indices that sort the draws, and
+ * `sorted`, the draws in that order: below the median the folded values grow
+ * as the draws fall, above it as they rise (x − median is monotone in x also
+ * in floating point), so the two runs merge in one pass.
  */
 export function _foldSortedInto(
-  values: Float64Array,
   order: Uint32Array,
   sorted: Float64Array,
   median: number,
-  folded: Float64Array,
   foldedOrder: Uint32Array,
   foldedSorted: Float64Array,
 ): void {
-  const total = values.length;
-  for (let i = 0; i < total; i++) folded[i] = Math.abs(values[i] - median);
+  const total = sorted.length;
   // First rank whose draw is not below the median.
   let lo = 0, hi = total;
   while (lo < hi) {
@@ -117,12 +114,21 @@ export function _foldSortedInto(
     else hi = mid;
   }
   let l = lo - 1, r = lo;
+  let left = l >= 0 ? Math.abs(sorted[l] - median) : Infinity;
+  let right = r < total ? Math.abs(sorted[r] - median) : Infinity;
   for (let k = 0; k < total; k++) {
-    const o = r >= total || (l >= 0 && folded[order[l]] <= folded[order[r]])
-      ? order[l--]
-      : order[r++];
-    foldedOrder[k] = o;
-    foldedSorted[k] = folded[o];
+    // Ties go left first, as a merge of the folded values by index would.
+    if (r >= total || (l >= 0 && left <= right)) {
+      foldedOrder[k] = order[l];
+      foldedSorted[k] = left;
+      l--;
+      left = l >= 0 ? Math.abs(sorted[l] - median) : Infinity;
+    } else {
+      foldedOrder[k] = order[r];
+      foldedSorted[k] = right;
+      r++;
+      right = r < total ? Math.abs(sorted[r] - median) : Infinity;
+    }
   }
 }
 
@@ -141,21 +147,23 @@ function _scoreTable(total: number): Float64Array {
 
 /**
  * Φ⁻¹((s/2 − 3/8)/(S + 1/4)), the normal score of the average rank s/2 of a
- * run of ties (s = i + 1 + j for ranks i + 1 … j), computed once per s and S:
- * a summary rank-normalises every parameter twice over the same S draws, and
- * repeated draws (rejected proposals) make runs of two or three equal values.
- * Above ½, where {@link _normalQuantile} returns −Φ⁻¹(1 − p), the mirrored
- * score is reused when its argument is exactly 1 − p: the same value, bit for bit.
+ * run of ties (s = i + 1 + j for ranks i + 1 … j), computed once per s and S
+ * into `table` (read it first; NaN: not yet computed): a summary
+ * rank-normalises every parameter twice over the same S draws, and repeated
+ * draws (rejected proposals) make runs of two or three equal values. Above
+ * ½, where {@link _normalQuantile} returns −Φ⁻¹(1 − p), the mirrored score
+ * is reused when its argument is exactly 1 − p: the same value, bit for bit.
  */
 function _score(table: Float64Array, s: number, total: number): number {
-  let z = table[s];
-  if (z === z) return z;
   const scale = 1 / (total + 0.25);
   const p = (s / 2 - 0.375) * scale;
   const mirror = 2 * total + 2 - s;
-  z = p > 0.5 && 1 - p === (mirror / 2 - 0.375) * scale
-    ? -_score(table, mirror, total)
-    : _normalQuantile(p);
+  let z: number;
+  if (p > 0.5 && 1 - p === (mirror / 2 - 0.375) * scale) {
+    z = table[mirror];
+    if (z !== z) z = table[mirror] = _normalQuantile(1 - p);
+    z = -z;
+  } else z = _normalQuantile(p);
   table[s] = z;
   return z;
 }
@@ -173,7 +181,8 @@ function _rankScores(values: Float64Array, order: ArrayLike<number>): Float64Arr
     const v = values[order[i]];
     let j = i + 1;
     while (j < total && values[order[j]] === v) j++; // ties: ranks i+1 .. j
-    const zi = _score(scores, i + 1 + j, total);
+    let zi = scores[i + 1 + j];
+    if (zi !== zi) zi = _score(scores, i + 1 + j, total);
     for (let k = i; k < j; k++) z[order[k]] = zi;
     i = j;
   }

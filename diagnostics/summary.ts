@@ -336,7 +336,6 @@ interface _Scratch {
   total: number;
   sorted: Float64Array;
   z: Float64Array;
-  folded: Float64Array;
   foldedOrder: Uint32Array;
   foldedSorted: Float64Array;
   zFolded: Float64Array;
@@ -351,7 +350,6 @@ function _scratchFor(total: number): _Scratch {
       total,
       sorted: f(),
       z: f(),
-      folded: f(),
       foldedOrder: new Uint32Array(total),
       foldedSorted: f(),
       zFolded: f(),
@@ -410,7 +408,7 @@ export function _summaryRowRanked(chains: Float64Array[], name: string): Summary
   const split = _splitViews(pooled, m, n);
   _splitScoresInto(sorted, order, n, w.z);
   const zSplit = _splitViews(w.z, m, n);
-  _foldSortedInto(pooled, order, sorted, row.q50, w.folded, w.foldedOrder, w.foldedSorted);
+  _foldSortedInto(order, sorted, row.q50, w.foldedOrder, w.foldedSorted);
   _splitScoresInto(w.foldedSorted, w.foldedOrder, n, w.zFolded);
   const bulk = _rhat(zSplit);
   const folded = _rhat(_splitViews(w.zFolded, m, n));
