@@ -282,7 +282,7 @@ function _pooledSigns(
   return out;
 }
 
-/** Copies one parameter's chains, allowing NaN and ±Infinity. */
+/** One parameter's chains as Float64Arrays (copies of other arrays), allowing NaN and ±Infinity. */
 function _parameterChains(
   draws: readonly (readonly ArrayLike<number>[])[],
   j: number,
@@ -303,7 +303,8 @@ function _parameterChains(
     }
     const values = x as ArrayLike<unknown>;
     let out: Float64Array;
-    if (x instanceof Float64Array) out = x.slice(); // numbers only: no check per draw
+    // Numbers only: no check per draw, and no copy (the rows only read the draws).
+    if (x instanceof Float64Array) out = x;
     else {
       out = new Float64Array(values.length);
       for (let i = 0; i < values.length; i++) {
@@ -334,6 +335,7 @@ function _parameterChains(
 /** Scratch arrays of {@link _summaryRowRanked} for S pooled draws, reused by every parameter. */
 interface _Scratch {
   total: number;
+  pooled: Float64Array;
   sorted: Float64Array;
   z: Float64Array;
   foldedOrder: Uint32Array;
@@ -348,6 +350,7 @@ function _scratchFor(total: number): _Scratch {
     const f = () => new Float64Array(total);
     _scratch = {
       total,
+      pooled: f(),
       sorted: f(),
       z: f(),
       foldedOrder: new Uint32Array(total),
@@ -372,8 +375,10 @@ export function _summaryRowRanked(chains: Float64Array[], name: string): Summary
   const n = chains[0].length;
   if (n < _MIN_SPLIT_DRAWS) return null;
   const m = chains.length;
-  const pooled = _pool(chains);
-  const total = pooled.length;
+  const total = m * n;
+  const w = _scratchFor(total);
+  const pooled = w.pooled;
+  for (let c = 0; c < m; c++) pooled.set(chains[c], c * n);
   let sum = 0; // _meanF64's sum
   for (let i = 0; i < total; i++) {
     const v = pooled[i];
@@ -382,7 +387,6 @@ export function _summaryRowRanked(chains: Float64Array[], name: string): Summary
     sum += v;
   }
   const order = _argsort(pooled);
-  const w = _scratchFor(total);
   const sorted = w.sorted;
   for (let k = 0; k < total; k++) sorted[k] = pooled[order[k]];
   if (sorted[total - 1] - sorted[0] < Number.EPSILON) return null; // constant
