@@ -37,7 +37,7 @@
  */
 
 import { _indicator, _splitChains, _zScale } from "./_chains.ts";
-import { _chains, _mean, _meanF64, _pool, _probability, _varianceF64 } from "./_util.ts";
+import { _chains, _mean, _pool, _probability, _varianceF64 } from "./_util.ts";
 import { _autocovariances, _directAutocovarianceInto } from "./fft.ts";
 import { _quantileSorted } from "./quantile.ts";
 

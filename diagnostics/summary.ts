@@ -42,7 +42,7 @@
  */
 
 import { signCorrectedSummary } from "./sign_corrected.ts";
-import { _describe, _integer, _mean, _meanF64, _pool, _variance, _varianceF64 } from "./_util.ts";
+import { _describe, _integer, _mean, _pool, _variance } from "./_util.ts";
 import {
   _argsort,
   _fold,
