@@ -197,18 +197,27 @@ export const _SMALL_ARGSORT = 1 << 16;
 /** Longest run of equal high words {@link _argsortHigh} sorts by insertion. */
 const _RUN = 64;
 
+type _Keys = {
+  hi: Uint32Array<ArrayBuffer>;
+  lo: Uint32Array<ArrayBuffer>;
+  index: Uint32Array<ArrayBuffer>;
+};
+
 /**
  * The 64-bit sort keys of finite `values` as high and low words (all bits
  * of negatives flipped, the sign bit of the rest set, so unsigned order is
- * numeric order; −0 keyed as +0), and the identity permutation.
+ * numeric order; −0 keyed as +0), and the identity permutation, in `into`
+ * when given (arrays of at least `values.length`, only that much is written).
  */
 function _sortKeys(
   values: Float64Array,
-): { hi: Uint32Array<ArrayBuffer>; lo: Uint32Array<ArrayBuffer>; index: Uint32Array<ArrayBuffer> } {
+  into?: _Keys,
+): _Keys {
   const n = values.length;
   const bits = new Float64Array(1);
   const words = new Uint32Array(bits.buffer); // [low word, high word] (little-endian)
-  const hi = new Uint32Array(n), lo = new Uint32Array(n), index = new Uint32Array(n);
+  const { hi, lo, index } = into ??
+    { hi: new Uint32Array(n), lo: new Uint32Array(n), index: new Uint32Array(n) };
   for (let i = 0; i < n; i++) {
     bits[0] = values[i] === 0 ? 0 : values[i];
     const h = words[1];
@@ -220,6 +229,11 @@ function _sortKeys(
   return { hi, lo, index };
 }
 
+/** Arrays of {@link _argsortHigh} for one length, reused from call to call. */
+let _high:
+  | (_Keys & { n: number; hi2: Uint32Array<ArrayBuffer>; index2: Uint32Array<ArrayBuffer> })
+  | null = null;
+
 /**
  * The permutation of {@link _argsortRadix}, for short arrays in half its
  * passes: a stable radix sort of the high 32 bits of the keys only (3
@@ -227,15 +241,18 @@ function _sortKeys(
  * a stable insertion sort. Sorting by (high, low) stably is what the 64-bit
  * radix sort does, so the permutation is the same; a run longer than
  * {@link _RUN} (draws that agree in sign, exponent and 20 mantissa bits, as
- * 10¹² + small integers do) falls back to the full radix sort.
+ * 10¹² + small integers do) falls back to the full radix sort. The
+ * permutation returned lives in arrays reused by the next call.
  */
 export function _argsortHigh(values: Float64Array): Uint32Array {
   const n = values.length;
-  const keys = _sortKeys(values);
-  let hi = keys.hi, index = keys.index;
-  const lo = keys.lo;
-  let hi2 = new Uint32Array(n);
-  let index2 = new Uint32Array(n);
+  if (_high === null || _high.n !== n) {
+    const u = () => new Uint32Array(n);
+    _high = { n, hi: u(), lo: u(), index: u(), hi2: u(), index2: u() };
+  }
+  _sortKeys(values, _high);
+  let { hi, index, hi2, index2 } = _high;
+  const lo = _high.lo;
   const offsets = new Uint32Array(1 << DIGIT_BITS);
   for (let shift = 0; shift < 32; shift += DIGIT_BITS) {
     offsets.fill(0);
@@ -282,7 +299,9 @@ const DIGIT_MASK = (1 << DIGIT_BITS) - 1;
  * order-preserving by flipping all bits of negatives and the sign bit of the
  * rest; −0 is keyed as +0. Unlike a comparison sort carrying indices (or a
  * binary search per value), its memory traffic is sequential reads and
- * 2048-way streaming writes, which matters for millions of draws.
+ * 2048-way streaming writes, which matters for millions of draws. For up
+ * to {@link _SMALL_ARGSORT} values the permutation lives in arrays the next
+ * call reuses.
  */
 export function _argsort(values: Float64Array): Uint32Array {
   return values.length <= _SMALL_ARGSORT ? _argsortHigh(values) : _argsortRadix(values);
