@@ -252,32 +252,65 @@ export function _argsortHigh(values: Float64Array): Uint32Array {
   }
   _sortKeys(values, _high);
   let { hi, index, hi2, index2 } = _high;
-  const lo = _high.lo;
   const offsets = new Uint32Array(1 << DIGIT_BITS);
   for (let shift = 0; shift < 32; shift += DIGIT_BITS) {
-    offsets.fill(0);
-    for (let i = 0; i < n; i++) offsets[(hi[i] >>> shift) & DIGIT_MASK]++;
-    if (offsets[(hi[0] >>> shift) & DIGIT_MASK] === n) continue; // nothing moves
-    let sum = 0;
-    for (let d = 0; d < offsets.length; d++) {
-      const count = offsets[d];
-      offsets[d] = sum;
-      sum += count;
-    }
-    for (let i = 0; i < n; i++) {
-      const h = hi[i];
-      const p = offsets[(h >>> shift) & DIGIT_MASK]++;
-      hi2[p] = h;
-      index2[p] = index[i];
-    }
+    if (!_radixPass(hi, index, hi2, index2, offsets, shift)) continue; // nothing moved
     [hi, hi2] = [hi2, hi];
     [index, index2] = [index2, index];
   }
+  return _sortRuns(hi, _high.lo, index) ? index : _argsortRadix(values);
+}
+
+/*
+ * The passes are functions of their own (one loop nest each): called for
+ * every parameter of a summary, they are compiled whole, with the feedback
+ * of every loop, instead of as one long function entered mid-loop.
+ */
+
+/**
+ * One stable counting-sort pass of `hi` (and `index` with it) by the digit
+ * at `shift` into `hiOut` and `indexOut`; false (nothing written) when every
+ * key has the same digit.
+ */
+function _radixPass(
+  hi: Uint32Array,
+  index: Uint32Array,
+  hiOut: Uint32Array,
+  indexOut: Uint32Array,
+  offsets: Uint32Array,
+  shift: number,
+): boolean {
+  const n = hi.length;
+  offsets.fill(0);
+  for (let i = 0; i < n; i++) offsets[(hi[i] >>> shift) & DIGIT_MASK]++;
+  if (offsets[(hi[0] >>> shift) & DIGIT_MASK] === n) return false;
+  let sum = 0;
+  for (let d = 0; d < offsets.length; d++) {
+    const count = offsets[d];
+    offsets[d] = sum;
+    sum += count;
+  }
+  for (let i = 0; i < n; i++) {
+    const h = hi[i];
+    const p = offsets[(h >>> shift) & DIGIT_MASK]++;
+    hiOut[p] = h;
+    indexOut[p] = index[i];
+  }
+  return true;
+}
+
+/**
+ * Sorts every run of equal (sorted) high words `hi` of `index` by the low
+ * words `lo[index[k]]` with a stable insertion sort; false when a run is
+ * longer than {@link _RUN} (then `index` is left partly sorted).
+ */
+function _sortRuns(hi: Uint32Array, lo: Uint32Array, index: Uint32Array): boolean {
+  const n = hi.length;
   for (let a = 0; a < n;) {
     const h = hi[a];
     let b = a + 1;
     while (b < n && hi[b] === h) b++;
-    if (b - a > _RUN) return _argsortRadix(values);
+    if (b - a > _RUN) return false;
     for (let k = a + 1; k < b; k++) {
       const v = index[k], key = lo[v];
       let j = k - 1;
@@ -289,7 +322,7 @@ export function _argsortHigh(values: Float64Array): Uint32Array {
     }
     a = b;
   }
-  return index;
+  return true;
 }
 const DIGIT_MASK = (1 << DIGIT_BITS) - 1;
 

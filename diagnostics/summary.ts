@@ -440,8 +440,8 @@ export function _summaryRowRanked(chains: Float64Array[], name: string): Summary
 
 /**
  * @internal Runs the summary on made-up draws of `numChains` chains of
- * `numDraws` draws, one parameter at a time, until `budgetMs` milliseconds
- * have passed (at most 8 parameters): for a caller that waits anyway (for
+ * `numDraws` draws, one parameter at a time: two, then more until
+ * `budgetMs` milliseconds have passed (at most 8 parameters): for a caller that waits anyway (for
  * chains still running), so that a later {@link summarize} of draws of that
  * shape runs compiled code from its first parameter and finds the normal
  * scores of its draw count computed. No result depends on it: a row is a
@@ -452,7 +452,9 @@ export function _prepareSummary(numChains: number, numDraws: number, budgetMs = 
   const start = performance.now();
   let seed = 20261127;
   const u = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-  for (let j = 0; j < 8 && performance.now() - start < budgetMs; j++) {
+  // At least one parameter that mixes well and one that does not, then
+  // more while the budget lasts.
+  for (let j = 0; j < 8 && (j < 2 || performance.now() - start < budgetMs); j++) {
     const chains: Float64Array[][] = [];
     for (let c = 0; c < numChains; c++) {
       const x = new Float64Array(numDraws);
