@@ -304,7 +304,9 @@ export function summaryPreparer(
 ): { chainEnded(): void; cancel(): void } {
   let ended = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const idleAfter = numChains - Math.min(numWorkers, numChains) + 1;
+  // Chains run at once: one per worker, as many as there are cores.
+  const running = Math.min(numWorkers, numChains, navigator.hardwareConcurrency || numWorkers);
+  const idleAfter = numChains - running + 1;
   return {
     chainEnded() {
       if (numWorkers > 0 && ++ended === idleAfter && ended < numChains) {
