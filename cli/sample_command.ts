@@ -503,6 +503,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   } catch (e) {
     // A chain could not start (e.g. a non-finite log density at θ₀): say
     // which columns the loader found extreme, the likely cause.
+    preparer.cancel();
     bar?.done();
     watch.close();
     const kept = writer === null ? "" : _keepOrDiscard(writer);

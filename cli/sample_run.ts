@@ -314,6 +314,7 @@ export function summaryPreparer(
           _prepareSummary(numChains, drawsPerChain);
           phaseMark("summary-prepared");
         }, 0);
+        Deno.unrefTimer(timer); // never the reason the process stays alive
       }
     },
     cancel() {
