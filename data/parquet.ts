@@ -354,11 +354,6 @@ export async function loadParquet(
       ? arena.allocF64(numRows * numCols)
       : arena.allocF32(numRows * numCols);
     yPtr = arena.allocF64(numRows);
-    // The first touch of X's and y's fresh pages runs on another core.
-    prefault = prefaultRows(arena, [
-      [xPtr, xPtr + numRows * numCols * width],
-      [yPtr, yPtr + numRows * 8],
-    ]);
     // The core's kernel writes the rows of X (null: the TypeScript pass does).
     transposer = ParquetTransposer.create(arena, numCols);
     const groups = rowGroupRows.flatMap((n, g) => n > 0 ? [g] : []);
@@ -370,10 +365,11 @@ export async function loadParquet(
     // The row groups this thread checked and transposed with the kernel (by
     // position); the others are read below, in file order.
     const parts: (ParquetGroupPart | null)[] = groups.map(() => null);
+    let work: ParquetGroupWork | null = null;
     if (transposer !== null && ParquetPageKernels.create(arena) !== null) {
       counter = arena.alloc(16, 16);
       arena.i32(counter, 4).fill(0);
-      const work: ParquetGroupWork = {
+      work = {
         groups,
         starts,
         rows,
@@ -388,6 +384,19 @@ export async function loadParquet(
       thread = typeof source === "string" || source instanceof URL
         ? ParquetDecodeThread.start(arena, o, source, l.readColumns, spec, work)
         : null;
+    }
+    // Without that thread, the first touch of X's and y's fresh pages runs on
+    // another core. With it, each of the two threads touches the rows it
+    // writes: a third thread would only compete for the same two cores (its
+    // start and module loading cost ≈ 0.1 CPU-s at 10⁷, and three threads
+    // faulting in one address space contend in the kernel).
+    if (thread === null) {
+      prefault = prefaultRows(arena, [
+        [xPtr, xPtr + numRows * numCols * width],
+        [yPtr, yPtr + numRows * 8],
+      ]);
+    }
+    if (work !== null && transposer !== null) {
       // The core's page decoder reads the columns into the arena (null, or a
       // row group it does not take: hyparquet decodes it below). With the
       // thread, one raw buffer (the thread has the other).
