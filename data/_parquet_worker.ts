@@ -32,7 +32,8 @@ import {
   ParquetArenaDecoder,
   type PrefaultRequest,
 } from "./parquet_decode.ts";
-import { type OpenedParquet, parquetFileReader } from "./parquet_source.ts";
+import type { OpenedParquet } from "./parquet_source.ts";
+import { parquetFileReader } from "./parquet_file.ts";
 
 self.onmessage = async (e: MessageEvent<PrefaultRequest | DecodeRequest>) => {
   const m = e.data;

@@ -332,10 +332,21 @@ export async function loadParquet(
       `loadParquet takes no aux column (GlmData holds X and y), got ${JSON.stringify(options.aux)}`,
     );
   }
-  const r = await _openRows(source, options);
+  // A large file's decoding thread starts loading now, while the footer is read.
+  let early = typeof source === "string" || source instanceof URL
+    ? ParquetDecodeThread.early(arena, source)
+    : null;
+  let r: _OpenedRows;
+  try {
+    r = await _openRows(source, options);
+  } catch (e) {
+    early?.terminate();
+    throw e;
+  }
   const { o, l, numRows, rowGroupRows, builder } = r;
   const { numCols, storage } = l;
   if (numRows === 0) {
+    early?.terminate();
     o.close();
     throw new RangeError(
       `${
@@ -382,8 +393,9 @@ export async function loadParquet(
       // With a shared arena, another thread takes row groups too: each
       // thread decodes, checks and transposes its own into X.
       thread = typeof source === "string" || source instanceof URL
-        ? ParquetDecodeThread.start(arena, o, source, l.readColumns, spec, work)
+        ? ParquetDecodeThread.start(arena, o, source, l.readColumns, spec, work, early)
         : null;
+      if (thread !== null) early = null; // the thread's now
     }
     // Without that thread, the first touch of X's and y's fresh pages runs on
     // another core. With it, each of the two threads touches the rows it
@@ -474,6 +486,7 @@ export async function loadParquet(
     transposer?.dispose();
     decoder?.dispose();
     prefault?.stop();
+    early?.terminate(); // not taken by a thread
     if (counter !== 0) arena.free(counter);
     if (onesPtr !== 0) arena.free(onesPtr);
     o.close();
