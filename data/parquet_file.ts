@@ -22,10 +22,17 @@ export async function parquetFileReader(
   path: string | URL,
   where: string,
 ): Promise<
-  { buffer: AsyncBuffer; close(): void; readInto(start: number, out: Uint8Array): Promise<void> }
+  {
+    buffer: AsyncBuffer;
+    close(): void;
+    readInto(start: number, out: Uint8Array): Promise<void>;
+    /** The file's size, modification time and identity when opened. */
+    info: Deno.FileInfo;
+  }
 > {
   const handle = await Deno.open(path, { read: true });
-  const size = (await handle.stat()).size;
+  const info = await handle.stat();
+  const size = info.size;
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
   /** Whether reads go through a scratch buffer (a shared memory the read cannot target). */
@@ -66,6 +73,7 @@ export async function parquetFileReader(
     return out.buffer;
   };
   return {
+    info,
     readInto(start: number, out: Uint8Array): Promise<void> {
       const p = queue.then(() => fill(start, out));
       queue = p.catch(() => {});
