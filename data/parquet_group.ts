@@ -10,6 +10,7 @@
 import type { CsvOptions } from "./csv.ts";
 import { EXTREME_ABS, F32_MAX, F32_MIN_NORMAL } from "./csv_checks.ts";
 import type { ParquetTransposer } from "../core/parquet_kernel.ts";
+import { gramBlock } from "./column_stats.ts";
 import type { ParquetLayout } from "./parquet_chunks.ts";
 import type { ParquetCells } from "./parquet_source.ts";
 
@@ -46,8 +47,8 @@ export function parquetGroupSpec(l: ParquetLayout, family: CsvOptions["family"])
 
 /**
  * One row group's statistics, from the start values (+∞, -∞, 0 and the
- * hash's seed), and its rows for X'X (column-major, as
- * `ColumnStats.gramPlan` picks them).
+ * hash's seed), and its terms of X'X (`gramBlock` of the rows
+ * `ColumnStats.gramPlan` picks, d × d).
  */
 export interface ParquetGroupPart {
   lo: Float64Array;
@@ -130,12 +131,13 @@ export function parquetFastGroup(
   );
   if (!ok) return null;
   const { first, stride, take } = plan;
-  const gram = new Float64Array(d * take);
+  const rows = new Float64Array(d * take);
   for (let k = 0; k < d; k++) {
     const c = src[k];
-    for (let t = 0; t < take; t++) gram[k * take + t] = c[first + t * stride];
+    for (let t = 0; t < take; t++) rows[k * take + t] = c[first + t * stride];
   }
-  return { ...p, gram, yMin, yMax };
+  // The group's terms of X'X are summed here, on the thread that read it.
+  return { ...p, gram: gramBlock(d, rows, take), yMin, yMax };
 }
 
 /** Statistics at their start values (ColumnStats's). */
