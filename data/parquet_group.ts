@@ -105,17 +105,9 @@ export function parquetFastGroup(
   y.set(yt.length === n ? yt : yt.subarray(0, n));
   // The response's checks (finite, within ±EXTREME_ABS, the family's domain)
   // and range, as ParquetChunkBuilder's.
-  const fam = spec.family;
-  let yMin = Infinity, yMax = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const v = y[i];
-    if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) return null;
-    if (fam === "logistic" ? v !== 0 && v !== 1 : fam === "poisson" && (v < 0 || v % 1 !== 0)) {
-      return null;
-    }
-    if (v < yMin) yMin = v;
-    if (v > yMax) yMax = v;
-  }
+  const range = _responseRange(y, n, spec.family);
+  if (range === null) return null;
+  const [yMin, yMax] = range;
   const d = spec.numCols, p = freshParquetPart(d);
   const ok = transposer.run(
     src,
@@ -138,6 +130,43 @@ export function parquetFastGroup(
   }
   // The group's terms of X'X are summed here, on the thread that read it.
   return { ...p, gram: gramBlock(d, rows, take), yMin, yMax };
+}
+
+/**
+ * The response's checks (within ±EXTREME_ABS, so finite; the family's
+ * domain) and its range in row order, or null at the first cell that fails.
+ * One loop per family: for the logistic family "0 or 1" implies the range
+ * check (NaN and ±∞ are neither), so a cell costs two comparisons.
+ */
+function _responseRange(
+  y: Float64Array,
+  n: number,
+  family: CsvOptions["family"],
+): [number, number] | null {
+  let yMin = Infinity, yMax = -Infinity;
+  if (family === "logistic") {
+    for (let i = 0; i < n; i++) {
+      const v = y[i];
+      if (v !== 0 && v !== 1) return null;
+      if (v < yMin) yMin = v;
+      if (v > yMax) yMax = v;
+    }
+  } else if (family === "poisson") {
+    for (let i = 0; i < n; i++) {
+      const v = y[i];
+      if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS) || v < 0 || v % 1 !== 0) return null;
+      if (v < yMin) yMin = v;
+      if (v > yMax) yMax = v;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const v = y[i];
+      if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) return null;
+      if (v < yMin) yMin = v;
+      if (v > yMax) yMax = v;
+    }
+  }
+  return [yMin, yMax];
 }
 
 /** Statistics at their start values (ColumnStats's). */

@@ -387,6 +387,36 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
       }
       assert.ok(outcomes.has("ok"), [...outcomes].join("\n"));
     });
+    await t.step("a bad response names the same row, in each family", async () => {
+      const n = 4_000;
+      const cases: [number, ParquetOptions["family"], RegExp | null][] = [
+        [2, "logistic", /row 2712, column "y"/],
+        [NaN, "logistic", /row 2712, column "y"/],
+        [-0, "logistic", null],
+        [1.5, "poisson", /row 2712, column "y"/],
+        [-1, "poisson", /row 2712, column "y"/],
+        [Infinity, "poisson", /row 2712, column "y"/],
+        [7, "poisson", null],
+        [-Infinity, "gaussian", /row 2712, column "y"/],
+        [1e300, "gaussian", /row 2712, column "y"/],
+        [-3.5, "gaussian", null],
+      ];
+      for (const [v, family, want] of cases) {
+        const c = _columns(n, 5);
+        c.y[2_711] = v;
+        const path = `${dir}/y_${family}_${v}.parquet`;
+        await Deno.writeFile(
+          path,
+          new Uint8Array(parquetWriteBuffer({
+            columnData: Object.entries(c).map(([name, data]) => ({ name, data })),
+            rowGroupSize: 1_000,
+          })),
+        );
+        const r = await _sameOutcome(path, { response: "y", family });
+        if (want === null) assert.equal(r, "ok", `${v}, ${family}`);
+        else assert.match(r, want, `${v}, ${family}`);
+      }
+    });
     await t.step("a bad cell and a null name the same row", async () => {
       const n = 4_000, c = _columns(n, 5);
       c.f[3_210] = NaN;
