@@ -17,36 +17,14 @@
  * Run: deno bench --allow-read --allow-sys=loadavg bench/gradient_only_bench.ts
  */
 
-import process from "node:process";
 import { type GlmFamilyName, GlmKernels } from "../core/glm_kernels.ts";
 import { loadCore } from "../core/load.ts";
 import { glmDataFromArrays } from "../data/dataset.ts";
 import { Rng } from "../random/rng.ts";
+import { cpuMs, loadAverage, median } from "./_measure.ts";
 
 const N = 100_000;
 const ROUNDS = 15;
-
-/** CPU milliseconds (user + system) of one call of `fn`. */
-function _cpuMs(fn: () => unknown): number {
-  const u = process.cpuUsage();
-  fn();
-  const v = process.cpuUsage(u);
-  return (v.user + v.system) / 1000;
-}
-
-function _median(a: number[]): number {
-  const s = [...a].sort((u, v) => u - v);
-  return s[Math.floor(s.length / 2)];
-}
-
-/** The 1-minute load average, or "?" without --allow-sys=loadavg. */
-function _loadAverage(): string {
-  try {
-    return Deno.loadavg()[0].toFixed(1);
-  } catch {
-    return "?";
-  }
-}
 
 function _case(
   family: "logistic" | "poisson" | "gaussian",
@@ -84,20 +62,20 @@ function _case(
   const tBoth: number[] = [], tOnly: number[] = [], ratio: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const first = r % 2 === 0;
-    const a = first ? _cpuMs(both) : 0;
-    const g = _cpuMs(only);
-    const b = first ? a : _cpuMs(both);
+    const a = first ? cpuMs(both) : 0;
+    const g = cpuMs(only);
+    const b = first ? a : cpuMs(both);
     tBoth.push(b);
     tOnly.push(g);
     ratio.push(g / b);
   }
   const ns = (ms: number) => ((ms * 1e6) / N).toFixed(1);
   console.log(
-    `${group}: ll+grad ${ns(_median(tBoth))} ns/row, grad only ${
-      ns(_median(tOnly))
+    `${group}: ll+grad ${ns(median(tBoth))} ns/row, grad only ${
+      ns(median(tOnly))
     } ns/row (CPU, median of ${ROUNDS} alternating rounds); grad only / ll+grad ${
-      _median(ratio).toFixed(3)
-    }; load average ${_loadAverage()}`,
+      median(ratio).toFixed(3)
+    }; load average ${loadAverage()}`,
   );
   Deno.bench({
     name: `ll+grad ${group}`,

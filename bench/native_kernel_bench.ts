@@ -20,24 +20,15 @@
  * Run: deno bench --allow-read --allow-write=/tmp --allow-env --allow-sys=loadavg --allow-ffi --allow-run=gcc bench/native_kernel_bench.ts
  */
 
-import process from "node:process";
 import { FAMILY_LOGISTIC } from "../core/exports.ts";
 import { availableBackends, bindCore, loadCore } from "../core/load.ts";
 import { mulberry32 } from "../testing/mulberry32.ts";
+import { cpuMs, loadAverage } from "./_measure.ts";
 
 const D = 30;
 const N = 1_000_000;
 /** Timed passes per Deno.bench entry (each 50–400 ms: the default count would take minutes). */
 const BENCH_N = 10;
-
-/** The 1-minute load average, or "?" without --allow-sys=loadavg. */
-function _loadAverage(): string {
-  try {
-    return Deno.loadavg()[0].toFixed(1);
-  } catch {
-    return "?";
-  }
-}
 
 const _rng = mulberry32;
 
@@ -124,12 +115,6 @@ const builds = [
 // Core time / C time, alternating rounds, CPU time (see the module notes).
 {
   const ROUNDS = 15;
-  const cpuMs = (fn: () => unknown): number => {
-    const u = process.cpuUsage();
-    fn();
-    const v = process.cpuUsage(u);
-    return (v.user + v.system) / 1000;
-  };
   const quantile = (a: number[], q: number) =>
     [...a].sort((u, v) => u - v)[Math.min(a.length - 1, Math.floor(q * a.length))];
   for (const b of builds) {
@@ -150,7 +135,7 @@ const builds = [
         quantile(ratios, 0.5).toFixed(3)
       } [p10 ${quantile(ratios, 0.1).toFixed(3)}, p90 ${
         quantile(ratios, 0.9).toFixed(3)
-      }]; core pass ${quantile(core, 0.5).toFixed(1)} ms; load average ${_loadAverage()}`,
+      }]; core pass ${quantile(core, 0.5).toFixed(1)} ms; load average ${loadAverage()}`,
     );
   }
 }

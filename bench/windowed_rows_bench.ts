@@ -15,36 +15,14 @@
  * Run: deno bench --allow-read --allow-sys=loadavg bench/windowed_rows_bench.ts
  */
 
-import process from "node:process";
 import { GlmKernels } from "../core/glm_kernels.ts";
 import { loadCore } from "../core/load.ts";
 import { WindowedRows } from "../core/windowed_rows.ts";
 import { bankruptcyShaped } from "../data/synthetic.ts";
 import { Rng } from "../random/rng.ts";
+import { cpuMs, loadAverage, median } from "./_measure.ts";
 
 const ROUNDS = 15;
-
-/** CPU milliseconds (user + system) of `reps` calls of `fn`. */
-function _cpuMs(fn: () => unknown, reps: number): number {
-  const u = process.cpuUsage();
-  for (let r = 0; r < reps; r++) fn();
-  const v = process.cpuUsage(u);
-  return (v.user + v.system) / 1000;
-}
-
-function _median(a: number[]): number {
-  const s = [...a].sort((u, v) => u - v);
-  return s[Math.floor(s.length / 2)];
-}
-
-/** The 1-minute load average, or "?" without --allow-sys=loadavg. */
-function _loadAverage(): string {
-  try {
-    return Deno.loadavg()[0].toFixed(1);
-  } catch {
-    return "?";
-  }
-}
 
 function _setup(n: number) {
   const arena = loadCore();
@@ -75,7 +53,7 @@ function _report(n: number, reps: number): void {
   for (let r = 0; r < ROUNDS; r++) {
     const t = new Map<string, number>();
     const order = r % 2 === 0 ? names : [...names].reverse();
-    for (const name of order) t.set(name, _cpuMs(passes[name], reps) / reps / n * 1e6);
+    for (const name of order) t.set(name, cpuMs(passes[name], reps) / reps / n * 1e6);
     for (const name of names) best.set(name, Math.min(best.get(name) ?? Infinity, t.get(name)!));
     for (const what of ["ℓ + ∇", "∇"]) {
       const list = ratios.get(what) ?? [];
@@ -86,10 +64,10 @@ function _report(n: number, reps: number): void {
   console.log(
     `n = ${n}, d = 81, ${
       rows.windowsPerRow.toFixed(2)
-    } windows per row, load average ${_loadAverage()}: ` +
+    } windows per row, load average ${loadAverage()}: ` +
       names.map((name) => `${name} ${best.get(name)!.toFixed(1)} ns/row`).join(", ") +
-      `; median ratio windowed/dense: ℓ + ∇ ${_median(ratios.get("ℓ + ∇")!).toFixed(3)}, ∇ ${
-        _median(ratios.get("∇")!).toFixed(3)
+      `; median ratio windowed/dense: ℓ + ∇ ${median(ratios.get("ℓ + ∇")!).toFixed(3)}, ∇ ${
+        median(ratios.get("∇")!).toFixed(3)
       }`,
   );
 }

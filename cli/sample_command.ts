@@ -76,6 +76,7 @@ import {
   sampleInThread as _sampleInThread,
   Stopped as _Stopped,
   StopWatch as _StopWatch,
+  summaryPreparer as _summaryPreparer,
 } from "./sample_run.ts";
 import { openSampleData } from "./sample_data.ts";
 
@@ -447,6 +448,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     if (mayThrow && watch.stopped) throw new _Stopped();
   };
   let result: SamplingResult | null = null;
+  const preparer = _summaryPreparer(numChains, numWorkers, Math.ceil(numSamples / thin));
   try {
     const driver = {
       seed,
@@ -460,6 +462,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
             `chain${chain}-${it === 1 ? "iteration1" : it === total ? "end" : "warmup-end"}`,
           );
         }
+        if (it === total) preparer.chainEnded();
         done.set(chain, it);
         bar?.update(chain, it, total);
         checkStop();
@@ -500,6 +503,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   } catch (e) {
     // A chain could not start (e.g. a non-finite log density at θ₀): say
     // which columns the loader found extreme, the likely cause.
+    preparer.cancel();
     bar?.done();
     watch.close();
     const kept = writer === null ? "" : _keepOrDiscard(writer);
@@ -516,6 +520,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     );
   }
   phaseMark("chains-done");
+  preparer.cancel();
   bar?.done();
   watch.close();
   if (watch.stopped || result === null) {

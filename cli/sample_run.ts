@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { summarize } from "../diagnostics/summary.ts";
+import { _prepareSummary, summarize } from "../diagnostics/summary.ts";
 import type { Model } from "../models/model.ts";
 import { sampleChains, type SamplingResult } from "../samplers/driver.ts";
 import type { SamplerDescription } from "../samplers/sampler.ts";
@@ -14,6 +14,7 @@ import type { CmdStanDrawsWriter } from "./cmdstan_writer.ts";
 import { formatSummary, withNaturalScales } from "./summary_table.ts";
 import type { SummaryRow } from "../diagnostics/summary.ts";
 import { userMessage } from "./sample_flags.ts";
+import { phaseMark } from "../samplers/_phase_marks.ts";
 
 /** The default draws file or CmdStan's files. */
 export type DrawsOutput = DrawsFileWriter | CmdStanDrawsWriter;
@@ -286,6 +287,40 @@ export function report(
     );
   }
   return code;
+}
+
+/**
+ * Prepares the summary while chains run in workers: once fewer chains
+ * remain than there are workers (a core is idle), the calling thread, which
+ * only waits, runs the summary's code on made-up draws of the run's shape
+ * (diagnostics/summary.ts `_prepareSummary`), so the table printed after the
+ * chains starts from compiled code. The printed numbers do not change.
+ * `chainEnded` is called as each chain ends; `cancel` once the chains are done.
+ */
+export function summaryPreparer(
+  numChains: number,
+  numWorkers: number,
+  drawsPerChain: number,
+): { chainEnded(): void; cancel(): void } {
+  let ended = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Chains run at once: one per worker, as many as there are cores.
+  const running = Math.min(numWorkers, numChains, navigator.hardwareConcurrency || numWorkers);
+  const idleAfter = numChains - running + 1;
+  return {
+    chainEnded() {
+      if (numWorkers > 0 && ++ended === idleAfter && ended < numChains) {
+        timer = setTimeout(() => {
+          _prepareSummary(numChains, drawsPerChain);
+          phaseMark("summary-prepared");
+        }, 0);
+        Deno.unrefTimer(timer); // never the reason the process stays alive
+      }
+    },
+    cancel() {
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** The summary table, over the common length of the chains that made draws. */

@@ -346,6 +346,26 @@ export function workerCore(
   return _module(backend, shared);
 }
 
+/**
+ * @internal The compiled core for a worker over this thread's memory:
+ * {@link workerCore}'s module, and with a build that embeds the core, the
+ * module this thread has compiled already (undefined if it has not). Sent in
+ * the worker's init message it spares the worker decoding and compiling its
+ * own, and the threads then run one compiled module: code the engine
+ * optimises as it runs serves all of them.
+ *
+ * @param backend The backend of the memory's arena.
+ * @param shared Whether the memory is shared.
+ * @returns The module, or undefined.
+ */
+export function compiledWorkerCore(
+  backend: CoreBackend,
+  shared: boolean,
+): WebAssembly.Module | undefined {
+  if (backend === "reference") return undefined;
+  return CORE_EMBEDDED ? _modules.get(`${backend}/${shared}`) : _module(backend, shared);
+}
+
 /** @internal Register in a worker the module {@link workerCore} sent. */
 export function adoptWorkerCore(
   backend: CoreBackend,

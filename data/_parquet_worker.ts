@@ -32,7 +32,9 @@ import {
   ParquetArenaDecoder,
   type PrefaultRequest,
 } from "./parquet_decode.ts";
-import { type OpenedParquet, parquetFileReader } from "./parquet_source.ts";
+import type { OpenedParquet } from "./parquet_source.ts";
+import type { FileMetaData } from "npm:hyparquet@1.31.5";
+import { parquetFileReader } from "./parquet_file.ts";
 
 self.onmessage = async (e: MessageEvent<PrefaultRequest | DecodeRequest>) => {
   const m = e.data;
@@ -57,7 +59,7 @@ self.onmessage = async (e: MessageEvent<PrefaultRequest | DecodeRequest>) => {
     const file = await parquetFileReader(m.url ? new URL(m.path) : m.path, m.where);
     const o: OpenedParquet = {
       file: file.buffer,
-      metadata: m.metadata,
+      metadata: JSON.parse(m.metadata) as FileMetaData,
       where: m.where,
       close: file.close,
       names: [],

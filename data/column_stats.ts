@@ -211,26 +211,37 @@ export class ColumnStats {
     this.numRows += m;
   }
 
-  /** X'X += the `take` rows held column-major in cols (column k at cols[k·ld, k·ld + take)). */
-  #gramAdd(cols: Float64Array, take: number, ld: number): void {
+  /**
+   * Adds a block whose rows for X'X were gathered and summed elsewhere
+   * ({@link gramPlan}, then {@link gramBlock} on them): the same numbers as
+   * {@link addGathered} with the rows themselves, since X'X adds each
+   * block's sum of products as one term either way.
+   *
+   * @param m The block's rows.
+   * @param ranges Updates the ranges, sums and hashes.
+   * @param block {@link gramBlock} of the plan's rows (d × d, lower triangle).
+   */
+  addGatheredGram(
+    m: number,
+    ranges: (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) => void,
+    block: Float64Array,
+  ): void {
+    ranges(this.colMin, this.colMax, this.#sum, this.#h1);
     const d = this.numCols, g = this.gram;
-    const end4 = take - (take % 4);
-    for (let a = 0; a < d; a++) {
-      const oa = a * ld;
-      for (let b = 0; b <= a; b++) {
-        const ob = b * ld;
-        let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        let i = 0;
-        for (; i < end4; i += 4) {
-          s0 += cols[oa + i] * cols[ob + i];
-          s1 += cols[oa + i + 1] * cols[ob + i + 1];
-          s2 += cols[oa + i + 2] * cols[ob + i + 2];
-          s3 += cols[oa + i + 3] * cols[ob + i + 3];
-        }
-        for (; i < take; i++) s0 += cols[oa + i] * cols[ob + i];
-        g[a * d + b] += (s0 + s1) + (s2 + s3);
+    const { take } = this.gramPlan(this.numRows, m);
+    if (take > 0) {
+      if (block.length < d * d) throw new RangeError(`expected ${d * d} sums, got ${block.length}`);
+      for (let a = 0; a < d; a++) {
+        for (let b = 0; b <= a; b++) g[a * d + b] += block[a * d + b];
       }
     }
+    this.gramRows += take;
+    this.numRows += m;
+  }
+
+  /** X'X += the `take` rows held column-major in cols (column k at cols[k·ld, k·ld + take)). */
+  #gramAdd(cols: Float64Array, take: number, ld: number): void {
+    _gramTerms(this.numCols, cols, take, ld, this.gram, true);
   }
 
   // Segment mode (addSegment): the rows of the block being gathered.
@@ -331,5 +342,55 @@ export class ColumnStats {
       else g.push(k);
     }
     return [...groups.values()].filter((g) => g.length > 1);
+  }
+}
+
+/**
+ * One block's terms of X'X from its gathered rows (column-major, column k at
+ * `rows[k·take, (k+1)·take)`), as {@link ColumnStats.addGatheredGram} adds
+ * them: a d × d array whose lower triangle holds the sums of products.
+ * Computed on any thread (the Parquet reader's decoding threads do).
+ *
+ * @param d Columns.
+ * @param rows The rows {@link ColumnStats.gramPlan} picked.
+ * @param take How many.
+ * @returns The block's terms.
+ */
+export function gramBlock(d: number, rows: Float64Array, take: number): Float64Array {
+  const out = new Float64Array(d * d);
+  _gramTerms(d, rows, take, take, out, false);
+  return out;
+}
+
+/**
+ * For b ≤ a: term = Σ_i cols[a·ld + i]·cols[b·ld + i] in four interleaved
+ * partial sums; g[a·d + b] += term (`add`) or = term.
+ */
+function _gramTerms(
+  d: number,
+  cols: Float64Array,
+  take: number,
+  ld: number,
+  g: Float64Array,
+  add: boolean,
+): void {
+  const end4 = take - (take % 4);
+  for (let a = 0; a < d; a++) {
+    const oa = a * ld;
+    for (let b = 0; b <= a; b++) {
+      const ob = b * ld;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let i = 0;
+      for (; i < end4; i += 4) {
+        s0 += cols[oa + i] * cols[ob + i];
+        s1 += cols[oa + i + 1] * cols[ob + i + 1];
+        s2 += cols[oa + i + 2] * cols[ob + i + 2];
+        s3 += cols[oa + i + 3] * cols[ob + i + 3];
+      }
+      for (; i < take; i++) s0 += cols[oa + i] * cols[ob + i];
+      const term = (s0 + s1) + (s2 + s3);
+      if (add) g[a * d + b] += term;
+      else g[a * d + b] = term;
+    }
   }
 }

@@ -332,10 +332,21 @@ export async function loadParquet(
       `loadParquet takes no aux column (GlmData holds X and y), got ${JSON.stringify(options.aux)}`,
     );
   }
-  const r = await _openRows(source, options);
+  // A large file's decoding thread starts loading now, while the footer is read.
+  let early = typeof source === "string" || source instanceof URL
+    ? ParquetDecodeThread.early(arena, source)
+    : null;
+  let r: _OpenedRows;
+  try {
+    r = await _openRows(source, options);
+  } catch (e) {
+    early?.terminate();
+    throw e;
+  }
   const { o, l, numRows, rowGroupRows, builder } = r;
   const { numCols, storage } = l;
   if (numRows === 0) {
+    early?.terminate();
     o.close();
     throw new RangeError(
       `${
@@ -354,11 +365,6 @@ export async function loadParquet(
       ? arena.allocF64(numRows * numCols)
       : arena.allocF32(numRows * numCols);
     yPtr = arena.allocF64(numRows);
-    // The first touch of X's and y's fresh pages runs on another core.
-    prefault = prefaultRows(arena, [
-      [xPtr, xPtr + numRows * numCols * width],
-      [yPtr, yPtr + numRows * 8],
-    ]);
     // The core's kernel writes the rows of X (null: the TypeScript pass does).
     transposer = ParquetTransposer.create(arena, numCols);
     const groups = rowGroupRows.flatMap((n, g) => n > 0 ? [g] : []);
@@ -370,10 +376,11 @@ export async function loadParquet(
     // The row groups this thread checked and transposed with the kernel (by
     // position); the others are read below, in file order.
     const parts: (ParquetGroupPart | null)[] = groups.map(() => null);
+    let work: ParquetGroupWork | null = null;
     if (transposer !== null && ParquetPageKernels.create(arena) !== null) {
       counter = arena.alloc(16, 16);
       arena.i32(counter, 4).fill(0);
-      const work: ParquetGroupWork = {
+      work = {
         groups,
         starts,
         rows,
@@ -386,8 +393,22 @@ export async function loadParquet(
       // With a shared arena, another thread takes row groups too: each
       // thread decodes, checks and transposes its own into X.
       thread = typeof source === "string" || source instanceof URL
-        ? ParquetDecodeThread.start(arena, o, source, l.readColumns, spec, work)
+        ? ParquetDecodeThread.start(arena, o, source, l.readColumns, spec, work, early)
         : null;
+      if (thread !== null) early = null; // the thread's now
+    }
+    // Without that thread, the first touch of X's and y's fresh pages runs on
+    // another core. With it, each of the two threads touches the rows it
+    // writes: a third thread would only compete for the same two cores (its
+    // start and module loading cost ≈ 0.1 CPU-s at 10⁷, and three threads
+    // faulting in one address space contend in the kernel).
+    if (thread === null) {
+      prefault = prefaultRows(arena, [
+        [xPtr, xPtr + numRows * numCols * width],
+        [yPtr, yPtr + numRows * 8],
+      ]);
+    }
+    if (work !== null && transposer !== null) {
       // The core's page decoder reads the columns into the arena (null, or a
       // row group it does not take: hyparquet decodes it below). With the
       // thread, one raw buffer (the thread has the other).
@@ -465,6 +486,7 @@ export async function loadParquet(
     transposer?.dispose();
     decoder?.dispose();
     prefault?.stop();
+    early?.terminate(); // not taken by a thread
     if (counter !== 0) arena.free(counter);
     if (onesPtr !== 0) arena.free(onesPtr);
     o.close();

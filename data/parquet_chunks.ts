@@ -234,7 +234,7 @@ export class ParquetChunkBuilder {
       this.colMin[0] = Math.min(this.colMin[0], 1);
       this.colMax[0] = Math.max(this.colMax[0], 1);
     }
-    this.stats.addGathered(
+    this.stats.addGatheredGram(
       numRows,
       (lo, hi, sum, h) => foldParquetPart(lo, hi, sum, h, part, numRows),
       part.gram,

@@ -46,7 +46,8 @@ export interface ParquetColumn {
  * ```
  */
 export async function parquetColumns(source: ParquetSource): Promise<ParquetColumn[]> {
-  const o = await openParquetSource(source);
+  // The footer is kept for the read that usually follows (the command line's).
+  const o = await openParquetSource(source, true);
   o.close();
   return o.names.map((name, j) => ({ name, text: o.types[j] === "BYTE_ARRAY" }));
 }

@@ -10,6 +10,7 @@
 import type { CsvOptions } from "./csv.ts";
 import { EXTREME_ABS, F32_MAX, F32_MIN_NORMAL } from "./csv_checks.ts";
 import type { ParquetTransposer } from "../core/parquet_kernel.ts";
+import { gramBlock } from "./column_stats.ts";
 import type { ParquetLayout } from "./parquet_chunks.ts";
 import type { ParquetCells } from "./parquet_source.ts";
 
@@ -46,8 +47,8 @@ export function parquetGroupSpec(l: ParquetLayout, family: CsvOptions["family"])
 
 /**
  * One row group's statistics, from the start values (+∞, -∞, 0 and the
- * hash's seed), and its rows for X'X (column-major, as
- * `ColumnStats.gramPlan` picks them).
+ * hash's seed), and its terms of X'X (`gramBlock` of the rows
+ * `ColumnStats.gramPlan` picks, d × d).
  */
 export interface ParquetGroupPart {
   lo: Float64Array;
@@ -104,17 +105,9 @@ export function parquetFastGroup(
   y.set(yt.length === n ? yt : yt.subarray(0, n));
   // The response's checks (finite, within ±EXTREME_ABS, the family's domain)
   // and range, as ParquetChunkBuilder's.
-  const fam = spec.family;
-  let yMin = Infinity, yMax = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const v = y[i];
-    if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) return null;
-    if (fam === "logistic" ? v !== 0 && v !== 1 : fam === "poisson" && (v < 0 || v % 1 !== 0)) {
-      return null;
-    }
-    if (v < yMin) yMin = v;
-    if (v > yMax) yMax = v;
-  }
+  const range = _responseRange(y, n, spec.family);
+  if (range === null) return null;
+  const [yMin, yMax] = range;
   const d = spec.numCols, p = freshParquetPart(d);
   const ok = transposer.run(
     src,
@@ -130,12 +123,50 @@ export function parquetFastGroup(
   );
   if (!ok) return null;
   const { first, stride, take } = plan;
-  const gram = new Float64Array(d * take);
+  const rows = new Float64Array(d * take);
   for (let k = 0; k < d; k++) {
     const c = src[k];
-    for (let t = 0; t < take; t++) gram[k * take + t] = c[first + t * stride];
+    for (let t = 0; t < take; t++) rows[k * take + t] = c[first + t * stride];
   }
-  return { ...p, gram, yMin, yMax };
+  // The group's terms of X'X are summed here, on the thread that read it.
+  return { ...p, gram: gramBlock(d, rows, take), yMin, yMax };
+}
+
+/**
+ * The response's checks (within ±EXTREME_ABS, so finite; the family's
+ * domain) and its range in row order, or null at the first cell that fails.
+ * One loop per family: for the logistic family "0 or 1" implies the range
+ * check (NaN and ±∞ are neither), so a cell costs two comparisons.
+ */
+function _responseRange(
+  y: Float64Array,
+  n: number,
+  family: CsvOptions["family"],
+): [number, number] | null {
+  let yMin = Infinity, yMax = -Infinity;
+  if (family === "logistic") {
+    for (let i = 0; i < n; i++) {
+      const v = y[i];
+      if (v !== 0 && v !== 1) return null;
+      if (v < yMin) yMin = v;
+      if (v > yMax) yMax = v;
+    }
+  } else if (family === "poisson") {
+    for (let i = 0; i < n; i++) {
+      const v = y[i];
+      if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS) || v < 0 || v % 1 !== 0) return null;
+      if (v < yMin) yMin = v;
+      if (v > yMax) yMax = v;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const v = y[i];
+      if (!(v >= -EXTREME_ABS && v <= EXTREME_ABS)) return null;
+      if (v < yMin) yMin = v;
+      if (v > yMax) yMax = v;
+    }
+  }
+  return [yMin, yMax];
 }
 
 /** Statistics at their start values (ColumnStats's). */

@@ -15,6 +15,9 @@ import {
   parquetSchema,
 } from "npm:hyparquet@1.31.5";
 import { checkCsvFile } from "./csv_checks.ts";
+import { parquetFileReader } from "./parquet_file.ts";
+
+export { parquetFileReader };
 
 /**
  * Decompressors by codec name (`ZSTD`, `GZIP`, `BROTLI`, `LZ4`, …), each
@@ -62,10 +65,37 @@ export interface OpenedParquet {
   readInto(start: number, out: Uint8Array): Promise<void>;
 }
 
-/** Opens a source and reads its footer; errors name the file. */
-export async function openParquetSource(source: ParquetSource): Promise<OpenedParquet> {
+/**
+ * The footer kept by the last {@link openParquetSource} told to keep it,
+ * for the next opening of the same file (same path, size, modification
+ * time, device and inode): the command line reads a file's column names
+ * and then the file, and parsing a footer of 100 row groups × 31 columns
+ * costs ≈ 30–45 ms. Taken (and dropped) by that next opening.
+ */
+let _kept: { key: string; metadata: FileMetaData } | null = null;
+
+/** The identity of an opened file for {@link _kept}, or null (no modification time or inode). */
+function _footerKey(source: string | URL, info: Deno.FileInfo): string | null {
+  if (info.mtime === null || info.ino === null) return null;
+  const path = source instanceof URL ? source.href : source;
+  return JSON.stringify([path, info.size, info.mtime.getTime(), info.dev, info.ino]);
+}
+
+/**
+ * Opens a source and reads its footer; errors name the file.
+ *
+ * @param source The file or bytes.
+ * @param keep Keep the footer for the next opening of the same unchanged
+ *   file (see {@link _kept}).
+ * @returns The opened source.
+ */
+export async function openParquetSource(
+  source: ParquetSource,
+  keep = false,
+): Promise<OpenedParquet> {
   let file: AsyncBuffer, close = () => {}, where: string;
   let readInto: OpenedParquet["readInto"];
+  let key: string | null = null;
   if (source instanceof Uint8Array) {
     where = "Parquet bytes: ";
     const bytes = source;
@@ -102,18 +132,24 @@ export async function openParquetSource(source: ParquetSource): Promise<OpenedPa
     file = opened.buffer;
     close = opened.close;
     readInto = opened.readInto;
+    key = _footerKey(source, opened.info);
   } else {
     throw new TypeError(
       `source must be a path, a file URL or a Uint8Array of Parquet bytes, got ${typeof source}`,
     );
   }
   let metadata: FileMetaData;
-  try {
-    if (file.byteLength === 0) throw new Error("the file is empty");
-    metadata = await parquetMetadataAsync(file);
-  } catch (e) {
-    close();
-    throw _corrupt(where, e);
+  const kept = _kept;
+  _kept = null;
+  if (kept !== null && key !== null && kept.key === key) metadata = kept.metadata;
+  else {
+    try {
+      if (file.byteLength === 0) throw new Error("the file is empty");
+      metadata = await parquetMetadataAsync(file);
+    } catch (e) {
+      close();
+      throw _corrupt(where, e);
+    }
   }
   const names: string[] = [], types: string[] = [];
   try {
@@ -125,6 +161,7 @@ export async function openParquetSource(source: ParquetSource): Promise<OpenedPa
     close();
     throw _corrupt(where, e);
   }
+  if (keep && key !== null) _kept = { key, metadata };
   return { file, metadata, where, close, names, types, readInto };
 }
 
@@ -137,86 +174,6 @@ function _corrupt(where: string, e: unknown): Error {
     `${where}not a readable Parquet file: it is truncated, corrupt or not Parquet (${msg})`,
     { cause: e },
   );
-}
-
-/**
- * An AsyncBuffer over a file: each slice is one seek and read, serialised so
- * that concurrent requests do not interleave their seeks. (Exported for the
- * reader's decoding thread, data/_parquet_worker.ts.)
- *
- * @param path The file.
- * @param where The prefix of error messages.
- * @returns The buffer, `readInto` and `close`.
- */
-export async function parquetFileReader(
-  path: string | URL,
-  where: string,
-): Promise<
-  { buffer: AsyncBuffer; close(): void; readInto(start: number, out: Uint8Array): Promise<void> }
-> {
-  const handle = await Deno.open(path, { read: true });
-  const size = (await handle.stat()).size;
-  let queue: Promise<unknown> = Promise.resolve();
-  let closed = false;
-  /** Whether reads go through a scratch buffer (a shared memory the read cannot target). */
-  let viaScratch = false;
-  let scratch = new Uint8Array(0);
-  const fill = async (start: number, out: Uint8Array): Promise<void> => {
-    if (closed) throw new Error(`${where}the file was closed while it was being read`);
-    await handle.seek(start, Deno.SeekMode.Start);
-    for (let off = 0; off < out.length;) {
-      let got: number | null;
-      if (viaScratch) {
-        const want = Math.min(out.length - off, 1 << 22);
-        if (scratch.length < want) scratch = new Uint8Array(want);
-        got = await handle.read(scratch.subarray(0, want));
-        if (got !== null) out.set(scratch.subarray(0, got), off);
-      } else {
-        try {
-          got = await handle.read(out.subarray(off));
-        } catch (e) {
-          if (!(e instanceof TypeError) || !(out.buffer instanceof SharedArrayBuffer)) throw e;
-          viaScratch = true;
-          continue;
-        }
-      }
-      if (got === null) {
-        throw new Error(
-          `${where}the file ended at byte ${start + off}, before byte ${
-            start + out.length
-          } that its footer points to (it was truncated or changed while being read)`,
-        );
-      }
-      off += got;
-    }
-  };
-  const read = async (start: number, end: number): Promise<ArrayBuffer> => {
-    const out = new Uint8Array(end - start);
-    await fill(start, out);
-    return out.buffer;
-  };
-  return {
-    readInto(start: number, out: Uint8Array): Promise<void> {
-      const p = queue.then(() => fill(start, out));
-      queue = p.catch(() => {});
-      return p;
-    },
-    buffer: {
-      byteLength: size,
-      slice(start: number, end?: number): Promise<ArrayBuffer> {
-        const stop = Math.min(end ?? size, size);
-        const p = queue.then(() => read(start, Math.max(start, stop)));
-        queue = p.catch(() => {});
-        return p;
-      },
-    },
-    close() {
-      if (!closed) {
-        closed = true;
-        handle.close();
-      }
-    },
-  };
 }
 
 /** The decoded cells of one column of one row group. */

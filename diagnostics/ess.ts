@@ -36,8 +36,8 @@
  * @module
  */
 
-import { _indicator, _isConstant, _splitChains, _zScale } from "./_chains.ts";
-import { _chains, _mean, _meanF64, _pool, _probability, _varianceF64 } from "./_util.ts";
+import { _indicator, _splitChains, _zScale } from "./_chains.ts";
+import { _chains, _mean, _pool, _probability, _varianceF64 } from "./_util.ts";
 import { _autocovariances, _directAutocovarianceInto } from "./fft.ts";
 import { _quantileSorted } from "./quantile.ts";
 
@@ -58,9 +58,10 @@ export const _MIN_SPLIT_DRAWS = 6;
 export function _ess(chains: readonly Float64Array[]): number {
   const m = chains.length;
   const n = chains[0].length;
-  if (n < 3 || _isConstant(chains)) return NaN;
+  if (n < 3) return NaN;
+  // One pass per chain: its mean (the sum of _meanF64), the range of all
+  // draws (_isConstant) and whether the chain varies.
   const chainMeans = new Float64Array(m);
-  for (let c = 0; c < m; c++) chainMeans[c] = _meanF64(chains[c]);
   // A chain whose draws are all equal has zero autocovariance at every lag
   // (posterior sets these exactly; the FFT would leave round-off).
   // When every chain is constant but the chains differ (stuck chains, or
@@ -69,23 +70,38 @@ export function _ess(chains: readonly Float64Array[]): number {
   // every ρ̂_t is 1 and the ESS is small, as in posterior.
   const varying: Float64Array[] = [];
   const varyingMeans: number[] = [];
+  let min = Infinity, max = -Infinity;
   for (let c = 0; c < m; c++) {
     const chain = chains[c];
     const first = chain[0];
-    for (let i = 1; i < n; i++) {
-      if (chain[i] !== first) {
-        varying.push(chain);
-        varyingMeans.push(chainMeans[c]);
-        break;
-      }
+    let s = 0, lo = first, hi = first, same = true;
+    for (let i = 0; i < n; i++) {
+      const v = chain[i];
+      s += v;
+      if (v < lo) lo = v;
+      else if (v > hi) hi = v;
+      if (v !== first) same = false;
+    }
+    chainMeans[c] = s / n;
+    if (lo < min) min = lo;
+    if (hi > max) max = hi;
+    if (!same) {
+      varying.push(chain);
+      varyingMeans.push(chainMeans[c]);
     }
   }
+  if (Math.abs(max - min) < Number.EPSILON) return NaN;
   // Geyer's sequence of a chain that mixes stops after a few lags: first the
-  // direct sums of the first lags (cheaper than two FFTs per pair of chains),
-  // all lags by FFT only when the sequence reaches past them.
+  // direct sums of the first 8 lags, then of 16 (cheaper than two FFTs per
+  // pair of chains), all lags by FFT only when the sequence reaches past them.
+  // Each lag is summed on its own, so the stages give the 16-lag values.
   if (n > _FIRST_LAGS) {
-    const few = _geyerEss(_firstMeanAutocovariances(varying, varyingMeans, m), chainMeans, n);
-    if (few !== undefined) return few;
+    const acovMeans = new Float64Array(_FIRST_LAGS);
+    for (const lags of [_FIRST_LAGS / 2, _FIRST_LAGS]) {
+      _firstMeanAutocovariances(varying, varyingMeans, m, acovMeans, lags);
+      const few = _geyerEss(acovMeans.subarray(0, lags), chainMeans, n);
+      if (few !== undefined) return few;
+    }
   }
   return _geyerEss(_meanAutocovariances(varying, m, n, n), chainMeans, n)!;
 }
@@ -93,23 +109,28 @@ export function _ess(chains: readonly Float64Array[]): number {
 /** Lags whose autocovariances {@link _ess} sums directly before it tries the FFT. */
 const _FIRST_LAGS = 16;
 
+/** Scratch of {@link _firstMeanAutocovariances}. */
+const _acov = new Float64Array(_FIRST_LAGS);
+
 /**
- * {@link _meanAutocovariances} at the first {@link _FIRST_LAGS} lags, bit for
- * bit (direct sums, which `_autocovariances` uses for so few lags), with the
- * chain means already at hand and one scratch array for all chains.
+ * {@link _meanAutocovariances} at the lags from the first not yet in
+ * `acovMeans` (which holds lags 0 … from − 1, from = lags / 2 or 0) up to
+ * `lags`, bit for bit (direct sums, which `_autocovariances` uses for so
+ * few lags), with the chain means already at hand.
  */
 function _firstMeanAutocovariances(
   varying: readonly Float64Array[],
   means: readonly number[],
   m: number,
-): Float64Array {
-  const acovMeans = new Float64Array(_FIRST_LAGS);
-  const acov = new Float64Array(_FIRST_LAGS);
+  acovMeans: Float64Array,
+  lags: number,
+): void {
+  const from = lags === _FIRST_LAGS ? _FIRST_LAGS / 2 : 0;
+  const acov = _acov.subarray(0, lags);
   for (let c = 0; c < varying.length; c++) {
-    _directAutocovarianceInto(varying[c], means[c], acov);
-    for (let t = 0; t < _FIRST_LAGS; t++) acovMeans[t] += acov[t] / m;
+    _directAutocovarianceInto(varying[c], means[c], acov, from);
+    for (let t = from; t < lags; t++) acovMeans[t] += acov[t] / m;
   }
-  return acovMeans;
 }
 
 /** The chains' autocovariances at lags 0 … lags − 1 averaged over all m chains (zero for constant chains). */

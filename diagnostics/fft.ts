@@ -230,18 +230,24 @@ function _directAutocovariance(x: Float64Array, maxLag: number): Float64Array {
 }
 
 /**
- * The biased autocovariances of `x` at lags 0 … out.length − 1 by the
+ * The biased autocovariances of `x` at lags `from` … out.length − 1 by the
  * direct sum of {@link _directAutocovariance} into `out`, given the chain's
  * mean (as `_meanF64(x)` computes it), bit for bit those of
- * {@link _autocovariances} for so few lags.
+ * {@link _autocovariances} for so few lags. Every lag is its own running sum
+ * over i in order, so the lags may be computed in several calls.
  */
-export function _directAutocovarianceInto(x: Float64Array, mean: number, out: Float64Array): void {
+export function _directAutocovarianceInto(
+  x: Float64Array,
+  mean: number,
+  out: Float64Array,
+  from = 0,
+): void {
   const n = x.length;
   if (_centred.length < n) _centred = new Float64Array(n);
   const c = _centred;
   for (let i = 0; i < n; i++) c[i] = x[i] - mean;
   const lags = out.length;
-  let t = 0;
+  let t = from;
   for (; t + 8 <= lags; t += 8) {
     let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
     // Every lag t … t + 7 has a term at i while i + t + 7 < n.

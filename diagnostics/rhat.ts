@@ -25,7 +25,7 @@
  * @module
  */
 
-import { _fold, _isConstant, _splitChains, _zScale } from "./_chains.ts";
+import { _fold, _splitChains, _zScale } from "./_chains.ts";
 import { _chains, _meanF64, _varianceF64 } from "./_util.ts";
 
 /** Options for {@linkcode rhatBasic}. */
@@ -36,15 +36,35 @@ export interface RhatBasicOptions {
 
 /** R̂ of validated chains (posterior's `.rhat`); NaN for constant draws. */
 export function _rhat(chains: readonly Float64Array[]): number {
-  if (_isConstant(chains)) return NaN;
   const n = chains[0].length;
   const m = chains.length;
   const means = new Float64Array(m);
   const variances = new Float64Array(m);
+  // Per chain: the mean and variance of _meanF64 / _varianceF64 (the same
+  // sums in the same order) and the range of all draws (_isConstant).
+  let min = Infinity, max = -Infinity;
   for (let c = 0; c < m; c++) {
-    means[c] = _meanF64(chains[c]);
-    variances[c] = _varianceF64(chains[c]);
+    const x = chains[c];
+    const first = x[0];
+    let s = 0, lo = first, hi = first;
+    for (let i = 0; i < n; i++) {
+      const v = x[i];
+      s += v;
+      if (v < lo) lo = v;
+      else if (v > hi) hi = v;
+    }
+    if (lo < min) min = lo;
+    if (hi > max) max = hi;
+    const mean = s / n;
+    let d2 = 0;
+    for (let i = 0; i < n; i++) {
+      const d = x[i] - mean;
+      d2 += d * d;
+    }
+    means[c] = mean;
+    variances[c] = lo === hi && n > 1 ? 0 : d2 / (n - 1);
   }
+  if (Math.abs(max - min) < Number.EPSILON) return NaN;
   const varBetween = n * _varianceF64(means); // B
   const varWithin = _meanF64(variances); // W
   return Math.sqrt((varBetween / varWithin + n - 1) / n);

@@ -42,15 +42,16 @@
  */
 
 import { signCorrectedSummary } from "./sign_corrected.ts";
-import { _describe, _integer, _mean, _meanF64, _pool, _variance, _varianceF64 } from "./_util.ts";
+import { _describe, _integer, _mean, _pool, _variance } from "./_util.ts";
 import {
   _argsort,
   _fold,
-  _foldSorted,
+  _foldSortedInto,
   _indicator,
   _splitChains,
+  _splitScoresInto,
+  _splitViews,
   _zScale,
-  _zScaleSplitSorted,
 } from "./_chains.ts";
 import { _ess, _MIN_SPLIT_DRAWS } from "./ess.ts";
 import { _quantileSorted } from "./quantile.ts";
@@ -281,7 +282,7 @@ function _pooledSigns(
   return out;
 }
 
-/** Copies one parameter's chains, allowing NaN and ±Infinity. */
+/** One parameter's chains as Float64Arrays (copies of other arrays), allowing NaN and ±Infinity. */
 function _parameterChains(
   draws: readonly (readonly ArrayLike<number>[])[],
   j: number,
@@ -302,7 +303,8 @@ function _parameterChains(
     }
     const values = x as ArrayLike<unknown>;
     let out: Float64Array;
-    if (x instanceof Float64Array) out = x.slice(); // numbers only: no check per draw
+    // Numbers only: no check per draw, and no copy (the rows only read the draws).
+    if (x instanceof Float64Array) out = x;
     else {
       out = new Float64Array(values.length);
       for (let i = 0; i < values.length; i++) {
@@ -330,32 +332,74 @@ function _parameterChains(
   return chains;
 }
 
+/** Scratch arrays of {@link _summaryRowRanked} for S pooled draws, reused by every parameter. */
+interface _Scratch {
+  total: number;
+  pooled: Float64Array;
+  sorted: Float64Array;
+  z: Float64Array;
+  foldedOrder: Uint32Array;
+  foldedSorted: Float64Array;
+  zFolded: Float64Array;
+  indicator: Float64Array;
+}
+let _scratch: _Scratch | null = null;
+
+function _scratchFor(total: number): _Scratch {
+  if (_scratch === null || _scratch.total !== total) {
+    const f = () => new Float64Array(total);
+    _scratch = {
+      total,
+      pooled: f(),
+      sorted: f(),
+      z: f(),
+      foldedOrder: new Uint32Array(total),
+      foldedSorted: f(),
+      zFolded: f(),
+      indicator: f(),
+    };
+  }
+  return _scratch;
+}
+
 /**
  * @internal The row of {@link _summaryRowGeneral}, bit for bit, for finite,
  * varying draws without −0 and at least 6 per chain (null otherwise), with
  * the work shared: one radix argsort of the pooled draws gives the sorted
  * draws (quantiles, median), the ranks of the split chains (bulk R̂ and
  * ESS) and, merged about the median, the ranks of the folded draws, instead
- * of two comparison sorts and two argsorts.
+ * of two comparison sorts and two argsorts; the split chains are views of
+ * the pooled draws and of arrays reused from parameter to parameter.
  */
 export function _summaryRowRanked(chains: Float64Array[], name: string): SummaryRow | null {
   const n = chains[0].length;
   if (n < _MIN_SPLIT_DRAWS) return null;
-  const pooled = _pool(chains);
-  const total = pooled.length;
+  const m = chains.length;
+  const total = m * n;
+  const w = _scratchFor(total);
+  const pooled = w.pooled;
+  for (let c = 0; c < m; c++) pooled.set(chains[c], c * n);
+  let sum = 0; // _meanF64's sum
   for (let i = 0; i < total; i++) {
     const v = pooled[i];
     // −0: Float64Array#sort puts it before +0; the argsort keys it as +0.
     if (!Number.isFinite(v) || (v === 0 && 1 / v < 0)) return null;
+    sum += v;
   }
   const order = _argsort(pooled);
-  const sorted = new Float64Array(total);
+  const sorted = w.sorted;
   for (let k = 0; k < total; k++) sorted[k] = pooled[order[k]];
   if (sorted[total - 1] - sorted[0] < Number.EPSILON) return null; // constant
+  const mean = sum / total;
+  let squares = 0;
+  for (let i = 0; i < total; i++) {
+    const d = pooled[i] - mean;
+    squares += d * d;
+  }
   const row: SummaryRow = {
     name,
-    mean: _meanF64(pooled),
-    sd: Math.sqrt(_varianceF64(pooled)),
+    mean,
+    sd: Math.sqrt(squares / (total - 1)), // _varianceF64 of draws that are not all equal
     q5: _quantileSorted(sorted, 0.05),
     q50: _quantileSorted(sorted, 0.5),
     q95: _quantileSorted(sorted, 0.95),
@@ -365,28 +409,65 @@ export function _summaryRowRanked(chains: Float64Array[], name: string): Summary
     mcseMean: NaN,
   };
   const reasons: Partial<Record<SummaryDiagnostic, SummaryNaReason>> = {};
-  const split = _splitChains(chains);
-  const zSplit = _zScaleSplitSorted(pooled, order, n);
-  const f = _foldSorted(pooled, order, _quantileSorted(sorted, 0.5));
+  const split = _splitViews(pooled, m, n);
+  _splitScoresInto(sorted, order, n, w.z);
+  const zSplit = _splitViews(w.z, m, n);
+  _foldSortedInto(order, sorted, row.q50, w.foldedOrder, w.foldedSorted);
+  _splitScoresInto(w.foldedSorted, w.foldedOrder, n, w.zFolded);
   const bulk = _rhat(zSplit);
-  const folded = _rhat(_zScaleSplitSorted(f.folded, f.order, n));
+  const folded = _rhat(_splitViews(w.zFolded, m, n));
   row.rhat = Math.max(bulk, folded);
   if (Number.isNaN(bulk)) reasons.rhat = "constant";
   else if (Number.isNaN(folded)) reasons.rhat = "constant_folded";
   row.essBulk = _ess(zSplit);
   if (Number.isNaN(row.essBulk)) reasons.essBulk = "constant";
-  const tail = (p: number): number =>
-    _ess(_splitChains(_indicator(chains, _quantileSorted(sorted, p))));
-  row.essTail = Math.min(tail(0.05), tail(0.95));
+  const indicator = w.indicator;
+  const tail = (q: number): number => {
+    for (let i = 0; i < total; i++) indicator[i] = pooled[i] <= q ? 1 : 0;
+    return _ess(_splitViews(indicator, m, n));
+  };
+  row.essTail = Math.min(tail(row.q5), tail(row.q95));
   if (Number.isNaN(row.essTail)) reasons.essTail = "constant_indicator";
   row.mcseMean = row.sd / Math.sqrt(_ess(split));
   const stuck = split.every(_constantChain);
   const constantChains: number[] = [];
-  for (let k = 0; k < chains.length; k++) if (_constantChain(chains[k])) constantChains.push(k);
+  for (let k = 0; k < m; k++) if (_constantChain(chains[k])) constantChains.push(k);
   const warnings = summaryWarnings(reasons, row, { name, n, stuck, constantChains, sorted });
   if (Object.keys(reasons).length > 0) row.naReasons = reasons;
   if (warnings.length > 0) row.warnings = warnings;
   return row;
+}
+
+/**
+ * @internal Runs the summary on made-up draws of `numChains` chains of
+ * `numDraws` draws, one parameter at a time: two, then more until
+ * `budgetMs` milliseconds have passed (at most 8 parameters): for a caller that waits anyway (for
+ * chains still running), so that a later {@link summarize} of draws of that
+ * shape runs compiled code from its first parameter and finds the normal
+ * scores of its draw count computed. No result depends on it: a row is a
+ * function of its draws alone.
+ */
+export function _prepareSummary(numChains: number, numDraws: number, budgetMs = 40): void {
+  if (!(numChains >= 1 && numDraws >= _MIN_SPLIT_DRAWS)) return;
+  const start = performance.now();
+  let seed = 20261127;
+  const u = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  // At least one parameter that mixes well and one that does not, then
+  // more while the budget lasts.
+  for (let j = 0; j < 8 && (j < 2 || performance.now() - start < budgetMs); j++) {
+    const chains: Float64Array[][] = [];
+    for (let c = 0; c < numChains; c++) {
+      const x = new Float64Array(numDraws);
+      // AR(1) draws that repeat now and then, as rejected proposals do;
+      // every other parameter mixes slowly (its ESS needs the FFT).
+      const a = j % 2 === 0 ? 0.3 : 0.98;
+      for (let i = 0, prev = j; i < numDraws; i++) {
+        x[i] = prev = u() < 0.2 ? prev : a * prev + (1 - a) * j + u() - 0.5;
+      }
+      chains.push([x]);
+    }
+    summarize(chains);
+  }
 }
 
 /** True when every draw of the chain equals its first. */

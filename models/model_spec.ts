@@ -18,7 +18,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { type CoreBackend, workerCore } from "../core/load.ts";
+import { compiledWorkerCore, type CoreBackend } from "../core/load.ts";
 import type { GlmData, Storage } from "../data/dataset.ts";
 import { GlmModel, type GlmOptions } from "./glm.ts";
 import { withCheckedResponses } from "./glm_options.ts";
@@ -37,9 +37,10 @@ export interface GlmModelSpec {
   /** The kernels the model's arena uses (a worker binds the same for identical results). */
   readonly backend: CoreBackend;
   /**
-   * The compiled core for `backend` over a shared memory, when the build
-   * embeds none (the package's sub-paths): a worker registers it with
-   * `adoptWorkerCore` before attaching.
+   * The compiled core for `backend` over a shared memory (the calling
+   * thread's; a build that embeds none needs it): a worker registers it with
+   * `adoptWorkerCore` before attaching, and then neither decodes nor
+   * compiles its own (see `compiledWorkerCore`).
    */
   readonly core?: WebAssembly.Module;
   /** Offsets and sizes of the data in `memory`. */
@@ -155,7 +156,8 @@ function _userSpecOf(model: UserGlmModel): { spec: UserGlmModelSpec } | { reason
  * the worker puts it back).
  */
 function _commonSpec(model: GlmModel | UserGlmModel) {
-  const arena = model.arena, core = workerCore(arena.backend, true), prior = _priorOf(model);
+  const arena = model.arena, core = compiledWorkerCore(arena.backend, true);
+  const prior = _priorOf(model);
   return {
     memory: arena.memory,
     backend: arena.backend,

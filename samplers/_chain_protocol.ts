@@ -8,7 +8,7 @@
 import type { SharedRegion } from "../core/shared_region.ts";
 import type { ModelSpec } from "../models/model_spec.ts";
 import type { ChainOutput } from "./driver.ts";
-import type { RunPlan, StepInfo } from "./sampler.ts";
+import type { RunPlan } from "./sampler.ts";
 
 /** @internal The first message a chain worker receives. */
 export interface WorkerInit {
@@ -58,9 +58,19 @@ export type WorkerReply =
     chain: number;
     /** Number of the first draw. */
     first: number;
+    /** Number of draws. */
+    count: number;
     /** The draws' positions, one after the other (count × d). */
     positions: Float64Array;
-    /** Their infos' numeric and boolean fields. */
-    infos: StepInfo[];
+    /**
+     * Their infos' numeric and boolean fields, by column: the names (the
+     * same for every draw of the message, in the infos' order), which of
+     * them are booleans, and the values draw after draw (count × names;
+     * booleans as 1 and 0). One structured clone of an object per draw cost
+     * ≈ 4–10 μs against ≈ 0.4 μs per draw this way.
+     */
+    infoNames: string[];
+    infoBooleans: boolean[];
+    infoValues: Float64Array;
   }
   | { type: "error"; error: unknown };

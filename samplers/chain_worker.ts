@@ -11,7 +11,7 @@
  * ```
  *
  * Draws go back in batches ("draws": positions one after the other, and their
- * infos), sent when {@link DRAWS_BATCH_MS} have passed since the last batch and
+ * infos' numeric and boolean fields by column), sent when {@link DRAWS_BATCH_MS} have passed since the last batch and
  * before the chain's output: one message per draw cost more than an HMC-ECS
  * iteration, on the worker and on the calling thread that receives it. A
  * caller that stops the run waits longer than that for the draws on their way.
@@ -88,6 +88,7 @@ self.onmessage = (event: MessageEvent<WorkerPreload | WorkerInit | WorkerChain>)
     const chainId = msg.chainId;
     phaseMark(`chain${chainId}-start`);
     const draws = batch = new _DrawBatch(chainId);
+    let lastProgress = performance.now();
     const result = sampleChains({
       ...init.run,
       sampler: _sampler,
@@ -97,12 +98,16 @@ self.onmessage = (event: MessageEvent<WorkerPreload | WorkerInit | WorkerChain>)
       onProgress: init.relayProgress
         ? (chain, iteration, total) => {
           // Not every iteration: a message costs more than an HMC-ECS step. The
-          // first, the last of warm-up and the last always; else every 1/200 of the run.
+          // first, the last of warm-up and the last always; else every 1/200 of
+          // the run, at most one per PROGRESS_MS.
           const every = Math.max(1, Math.floor(total / 200));
           if (
             iteration === 1 || iteration === total || iteration === init.run.numWarmup ||
-            iteration % every === 0
-          ) _post({ type: "progress", chain, iteration, total });
+            (iteration % every === 0 && performance.now() - lastProgress >= PROGRESS_MS)
+          ) {
+            lastProgress = performance.now();
+            _post({ type: "progress", chain, iteration, total });
+          }
         }
         : undefined,
       onDraw: init.relayDraws
@@ -118,6 +123,12 @@ self.onmessage = (event: MessageEvent<WorkerPreload | WorkerInit | WorkerChain>)
   }
 };
 
+/**
+ * Shortest time between two progress messages of a chain (ms), other than
+ * its first iteration's, its last warm-up iteration's and its last.
+ */
+export const PROGRESS_MS = 10;
+
 /** Longest time a kept draw waits in the worker before it is posted (ms). */
 export const DRAWS_BATCH_MS = 10;
 
@@ -125,7 +136,11 @@ export const DRAWS_BATCH_MS = 10;
 class _DrawBatch {
   readonly #chain: number;
   #positions: Float64Array = new Float64Array(0);
-  #infos: StepInfo[] = [];
+  /** The infos' numeric and boolean fields of the batch, by column. */
+  #names: string[] = [];
+  #booleans: boolean[] = [];
+  #values: Float64Array = new Float64Array(0);
+  #count = 0;
   #dim = 0;
   #first = 0;
   #since = performance.now();
@@ -133,37 +148,77 @@ class _DrawBatch {
     this.#chain = chain;
   }
   add(draw: number, position: Float64Array, info: StepInfo): void {
-    const d = this.#dim = position.length, k = this.#infos.length;
-    if (k === 0) this.#first = draw;
+    // A draw whose info has other fields than the batch's starts a new batch.
+    if (this.#count > 0 && !this.#sameFields(info)) this.flush();
+    const k = this.#count;
+    if (k === 0) {
+      this.#first = draw;
+      this.#fieldsOf(info);
+    }
+    const d = this.#dim = position.length, f = this.#names.length;
     if (this.#positions.length < (k + 1) * d) {
       const grown = new Float64Array(Math.max(64, 2 * (k + 1)) * d);
       grown.set(this.#positions.subarray(0, k * d));
       this.#positions = grown;
     }
+    if (this.#values.length < (k + 1) * f) {
+      const grown = new Float64Array(Math.max(64, 2 * (k + 1)) * f);
+      grown.set(this.#values.subarray(0, k * f));
+      this.#values = grown;
+    }
     this.#positions.set(position, k * d);
-    this.#infos.push(_plain(info));
+    const rec = info as unknown as Record<string, unknown>, names = this.#names;
+    for (let j = 0, o = k * f; j < f; j++) {
+      const v = rec[names[j]];
+      this.#values[o + j] = typeof v === "boolean" ? (v ? 1 : 0) : v as number;
+    }
+    this.#count = k + 1;
     if (performance.now() - this.#since >= DRAWS_BATCH_MS) this.flush();
   }
   flush(): void {
     this.#since = performance.now();
-    const k = this.#infos.length;
+    const k = this.#count;
     if (k === 0) return;
     _post({
       type: "draws",
       chain: this.#chain,
       first: this.#first,
+      count: k,
       positions: this.#positions.slice(0, k * this.#dim),
-      infos: this.#infos,
+      infoNames: this.#names,
+      infoBooleans: this.#booleans,
+      infoValues: this.#values.slice(0, k * this.#names.length),
     });
-    this.#infos = [];
+    this.#count = 0;
   }
-}
-
-/** The numeric and boolean fields of an info object (what the driver records). */
-function _plain(info: StepInfo): StepInfo {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(info)) {
-    if (typeof v === "number" || typeof v === "boolean") out[k] = v;
+  /** The batch's fields: the numeric and boolean fields of `info`, in its order. */
+  #fieldsOf(info: StepInfo): void {
+    const names: string[] = [], booleans: boolean[] = [];
+    const rec = info as unknown as Record<string, unknown>;
+    for (const key of Object.keys(rec)) {
+      const t = typeof rec[key];
+      if (t === "number" || t === "boolean") {
+        names.push(key);
+        booleans.push(t === "boolean");
+      }
+    }
+    this.#names = names;
+    this.#booleans = booleans;
   }
-  return out as unknown as StepInfo;
+  /** Whether `info`'s numeric and boolean fields are the batch's, in order and type. */
+  #sameFields(info: StepInfo): boolean {
+    const rec = info as unknown as Record<string, unknown>, names = this.#names;
+    let j = 0;
+    // for-in over own keys: Object.keys' order without an array per draw.
+    for (const key in rec) {
+      if (!Object.hasOwn(rec, key)) continue;
+      const t = typeof rec[key];
+      if (t !== "number" && t !== "boolean") continue;
+      if (j >= names.length || names[j] !== key || this.#booleans[j] !== (t === "boolean")) {
+        return false;
+      }
+      j++;
+    }
+    return j === names.length;
+  }
 }

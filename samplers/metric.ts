@@ -306,39 +306,61 @@ function _symmetrized(a: Float64Array): Float64Array {
  * p = C⁻ᵀ z) or of M (`factorOf = "mass"`, p = L z).
  */
 function _dense(inv: Float64Array, factor: Float64Array, factorOf: "inverse" | "mass"): Metric {
-  const dim = Math.round(Math.sqrt(inv.length));
-  const z = new Float64Array(dim), scratch = new Float64Array(dim);
-  return {
-    kind: "dense",
-    dim,
-    inverseMassMatrix: inv,
-    // The captured arrays and d are copied to locals, and every inner loop
-    // that is followed by a store runs in a helper (_dot, _backSub): so the
-    // optimising compiler keeps the arrays in registers rather than reloading
-    // them at every element (≈ 5× faster at d = 30; the same operations in
-    // the same order, so the same numbers).
-    // M⁻¹p four rows at a time (matVecInto: each row's sum in the same
-    // order, so the same numbers).
-    kineticEnergy(p: Float64Array): number {
-      const v = matVecInto(inv, dim, p, scratch), n = dim;
-      let s = 0;
-      for (let i = 0; i < n; i++) s += p[i] * v[i];
-      return 0.5 * s;
-    },
-    velocity(p: Float64Array, out: Float64Array): Float64Array {
-      return matVecInto(inv, dim, p, out);
-    },
-    sampleMomentum(rng: Rng, out: Float64Array): Float64Array {
-      const f = factor, zz = z, n = dim;
-      for (let i = 0; i < n; i++) zz[i] = rng.normal();
-      if (factorOf === "mass") {
-        for (let i = 0; i < n; i++) out[i] = _dot(f, i * n, zz, i + 1);
-      } else {
-        for (let i = n - 1; i >= 0; i--) out[i] = _backSub(zz[i], f, i, n, out) / f[i * n + i];
-      }
-      return out;
-    },
-  };
+  return new _DenseMetric(inv, factor, factorOf === "mass");
+}
+
+/**
+ * A dense metric's methods live on the class, not in closures made per
+ * metric: a call site that calls them then sees one function whatever the
+ * metric (a chain makes a new metric at its start and at each re-centring),
+ * so the optimising compiler's code for it stays valid.
+ */
+class _DenseMetric implements Metric {
+  readonly kind = "dense" as const;
+  readonly dim: number;
+  readonly inverseMassMatrix: Float64Array;
+  readonly #factor: Float64Array;
+  readonly #ofMass: boolean;
+  readonly #z: Float64Array;
+  readonly #scratch: Float64Array;
+
+  constructor(inv: Float64Array, factor: Float64Array, ofMass: boolean) {
+    this.dim = Math.round(Math.sqrt(inv.length));
+    this.inverseMassMatrix = inv;
+    this.#factor = factor;
+    this.#ofMass = ofMass;
+    this.#z = new Float64Array(this.dim);
+    this.#scratch = new Float64Array(this.dim);
+  }
+
+  // The arrays and d are read into locals, and every inner loop that is
+  // followed by a store runs in a helper (_dot, _backSub): so the optimising
+  // compiler keeps the arrays in registers rather than reloading them at
+  // every element (≈ 5× faster at d = 30; the same operations in the same
+  // order, so the same numbers).
+  // M⁻¹p eight and four rows at a time (matVecInto: each row's sum in the
+  // same order, so the same numbers).
+  kineticEnergy(p: Float64Array): number {
+    const n = this.dim, v = matVecInto(this.inverseMassMatrix, n, p, this.#scratch);
+    let s = 0;
+    for (let i = 0; i < n; i++) s += p[i] * v[i];
+    return 0.5 * s;
+  }
+
+  velocity(p: Float64Array, out: Float64Array): Float64Array {
+    return matVecInto(this.inverseMassMatrix, this.dim, p, out);
+  }
+
+  sampleMomentum(rng: Rng, out: Float64Array): Float64Array {
+    const f = this.#factor, zz = this.#z, n = this.dim;
+    for (let i = 0; i < n; i++) zz[i] = rng.normal();
+    if (this.#ofMass) {
+      for (let i = 0; i < n; i++) out[i] = _dot(f, i * n, zz, i + 1);
+    } else {
+      for (let i = n - 1; i >= 0; i--) out[i] = _backSub(zz[i], f, i, n, out) / f[i * n + i];
+    }
+    return out;
+  }
 }
 
 /** Σₖ₌₀^{len−1} a[row + k]·p[k], summed in order of k. */

@@ -57,7 +57,7 @@ import { checkRunMemory } from "./run_memory.ts";
 import { checkSampleOptionNames } from "./option_names.ts";
 import { assertProperPosterior } from "./proper_posterior.ts";
 import { DRIVER_KEYS, type SampleOptions, sampleWith } from "./sample_with.ts";
-import type { SamplerDescription } from "./sampler.ts";
+import type { SamplerDescription, StepInfo } from "./sampler.ts";
 import { integerAtLeast, nonNegativeInteger } from "./validate_options.ts";
 
 /** Options of {@link sampleParallel}: those of `sample()` plus the worker pool. */
@@ -285,10 +285,17 @@ export async function sampleParallel(
             case "draws": {
               const onDraw = sequential.onDraw;
               if (onDraw === undefined) break;
-              const k = reply.infos.length, d = reply.positions.length / Math.max(1, k);
+              const names = reply.infoNames, booleans = reply.infoBooleans, f = names.length;
+              const values = reply.infoValues, k = reply.count;
+              const d = reply.positions.length / Math.max(1, k);
               for (let i = 0; i < k; i++) {
                 const position = reply.positions.subarray(i * d, (i + 1) * d);
-                onDraw(reply.chain, reply.first + i, position, reply.infos[i]);
+                const info: Record<string, number | boolean> = {};
+                for (let j = 0; j < f; j++) {
+                  const v = values[i * f + j];
+                  info[names[j]] = booleans[j] ? v !== 0 : v;
+                }
+                onDraw(reply.chain, reply.first + i, position, info as unknown as StepInfo);
               }
               break;
             }

@@ -17,7 +17,7 @@
 
 // @ts-ignore: decorator
 @inline
-const TILE: i32 = 256;
+const TILE: i32 = 1024;
 
 // @ts-ignore: decorator
 @inline
@@ -106,9 +106,16 @@ function quad<S, D>(
 }
 
 /**
- * {@link quad} for f32 columns: each row's four cells are one f32x4 (checked, compared and
- * stored as f32; promoted to f64 only for the sum and the hash). The same numbers as quad when
- * the running minima and maxima are f32 values and the bounds are f32 (see transpose).
+ * {@link quad} for f32 columns: the cells are checked on the columns' own 16-byte vectors (four
+ * rows of one column), which a 4 × 4 shuffle turns into four rows of four cells; each row is one
+ * f32x4 (compared and stored as f32; promoted to f64 only for the sum and the hash, in row order).
+ * The same numbers as quad when the running minima and maxima are f32 values and the bounds are
+ * f32 (see transpose).
+ *
+ * The checks go by the bits of |v| (sign cleared), whose order as integers is that of the values
+ * for every non-NaN v and puts NaN above +∞: |v| ≤ maxAbs fails exactly when bits(|v|) >
+ * bits(maxAbs) (signed), and 0 < |v| < minAbs holds exactly when bits(|v|) − 1 < bits(minAbs) − 1
+ * (unsigned) for minAbs > 0. So the largest bits and the smallest bits − 1 over the cells decide.
  */
 // @ts-ignore: decorator
 @inline
@@ -123,8 +130,8 @@ function quad32<D>(
   hi: usize,
   sum: usize,
   h: usize,
-  minAbs: v128,
-  maxAbs: v128,
+  minAbs: f32,
+  maxAbs: f32,
 ): v128 {
   const c0 = <usize>load<u32>(cols + (<usize>k0 << 2));
   const c1 = <usize>load<u32>(cols + (<usize>k0 << 2), 4);
@@ -143,40 +150,79 @@ function quad32<D>(
   );
   let sA = v128.load(sum + o8), sB = v128.load(sum + o8, 16);
   let hh = v128.load(h + (<usize>k0 << 2));
-  let bad = i32x4.splat(0);
-  const zero = f32x4.splat(0);
+  // Largest bits(|v|) (signed) and smallest bits(|v|) − 1 (unsigned) so far.
+  let top = i32x4.splat(0), low1 = i32x4.splat(-1);
+  const absMask = i32x4.splat(0x7fffffff), one = i32x4.splat(1);
   const prime = i32x4.splat(0x01000193);
   const rowBytes = <usize>d << alignof<D>();
   let out = x + <usize>i0 * rowBytes + (<usize>k0 << alignof<D>());
-  for (let i = i0; i < i1; i++, out += rowBytes) {
+  let i = i0;
+  for (; i + 4 <= i1; i += 4) {
+    const o = <usize>i << 2;
+    const a0 = v128.load(c0 + o), a1 = v128.load(c1 + o);
+    const a2 = v128.load(c2 + o), a3 = v128.load(c3 + o);
+    const b0 = v128.and(a0, absMask), b1 = v128.and(a1, absMask);
+    const b2 = v128.and(a2, absMask), b3 = v128.and(a3, absMask);
+    top = i32x4.max_s(top, i32x4.max_s(i32x4.max_s(b0, b1), i32x4.max_s(b2, b3)));
+    low1 = i32x4.min_u(
+      low1,
+      i32x4.min_u(
+        i32x4.min_u(i32x4.sub(b0, one), i32x4.sub(b1, one)),
+        i32x4.min_u(i32x4.sub(b2, one), i32x4.sub(b3, one)),
+      ),
+    );
+    // 4 × 4: t0 = (a0[0] a1[0] a0[1] a1[1]), t1 = (a0[2] a1[2] a0[3] a1[3]), t2, t3 likewise.
+    const t0 = v128.shuffle<i32>(a0, a1, 0, 4, 1, 5), t1 = v128.shuffle<i32>(a0, a1, 2, 6, 3, 7);
+    const t2 = v128.shuffle<i32>(a2, a3, 0, 4, 1, 5), t3 = v128.shuffle<i32>(a2, a3, 2, 6, 3, 7);
+    for (let r = 0; r < 4; r++, out += rowBytes) {
+      const v = r == 0
+        ? v128.shuffle<i64>(t0, t2, 0, 2)
+        : r == 1
+        ? v128.shuffle<i64>(t0, t2, 1, 3)
+        : r == 2
+        ? v128.shuffle<i64>(t1, t3, 0, 2)
+        : v128.shuffle<i64>(t1, t3, 1, 3);
+      const vA = f64x2.promote_low_f32x4(v);
+      const vB = f64x2.promote_low_f32x4(v128.shuffle<i64>(v, v, 1, 1));
+      if (sizeof<D>() == 4) {
+        v128.store(out, v);
+      } else {
+        v128.store(out, vA);
+        v128.store(out, vB, 16);
+      }
+      l = f32x4.pmin(l, v);
+      u = f32x4.pmax(u, v);
+      sA = f64x2.add(sA, vA);
+      sB = f64x2.add(sB, vB);
+      const high = v128.shuffle<i32>(vA, vB, 1, 3, 5, 7);
+      const lw = v128.shuffle<i32>(vA, vB, 0, 2, 4, 6);
+      hh = i32x4.add(i32x4.mul(v128.xor(hh, high), prime), lw);
+    }
+  }
+  for (; i < i1; i++, out += rowBytes) {
     const o = <usize>i << 2;
     let v = f32x4.splat(load<f32>(c0 + o));
     v = f32x4.replace_lane(v, 1, load<f32>(c1 + o));
     v = f32x4.replace_lane(v, 2, load<f32>(c2 + o));
     v = f32x4.replace_lane(v, 3, load<f32>(c3 + o));
+    const b = v128.and(v, absMask);
+    top = i32x4.max_s(top, b);
+    low1 = i32x4.min_u(low1, i32x4.sub(b, one));
     const vA = f64x2.promote_low_f32x4(v);
-    const vB = f64x2.promote_low_f32x4(v128.shuffle<i32>(v, v, 2, 3, 2, 3));
+    const vB = f64x2.promote_low_f32x4(v128.shuffle<i64>(v, v, 1, 1));
     if (sizeof<D>() == 4) {
       v128.store(out, v);
     } else {
       v128.store(out, vA);
       v128.store(out, vB, 16);
     }
-    const a = f32x4.abs(v);
-    bad = v128.or(
-      bad,
-      v128.or(
-        v128.not(f32x4.le(a, maxAbs)),
-        v128.and(f32x4.lt(a, minAbs), f32x4.ne(a, zero)),
-      ),
-    );
     l = f32x4.pmin(l, v);
     u = f32x4.pmax(u, v);
     sA = f64x2.add(sA, vA);
     sB = f64x2.add(sB, vB);
     const high = v128.shuffle<i32>(vA, vB, 1, 3, 5, 7);
-    const low = v128.shuffle<i32>(vA, vB, 0, 2, 4, 6);
-    hh = i32x4.add(i32x4.mul(v128.xor(hh, high), prime), low);
+    const lw = v128.shuffle<i32>(vA, vB, 0, 2, 4, 6);
+    hh = i32x4.add(i32x4.mul(v128.xor(hh, high), prime), lw);
   }
   v128.store(lo + o8, f64x2.promote_low_f32x4(l));
   v128.store(lo + o8, f64x2.promote_low_f32x4(v128.shuffle<i32>(l, l, 2, 3, 2, 3)), 16);
@@ -185,6 +231,10 @@ function quad32<D>(
   v128.store(sum + o8, sA);
   v128.store(sum + o8, sB, 16);
   v128.store(h + (<usize>k0 << 2), hh);
+  let bad = i32x4.gt_s(top, i32x4.splat(reinterpret<i32>(maxAbs)));
+  if (minAbs > 0) {
+    bad = v128.or(bad, i32x4.lt_u(low1, i32x4.splat(reinterpret<i32>(minAbs) - 1)));
+  }
   return bad;
 }
 
@@ -255,15 +305,15 @@ function transpose<S, D>(
     const a = load<f64>(lo + (<usize>k << 3)), b = load<f64>(hi + (<usize>k << 3));
     if (<f64><f32>a != a || <f64><f32>b != b) f32Lanes = false;
   }
-  const vMin32 = f32x4.splat(<f32>minAbs);
-  const vMax32 = f32x4.splat(maxAbs >= <f64>F32_MAX ? F32_MAX : <f32>maxAbs);
+  const min32 = <f32>minAbs;
+  const max32 = maxAbs >= <f64>F32_MAX ? F32_MAX : <f32>maxAbs;
   for (let i0 = 0; i0 < n; i0 += TILE) {
     const i1 = min(n, i0 + TILE);
     for (let k = 0; k < d4; k += 4) {
       bad = v128.or(
         bad,
         f32Lanes
-          ? quad32<D>(cols, k, i0, i1, d, x, lo, hi, sum, h, vMin32, vMax32)
+          ? quad32<D>(cols, k, i0, i1, d, x, lo, hi, sum, h, min32, max32)
           : quad<S, D>(cols, k, i0, i1, d, x, lo, hi, sum, h, vMin, vMax),
       );
     }

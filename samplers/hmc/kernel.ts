@@ -86,7 +86,19 @@ export interface HmcParams {
    * leapfrog's velocity, instead of new ones at every step (the same numbers;
    * the momentum's is not used with `reportProposal`, which hands it out).
    */
-  scratch?: { momentum: Float64Array; velocity: Float64Array };
+  scratch?: {
+    momentum: Float64Array;
+    velocity: Float64Array;
+    /**
+     * Optional buffers of length d for the trajectory's position and
+     * gradient, instead of copies made at every step: they must not be the
+     * state's own arrays, and an accepted step returns them as its state's
+     * (the caller hands the next step buffers that state does not use).
+     * Not used with `reportProposal`, which hands the position out.
+     */
+    position?: Float64Array;
+    gradient?: Float64Array;
+  };
 }
 
 /**
@@ -236,11 +248,12 @@ export function step(
     own && !params.reportProposal ? scratch.momentum : new Float64Array(d),
   );
   const energy0 = -state.logDensity + metric.kineticEnergy(momentum);
+  const reuse = own && !params.reportProposal;
   const proposal = {
-    position: new Float64Array(state.position),
+    position: _copyInto(state.position, reuse ? scratch.position : undefined),
     momentum,
     logDensity: state.logDensity,
-    gradient: new Float64Array(state.gradient),
+    gradient: _copyInto(state.gradient, reuse ? scratch.gradient : undefined),
   };
   const result = leapfrog(proposal, {
     logDensityAndGradientFn: params.logDensityAndGradientFn,
@@ -274,6 +287,13 @@ export function step(
     },
     info,
   };
+}
+
+/** `from` copied into `to` (a buffer of its length that is not `from`), or into a new array. */
+function _copyInto(from: Float64Array, to: Float64Array | undefined): Float64Array {
+  if (to === undefined || to === from || to.length !== from.length) return new Float64Array(from);
+  to.set(from);
+  return to;
 }
 
 function _numSteps(params: HmcParams): number {

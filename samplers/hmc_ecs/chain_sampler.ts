@@ -83,6 +83,8 @@ export function hmcEcsChainSampler(
     maxNumIntegrationSteps: o.maxNumIntegrationSteps,
     divergenceThreshold: o.divergenceThreshold,
     logPriorFn,
+    // The driver steps each state once and reads its position without keeping it.
+    reuseBuffers: true,
   });
   const adaptMetric = o.metric === undefined && o.updateEvery > 0;
 

@@ -54,6 +54,15 @@ export interface HmcEcsParams {
   readonly divergenceThreshold?: number;
   /** log p(θ) and its gradient. */
   readonly logPriorFn: LogPriorFn;
+  /**
+   * Write the returned state's arrays (θ, the gradients, the subsample's
+   * snapshot) into two sets of buffers the chain keeps, the set the given
+   * state does not use, instead of new arrays at every step (default false).
+   * A state's arrays are then overwritten by a later step: only for a caller
+   * that steps each state once and keeps nothing of it (the chain sampler,
+   * whose positions are read, not kept).
+   */
+  readonly reuseBuffers?: boolean;
 }
 
 /** Diagnostics of one HMC-ECS iteration (recorded by the driver). */
@@ -126,26 +135,62 @@ const _EMPTY = new Float64Array(0);
  * Buffers of one chain's steps, by its estimator: the prior's and the
  * likelihood's gradients of {@link logDensityFn} (the latter is handed out
  * in `last` and copied when a trajectory is accepted, before the next step
- * writes it) and `hmc.step`'s momentum and velocity. Made once per chain
- * instead of at every step; the same numbers.
+ * writes it), `hmc.step`'s momentum and velocity, a prior gradient for
+ * {@link hmcStateAt}, and with {@link HmcEcsParams.reuseBuffers} the two
+ * sets of a state's arrays: θ with ∇log π, and the u-state's ∇log L̂ with
+ * its snapshot. Made once per chain instead of at every step; the same
+ * numbers.
  */
-const _scratch = new WeakMap<SubsampleEstimator, {
+interface _Buffers {
   priorGrad: Float64Array;
   likGrad: Float64Array;
-  hmc: { momentum: Float64Array; velocity: Float64Array };
-}>();
+  statePriorGrad: Float64Array;
+  hmc: {
+    momentum: Float64Array;
+    velocity: Float64Array;
+    position: Float64Array | undefined;
+    gradient: Float64Array | undefined;
+  };
+  positions: [Float64Array, Float64Array];
+  gradients: [Float64Array, Float64Array];
+  subsamples: [subsampleUpdate.SubsampleBuffers, subsampleUpdate.SubsampleBuffers];
+}
 
-function _scratchOf(estimator: SubsampleEstimator, d: number) {
+const _scratch = new WeakMap<SubsampleEstimator, _Buffers>();
+
+function _scratchOf(estimator: SubsampleEstimator, d: number): _Buffers {
   let s = _scratch.get(estimator);
   if (s === undefined || s.priorGrad.length !== d) {
+    const f = () => new Float64Array(d);
+    const snapshot = () => new Float64Array(estimator.numRowsPerEvaluation);
     s = {
-      priorGrad: new Float64Array(d),
-      likGrad: new Float64Array(d),
-      hmc: { momentum: new Float64Array(d), velocity: new Float64Array(d) },
+      priorGrad: f(),
+      likGrad: f(),
+      statePriorGrad: f(),
+      hmc: { momentum: f(), velocity: f(), position: undefined, gradient: undefined },
+      positions: [f(), f()],
+      gradients: [f(), f()],
+      subsamples: [{ gradient: f(), snapshot: snapshot() }, {
+        gradient: f(),
+        snapshot: snapshot(),
+      }],
     };
     _scratch.set(estimator, s);
   }
   return s;
+}
+
+/** The set of θ-side buffers a state at `position` does not use. */
+function _freeHmc(b: _Buffers, position: Float64Array): number {
+  return b.positions[0] === position ? 1 : 0;
+}
+
+/** The u-side buffers a u-state does not use. */
+function _freeSubsample(
+  b: _Buffers,
+  state: subsampleUpdate.SubsampleState,
+): subsampleUpdate.SubsampleBuffers {
+  return b.subsamples[b.subsamples[0].gradient === state.gradient ? 1 : 0];
 }
 
 /**
@@ -161,8 +206,29 @@ export function hmcStateAt(
   subsample: subsampleUpdate.SubsampleState,
   logPriorFn: LogPriorFn,
 ): hmc.HmcState {
-  const pos = new Float64Array(position), d = pos.length;
-  const priorGrad = new Float64Array(d), gradient = new Float64Array(d);
+  const d = position.length;
+  return _hmcStateAt(
+    position,
+    subsample,
+    logPriorFn,
+    new Float64Array(d),
+    new Float64Array(d),
+    new Float64Array(d),
+  );
+}
+
+/** {@link hmcStateAt} into the given buffers (`pos` is not `position`). */
+function _hmcStateAt(
+  position: Float64Array,
+  subsample: subsampleUpdate.SubsampleState,
+  logPriorFn: LogPriorFn,
+  pos: Float64Array,
+  gradient: Float64Array,
+  priorGrad: Float64Array,
+): hmc.HmcState {
+  const d = position.length;
+  pos.set(position);
+  priorGrad.fill(0);
   const lp = logPriorFn(pos, priorGrad);
   for (let j = 0; j < d; j++) gradient[j] = subsample.gradient[j] + priorGrad[j];
   return { position: pos, logDensity: subsample.estimate.value + lp, gradient };
@@ -237,18 +303,40 @@ export function step(
   state: HmcEcsKernelState,
   params: HmcEcsParams,
 ): StepResult<HmcEcsKernelState, HmcEcsInfo> {
-  const theta = state.hmc.position;
+  const theta = state.hmc.position, d = theta.length;
   const rowsBefore = state.subsample.estimator.numRowsEvaluated;
+  const scratch = _scratchOf(state.subsample.estimator, d);
+  const reuse = params.reuseBuffers === true;
   // 1. u-update (eq. 5).
-  const u = subsampleUpdate.step(rng, state.subsample, { position: theta });
+  const u = subsampleUpdate.step(rng, state.subsample, {
+    position: theta,
+    into: reuse ? _freeSubsample(scratch, state.subsample) : undefined,
+  });
   let cur = state;
   if (u.info.isSubsampleAccepted) {
-    cur = { hmc: hmcStateAt(theta, u.state, params.logPriorFn), subsample: u.state };
+    const k = _freeHmc(scratch, theta);
+    cur = {
+      hmc: reuse
+        ? _hmcStateAt(
+          theta,
+          u.state,
+          params.logPriorFn,
+          scratch.positions[k],
+          scratch.gradients[k],
+          scratch.statePriorGrad,
+        )
+        : hmcStateAt(theta, u.state, params.logPriorFn),
+      subsample: u.state,
+    };
   }
   // 2. θ-update (eq. 7) for the fixed u.
   const estimator = cur.subsample.estimator;
   const last = { estimate: cur.subsample.estimate, gradient: cur.subsample.gradient };
-  const scratch = _scratchOf(estimator, theta.length);
+  if (reuse) {
+    const k = _freeHmc(scratch, cur.hmc.position);
+    scratch.hmc.position = scratch.positions[k];
+    scratch.hmc.gradient = scratch.gradients[k];
+  } else scratch.hmc.position = scratch.hmc.gradient = undefined;
   const r = hmc.step(rng, cur.hmc, {
     logDensityAndGradientFn: logDensityFn(estimator, params.logPriorFn, last),
     stepSize: params.stepSize,
@@ -261,15 +349,17 @@ export function step(
   });
   let next = cur;
   if (r.info.isAccepted) {
-    next = {
-      hmc: r.state,
-      subsample: {
-        estimator,
-        estimate: last.estimate,
-        snapshot: estimator.snapshot(),
-        gradient: last.gradient.slice(),
-      },
-    };
+    let gradient: Float64Array, snapshot: Float64Array;
+    if (reuse) {
+      const into = _freeSubsample(scratch, cur.subsample);
+      gradient = into.gradient;
+      gradient.set(last.gradient);
+      snapshot = estimator.snapshot(into.snapshot);
+    } else {
+      gradient = last.gradient.slice();
+      snapshot = estimator.snapshot();
+    }
+    next = { hmc: r.state, subsample: { estimator, estimate: last.estimate, snapshot, gradient } };
   }
   const info: HmcEcsInfo = {
     ...r.info,

@@ -70,8 +70,13 @@ export interface SubsampleEstimatorBase<P> {
    * {@link snapshot}.
    */
   evaluate(theta: Float64Array, grad?: Float64Array): LikelihoodEstimate;
-  /** A copy of the per-row dₖ (perturbed) or per-slot d̂ (signed) of the latest evaluate. */
-  snapshot(): Float64Array;
+  /**
+   * A copy of the per-row dₖ (perturbed) or per-slot d̂ (signed) of the
+   * latest evaluate. It may be written into `into` (a buffer the caller no
+   * longer reads) when that has the copy's length, and `into` returned;
+   * else it is a new array.
+   */
+  snapshot(into?: Float64Array): Float64Array;
   /** Draw a refresh u' of one block / κ products (gathers its rows; u is unchanged). */
   propose(rng: Rng): P;
   /**

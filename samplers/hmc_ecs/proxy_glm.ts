@@ -149,32 +149,67 @@ export function perturbedEstimator(
   rng: Rng,
   settings: BlockSubsampleSettings,
 ): PerturbedEstimator {
-  const u = new BlockSubsample(cv, rng, settings);
-  const est = new DifferenceEstimator(u);
-  let rows = 0;
-  return {
-    variant: "perturbed",
-    subsampleSize: u.subsampleSize,
-    numBlocks: u.numBlocks,
-    numRowsPerEvaluation: u.subsampleSize,
-    get numRowsEvaluated() {
-      return rows;
-    },
-    evaluate(theta, grad): LikelihoodEstimate {
-      const e = est.evaluate(theta, { grad });
-      rows += est.lastRowsEvaluated;
-      return { value: e.value, variance: e.variance, sign: 1 };
-    },
-    snapshot: () => est.lastDiffs.slice(),
-    propose: (r) => u.propose(r),
-    proposalLogEstimate(theta, proposal, snapshot) {
-      const p = proposal as BlockProposal;
-      rows += p.end - p.start;
-      return est.proposalValue(theta, { proposal: p, currentDiffs: snapshot });
-    },
-    accept: (proposal) => u.accept(proposal as BlockProposal),
-    dispose: () => u.dispose(),
-  };
+  return new _PerturbedEstimator(new BlockSubsample(cv, rng, settings));
+}
+
+/**
+ * {@link perturbedEstimator}'s estimator. Its methods live on the class, not
+ * in closures made per estimator: the call sites of a chain's step see one
+ * function each whatever the estimator (a chain makes a new one at its
+ * start and when the warm-up re-tunes m), so optimised code that inlined
+ * them stays valid from chain to chain.
+ */
+class _PerturbedEstimator implements PerturbedEstimator {
+  readonly variant = "perturbed" as const;
+  readonly subsampleSize: number;
+  readonly numBlocks: number;
+  readonly numRowsPerEvaluation: number;
+  readonly #u: BlockSubsample;
+  readonly #est: DifferenceEstimator;
+  #rows = 0;
+
+  constructor(u: BlockSubsample) {
+    this.#u = u;
+    this.#est = new DifferenceEstimator(u);
+    this.subsampleSize = u.subsampleSize;
+    this.numBlocks = u.numBlocks;
+    this.numRowsPerEvaluation = u.subsampleSize;
+  }
+
+  get numRowsEvaluated(): number {
+    return this.#rows;
+  }
+
+  evaluate(theta: Float64Array, grad?: Float64Array): LikelihoodEstimate {
+    const est = this.#est, e = est.evaluate(theta, { grad });
+    this.#rows += est.lastRowsEvaluated;
+    return { value: e.value, variance: e.variance, sign: 1 };
+  }
+
+  snapshot(into?: Float64Array): Float64Array {
+    const d = this.#est.lastDiffs;
+    if (into === undefined || into.length !== d.length) return d.slice();
+    into.set(d);
+    return into;
+  }
+
+  propose(rng: Rng): unknown {
+    return this.#u.propose(rng);
+  }
+
+  proposalLogEstimate(theta: Float64Array, proposal: unknown, snapshot: Float64Array): number {
+    const p = proposal as BlockProposal;
+    this.#rows += p.end - p.start;
+    return this.#est.proposalValue(theta, { proposal: p, currentDiffs: snapshot });
+  }
+
+  accept(proposal: unknown): void {
+    this.#u.accept(proposal as BlockProposal);
+  }
+
+  dispose(): void {
+    this.#u.dispose();
+  }
 }
 
 /**

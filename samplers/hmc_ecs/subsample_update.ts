@@ -39,6 +39,19 @@ export interface SubsampleState {
 export interface SubsampleUpdateParams {
   /** θ, held fixed. */
   readonly position: Float64Array;
+  /**
+   * Optional buffers for the gradient and snapshot of an accepted u', instead
+   * of new arrays (see {@link init}); not the current state's own.
+   */
+  readonly into?: SubsampleBuffers;
+}
+
+/** Buffers a u-state's gradient (length d) and snapshot may be written into. */
+export interface SubsampleBuffers {
+  /** For ∇θ log L̂ (length d). */
+  readonly gradient: Float64Array;
+  /** For the snapshot (used when it has the snapshot's length). */
+  readonly snapshot: Float64Array;
 }
 
 /** Diagnostics of the u-update. */
@@ -54,12 +67,20 @@ export interface SubsampleUpdateInfo extends StepInfo {
  *
  * @param position θ.
  * @param estimator The chain's subsample estimator.
+ * @param into Optional buffers for the state's gradient and snapshot (no
+ *   other state's), instead of new arrays.
  * @returns The u-state at θ.
  */
-export function init(position: Float64Array, estimator: SubsampleEstimator): SubsampleState {
-  const gradient = new Float64Array(position.length);
+export function init(
+  position: Float64Array,
+  estimator: SubsampleEstimator,
+  into?: SubsampleBuffers,
+): SubsampleState {
+  const gradient = into !== undefined && into.gradient.length === position.length
+    ? into.gradient
+    : new Float64Array(position.length);
   const estimate = estimator.evaluate(position, gradient);
-  return { estimator, estimate, snapshot: estimator.snapshot(), gradient };
+  return { estimator, estimate, snapshot: estimator.snapshot(into?.snapshot), gradient };
 }
 
 /**
@@ -90,7 +111,7 @@ export function step(
   }
   est.accept(proposal);
   return {
-    state: init(theta, est),
+    state: init(theta, est, params.into),
     info: { subsampleAcceptanceRate, isSubsampleAccepted, isDivergent: false },
   };
 }

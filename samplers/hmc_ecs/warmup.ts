@@ -124,7 +124,8 @@ export function warmupUpdate(
   let k = state.kernel, window = w.window;
   if (window !== null) {
     const position = k.hmc.position, d = position.length;
-    const iteration = window.iteration + 1, sum = window.sum.slice();
+    // The window's sum is updated in place: a state is stepped and adapted once.
+    const iteration = window.iteration + 1, sum = window.sum;
     for (let j = 0; j < d; j++) sum[j] += position[j];
     let count = window.count + 1;
     if (iteration % w.updateEvery === 0 && iteration < w.numWarmup) {

@@ -118,6 +118,46 @@ Deno.test("ParquetTransposer: the rows, statistics and checks of the scalar pass
     arena.free(xPtr);
     tr.dispose();
   });
+  await t.step("f32 columns: a bad cell is reported wherever it lies, a good edge passes", () => {
+    // f32 columns take the lanes kernel (checks by the bits of |v|): every cell kind at the
+    // bounds, in a four-row block and in the rows after the last block, in each column of a
+    // quadruple and in the column after the quadruples.
+    const d = 5, n = 1031;
+    const tr = ParquetTransposer.create(arena, d)!;
+    const xPtr = arena.allocF64(n * d);
+    const sub = 1e-40, tiny = F32_MIN_NORMAL;
+    const values = [NaN, -NaN, Infinity, -Infinity, sub, -sub, 1e-45, tiny, -tiny, F32_MAX, -0, 0];
+    for (const v of values) {
+      for (const f64 of [false, true]) {
+        for (const row of [0, 514, n - 2]) {
+          for (const k of [0, 3, 4]) {
+            const cols = Array.from({ length: d }, () => new Float32Array(n).fill(0.5));
+            cols[k][row] = v;
+            const [minAbs, maxAbs] = f64 ? [0, 1e100] : [F32_MIN_NORMAL, F32_MAX];
+            const s = () => new Float64Array(d);
+            const ok = tr.run(cols, n, xPtr, f64, s(), s(), s(), new Int32Array(d), minAbs, maxAbs);
+            const want = _scalar(cols, n, f64, minAbs, maxAbs).ok;
+            assert.equal(ok, want, `${v} at row ${row}, column ${k}, ${f64 ? "f64" : "f32"} rows`);
+          }
+        }
+      }
+    }
+    // The outcomes themselves: a subnormal fails only into f32 rows; ±∞ and NaN always.
+    const one = (v: number, f64: boolean) => {
+      const cols = Array.from({ length: d }, () => new Float32Array(8).fill(1));
+      cols[2][5] = v;
+      const [minAbs, maxAbs] = f64 ? [0, 1e100] : [F32_MIN_NORMAL, F32_MAX];
+      const s = () => new Float64Array(d);
+      return tr.run(cols, 8, xPtr, f64, s(), s(), s(), new Int32Array(d), minAbs, maxAbs);
+    };
+    assert.equal(one(sub, false), false);
+    assert.equal(one(sub, true), true);
+    assert.equal(one(tiny, false), true);
+    assert.equal(one(Infinity, true), false);
+    assert.equal(one(NaN, false), false);
+    arena.free(xPtr);
+    tr.dispose();
+  });
   await t.step("no kernel for an arena of the TypeScript kernels", () => {
     assert.equal(ParquetTransposer.create(loadCore({ backend: "reference" }), 4), null);
   });

@@ -1,10 +1,11 @@
 /**
  * ColumnStats (data/column_stats.ts): rows for X'X gathered elsewhere by
  * `gramPlan` and added with `addGathered`, block by block, give the numbers
- * `addColumns` gives on the same blocks.
+ * `addColumns` gives on the same blocks; so do their sums of products
+ * formed elsewhere by `gramBlock` and added with `addGatheredGram`.
  */
 import assert from "node:assert/strict";
-import { ColumnStats } from "../../data/column_stats.ts";
+import { ColumnStats, gramBlock } from "../../data/column_stats.ts";
 import { Rng } from "../../random/rng.ts";
 
 Deno.test("ColumnStats.gramPlan + addGathered: X'X of addColumns, bit for bit", () => {
@@ -18,7 +19,7 @@ Deno.test("ColumnStats.gramPlan + addGathered: X'X of addColumns, bit for bit", 
       { length: d },
       () => Float64Array.from({ length: n }, () => rng.normal()),
     );
-    const a = new ColumnStats(d, n), b = new ColumnStats(d, n);
+    const a = new ColumnStats(d, n), b = new ColumnStats(d, n), c = new ColumnStats(d, n);
     let start = 0;
     for (const m of blocks) {
       const block = cols.map((c) => c.subarray(start, start + m));
@@ -29,8 +30,12 @@ Deno.test("ColumnStats.gramPlan + addGathered: X'X of addColumns, bit for bit", 
         for (let t = 0; t < take; t++) rows[k * take + t] = block[k][first + t * stride];
       }
       b.addGathered(m, () => {}, rows);
+      c.addGatheredGram(m, () => {}, gramBlock(d, rows, take));
       start += m;
     }
+    assert.equal(c.numRows, a.numRows);
+    assert.equal(c.gramRows, a.gramRows);
+    assert.deepEqual(c.gram, a.gram);
     assert.equal(b.numRows, a.numRows);
     assert.equal(b.gramRows, a.gramRows);
     assert.ok(a.gramRows > 0);

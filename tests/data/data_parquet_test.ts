@@ -22,6 +22,7 @@ import {
 } from "../../data/mod.ts";
 import { loadCsvWithFormula } from "../../data/formula_csv.ts";
 import { openRowStore } from "../../data/row_store.ts";
+import { parquetColumns } from "../../data/parquet_formula.ts";
 import { Rng } from "../../random/rng.ts";
 import { runCli } from "../_cli_fixtures.ts";
 
@@ -754,3 +755,37 @@ async function _firstBadCell(
     /Parquet bytes: row 9, column "b": 1e\+200 is beyond/,
   );
 }
+
+Deno.test("parquetColumns keeps the footer for the next read of the same file only", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/a.parquet`;
+    const write = (y: number[], a: number[]) =>
+      writeParquet(path, [{ numRows: y.length, x: new Float64Array(a), y: new Float64Array(y) }], {
+        columnNames: ["a"],
+        responseName: "y",
+        storage: "f64",
+      });
+    const load = () =>
+      loadParquet(loadCore(), path, { response: "y", family: "gaussian", intercept: false });
+    await write([1, 2, 3], [0.5, 1.5, 2.5]);
+    assert.deepEqual((await parquetColumns(path)).map((c) => c.name), ["y", "a"]);
+    const kept = await load();
+    assert.deepEqual(Array.from(kept.arena.readF64(kept.y, 3)), [1, 2, 3]);
+    // The file changes between the two: the footer is read again.
+    await parquetColumns(path);
+    await write([4, 5, 6, 7], [1, 2, 3, 4]);
+    const changed = await load();
+    assert.equal(changed.numRows, 4);
+    assert.deepEqual(Array.from(changed.arena.readF64(changed.x, 4)), [1, 2, 3, 4]);
+    // Same size, other values, the modification time set back: another inode.
+    await parquetColumns(path);
+    const before = (await Deno.stat(path)).mtime!;
+    await write([8, 9, 10, 11], [5, 6, 7, 8]);
+    await Deno.utime(path, before, before);
+    const same = await load();
+    assert.deepEqual(Array.from(same.arena.readF64(same.x, 4)), [5, 6, 7, 8]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

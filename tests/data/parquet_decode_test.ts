@@ -387,6 +387,61 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
       }
       assert.ok(outcomes.has("ok"), [...outcomes].join("\n"));
     });
+    await t.step(
+      "not a Parquet file, or no rows: the error, and no worker left running",
+      async () => {
+        // The decoding thread's worker starts before the footer is read; it must end with the load.
+        const Original = globalThis.Worker;
+        let started = 0, ended = 0;
+        globalThis.Worker = class extends Original {
+          constructor(url: string | URL, options?: WorkerOptions) {
+            super(url, options);
+            started++;
+          }
+          override terminate(): void {
+            ended++;
+            super.terminate();
+          }
+        };
+        try {
+          await _notParquetNoRows(dir);
+        } finally {
+          globalThis.Worker = Original;
+        }
+        assert.ok(started >= 3, `${started} workers started`);
+        assert.equal(ended, started);
+      },
+    );
+    await t.step("a bad response names the same row, in each family", async () => {
+      const n = 4_000;
+      const cases: [number, ParquetOptions["family"], RegExp | null][] = [
+        [2, "logistic", /row 2712, column "y"/],
+        [NaN, "logistic", /row 2712, column "y"/],
+        [-0, "logistic", null],
+        [1.5, "poisson", /row 2712, column "y"/],
+        [-1, "poisson", /row 2712, column "y"/],
+        [Infinity, "poisson", /row 2712, column "y"/],
+        [7, "poisson", null],
+        [-Infinity, "gaussian", /row 2712, column "y"/],
+        [1e300, "gaussian", /row 2712, column "y"/],
+        [-3.5, "gaussian", null],
+      ];
+      for (const [v, family, want] of cases) {
+        const c = _columns(n, 5);
+        c.y[2_711] = v;
+        const path = `${dir}/y_${family}_${v}.parquet`;
+        await Deno.writeFile(
+          path,
+          new Uint8Array(parquetWriteBuffer({
+            columnData: Object.entries(c).map(([name, data]) => ({ name, data })),
+            rowGroupSize: 1_000,
+          })),
+        );
+        const r = await _sameOutcome(path, { response: "y", family });
+        if (want === null) assert.equal(r, "ok", `${v}, ${family}`);
+        else assert.match(r, want, `${v}, ${family}`);
+      }
+    });
     await t.step("a bad cell and a null name the same row", async () => {
       const n = 4_000, c = _columns(n, 5);
       c.f[3_210] = NaN;
@@ -428,3 +483,29 @@ Deno.test("loadParquet with the decoding thread: the same data, warnings and err
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** Loads that fail after the decoding thread's worker has started: a non-Parquet file, no rows. */
+async function _notParquetNoRows(dir: string): Promise<void> {
+  const path = `${dir}/not.parquet`;
+  await Deno.writeFile(path, new Uint8Array(4096).fill(7));
+  for (const arena of [loadCore({ shared: true }), loadCore({ shared: true })]) {
+    await assert.rejects(
+      loadParquet(arena, path, { response: "y", family: "logistic" }),
+      /not a readable Parquet file/,
+    );
+  }
+  const empty = `${dir}/empty.parquet`;
+  await Deno.writeFile(
+    empty,
+    new Uint8Array(parquetWriteBuffer({
+      columnData: [{ name: "y", data: new Float64Array(0) }, {
+        name: "a",
+        data: new Float64Array(0),
+      }],
+    })),
+  );
+  await assert.rejects(
+    loadParquet(loadCore({ shared: true }), empty, { response: "y", family: "logistic" }),
+    /no data rows/,
+  );
+}

@@ -7,6 +7,7 @@
  */
 import { strict as nodeAssert } from "node:assert";
 import {
+  _prepareSummary,
   _summaryRowGeneral,
   _summaryRowRanked,
   summarize,
@@ -112,4 +113,26 @@ Deno.test("summary: summarize's rows equal the general rows bit for bit, many pa
       sameRow(row, _summaryRowGeneral(chains, names[j]), `${numChains} × ${n}, p${j}`);
     });
   }
+});
+
+Deno.test("summary: _prepareSummary changes no row, and summarize leaves the draws as they were", () => {
+  const u = uniforms(11);
+  const draws = Array.from({ length: 4 }, () =>
+    Array.from({ length: 3 }, (_, j) => {
+      let prev = 0;
+      // Repeats (ties), as rejected proposals make.
+      return Float64Array.from(
+        { length: 200 },
+        () => (prev = u() < 0.2 ? prev : 0.5 * prev + u() + j),
+      );
+    }));
+  const copies = draws.map((c) => c.map((x) => x.slice()));
+  const before = summarize(draws, ["a", "b", "c"]);
+  assertEquals(draws, copies);
+  _prepareSummary(4, 200, 0); // the same shape: its scratch and scores are reused
+  _prepareSummary(3, 7, 0); // another shape in between
+  const after = summarize(draws, ["a", "b", "c"]);
+  before.forEach((row, j) => sameRow(after[j], row, `parameter ${j}`));
+  _prepareSummary(0, 200); // nothing to prepare: returns
+  _prepareSummary(4, 5);
 });

@@ -45,27 +45,41 @@ Deno.test("sampleParallel() draws equal the sequential run's, bit for bit", asyn
     "onDraw sees every kept draw of every chain in order, with its info (sent in batches)",
     async () => {
       const opts = { ...base, numSamples: 300 };
-      const got = new Map<number, { draws: number[]; rows: number[][]; divergent: unknown[] }>();
+      const got = new Map<number, { draws: number[]; rows: number[][]; infos: object[] }>();
       const par = await sampleParallel(model, {
         ...opts,
         workers: 2,
         onDraw: (chain: number, draw: number, position: Float64Array, info: object) => {
-          const g = got.get(chain) ?? { draws: [], rows: [], divergent: [] };
+          const g = got.get(chain) ?? { draws: [], rows: [], infos: [] };
           got.set(chain, g);
           g.draws.push(draw);
           g.rows.push(Array.from(position));
-          g.divergent.push((info as { isDivergent: unknown }).isDivergent);
+          g.infos.push(info);
         },
       });
-      const seq = sample(model, opts);
+      // The calling thread's infos, cut to their numeric and boolean fields.
+      const seqInfos: object[][] = [[], [], []];
+      const seq = sample(model, {
+        ...opts,
+        onDraw: (chain: number, _draw: number, _position: Float64Array, info: object) => {
+          seqInfos[chain].push(
+            Object.fromEntries(
+              Object.entries(info).filter(([, v]) => ["number", "boolean"].includes(typeof v)),
+            ),
+          );
+        },
+      });
       assert.deepEqual(par.draws, seq.draws);
       for (let c = 0; c < 3; c++) {
         const g = got.get(c)!;
         assert.deepEqual(g.draws, Array.from({ length: 300 }, (_, k) => k));
         for (let k = 0; k < 300; k++) {
           assert.deepEqual(g.rows[k], seq.draws[c].map((col) => col[k]));
-          assert.equal(g.divergent[k], seq.chains[c].info.sampling.isDivergent[k] === 1);
+          // The same fields in the same order, booleans as booleans, the same numbers.
+          assert.deepEqual(Object.keys(g.infos[k]), Object.keys(seqInfos[c][k]));
+          assert.deepEqual(g.infos[k], seqInfos[c][k]);
         }
+        assert.equal(typeof (g.infos[0] as { isDivergent: unknown }).isDivergent, "boolean");
       }
     },
   );
