@@ -438,7 +438,7 @@ async function _readParallelWith(
 ): Promise<_Outcome> {
   const { segBytes, margin, headBytes } = csvParallelSizes;
   const numRanges = Math.max(1, Math.ceil(fileSize / segBytes));
-  // The readers: workers, and this thread too when there are two or more.
+  // The readers: workers, and this thread too (see below).
   const workers: _Reader[] = [];
   // Per reader: whether it answered "open", its segments not yet placed (at
   // most `ranges`, its row ranges), and which reader has each segment.
@@ -488,8 +488,11 @@ async function _readParallelWith(
     for (let i = 0; i < numReaders; i++) {
       let w: _Reader;
       try {
-        // The last reader is this thread (with two readers or more).
-        w = numReaders >= 2 && i === numReaders - 1
+        // The last reader is this thread (with two readers or more), when the
+        // rows are placed as they are parsed; when the line breaks are counted
+        // first and the rows handed over in slots, this thread counts and
+        // copies, and the readers are all workers.
+        w = speculation !== null && numReaders >= 2 && i === numReaders - 1
           ? new _LocalReader()
           : new Worker(new URL("./_csv_worker.ts", import.meta.url), { type: "module" });
       } catch {
