@@ -70,6 +70,7 @@ interface _CsvExports {
   heapBase(): number;
   csvParseRows(...args: number[]): number;
   csvCountByte(p: number, n: number, byte: number): number;
+  csvCountBreaks(p: number, n: number, out: number): number;
   csvF64ToF32(src: number, dst: number, n: number): void;
   csvColumnStats(
     x: number,
@@ -173,7 +174,7 @@ export class CsvRowParser {
       this.input().set(text);
       this.parse(0, text.length, true);
       this.blockStats(rows, lo, hi, sum, h);
-      this.countByte(0, text.length, 10);
+      this.countBreaks(0, text.length);
     }
     this.#plan = null;
   }
@@ -293,6 +294,20 @@ export class CsvRowParser {
     return new Float64Array(this.#memory.buffer, this.#x + from * d * 8, rows * d);
   }
 
+  /**
+   * Rows `[from, from + rows)` of the block rounded to f32 (to nearest, as a
+   * `Float32Array` stores them), as the bytes of a row-major f32 table:
+   * converted by the kernel into memory after the block's (valid until the
+   * next call; it may grow the memory, detaching earlier views).
+   */
+  xF32Bytes(rows: number, from = 0): Uint8Array {
+    const d = this.#plan!.numCols, n = rows * d;
+    const dst = Math.ceil((this.#stats + d * 32 + 16) / 16) * 16;
+    this.#ensure(dst + n * 4);
+    this.#ex.csvF64ToF32(this.#x + from * d * 8, dst, n);
+    return new Uint8Array(this.#memory.buffer, dst, n * 4);
+  }
+
   /** The responses of rows `[from, from + rows)` of the block. */
   y(rows: number, from = 0): Float64Array {
     return new Float64Array(this.#memory.buffer, this.#y + from * 8, rows);
@@ -350,5 +365,17 @@ export class CsvRowParser {
    */
   countByte(start: number, end: number, byte: number): number {
     return this.#ex.csvCountByte(this.#src + start, end - start, byte);
+  }
+
+  /**
+   * Counts the "\n" and the "\r" bytes of input[start, end) in one pass.
+   *
+   * @param start First byte.
+   * @param end End (exclusive).
+   * @returns The counts.
+   */
+  countBreaks(start: number, end: number): { numLf: number; numCr: number } {
+    const numLf = this.#ex.csvCountBreaks(this.#src + start, end - start, this.#state + 8);
+    return { numLf, numCr: new Int32Array(this.#memory.buffer, this.#state + 8, 1)[0] };
   }
 }

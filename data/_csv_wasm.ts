@@ -67,9 +67,12 @@ export type AsyncByteSource = (into: Uint8Array) => Promise<number>;
 
 /**
  * How many reads the kernel finished ("done"; "parallel" of them on
- * workers) and left to papaparse ("fallback").
+ * workers) and left to papaparse ("fallback"); of the parallel reader's
+ * guesses of a file's rows, how many missed ("missed": the file read again)
+ * and how many gave X'X another stride than the count ("remerged": the
+ * summaries merged again).
  */
-export const csvWasmCounts = { done: 0, fallback: 0, parallel: 0 };
+export const csvWasmCounts = { done: 0, fallback: 0, parallel: 0, missed: 0, remerged: 0 };
 
 /** Input bytes per kernel block. */
 export const WASM_CSV_BLOCK_BYTES = 4 << 20;
@@ -118,8 +121,9 @@ export async function countBreaksWasm(
       const got = await source(parser.input().subarray(0, WASM_CSV_BLOCK_BYTES));
       if (got === 0) break;
       numBytes += got;
-      numLf += parser.countByte(0, got, 10);
-      numCr += parser.countByte(0, got, 13);
+      const c = parser.countBreaks(0, got);
+      numLf += c.numLf;
+      numCr += c.numCr;
     }
     return { numLf, numCr, numBytes };
   } finally {

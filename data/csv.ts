@@ -30,7 +30,10 @@
  * the large data sets this library is for (10⁷ × 30 f64 = 2.4 GB of a 4 GiB
  * wasm32 memory); re-reading the bytes costs ~5 % of the parse. The bound is
  * exact for files without blank lines or quoted line breaks; otherwise the
- * slack (a few rows) stays allocated.
+ * slack (a few rows) stays allocated. The parallel reader with a shared
+ * arena makes no pre-pass: it allocates for a guess of the rows, counts the
+ * line breaks of each segment as it parses it, and checks the guess at the
+ * end (the same X, y and warnings; a wrong guess reads the file again).
  *
  * No second full copy of the data is made in JS: parsed values go into a
  * staging block of ≈1 MiB, which is copied into the arena through a view
@@ -107,7 +110,12 @@ import type { Arena } from "../core/arena.ts";
 import type { GlmData, Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
 import { countBreaksWasm, readCsvWasm, readCsvWasmAsync } from "./_csv_wasm.ts";
-import { csvParallelSizes, type CsvPlacement, readCsvParallel } from "./_csv_parallel.ts";
+import {
+  csvParallelSizes,
+  type CsvPlacement,
+  type CsvSpeculation,
+  readCsvParallel,
+} from "./_csv_parallel.ts";
 import {
   cellNumber,
   checkCsvFile,
@@ -397,6 +405,7 @@ class _CsvSink {
       y: t.y,
       f32: this.#f32,
       gramStride: stats.gramStride,
+      gramStrideHi: stats.gramStride,
       gramMaxRows: stats.gramMaxRows,
     };
   }
@@ -950,7 +959,9 @@ async function _readWasm(
 /**
  * Stream a numeric CSV file into the arena as GLM data: one counting pass
  * over the bytes, then a parsing pass that writes rows block by block
- * straight into X and y in WebAssembly memory (see the module doc).
+ * straight into X and y in WebAssembly memory (see the module doc). Large
+ * files go to the parallel reader (data/_csv_parallel.ts), which with a
+ * shared arena counts while it parses.
  *
  * Needs read permission for `path`.
  *
@@ -1047,17 +1058,24 @@ export async function loadCsvToArena(
   };
   // Pass 2: parse and write.
   let xPtr = 0, yPtr = 0;
+  // Rows X and y hold: maxRecords, or more when the parallel reader
+  // allocated them for a guess of the rows before the count.
+  let capRows = 0;
   const width = storage === "f64" ? 8 : 4;
+  const allocate = (rows: number, numCols: number) => {
+    // Not zero-filled: every row is written, and the rows past the last
+    // are cleared at the end (_clearTail), so the memory is as if it were.
+    const cells = rows * numCols;
+    xPtr = storage === "f64" ? arena.allocF64(cells, false) : arena.allocF32(cells, false);
+    yPtr = arena.allocF64(rows, false);
+    capRows = rows;
+  };
   const newSink = () =>
     new _CsvSink(
       options,
       where,
       (numCols) => {
-        // Not zero-filled: every row is written, and the rows past the last
-        // are cleared at the end (_clearTail), so the memory is as if it were.
-        const cells = maxRecords * numCols;
-        xPtr = storage === "f64" ? arena.allocF64(cells, false) : arena.allocF32(cells, false);
-        yPtr = arena.allocF64(maxRecords, false);
+        if (xPtr === 0) allocate(maxRecords, numCols); // else: allocated for the guess, large enough
         return (xs, ys, rowStart, m) => {
           if (rowStart + m > maxRecords) {
             throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);
@@ -1073,14 +1091,47 @@ export async function loadCsvToArena(
       () =>
         // Workers write X and y themselves when they can reach the arena's memory.
         arena.shared && xPtr !== 0
-          ? { memory: arena.memory, x: xPtr, y: yPtr, capacity: maxRecords }
+          ? { memory: arena.memory, x: xPtr, y: yPtr, capacity: capRows }
           : null,
     );
   const release = () => {
     if (xPtr !== 0) arena.free(xPtr);
     if (yPtr !== 0) arena.free(yPtr);
-    xPtr = yPtr = 0;
+    xPtr = yPtr = capRows = 0;
   };
+  // With a shared arena, the parallel reader's workers write X and y while
+  // they parse, before the line breaks are counted: X and y are allocated
+  // for a guess of the records, X'X's rows gathered for each stride it allows.
+  const speculation: CsvSpeculation | null = arena.shared
+    ? {
+      reserve: (numCols, rowsLo, rowsHi) => {
+        try {
+          allocate(rowsHi, numCols);
+        } catch {
+          release(); // too large a guess for the memory: count first
+          return null;
+        }
+        const lo = new ColumnStats(numCols, rowsLo), hi = new ColumnStats(numCols, rowsHi);
+        return {
+          placement: {
+            memory: arena.memory,
+            x: xPtr,
+            y: yPtr,
+            f32: storage === "f32",
+            gramStride: lo.gramStride,
+            gramStrideHi: hi.gramStride,
+            gramMaxRows: lo.gramMaxRows,
+          },
+          capacity: rowsHi,
+        };
+      },
+      discard: release,
+      counted: (c) => {
+        ({ numLf, numCr, numBytes } = c);
+        setCounts();
+      },
+    }
+    : null;
   let sink: _CsvSink | null = null;
   let kernelRefused = false; // the workers' kernel read the header and refused the file
   try {
@@ -1108,10 +1159,11 @@ export async function loadCsvToArena(
         () => new _CsvSink(options, where, () => () => {}),
         opts,
         workers,
+        speculation,
       );
       if (r === "done") {
         sink!.finish();
-        _clearTail(arena, xPtr, yPtr, width, maxRecords, sink!);
+        _clearTail(arena, xPtr, yPtr, width, capRows, sink!);
         return _arenaData(arena, xPtr, yPtr, storage, sink!);
       }
       release();
@@ -1143,23 +1195,23 @@ export async function loadCsvToArena(
     release();
     throw e;
   }
-  _clearTail(arena, xPtr, yPtr, width, maxRecords, sink);
+  _clearTail(arena, xPtr, yPtr, width, capRows, sink);
   return _arenaData(arena, xPtr, yPtr, storage, sink);
 }
 
-/** Zeroes X's and y's rows [numRows, maxRecords): the allocation's rows no line filled. */
+/** Zeroes X's and y's rows [numRows, capRows): the allocation's rows no line filled. */
 function _clearTail(
   arena: Arena,
   x: number,
   y: number,
   width: number,
-  maxRecords: number,
+  capRows: number,
   sink: _CsvSink,
 ): void {
   const n = sink.numRows, d = sink.numCols;
-  if (maxRecords <= n) return;
-  new Uint8Array(arena.memory.buffer, x + n * d * width, (maxRecords - n) * d * width).fill(0);
-  new Uint8Array(arena.memory.buffer, y + n * 8, (maxRecords - n) * 8).fill(0);
+  if (capRows <= n) return;
+  new Uint8Array(arena.memory.buffer, x + n * d * width, (capRows - n) * d * width).fill(0);
+  new Uint8Array(arena.memory.buffer, y + n * 8, (capRows - n) * 8).fill(0);
 }
 
 function _arenaData(

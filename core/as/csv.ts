@@ -836,6 +836,46 @@ export function csvCountByte(p: usize, n: i32, byte: i32): i32 {
   return count;
 }
 
+/**
+ * The '\n' and '\r' bytes of [p, p + n) in one pass: returns the count of '\n' and stores
+ * that of '\r' at `out` (i32).
+ */
+export function csvCountBreaks(p: usize, n: i32, out: usize): i32 {
+  const end = p + <usize>n;
+  const vn = i8x16.splat(10);
+  const vr = i8x16.splat(13);
+  let lf = 0, cr = 0;
+  while (p + 64 <= end) {
+    let an = i8x16.splat(0), ar = i8x16.splat(0);
+    for (let k = 0; k < 63 && p + 64 <= end; k++) {
+      const b0 = v128.load(p), b1 = v128.load(p, 16), b2 = v128.load(p, 32), b3 = v128.load(p, 48);
+      an = i8x16.sub(an, i8x16.eq(b0, vn));
+      ar = i8x16.sub(ar, i8x16.eq(b0, vr));
+      an = i8x16.sub(an, i8x16.eq(b1, vn));
+      ar = i8x16.sub(ar, i8x16.eq(b1, vr));
+      an = i8x16.sub(an, i8x16.eq(b2, vn));
+      ar = i8x16.sub(ar, i8x16.eq(b2, vr));
+      an = i8x16.sub(an, i8x16.eq(b3, vn));
+      ar = i8x16.sub(ar, i8x16.eq(b3, vr));
+      p += 64;
+    }
+    const sn = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(an));
+    const sr = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(ar));
+    lf += i32x4.extract_lane(sn, 0) + i32x4.extract_lane(sn, 1) +
+      i32x4.extract_lane(sn, 2) + i32x4.extract_lane(sn, 3);
+    cr += i32x4.extract_lane(sr, 0) + i32x4.extract_lane(sr, 1) +
+      i32x4.extract_lane(sr, 2) + i32x4.extract_lane(sr, 3);
+  }
+  while (p < end) {
+    const c = <i32>load<u8>(p);
+    if (c == 10) lf++;
+    else if (c == 13) cr++;
+    p++;
+  }
+  store<i32>(out, cr);
+  return lf;
+}
+
 /** dst[k] = f32(src[k]) for k < n (round to nearest). */
 export function csvF64ToF32(src: usize, dst: usize, n: i32): void {
   for (let k = 0; k < n; k++) {

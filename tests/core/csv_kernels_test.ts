@@ -97,6 +97,30 @@ Deno.test("csv kernels: countByte counts every match, at any offset and length",
   assert.equal(p.countByte(1, 19999, 10), 19998);
 });
 
+Deno.test("csv kernels: countBreaks counts every \\n and \\r in one pass, at any offset and length", () => {
+  const p = _parser();
+  p.reserveInput(20000);
+  const buf = p.input();
+  let s = 7;
+  for (let i = 0; i < 20000; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    buf[i] = (s >>> 24) < 40 ? 10 : (s >>> 24) < 50 ? 13 : 48 + ((s >>> 16) % 10);
+  }
+  for (const [a, b] of [[0, 0], [0, 15], [3, 70], [1, 20000], [0, 16320], [17, 16400], [5, 4101]]) {
+    let lf = 0, cr = 0;
+    for (let i = a; i < b; i++) {
+      if (buf[i] === 10) lf++;
+      if (buf[i] === 13) cr++;
+    }
+    assert.deepEqual(p.countBreaks(a, b), { numLf: lf, numCr: cr }, `[${a}, ${b})`);
+  }
+  // Every byte a match: each byte lane's count reaches its largest before it is summed.
+  buf.fill(10, 0, 20000);
+  assert.deepEqual(p.countBreaks(1, 19999), { numLf: 19998, numCr: 0 });
+  buf.fill(13, 0, 20000);
+  assert.deepEqual(p.countBreaks(0, 20000), { numLf: 0, numCr: 20000 });
+});
+
 /** xorshift32 in [0, 1). */
 function _rng(seed: number): () => number {
   let s = seed >>> 0 || 1;
