@@ -42,10 +42,8 @@ export {
   parquetRowChunks,
   type ParquetRows,
   type ParquetSource,
-  type ParquetWriteResult,
-  writeParquet,
-  type WriteParquetOptions,
 } from "./parquet.ts";
+export { type ParquetWriteResult, writeParquet, type WriteParquetOptions } from "./parquet_write.ts";
 export { cellNumber, detectDelimiter, RESERVED_COLUMN_NAMES } from "./csv_checks.ts";
 export { type FormulaCsvOptions, loadCsvWithFormula } from "./design.ts";
 export {

@@ -98,11 +98,6 @@ export {
   parquetColumns,
   parquetColumnTable,
 } from "./parquet_formula.ts";
-export {
-  type ParquetWriteResult,
-  writeParquet,
-  type WriteParquetOptions,
-} from "./parquet_write.ts";
 
 /** An opened Parquet file, iterable as one {@link ParquetRowChunk} per row group. */
 export interface ParquetRows extends AsyncIterable<ParquetRowChunk> {
@@ -147,7 +142,8 @@ export interface ParquetRows extends AsyncIterable<ParquetRowChunk> {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { openParquetRows, writeParquet } from "./parquet.ts";
+ * import { openParquetRows } from "./parquet.ts";
+ * import { writeParquet } from "./parquet_write.ts";
  * const path = await Deno.makeTempFile({ suffix: ".parquet" });
  * const chunk = { numRows: 3, x: new Float64Array([0.5, -1, 2]), y: new Float64Array([1, 0, 1]) };
  * await writeParquet(path, [chunk], { columnNames: ["a"], responseName: "y", storage: "f64" });
@@ -260,7 +256,8 @@ async function _openRows(source: ParquetSource, options: ParquetOptions): Promis
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { parquetRowChunks, writeParquet } from "./parquet.ts";
+ * import { parquetRowChunks } from "./parquet.ts";
+ * import { writeParquet } from "./parquet_write.ts";
  * const path = await Deno.makeTempFile({ suffix: ".parquet" });
  * const x = new Float64Array(10).map((_, i) => i), y = new Float64Array(10);
  * await writeParquet(path, [{ numRows: 10, x, y }], {
@@ -306,7 +303,8 @@ export async function* parquetRowChunks(
  * ```ts
  * import assert from "node:assert/strict";
  * import { loadCore } from "../core/load.ts";
- * import { loadParquet, writeParquet } from "./parquet.ts";
+ * import { loadParquet } from "./parquet.ts";
+ * import { writeParquet } from "./parquet_write.ts";
  * const path = await Deno.makeTempFile({ suffix: ".parquet" });
  * const chunk = { numRows: 2, x: new Float64Array([0.5, -1]), y: new Float64Array([3, 0]) };
  * await writeParquet(path, [chunk], { columnNames: ["a"], responseName: "y", storage: "f64" });
