@@ -7,7 +7,6 @@
  */
 import { peekInputText } from "../data/csv.ts";
 import { parseColumnTable } from "../data/formula_csv.ts";
-import { parquetColumns } from "../data/parquet_formula.ts";
 import { CliUsageError } from "./usage.ts";
 import { delimiterFromFlags, type FamilyChoice } from "./model_flags.ts";
 
@@ -26,6 +25,8 @@ export async function peekColumns(
   delimiter: string | undefined,
 ): Promise<{ names: string[]; first: string[] | null }> {
   if (isParquetPath(path)) {
+    // Imported here: a CSV run does not load the Parquet readers.
+    const { parquetColumns } = await import("../data/parquet_formula.ts");
     const cols = await parquetColumns(path);
     return { names: cols.map((c) => c.name), first: cols.map((c) => (c.text ? "text" : "0")) };
   }

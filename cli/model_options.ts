@@ -24,8 +24,6 @@ import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
 import type { GlmData } from "../data/dataset.ts";
 import { columnMoments, type FormulaData } from "../data/design.ts";
 import { loadCsvWithFormula } from "../data/formula_csv.ts";
-import { loadParquet } from "../data/parquet.ts";
-import { loadParquetWithFormula } from "../data/parquet_formula.ts";
 import type { GlmFamily, GlmModel } from "../models/glm.ts";
 import type { UserGlmModel } from "../models/user_glm.ts";
 import { defaultPriorSpec } from "../models/prior_build.ts";
@@ -94,12 +92,16 @@ export function loadDataFile(
 ): Promise<GlmData> {
   if (!isParquetPath(path)) return loadCsvToArena(arena, path, options);
   const { delimiter: _d, header: _h, chunkBytes: _c, ...rest } = options;
-  return _parquetCodecs().then((compressors) => loadParquet(arena, path, { ...rest, compressors }));
+  return Promise.all([_parquetCodecs(), import("../data/parquet.ts")]).then((
+    [compressors, parquet],
+  ) => parquet.loadParquet(arena, path, { ...rest, compressors }));
 }
 
 /**
  * The Parquet codecs (≈ 110 KiB of script), imported when a Parquet file is
- * read, so that a browser build that never reads one does not load them.
+ * read, so that a browser build that never reads one does not load them (the
+ * Parquet readers, with their library, are likewise imported only then: a
+ * CSV run does not load them).
  */
 async function _parquetCodecs() {
   return (await import("npm:hyparquet-compressors@1.1.2")).compressors;
@@ -283,7 +285,7 @@ async function _loadFlagsData(
         ["formula", dataPath, formulaOptions],
         async () =>
           isParquetPath(dataPath)
-            ? loadParquetWithFormula(arena, dataPath, {
+            ? (await import("../data/parquet_formula.ts")).loadParquetWithFormula(arena, dataPath, {
               ...formulaOptions,
               compressors: await _parquetCodecs(),
             })
