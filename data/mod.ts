@@ -43,7 +43,11 @@ export {
   type ParquetRows,
   type ParquetSource,
 } from "./parquet.ts";
-export { type ParquetWriteResult, writeParquet, type WriteParquetOptions } from "./parquet_write.ts";
+export {
+  type ParquetWriteResult,
+  writeParquet,
+  type WriteParquetOptions,
+} from "./parquet_write.ts";
 export { cellNumber, detectDelimiter, RESERVED_COLUMN_NAMES } from "./csv_checks.ts";
 export { type FormulaCsvOptions, loadCsvWithFormula } from "./design.ts";
 export {
