@@ -39,7 +39,7 @@ import type { CsvRowParser, CsvRowPlan } from "../core/csv_kernels.ts";
 import { csvCoreModule } from "../core/csv_core_module.ts";
 import { countByte } from "./_csv_chunks.ts";
 import { ColumnStats } from "./column_stats.ts";
-import { type CsvReaderAnswer, csvSegmentReader } from "./_csv_segments.ts";
+import type { CsvReaderAnswer, csvSegmentReader } from "./_csv_segments.ts";
 import {
   acquireCsvParser,
   csvWasmCounts,
@@ -264,7 +264,7 @@ const _NO_PART = { lo: _EMPTY, hi: _EMPTY, sum: _EMPTY, h: new Int32Array(0) };
 
 type _Answer = CsvReaderAnswer | { type: "error"; message: string; placing: boolean };
 
-/** What the reader needs of a worker (a `Worker`, or {@link _LocalReader}). */
+/** What the reader needs of a worker (a `Worker`, or {@link _localReader}). */
 interface _Reader {
   postMessage(msg: CsvWorkerMessage): void;
   onmessage: ((e: MessageEvent<_Answer>) => void) | null;
@@ -277,30 +277,33 @@ interface _Reader {
  * message is handled in a task of its own (a `MessageChannel` hop), so that
  * the workers' answers are taken in between, as they come.
  */
-class _LocalReader implements _Reader {
-  onmessage: ((e: MessageEvent<_Answer>) => void) | null = null;
-  onerror: ((e: ErrorEvent) => void) | null = null;
-  #handle = csvSegmentReader();
-  #queue: CsvWorkerMessage[] = [];
-  #channel = new MessageChannel();
-  #closed = false;
-
-  constructor() {
-    this.#channel.port1.onmessage = () => this.#step();
-  }
-
-  postMessage(msg: CsvWorkerMessage): void {
-    if (this.#closed) return;
-    this.#queue.push(msg);
-    this.#channel.port2.postMessage(null);
-  }
-
-  #step(): void {
-    const msg = this.#queue.shift();
-    if (msg === undefined || this.#closed) return;
+function _localReader(segmentReader: typeof csvSegmentReader): _Reader {
+  const handle = segmentReader();
+  const queue: CsvWorkerMessage[] = [];
+  const channel = new MessageChannel();
+  let closed = false;
+  const reader: _Reader = {
+    onmessage: null,
+    onerror: null,
+    postMessage(msg: CsvWorkerMessage): void {
+      if (closed) return;
+      queue.push(msg);
+      channel.port2.postMessage(null);
+    },
+    terminate(): void {
+      if (closed) return;
+      closed = true;
+      handle({ type: "close" });
+      channel.port1.close();
+      channel.port2.close();
+    },
+  };
+  channel.port1.onmessage = () => {
+    const msg = queue.shift();
+    if (msg === undefined || closed) return;
     let answer: _Answer | null;
     try {
-      answer = this.#handle(msg);
+      answer = handle(msg);
     } catch (e) {
       answer = {
         type: "error",
@@ -308,16 +311,9 @@ class _LocalReader implements _Reader {
         placing: msg.type === "place",
       };
     }
-    if (answer !== null) this.onmessage?.({ data: answer } as MessageEvent<_Answer>);
-  }
-
-  terminate(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#handle({ type: "close" });
-    this.#channel.port1.close();
-    this.#channel.port2.close();
-  }
+    if (answer !== null) reader.onmessage?.({ data: answer } as MessageEvent<_Answer>);
+  };
+  return reader;
 }
 
 /**
@@ -491,9 +487,11 @@ async function _readParallelWith(
         // The last reader is this thread (with two readers or more), when the
         // rows are placed as they are parsed; when the line breaks are counted
         // first and the rows handed over in slots, this thread counts and
-        // copies, and the readers are all workers.
+        // copies, and the readers are all workers. The segment reader is
+        // imported here, after the workers started: a bundle whose code never
+        // reads a file (the browser's) then holds none of its file access.
         w = speculation !== null && numReaders >= 2 && i === numReaders - 1
-          ? new _LocalReader()
+          ? _localReader((await import("./_csv_segments.ts")).csvSegmentReader)
           : new Worker(new URL("./_csv_worker.ts", import.meta.url), { type: "module" });
       } catch {
         return "fallback"; // no workers here
