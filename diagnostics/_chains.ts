@@ -261,6 +261,16 @@ export function _argsortHigh(values: Float64Array): Uint32Array {
   return _sortRuns(hi, _high.lo, index) ? index : _argsortRadix(values);
 }
 
+/** A radix pass's digit counts turned, in place, into each digit's first slot (exclusive prefix sums). */
+function _countsToOffsets(offsets: Uint32Array): void {
+  let sum = 0;
+  for (let d = 0; d < offsets.length; d++) {
+    const count = offsets[d];
+    offsets[d] = sum;
+    sum += count;
+  }
+}
+
 /*
  * The passes are functions of their own (one loop nest each): called for
  * every parameter of a summary, they are compiled whole, with the feedback
@@ -284,12 +294,7 @@ function _radixPass(
   offsets.fill(0);
   for (let i = 0; i < n; i++) offsets[(hi[i] >>> shift) & DIGIT_MASK]++;
   if (offsets[(hi[0] >>> shift) & DIGIT_MASK] === n) return false;
-  let sum = 0;
-  for (let d = 0; d < offsets.length; d++) {
-    const count = offsets[d];
-    offsets[d] = sum;
-    sum += count;
-  }
+  _countsToOffsets(offsets);
   for (let i = 0; i < n; i++) {
     const h = hi[i];
     const p = offsets[(h >>> shift) & DIGIT_MASK]++;
@@ -360,12 +365,7 @@ export function _argsortRadix(values: Float64Array): Uint32Array {
     offsets.fill(0);
     for (let i = 0; i < n; i++) offsets[digits[i]]++;
     if (offsets[digits[0]] === n) continue; // one digit value: nothing moves
-    let sum = 0;
-    for (let d = 0; d < offsets.length; d++) {
-      const count = offsets[d];
-      offsets[d] = sum;
-      sum += count;
-    }
+    _countsToOffsets(offsets);
     for (let i = 0; i < n; i++) {
       const p = offsets[digits[i]]++;
       lo2[p] = lo[i];

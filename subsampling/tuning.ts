@@ -555,7 +555,7 @@ export function pilotDifferences(
     cv.gatherRows(rows, options.rng.sampleWithReplacement(n, size), 0);
     for (let k = 0; k < K; k++) {
       cv.differences(rows, options.thetas[k], { start: 0, end: size, derivative: false });
-      _momentsInto(rows.diffs(0, size), size, mean, variance, k);
+      pilotMomentsInto(rows.diffs(0, size), size, mean, variance, k);
     }
   } finally {
     rows.dispose();
@@ -564,11 +564,17 @@ export function pilotDifferences(
 }
 
 /**
- * mean[k] and variance[k] (divisor size − 1) of dv[0 … size): in a function
- * of its own, so that the optimising compiler compiles these loops alone
- * rather than the whole pilot around them (called once per chain).
+ * @internal mean[k] and variance[k] (divisor size − 1) of dv[0 … size): in a
+ * function of its own, so that the optimising compiler compiles these loops
+ * alone rather than the whole pilot around them (called once per chain).
+ *
+ * @param dv The pilot's differences.
+ * @param size How many of them.
+ * @param mean Receives the mean at k.
+ * @param variance Receives the variance at k.
+ * @param k The pilot θ's index.
  */
-function _momentsInto(
+export function pilotMomentsInto(
   dv: Float64Array,
   size: number,
   mean: Float64Array,

@@ -42,7 +42,7 @@ import type { Rng } from "../../random/rng.ts";
 import { blockPoissonEstimate } from "../../subsampling/block_poisson.ts";
 import type { TaylorOrder } from "../../subsampling/control_variates.ts";
 import { differenceEstimate } from "../../subsampling/difference_estimator.ts";
-import type { PilotDifferences } from "../../subsampling/tuning.ts";
+import { type PilotDifferences, pilotMomentsInto } from "../../subsampling/tuning.ts";
 import type { CentringSums } from "./options.ts";
 import type {
   BlockSubsampleSettings,
@@ -332,13 +332,7 @@ function _pilot(
   let memo: StarRows | undefined;
   for (let k = 0; k < K; k++) {
     memo = cache.differences(thetas[k], rows, dv, undefined, memo);
-    let s = 0;
-    for (let i = 0; i < size; i++) s += dv[i];
-    const mu = s / size;
-    let ss = 0;
-    for (let i = 0; i < size; i++) ss += (dv[i] - mu) ** 2;
-    mean[k] = mu;
-    variance[k] = ss / (size - 1);
+    pilotMomentsInto(dv, size, mean, variance, k);
   }
   return { numRows: n, pilotSize: size, mean, variance };
 }
