@@ -333,32 +333,20 @@ export async function loadCoreFrom(
 }
 
 /**
- * @internal The compiled core a worker needs when this build embeds none
- * (undefined when it does, or for the TypeScript kernels): a
- * `WebAssembly.Module` is structured-cloneable, so it goes in the worker's
- * init message and {@link adoptWorkerCore} registers it there.
- */
-export function workerCore(
-  backend: CoreBackend,
-  shared: boolean,
-): WebAssembly.Module | undefined {
-  if (CORE_EMBEDDED || backend === "reference") return undefined;
-  return _module(backend, shared);
-}
-
-/**
- * @internal The compiled core for a worker over this thread's memory:
- * {@link workerCore}'s module, and with a build that embeds the core, the
- * module this thread has compiled already (undefined if it has not). Sent in
- * the worker's init message it spares the worker decoding and compiling its
- * own, and the threads then run one compiled module: code the engine
- * optimises as it runs serves all of them.
+ * @internal The compiled core for a worker over this thread's memory: the
+ * module a build that embeds no core needs, and with a build that embeds it,
+ * the module this thread has compiled already (undefined if it has not, or
+ * for the TypeScript kernels). A `WebAssembly.Module` is
+ * structured-cloneable: sent in the worker's init message and registered
+ * there by {@link adoptWorkerCore}, it spares the worker decoding and
+ * compiling its own, and the threads then run one compiled module (code the
+ * engine optimises as it runs serves all of them).
  *
  * @param backend The backend of the memory's arena.
  * @param shared Whether the memory is shared.
  * @returns The module, or undefined.
  */
-export function compiledWorkerCore(
+export function workerCore(
   backend: CoreBackend,
   shared: boolean,
 ): WebAssembly.Module | undefined {

@@ -18,7 +18,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import { compiledWorkerCore, type CoreBackend } from "../core/load.ts";
+import { type CoreBackend, workerCore } from "../core/load.ts";
 import type { GlmData, Storage } from "../data/dataset.ts";
 import { GlmModel, type GlmOptions } from "./glm.ts";
 import { withCheckedResponses } from "./glm_options.ts";
@@ -40,7 +40,7 @@ export interface GlmModelSpec {
    * The compiled core for `backend` over a shared memory (the calling
    * thread's; a build that embeds none needs it): a worker registers it with
    * `adoptWorkerCore` before attaching, and then neither decodes nor
-   * compiles its own (see `compiledWorkerCore`).
+   * compiles its own (see `workerCore`).
    */
   readonly core?: WebAssembly.Module;
   /** Offsets and sizes of the data in `memory`. */
@@ -156,7 +156,7 @@ function _userSpecOf(model: UserGlmModel): { spec: UserGlmModelSpec } | { reason
  * the worker puts it back).
  */
 function _commonSpec(model: GlmModel | UserGlmModel) {
-  const arena = model.arena, core = compiledWorkerCore(arena.backend, true);
+  const arena = model.arena, core = workerCore(arena.backend, true);
   const prior = _priorOf(model);
   return {
     memory: arena.memory,

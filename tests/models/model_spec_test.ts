@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compiledWorkerCore, loadCore } from "../../core/load.ts";
+import { loadCore, workerCore } from "../../core/load.ts";
 import { higgsShaped } from "../../data/synthetic.ts";
 import { GlmModel } from "../../models/glm.ts";
 import { modelSpecOf } from "../../models/model_spec.ts";
@@ -10,9 +10,9 @@ Deno.test("modelSpecOf(): a worker is sent the calling thread's compiled core, n
   const described = modelSpecOf(new GlmModel(data, { family: "logistic" }));
   assert.ok("spec" in described);
   assert.ok(described.spec.core instanceof WebAssembly.Module);
-  assert.equal(described.spec.core, compiledWorkerCore(arena.backend, true));
+  assert.equal(described.spec.core, workerCore(arena.backend, true));
 });
 
-Deno.test("compiledWorkerCore(): nothing for the TypeScript kernels", () => {
-  assert.equal(compiledWorkerCore("reference", true), undefined);
+Deno.test("workerCore(): nothing for the TypeScript kernels", () => {
+  assert.equal(workerCore("reference", true), undefined);
 });
