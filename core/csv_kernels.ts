@@ -69,7 +69,6 @@ export const CSV_BAIL = 3;
 interface _CsvExports {
   heapBase(): number;
   csvParseRows(...args: number[]): number;
-  csvCountByte(p: number, n: number, byte: number): number;
   csvCountBreaks(p: number, n: number, out: number): number;
   csvF64ToF32(src: number, dst: number, n: number): void;
   csvColumnStats(
@@ -353,18 +352,6 @@ export class CsvRowParser {
     hi.set(f.subarray(d, 2 * d));
     sum.set(f.subarray(2 * d));
     h.set(hv);
-  }
-
-  /**
-   * Counts a byte in `[start, end)` of the input block (16 bytes at a time).
-   *
-   * @param start First byte.
-   * @param end End.
-   * @param byte The byte.
-   * @returns The count.
-   */
-  countByte(start: number, end: number, byte: number): number {
-    return this.#ex.csvCountByte(this.#src + start, end - start, byte);
   }
 
   /**

@@ -805,38 +805,6 @@ export function csvParseRows(
 }
 
 /**
- * Number of bytes equal to `byte` in [p, p + n): 64 bytes per step, the matches counted in
- * byte lanes (each lane takes at most 252 before they are summed).
- */
-export function csvCountByte(p: usize, n: i32, byte: i32): i32 {
-  const end = p + <usize>n;
-  const vb = i8x16.splat(<i8>byte);
-  let count = 0;
-  while (p + 64 <= end) {
-    let acc = i8x16.splat(0);
-    for (let k = 0; k < 63 && p + 64 <= end; k++) {
-      acc = i8x16.sub(acc, i8x16.eq(v128.load(p), vb));
-      acc = i8x16.sub(acc, i8x16.eq(v128.load(p, 16), vb));
-      acc = i8x16.sub(acc, i8x16.eq(v128.load(p, 32), vb));
-      acc = i8x16.sub(acc, i8x16.eq(v128.load(p, 48), vb));
-      p += 64;
-    }
-    const s32 = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(acc));
-    count += i32x4.extract_lane(s32, 0) + i32x4.extract_lane(s32, 1) +
-      i32x4.extract_lane(s32, 2) + i32x4.extract_lane(s32, 3);
-  }
-  while (p + 16 <= end) {
-    count += <i32>popcnt(i8x16.bitmask(i8x16.eq(v128.load(p), vb)));
-    p += 16;
-  }
-  while (p < end) {
-    if (<i32>load<u8>(p) == byte) count++;
-    p++;
-  }
-  return count;
-}
-
-/**
  * The '\n' and '\r' bytes of [p, p + n) in one pass: returns the count of '\n' and stores
  * that of '\r' at `out` (i32).
  */

@@ -52,7 +52,7 @@ export { cvDiffRange, cvPrepareRange, cvPrepareRangeF32 } from "./cv_kernels";
 export { gradMomentsRange, xtwRange, xtwRangeF32 } from "./moments";
 export { hessExt, llExt } from "./likelihood_ext";
 export { axpy, dot, gatherF32, gatherF32AsF64, gatherF64, matvec, mulElem } from "./vector";
-export { csvColumnStats, csvCountBreaks, csvCountByte, csvF64ToF32, csvParseRows } from "./csv";
+export { csvColumnStats, csvCountBreaks, csvF64ToF32, csvParseRows } from "./csv";
 export { pqTranspose } from "./parquet";
 export { pqDictGather, pqLevelsAll, pqSnappy } from "./parquet_decode";
 export { icaDiff, icaDiffCached } from "./ica";

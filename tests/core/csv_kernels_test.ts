@@ -75,28 +75,6 @@ Deno.test("csv kernels: blockStats gives the scalar loop's minima, maxima, sums 
   }
 });
 
-Deno.test("csv kernels: countByte counts every match, at any offset and length", () => {
-  const p = _parser();
-  p.reserveInput(20000);
-  const buf = p.input();
-  let s = 5;
-  for (let i = 0; i < 20000; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    buf[i] = (s >>> 24) < 40 ? 10 : (s >>> 24) < 50 ? 13 : 48 + ((s >>> 16) % 10);
-  }
-  for (const [a, b] of [[0, 0], [0, 15], [3, 70], [1, 20000], [0, 16320], [17, 16400], [5, 4101]]) {
-    for (const byte of [10, 13, 48]) {
-      let e = 0;
-      for (let i = a; i < b; i++) if (buf[i] === byte) e++;
-      assert.equal(p.countByte(a, b, byte), e, `[${a}, ${b}) byte ${byte}`);
-    }
-  }
-  // Every byte a match: each byte lane's count reaches its largest before it is summed.
-  buf.fill(10, 0, 20000);
-  assert.equal(p.countByte(0, 20000, 10), 20000);
-  assert.equal(p.countByte(1, 19999, 10), 19998);
-});
-
 Deno.test("csv kernels: countBreaks counts every \\n and \\r in one pass, at any offset and length", () => {
   const p = _parser();
   p.reserveInput(20000);
