@@ -557,22 +557,21 @@ async function _readParallelWith(
     // The counts: known, or those of the first block when it is the whole
     // file, or else (with a speculation) a guess from the first block.
     let counts = known;
+    // The line breaks of the header and of the first block's data lines,
+    // counted once (the whole file's when the block is the file).
     const head = first.subarray(0, dataStart), sample = first.subarray(dataStart, firstLen);
+    const headLf = countByte(head, 10), headCr = countByte(head, 13);
+    const withSample = counts === null && (firstLen === fileSize || speculation !== null);
+    const sampleLf = withSample ? countByte(sample, 10) : 0;
+    const sampleCr = withSample ? countByte(sample, 13) : 0;
     if (counts === null && firstLen === fileSize) {
-      counts = {
-        numLf: countByte(first, 10),
-        numCr: countByte(first, 13),
-        numBytes: firstLen,
-      };
+      counts = { numLf: headLf + sampleLf, numCr: headCr + sampleCr, numBytes: firstLen };
     }
     let guess: CsvGuess | null = null;
     let est = 0; // the guess of the records
     if (counts === null && speculation !== null) {
-      const sampleLf = countByte(sample, 10), sampleCr = countByte(sample, 13);
       const rest = (fileSize - dataStart) / Math.max(1, sample.length);
-      est = Math.round(
-        Math.max(countByte(head, 10) + sampleLf * rest, countByte(head, 13) + sampleCr * rest) + 1,
-      );
+      est = Math.round(Math.max(headLf + sampleLf * rest, headCr + sampleCr * rest) + 1);
       if (sampleLf + sampleCr > 0) {
         const lo = Math.floor(est * (1 - CSV_GUESS_SPREAD));
         const hi = Math.ceil(est * (1 + CSV_GUESS_SPREAD)) + 64;
@@ -631,7 +630,7 @@ async function _readParallelWith(
     const sinkStride = sink.placement()?.gramStride ?? 1;
     // With a guess: the segments' rows, counts and summaries until the counts are in.
     let rowAt = 0;
-    let segLf = countByte(head, 10), segCr = countByte(head, 13), segBytesRead = head.length;
+    let segLf = headLf, segCr = headCr, segBytesRead = head.length;
     const held: CsvSegmentDone[] = [];
     const told: boolean[] = workers.map(() => false);
     // Segment k is placed (its first row known) once the segments before it
