@@ -422,6 +422,18 @@ function _gramOf(
   return out;
 }
 
+/** A placed segment of a guess added to `sink` with X'X's rows of `stride`. */
+function _addGuessed(
+  sink: PlacingSink,
+  seg: CsvSegmentDone,
+  numCols: number,
+  stride: number,
+  maxRows: number,
+): void {
+  const gram = seg.rows > 0 ? _gramOf(seg, numCols, stride, maxRows) : _EMPTY;
+  sink.addPlaced(seg.rows, seg.lines, seg.part ?? _NO_PART, seg.yLo, seg.yHi, gram);
+}
+
 async function _readParallelWith(
   path: string,
   fileSize: number,
@@ -669,10 +681,7 @@ async function _readParallelWith(
       k++;
       if (guess !== null) {
         held.push(seg);
-        const gram = seg.rows > 0
-          ? _gramOf(seg, plan.numCols, sinkStride, placement!.gramMaxRows)
-          : _EMPTY;
-        sink.addPlaced(seg.rows, seg.lines, seg.part ?? _NO_PART, seg.yLo, seg.yHi, gram);
+        _addGuessed(sink, seg, plan.numCols, sinkStride, placement!.gramMaxRows);
         continue;
       }
       if (placement !== null) {
@@ -704,14 +713,7 @@ async function _readParallelWith(
         if (again === "fallback") return "fallback";
         for (const seg of held) {
           if (seg.rows > 0) again.reserveRows(seg.rows);
-          again.addPlaced(
-            seg.rows,
-            seg.lines,
-            seg.part ?? _NO_PART,
-            seg.yLo,
-            seg.yHi,
-            seg.rows > 0 ? _gramOf(seg, numCols, stride, guess.placement.gramMaxRows) : _EMPTY,
-          );
+          _addGuessed(again, seg, numCols, stride, guess.placement.gramMaxRows);
         }
       } else speculation!.counted(c);
     }
