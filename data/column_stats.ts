@@ -143,7 +143,7 @@ export class ColumnStats {
    * takes when every earlier row was added first (by any of the add
    * methods): rows first, first + stride, … (take of them, 0-based in the
    * block). A function of start and m only, so a block can be gathered
-   * before the blocks ahead of it are added ({@link addGathered}).
+   * before the blocks ahead of it are added ({@link addGatheredGram}).
    *
    * @param start The block's first row in the table.
    * @param m Its rows.
@@ -157,33 +157,6 @@ export class ColumnStats {
       ? 0
       : Math.min(Math.ceil((m - first) / stride), this.#maxGramRows - before);
     return { first, stride, take };
-  }
-
-  /**
-   * Adds rows `[0, m)` of a block whose rows for X'X were gathered elsewhere
-   * as {@link gramPlan} says: the same numbers as {@link addColumns} on the
-   * block.
-   *
-   * @param m The block's rows.
-   * @param ranges Updates the ranges, sums and hashes.
-   * @param rows The plan's rows, column-major (column k at [k·take, (k+1)·take)).
-   */
-  addGathered(
-    m: number,
-    ranges: (lo: Float64Array, hi: Float64Array, sum: Float64Array, h: Int32Array) => void,
-    rows: Float64Array,
-  ): void {
-    ranges(this.colMin, this.colMax, this.#sum, this.#h1);
-    const d = this.numCols;
-    const { take } = this.gramPlan(this.numRows, m);
-    if (take > 0) {
-      if (rows.length < d * take) {
-        throw new RangeError(`expected ${d * take} gathered cells, got ${rows.length}`);
-      }
-      this.#gramAdd(rows, take, take);
-    }
-    this.gramRows += take;
-    this.numRows += m;
   }
 
   /**
@@ -214,8 +187,8 @@ export class ColumnStats {
   /**
    * Adds a block whose rows for X'X were gathered and summed elsewhere
    * ({@link gramPlan}, then {@link gramBlock} on them): the same numbers as
-   * {@link addGathered} with the rows themselves, since X'X adds each
-   * block's sum of products as one term either way.
+   * {@link addColumns} on the block, since X'X adds each block's sum of
+   * products as one term either way.
    *
    * @param m The block's rows.
    * @param ranges Updates the ranges, sums and hashes.
