@@ -17,8 +17,6 @@ import {
 import { checkCsvFile } from "./csv_checks.ts";
 import { parquetFileReader } from "./parquet_file.ts";
 
-export { parquetFileReader };
-
 /**
  * Decompressors by codec name (`ZSTD`, `GZIP`, `BROTLI`, `LZ4`, …), each
  * `(input, outputLength) => output`. Uncompressed and snappy pages need none;
