@@ -53,6 +53,20 @@ export const parquetThreadSizes = {
   callerTakes: true,
 };
 
+/** A worker of data/_parquet_worker.ts (throws where workers cannot start). */
+function _parquetWorker(): Worker {
+  return new Worker(new URL("./_parquet_worker.ts", import.meta.url), { type: "module" });
+}
+
+/**
+ * Whether a decoding thread can run over `arena`: a shared memory, the core's
+ * kernels with its page decoder, and workers.
+ */
+function _decodeThreadPossible(arena: Arena): boolean {
+  return arena.shared && arena.backend !== "reference" && typeof Worker === "function" &&
+    ParquetPageKernels.create(arena) !== null;
+}
+
 /**
  * Touches the pages of `ranges` of a shared arena in another thread, last
  * page first (data/_parquet_worker.ts), so that the first touch of fresh
@@ -77,7 +91,7 @@ export function prefaultRows(
   if (!arena.shared || bytes < minBytes || typeof Worker !== "function") return none;
   let w: Worker;
   try {
-    w = new Worker(new URL("./_parquet_worker.ts", import.meta.url), { type: "module" });
+    w = _parquetWorker();
   } catch {
     return none; // no workers here
   }
@@ -222,12 +236,7 @@ export class ParquetDecodeThread {
     early: Worker | null = null,
   ): ParquetDecodeThread | null {
     const groups = work.groups;
-    if (
-      !arena.shared || arena.backend === "reference" || ParquetPageKernels.create(arena) === null ||
-      typeof Worker !== "function" || groups.length < 3
-    ) {
-      return null;
-    }
+    if (!_decodeThreadPossible(arena) || groups.length < 3) return null;
     // The region: one decoder with one raw buffer, a column buffer and page
     // buffers for the largest row group; the kernel's staging; ones.
     let span = 0, decoded = 0, page = 0, bytes = 0, rows = 0;
@@ -255,7 +264,7 @@ export class ParquetDecodeThread {
     const size = span + decoded + 2 * page + d * (_STAGE_BYTES + 64) + rows * 4 + (1 << 20);
     let w: Worker;
     try {
-      w = early ?? new Worker(new URL("./_parquet_worker.ts", import.meta.url), { type: "module" });
+      w = early ?? _parquetWorker();
     } catch {
       return null;
     }
@@ -304,15 +313,10 @@ export class ParquetDecodeThread {
    * @returns The worker, or null.
    */
   static early(arena: Arena, path: string | URL): Worker | null {
-    if (
-      !arena.shared || arena.backend === "reference" || typeof Worker !== "function" ||
-      ParquetPageKernels.create(arena) === null
-    ) {
-      return null;
-    }
+    if (!_decodeThreadPossible(arena)) return null;
     try {
       if (Deno.statSync(path).size < parquetThreadSizes.decodeMinBytes) return null;
-      return new Worker(new URL("./_parquet_worker.ts", import.meta.url), { type: "module" });
+      return _parquetWorker();
     } catch {
       return null; // no such file (the reader says so), no permission, or no workers
     }
