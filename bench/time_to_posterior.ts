@@ -37,7 +37,13 @@
  * gives the same model: d = 30.
  *
  *   deno run -A bench/time_to_posterior.ts --n 1e6,1e7,1e8 [--formats parquet,csv,csv17]
- *     [--dir /tmp/ttp] [--chains 4] [--workers N] [--repeats 1] [--skip-read] [--json out.json]
+ *     [--dir /tmp/ttp] [--chains 4] [--workers N] [--repeats 1] [--skip-read] [--no-ffi]
+ *     [--json out.json]
+ *
+ * The CLI runs with the permissions of `deno task cli`, `--allow-ffi`
+ * included: with it the core's memory is backed by transparent huge pages
+ * on Linux (core/huge_pages.ts); `--no-ffi` runs it without that
+ * permission.
  *
  * Minutes at n = 10⁷ (most of it making the files); not part of `deno bench`.
  * n = 10⁸ is skipped with the reason: its X alone (12 GB in f32) exceeds the
@@ -229,6 +235,7 @@ const { values } = parseArgs({
     samples: { type: "string", default: "1000" },
     repeats: { type: "string", default: "1" },
     "skip-read": { type: "boolean", default: false },
+    "no-ffi": { type: "boolean", default: false },
     json: { type: "string" },
   },
 });
@@ -245,7 +252,17 @@ for (const f of formats) {
 const dir = values.dir!, repeats = Number(values.repeats);
 await Deno.mkdir(dir, { recursive: true });
 const deno = Deno.execPath();
-const denoRun = [deno, "run", "--allow-read", `--allow-write=${dir}`, "--allow-env", CLI];
+// The permissions of `deno task cli`; --allow-ffi lets the core's memory have
+// huge pages (core/huge_pages.ts); --no-ffi measures the command without.
+const denoRun = [
+  deno,
+  "run",
+  "--allow-read",
+  `--allow-write=${dir}`,
+  "--allow-env",
+  ...(values["no-ffi"] ? [] : ["--allow-ffi"]),
+  CLI,
+];
 const results: Record<string, unknown>[] = [];
 
 /** Bytes of X (f32, 30 columns) and y in the core's memory for n rows. */

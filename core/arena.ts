@@ -21,6 +21,7 @@
 
 import type { CoreBackend, CoreExports } from "./exports.ts";
 import { createReferenceExports } from "./reference.ts";
+import { adviseHugePages } from "./huge_pages.ts";
 
 /** Bytes per WebAssembly page. */
 export const PAGE_BYTES = 65536;
@@ -167,6 +168,7 @@ export class Arena {
           ? { initial, maximum: MAX_PAGES, shared: true }
           : { initial, maximum: MAX_PAGES },
       );
+      adviseHugePages(this.memory);
     }
     this.backend = options.backend ?? "reference";
     this.exports = (options.bindFn ?? createReferenceExports)(this.memory);

@@ -16,6 +16,8 @@
  * @module
  */
 
+import { adviseHugePages } from "./huge_pages.ts";
+
 /**
  * The input block starts at or above this byte (as an arena's RESERVED_BYTES
  * in core/arena.ts). Not imported from there: a worker that loads this module
@@ -122,6 +124,7 @@ export class CsvRowParser {
     if (mod === null) return null;
     try {
       const memory = new WebAssembly.Memory({ initial: 2, maximum: 65536 });
+      adviseHugePages(memory);
       const instance = new WebAssembly.Instance(mod, {
         env: {
           memory,
