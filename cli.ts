@@ -24,6 +24,7 @@
  * @module
  */
 import { CliUsageError } from "./cli/args.ts";
+import { startEarlyPassWorker } from "./models/_early_pass_worker.ts";
 
 export { CliUsageError };
 
@@ -66,7 +67,14 @@ export async function main(args: string[]): Promise<number> {
           console.log((await import("./cli/sample_help.ts")).sampleHelp());
           return 0;
         }
-        return await (await import("./cli/sample_command.ts")).sampleCommand(rest);
+        {
+          const dropEarly = _sharesCentring(rest) ? startEarlyPassWorker() : () => {};
+          try {
+            return await (await import("./cli/sample_command.ts")).sampleCommand(rest);
+          } finally {
+            dropEarly();
+          }
+        }
       case "summary":
         return await (await import("./cli/summary_command.ts")).summaryCommand(rest);
       case "check":
@@ -91,6 +99,28 @@ export async function main(args: string[]): Promise<number> {
     console.error(`tallmc: error: ${msg.split("\n")[0]}`);
     return _isInputError(e) ? 2 : 1;
   }
+}
+
+/**
+ * @internal Whether `sample`'s flags, read at a glance, ask for HMC-ECS chains that share
+ * one centring on two threads or more (cli/sample_command.ts decides it for
+ * certain): then its pass worker starts before the command's modules load.
+ * A wrong guess costs a worker that is stopped unused.
+ */
+export function _sharesCentring(args: readonly string[]): boolean {
+  const flag = (name: string): string | undefined => {
+    let value: string | undefined;
+    for (let i = 0; i < args.length; i++) {
+      if (args[i] === `--${name}`) value = args[i + 1];
+      else if (args[i].startsWith(`--${name}=`)) value = args[i].slice(name.length + 3);
+    }
+    return value;
+  };
+  const atLeastTwo = (v: string | undefined) => v === undefined || Number(v) >= 2;
+  const data = flag("data") ?? "";
+  return flag("sampler") === "hmc-ecs" && (navigator.hardwareConcurrency ?? 1) >= 2 &&
+    atLeastTwo(flag("workers")) && atLeastTwo(flag("chains")) && flag("init") === undefined &&
+    flag("family-source") === undefined && !data.includes("://") && !data.startsWith("duckdb:");
 }
 
 /** Errors caused by what the user gave: usage, files, and the library's argument checks. */

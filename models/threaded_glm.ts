@@ -59,6 +59,7 @@ import { withCheckedResponses } from "./glm_options.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { modelSpecOf, plainGlmData } from "./model_spec.ts";
 import type { UserGlmModel } from "./user_glm.ts";
+import { takeEarlyPassWorker } from "./_early_pass_worker.ts";
 
 /** Options of {@link ThreadedGlmModel.create}. */
 export interface ThreadedGlmOptions {
@@ -646,7 +647,8 @@ const _prestarted: Worker[] = [];
 
 /**
  * @internal Start `count` pass workers now, so that their modules load while
- * the calling thread still works (e.g. reads the data); the next
+ * the calling thread still works (e.g. reads the data), taking first one that
+ * models/_early_pass_worker.ts started even earlier; the next
  * {@link ThreadedGlmModel.create} takes them first. A worker holds nothing
  * until its start message.
  *
@@ -658,7 +660,8 @@ export function prestartPassWorkers(count: number): () => void {
     for (let k = 0; k < count; k++) {
       try {
         _prestarted.push(
-          new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" }),
+          takeEarlyPassWorker() ??
+            new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" }),
         );
       } catch {
         break; // workers cannot start here: create() says so when it runs

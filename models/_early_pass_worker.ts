@@ -1,0 +1,44 @@
+/**
+ * @internal A pass worker (models/_pass_worker.ts) started before the
+ * command that uses it has loaded its own modules.
+ *
+ * A pass worker takes 0.1–0.2 s of CPU to load its modules. Started where
+ * the shared centring's workers usually start (models/threaded_glm.ts
+ * `prestartPassWorkers`, just before the data are read) that load competes
+ * with the read, which keeps both cores busy; started at the top of the
+ * command line, it loads on the core that is idle while the calling thread
+ * loads the sample command's modules. This module imports nothing, so that
+ * importing it costs the calling thread nothing.
+ *
+ * @module
+ */
+
+/** Workers started here and not yet taken. */
+const _early: Worker[] = [];
+
+/**
+ * Start one pass worker now (none where workers cannot start).
+ *
+ * @returns A function that terminates it if nothing took it.
+ */
+export function startEarlyPassWorker(): () => void {
+  if (typeof Worker !== "undefined") {
+    try {
+      _early.push(new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" }));
+    } catch {
+      // Workers cannot start here: the command starts none either.
+    }
+  }
+  return () => {
+    for (const w of _early.splice(0)) w.terminate();
+  };
+}
+
+/**
+ * The pass worker started by {@link startEarlyPassWorker}, if any is left.
+ *
+ * @returns The worker (now the caller's), or undefined.
+ */
+export function takeEarlyPassWorker(): Worker | undefined {
+  return _early.shift();
+}
