@@ -300,14 +300,21 @@ export class DrawsFileWriter {
         for (let o = 0; o < b.length;) o += file.writeSync(b.subarray(o));
       };
       if (this.#bytesOnDisk <= _IN_MEMORY_BYTES) {
-        // One read, and the rows gathered into large writes.
-        const all = Deno.readFileSync(src), out = new Uint8Array(all.length);
-        let at = 0;
-        for (const r of order) {
-          out.set(all.subarray(r.start, r.end), at);
-          at += r.end - r.start;
+        // One read into a buffer of the file's size (Deno.readFileSync grows
+        // and copies its buffers: 20–60 ms for 2.5 MB against 1 ms), then
+        // one write per run in chain order.
+        const all = new Uint8Array(this.#bytesOnDisk);
+        const input = Deno.openSync(src, { read: true });
+        try {
+          for (let got = 0; got < all.length;) {
+            const k = input.readSync(all.subarray(got));
+            if (k === null) throw new Error(`${src}: shorter than its rows`);
+            got += k;
+          }
+        } finally {
+          input.close();
         }
-        writeAll(out.subarray(0, at));
+        for (const r of order) writeAll(all.subarray(r.start, r.end));
       } else this.#copyRunsInOrder(src, order, writeAll);
       copy.commit();
     } catch (e) {
