@@ -207,6 +207,83 @@ export let _etaB: v128 = ZERO;
   }
 }
 
+/**
+ * g += w₀x_p0 + … + w₇x_p7 (wA = (w₀, w₁), wB = (w₂, w₃), wC = (w₄, w₅),
+ * wD = (w₆, w₇)) in one pass: each g element takes rows 0 … 7 in that order,
+ * the multiply-adds of two {@link _axpy4} calls (rows 0–3, then 4–7) without
+ * storing and reloading g between them (a store and a load of an f64 change
+ * no bit, so the result is theirs).
+ */
+// @ts-ignore: decorator
+@inline export function _axpy8<T>(
+  g: usize,
+  p0: usize,
+  p1: usize,
+  p2: usize,
+  p3: usize,
+  p4: usize,
+  p5: usize,
+  p6: usize,
+  p7: usize,
+  wA: v128,
+  wB: v128,
+  wC: v128,
+  wD: v128,
+  d: i32,
+): void {
+  const w0 = f64x2.splat(f64x2.extract_lane(wA, 0));
+  const w1 = f64x2.splat(f64x2.extract_lane(wA, 1));
+  const w2 = f64x2.splat(f64x2.extract_lane(wB, 0));
+  const w3 = f64x2.splat(f64x2.extract_lane(wB, 1));
+  const w4 = f64x2.splat(f64x2.extract_lane(wC, 0));
+  const w5 = f64x2.splat(f64x2.extract_lane(wC, 1));
+  const w6 = f64x2.splat(f64x2.extract_lane(wD, 0));
+  const w7 = f64x2.splat(f64x2.extract_lane(wD, 1));
+  let j = 0;
+  for (; j + 4 <= d; j += 4) {
+    const q = g + (<usize>j << 3);
+    let a = madd(_x2<T>(p0, j), w0, v128.load(q));
+    let b = madd(_x2<T>(p0, j + 2), w0, v128.load(q, 16));
+    a = madd(_x2<T>(p1, j), w1, a);
+    b = madd(_x2<T>(p1, j + 2), w1, b);
+    a = madd(_x2<T>(p2, j), w2, a);
+    b = madd(_x2<T>(p2, j + 2), w2, b);
+    a = madd(_x2<T>(p3, j), w3, a);
+    b = madd(_x2<T>(p3, j + 2), w3, b);
+    a = madd(_x2<T>(p4, j), w4, a);
+    b = madd(_x2<T>(p4, j + 2), w4, b);
+    a = madd(_x2<T>(p5, j), w5, a);
+    b = madd(_x2<T>(p5, j + 2), w5, b);
+    a = madd(_x2<T>(p6, j), w6, a);
+    b = madd(_x2<T>(p6, j + 2), w6, b);
+    v128.store(q, madd(_x2<T>(p7, j), w7, a));
+    v128.store(q, madd(_x2<T>(p7, j + 2), w7, b), 16);
+  }
+  if (j + 2 <= d) {
+    const q = g + (<usize>j << 3);
+    let acc = madd(_x2<T>(p0, j), w0, v128.load(q));
+    acc = madd(_x2<T>(p1, j), w1, acc);
+    acc = madd(_x2<T>(p2, j), w2, acc);
+    acc = madd(_x2<T>(p3, j), w3, acc);
+    acc = madd(_x2<T>(p4, j), w4, acc);
+    acc = madd(_x2<T>(p5, j), w5, acc);
+    acc = madd(_x2<T>(p6, j), w6, acc);
+    v128.store(q, madd(_x2<T>(p7, j), w7, acc));
+    j += 2;
+  }
+  if (j < d) {
+    const q = g + (<usize>j << 3);
+    let s = smadd(_x1<T>(p0, j), f64x2.extract_lane(wA, 0), load<f64>(q));
+    s = smadd(_x1<T>(p1, j), f64x2.extract_lane(wA, 1), s);
+    s = smadd(_x1<T>(p2, j), f64x2.extract_lane(wB, 0), s);
+    s = smadd(_x1<T>(p3, j), f64x2.extract_lane(wB, 1), s);
+    s = smadd(_x1<T>(p4, j), f64x2.extract_lane(wC, 0), s);
+    s = smadd(_x1<T>(p5, j), f64x2.extract_lane(wC, 1), s);
+    s = smadd(_x1<T>(p6, j), f64x2.extract_lane(wD, 0), s);
+    store<f64>(q, smadd(_x1<T>(p7, j), f64x2.extract_lane(wD, 1), s));
+  }
+}
+
 /** g += w·x_p for one row. */
 // @ts-ignore: decorator
 @inline export function _axpy1<T>(g: usize, p: usize, w: f64, d: i32): void {
