@@ -11,7 +11,6 @@ import {
   _axpy1,
   _axpy2,
   _axpy4,
-  _axpy8,
   _dot1,
   _dot2,
   _dot4,
@@ -67,12 +66,13 @@ function _ll<F, T, L>(
   // Eight rows per step: the η of two four-row blocks first (_dot4 twice),
   // then the family of their four pairs, whose exp/log chains are independent
   // of each other and close enough in the instruction stream for the CPU to
-  // overlap them, then one pass over grad adds all eight rows (_axpy8). Every
-  // row's η, ℓ and dℓ/dη, and the order in which the ℓ sum and each grad
-  // element take the rows, are those of two steps of the four-row loop below,
-  // so the bits are the same. The family's d²ℓ/dη² is not computed here
-  // (_famLD1); a call that wants it per row (d2Out ≠ 0) takes the four-row
-  // loop throughout.
+  // overlap them, then grad takes the two blocks (_axpy4 twice; one pass of
+  // eight rows over grad needs more registers than x64 has and was slower).
+  // Every row's η, ℓ and dℓ/dη, and the order in which the ℓ sum and each
+  // grad element take the rows, are those of two steps of the four-row loop
+  // below, so the bits are the same. The family's d²ℓ/dη² is not computed
+  // here (_famLD1); a call that wants it per row (d2Out ≠ 0) takes the
+  // four-row loop throughout.
   for (; d2Out == 0 && k + 8 <= m; k += 8) {
     let p0: usize, p1: usize, p2: usize, p3: usize, yA: v128, yB: v128;
     let p4: usize, p5: usize, p6: usize, p7: usize, yC: v128, yD: v128;
@@ -126,7 +126,8 @@ function _ll<F, T, L>(
       _famD1<F>(etaC, yC);
       const d1C = _d1;
       _famD1<F>(etaD, yD);
-      _axpy8<T>(grad, p0, p1, p2, p3, p4, p5, p6, p7, d1A, d1B, d1C, _d1, d);
+      _axpy4<T>(grad, p0, p1, p2, p3, d1A, d1B, d);
+      _axpy4<T>(grad, p4, p5, p6, p7, d1C, _d1, d);
       continue;
     }
     const lA = _famLD1<F>(etaA, yA);
@@ -138,7 +139,10 @@ function _ll<F, T, L>(
     const lD = _famLD1<F>(etaD, yD);
     sum = f64x2.add(sum, f64x2.add(lA, lB));
     sum = f64x2.add(sum, f64x2.add(lC, lD));
-    if (grad != 0) _axpy8<T>(grad, p0, p1, p2, p3, p4, p5, p6, p7, d1A, d1B, d1C, _d1, d);
+    if (grad != 0) {
+      _axpy4<T>(grad, p0, p1, p2, p3, d1A, d1B, d);
+      _axpy4<T>(grad, p4, p5, p6, p7, d1C, _d1, d);
+    }
     const o = <usize>k << 3;
     if (llOut != 0) {
       v128.store(llOut + o, lA);
