@@ -553,3 +553,114 @@ for (const backend of BACKENDS) {
     assert.throws(() => core.gradRange(3, 0, D.x, D.y, d, 0, n, D.theta, g1), /family/);
   });
 }
+
+// ─── the eight-row step ─────────────────────────────────────────────────────
+// llRange / llIdx and their f32 variants take eight rows per step unless the
+// caller wants d²ℓ/dη² per row (d2Out ≠ 0), which keeps the four-row step
+// throughout; both must give the same bits (each row's η, ℓᵢ and dℓ/dη, the
+// order of the ℓ sum and of each grad element's updates). Row counts around
+// multiples of 8 and 4 (every remainder path), 1–3 rows, windows that start at
+// odd rows, listed rows in any order, and odd feature counts.
+
+const STEP_DIMS = [1, 2, 3, 5, 8, 29, 30, 31];
+const STEP_ROWS = [1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 64, 101];
+
+function _bits(a: ArrayLike<number>): string {
+  return _gradBits(Float64Array.from(a));
+}
+
+for (const backend of BACKENDS) {
+  const ignore = !AVAILABLE.includes(backend);
+  Deno.test(
+    `llRange() and llIdx() give the same bits in eight-row and four-row steps [${backend}]`,
+    { ignore },
+    () => {
+      const { arena, core } = _setup(backend);
+      let cases = 0;
+      for (const fam of FAMILIES) {
+        for (const d of STEP_DIMS) {
+          for (const n of STEP_ROWS) {
+            const D = _data(arena, fam.code, n + 3, d, 7000 * d + n);
+            const shuffled = _indices(arena, n + 3, n, 31 * n + d);
+            for (const [start, end] of [[0, n], [1, n + 1], [3, n + 3]]) {
+              const m = end - start;
+              const inOrder = arena.allocI32(m);
+              arena.writeI32(inOrder, Array.from({ length: m }, (_, i) => start + i));
+              for (const f32 of [false, true]) {
+                const x = f32 ? D.x32 : D.x;
+                const range = f32 ? core.llRangeF32 : core.llRange;
+                const listed = f32 ? core.llIdxF32 : core.llIdx;
+                const gradOnly = f32 ? core.gradRangeF32 : core.gradRange;
+                const calls: [string, (g: number, l: number, dl: number, d2: number) => number][] =
+                  [
+                    [
+                      "range",
+                      (g, l, dl, d2) =>
+                        range(fam.code, fam.param, x, D.y, d, start, end, D.theta, g, l, dl, d2),
+                    ],
+                    [
+                      "in-order list",
+                      (g, l, dl, d2) =>
+                        listed(fam.code, fam.param, x, D.y, d, inOrder, m, D.theta, g, l, dl, d2),
+                    ],
+                    [
+                      "shuffled list",
+                      (g, l, dl, d2) =>
+                        listed(fam.code, fam.param, x, D.y, d, shuffled, n, D.theta, g, l, dl, d2),
+                    ],
+                  ];
+                const results: string[] = [];
+                for (const [name, call] of calls) {
+                  const rows = name === "shuffled list" ? n : m;
+                  const where = `${fam.name} ${
+                    f32 ? "f32" : "f64"
+                  } d=${d} ${name} [${start}, ${end})`;
+                  // four-row steps: d²ℓ/dη² wanted
+                  const [g4, g8] = _pair(arena, d, 5 * d + n);
+                  const [l4, l8] = _pair(arena, rows, 0, true);
+                  const [dl4, dl8] = _pair(arena, rows, 0, true);
+                  const d2 = arena.allocF64(rows);
+                  const s4 = call(g4, l4, dl4, d2);
+                  // eight-row steps: with and without the per-row outputs
+                  const s8 = call(g8, l8, dl8, 0);
+                  const [gBare] = _pair(arena, d, 5 * d + n);
+                  const sBare = call(gBare, 0, 0, 0);
+                  const four = _bits([s4, ...arena.f64(g4, d)]) + "|" +
+                    _bits(arena.f64(l4, rows)) + "|" + _bits(arena.f64(dl4, rows));
+                  const eight = _bits([s8, ...arena.f64(g8, d)]) + "|" +
+                    _bits(arena.f64(l8, rows)) + "|" + _bits(arena.f64(dl8, rows));
+                  assert.ok(Number.isFinite(s4), where);
+                  assert.equal(eight, four, where);
+                  assert.equal(
+                    _bits([sBare, ...arena.f64(gBare, d)]),
+                    _bits([s4, ...arena.f64(g4, d)]),
+                    `${where} (no per-row outputs)`,
+                  );
+                  if (name === "range") {
+                    // the gradient-only pass: the same grad as the four-row steps
+                    const [gg] = _pair(arena, d, 5 * d + n);
+                    gradOnly(fam.code, fam.param, x, D.y, d, start, end, D.theta, gg);
+                    assert.equal(
+                      _bits(arena.f64(gg, d)),
+                      _bits(arena.f64(g4, d)),
+                      `${where} gradRange`,
+                    );
+                  }
+                  if (name !== "shuffled list") results.push(four);
+                  cases++;
+                }
+                // a range and the list of its rows in order: the same sums
+                assert.equal(
+                  results[1],
+                  results[0],
+                  `${fam.name} d=${d} [${start}, ${end}) list = range`,
+                );
+              }
+            }
+          }
+        }
+      }
+      assert.equal(cases, FAMILIES.length * STEP_DIMS.length * STEP_ROWS.length * 3 * 2 * 3);
+    },
+  );
+}
