@@ -12,8 +12,6 @@
 // @ts-types="npm:@types/seedrandom@3.0.8"
 import seedrandom from "npm:seedrandom@3.0.5";
 
-type _Prng = () => number;
-
 /**
  * @internal Length in int32 of a generator state ({@link Rng.saveState}):
  * xor4096's 128 words, its index and its Weyl value.
@@ -22,12 +20,29 @@ export const RNG_STATE_LENGTH = 130;
 
 type _Xor4096 = seedrandom.StatefulPRNG<seedrandom.State.Xor4096>;
 
+/**
+ * Doubles drawn from the generator at a time ({@link Rng}'s look-ahead). A
+ * refill happens once per this many draws: rarely enough that the compiler
+ * does not inline it into the methods that draw.
+ */
+const _AHEAD = 1024;
+
 /** A seeded source of uniform, normal, Poisson and integer variates. */
 export class Rng {
   /** The seed string this generator was created from. */
   readonly seed: string;
-  #next: _Prng;
   #gen: _Xor4096;
+  // The next _AHEAD doubles of #gen, drawn ahead by #refill: the methods that
+  // draw read this buffer and call #refill, one function for every generator,
+  // and never seedrandom's functions, which are closures made per generator
+  // (each chain's would be another call target, and code optimised for the
+  // previous chain's generator would be thrown away and compiled again).
+  // #gen's numbers and their order are unchanged.
+  readonly #ahead = new Float64Array(_AHEAD);
+  #next = _AHEAD; // _AHEAD: none left
+  // #gen's state before the latest refill (null before the first): where
+  // saveState starts to replay the draws read since.
+  #mark: seedrandom.State.Xor4096 | null = null;
   #spareNormal = NaN;
 
   /**
@@ -48,9 +63,7 @@ export class Rng {
     }
     this.seed = String(seed);
     // The state option only adds `state()`: the same numbers.
-    const gen = seedrandom.xor4096(this.seed, { state: true });
-    this.#gen = gen;
-    this.#next = () => gen.double();
+    this.#gen = seedrandom.xor4096(this.seed, { state: true });
   }
 
   /**
@@ -64,7 +77,13 @@ export class Rng {
     if (out.length < RNG_STATE_LENGTH) {
       throw new RangeError(`a state needs ${RNG_STATE_LENGTH} int32s, got ${out.length}`);
     }
-    const st = this.#gen.state();
+    let st = this.#gen.state();
+    if (this.#next < _AHEAD && this.#mark !== null) {
+      // Drawn ahead: the state after the draws read is the mark's moved on by as many.
+      const g = seedrandom.xor4096("", { state: this.#mark });
+      for (let k = 0; k < this.#next; k++) g.double();
+      st = g.state();
+    }
     for (let k = 0; k < 128; k++) out[k] = st.X[k];
     out[128] = st.i;
     out[129] = st.w;
@@ -82,9 +101,26 @@ export class Rng {
       throw new RangeError(`a state needs ${RNG_STATE_LENGTH} int32s, got ${from.length}`);
     }
     const state = { X: Array.from(from.subarray(0, 128)), i: from[128], w: from[129] };
-    const gen = seedrandom.xor4096("", { state });
-    this.#gen = gen;
-    this.#next = () => gen.double();
+    this.#gen = seedrandom.xor4096("", { state });
+    this.#next = _AHEAD;
+    this.#mark = null;
+  }
+
+  /** The next double of the generator. */
+  #draw(): number {
+    const k = this.#next;
+    if (k === _AHEAD) return this.#refill();
+    this.#next = k + 1;
+    return this.#ahead[k];
+  }
+
+  /** Draw the next {@link _AHEAD} doubles ahead; returns the first (read). */
+  #refill(): number {
+    const gen = this.#gen, ahead = this.#ahead;
+    this.#mark = gen.state();
+    for (let k = 0; k < _AHEAD; k++) ahead[k] = gen.double();
+    this.#next = 1;
+    return ahead[0];
   }
 
   /**
@@ -102,13 +138,13 @@ export class Rng {
 
   /** A uniform draw on [0, 1) with 53 random bits. */
   uniform(): number {
-    return this.#next();
+    return this.#draw();
   }
 
   /** A uniform draw on the open interval (0, 1). */
   uniformOpen(): number {
-    let u = this.#next();
-    while (u === 0) u = this.#next();
+    let u = this.#draw();
+    while (u === 0) u = this.#draw();
     return u;
   }
 
@@ -126,8 +162,8 @@ export class Rng {
     }
     let u: number, v: number, s: number;
     do {
-      u = 2 * this.#next() - 1;
-      v = 2 * this.#next() - 1;
+      u = 2 * this.#draw() - 1;
+      v = 2 * this.#draw() - 1;
       s = u * u + v * v;
     } while (s >= 1 || s === 0);
     const f = Math.sqrt((-2 * Math.log(s)) / s);
@@ -196,7 +232,7 @@ export class Rng {
     if (mean === 0) return 0;
     if (mean < 10) {
       let k = 0, p = Math.exp(-mean), cdf = p;
-      const u = this.#next();
+      const u = this.#draw();
       while (u > cdf && k < 1000) {
         k++;
         p *= mean / k;
@@ -208,7 +244,7 @@ export class Rng {
     const b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
     const invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
     for (;;) {
-      const u = this.#next() - 0.5, v = this.#next();
+      const u = this.#draw() - 0.5, v = this.#draw();
       const us = 0.5 - Math.abs(u);
       const k = Math.floor((2 * a / us + b) * u + mean + 0.43);
       if (us >= 0.07 && v <= vr) return k;
@@ -230,7 +266,7 @@ export class Rng {
     if (!Number.isInteger(n) || n <= 0) {
       throw new RangeError(`int bound must be a positive integer, got ${n}`);
     }
-    return Math.floor(this.#next() * n);
+    return Math.floor(this.#draw() * n);
   }
 
   /**

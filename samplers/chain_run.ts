@@ -57,9 +57,8 @@ export function runChain<S, I extends StepInfo>(
   >,
   plan: ChainPlan,
 ): ChainOutput {
-  const { chainId: chain, rng, numWarmup, numSamples, thin, dim } = plan;
+  const { chainId: chain, rng, numWarmup, numSamples, dim } = plan;
   const { model } = options;
-  const total = numWarmup + numSamples;
   const start = plan.start !== undefined
     ? Float64Array.from(plan.start)
     : Float64Array.from(options.initialPosition ?? new Float64Array(dim));
@@ -67,79 +66,31 @@ export function runChain<S, I extends StepInfo>(
     for (let k = 0; k < dim; k++) start[k] += plan.jitter * (2 * rng.uniform() - 1);
   }
   const recordWarmup = options.recordWarmupInfo ?? true;
-  const warmupInfo = new _InfoRecorder(recordWarmup ? numWarmup : 0);
-  const samplingInfo = new _InfoRecorder(numSamples);
-  const draws = Array.from({ length: dim }, () => new Float64Array(plan.numDraws));
-  const numDivergent = { warmup: 0, sampling: 0 };
-  let stop: ChainStop | null = null;
-  let kept = 0, warmupDone = 0, samplingDone = 0;
   let tuning: Record<string, unknown> = {};
   const cost0 = _snapshot(model.cost);
   const t0 = performance.now();
   let cost1 = cost0, t1 = t0;
-  let state = sampler.init(start, rng);
-  // A step's outcome: its position if usable, or the stop it caused.
-  const check = (phase: Phase, i: number, r: { state: S; stop?: string }): ChainStop | null => {
-    if (r.stop !== undefined) return { kind: "sampler", phase, iteration: i, reason: r.stop };
-    const pos = sampler.position(r.state);
-    if (pos.length !== dim) {
-      throw new RangeError(`sampler position must have length ${dim}, got ${pos.length}`);
-    }
-    for (let j = 0; j < dim; j++) {
-      if (!Number.isFinite(pos[j])) {
-        return {
-          kind: "non-finite",
-          phase,
-          iteration: i,
-          reason: `the position became non-finite (${pos[j]} in coordinate ${j})`,
-        };
-      }
-    }
-    return null;
-  };
+  const run = new _Run(sampler, options, plan, recordWarmup, sampler.init(start, rng));
   let phase: Phase = "warmup", iteration = 0;
   try {
     for (; iteration < numWarmup; iteration++) {
-      const r = sampler.step(rng, state, "warmup", iteration);
-      if (recordWarmup) warmupInfo.record(iteration, r.info);
-      if (r.info.isDivergent) numDivergent.warmup++;
-      stop = check("warmup", iteration, r);
-      if (stop !== null) break;
-      state = r.state;
-      if (sampler.adapt !== undefined) {
-        state = sampler.adapt.update(state, { info: r.info, iteration, numWarmup, rng, chain });
-      }
-      warmupDone = iteration + 1;
-      options.onProgress?.(chain, iteration + 1, total);
+      if (!run.warmupStep(iteration)) break;
     }
-    if (stop === null && sampler.adapt?.finish !== undefined) {
-      state = sampler.adapt.finish(state, { numWarmup, rng, chain });
+    if (run.stop === null && sampler.adapt?.finish !== undefined) {
+      run.state = sampler.adapt.finish(run.state, { numWarmup, rng, chain });
     }
     cost1 = _snapshot(model.cost);
     t1 = performance.now();
-    if (stop === null) {
-      tuning = sampler.tuning?.(state) ?? {};
+    if (run.stop === null) {
+      tuning = sampler.tuning?.(run.state) ?? {};
       phase = "sampling";
       iteration = 0;
     }
     for (; phase === "sampling" && iteration < numSamples; iteration++) {
-      const r = sampler.step(rng, state, "sampling", iteration);
-      samplingInfo.record(iteration, r.info);
-      if (r.info.isDivergent) numDivergent.sampling++;
-      stop = check("sampling", iteration, r);
-      if (stop !== null) break;
-      state = r.state;
-      samplingDone = iteration + 1;
-      if (iteration % thin === 0) {
-        const pos = sampler.position(state);
-        for (let j = 0; j < dim; j++) draws[j][kept] = pos[j];
-        options.onDraw?.(chain, kept, pos, r.info);
-        kept++;
-      }
-      options.onProgress?.(chain, numWarmup + iteration + 1, total);
+      if (!run.samplingStep(iteration)) break;
     }
   } catch (error) {
-    stop = {
+    run.stop = {
       kind: "error",
       phase,
       iteration,
@@ -147,7 +98,7 @@ export function runChain<S, I extends StepInfo>(
       error,
     };
   } finally {
-    sampler.dispose?.(state);
+    sampler.dispose?.(run.state);
   }
   if (phase === "warmup") {
     cost1 = _snapshot(model.cost);
@@ -155,25 +106,133 @@ export function runChain<S, I extends StepInfo>(
   }
   const cost2 = _snapshot(model.cost);
   const t2 = performance.now();
+  const { stop, kept, draws } = run;
   // Info of the stopping step is kept (it says why); its draw is not.
   const warmupLen = recordWarmup
-    ? Math.min(numWarmup, warmupDone + (phase === "warmup" ? 1 : 0))
+    ? Math.min(numWarmup, run.warmupDone + (phase === "warmup" ? 1 : 0))
     : 0;
   const samplingLen = phase === "sampling"
-    ? Math.min(numSamples, samplingDone + (stop ? 1 : 0))
+    ? Math.min(numSamples, run.samplingDone + (stop ? 1 : 0))
     : 0;
   return {
     chainId: chain,
     draws: kept === plan.numDraws ? draws : draws.map((d) => d.slice(0, kept)),
     numDraws: kept,
-    info: { warmup: warmupInfo.truncate(warmupLen), sampling: samplingInfo.truncate(samplingLen) },
-    numDivergent,
+    info: {
+      warmup: run.warmupInfo.truncate(warmupLen),
+      sampling: run.samplingInfo.truncate(samplingLen),
+    },
+    numDivergent: run.numDivergent,
     stop,
     cost: { warmup: _diff(cost1, cost0), sampling: _diff(cost2, cost1) },
     wallTimeMs: { warmup: t1 - t0, sampling: t2 - t1 },
     tuning,
     initialPosition: start,
   };
+}
+
+/**
+ * A chain's iterations. Each is a call of {@link _Run.warmupStep} or
+ * {@link _Run.samplingStep}, not the body of a loop in {@link runChain}: the
+ * engine then optimises these two functions once per thread, for every chain
+ * it runs, rather than compiling all of `runChain` with the whole step
+ * inlined on stack replacement at each of its loops, and again when a later
+ * chain or phase leaves that code.
+ */
+class _Run<S, I extends StepInfo> {
+  readonly warmupInfo: _InfoRecorder;
+  readonly samplingInfo: _InfoRecorder;
+  readonly draws: Float64Array[];
+  readonly numDivergent = { warmup: 0, sampling: 0 };
+  stop: ChainStop | null = null;
+  kept = 0;
+  warmupDone = 0;
+  samplingDone = 0;
+  readonly #total: number;
+
+  constructor(
+    readonly sampler: ChainSampler<S, I>,
+    readonly options: Pick<SampleChainsOptions<S, I>, "onProgress" | "onDraw">,
+    readonly plan: ChainPlan,
+    readonly recordWarmup: boolean,
+    public state: S,
+  ) {
+    this.warmupInfo = new _InfoRecorder(recordWarmup ? plan.numWarmup : 0);
+    this.samplingInfo = new _InfoRecorder(plan.numSamples);
+    this.draws = Array.from({ length: plan.dim }, () => new Float64Array(plan.numDraws));
+    this.#total = plan.numWarmup + plan.numSamples;
+  }
+
+  /** Warmup iteration `iteration`: step, record, adapt; false if the chain stopped. */
+  warmupStep(iteration: number): boolean {
+    const { sampler, plan } = this;
+    const rng = plan.rng, chain = plan.chainId;
+    const r = sampler.step(rng, this.state, "warmup", iteration);
+    if (this.recordWarmup) this.warmupInfo.record(iteration, r.info);
+    if (r.info.isDivergent) this.numDivergent.warmup++;
+    this.stop = _check(sampler, plan.dim, "warmup", iteration, r);
+    if (this.stop !== null) return false;
+    this.state = r.state;
+    if (sampler.adapt !== undefined) {
+      this.state = sampler.adapt.update(this.state, {
+        info: r.info,
+        iteration,
+        numWarmup: plan.numWarmup,
+        rng,
+        chain,
+      });
+    }
+    this.warmupDone = iteration + 1;
+    this.options.onProgress?.(chain, iteration + 1, this.#total);
+    return true;
+  }
+
+  /** Sampling iteration `iteration`: step, record, keep the draw; false if the chain stopped. */
+  samplingStep(iteration: number): boolean {
+    const { sampler, plan } = this;
+    const chain = plan.chainId, dim = plan.dim;
+    const r = sampler.step(plan.rng, this.state, "sampling", iteration);
+    this.samplingInfo.record(iteration, r.info);
+    if (r.info.isDivergent) this.numDivergent.sampling++;
+    this.stop = _check(sampler, dim, "sampling", iteration, r);
+    if (this.stop !== null) return false;
+    this.state = r.state;
+    this.samplingDone = iteration + 1;
+    if (iteration % plan.thin === 0) {
+      const pos = sampler.position(this.state), draws = this.draws, kept = this.kept;
+      for (let j = 0; j < dim; j++) draws[j][kept] = pos[j];
+      this.options.onDraw?.(chain, kept, pos, r.info);
+      this.kept = kept + 1;
+    }
+    this.options.onProgress?.(chain, plan.numWarmup + iteration + 1, this.#total);
+    return true;
+  }
+}
+
+/** A step's outcome: null if its position is usable, else the stop it caused. */
+function _check<S, I extends StepInfo>(
+  sampler: ChainSampler<S, I>,
+  dim: number,
+  phase: Phase,
+  i: number,
+  r: { state: S; stop?: string },
+): ChainStop | null {
+  if (r.stop !== undefined) return { kind: "sampler", phase, iteration: i, reason: r.stop };
+  const pos = sampler.position(r.state);
+  if (pos.length !== dim) {
+    throw new RangeError(`sampler position must have length ${dim}, got ${pos.length}`);
+  }
+  for (let j = 0; j < dim; j++) {
+    if (!Number.isFinite(pos[j])) {
+      return {
+        kind: "non-finite",
+        phase,
+        iteration: i,
+        reason: `the position became non-finite (${pos[j]} in coordinate ${j})`,
+      };
+    }
+  }
+  return null;
 }
 
 function _snapshot(c: CostCounter): CostCounter {

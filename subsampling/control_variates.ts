@@ -198,7 +198,6 @@ export class ControlVariates implements SubsampleControlVariates {
   version = 0;
   readonly #chunk: number;
   readonly #delta: Float64Array;
-  readonly #checkTheta = (t: Float64Array) => checkTheta(t, this.dim, "theta");
   readonly #passes: ControlVariatePasses | null;
   readonly #cache: ControlVariateCache | null;
 
@@ -406,7 +405,7 @@ export class ControlVariates implements SubsampleControlVariates {
     theta: Float64Array,
     options: RowRange & { derivative?: boolean } = {},
   ): number {
-    return countedDifferences(this.#kernels, this, rows, theta, options, this.#checkTheta);
+    return countedDifferences(this.#kernels, this, rows, theta, options, checkTheta);
   }
 
   /**
@@ -424,7 +423,7 @@ export class ControlVariates implements SubsampleControlVariates {
     theta: Float64Array,
     options: EstimateInCoreOptions,
   ): EstimateInCore | null {
-    return estimateInCore(this.#kernels, this, rows, theta, options, this.#checkTheta);
+    return estimateInCore(this.#kernels, this, rows, theta, options, checkTheta);
   }
 
   /**

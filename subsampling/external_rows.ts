@@ -266,7 +266,7 @@ export class ExternalControlVariates implements SubsampleControlVariates {
       rows,
       theta,
       options,
-      (t) => _checkVector(t, this.dim, "theta"),
+      _checkVector,
     );
   }
 
@@ -282,7 +282,7 @@ export class ExternalControlVariates implements SubsampleControlVariates {
       rows,
       theta,
       options,
-      (t) => _checkVector(t, this.dim, "theta"),
+      _checkVector,
     );
   }
 

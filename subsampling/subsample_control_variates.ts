@@ -127,11 +127,15 @@ export interface SubsampleControlVariates {
  */
 export function countedDifferences(
   kernels: GlmKernels,
-  cv: { readonly order: TaylorOrder; readonly model: { readonly cost: CostCounter } },
+  cv: {
+    readonly order: TaylorOrder;
+    readonly dim: number;
+    readonly model: { readonly cost: CostCounter };
+  },
   rows: RowBuffer,
   theta: Float64Array,
   options: RowRange & { derivative?: boolean },
-  check: (theta: Float64Array) => void,
+  check: ThetaCheck,
 ): number {
   const start = options.start ?? 0, end = options.end ?? rows.capacity;
   if (!(start >= 0 && end <= rows.capacity && start <= end)) {
@@ -141,7 +145,7 @@ export function countedDifferences(
   }
   const k = end - start;
   if (k === 0) return 0;
-  check(theta);
+  check(theta, cv.dim, "theta");
   const wantR = options.derivative ?? true;
   const s = kernels.controlVariateDifferences(rows, theta, {
     order: cv.order,
@@ -153,6 +157,16 @@ export function countedDifferences(
   if (wantR) cv.model.cost.numGradRows += k;
   return s;
 }
+
+/**
+ * The θ check of {@link countedDifferences} and {@link estimateInCore}: θ, d
+ * and the name to report. A function of the module that passes it, not a
+ * closure per instance, so that the call site sees one function whichever
+ * control variates (chain) calls it.
+ *
+ * @internal
+ */
+export type ThetaCheck = (theta: Float64Array, d: number, what: string) => void;
 
 /** Options of {@link estimateInCore}. */
 export interface EstimateInCoreOptions {
@@ -207,7 +221,7 @@ export function estimateInCore(
   rows: RowBuffer,
   theta: Float64Array,
   options: EstimateInCoreOptions,
-  check: (theta: Float64Array) => void,
+  check: ThetaCheck,
 ): EstimateInCore | null {
   checkTheta(theta, cv.dim, "theta");
   const { start, end } = options;
@@ -217,7 +231,7 @@ export function estimateInCore(
     );
   }
   const k = end - start;
-  if (k > 0) check(theta);
+  if (k > 0) check(theta, cv.dim, "theta");
   const e = kernels.differenceEstimate(rows, theta, cv, {
     ...options,
     numRows: cv.numRows,

@@ -201,6 +201,7 @@ export function guardHmcEcsChain<T extends ChainSampler<HmcEcsState, StepInfo>>(
         sampler.dispose?.(state);
         throw e;
       }
+      _precisionOf(state.engine.proxy, model);
       const q0 = _distance(state.engine.proxy, model, state.kernel.hmc.position);
       limits.set(state.engine, Math.max(RUNAWAY_DISTANCE, 4 * q0));
       return state;
@@ -218,12 +219,9 @@ const _precisions = new WeakMap<ControlVariateProxy, { version: number; p: Float
 
 /** δᵀPδ/d as `recenterDistance`, with P cached per centring (one matVec per step). */
 function _distance(proxy: ControlVariateProxy, model: DataModel, theta: Float64Array): number {
-  let c = _precisions.get(proxy);
-  if (c === undefined || c.version !== proxy.version) {
-    c = { version: proxy.version, p: precisionAtCenter(proxy, model) };
-    _precisions.set(proxy, c);
-  }
-  const d = proxy.dim, star = proxy.thetaStar, p = c.p;
+  const c = _precisions.get(proxy);
+  const p = c !== undefined && c.version === proxy.version ? c.p : _precisionOf(proxy, model);
+  const d = proxy.dim, star = proxy.thetaStar;
   if (_delta.length !== d) {
     _delta = new Float64Array(d);
     _row = new Float64Array(d);
@@ -234,6 +232,20 @@ function _distance(proxy: ControlVariateProxy, model: DataModel, theta: Float64A
   let q = 0;
   for (let i = 0; i < d; i++) q += _delta[i] * row[i];
   return q / d;
+}
+
+/**
+ * The precision of {@link _distance} for the proxy's current centring,
+ * computed and cached when missing. A chain's `init` calls it first, so that
+ * the chain's first `_distance` (optimised from the previous chain's steps)
+ * does not take a branch its compiled code has no feedback for.
+ */
+function _precisionOf(proxy: ControlVariateProxy, model: DataModel): Float64Array {
+  const c = _precisions.get(proxy);
+  if (c !== undefined && c.version === proxy.version) return c.p;
+  const p = precisionAtCenter(proxy, model);
+  _precisions.set(proxy, { version: proxy.version, p });
+  return p;
 }
 
 /** Scratch of {@link _distance} (one thread, no re-entry). */

@@ -159,24 +159,33 @@ interface _Buffers {
 const _scratch = new WeakMap<SubsampleEstimator, _Buffers>();
 
 function _scratchOf(estimator: SubsampleEstimator, d: number): _Buffers {
-  let s = _scratch.get(estimator);
-  if (s === undefined || s.priorGrad.length !== d) {
-    const f = () => new Float64Array(d);
-    const snapshot = () => new Float64Array(estimator.numRowsPerEvaluation);
-    s = {
-      priorGrad: f(),
-      likGrad: f(),
-      statePriorGrad: f(),
-      hmc: { momentum: f(), velocity: f(), position: undefined, gradient: undefined },
-      positions: [f(), f()],
-      gradients: [f(), f()],
-      subsamples: [{ gradient: f(), snapshot: snapshot() }, {
-        gradient: f(),
-        snapshot: snapshot(),
-      }],
-    };
-    _scratch.set(estimator, s);
-  }
+  const s = _scratch.get(estimator);
+  return s !== undefined && s.priorGrad.length === d ? s : _newScratch(estimator, d);
+}
+
+/**
+ * Make the buffers of {@link _scratchOf}. {@link init} makes them for its
+ * estimator, so that `step`, which runs optimised, finds them: a branch the
+ * optimising compiler saw no feedback for (the first chain took it before
+ * the engine collected any) is thrown away with its code when a later
+ * chain's first step takes it.
+ */
+function _newScratch(estimator: SubsampleEstimator, d: number): _Buffers {
+  const f = () => new Float64Array(d);
+  const snapshot = () => new Float64Array(estimator.numRowsPerEvaluation);
+  const s: _Buffers = {
+    priorGrad: f(),
+    likGrad: f(),
+    statePriorGrad: f(),
+    hmc: { momentum: f(), velocity: f(), position: undefined, gradient: undefined },
+    positions: [f(), f()],
+    gradients: [f(), f()],
+    subsamples: [{ gradient: f(), snapshot: snapshot() }, {
+      gradient: f(),
+      snapshot: snapshot(),
+    }],
+  };
+  _scratch.set(estimator, s);
   return s;
 }
 
@@ -250,6 +259,10 @@ export function init(
 ): HmcEcsKernelState {
   const subsample = subsampleUpdate.init(position, estimator);
   const state = hmcStateAt(position, subsample, logPriorFn);
+  const kept = _scratch.get(estimator);
+  if (kept === undefined || kept.priorGrad.length !== position.length) {
+    _newScratch(estimator, position.length);
+  }
   if (!Number.isFinite(state.logDensity)) {
     throw new RangeError(
       `the estimated log density at the initial position must be finite, got ${state.logDensity}`,

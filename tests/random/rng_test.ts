@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import seedrandom from "seedrandom";
 import { Rng } from "../../random/rng.ts";
 
 function _moments(draw: () => number, n: number) {
@@ -179,6 +180,40 @@ Deno.test("Rng.saveState/loadState: a generator continued from a saved state dra
   assert.equal(d.uniform(), c.uniform());
   assert.throws(() => a.saveState(new Int32Array(129)), /130 int32s, got 129/);
   assert.throws(() => a.loadState(new Int32Array(3)), /130 int32s, got 3/);
+});
+
+Deno.test("Rng draws seedrandom's xor4096 doubles in order, and saves the state of the draws read, across its look-ahead", () => {
+  const raw = seedrandom.xor4096("look-ahead", { state: true });
+  const r = new Rng("look-ahead");
+  // Past several refills of the look-ahead (1024 doubles).
+  for (let k = 0; k < 4000; k++) assert.equal(r.uniform(), raw.double());
+  assert.equal(r.int(1000), Math.floor(raw.double() * 1000));
+  const state = new Int32Array(130), want = new Int32Array(130);
+  const write = (st: { X: number[]; i: number; w: number }, out: Int32Array) => {
+    for (let k = 0; k < 128; k++) out[k] = st.X[k];
+    out[128] = st.i;
+    out[129] = st.w;
+  };
+  // Saved before any draw, then after 4001, 4095, 4096 (a look-ahead used up), 4097 and
+  // 4352 draws: the raw generator's state then.
+  new Rng("look-ahead").saveState(state);
+  write(seedrandom.xor4096("look-ahead", { state: true }).state(), want);
+  assert.deepEqual(state, want);
+  for (const reads of [0, 93, 0, 0, 254]) {
+    for (let k = 0; k < reads; k++) assert.equal(r.uniform(), raw.double());
+    r.saveState(state);
+    write(raw.state(), want);
+    assert.deepEqual(state, want);
+    // Saving moves nothing on.
+    assert.equal(r.uniform(), raw.double());
+  }
+  // A generator loaded mid-buffer continues the raw sequence.
+  const c = new Rng(0);
+  c.loadState(state);
+  const again = seedrandom.xor4096("", {
+    state: { X: Array.from(want.subarray(0, 128)), i: want[128], w: want[129] },
+  });
+  for (let k = 0; k < 600; k++) assert.equal(c.uniform(), again.double());
 });
 
 Deno.test("Rng.sortedSample: increasing distinct indices, into `out`, the numbers of both branches", () => {
