@@ -68,7 +68,8 @@ export async function main(args: string[]): Promise<number> {
           return 0;
         }
         {
-          const dropEarly = _sharesCentring(rest) ? startEarlyPassWorker() : () => {};
+          // It becomes one of the chain workers once the centring is done.
+          const dropEarly = _sharesCentring(rest) ? startEarlyPassWorker("hmc-ecs") : () => {};
           try {
             return await (await import("./cli/sample_command.ts")).sampleCommand(rest);
           } finally {

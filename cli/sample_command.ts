@@ -28,7 +28,7 @@ import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { UserGlmModel } from "../models/user_glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { prestartChainWorkers, sampleParallel } from "../samplers/parallel.ts";
+import { adoptChainWorkers, prestartChainWorkers, sampleParallel } from "../samplers/parallel.ts";
 import { phaseMark } from "../samplers/_phase_marks.ts";
 import { sharedCentringPasses, sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { prestartPassWorkers } from "../models/threaded_glm.ts";
@@ -253,7 +253,10 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   // numWorkers threads: the pass workers' modules load while the data are read.
   const shareCentring = samplerName === "hmc-ecs" && dbUrl === null && numChains > 1 &&
     values.init === undefined && userFamily === null;
-  if (shareCentring && numWorkers > 1) cleanups.push(prestartPassWorkers(numWorkers - 1));
+  // They become chain workers after it (below), so they load the chain modules too.
+  if (shareCentring && numWorkers > 1) {
+    cleanups.push(prestartPassWorkers(numWorkers - 1, samplerName));
+  }
   const source = await openSampleData(values, {
     dbUrl,
     dataPath,
@@ -349,9 +352,14 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     );
   }
 
+  // The shared centring's pass workers become the first chain workers once
+  // it is done (one isolate, its start-up, module loading and compiled code
+  // serve both); fresh ones, prestarted now, make up the rest and load their
+  // modules while this thread builds the sampler.
+  const chainWorkers = Math.min(numWorkers, numChains);
+  const handedOver = centringPasses !== null ? Math.min(numWorkers - 1, chainWorkers) : 0;
   if (numWorkers > 0) {
-    // The chain workers load their modules while this thread builds the sampler.
-    cleanups.push(prestartChainWorkers(Math.min(numWorkers, numChains), samplerName));
+    cleanups.push(prestartChainWorkers(chainWorkers - handedOver, samplerName));
   }
   if (
     samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
@@ -375,7 +383,9 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
         }`,
       );
     } finally {
-      passes?.close();
+      if (passes !== null) {
+        cleanups.push(adoptChainWorkers(passes.closeHandingOver(handedOver), samplerName));
+      }
     }
     if (shared !== null) {
       Object.assign(samplerOptions, shared.options);

@@ -19,12 +19,22 @@ const _early: Worker[] = [];
 /**
  * Start one pass worker now (none where workers cannot start).
  *
+ * @param chainSampler When the worker is to become a chain worker after the
+ *   centring (models/threaded_glm.ts `closeHandingOver`): the chains'
+ *   sampler. The worker then loads the chain role's modules and the
+ *   sampler's right after its own, still during the command's start-up.
  * @returns A function that terminates it if nothing took it.
  */
-export function startEarlyPassWorker(): () => void {
+export function startEarlyPassWorker(chainSampler?: string): () => void {
   if (typeof Worker !== "undefined") {
     try {
-      _early.push(new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" }));
+      const worker = new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" });
+      // The message of models/_pass_protocol.ts PassWorkerPreload (not
+      // imported: this module imports nothing).
+      if (chainSampler !== undefined) {
+        worker.postMessage({ type: "preload", sampler: chainSampler });
+      }
+      _early.push(worker);
     } catch {
       // Workers cannot start here: the command starts none either.
     }

@@ -99,10 +99,17 @@ export class PassControl {
     }
   }
 
-  /** Tell the workers to leave their loops (they then close themselves). */
-  quit(): void {
+  /**
+   * Tell the workers to leave their loops.
+   *
+   * @param next What the workers do then, passed to them as QUIT's argument
+   *   (0: close themselves; their entry may give other codes a meaning, e.g.
+   *   take another role).
+   */
+  quit(next = 0): void {
     const ctrl = this.#ctrl;
     Atomics.store(ctrl, 2, QUIT);
+    Atomics.store(ctrl, 3, next);
     Atomics.add(ctrl, 0, 1);
     Atomics.notify(ctrl, 0);
   }
@@ -117,13 +124,14 @@ export class PassControl {
  * @param slot This worker's number (named in failure messages).
  * @param handle Answers one request.
  * @param ready Called once the worker is waiting for requests.
+ * @returns QUIT's argument (what the caller asked the worker to do next; 0: close).
  */
 export function servePasses(
   shared: PassControlShared,
   slot: number,
   handle: (command: number, argument: number) => void,
   ready: () => void,
-): void {
+): number {
   const ctrl = new Int32Array(shared.ctrl), error = new Uint8Array(shared.error);
   // Read the generation before saying ready: a request posted right after
   // "ready" must find the worker waiting on the old value, not the new one.
@@ -133,7 +141,7 @@ export function servePasses(
     Atomics.wait(ctrl, 0, generation);
     generation = Atomics.load(ctrl, 0);
     const command = Atomics.load(ctrl, 2);
-    if (command === QUIT) break;
+    if (command === QUIT) return Atomics.load(ctrl, 3);
     try {
       handle(command, Atomics.load(ctrl, 3));
     } catch (e) {

@@ -247,6 +247,26 @@ export class PassPool {
     this.#control.quit();
     for (const w of this.#workers) w.terminate();
   }
+
+  /**
+   * Stop serving passes and keep the first `count` workers for their next
+   * role: they leave their loops with `next` as QUIT's argument (which their
+   * entry reads, see {@link poolWorker}); the others are terminated as by
+   * {@link close}. After it returns no worker writes into the pool's memory.
+   * The kept workers are the caller's: it sets their handlers and
+   * terminates them.
+   *
+   * @param count Workers to keep (at most {@link numWorkers}).
+   * @param next The kept workers' next role (a code their entry knows, not 0).
+   * @returns The kept workers, in slot order.
+   */
+  handOver(count: number, next: number): Worker[] {
+    this.settle();
+    this.#control.quit(next);
+    const kept = this.#workers.slice(0, Math.max(0, count));
+    for (const w of this.#workers.slice(kept.length)) w.terminate();
+    return kept;
+  }
 }
 
 /** @internal How a worker answers the pool's commands over the rows it holds. */
@@ -298,12 +318,13 @@ export interface RowPasses {
  * @param pool The pool's part of the start message.
  * @param passes This worker's rows.
  * @param ready Called once the worker waits for requests.
+ * @returns What the pool asked the worker to do next (0: close; see {@link PassPool.handOver}).
  */
-export function servePool(pool: PassPoolShared, passes: RowPasses, ready: () => void): void {
+export function servePool(pool: PassPoolShared, passes: RowPasses, ready: () => void): number {
   const P = pool.dim, io = new Float64Array(pool.io);
   const base = P + ARGS + pool.slot * (1 + P + P * P);
   const theta = new Float64Array(P), grad = new Float64Array(P), hess = new Float64Array(P * P);
-  servePasses(pool.control, pool.slot, (command, argument) => {
+  return servePasses(pool.control, pool.slot, (command, argument) => {
     if (command === PASS_GATHER) {
       if (passes.gather === undefined) throw new Error("this worker gathers no rows");
       passes.gather(argument);
@@ -353,10 +374,14 @@ export function servePool(pool: PassPoolShared, passes: RowPasses, ready: () => 
  * report the error and close), serve, close.
  *
  * @param build Builds the worker's {@link RowPasses} from its start message.
+ * @param then Called instead of closing when the pool hands the worker
+ *   over ({@link PassPool.handOver}) with its `next` code; without it the
+ *   worker closes.
  * @returns The `onmessage` handler to install.
  */
 export function poolWorker<T>(
   build: (start: PassWorkerStart<T>) => RowPasses,
+  then?: (next: number) => void,
 ): (event: MessageEvent<PassWorkerStart<T>>) => void {
   // This module is in the library's static graph, type-checked without the
   // worker lib: the worker's scope is named by the two members it needs.
@@ -371,7 +396,8 @@ export function poolWorker<T>(
       scope.close();
       return;
     }
-    servePool(start.pool, passes, () => scope.postMessage({ ready: true }));
-    scope.close();
+    const next = servePool(start.pool, passes, () => scope.postMessage({ ready: true }));
+    if (next !== 0 && then !== undefined) then(next);
+    else scope.close();
   };
 }

@@ -18,3 +18,22 @@ export interface PassWorkerInit {
   /** The block's first row in the whole data set (even). */
   firstRow: number;
 }
+
+/**
+ * @internal The `next` code of {@link import("./_pass_pool.ts").PassPool.handOver}
+ * that makes a pass worker a chain worker: it then answers the chain
+ * protocol of samplers/chain_worker.ts (samplers/parallel.ts
+ * `adoptChainWorkers`).
+ */
+export const BECOME_CHAIN_WORKER = 1;
+
+/**
+ * @internal The message that asks a pass worker, before or instead of its
+ * start message, to load a chain worker's modules and those of `sampler`
+ * (the chain protocol's "preload"), for a later hand-over.
+ */
+export interface PassWorkerPreload {
+  type: "preload";
+  /** The sampler its chains will run. */
+  sampler: string;
+}

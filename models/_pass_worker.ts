@@ -5,8 +5,18 @@
  * ∇²ℓ, and the control-variate centring that fills the block's rows of the
  * shared cache in place).
  *
+ * Successive roles: when the pool hands it over
+ * ({@link import("./_pass_pool.ts").PassPool.handOver} with
+ * BECOME_CHAIN_WORKER) the worker does not close but answers every later
+ * message as a chain worker (samplers/_chain_role.ts, the protocol of
+ * samplers/chain_worker.ts), over the core, generator and model modules it
+ * has loaded already. A "preload" message before the start message loads
+ * the chain role's modules and the named sampler's while the worker is idle.
+ * If they cannot load, each later message is answered with the chain
+ * protocol's "error", and the caller starts a fresh chain worker instead.
+ *
  * Only a worker loads this module (it sets the worker's `onmessage`); the
- * start message's type is in ./_pass_protocol.ts.
+ * message types are in ./_pass_protocol.ts.
  *
  * @module
  */
@@ -17,11 +27,41 @@ import { attachRegion } from "../core/shared_region.ts";
 import { GlmModel } from "./glm.ts";
 import { workerModelFromSpec } from "./worker_model.ts";
 import { poolWorker } from "./_pass_pool.ts";
-import type { PassWorkerInit } from "./_pass_protocol.ts";
+import {
+  BECOME_CHAIN_WORKER,
+  type PassWorkerInit,
+  type PassWorkerPreload,
+} from "./_pass_protocol.ts";
 import { blockRowsSums, rowsWithin } from "./_rows_sums.ts";
 import { Rng, RNG_STATE_LENGTH } from "../random/rng.ts";
 
-self.onmessage = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
+/** The chain role's module, once asked for. */
+let _chainRole: Promise<typeof import("../samplers/_chain_role.ts")> | null = null;
+
+function _loadChainRole(): Promise<typeof import("../samplers/_chain_role.ts")> {
+  return _chainRole ??= import("../samplers/_chain_role.ts");
+}
+
+/** Every later message goes to the chain role, in the order received. */
+function _becomeChainWorker(): void {
+  const role = _loadChainRole();
+  self.onmessage = (event: MessageEvent) => {
+    role.then(
+      (m) => m.chainMessage(event),
+      (error) =>
+        self.postMessage({
+          type: "error",
+          error: new Error(
+            `the pass worker could not become a chain worker: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+          ),
+        }),
+    );
+  };
+}
+
+const _passRole = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
   adoptWorkerCore(spec.backend, true, spec.core);
   const arena = attachRegion(region);
   const model = workerModelFromSpec(spec, arena);
@@ -79,4 +119,18 @@ self.onmessage = poolWorker<PassWorkerInit>(({ spec, region, firstRow }) => {
       }
     },
   };
+}, (next) => {
+  if (next === BECOME_CHAIN_WORKER) _becomeChainWorker();
+  else self.close();
 });
+
+self.onmessage = (event: MessageEvent) => {
+  const msg = event.data as PassWorkerPreload | { type?: undefined };
+  if (msg?.type === "preload") {
+    // The chain role's modules and the sampler's, ahead of a hand-over (a
+    // failure is reported when the role is used).
+    _loadChainRole().then((m) => m.chainMessage(event), () => {});
+    return;
+  }
+  _passRole(event);
+};

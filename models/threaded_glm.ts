@@ -53,7 +53,11 @@ import {
 } from "./_pass_pool.ts";
 import { type Rng, RNG_STATE_LENGTH } from "../random/rng.ts";
 import { blockRowsSums, ROWS_GRAD, ROWS_HESS, rowsWithin } from "./_rows_sums.ts";
-import type { PassWorkerInit } from "./_pass_protocol.ts";
+import {
+  BECOME_CHAIN_WORKER,
+  type PassWorkerInit,
+  type PassWorkerPreload,
+} from "./_pass_protocol.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import { withCheckedResponses } from "./glm_options.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
@@ -619,13 +623,33 @@ export class ThreadedGlmModel implements DataModel {
    * @returns Nothing.
    */
   close(): void {
-    if (this.#closed) return;
+    this.#close(0);
+  }
+
+  /**
+   * @internal Close as {@link close}, but keep up to `count` of the pass
+   * workers for chains: each leaves its pass loop as a chain worker
+   * (models/_pass_worker.ts) and is the caller's to hand to
+   * samplers/parallel.ts `adoptChainWorkers` (or terminate).
+   *
+   * @param count Workers wanted (fewer when the model has fewer; none once closed).
+   * @returns The workers kept.
+   */
+  closeHandingOver(count: number): Worker[] {
+    return this.#close(count);
+  }
+
+  #close(keep: number): Worker[] {
+    if (this.#closed) return [];
     this.#closed = true;
-    this.#pool?.close();
+    const kept = keep > 0 && this.#pool !== null
+      ? this.#pool.handOver(keep, BECOME_CHAIN_WORKER)
+      : (this.#pool?.close(), []);
     this.#ahead?.list.dispose();
     this.#ahead = null;
     for (const r of this.#regions) releaseRegion(this.base.arena, r);
     this.#block0.dispose();
+    return kept;
   }
 }
 
@@ -653,16 +677,25 @@ const _prestarted: Worker[] = [];
  * until its start message.
  *
  * @param count Workers to start (a runtime without workers starts none).
+ * @param chainSampler When the workers will be handed over to chains
+ *   ({@link ThreadedGlmModel.closeHandingOver}): their sampler, whose modules
+ *   and the chain role's the workers started here load now too (the early
+ *   worker was asked when it started).
  * @returns A function that terminates the workers no model took.
  */
-export function prestartPassWorkers(count: number): () => void {
+export function prestartPassWorkers(count: number, chainSampler?: string): () => void {
   if (typeof Worker !== "undefined") {
     for (let k = 0; k < count; k++) {
       try {
-        _prestarted.push(
-          takeEarlyPassWorker() ??
-            new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" }),
-        );
+        let worker = takeEarlyPassWorker();
+        if (worker === undefined) {
+          worker = new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" });
+          if (chainSampler !== undefined) {
+            const preload: PassWorkerPreload = { type: "preload", sampler: chainSampler };
+            worker.postMessage(preload);
+          }
+        }
+        _prestarted.push(worker);
       } catch {
         break; // workers cannot start here: create() says so when it runs
       }

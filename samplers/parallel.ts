@@ -33,6 +33,12 @@
  * HMC-ECS step); `onDraw` for every kept draw, in order, the worker sending
  * them in batches at most 10 ms apart (see ./chain_worker.ts).
  *
+ * Workers: those started ahead by {@link prestartChainWorkers} or handed
+ * over by another role ({@link adoptChainWorkers}: the shared centring's pass
+ * workers, models/threaded_glm.ts `closeHandingOver`) are taken first, then
+ * fresh ones are started. A handed-over worker that fails before it is ready
+ * is replaced by a fresh one; any other worker's failure fails the run.
+ *
  * Cost counters: each worker counts on its own copy of the model, so
  * `model.cost` in the calling thread does not move; per-chain costs are in
  * `chains[c].cost` as in a sequential run.
@@ -217,6 +223,8 @@ export async function sampleParallel(
   for (let k = 0; k < numWorkers; k++) {
     regions.push(reserveRegion(glm.arena, scratch, { growable: true }));
   }
+  /** Worker k's region (a replaced worker's successor gets a new one). */
+  const regionOf = regions.slice();
   const spec = modelSpecOf(model) as { spec: WorkerInit["spec"] }; // after growth: same memory
   const init: WorkerInit = {
     type: "init",
@@ -248,10 +256,22 @@ export async function sampleParallel(
         failed = true;
         reject(error);
       };
-      for (let k = 0; k < numWorkers; k++) {
-        const worker = _prestarted.pop() ?? _spawn();
-        pool.push(worker);
-        let current = -1;
+      const start = (k: number, worker: Worker, adopted: boolean) => {
+        pool[k] = worker;
+        let current = -1, ready = false;
+        // An adopted worker (another role's, handed over) that fails before it
+        // is ready is replaced by a fresh chain worker, in a fresh region.
+        const replace = (): boolean => {
+          if (!adopted || ready || failed) return false;
+          worker.onmessage = null;
+          worker.onerror = (event: ErrorEvent) => event.preventDefault();
+          worker.terminate();
+          const region = reserveRegion(glm.arena, scratch, { growable: true });
+          regions.push(region);
+          regionOf[k] = region;
+          start(k, _spawn(), false);
+          return true;
+        };
         const give = () => {
           if (failed) return;
           if (next >= chainIds.length) {
@@ -270,10 +290,11 @@ export async function sampleParallel(
           const reply = event.data;
           switch (reply.type) {
             case "ready":
+              ready = true;
               give();
               break;
             case "grow":
-              grantExtension(glm.arena, regions[k], reply.bytes);
+              grantExtension(glm.arena, regionOf[k], reply.bytes);
               break;
             case "chain":
               outputs[current] = reply.output;
@@ -300,14 +321,22 @@ export async function sampleParallel(
               break;
             }
             case "error":
-              fail(reply.error);
+              if (!replace()) fail(reply.error);
           }
         };
         worker.onerror = (event: ErrorEvent) => {
           event.preventDefault();
-          fail(new Error(`chain worker failed: ${event.message}`));
+          if (!replace()) fail(new Error(`chain worker failed: ${event.message}`));
         };
-        worker.postMessage({ ...init, region: regions[k] });
+        worker.postMessage({ ...init, region: regionOf[k] });
+      };
+      for (let k = 0; k < numWorkers; k++) {
+        let taken = _prestarted.pop();
+        if (taken?.failed) {
+          taken.worker.terminate(); // it failed since it was handed over
+          taken = undefined;
+        }
+        start(k, taken?.worker ?? _spawn(), taken?.adopted === true);
       }
     });
   } finally {
@@ -329,8 +358,11 @@ export async function sampleParallel(
   };
 }
 
-/** Chain workers started ahead of a run by {@link prestartChainWorkers}. */
-const _prestarted: Worker[] = [];
+/**
+ * Chain workers started ahead of a run by {@link prestartChainWorkers}, and
+ * workers of another role handed over by {@link adoptChainWorkers} (taken first).
+ */
+const _prestarted: { worker: Worker; adopted: boolean; failed?: boolean }[] = [];
 
 /**
  * @internal Start `count` chain workers now, so that their modules load
@@ -348,15 +380,46 @@ export function prestartChainWorkers(count: number, sampler?: string): () => voi
       try {
         const worker = _spawn();
         if (sampler !== undefined) worker.postMessage({ type: "preload", sampler });
-        _prestarted.push(worker);
+        _prestarted.unshift({ worker, adopted: false });
       } catch {
         break; // workers cannot start here: sampleParallel says so when it runs
       }
     }
   }
-  return () => {
-    for (const w of _prestarted.splice(0)) w.terminate();
-  };
+  return _dropUnused;
+}
+
+/**
+ * @internal Take workers of another role that now answer the chain protocol
+ * (./chain_worker.ts), e.g. the shared centring's pass workers once the
+ * centring is done (models/threaded_glm.ts `closeHandingOver`): the next
+ * {@link sampleParallel} runs on them first, over the modules they have
+ * loaded already. One that fails before it is ready (its chain modules did
+ * not load, it died) is replaced by a fresh chain worker; the draws are the
+ * same either way.
+ *
+ * @param workers The workers (now this module's).
+ * @param sampler The run's sampler, if known: the workers import its modules now.
+ * @returns A function that terminates the workers no run took.
+ */
+export function adoptChainWorkers(workers: readonly Worker[], sampler?: string): () => void {
+  for (const worker of workers) {
+    const entry = { worker, adopted: true, failed: false };
+    // Until a run takes it: its former role's handlers go, and a failure marks it.
+    worker.onmessage = null;
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      entry.failed = true;
+    };
+    if (sampler !== undefined) worker.postMessage({ type: "preload", sampler });
+    _prestarted.push(entry);
+  }
+  return _dropUnused;
+}
+
+/** Terminate the workers no run took. */
+function _dropUnused(): void {
+  for (const { worker } of _prestarted.splice(0)) worker.terminate();
 }
 
 /**
