@@ -8,7 +8,6 @@
  */
 import {
   type AsyncBuffer,
-  type Compressors,
   type FileMetaData,
   parquetMetadataAsync,
   parquetRead,
@@ -28,7 +27,11 @@ import { parquetFileReader } from "./parquet_file.ts";
  * core reads whole never loads them): it should return the same promise
  * every time.
  */
-export type ParquetDecompressors = Compressors | (() => Promise<Compressors>);
+export type ParquetDecompressors =
+  | { [codec: string]: ((input: Uint8Array, outputLength: number) => Uint8Array) | undefined }
+  | (() => Promise<
+    { [codec: string]: ((input: Uint8Array, outputLength: number) => Uint8Array) | undefined }
+  >);
 
 /** A Parquet file: a path (or file URL), or its bytes already in memory. */
 export type ParquetSource = string | URL | Uint8Array;
