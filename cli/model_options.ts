@@ -92,19 +92,25 @@ export function loadDataFile(
 ): Promise<GlmData> {
   if (!isParquetPath(path)) return loadCsvToArena(arena, path, options);
   const { delimiter: _d, header: _h, chunkBytes: _c, ...rest } = options;
-  return Promise.all([_parquetCodecs(), import("../data/parquet.ts")]).then((
-    [compressors, parquet],
-  ) => parquet.loadParquet(arena, path, { ...rest, compressors }));
+  return import("../data/parquet.ts").then((parquet) =>
+    parquet.loadParquet(arena, path, { ...rest, compressors: _parquetCodecs })
+  );
 }
 
+/** The codecs, once asked for. */
+let _codecs: Promise<typeof import("npm:hyparquet-compressors@1.1.2").compressors> | null = null;
+
 /**
- * The Parquet codecs (≈ 110 KiB of script), imported when a Parquet file is
- * read, so that a browser build that never reads one does not load them (the
- * Parquet readers, with their library, are likewise imported only then: a
- * CSV run does not load them).
+ * The Parquet codecs (≈ 110 KiB of script), imported when a row group is
+ * first decoded by hyparquet, so that a browser build that never reads a
+ * Parquet file does not load them, and neither does a read the core's page
+ * decoder makes whole (a snappy file: loading them cost the calling thread
+ * 35–50 ms before its first row group). The Parquet readers, with their
+ * library, are likewise imported only when a Parquet file is read: a CSV
+ * run does not load them.
  */
-async function _parquetCodecs() {
-  return (await import("npm:hyparquet-compressors@1.1.2")).compressors;
+function _parquetCodecs(): Promise<typeof import("npm:hyparquet-compressors@1.1.2").compressors> {
+  return _codecs ??= import("npm:hyparquet-compressors@1.1.2").then((m) => m.compressors);
 }
 
 /**
@@ -287,7 +293,7 @@ async function _loadFlagsData(
           isParquetPath(dataPath)
             ? (await import("../data/parquet_formula.ts")).loadParquetWithFormula(arena, dataPath, {
               ...formulaOptions,
-              compressors: await _parquetCodecs(),
+              compressors: _parquetCodecs,
             })
             : loadCsvWithFormula(arena, dataPath, formulaOptions),
       ) as FormulaData;

@@ -8,7 +8,6 @@
  */
 import {
   type AsyncBuffer,
-  type Compressors,
   type FileMetaData,
   parquetMetadataAsync,
   parquetRead,
@@ -22,8 +21,17 @@ import { parquetFileReader } from "./parquet_file.ts";
  * `(input, outputLength) => output`. Uncompressed and snappy pages need none;
  * `npm:hyparquet-compressors@1.1.2`'s `compressors` covers the rest (the CLI
  * passes it; the library leaves it out so the browser bundle stays small).
+ *
+ * Or a function that loads them, called before each row group hyparquet
+ * decodes (not before one the core's page decoder reads: a snappy file the
+ * core reads whole never loads them): it should return the same promise
+ * every time.
  */
-export type ParquetDecompressors = Compressors;
+export type ParquetDecompressors =
+  | { [codec: string]: ((input: Uint8Array, outputLength: number) => Uint8Array) | undefined }
+  | (() => Promise<
+    { [codec: string]: ((input: Uint8Array, outputLength: number) => Uint8Array) | undefined }
+  >);
 
 /** A Parquet file: a path (or file URL), or its bytes already in memory. */
 export type ParquetSource = string | URL | Uint8Array;
@@ -187,6 +195,7 @@ export async function readParquetRowGroup(
 ): Promise<Map<string, ParquetCells>> {
   const numRows = Number(o.metadata.row_groups[g].num_rows);
   const parts = new Map<string, { rowStart: number; data: ParquetCells }[]>();
+  if (typeof compressors === "function") compressors = await compressors();
   try {
     await parquetRead({
       file: o.file,

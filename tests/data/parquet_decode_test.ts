@@ -312,6 +312,41 @@ Deno.test("loadParquet with the arena decoder: the same data, warnings and error
   });
 });
 
+Deno.test("decompressors given as a loader: loaded only for a row group hyparquet decodes", async () => {
+  let calls = 0;
+  const compressors = () => {
+    calls++;
+    return Promise.resolve({});
+  };
+  // Every group read by the core's page decoder: never loaded, the same data.
+  const bytes = _file(2_500, { rowGroupSize: 1_000, pageSize: 3_000 });
+  const options = { response: "y", family: "logistic" } as const;
+  const a = await loadParquet(loadCore({ shared: true }), bytes, { ...options, compressors });
+  const b = await loadParquet(loadCore({ backend: "reference" }), bytes, options);
+  assert.deepEqual(_bytes(a), _bytes(b));
+  assert.equal(calls, 0);
+  // A null: its group is read again by hyparquet, after the loader.
+  const c = _columns(2_000, 4);
+  const col: (number | null)[] = Array.from(c.d);
+  col[1_777] = null;
+  const withNull = new Uint8Array(parquetWriteBuffer({
+    columnData: [
+      { name: "y", data: c.y },
+      { name: "a", data: col, type: "DOUBLE", nullable: true },
+    ],
+    rowGroupSize: 1_000,
+  }));
+  await assert.rejects(
+    loadParquet(loadCore({ shared: true }), withNull, { ...options, compressors }),
+    /row 1778, column "a": the cell is null/,
+  );
+  assert.ok(calls >= 1, `${calls} calls`);
+  // Without the core's page decoder, hyparquet reads every group.
+  calls = 0;
+  await loadParquet(loadCore({ backend: "reference" }), bytes, { ...options, compressors });
+  assert.equal(calls, 3);
+});
+
 Deno.test("prefaultRows() touches every page in another thread and changes no value", async () => {
   const arena = loadCore({ shared: true });
   const bytes = 8 << 20, p = arena.alloc(bytes, 16, false);
