@@ -10,7 +10,7 @@
 // Family codes: 0 logistic, 1 Gaussian (famParam = σ), 2 Poisson; the
 // compile-time markers below select the branch of _fam.
 
-import { C_HALF, C_LOG_2PI, C_ONE, kc, ks, negAbs, vexp, vlgamma, vlog1p, ZERO } from "./vmath";
+import { C_HALF, C_LOG_2PI, C_ONE, kc, ks, vexp, vlgamma, vlog1p, ZERO } from "./vmath";
 
 /** Thrown in JS by the loader: what = 0 family, 1 order, 2 Gaussian σ. */
 // @ts-ignore: decorator
@@ -54,7 +54,7 @@ export function _setup(family: i32, famParam: f64): bool {
 @inline export function _fam<F>(eta: v128, y: v128): v128 {
   if (sizeof<F>() == 1) {
     // ℓ = (yη − max(η,0)) − log1p(e^{−|η|}); σ(η) from e = e^{−|η|}
-    const e = vexp(negAbs(eta));
+    const e = vexp(f64x2.neg(f64x2.abs(eta)));
     const u = f64x2.add(kc(C_ONE), e);
     const p = f64x2.div(kc(C_ONE), u);
     const ep = f64x2.mul(e, p);
@@ -78,30 +78,6 @@ export function _setup(family: i32, famParam: f64): bool {
 }
 
 /**
- * ℓ for both lanes and dℓ/dη into _d1: _fam without _d2 (the same operations,
- * in the same order, for ℓ and _d1, so the same bits).
- */
-// @ts-ignore: decorator
-@inline export function _famLD1<F>(eta: v128, y: v128): v128 {
-  if (sizeof<F>() == 1) {
-    const e = vexp(negAbs(eta));
-    const u = f64x2.add(kc(C_ONE), e);
-    const p = f64x2.div(kc(C_ONE), u);
-    const ep = f64x2.mul(e, p);
-    _d1 = f64x2.sub(y, v128.bitselect(p, ep, f64x2.ge(eta, ZERO)));
-    return f64x2.sub(f64x2.sub(f64x2.mul(y, eta), f64x2.pmax(eta, ZERO)), vlog1p(e, u, p));
-  } else if (sizeof<F>() == 2) {
-    const r = f64x2.sub(y, eta);
-    _d1 = f64x2.mul(r, _inv);
-    return f64x2.sub(_c0, f64x2.mul(f64x2.mul(kc(C_HALF), f64x2.mul(r, r)), _inv));
-  } else {
-    const mu = vexp(eta);
-    _d1 = f64x2.sub(y, mu);
-    return f64x2.sub(f64x2.sub(f64x2.mul(y, eta), mu), vlgamma(f64x2.add(y, kc(C_ONE))));
-  }
-}
-
-/**
  * dℓ/dη only, for both lanes, into _d1: the same operations, in the same
  * order, as _fam's _d1 (so the same bits), without ℓ (logistic: no log1p;
  * Poisson: no log Γ) and without _d2.
@@ -109,7 +85,7 @@ export function _setup(family: i32, famParam: f64): bool {
 // @ts-ignore: decorator
 @inline export function _famD1<F>(eta: v128, y: v128): void {
   if (sizeof<F>() == 1) {
-    const e = vexp(negAbs(eta));
+    const e = vexp(f64x2.neg(f64x2.abs(eta)));
     const u = f64x2.add(kc(C_ONE), e);
     const p = f64x2.div(kc(C_ONE), u);
     const ep = f64x2.mul(e, p);

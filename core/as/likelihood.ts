@@ -6,7 +6,7 @@
 //   idx ─► m i32 row indices (or 0: rows start … start + m − 1)
 //   outs ─► per-row f64 at list position k; pointer 0 = not wanted
 
-import { _d1, _d2, _fam, _famD1, _famLD1, _setup, Gaussian, Logistic, Poisson } from "./family";
+import { _d1, _d2, _fam, _famD1, _setup, Gaussian, Logistic, Poisson } from "./family";
 import {
   _axpy1,
   _axpy2,
@@ -27,8 +27,8 @@ import { ZERO } from "./vmath";
 
 // Row-list markers (compile-time): sizeof 1 = rows start … start + m − 1
 // (neighbours in memory, y pairs loaded as one v128), 2 = rows listed in idx,
-// 4 = rows as for 1 with the gradient only: the same blocks (eight rows, four,
-// a pair, an odd last row), the same η and dℓ/dη and the same updates of grad,
+// 4 = rows as for 1 with the gradient only: the same blocks (four rows, a
+// pair, an odd last row), the same η and dℓ/dη and the same updates of grad,
 // so grad ends with the bits the full pass gives it, but ℓ is not computed
 // (for the logistic family that skips log1p, for Poisson log Γ(y + 1)) and
 // nothing else is written: what a leapfrog step between the two ends of a
@@ -36,16 +36,6 @@ import { ZERO } from "./vmath";
 type Contiguous = u8;
 type Listed = u16;
 type GradOnly = u32;
-
-/** (y[r0], y[r1]) as one f64x2. */
-// @ts-ignore: decorator
-@inline function _yPair(y: usize, r0: i32, r1: i32): v128 {
-  return f64x2.replace_lane(
-    f64x2.splat(load<f64>(y + (<usize>r0 << 3))),
-    1,
-    load<f64>(y + (<usize>r1 << 3)),
-  );
-}
 
 function _ll<F, T, L>(
   x: usize,
@@ -63,105 +53,8 @@ function _ll<F, T, L>(
   const rowBytes = <usize>d * sizeof<T>();
   let sum = ZERO;
   let k = 0;
-  // Eight rows per step: the η of two four-row blocks first (_dot4 twice),
-  // then the family of their four pairs, whose exp/log chains are independent
-  // of each other and close enough in the instruction stream for the CPU to
-  // overlap them, then grad takes the two blocks (_axpy4 twice; one pass of
-  // eight rows over grad needs more registers than x64 has and was slower).
-  // Every row's η, ℓ and dℓ/dη, and the order in which the ℓ sum and each
-  // grad element take the rows, are those of two steps of the four-row loop
-  // below, so the bits are the same. The family's d²ℓ/dη² is not computed
-  // here (_famLD1); a call that wants it per row (d2Out ≠ 0) takes the
-  // four-row loop throughout, and so does the gradient-only pass over f64
-  // rows: it waits on memory (240 B a row at d = 30), and reading eight rows'
-  // lines in one burst made it ≈ 10 % slower at 10⁶ rows.
-  for (; (sizeof<T>() == 4 || sizeof<L>() != 4) && d2Out == 0 && k + 8 <= m; k += 8) {
-    let p0: usize, p1: usize, p2: usize, p3: usize, yA: v128, yB: v128;
-    let p4: usize, p5: usize, p6: usize, p7: usize, yC: v128, yD: v128;
-    if (sizeof<L>() != 2) {
-      const r0 = start + k;
-      p0 = x + <usize>r0 * rowBytes;
-      p1 = p0 + rowBytes;
-      p2 = p1 + rowBytes;
-      p3 = p2 + rowBytes;
-      p4 = p3 + rowBytes;
-      p5 = p4 + rowBytes;
-      p6 = p5 + rowBytes;
-      p7 = p6 + rowBytes;
-      const q = y + (<usize>r0 << 3);
-      yA = v128.load(q);
-      yB = v128.load(q, 16);
-      yC = v128.load(q, 32);
-      yD = v128.load(q, 48);
-    } else {
-      const q = idx + (<usize>k << 2);
-      const r0 = load<i32>(q);
-      const r1 = load<i32>(q, 4);
-      const r2 = load<i32>(q, 8);
-      const r3 = load<i32>(q, 12);
-      const r4 = load<i32>(q, 16);
-      const r5 = load<i32>(q, 20);
-      const r6 = load<i32>(q, 24);
-      const r7 = load<i32>(q, 28);
-      p0 = x + <usize>r0 * rowBytes;
-      p1 = x + <usize>r1 * rowBytes;
-      p2 = x + <usize>r2 * rowBytes;
-      p3 = x + <usize>r3 * rowBytes;
-      p4 = x + <usize>r4 * rowBytes;
-      p5 = x + <usize>r5 * rowBytes;
-      p6 = x + <usize>r6 * rowBytes;
-      p7 = x + <usize>r7 * rowBytes;
-      yA = _yPair(y, r0, r1);
-      yB = _yPair(y, r2, r3);
-      yC = _yPair(y, r4, r5);
-      yD = _yPair(y, r6, r7);
-    }
-    const etaA = _dot4<T>(p0, p1, p2, p3, theta, d);
-    const etaB = _etaB;
-    const etaC = _dot4<T>(p4, p5, p6, p7, theta, d);
-    const etaD = _etaB;
-    if (sizeof<L>() == 4) {
-      _famD1<F>(etaA, yA);
-      const d1A = _d1;
-      _famD1<F>(etaB, yB);
-      const d1B = _d1;
-      _famD1<F>(etaC, yC);
-      const d1C = _d1;
-      _famD1<F>(etaD, yD);
-      _axpy4<T>(grad, p0, p1, p2, p3, d1A, d1B, d);
-      _axpy4<T>(grad, p4, p5, p6, p7, d1C, _d1, d);
-      continue;
-    }
-    const lA = _famLD1<F>(etaA, yA);
-    const d1A = _d1;
-    const lB = _famLD1<F>(etaB, yB);
-    const d1B = _d1;
-    const lC = _famLD1<F>(etaC, yC);
-    const d1C = _d1;
-    const lD = _famLD1<F>(etaD, yD);
-    sum = f64x2.add(sum, f64x2.add(lA, lB));
-    sum = f64x2.add(sum, f64x2.add(lC, lD));
-    if (grad != 0) {
-      _axpy4<T>(grad, p0, p1, p2, p3, d1A, d1B, d);
-      _axpy4<T>(grad, p4, p5, p6, p7, d1C, _d1, d);
-    }
-    const o = <usize>k << 3;
-    if (llOut != 0) {
-      v128.store(llOut + o, lA);
-      v128.store(llOut + o, lB, 16);
-      v128.store(llOut + o, lC, 32);
-      v128.store(llOut + o, lD, 48);
-    }
-    if (dOut != 0) {
-      v128.store(dOut + o, d1A);
-      v128.store(dOut + o, d1B, 16);
-      v128.store(dOut + o, d1C, 32);
-      v128.store(dOut + o, _d1, 48);
-    }
-  }
-  // Four rows per step (after the eight-row loop at most one step; all the
-  // rows when d2Out ≠ 0): two independent pairs keep the CPU busy while each
-  // waits on its exp/log chain; one pass over grad adds all four rows.
+  // Four rows per step: two independent pairs keep the CPU busy while each
+  // pair waits on its exp/log chain; one pass over grad adds all four rows.
   for (; k + 4 <= m; k += 4) {
     let p0: usize, p1: usize, p2: usize, p3: usize, yA: v128, yB: v128;
     if (sizeof<L>() != 2) {

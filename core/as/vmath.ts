@@ -64,8 +64,6 @@
 @inline export const C_LOG_2PI = 47;
 // @ts-ignore: decorator
 @inline const C_SQRT2 = 48;
-// @ts-ignore: decorator
-@inline const C_NEG_ZERO = 49;
 
 const K: usize = memory.data<f64>([
   1.0,
@@ -117,7 +115,6 @@ const K: usize = memory.data<f64>([
   8.0,
   1.8378770664093453, // log 2π
   1.4142135623730951, // √2
-  -0.0, // the sign bit alone
 ], 16);
 
 /** Constant `i` of the table on both lanes. */
@@ -133,15 +130,6 @@ const K: usize = memory.data<f64>([
 }
 
 export const ZERO: v128 = f64x2(0.0, 0.0);
-
-/**
- * −|x| on both lanes: x with its sign bit set, the bits f64x2.neg(f64x2.abs(x))
- * gives (NaN included) in one operation on a table constant.
- */
-// @ts-ignore: decorator
-@inline export function negAbs(x: v128): v128 {
-  return v128.or(x, kc(C_NEG_ZERO));
-}
 
 /** a·b + c on both lanes (FMA in the relaxed build). */
 // @ts-ignore: decorator
