@@ -7,11 +7,12 @@
  * `prestartPassWorkers`, just before the data are read) that load competes
  * with the read, which keeps both cores busy; started at the top of the
  * command line, it loads on the core that is idle while the calling thread
- * loads the sample command's modules. This module imports nothing, so that
- * importing it costs the calling thread nothing.
+ * loads the sample command's modules. This module imports nothing but a
+ * type, so that importing it costs the calling thread nothing.
  *
  * @module
  */
+import type { PassWorkerPreload } from "./_pass_protocol.ts";
 
 /** Workers started here and not yet taken. */
 const _early: Worker[] = [];
@@ -28,13 +29,7 @@ const _early: Worker[] = [];
 export function startEarlyPassWorker(chainSampler?: string): () => void {
   if (typeof Worker !== "undefined") {
     try {
-      const worker = new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" });
-      // The message of models/_pass_protocol.ts PassWorkerPreload (not
-      // imported: this module imports nothing).
-      if (chainSampler !== undefined) {
-        worker.postMessage({ type: "preload", sampler: chainSampler });
-      }
-      _early.push(worker);
+      _early.push(newPassWorker(chainSampler));
     } catch {
       // Workers cannot start here: the command starts none either.
     }
@@ -42,6 +37,24 @@ export function startEarlyPassWorker(chainSampler?: string): () => void {
   return () => {
     for (const w of _early.splice(0)) w.terminate();
   };
+}
+
+/**
+ * A new pass worker (models/_pass_worker.ts), asked to preload the chain
+ * role's modules and `chainSampler`'s when it is given. Throws where
+ * workers cannot start.
+ *
+ * @param chainSampler The chains' sampler, when the worker is to become a
+ *   chain worker after the centring.
+ * @returns The worker.
+ */
+export function newPassWorker(chainSampler?: string): Worker {
+  const worker = new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" });
+  if (chainSampler !== undefined) {
+    const preload: PassWorkerPreload = { type: "preload", sampler: chainSampler };
+    worker.postMessage(preload);
+  }
+  return worker;
 }
 
 /**

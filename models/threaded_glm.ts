@@ -53,17 +53,13 @@ import {
 } from "./_pass_pool.ts";
 import { type Rng, RNG_STATE_LENGTH } from "../random/rng.ts";
 import { blockRowsSums, ROWS_GRAD, ROWS_HESS, rowsWithin } from "./_rows_sums.ts";
-import {
-  BECOME_CHAIN_WORKER,
-  type PassWorkerInit,
-  type PassWorkerPreload,
-} from "./_pass_protocol.ts";
+import { BECOME_CHAIN_WORKER, type PassWorkerInit } from "./_pass_protocol.ts";
 import { GlmModel, type GlmModelFamily, type GlmOptions } from "./glm.ts";
 import { withCheckedResponses } from "./glm_options.ts";
 import { type CostCounter, type DataModel, logPosteriorAndGradient } from "./model.ts";
 import { modelSpecOf, plainGlmData } from "./model_spec.ts";
 import type { UserGlmModel } from "./user_glm.ts";
-import { takeEarlyPassWorker } from "./_early_pass_worker.ts";
+import { newPassWorker, takeEarlyPassWorker } from "./_early_pass_worker.ts";
 
 /** Options of {@link ThreadedGlmModel.create}. */
 export interface ThreadedGlmOptions {
@@ -642,9 +638,9 @@ export class ThreadedGlmModel implements DataModel {
   #close(keep: number): Worker[] {
     if (this.#closed) return [];
     this.#closed = true;
-    const kept = keep > 0 && this.#pool !== null
-      ? this.#pool.handOver(keep, BECOME_CHAIN_WORKER)
-      : (this.#pool?.close(), []);
+    let kept: Worker[] = [];
+    if (keep > 0 && this.#pool !== null) kept = this.#pool.handOver(keep, BECOME_CHAIN_WORKER);
+    else this.#pool?.close();
     this.#ahead?.list.dispose();
     this.#ahead = null;
     for (const r of this.#regions) releaseRegion(this.base.arena, r);
@@ -687,15 +683,7 @@ export function prestartPassWorkers(count: number, chainSampler?: string): () =>
   if (typeof Worker !== "undefined") {
     for (let k = 0; k < count; k++) {
       try {
-        let worker = takeEarlyPassWorker();
-        if (worker === undefined) {
-          worker = new Worker(new URL("./_pass_worker.ts", import.meta.url), { type: "module" });
-          if (chainSampler !== undefined) {
-            const preload: PassWorkerPreload = { type: "preload", sampler: chainSampler };
-            worker.postMessage(preload);
-          }
-        }
-        _prestarted.push(worker);
+        _prestarted.push(takeEarlyPassWorker() ?? newPassWorker(chainSampler));
       } catch {
         break; // workers cannot start here: create() says so when it runs
       }
