@@ -219,8 +219,7 @@ const _precisions = new WeakMap<ControlVariateProxy, { version: number; p: Float
 
 /** δᵀPδ/d as `recenterDistance`, with P cached per centring (one matVec per step). */
 function _distance(proxy: ControlVariateProxy, model: DataModel, theta: Float64Array): number {
-  const c = _precisions.get(proxy);
-  const p = c !== undefined && c.version === proxy.version ? c.p : _precisionOf(proxy, model);
+  const p = _precisionOf(proxy, model);
   const d = proxy.dim, star = proxy.thetaStar;
   if (_delta.length !== d) {
     _delta = new Float64Array(d);

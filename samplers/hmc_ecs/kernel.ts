@@ -259,10 +259,7 @@ export function init(
 ): HmcEcsKernelState {
   const subsample = subsampleUpdate.init(position, estimator);
   const state = hmcStateAt(position, subsample, logPriorFn);
-  const kept = _scratch.get(estimator);
-  if (kept === undefined || kept.priorGrad.length !== position.length) {
-    _newScratch(estimator, position.length);
-  }
+  _scratchOf(estimator, position.length); // made here, found by step
   if (!Number.isFinite(state.logDensity)) {
     throw new RangeError(
       `the estimated log density at the initial position must be finite, got ${state.logDensity}`,
