@@ -121,6 +121,23 @@ async function _compare(bytes: Uint8Array, columns: string[], arena: Arena): Pro
 
 const _ALL = ["y", "f", "d", "i", "k"];
 
+/**
+ * 2000 rows of y and an OPTIONAL DOUBLE column "a" whose row 1778 (index
+ * 1777) is null, in row groups of 1000.
+ */
+function _fileWithNull(): Uint8Array {
+  const c = _columns(2_000, 4);
+  const a: (number | null)[] = Array.from(c.d);
+  a[1_777] = null;
+  return new Uint8Array(parquetWriteBuffer({
+    columnData: [
+      { name: "y", data: c.y },
+      { name: "a", data: a, type: "DOUBLE", nullable: true },
+    ],
+    rowGroupSize: 1_000,
+  }));
+}
+
 Deno.test("the arena decoder gives hyparquet's numbers bit for bit on every kind of page it takes", async (t) => {
   const cases: [string, Uint8Array][] = [
     ["snappy, encodings chosen by the writer", _file(3_000)],
@@ -280,18 +297,8 @@ Deno.test("loadParquet with the arena decoder: the same data, warnings and error
     assert.match(errors[4], /row 11, column "f": NaN and ±Infinity/);
   });
   await t.step("nulls in an OPTIONAL column", async () => {
-    const n = 2_000, c = _columns(n, 4);
-    const a: (number | null)[] = Array.from(c.d);
-    a[1_777] = null;
-    const bytes = new Uint8Array(parquetWriteBuffer({
-      columnData: [
-        { name: "y", data: c.y },
-        { name: "a", data: a, type: "DOUBLE", nullable: true },
-      ],
-      rowGroupSize: 1_000,
-    }));
     assert.match(
-      await _sameOutcome(bytes, { response: "y", family: "logistic" }),
+      await _sameOutcome(_fileWithNull(), { response: "y", family: "logistic" }),
       /row 1778, column "a": the cell is null/,
     );
   });
@@ -326,16 +333,7 @@ Deno.test("decompressors given as a loader: loaded only for a row group hyparque
   assert.deepEqual(_bytes(a), _bytes(b));
   assert.equal(calls, 0);
   // A null: its group is read again by hyparquet, after the loader.
-  const c = _columns(2_000, 4);
-  const col: (number | null)[] = Array.from(c.d);
-  col[1_777] = null;
-  const withNull = new Uint8Array(parquetWriteBuffer({
-    columnData: [
-      { name: "y", data: c.y },
-      { name: "a", data: col, type: "DOUBLE", nullable: true },
-    ],
-    rowGroupSize: 1_000,
-  }));
+  const withNull = _fileWithNull();
   await assert.rejects(
     loadParquet(loadCore({ shared: true }), withNull, { ...options, compressors }),
     /row 1778, column "a": the cell is null/,
