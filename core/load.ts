@@ -4,7 +4,7 @@
  * the arena.
  *
  * ```
- *  wasm_bytes.generated.ts ──decode──► WebAssembly.Module (compiled once, cached)
+ *  wasm_bytes.generated.js ──decode──► WebAssembly.Module (compiled once, cached)
  *                                          │ imports env.memory ◄── Arena.memory
  *                                          │ imports env.abort, env.invalidArgument
  *                                          │         ◄── throw Error / RangeError

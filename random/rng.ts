@@ -9,8 +9,11 @@
  *
  * @module
  */
-// @ts-types="npm:@types/seedrandom@3.0.8"
-import seedrandom from "npm:seedrandom@3.0.5";
+import type seedrandom from "npm:@types/seedrandom@3.0.8";
+// The xor4096 generator alone, not the package's index: the index also loads
+// its six other generators and, for ARC4's auto-seeding, Node's `crypto`,
+// which cost every thread that imports this module 10–15 ms more.
+import xor4096Module from "npm:seedrandom@3.0.5/lib/xor4096.js";
 
 /**
  * @internal Length in int32 of a generator state ({@link Rng.saveState}):
@@ -19,6 +22,12 @@ import seedrandom from "npm:seedrandom@3.0.5";
 export const RNG_STATE_LENGTH = 130;
 
 type _Xor4096 = seedrandom.StatefulPRNG<seedrandom.State.Xor4096>;
+/** seedrandom's `xor4096(seed, { state })` (the type of the index's `seedrandom.xor4096`). */
+type _Xor4096Factory = (
+  seed: string,
+  options: { state: true | seedrandom.State.Xor4096 },
+) => _Xor4096;
+const _xor4096 = xor4096Module as unknown as _Xor4096Factory;
 
 /**
  * Doubles drawn from the generator at a time ({@link Rng}'s look-ahead). A
@@ -63,7 +72,7 @@ export class Rng {
     }
     this.seed = String(seed);
     // The state option only adds `state()`: the same numbers.
-    this.#gen = seedrandom.xor4096(this.seed, { state: true });
+    this.#gen = _xor4096(this.seed, { state: true });
   }
 
   /**
@@ -80,7 +89,7 @@ export class Rng {
     let st = this.#gen.state();
     if (this.#next < _AHEAD && this.#mark !== null) {
       // Drawn ahead: the state after the draws read is the mark's moved on by as many.
-      const g = seedrandom.xor4096("", { state: this.#mark });
+      const g = _xor4096("", { state: this.#mark });
       for (let k = 0; k < this.#next; k++) g.double();
       st = g.state();
     }
@@ -101,7 +110,7 @@ export class Rng {
       throw new RangeError(`a state needs ${RNG_STATE_LENGTH} int32s, got ${from.length}`);
     }
     const state = { X: Array.from(from.subarray(0, 128)), i: from[128], w: from[129] };
-    this.#gen = seedrandom.xor4096("", { state });
+    this.#gen = _xor4096("", { state });
     this.#next = _AHEAD;
     this.#mark = null;
   }
