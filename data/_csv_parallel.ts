@@ -60,8 +60,12 @@ export const csvParallelSizes = {
   minBytes: 16 << 20,
   segBytes: 4 << 20,
   margin: 1 << 20,
-  /** Bytes of the first block (the header, and the sample of lines the guess of the rows takes). */
-  headBytes: WASM_CSV_BLOCK_BYTES,
+  /**
+   * Bytes of the first block (the header, and the sample of lines the guess
+   * of the rows takes). When it holds fewer than two line breaks, a block of
+   * `WASM_CSV_BLOCK_BYTES` (4 MiB) is read instead.
+   */
+  headBytes: 1 << 20,
 };
 
 /**
@@ -401,6 +405,18 @@ async function _readAt(file: Deno.FsFile, into: Uint8Array, at: number): Promise
   return n;
 }
 
+/** Whether `bytes` holds two line breaks or more (two "\n", or two "\r" when they end lines). */
+function _twoLineBreaks(bytes: Uint8Array): boolean {
+  let lf = 0, cr = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c === 10) lf++;
+    else if (c === 13) cr++;
+    if (lf === 2 || cr === 2) return true;
+  }
+  return false;
+}
+
 /** The rows of `seg.gram` X'X takes with this stride (rows g with g % stride = 0, g < maxRows · stride). */
 function _gramOf(
   seg: CsvSegmentDone,
@@ -490,6 +506,12 @@ async function _readParallelWith(
     }
   };
   const file = await Deno.open(path, { read: true });
+  // The first block is read while the workers start: `new Worker` blocks this
+  // thread until the worker's runtime exists (20–35 ms), and the read runs on
+  // the runtime's I/O threads meanwhile.
+  let first = new Uint8Array(Math.min(fileSize, headBytes));
+  const firstRead = _readAt(file, first, 0);
+  firstRead.catch(() => {}); // a return before it is awaited closes the file under it
   let mainParser: CsvRowParser | null = null;
   try {
     const numReaders = Math.min(numWorkers, numRanges);
@@ -557,8 +579,12 @@ async function _readParallelWith(
     }
     // The header: the kernel's plan, sent at once, so that a worker parses
     // as soon as it has no range left to count.
-    const first = new Uint8Array(Math.min(fileSize, headBytes));
-    const firstLen = await _readAt(file, first, 0);
+    let firstLen = await firstRead;
+    if (firstLen < fileSize && first.length < WASM_CSV_BLOCK_BYTES && !_twoLineBreaks(first)) {
+      // A header and a first line longer than the block: as much as the one-thread reader takes.
+      first = new Uint8Array(Math.min(fileSize, WASM_CSV_BLOCK_BYTES));
+      firstLen = await _readAt(file, first, 0);
+    }
     const probed = probe();
     const prep = prepareCsvWasm(first, firstLen, firstLen === fileSize, probed, opts);
     if (prep === "fallback") return "refused";

@@ -171,6 +171,32 @@ Deno.test("csv wasm: rows written before the count, from a guess of the rows", a
   }
 });
 
+Deno.test("csv wasm: a header and first line longer than the first block are read from a larger one", async () => {
+  // 40 columns with 30-character names: the header alone is 1.2 KB, longer
+  // than a first block of 256 bytes. The reader then takes a 4 MiB block (as
+  // the one-thread reader does), and the workers still read the file.
+  const u = _gen(11);
+  const names = Array.from({ length: 40 }, (_, j) => `covariate_${String(j).padStart(20, "0")}`);
+  const lines = [["y", ...names].join(",")];
+  for (let g = 0; g < 400; g++) {
+    lines.push([u() < 0.5 ? "0" : "1", ...names.map(() => (u() * 4 - 2).toFixed(5))].join(","));
+  }
+  const text = lines.join("\n") + "\n";
+  const o: LoadCsvOptions = { response: "y", family: "logistic" };
+  await _withFile(text, async (path) => {
+    const ref = await _file(path, { ...o, reader: "papaparse" });
+    assert.ok(ref.ok);
+    for (const shared of [false, true]) {
+      const before = { ...csvWasmCounts };
+      await _smallSegments(4096, async () => {
+        _same(ref, await _file(path, { ...o, workers: 2 }, shared), `shared arena: ${shared}`);
+      }, 256);
+      assert.equal(csvWasmCounts.parallel, before.parallel + 1, `shared arena: ${shared}`);
+      assert.equal(csvWasmCounts.fallback, before.fallback, `shared arena: ${shared}`);
+    }
+  });
+});
+
 /** A deterministic generator (xorshift32), for the fuzz corpus. */
 function _gen(seed: number): () => number {
   let s = seed >>> 0 || 1;
