@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { CliUsageError } from "./cli/args.ts";
+import { CliUsageError, processExit } from "./cli/args.ts";
 import { startEarlyPassWorker } from "./models/_early_pass_worker.ts";
 
 export { CliUsageError };
@@ -131,4 +131,7 @@ function _isInputError(e: unknown): boolean {
     e instanceof Deno.errors.IsADirectory || e instanceof Deno.errors.NotCapable;
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  processExit.afterCommand = true;
+  Deno.exit(await main(Deno.args));
+}

@@ -12,6 +12,15 @@ import { CliUsageError, positiveFlag } from "./usage.ts";
 
 export { CliUsageError, cliWording, positiveFlag } from "./usage.ts";
 
+/**
+ * @internal Set by cli.ts when it runs as the program: the process then
+ * exits as soon as the command returns, and any thread the command leaves
+ * running ends with it. (The sample command then leaves its finished chain
+ * workers to the exit: terminating them first makes the calling thread wait
+ * for their engines' teardown.)
+ */
+export const processExit: { afterCommand: boolean } = { afterCommand: false };
+
 /** Flag specifications as `node:util` `parseArgs` takes them. */
 export type FlagSpec = NonNullable<ParseArgsConfig["options"]>;
 

@@ -28,7 +28,12 @@ import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
 import type { UserGlmModel } from "../models/user_glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
-import { adoptChainWorkers, prestartChainWorkers, sampleParallel } from "../samplers/parallel.ts";
+import {
+  adoptChainWorkers,
+  holdChainWorkers,
+  prestartChainWorkers,
+  sampleParallel,
+} from "../samplers/parallel.ts";
 import { phaseMark } from "../samplers/_phase_marks.ts";
 import { sharedCentringPasses, sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { prestartPassWorkers } from "../models/threaded_glm.ts";
@@ -40,6 +45,7 @@ import {
   type FlagSpec,
   intFlag,
   parseFlags,
+  processExit,
   resolveUserPath,
 } from "./args.ts";
 import { DrawsFileWriter } from "./draws_writer.ts";
@@ -488,6 +494,14 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       },
     };
     if (numWorkers > 0) {
+      // The chain workers stay until the output is printed (holdChainWorkers
+      // says why), and until the process exits when it exits right after.
+      const held: Worker[] = [];
+      holdChainWorkers(held);
+      cleanups.push(() => {
+        holdChainWorkers(null);
+        if (!processExit.afterCommand) { for (const w of held.splice(0)) w.terminate(); }
+      });
       const run = sampleParallel(model, {
         sampler: samplerName,
         ...samplerOptions,

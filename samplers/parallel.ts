@@ -340,7 +340,8 @@ export async function sampleParallel(
       }
     });
   } finally {
-    for (const w of pool) w.terminate();
+    if (_held !== null) _held.push(...pool);
+    else for (const w of pool) w.terminate();
     for (const r of regions) releaseRegion(glm.arena, r);
   }
   const chains = outputs as ChainOutput[];
@@ -356,6 +357,26 @@ export async function sampleParallel(
     chains,
     parallel: { workers: numWorkers, note: null },
   };
+}
+
+/** Where runs leave their workers when they are done (null: terminated then); see {@link holdChainWorkers}. */
+let _held: Worker[] | null = null;
+
+/**
+ * @internal From now on, the workers of a {@link sampleParallel} run that
+ * is done are put in `into` instead of being terminated (null: terminated
+ * when the run is done, the default); the caller terminates them.
+ *
+ * Terminating a worker frees its engine's heap at once, on its thread: the
+ * unmapping, and the TLB flushes it sends to every core, then compete with
+ * the calling thread's work after the run (the command line's draws file and
+ * summary). The command line terminates the workers it holds once its output
+ * is printed.
+ *
+ * @param into Where to put them, or null.
+ */
+export function holdChainWorkers(into: Worker[] | null): void {
+  _held = into;
 }
 
 /**
