@@ -68,10 +68,14 @@ export async function main(args: string[]): Promise<number> {
           return 0;
         }
         {
-          // It becomes one of the chain workers once the centring is done.
+          // It becomes one of the chain workers once the centring is done. The
+          // command's modules are asked for first: `new Worker` blocks this
+          // thread until the worker's runtime exists, and their loading starts
+          // meanwhile.
+          const command = import("./cli/sample_command.ts");
           const dropEarly = _sharesCentring(rest) ? startEarlyPassWorker("hmc-ecs") : () => {};
           try {
-            return await (await import("./cli/sample_command.ts")).sampleCommand(rest);
+            return await (await command).sampleCommand(rest);
           } finally {
             dropEarly();
           }
