@@ -3,7 +3,7 @@ import { attachCore, loadCore } from "../../core/load.ts";
 import { higgsShaped } from "../../data/synthetic.ts";
 import { GlmModel } from "../../models/glm.ts";
 import { gaussianTarget } from "../../examples/models/gaussian_target.ts";
-import { prestartChainWorkers, sampleParallel } from "../../samplers/parallel.ts";
+import { holdChainWorkers, prestartChainWorkers, sampleParallel } from "../../samplers/parallel.ts";
 import { sample } from "../../samplers/sample.ts";
 import { grantExtension, releaseRegion, reserveRegion } from "../../core/shared_region.ts";
 
@@ -115,6 +115,27 @@ Deno.test("prestartChainWorkers(): a run on workers started before it gives the 
   } finally {
     release(); // the third worker: the test's leak check fails if it stays alive
   }
+});
+
+Deno.test("holdChainWorkers(): a finished run's workers are left to the caller, the draws unchanged", async () => {
+  const model = _model(true);
+  const base = { sampler: "hmc", seed: 9, numWarmup: 30, numSamples: 30, numChains: 3 };
+  const held: Worker[] = [];
+  holdChainWorkers(held);
+  try {
+    const par = await sampleParallel(model, { ...base, workers: 2 });
+    assert.equal(par.parallel.workers, 2);
+    assert.deepEqual(par.draws, sample(model, base).draws);
+    assert.equal(held.length, 2, "both workers held, none terminated");
+    assert.ok(held.every((w) => w instanceof Worker));
+  } finally {
+    holdChainWorkers(null);
+    for (const w of held) w.terminate(); // the test's leak check fails if one stays alive
+  }
+  // Not holding again: the next run terminates its own workers.
+  const par = await sampleParallel(model, { ...base, workers: 2 });
+  assert.equal(par.parallel.workers, 2);
+  assert.equal(held.length, 2);
 });
 
 Deno.test("sampleParallel() reads the data in place: the memory grows by the scratch regions only", async () => {
