@@ -38,12 +38,14 @@
  *
  *   deno run -A bench/time_to_posterior.ts --n 1e6,1e7,1e8 [--formats parquet,csv,csv17]
  *     [--dir /tmp/ttp] [--chains 4] [--workers N] [--repeats 1] [--skip-read] [--no-ffi]
- *     [--json out.json]
+ *     [--no-malloc-thp] [--json out.json]
  *
- * The CLI runs with the permissions of `deno task cli`, `--allow-ffi`
- * included: with it the core's memory is backed by transparent huge pages
- * on Linux (core/huge_pages.ts); `--no-ffi` runs it without that
- * permission.
+ * The CLI runs as `deno task cli` runs it: with its permissions,
+ * `--allow-ffi` included (with it the core's memory is backed by
+ * transparent huge pages on Linux, core/huge_pages.ts; `--no-ffi` runs it
+ * without that permission), and with its environment variable
+ * `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (glibc's malloc asks for huge
+ * pages too, docs/huge_pages.md; `--no-malloc-thp` runs it without).
  *
  * Minutes at n = 10⁷ (most of it making the files); not part of `deno bench`.
  * n = 10⁸ is skipped with the reason: its X alone (12 GB in f32) exceeds the
@@ -82,6 +84,9 @@ async function hasTimeV(): Promise<boolean> {
   return timeV;
 }
 
+/** The environment `deno task cli` adds (see the module notes). */
+let taskEnv: Record<string, string> = { GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" };
+
 async function run(cmd: string[], label: string, phases = false): Promise<Timed> {
   const wrap = await hasTimeV();
   const args = wrap ? ["-v", ...cmd] : cmd.slice(1);
@@ -90,7 +95,7 @@ async function run(cmd: string[], label: string, phases = false): Promise<Timed>
     args,
     stdout: "null",
     stderr: "piped",
-    ...(phases ? { env: { TALLMC_PHASES: "1" } } : {}),
+    env: phases ? { ...taskEnv, TALLMC_PHASES: "1" } : taskEnv,
   }).output();
   const seconds = (performance.now() - t0) / 1000;
   const epochEnd = epoch0 + seconds * 1000;
@@ -236,6 +241,7 @@ const { values } = parseArgs({
     repeats: { type: "string", default: "1" },
     "skip-read": { type: "boolean", default: false },
     "no-ffi": { type: "boolean", default: false },
+    "no-malloc-thp": { type: "boolean", default: false },
     json: { type: "string" },
   },
 });
@@ -250,6 +256,7 @@ for (const f of formats) {
   }
 }
 const dir = values.dir!, repeats = Number(values.repeats);
+if (values["no-malloc-thp"]) taskEnv = {};
 await Deno.mkdir(dir, { recursive: true });
 const deno = Deno.execPath();
 // The permissions of `deno task cli`; --allow-ffi lets the core's memory have
