@@ -18,6 +18,7 @@
  * @module
  */
 
+import { basename } from "node:path";
 import asc from "assemblyscript/asc";
 
 /** Where the generated module lives, relative to the repository root. */
@@ -118,7 +119,7 @@ export async function renderGenerated(
     const bytes = builds[target];
     head.push(`// ${target}: ${bytes.length} bytes, sha256 ${await _sha256(bytes)}`);
   }
-  const js = [...head, `// @ts-self-types="./${_basename(GENERATED_DTS_PATH)}"`, ""];
+  const js = [...head, `// @ts-self-types="./${basename(GENERATED_DTS_PATH)}"`, ""];
   const dts = [...head, ""];
   for (const target of Object.keys(BUILD_TARGETS) as BuildTarget[]) {
     const b64 = _base64(builds[target]);
@@ -131,10 +132,6 @@ export async function renderGenerated(
     dts.push(doc, `export declare const ${BUILD_TARGETS[target]}: string;`, "");
   }
   return { js: js.join("\n"), dts: dts.join("\n") };
-}
-
-function _basename(path: string): string {
-  return path.slice(path.lastIndexOf("/") + 1);
 }
 
 async function _main(args: string[]): Promise<number> {
