@@ -407,12 +407,9 @@ async function _readAt(file: Deno.FsFile, into: Uint8Array, at: number): Promise
 
 /** Whether `bytes` holds two line breaks or more (two "\n", or two "\r" when they end lines). */
 function _twoLineBreaks(bytes: Uint8Array): boolean {
-  let lf = 0, cr = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i];
-    if (c === 10) lf++;
-    else if (c === 13) cr++;
-    if (lf === 2 || cr === 2) return true;
+  for (const c of [10, 13]) {
+    const first = bytes.indexOf(c);
+    if (first >= 0 && bytes.indexOf(c, first + 1) >= 0) return true;
   }
   return false;
 }
