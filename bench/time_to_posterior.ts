@@ -38,7 +38,28 @@
  *
  *   deno run -A bench/time_to_posterior.ts --n 1e6,1e7,1e8 [--formats parquet,csv,csv17]
  *     [--dir /tmp/ttp] [--chains 4] [--workers N] [--repeats 1] [--skip-read] [--no-ffi]
- *     [--no-malloc-thp] [--json out.json]
+ *     [--no-malloc-thp] [--host-memory both|cold|backed|as-found] [--settle 6] [--json out.json]
+ *
+ * **The host's memory.** On a virtual machine whose host takes back the
+ * memory the guest frees (free page reporting, a balloon), the first touch
+ * of a page the host no longer backs costs far more than the guest's own
+ * page fault: 1.45 GB of fresh memory, in huge pages, took 3.4 s to touch
+ * here a few seconds after the last run and 0.17 s right after another
+ * process had touched and freed it (docs/time_to_posterior.md). A command
+ * touches its peak RSS at least once, so that cost is in its time. By
+ * default (`--host-memory both`) each whole command runs twice:
+ *
+ * - **cold**: after `--settle` seconds of idle (the host has taken back what
+ *   the last run freed);
+ * - **backed**: right after `bench/_touch_memory.ts` touched and freed as
+ *   many MB as the cold run's peak RSS (the guest hands the command pages the
+ *   host still backs, as on a machine without that reclaim). That touch,
+ *   made after the same idle, is printed too: the time any program needs
+ *   just to touch that much fresh memory here.
+ *
+ * `--host-memory cold` or `backed` runs one of the two (backed needs a
+ * first, cold run for the size); `as-found` runs the command once with no
+ * idle and no touch (whatever state the last command left).
  *
  * The CLI runs as `deno task cli` runs it: with its permissions,
  * `--allow-ffi` included (with it the core's memory is backed by
@@ -228,34 +249,69 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    n: { type: "string", default: "1e6" },
-    formats: { type: "string", default: "parquet,csv,csv17" },
-    dir: { type: "string", default: "/tmp/ttp" },
-    chains: { type: "string", default: "4" },
-    workers: { type: "string" },
-    warmup: { type: "string", default: "1000" },
-    samples: { type: "string", default: "1000" },
-    repeats: { type: "string", default: "1" },
-    "skip-read": { type: "boolean", default: false },
-    "no-ffi": { type: "boolean", default: false },
-    "no-malloc-thp": { type: "boolean", default: false },
-    json: { type: "string" },
-  },
-});
+const _USAGE = `Usage: deno run -A bench/time_to_posterior.ts [--n 1e6,1e7,1e8]
+  [--formats parquet,csv,csv17] [--dir /tmp/ttp] [--chains 4] [--workers N]
+  [--warmup 1000] [--samples 1000] [--repeats 1] [--skip-read] [--no-ffi] [--no-malloc-thp]
+  [--host-memory both|cold|backed|as-found] [--settle SECONDS] [--json out.json]`;
+
+/** Print `message` and the usage on stderr and exit with status 2. */
+function usageError(message: string): never {
+  console.error(`time_to_posterior: ${message}\n${_USAGE}`);
+  Deno.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    args: Deno.args,
+    options: {
+      n: { type: "string", default: "1e6" },
+      formats: { type: "string", default: "parquet,csv,csv17" },
+      dir: { type: "string", default: "/tmp/ttp" },
+      chains: { type: "string", default: "4" },
+      workers: { type: "string" },
+      warmup: { type: "string", default: "1000" },
+      samples: { type: "string", default: "1000" },
+      repeats: { type: "string", default: "1" },
+      "skip-read": { type: "boolean", default: false },
+      "no-ffi": { type: "boolean", default: false },
+      "no-malloc-thp": { type: "boolean", default: false },
+      "host-memory": { type: "string", default: "both" },
+      settle: { type: "string", default: "6" },
+      json: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+} catch (e) {
+  usageError((e as Error).message);
+}
+const { values } = parsed;
+if (values.help) {
+  console.log(_USAGE);
+  Deno.exit(0);
+}
 const sizes = values.n!.split(",").map((s) => Math.round(Number(s)));
 for (const n of sizes) {
-  if (!(n >= 1000) || !Number.isFinite(n)) throw new RangeError(`--n: bad size in ${values.n}`);
+  if (!(n >= 1000) || !Number.isFinite(n)) usageError(`--n: bad size in ${values.n}`);
 }
 const formats = values.formats!.split(",").map((s) => s.trim());
 for (const f of formats) {
   if (f !== "csv" && f !== "csv17" && f !== "parquet") {
-    throw new RangeError(`--formats: expected parquet, csv and/or csv17, got ${f}`);
+    usageError(`--formats: expected parquet, csv and/or csv17, got ${f}`);
   }
 }
 const dir = values.dir!, repeats = Number(values.repeats);
+if (!(Number.isInteger(repeats) && repeats >= 1)) {
+  usageError(`--repeats: expected a whole number ≥ 1, got ${values.repeats}`);
+}
+const hostMemory = values["host-memory"]!;
+if (!["both", "cold", "backed", "as-found"].includes(hostMemory)) {
+  usageError(`--host-memory: expected both, cold, backed or as-found, got ${hostMemory}`);
+}
+const settleSeconds = Number(values.settle);
+if (!(settleSeconds >= 0 && settleSeconds <= 600)) {
+  usageError(`--settle: expected seconds in 0…600, got ${values.settle}`);
+}
 if (values["no-malloc-thp"]) taskEnv = {};
 await Deno.mkdir(dir, { recursive: true });
 const deno = Deno.execPath();
@@ -271,6 +327,48 @@ const denoRun = [
   CLI,
 ];
 const results: Record<string, unknown>[] = [];
+
+/** The host's memory when a command runs (see the module notes). */
+type HostState = "cold" | "backed" | "as-found";
+
+function stateLabel(state: HostState): string {
+  return state === "cold"
+    ? "cold host memory"
+    : state === "backed"
+    ? "host memory backed"
+    : "host memory as found";
+}
+
+/** Idle for `seconds`: the host takes back what the last run freed. */
+async function settle(seconds: number): Promise<void> {
+  if (seconds > 0) await new Promise((r) => setTimeout(r, seconds * 1000));
+}
+
+/** What bench/_touch_memory.ts printed. */
+interface TouchResult {
+  mb: number;
+  seconds: number;
+  hugePages: boolean;
+}
+
+/** Touch and free `mb` MB of fresh memory in a subprocess (bench/_touch_memory.ts). */
+async function touchMemory(mb: number): Promise<TouchResult> {
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...(values["no-ffi"] ? [] : ["--allow-ffi"]),
+      `${ROOT}bench/_touch_memory.ts`,
+      String(Math.min(4095, Math.max(1, mb))),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const out = new TextDecoder().decode(r.stdout).trim();
+  if (!r.success) {
+    throw new Error(`_touch_memory failed: ${new TextDecoder().decode(r.stderr).slice(-500)}`);
+  }
+  return JSON.parse(out) as TouchResult;
+}
 
 /** Bytes of X (f32, 30 columns) and y in the core's memory for n rows. */
 const dataBytes = (n: number) => n * (30 * 4 + 8);
@@ -335,55 +433,80 @@ for (const n of sizes) {
         "--out",
         `${dir}/read_only.csv`,
       ], "read alone");
-      const whole = await run(
-        [
-          ...denoRun,
-          ...common,
-          "--sampler",
-          "hmc-ecs",
-          "--chains",
-          values.chains!,
-          ...(values.workers !== undefined ? ["--workers", values.workers] : []),
-          "--warmup",
-          values.warmup!,
-          "--samples",
-          values.samples!,
-          "--out",
-          `${dir}/draws.csv`,
-        ],
-        "sample",
-        true,
-      );
-      const row = {
-        n,
-        format,
-        fileMb: mb,
-        catSeconds: cat.seconds,
-        readSeconds: read?.seconds ?? null,
-        readCpuSeconds: read?.cpuSeconds ?? null,
-        readPeakRssMb: read?.peakRssMb ?? null,
-        wholeSeconds: whole.seconds,
-        wholeCpuSeconds: whole.cpuSeconds,
-        wholePeakRssMb: whole.peakRssMb,
-        chains: Number(values.chains),
-        loadAverage: loadAverage(),
-        phases: whole.marks,
-      };
-      results.push(row);
+      const sampleCmd = [
+        ...denoRun,
+        ...common,
+        "--sampler",
+        "hmc-ecs",
+        "--chains",
+        values.chains!,
+        ...(values.workers !== undefined ? ["--workers", values.workers] : []),
+        "--warmup",
+        values.warmup!,
+        "--samples",
+        values.samples!,
+        "--out",
+        `${dir}/draws.csv`,
+      ];
+      // The states to run the whole command in (see the module notes).
+      const states: HostState[] = hostMemory === "both"
+        ? ["cold", "backed"]
+        : [hostMemory as HostState];
+      let coldPeakMb: number | null = null;
       const rss = (v: number | null) => v === null ? "?" : `${v.toFixed(0)} MB`;
       const cpu = (v: number | null) => v === null ? "" : ` (CPU ${v.toFixed(1)} s)`;
-      console.log(
-        `n = ${n.toExponential(0)} ${format.padEnd(7)} ${mb.toFixed(0)} MB: cat ${
-          cat.seconds.toFixed(2)
-        } s | CLI read alone ${
-          read === null
-            ? "not run"
-            : `${read.seconds.toFixed(2)} s${cpu(read.cpuSeconds)}, peak ${rss(read.peakRssMb)}`
-        } | whole hmc-ecs command (${values.chains} chains) ${whole.seconds.toFixed(2)} s${
-          cpu(whole.cpuSeconds)
-        }, peak ${rss(whole.peakRssMb)} | load ${row.loadAverage}`,
-      );
-      for (const line of phaseLines(whole.marks)) console.log(line);
+      for (const state of states) {
+        let touch: TouchResult | null = null;
+        if (state === "cold" || state === "backed") await settle(settleSeconds);
+        if (state === "backed") {
+          // As many MB as the cold run's peak (a first cold run gives it).
+          if (coldPeakMb === null) {
+            coldPeakMb = (await run(sampleCmd, "sample (for its peak RSS)")).peakRssMb;
+            await settle(settleSeconds);
+          }
+          touch = await touchMemory(Math.ceil(coldPeakMb ?? dataBytes(n) / 2 ** 20));
+        }
+        const whole = await run(sampleCmd, "sample", true);
+        if (state === "cold") coldPeakMb = whole.peakRssMb;
+        const row = {
+          n,
+          format,
+          fileMb: mb,
+          hostMemory: state,
+          catSeconds: cat.seconds,
+          readSeconds: read?.seconds ?? null,
+          readCpuSeconds: read?.cpuSeconds ?? null,
+          readPeakRssMb: read?.peakRssMb ?? null,
+          touchMb: touch?.mb ?? null,
+          touchSeconds: touch?.seconds ?? null,
+          wholeSeconds: whole.seconds,
+          wholeCpuSeconds: whole.cpuSeconds,
+          wholePeakRssMb: whole.peakRssMb,
+          chains: Number(values.chains),
+          loadAverage: loadAverage(),
+          phases: whole.marks,
+        };
+        results.push(row);
+        console.log(
+          `n = ${n.toExponential(0)} ${format.padEnd(7)} ${mb.toFixed(0)} MB: cat ${
+            cat.seconds.toFixed(2)
+          } s | CLI read alone ${
+            read === null
+              ? "not run"
+              : `${read.seconds.toFixed(2)} s${cpu(read.cpuSeconds)}, peak ${rss(read.peakRssMb)}`
+          } | whole hmc-ecs command (${values.chains} chains, ${stateLabel(state)}) ${
+            whole.seconds.toFixed(2)
+          } s${cpu(whole.cpuSeconds)}, peak ${rss(whole.peakRssMb)} | load ${row.loadAverage}`,
+        );
+        if (touch !== null) {
+          console.log(
+            `    (before it: touching ${touch.mb} MB of fresh memory${
+              touch.hugePages ? " in huge pages" : ""
+            }, ${settleSeconds} s after the last run, took ${touch.seconds.toFixed(2)} s)`,
+          );
+        }
+        for (const line of phaseLines(whole.marks)) console.log(line);
+      }
     }
   }
 }
