@@ -57,6 +57,11 @@
  *   made after the same idle, is printed too: the time any program needs
  *   just to touch that much fresh memory here.
  *
+ * Where the guest's kernel counts the free memory it has reported to the
+ * host (`/sys/module/page_reporting/parameters/reported_kib`), the MB it
+ * reported in each idle are printed and kept (`settleReportedMb`): a cold
+ * run after an idle in which it reported none was not cold.
+ *
  * `--host-memory cold` or `backed` runs one of the two (backed needs a
  * first, cold run for the size); `as-found` runs the command once with no
  * idle and no touch (whatever state the last command left).
@@ -76,6 +81,7 @@
  */
 import { parseArgs } from "node:util";
 import { generatePhase, higgsShapedChunks, PeakMemory } from "./tall_data.ts";
+import { settle } from "./_host_memory.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = `${ROOT}cli.ts`;
@@ -339,11 +345,6 @@ function stateLabel(state: HostState): string {
     : "host memory as found";
 }
 
-/** Idle for `seconds`: the host takes back what the last run freed. */
-async function settle(seconds: number): Promise<void> {
-  if (seconds > 0) await new Promise((r) => setTimeout(r, seconds * 1000));
-}
-
 /** What bench/_touch_memory.ts printed. */
 interface TouchResult {
   mb: number;
@@ -457,12 +458,15 @@ for (const n of sizes) {
       const cpu = (v: number | null) => v === null ? "" : ` (CPU ${v.toFixed(1)} s)`;
       for (const state of states) {
         let touch: TouchResult | null = null;
-        if (state === "cold" || state === "backed") await settle(settleSeconds);
+        // The guest's memory reported to the host in the idle before the
+        // command (cold) or before the touch (backed).
+        let reportedMb: number | null = null;
+        if (state === "cold" || state === "backed") reportedMb = await settle(settleSeconds);
         if (state === "backed") {
           // As many MB as the cold run's peak (a first cold run gives it).
           if (coldPeakMb === null) {
             coldPeakMb = (await run(sampleCmd, "sample (for its peak RSS)")).peakRssMb;
-            await settle(settleSeconds);
+            reportedMb = await settle(settleSeconds);
           }
           touch = await touchMemory(Math.ceil(coldPeakMb ?? dataBytes(n) / 2 ** 20));
         }
@@ -479,6 +483,7 @@ for (const n of sizes) {
           readPeakRssMb: read?.peakRssMb ?? null,
           touchMb: touch?.mb ?? null,
           touchSeconds: touch?.seconds ?? null,
+          settleReportedMb: reportedMb,
           wholeSeconds: whole.seconds,
           wholeCpuSeconds: whole.cpuSeconds,
           wholePeakRssMb: whole.peakRssMb,
@@ -503,6 +508,13 @@ for (const n of sizes) {
             `    (before it: touching ${touch.mb} MB of fresh memory${
               touch.hugePages ? " in huge pages" : ""
             }, ${settleSeconds} s after the last run, took ${touch.seconds.toFixed(2)} s)`,
+          );
+        }
+        if (reportedMb !== null) {
+          console.log(
+            `    (in the ${settleSeconds} s idle before ${
+              state === "cold" ? "it" : "the touch"
+            }, the guest reported ${reportedMb.toFixed(0)} MB of free memory to the host)`,
           );
         }
         for (const line of phaseLines(whole.marks)) console.log(line);

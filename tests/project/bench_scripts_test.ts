@@ -3,9 +3,12 @@
  * and its memory floor (bench/_touch_memory.ts): the touch prints what it
  * touched and how long it took, bad arguments get a message naming the flag
  * and the value, and `--help` prints the usage — none of it makes a data file
- * or runs the CLI.
+ * or runs the CLI. The idle's count of the memory the guest reported to the
+ * host (bench/_host_memory.ts) is the count's difference in MB, and null
+ * where there is no count to read.
  */
 import assert from "node:assert/strict";
+import { reportedKib, settle } from "../../bench/_host_memory.ts";
 
 const _ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -61,6 +64,32 @@ Deno.test("bench/time_to_posterior.ts: --help and bad flags exit before any file
       assert.doesNotMatch(r.stderr, /\bat .*time_to_posterior\.ts:\d+/, "no stack trace");
     }
     assert.deepEqual([...Deno.readDirSync(dir)], [], "no file made");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("bench/_host_memory.ts: the MB reported in an idle, or null without a count", async () => {
+  const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "tallmc_reported_" });
+  try {
+    const count = `${dir}/reported_kib`;
+    assert.equal(reportedKib(count), null); // no such file
+    assert.equal(await settle(0, count), null);
+    for (const bad of ["", "abc", "-4", "NaN"]) {
+      await Deno.writeTextFile(count, `${bad}\n`);
+      assert.equal(reportedKib(count), null, JSON.stringify(bad));
+    }
+    await Deno.writeTextFile(count, "303102812\n");
+    assert.equal(reportedKib(count), 303102812);
+    // The count grows by 5 MiB during the idle.
+    const grow = setTimeout(() => Deno.writeTextFileSync(count, `${303102812 + 5 * 1024}\n`), 10);
+    try {
+      assert.equal(await settle(0.2, count), 5);
+    } finally {
+      clearTimeout(grow);
+    }
+    // Nothing reported: 0, not null.
+    assert.equal(await settle(0, count), 0);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
