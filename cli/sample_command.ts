@@ -358,14 +358,19 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     );
   }
 
-  // The shared centring's pass workers become the first chain workers once
-  // it is done (one isolate, its start-up, module loading and compiled code
-  // serve both); fresh ones, prestarted now, make up the rest and load their
-  // modules while this thread builds the sampler.
-  const chainWorkers = Math.min(numWorkers, numChains);
-  const handedOver = centringPasses !== null ? Math.min(numWorkers - 1, chainWorkers) : 0;
+  // The chains start on one worker fewer than there are cores: the engine's
+  // compilers, busy while each new worker's chain code warms up, and this
+  // thread keep a core. sampleParallel adds workers, up to --workers, while
+  // the run has more than RAMP_SECONDS left (samplers/parallel.ts). The
+  // shared centring's pass workers become the first chain workers once it is
+  // done (one isolate, its start-up, module loading and compiled code serve
+  // both); fresh ones, prestarted now, make up the rest of the first ones and
+  // load their modules while this thread builds the sampler.
+  const cores = navigator.hardwareConcurrency ?? 1;
+  const firstChainWorkers = Math.max(1, Math.min(numWorkers, numChains, cores - 1));
+  const handedOver = centringPasses !== null ? Math.min(numWorkers - 1, firstChainWorkers) : 0;
   if (numWorkers > 0) {
-    cleanups.push(prestartChainWorkers(chainWorkers - handedOver, samplerName));
+    cleanups.push(prestartChainWorkers(firstChainWorkers - handedOver, samplerName));
   }
   if (
     samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
@@ -508,6 +513,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
         ...driver,
         numChains,
         workers: numWorkers,
+        initialWorkers: firstChainWorkers,
       }, description);
       mayThrow = false; // the synchronous part (and any in-thread fallback) is over
       run.catch(() => {}); // a run abandoned on a stop may fail later, unobserved

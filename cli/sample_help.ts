@@ -6,6 +6,7 @@
  * @module
  */
 import { getSampler, samplerNames } from "../samplers/registry.ts";
+import { RAMP_SECONDS } from "../samplers/parallel.ts";
 import { familyFlagsHelp, modelFlagsHelp } from "./model_help.ts";
 import { runCheckHelp } from "./verdict_print.ts";
 
@@ -58,9 +59,11 @@ export function sampleHelp(): string {
     "  --samples N         draws per chain after warmup (default 1000)",
     "  --warmup N          warmup iterations per chain (default 1000; burn-in for SG samplers)",
     "  --chains N          number of chains (default 4)",
-    "  --workers N         run chains in N workers over one shared copy of the data (default:",
-    "                      one per core, at most one per chain; 0 = this thread); draws are",
-    "                      identical for every N",
+    "  --workers N         run chains in up to N workers over one shared copy of the data",
+    "                      (default: one per core, at most one per chain; 0 = this thread).",
+    "                      The chains start on one worker fewer than there are cores (at least",
+    `                      one) and add workers while the run has over ${RAMP_SECONDS} s left at its rate;`,
+    "                      draws are identical for every N",
     "  --seed N            random seed (default 1)",
     "  --out FILE          draws as CSV (.chain,.iteration,.draw,params…, 1-based), written as",
     "                      they are made beside FILE and renamed to it when the run ends or is stopped;",

@@ -202,6 +202,8 @@ const _ANY_SAMPLE_OPTION = new Set<string>([
   "sampler",
   "workers",
   "workerScratchBytes",
+  "initialWorkers",
+  "rampSeconds",
 ]);
 
 /** The typed runners and the sampler options each takes besides the driver's. */

@@ -39,6 +39,20 @@
  * fresh ones are started. A handed-over worker that fails before it is ready
  * is replaced by a fresh one; any other worker's failure fails the run.
  *
+ * Ramp: a run may start on fewer workers than it may use
+ * (`initialWorkers`). Each new worker compiles the chain code afresh, and
+ * its first chain runs slowly meanwhile while the engine's compiler threads
+ * take a core; on a machine with few cores, two workers' first chains then
+ * slow each other down, and a short run is over sooner on one worker. So
+ * from 100 ms after the first chain is given, at every progress report and
+ * every 100 ms, the run adds one worker (a prestarted one if any is left)
+ * while chains wait for a worker and the iterations left, at the rate of
+ * those done so far, need more than `rampSeconds` (default
+ * {@link RAMP_SECONDS}); not while an added worker is still starting. The
+ * rate since the first chain, cold code included, is an underestimate, so
+ * a long run ramps early. Progress is relayed from the workers for it.
+ * `parallel.workers` is the number of workers started.
+ *
  * Cost counters: each worker counts on its own copy of the model, so
  * `model.cost` in the calling thread does not move; per-chain costs are in
  * `chains[c].cost` as in a sequential run.
@@ -80,7 +94,31 @@ export type SampleParallelOptions = SampleOptions & {
    * asks for them, so this only sets how often it must ask (see docs/parallel.md).
    */
   workerScratchBytes?: number;
+  /**
+   * Workers to start the chains on (default: `workers`, all at once). With
+   * fewer, the others are started one at a time while chains are still
+   * waiting for a worker and the run, at the rate its chains have gone so
+   * far, has more than `rampSeconds` left (see the module notes). The draws
+   * are the same either way.
+   */
+  initialWorkers?: number;
+  /**
+   * Seconds of the run left, at its rate so far, above which a run started
+   * on `initialWorkers` adds a worker (default {@link RAMP_SECONDS}; 0: as
+   * soon as the rate is first judged, Infinity: never).
+   */
+  rampSeconds?: number;
 };
+
+/**
+ * A run that starts on fewer workers than it may use (`initialWorkers`)
+ * adds one when, at the rate its chains have gone so far, it has more than
+ * this many seconds left.
+ */
+export const RAMP_SECONDS = 1.5;
+
+/** The rate is first judged this long after the run starts, and again at least this often (ms). */
+const _RAMP_CHECK_MS = 100;
 
 /** What {@link sampleParallel} returns: the driver's result and how it ran. */
 export interface ParallelSamplingResult extends SamplingResult {
@@ -161,7 +199,7 @@ export async function sampleParallel(
   // The registry imports every sampler: only when the caller did not load its own.
   const description = loaded ?? (await import("./registry.ts")).getSampler(options.sampler);
   checkSampleOptionNames(description.name, options, "sampleParallel()");
-  const { workers: wanted, workerScratchBytes, ...rest } = options;
+  const { workers: wanted, workerScratchBytes, initialWorkers, rampSeconds, ...rest } = options;
   const sequential = rest as SampleOptions;
   const chainIds = chainIdsOf(sequential);
   checkRunMemory({
@@ -172,7 +210,13 @@ export async function sampleParallel(
     dim: model.dim,
   }, "sampleParallel");
   if (wanted !== undefined) nonNegativeInteger("workers", wanted);
+  if (initialWorkers !== undefined) integerAtLeast("initialWorkers", initialWorkers, 1);
+  if (rampSeconds !== undefined && !(rampSeconds >= 0)) {
+    throw new RangeError(`rampSeconds must be ≥ 0 (Infinity: never), got ${rampSeconds}`);
+  }
+  const rampMs = (rampSeconds ?? RAMP_SECONDS) * 1000;
   const numWorkers = Math.min(wanted ?? defaultWorkers(chainIds.length), chainIds.length);
+  const firstWorkers = Math.min(initialWorkers ?? numWorkers, numWorkers);
   const inThread = (note: string | null): ParallelSamplingResult => ({
     ...sampleWith(description, model, sequential),
     parallel: { workers: 0, note },
@@ -220,7 +264,7 @@ export async function sampleParallel(
     (4 << 20) + 32 * glm.numRows + 128 * glm.dim * glm.dim;
   integerAtLeast("workerScratchBytes", scratch, 65536);
   const regions: SharedRegion[] = [];
-  for (let k = 0; k < numWorkers; k++) {
+  for (let k = 0; k < firstWorkers; k++) {
     regions.push(reserveRegion(glm.arena, scratch, { growable: true }));
   }
   /** Worker k's region (a replaced worker's successor gets a new one). */
@@ -242,22 +286,64 @@ export async function sampleParallel(
       jitter: sequential.jitter,
       recordWarmupInfo: sequential.recordWarmupInfo,
     },
-    relayProgress: sequential.onProgress !== undefined,
+    // A run that may add workers judges its rate by its chains' progress.
+    relayProgress: sequential.onProgress !== undefined || firstWorkers < numWorkers,
     relayDraws: sequential.onDraw !== undefined,
   };
   const outputs: (ChainOutput | undefined)[] = new Array(chainIds.length);
   const pool: Worker[] = [];
+  /** Workers started (the first ones, and those a ramp added). */
+  let started = firstWorkers;
+  let rampTimer: ReturnType<typeof setTimeout> | undefined;
   try {
     let next = 0;
     await new Promise<void>((resolve, reject) => {
-      let running = numWorkers, failed = false;
+      let running = firstWorkers, failed = false;
       const fail = (error: unknown) => {
         if (failed) return;
         failed = true;
         reject(error);
       };
+      // The ramp's bookkeeping: iterations done per chain (by index), their
+      // sum, when the first chain was given, workers started and not yet ready.
+      const position = new Map(chainIds.map((c, i) => [c, i]));
+      const doneIterations = new Float64Array(chainIds.length);
+      const totalIterations = chainIds.length * (numWarmup + numSamples);
+      let doneSum = 0, firstGiven = -1, notReady = 0;
+      const noteProgress = (chain: number, iteration: number) => {
+        const i = position.get(chain);
+        if (i === undefined || !(iteration > doneIterations[i])) return;
+        doneSum += iteration - doneIterations[i];
+        doneIterations[i] = iteration;
+      };
+      /**
+       * One more worker when chains wait for one and the run, at its rate so
+       * far (iterations per ms since the first chain was given), has more
+       * than rampMs left; not while an added worker is still starting.
+       */
+      const rampCheck = () => {
+        if (failed || started >= numWorkers || next >= chainIds.length || notReady > 0) return;
+        if (firstGiven < 0) return;
+        const elapsed = performance.now() - firstGiven;
+        if (elapsed < _RAMP_CHECK_MS) return;
+        const rate = doneSum / elapsed;
+        if (rate > 0 && (totalIterations - doneSum) / rate <= rampMs) return;
+        const k = started++;
+        running++;
+        const region = reserveRegion(glm.arena, scratch, { growable: true });
+        regions.push(region);
+        regionOf[k] = region;
+        take(k);
+      };
+      const rampTick = () => {
+        rampCheck();
+        if (!failed && started < numWorkers && next < chainIds.length) {
+          rampTimer = setTimeout(rampTick, _RAMP_CHECK_MS);
+        }
+      };
       const start = (k: number, worker: Worker, adopted: boolean) => {
         pool[k] = worker;
+        notReady++;
         let current = -1, ready = false;
         // An adopted worker (another role's, handed over) that fails before it
         // is ready is replaced by a fresh chain worker, in a fresh region.
@@ -269,6 +355,7 @@ export async function sampleParallel(
           const region = reserveRegion(glm.arena, scratch, { growable: true });
           regions.push(region);
           regionOf[k] = region;
+          notReady--; // the one it replaces will not be
           start(k, _spawn(), false);
           return true;
         };
@@ -279,6 +366,10 @@ export async function sampleParallel(
             return;
           }
           current = next++;
+          if (firstGiven < 0) {
+            firstGiven = performance.now();
+            if (started < numWorkers) rampTimer = setTimeout(rampTick, _RAMP_CHECK_MS);
+          }
           const msg: WorkerChain = {
             type: "chain",
             chainId: chainIds[current],
@@ -291,6 +382,7 @@ export async function sampleParallel(
           switch (reply.type) {
             case "ready":
               ready = true;
+              notReady--;
               give();
               break;
             case "grow":
@@ -298,9 +390,13 @@ export async function sampleParallel(
               break;
             case "chain":
               outputs[current] = reply.output;
+              // Done, whether it ran to its end or stopped early.
+              noteProgress(chainIds[current], numWarmup + numSamples);
               give();
               break;
             case "progress":
+              noteProgress(reply.chain, reply.iteration);
+              rampCheck();
               sequential.onProgress?.(reply.chain, reply.iteration, reply.total);
               break;
             case "draws": {
@@ -330,7 +426,8 @@ export async function sampleParallel(
         };
         worker.postMessage({ ...init, region: regionOf[k] });
       };
-      for (let k = 0; k < numWorkers; k++) {
+      /** Worker k: a prestarted or handed-over one if any is left, else a fresh one. */
+      function take(k: number): void {
         let taken = _prestarted.pop();
         if (taken?.failed) {
           taken.worker.terminate(); // it failed since it was handed over
@@ -338,8 +435,10 @@ export async function sampleParallel(
         }
         start(k, taken?.worker ?? _spawn(), taken?.adopted === true);
       }
+      for (let k = 0; k < firstWorkers; k++) take(k);
     });
   } finally {
+    clearTimeout(rampTimer);
     if (_held !== null) _held.push(...pool);
     else for (const w of pool) w.terminate();
     for (const r of regions) releaseRegion(glm.arena, r);
@@ -355,7 +454,7 @@ export async function sampleParallel(
     numDraws: Math.ceil(numSamples / thin),
     draws: chains.map((c) => c.draws),
     chains,
-    parallel: { workers: numWorkers, note: null },
+    parallel: { workers: started, note: null },
   };
 }
 

@@ -78,7 +78,10 @@ export function sampleWith(
   const driver: Record<string, unknown> = {};
   const own: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
-    if (key === "sampler" || key === "workers" || key === "workerScratchBytes") continue;
+    if (
+      key === "sampler" || key === "workers" || key === "workerScratchBytes" ||
+      key === "initialWorkers" || key === "rampSeconds"
+    ) continue;
     if ((DRIVER_KEYS as readonly string[]).includes(key)) driver[key] = value;
     else own[key] = value;
   }

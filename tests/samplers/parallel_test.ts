@@ -117,6 +117,55 @@ Deno.test("prestartChainWorkers(): a run on workers started before it gives the 
   }
 });
 
+Deno.test("sampleParallel() started on one worker adds the second while chains wait (rampSeconds 0) or never (Infinity); the draws are the sequential run's", async (t) => {
+  const model = _model(true);
+  // Each chain runs well past the first judgement of the rate (100 ms after
+  // the first chain starts), so chains still wait for a worker then.
+  const base = { sampler: "hmc", seed: 21, numWarmup: 300, numSamples: 300, numChains: 8 };
+  const sequential = sample(model, base);
+  await t.step("rampSeconds 0: the second worker is added", async () => {
+    const progress: number[] = [];
+    const par = await sampleParallel(model, {
+      ...base,
+      workers: 2,
+      initialWorkers: 1,
+      rampSeconds: 0,
+      onProgress: (c: number, it: number) => it === 600 && progress.push(c),
+    });
+    assert.equal(par.parallel.workers, 2);
+    assert.deepEqual(par.draws, sequential.draws);
+    assert.deepEqual(
+      progress.sort(),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+      "every chain's last iteration reported once",
+    );
+  });
+  await t.step("rampSeconds Infinity: one worker runs every chain", async () => {
+    const par = await sampleParallel(model, {
+      ...base,
+      workers: 2,
+      initialWorkers: 1,
+      rampSeconds: Infinity,
+    });
+    assert.equal(par.parallel.workers, 1);
+    assert.deepEqual(par.draws, sequential.draws);
+  });
+  await t.step("bad values are refused, naming the option", async () => {
+    for (const initialWorkers of [0, 1.5, -1]) {
+      await assert.rejects(
+        sampleParallel(model, { ...base, workers: 2, initialWorkers }),
+        new RegExp(`initialWorkers.*${initialWorkers}`),
+      );
+    }
+    for (const rampSeconds of [-1, NaN]) {
+      await assert.rejects(
+        sampleParallel(model, { ...base, workers: 2, initialWorkers: 1, rampSeconds }),
+        new RegExp(`rampSeconds must be ≥ 0 .*got ${rampSeconds}`),
+      );
+    }
+  });
+});
+
 Deno.test("holdChainWorkers(): a finished run's workers are left to the caller, the draws unchanged", async () => {
   const model = _model(true);
   const base = { sampler: "hmc", seed: 9, numWarmup: 30, numSamples: 30, numChains: 3 };
