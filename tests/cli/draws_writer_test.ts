@@ -74,3 +74,29 @@ Deno.test("DrawsFileWriter: rows flushed in several blocks are regrouped across 
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("DrawsFileWriter: names beyond ASCII and rows of every length over several writes are the file's bytes", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const path = `${dir}/d.csv`;
+    const w = DrawsFileWriter.open(path, {
+      // The header holds more bytes than a byte per character and an eighth.
+      parameterNames: ["σ_α", "b,c", "θθθθθθθθθθθθθθθθθθθθ"],
+      extraNames: ["sign"],
+      drawsPerChain: 700,
+    });
+    const expected = ['.chain,.iteration,.draw,σ_α,"b,c",θθθθθθθθθθθθθθθθθθθθ,sign'];
+    // Rows that grow and shrink, so a later write needs more bytes than an
+    // earlier one and less than another (700 rows: several writes).
+    for (let i = 0; i < 700; i++) {
+      const v = [i % 7 === 0 ? 1e-300 * (i + 1) : i / 3, -i, (i % 13) * 1e10];
+      w.write(0, i, v, [i % 2 ? 1 : -1]);
+      expected.push([1, i + 1, i + 1, ...v, i % 2 ? 1 : -1].join(","));
+    }
+    w.commit();
+    assert.equal(w.rowsOnDisk, 700);
+    assert.equal(Deno.readTextFileSync(path), expected.join("\n") + "\n");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
