@@ -177,7 +177,7 @@ export class DrawsFileWriter {
   }
 
   /**
-   * Queue one draw (written whole at the next flush, every 1000 rows, on a
+   * Queue one draw (written whole at the next flush, every 250 rows, on a
    * stop and on commit). After a failed write or once the file is committed
    * or discarded, rows are dropped.
    *
