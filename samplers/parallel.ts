@@ -217,6 +217,7 @@ export async function sampleParallel(
   const rampMs = (rampSeconds ?? RAMP_SECONDS) * 1000;
   const numWorkers = Math.min(wanted ?? defaultWorkers(chainIds.length), chainIds.length);
   const firstWorkers = Math.min(initialWorkers ?? numWorkers, numWorkers);
+  const mayRamp = firstWorkers < numWorkers && rampMs < Infinity;
   const inThread = (note: string | null): ParallelSamplingResult => ({
     ...sampleWith(description, model, sequential),
     parallel: { workers: 0, note },
@@ -287,7 +288,7 @@ export async function sampleParallel(
       recordWarmupInfo: sequential.recordWarmupInfo,
     },
     // A run that may add workers judges its rate by its chains' progress.
-    relayProgress: sequential.onProgress !== undefined || firstWorkers < numWorkers,
+    relayProgress: sequential.onProgress !== undefined || mayRamp,
     relayDraws: sequential.onDraw !== undefined,
   };
   const outputs: (ChainOutput | undefined)[] = new Array(chainIds.length);
@@ -309,7 +310,7 @@ export async function sampleParallel(
       const position = new Map(chainIds.map((c, i) => [c, i]));
       const doneIterations = new Float64Array(chainIds.length);
       const totalIterations = chainIds.length * (numWarmup + numSamples);
-      let doneSum = 0, firstGiven = -1, notReady = 0;
+      let doneSum = 0, firstGiven = -1, notReady = 0, rampStopped = false;
       const noteProgress = (chain: number, iteration: number) => {
         const i = position.get(chain);
         if (i === undefined || !(iteration > doneIterations[i])) return;
@@ -322,22 +323,32 @@ export async function sampleParallel(
        * than rampMs left; not while an added worker is still starting.
        */
       const rampCheck = () => {
-        if (failed || started >= numWorkers || next >= chainIds.length || notReady > 0) return;
-        if (firstGiven < 0) return;
+        if (!mayRamp || rampStopped || failed || started >= numWorkers) return;
+        if (next >= chainIds.length) return;
+        if (notReady > 0 || firstGiven < 0) return;
         const elapsed = performance.now() - firstGiven;
         if (elapsed < _RAMP_CHECK_MS) return;
         const rate = doneSum / elapsed;
         if (rate > 0 && (totalIterations - doneSum) / rate <= rampMs) return;
-        const k = started++;
-        running++;
+        const k = started;
         const region = reserveRegion(glm.arena, scratch, { growable: true });
+        regionOf[k] = region; // the worker's init carries it
+        try {
+          take(k);
+        } catch {
+          // No more workers start here: the run goes on with those it has.
+          releaseRegion(glm.arena, region);
+          regionOf.length = k;
+          rampStopped = true;
+          return;
+        }
         regions.push(region);
-        regionOf[k] = region;
-        take(k);
+        started++;
+        running++;
       };
       const rampTick = () => {
         rampCheck();
-        if (!failed && started < numWorkers && next < chainIds.length) {
+        if (!failed && !rampStopped && started < numWorkers && next < chainIds.length) {
           rampTimer = setTimeout(rampTick, _RAMP_CHECK_MS);
         }
       };
@@ -368,7 +379,7 @@ export async function sampleParallel(
           current = next++;
           if (firstGiven < 0) {
             firstGiven = performance.now();
-            if (started < numWorkers) rampTimer = setTimeout(rampTick, _RAMP_CHECK_MS);
+            if (mayRamp) rampTimer = setTimeout(rampTick, _RAMP_CHECK_MS);
           }
           const msg: WorkerChain = {
             type: "chain",
