@@ -195,15 +195,24 @@ for (const v of ["between", "within", "symmetric"]) {
   _BY_SAMPLER[`naive-${v}-mh`] = _NAIVE;
 }
 
+/**
+ * The worker pool's options (`sampleParallel`'s, samplers/parallel.ts):
+ * accepted by `sample()` too, which runs in the calling thread and passes
+ * them to neither the driver nor the sampler.
+ */
+export const WORKER_POOL_OPTION_NAMES: readonly string[] = [
+  "workers",
+  "workerScratchBytes",
+  "initialWorkers",
+  "rampSeconds",
+];
+
 /** Every key `sample()` reads for some built-in sampler. */
 const _ANY_SAMPLE_OPTION = new Set<string>([
   ...RUN_OPTION_NAMES,
   ...Object.values(_BY_SAMPLER).flat(),
   "sampler",
-  "workers",
-  "workerScratchBytes",
-  "initialWorkers",
-  "rampSeconds",
+  ...WORKER_POOL_OPTION_NAMES,
 ]);
 
 /** The typed runners and the sampler options each takes besides the driver's. */

@@ -13,7 +13,11 @@
  */
 import { isDataModel, type Model } from "../models/model.ts";
 import { type RunOptions, sampleChains, type SamplingResult } from "./driver.ts";
-import { checkSampleOptionNames, RUN_OPTION_NAMES } from "./option_names.ts";
+import {
+  checkSampleOptionNames,
+  RUN_OPTION_NAMES,
+  WORKER_POOL_OPTION_NAMES,
+} from "./option_names.ts";
 import { assertProperPosterior } from "./proper_posterior.ts";
 import type { SamplerDescription } from "./sampler.ts";
 
@@ -78,10 +82,7 @@ export function sampleWith(
   const driver: Record<string, unknown> = {};
   const own: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
-    if (
-      key === "sampler" || key === "workers" || key === "workerScratchBytes" ||
-      key === "initialWorkers" || key === "rampSeconds"
-    ) continue;
+    if (key === "sampler" || WORKER_POOL_OPTION_NAMES.includes(key)) continue;
     if ((DRIVER_KEYS as readonly string[]).includes(key)) driver[key] = value;
     else own[key] = value;
   }
