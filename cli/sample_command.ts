@@ -192,7 +192,8 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   const numWarmup = intFlag(values.warmup, { flag: "warmup", default: 1000, min: 0 });
   const numChains = intFlag(values.chains, { flag: "chains", default: 4, min: 1, max: 10_000 });
   // One worker per core, capped by the number of chains; a single chain stays in this thread.
-  const perCore = Math.min(navigator.hardwareConcurrency ?? 1, numChains);
+  const cores = navigator.hardwareConcurrency ?? 1;
+  const perCore = Math.min(cores, numChains);
   let numWorkers = intFlag(values.workers, {
     flag: "workers",
     default: perCore > 1 ? perCore : 0,
@@ -366,7 +367,6 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   // done (one isolate, its start-up, module loading and compiled code serve
   // both); fresh ones, prestarted now, make up the rest of the first ones and
   // load their modules while this thread builds the sampler.
-  const cores = navigator.hardwareConcurrency ?? 1;
   const firstChainWorkers = Math.max(1, Math.min(numWorkers, numChains, cores - 1));
   const handedOver = centringPasses !== null ? Math.min(numWorkers - 1, firstChainWorkers) : 0;
   if (numWorkers > 0) {
