@@ -321,13 +321,14 @@ export interface SubsetAhead {
  *
  * @param threads The sums over listed rows (a `ThreadedGlmModel`).
  * @param rng Generator for the subset.
- * @param options θ and the fraction f.
+ * @param options θ, the fraction f, and the subset if it was begun ahead
+ *   ({@link beginThreadedSubset} with the same `threads`, `rng` and f).
  * @returns The estimate and ñ.
  */
 export function threadedSubsetHessian(
   threads: ListedRowsSums,
   rng: Rng,
-  options: { theta: Float64Array; fraction: number },
+  options: { theta: Float64Array; fraction: number; ahead?: SubsetAhead | null },
 ): { hessian: Float64Array; numSubsetRows: number } {
   const d = threads.dim, hessian = new Float64Array(d * d);
   return { hessian, numSubsetRows: _threadedSubsetSum(threads, rng, options, { hessian }) };

@@ -150,13 +150,23 @@ export function centringHessian(
     theta: Float64Array;
     o: Pick<ResolvedHmcEcsOptions, "hessianFraction">;
     threads?: ListedRowsSums;
+    ahead?: SubsetAhead | null;
   },
 ): RecenterOptions {
-  if (options.o.hessianFraction >= 1) return {};
-  const r = _subsampleHessian(support, rng, {
-    theta: options.theta,
-    fraction: hessianSampleFraction(support.model, options.o.hessianFraction),
-  }, options.threads);
+  if (options.o.hessianFraction >= 1) {
+    options.ahead?.finish(null);
+    return {};
+  }
+  const r = _subsampleHessian(
+    support,
+    rng,
+    {
+      theta: options.theta,
+      fraction: hessianSampleFraction(support.model, options.o.hessianFraction),
+    },
+    options.threads,
+    options.ahead ?? null,
+  );
   return { hessian: r.hessian };
 }
 
@@ -169,10 +179,13 @@ function _subsampleHessian(
   rng: Rng,
   options: { theta: Float64Array; fraction: number },
   threads: ListedRowsSums | undefined,
+  ahead: SubsetAhead | null = null,
 ): { hessian: Float64Array; numSubsetRows: number } {
-  return threads !== undefined
-    ? threadedSubsetHessian(threads, rng, options)
-    : subsampleHessian(support, rng, options);
+  if (threads === undefined) {
+    ahead?.finish(null);
+    return subsampleHessian(support, rng, options);
+  }
+  return threadedSubsetHessian(threads, rng, { ...options, ahead });
 }
 
 /**
@@ -188,8 +201,12 @@ function _subsampleHessian(
  * @param proxy The chain's control variates (re-centred in place).
  * @param support What the model can do.
  * @param rng Generator for the subset fits and subsample Hessians.
- * @param o `maxNewtonSteps`, `recenterTolerance`, `hessianFraction`, and the
- *   rows behind the proxy's current B when it is a subsample estimate.
+ * @param o `maxNewtonSteps`, `recenterTolerance`, `hessianFraction`, the
+ *   rows behind the proxy's current B when it is a subsample estimate, the
+ *   `threads` for the passes and B̂, and `ahead`: the first step's B̂ subset
+ *   if it was begun on a thread ({@link beginThreadedSubset} with `threads`,
+ *   `rng` and {@link hessianSampleFraction}; the same rows, drawn while the
+ *   caller worked).
  * @returns The number of re-centring passes made.
  */
 export function newtonToMap(
@@ -199,7 +216,33 @@ export function newtonToMap(
   o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
     hessianRows?: number;
     threads?: ListedRowsSums;
+    ahead?: SubsetAhead | null;
   },
+): number {
+  // The first step's B̂ subset if it was begun ahead (beginThreadedSubset
+  // with `threads`, `rng` and hessianSampleFraction): taken by that B̂, or
+  // dropped before any other draw and on the way out (rng then unmoved).
+  let ahead = o.ahead ?? null;
+  try {
+    return _newtonToMap(proxy, support, rng, o, () => {
+      const a = ahead;
+      ahead = null;
+      return a;
+    });
+  } finally {
+    (ahead as SubsetAhead | null)?.finish(null);
+  }
+}
+
+function _newtonToMap(
+  proxy: ControlVariateProxy,
+  support: SubsamplingSupport,
+  rng: Rng,
+  o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
+    hessianRows?: number;
+    threads?: ListedRowsSums;
+  },
+  takeAhead: () => SubsetAhead | null,
 ): number {
   const model = support.model;
   // Rows behind the current B (n when exact).
@@ -226,6 +269,7 @@ export function newtonToMap(
       // lands ≈ q·2d/ñ sd² per dimension from the MAP: below the tolerance
       // only with ñ ≥ 2dq/tol rows — draw that many here (doubled for margin).
       const rows = Math.min(proxy.numRows, Math.ceil((4 * dec) / tol));
+      takeAhead()?.finish(null);
       const r = _subsampleHessian(support, rng, {
         theta: proxy.thetaStar,
         fraction: rows / proxy.numRows,
@@ -238,6 +282,7 @@ export function newtonToMap(
     if (dec / d > 25 && fraction < 0.5 && o.hessianFraction >= 1) {
       // A small subset's θ*: full-data Newton overshoots where fitted
       // probabilities are ≈ 0 or 1, so take a 10× larger subset's MAP first.
+      takeAhead()?.finish(null);
       const fit = subsetFit(support, rng, {
         fraction,
         initialPosition: proxy.thetaStar,
@@ -257,7 +302,12 @@ export function newtonToMap(
       try {
         proxy.recenter(
           cand,
-          centringHessian(support, rng, { theta: cand, o, threads: o.threads }),
+          centringHessian(support, rng, {
+            theta: cand,
+            o,
+            threads: o.threads,
+            ahead: takeAhead(),
+          }),
         );
         outside = false;
       } catch (e) {
@@ -279,6 +329,7 @@ export function newtonToMap(
     }
     if (outside) {
       // Every shorter step left the domain too: back to θ* and stop.
+      takeAhead()?.finish(null);
       proxy.recenter(from, centringHessian(support, rng, { theta: from, o, threads: o.threads }));
       passes++;
       break;
@@ -418,18 +469,30 @@ export interface InitialCentring {
  *
  * @param support What the model can do.
  * @param rng The chain's generator.
- * @param options The resolved options and the chain's initial position.
+ * @param options The resolved options and the chain's initial position;
+ *   `threads` for the passes and subset sums; `toMap` to go to the MAP by
+ *   Newton passes at every n (no quasi-Newton refinement on a subset, never
+ *   a θ* kept off the MAP: what a centring shared by several chains wants,
+ *   see ./shared_centring.ts).
  * @returns The proxy (owned by the caller), θ*, the precision and the pilot scale.
  */
 export function initialCentring(
   support: SubsamplingSupport,
   rng: Rng,
-  options: { o: ResolvedHmcEcsOptions; position: Float64Array; threads?: ListedRowsSums },
+  options: {
+    o: ResolvedHmcEcsOptions;
+    position: Float64Array;
+    threads?: ListedRowsSums;
+    toMap?: boolean;
+  },
 ): InitialCentring {
   const model = support.model;
   const { o, position, threads } = options;
+  const toMap = options.toMap === true;
   let thetaStar: Float64Array, precision: Float64Array | null = null, scale = 1;
   let hessian: RecenterOptions = {}, fitRows = 0;
+  // The first Newton step's B̂ subset, begun on a pass thread (toMap).
+  let newtonAhead: SubsetAhead | null = null;
   if (o.centring !== undefined) {
     // Centred elsewhere: θ* and S, A, B as given, no pass; Newton steps only if asked.
     // A θ* kept off the MAP carries the distance its B was sized for, as
@@ -463,7 +526,7 @@ export function initialCentring(
     // iterations once they move it by less than ~1 subset sd per dimension.
     const quick = o.hessianFraction < 1 && o.maxNewtonSteps > 0;
     const tolerance = quick ? 0.5 * model.dim : undefined;
-    const rows = support.rows, f = quick ? refineFraction(model) : null;
+    const rows = support.rows, f = quick && !toMap ? refineFraction(model) : null;
     // Whether the refinement below will draw its f-subset: the subset fit's
     // size is known before it runs.
     const refines = (fitSize: number) =>
@@ -473,16 +536,28 @@ export function initialCentring(
     // generator's state is handed over once the fit has drawn its subset
     // (nothing else draws until the refinement), so the indices and the
     // generator's later numbers are the same.
+    // Going to the MAP instead (toMap), the next draw after the fit's is the
+    // first Newton step's B̂ subset: that one is drawn there.
     let ahead: SubsetAhead | null = null;
     const fitSize = resolveSubsetMapOptions(model.numRows, { fraction: o.subsetFraction }).sub;
-    const drawAhead = threads !== undefined && f !== null && refines(fitSize)
+    const drawAhead = threads === undefined ? undefined : f !== null && refines(fitSize)
       ? () => {
         ahead = beginThreadedSubset(threads, rng, f);
+      }
+      : toMap && o.hessianFraction < 1 && o.maxNewtonSteps > 0
+      ? () => {
+        newtonAhead = beginThreadedSubset(
+          threads,
+          rng,
+          hessianSampleFraction(model, o.hessianFraction),
+        );
       }
       : undefined;
     const dropAhead = () => {
       (ahead as SubsetAhead | null)?.finish(null);
       ahead = null;
+      (newtonAhead as SubsetAhead | null)?.finish(null);
+      newtonAhead = null;
     };
     const fitFrom = (from: Float64Array) => {
       let start = from;
@@ -543,7 +618,10 @@ export function initialCentring(
       } catch {
         // not positive definite: keep the subset MAP
       }
-    } else dropAhead();
+    } else {
+      (ahead as SubsetAhead | null)?.finish(null);
+      ahead = null;
+    }
     if (o.hessianFraction < 1) {
       // The subset fit's Hessian at θ* is already a subsample estimate of B.
       const priorHess = new Float64Array(precision.length);
@@ -551,11 +629,17 @@ export function initialCentring(
       hessian = { hessian: precision.map((v, i) => -v - priorHess[i]) };
     }
   }
-  const proxy = createProxy(support, thetaStar, o.controlVariateOrder, hessian);
+  let proxy: ControlVariateProxy;
+  try {
+    proxy = createProxy(support, thetaStar, o.controlVariateOrder, hessian);
+  } catch (e) {
+    (newtonAhead as SubsetAhead | null)?.finish(null);
+    throw e;
+  }
   let numNewtonSteps = 0, toleratedDistance = 0;
   try {
-    const stay = o.hessianFraction < 1 && o.maxNewtonSteps > 0 && o.recenterTolerance > 0 &&
-        o.thetaStar === undefined
+    const stay = !toMap && o.hessianFraction < 1 && o.maxNewtonSteps > 0 &&
+        o.recenterTolerance > 0 && o.thetaStar === undefined
       ? stayAtCenter(proxy, support, rng, hessian.hessian !== undefined ? fitRows : 0, threads)
       : null;
     if (stay !== null) {
@@ -566,10 +650,13 @@ export function initialCentring(
       precision = precisionAtCenter(proxy, model);
       scale = Math.sqrt(1 + stay);
     } else if (o.maxNewtonSteps > 0) {
+      const first = newtonAhead;
+      newtonAhead = null; // newtonToMap's now
       numNewtonSteps = newtonToMap(proxy, support, rng, {
         ...o,
         hessianRows: hessian.hessian !== undefined && fitRows > 0 ? fitRows : undefined,
         threads,
+        ahead: first,
       });
       thetaStar = Float64Array.from(proxy.thetaStar);
       precision = null; // the full-data Hessian at the new θ*, below
@@ -581,6 +668,8 @@ export function initialCentring(
   } catch (e) {
     proxy.dispose();
     throw e;
+  } finally {
+    (newtonAhead as SubsetAhead | null)?.finish(null); // no Newton step took it
   }
   return {
     proxy,
