@@ -188,6 +188,16 @@ function _subsampleHessian(
   return threadedSubsetHessian(threads, rng, { ...options, ahead });
 }
 
+/** The options {@link newtonToMap} reads besides the first step's B̂ subset. */
+export type NewtonToMapOptions =
+  & Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction">
+  & {
+    /** Rows behind the proxy's current B when it is a subsample estimate. */
+    hessianRows?: number;
+    /** Threads for the passes and B̂. */
+    threads?: ListedRowsSums;
+  };
+
 /**
  * Damped Newton on log π from the proxy's centre: each step solves P s = g
  * with g = A + ∇log p(θ*), P from the current centring, and re-centres at
@@ -213,11 +223,7 @@ export function newtonToMap(
   proxy: ControlVariateProxy,
   support: SubsamplingSupport,
   rng: Rng,
-  o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
-    hessianRows?: number;
-    threads?: ListedRowsSums;
-    ahead?: SubsetAhead | null;
-  },
+  o: NewtonToMapOptions & { ahead?: SubsetAhead | null },
 ): number {
   // The first step's B̂ subset if it was begun ahead (beginThreadedSubset
   // with `threads`, `rng` and hessianSampleFraction): taken by that B̂, or
@@ -238,10 +244,7 @@ function _newtonToMap(
   proxy: ControlVariateProxy,
   support: SubsamplingSupport,
   rng: Rng,
-  o: Pick<ResolvedHmcEcsOptions, "maxNewtonSteps" | "recenterTolerance" | "hessianFraction"> & {
-    hessianRows?: number;
-    threads?: ListedRowsSums;
-  },
+  o: NewtonToMapOptions,
   takeAhead: () => SubsetAhead | null,
 ): number {
   const model = support.model;
