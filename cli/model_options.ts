@@ -21,7 +21,7 @@
 import type { Arena } from "../core/arena.ts";
 import { loadCore } from "../core/load.ts";
 import { type LoadCsvOptions, loadCsvToArena } from "../data/csv.ts";
-import type { GlmData } from "../data/dataset.ts";
+import { DataTooLargeError, type GlmData } from "../data/dataset.ts";
 import { columnMoments, type FormulaData } from "../data/design.ts";
 import { loadCsvWithFormula } from "../data/formula_csv.ts";
 import type { GlmFamily, GlmModel } from "../models/glm.ts";
@@ -406,7 +406,7 @@ export async function drawsDataModel(
     built = await modelFromFlags(loadCore(), dataPath, values, { ...options, storage: "f64" });
   } catch (e) {
     if (e instanceof CliUsageError) throw e;
-    const msg = (e as Error).message;
+    const msg = (e as Error).message + dataTooLargeHint(e, false);
     throw new CliUsageError(
       msg.includes(dataPath) ? `--data: ${msg}` : `--data ${dataPath}: ${msg}`,
     );
@@ -414,4 +414,23 @@ export async function drawsDataModel(
   for (const note of built.notes) console.error(`tallmc: note: ${note}`);
   for (const w of built.warnings) console.error(`tallmc: warning: --data: ${w}`);
   return built.model;
+}
+
+/**
+ * What a user can do when `--data` does not fit in memory: the text to add to
+ * a {@link DataTooLargeError}'s message ("" for any other error).
+ *
+ * @param e The error the loader threw.
+ * @param f32 Whether `--f32` was given.
+ * @returns "; …" or "".
+ */
+export function dataTooLargeHint(e: unknown, f32: boolean): string {
+  if (!(e instanceof DataTooLargeError)) return "";
+  const asF32 = e.numRows * (e.numCols * 4 + 8);
+  return (!f32 && e.storage === "f64" && asF32 <= e.available
+    ? "; --f32 stores X in half the memory and fits"
+    : "") +
+    "; rows beyond one memory can stay in a database table instead: --sampler hmc-ecs with " +
+    "--data duckdb:FILE.duckdb?table=T&key=COL (or postgres://… or clickhouse://…, see --help) " +
+    "fetches them by key";
 }

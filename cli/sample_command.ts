@@ -55,6 +55,7 @@ import { initFromFlag, printVerdict, RUN_CHECK_FLAGS } from "./verdict_print.ts"
 import { ChainProgress } from "./progress.ts";
 import {
   checkModelFlags,
+  dataTooLargeHint,
   FAMILY_OPTION_FLAGS,
   familyFromFlags,
   GLM_DATA_FLAGS,
@@ -299,7 +300,8 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
       model = built.model;
     } catch (e) {
       if (e instanceof CliUsageError) throw e;
-      const msg = _userMessage((e as Error).message, null).replaceAll(dataPath, dataLabel);
+      const msg = _userMessage((e as Error).message, null).replaceAll(dataPath, dataLabel) +
+        dataTooLargeHint(e, values.f32 === true);
       throw new CliUsageError(
         msg.includes(dataLabel) ? `--data: ${msg}` : `--data ${dataLabel}: ${msg}`,
       );

@@ -107,7 +107,7 @@
  * @module
  */
 import type { Arena } from "../core/arena.ts";
-import type { GlmData, Storage } from "./dataset.ts";
+import { checkRowsFit, type GlmData, type Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
 import { countBreaksWasm, readCsvWasm, readCsvWasmAsync } from "./_csv_wasm.ts";
 import {
@@ -1075,7 +1075,15 @@ export async function loadCsvToArena(
       options,
       where,
       (numCols) => {
-        if (xPtr === 0) allocate(maxRecords, numCols); // else: allocated for the guess, large enough
+        if (xPtr === 0) {
+          // The line breaks bound the records: refuse what cannot fit before allocating.
+          checkRowsFit(
+            arena,
+            { numRows: maxRecords, numCols, storage, approximate: true },
+            where,
+          );
+          allocate(maxRecords, numCols);
+        } // else: allocated for the guess, large enough
         return (xs, ys, rowStart, m) => {
           if (rowStart + m > maxRecords) {
             throw new Error(`${where}internal error: more rows than the ${maxRecords} counted`);

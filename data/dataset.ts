@@ -215,3 +215,106 @@ export function freeGlmData(data: GlmData): void {
 export function bytesPerCell(storage: Storage): number {
   return storage === "f64" ? 8 : 4;
 }
+
+/**
+ * The error of a table whose X and y cannot be held in the memory of one
+ * arena (a wasm32 memory holds at most 4 GiB): raised by the loaders before
+ * they allocate, with the sizes, so that a caller can say what to do instead.
+ */
+export class DataTooLargeError extends RangeError {
+  /** Rows (an upper bound when `approximate`). */
+  readonly numRows: number;
+  /** Columns of X. */
+  readonly numCols: number;
+  /** X's storage. */
+  readonly storage: Storage;
+  /** Bytes X and y need. */
+  readonly bytes: number;
+  /** Bytes the arena has left. */
+  readonly available: number;
+  /** Whether `numRows` is an upper bound (a CSV file's line breaks). */
+  readonly approximate: boolean;
+  /**
+   * The error for these sizes, its message naming them.
+   *
+   * @param where The message's prefix (the file), e.g. "data.csv: ".
+   * @param sizes The rows, columns, storage, the bytes needed and available, and
+   *   whether the rows are an upper bound.
+   */
+  constructor(
+    where: string,
+    sizes: {
+      numRows: number;
+      numCols: number;
+      storage: Storage;
+      bytes: number;
+      available: number;
+      approximate: boolean;
+    },
+  ) {
+    const { numRows, numCols, storage, bytes, available, approximate } = sizes;
+    const gb = (b: number) =>
+      b >= 1e10
+        ? `${(b / 1e9).toFixed(1)} GB`
+        : b >= 1e9
+        ? `${(b / 1e9).toFixed(2)} GB`
+        : `${(b / 1e6).toFixed(1)} MB`;
+    const xBytes = numRows * numCols * bytesPerCell(storage);
+    super(
+      `${where}${approximate ? "up to " : ""}${numRows} rows × ${numCols} columns need ${
+        gb(bytes)
+      } in memory (X as ${storage} ${gb(xBytes)}, y ${gb(bytes - xBytes)}), more than the ${
+        gb(available)
+      } left of the 4 GiB one WebAssembly memory holds` +
+        (storage === "f64" ? ` (X as f32: ${gb(xBytes / 2)})` : ""),
+    );
+    this.name = "DataTooLargeError";
+    this.numRows = numRows;
+    this.numCols = numCols;
+    this.storage = storage;
+    this.bytes = bytes;
+    this.available = available;
+    this.approximate = approximate;
+  }
+}
+
+/**
+ * Throw a {@link DataTooLargeError} unless X (`numRows` × `numCols` in
+ * `storage`) and y (f64) fit in what `arena` has left.
+ *
+ * @param arena The arena the loader is about to allocate in (its capacity and bytes in use).
+ * @param sizes Rows (an upper bound if `approximate`), columns and storage.
+ * @param where The message's prefix, e.g. "data.csv: ".
+ * @returns Nothing.
+ * @throws {DataTooLargeError} If they do not fit.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkRowsFit, DataTooLargeError } from "./dataset.ts";
+ * const arena = { capacity: 2 ** 32, bytesInUse: 0 };
+ * checkRowsFit(arena, { numRows: 1e7, numCols: 30, storage: "f32" }, "x.csv: ");
+ * assert.throws(
+ *   () => checkRowsFit(arena, { numRows: 1e8, numCols: 30, storage: "f32" }, "x.csv: "),
+ *   DataTooLargeError,
+ * );
+ * ```
+ */
+export function checkRowsFit(
+  arena: Pick<Arena, "capacity" | "bytesInUse">,
+  sizes: { numRows: number; numCols: number; storage: Storage; approximate?: boolean },
+  where: string,
+): void {
+  const { numRows, numCols, storage } = sizes;
+  const bytes = numRows * numCols * bytesPerCell(storage) + numRows * 8;
+  const available = Math.max(0, arena.capacity - arena.bytesInUse);
+  if (bytes > available) {
+    throw new DataTooLargeError(where, {
+      numRows,
+      numCols,
+      storage,
+      bytes,
+      available,
+      approximate: sizes.approximate === true,
+    });
+  }
+}

@@ -72,7 +72,7 @@ import {
   parquetThreadSizes,
   prefaultRows,
 } from "./parquet_decode.ts";
-import type { GlmData, Storage } from "./dataset.ts";
+import { checkRowsFit, type GlmData, type Storage } from "./dataset.ts";
 import { parquetFastGroup, type ParquetGroupPart, parquetGroupSpec } from "./parquet_group.ts";
 import {
   ParquetChunkBuilder,
@@ -353,6 +353,17 @@ export async function loadParquet(
     );
   }
   const width = storage === "f64" ? 8 : 4;
+  try {
+    checkRowsFit(
+      arena,
+      { numRows, numCols, storage },
+      `${source instanceof Uint8Array ? "Parquet bytes" : String(source)}: `,
+    );
+  } catch (e) {
+    early?.terminate();
+    o.close();
+    throw e;
+  }
   let xPtr = 0, yPtr = 0, counter = 0, onesPtr = 0;
   let transposer: ParquetTransposer | null = null;
   let decoder: ParquetArenaDecoder | null = null;

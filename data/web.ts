@@ -18,6 +18,8 @@ export type { Arena } from "../core/arena.ts";
 export type { CoreBackend } from "../core/load.ts";
 export {
   bytesPerCell,
+  checkRowsFit,
+  DataTooLargeError,
   freeGlmData,
   type GlmData,
   glmDataFromArrays,
