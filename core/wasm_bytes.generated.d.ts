@@ -2,8 +2,8 @@
 // simd and relaxed). DO NOT EDIT: change the AssemblyScript sources and rebuild;
 // CI runs `deno task build --check` to verify this file matches them.
 //
-// simd: 245190 bytes, sha256 26534da78e2ed888141c9bc1b252e105c5894eb0f56c949e9eaefcbed3ead488
-// relaxed: 233124 bytes, sha256 dfa72f3c36c470e13532a025dc7091bb75a068d2692326ed651570033fa84d4a
+// simd: 249678 bytes, sha256 9d232acda31cbb4ac66d747470ee13cf2fec61ea80df96c35dba0135306a5fb7
+// relaxed: 237396 bytes, sha256 c5a2ee780549f596448da3bed7dc87e6ddbf9e72d7da54cac66fa3b99bb39525
 
 /** Base64 of the SIMD (f64x2) build, a line break every 96 characters. */
 export declare const SIMD_WASM_BASE64: string;

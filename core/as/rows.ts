@@ -268,7 +268,12 @@ export let _etaB: v128 = ZERO;
   }
 }
 
-/** _outer2 for four rows: each loaded h pair takes four multiply-adds. */
+/**
+ * _outer2 for four rows: each loaded h pair takes four multiply-adds, and
+ * rows j, j + 1 of h (j even; both start at column j) share each load of
+ * the four rows' columns k, k + 1. Every h entry gets the same multiply-adds
+ * in the same order as one row of h at a time.
+ */
 // @ts-ignore: decorator
 @inline export function _outer4<T>(
   h: usize,
@@ -284,12 +289,53 @@ export let _etaB: v128 = ZERO;
   const w1 = f64x2.extract_lane(wA, 1);
   const w2 = f64x2.extract_lane(wB, 0);
   const w3 = f64x2.extract_lane(wB, 1);
-  for (let j = 0; j < d; j++) {
+  const rowBytes = <usize>d << 3;
+  let j = 0;
+  for (; j + 2 <= d; j += 2) {
     const a0 = f64x2.splat(w0 * _x1<T>(p0, j));
     const a1 = f64x2.splat(w1 * _x1<T>(p1, j));
     const a2 = f64x2.splat(w2 * _x1<T>(p2, j));
     const a3 = f64x2.splat(w3 * _x1<T>(p3, j));
-    const hr = h + (<usize>j * <usize>d << 3);
+    const b0 = f64x2.splat(w0 * _x1<T>(p0, j + 1));
+    const b1 = f64x2.splat(w1 * _x1<T>(p1, j + 1));
+    const b2 = f64x2.splat(w2 * _x1<T>(p2, j + 1));
+    const b3 = f64x2.splat(w3 * _x1<T>(p3, j + 1));
+    const hr = h + <usize>j * rowBytes;
+    let k = j;
+    for (; k + 2 <= d; k += 2) {
+      const q = hr + (<usize>k << 3);
+      const x0 = _x2<T>(p0, k), x1 = _x2<T>(p1, k), x2 = _x2<T>(p2, k), x3 = _x2<T>(p3, k);
+      let acc = madd(x0, a0, v128.load(q));
+      acc = madd(x1, a1, acc);
+      acc = madd(x2, a2, acc);
+      v128.store(q, madd(x3, a3, acc));
+      const r = q + rowBytes;
+      let bcc = madd(x0, b0, v128.load(r));
+      bcc = madd(x1, b1, bcc);
+      bcc = madd(x2, b2, bcc);
+      v128.store(r, madd(x3, b3, bcc));
+    }
+    if (k < d) {
+      const q = hr + (<usize>k << 3);
+      const x0 = _x1<T>(p0, k), x1 = _x1<T>(p1, k), x2 = _x1<T>(p2, k), x3 = _x1<T>(p3, k);
+      let acc = smadd(x0, f64x2.extract_lane(a0, 0), load<f64>(q));
+      acc = smadd(x1, f64x2.extract_lane(a1, 0), acc);
+      acc = smadd(x2, f64x2.extract_lane(a2, 0), acc);
+      store<f64>(q, smadd(x3, f64x2.extract_lane(a3, 0), acc));
+      const r = q + rowBytes;
+      let bcc = smadd(x0, f64x2.extract_lane(b0, 0), load<f64>(r));
+      bcc = smadd(x1, f64x2.extract_lane(b1, 0), bcc);
+      bcc = smadd(x2, f64x2.extract_lane(b2, 0), bcc);
+      store<f64>(r, smadd(x3, f64x2.extract_lane(b3, 0), bcc));
+    }
+  }
+  if (j < d) {
+    // The last row of h when d is odd: from column j − 1 (= j & ~1) on.
+    const a0 = f64x2.splat(w0 * _x1<T>(p0, j));
+    const a1 = f64x2.splat(w1 * _x1<T>(p1, j));
+    const a2 = f64x2.splat(w2 * _x1<T>(p2, j));
+    const a3 = f64x2.splat(w3 * _x1<T>(p3, j));
+    const hr = h + <usize>j * rowBytes;
     let k = j & ~1;
     for (; k + 2 <= d; k += 2) {
       const q = hr + (<usize>k << 3);
