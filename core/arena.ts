@@ -199,6 +199,14 @@ export class Arena {
     return this.#attached ? this.#owned : MAX_BYTES;
   }
 
+  /**
+   * Whether this attached arena can ask for more room beyond `capacity`
+   * (its region has an `extend`); false for an owning arena.
+   */
+  get extendable(): boolean {
+    return this.#attached && this.#extend !== undefined;
+  }
+
   /** Bytes currently allocated (after rounding sizes up to 8). */
   get bytesInUse(): number {
     return this.#inUse;

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Arena } from "../core/arena.ts";
+import { type Arena, MAX_BYTES } from "../core/arena.ts";
 import { f32Problem } from "./csv_checks.ts";
 
 /** Storage type of the design matrix. */
@@ -111,6 +111,7 @@ export function glmDataFromArrays(
   if (columnNames.length !== numCols) {
     throw new RangeError(`columnNames must have ${numCols} names, got ${columnNames.length}`);
   }
+  checkRowsFit(arena, { numRows, numCols, storage }, "");
   const xPtr = storage === "f64" ? arena.allocF64(x.length) : arena.allocF32(x.length);
   const yPtr = arena.allocF64(numRows);
   if (storage === "f64") arena.f64(xPtr, x.length).set(x);
@@ -282,7 +283,8 @@ export class DataTooLargeError extends RangeError {
  * Throw a {@link DataTooLargeError} unless X (`numRows` × `numCols` in
  * `storage`) and y (f64) fit in what `arena` has left.
  *
- * @param arena The arena the loader is about to allocate in (its capacity and bytes in use).
+ * @param arena The arena the loader is about to allocate in: its capacity and
+ *   bytes in use (an attached arena that can extend its region: the 4 GiB).
  * @param sizes Rows (an upper bound if `approximate`), columns and storage.
  * @param where The message's prefix, e.g. "data.csv: ".
  * @returns Nothing.
@@ -300,13 +302,15 @@ export class DataTooLargeError extends RangeError {
  * ```
  */
 export function checkRowsFit(
-  arena: Pick<Arena, "capacity" | "bytesInUse">,
+  arena: Pick<Arena, "capacity" | "bytesInUse"> & { readonly extendable?: boolean },
   sizes: { numRows: number; numCols: number; storage: Storage; approximate?: boolean },
   where: string,
 ): void {
   const { numRows, numCols, storage } = sizes;
   const bytes = numRows * numCols * bytesPerCell(storage) + numRows * 8;
-  const available = Math.max(0, arena.capacity - arena.bytesInUse);
+  // An attached arena that can ask for more room is bounded only by the 4 GiB.
+  const limit = arena.extendable === true ? MAX_BYTES : arena.capacity;
+  const available = Math.max(0, limit - arena.bytesInUse);
   if (bytes > available) {
     throw new DataTooLargeError(where, {
       numRows,

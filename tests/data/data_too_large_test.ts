@@ -8,6 +8,7 @@ import { attachCore, loadCore } from "../../core/load.ts";
 import {
   checkRowsFit,
   DataTooLargeError,
+  glmDataFromArrays,
   loadCsvToArena,
   loadParquet,
   writeParquet,
@@ -52,6 +53,17 @@ Deno.test("checkRowsFit(): X and y against what the arena has left, with the siz
     },
   );
   checkRowsFit(used, { numRows: 40, numCols: 2, storage: "f64" }, "a: "); // 960 bytes ≤ 1000
+  // An attached arena whose region can be extended is bounded by the 4 GiB only.
+  const region = { capacity: 1000, bytesInUse: 0 };
+  assert.throws(
+    () => checkRowsFit(region, { numRows: 100, numCols: 2, storage: "f64" }, "a: "),
+    DataTooLargeError,
+  );
+  checkRowsFit(
+    { ...region, extendable: true },
+    { numRows: 100, numCols: 2, storage: "f64" },
+    "a: ",
+  );
   assert.throws(
     () => checkRowsFit(used, { numRows: 42, numCols: 2, storage: "f64" }, "a: "),
     DataTooLargeError,
@@ -104,6 +116,16 @@ Deno.test("loadParquet() and loadCsvToArena(): a table larger than the arena is 
         assert.ok(err instanceof DataTooLargeError, String(err));
         // The line breaks bound the records (the header's included).
         assert.match(err.message, new RegExp(`^${csv}: up to 50002 rows × 2 columns need`));
+        return true;
+      },
+    );
+    assert.equal(small.bytesInUse, before, "nothing left allocated");
+    // Rows given as arrays (the formula readers' way) are checked the same way.
+    assert.throws(
+      () => glmDataFromArrays(small, x, y, { numCols: 2 }),
+      (err: unknown) => {
+        assert.ok(err instanceof DataTooLargeError, String(err));
+        assert.match(err.message, /^50000 rows × 2 columns need 1\.2 MB in memory/);
         return true;
       },
     );

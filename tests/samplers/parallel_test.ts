@@ -248,6 +248,8 @@ Deno.test("attachCore() arenas stay in their region and never grow the memory", 
   const owner = loadCore({ shared: true });
   const start = owner.alloc(1 << 16);
   const arena = attachCore(owner.memory, { region: { start, end: start + (1 << 16) } });
+  assert.equal(arena.extendable, false, "a region without extend");
+  assert.equal(owner.extendable, false, "an owning arena");
   const p = arena.allocF64(1000);
   assert.ok(p >= start && p + 8000 <= start + (1 << 16));
   assert.throws(() => arena.allocF64(10000), /does not fit in this attached arena's region/);
@@ -294,6 +296,7 @@ Deno.test("an attached arena with region.extend continues in the blocks it is gi
       },
     },
   });
+  assert.ok(arena.extendable);
   const a = arena.allocF64(4000); // 32,000 bytes: fits
   arena.f64(a, 4000).fill(7);
   const b = arena.allocF64(10000); // 80,000 bytes: a new block
