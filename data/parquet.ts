@@ -343,22 +343,12 @@ export async function loadParquet(
   }
   const { o, l, numRows, rowGroupRows, builder } = r;
   const { numCols, storage } = l;
-  if (numRows === 0) {
-    early?.terminate();
-    o.close();
-    throw new RangeError(
-      `${
-        source instanceof Uint8Array ? "Parquet bytes" : String(source)
-      }: the file has no data rows`,
-    );
-  }
   const width = storage === "f64" ? 8 : 4;
+  // Refused before anything is allocated: no rows, or more than the arena holds.
+  const name = source instanceof Uint8Array ? "Parquet bytes" : String(source);
   try {
-    checkRowsFit(
-      arena,
-      { numRows, numCols, storage },
-      `${source instanceof Uint8Array ? "Parquet bytes" : String(source)}: `,
-    );
+    if (numRows === 0) throw new RangeError(`${name}: the file has no data rows`);
+    checkRowsFit(arena, { numRows, numCols, storage }, `${name}: `);
   } catch (e) {
     early?.terminate();
     o.close();
