@@ -37,6 +37,7 @@ import { loadCore } from "../core/load.ts";
 import { dataViews } from "../core/row_buffer.ts";
 import { freeGlmData, glmDataFromArrays } from "../data/dataset.ts";
 import type { DatabaseGlmModel } from "../engines/database_glm.ts";
+import type { ExternalGlmModel } from "../models/external_glm.ts";
 import { cholesky, choleskySolve } from "../math/linalg.ts";
 import { GlmModel } from "../models/glm.ts";
 import { Rng } from "../random/rng.ts";
@@ -122,7 +123,6 @@ export async function openDatabaseModel(
   } finally {
     await probe.remove();
   }
-  const names = glm.data.columnNames;
   if (glm.options.offset !== undefined || glm.options.trials !== undefined) {
     return { reason: "the family's per-row column is not carried by the row source" };
   }
@@ -132,32 +132,43 @@ export async function openDatabaseModel(
   } catch (e) {
     return { reason: (e as Error).message };
   }
-  // The probe's rows, fetched by key, must be the builder's rows.
+  const why = probeMismatch(glm, model);
+  if (why !== null) {
+    model.close();
+    return { reason: why };
+  }
+  model.fetches.numQueries = model.fetches.numRows = model.fetches.numPasses = 0;
+  return { model };
+}
+
+/**
+ * Why the model's first rows, read by index, are not the rows `glm` was
+ * built on (the builder transformed or recoded them, or they cannot be
+ * read), or null when they are the same bit for bit.
+ *
+ * @param glm The model the command line's builder made from the first rows.
+ * @param model The model over all the rows.
+ * @returns The reason, or null.
+ */
+export function probeMismatch(glm: GlmModel, model: ExternalGlmModel): string | null {
+  const names = glm.data.columnNames;
   const k = glm.numRows, d = glm.numCols;
   const x = new Float64Array(k * d), y = new Float64Array(k);
   try {
     model.readRows(Int32Array.from({ length: k }, (_, i) => i), x, y);
   } catch (e) {
-    model.close();
-    return { reason: (e as Error).message };
+    return (e as Error).message;
   }
   const v = dataViews(glm.data);
   for (let i = 0; i < k * d; i++) {
     if (x[i] !== v.x[i]) {
-      model.close();
-      return {
-        reason: `column ${names[i % d]} of row ${Math.floor(i / d)} is transformed by the flags`,
-      };
+      return `column ${names[i % d]} of row ${Math.floor(i / d)} is transformed by the flags`;
     }
   }
   for (let i = 0; i < k; i++) {
-    if (y[i] !== v.y[i]) {
-      model.close();
-      return { reason: `the response of row ${i} is recoded by the flags` };
-    }
+    if (y[i] !== v.y[i]) return `the response of row ${i} is recoded by the flags`;
   }
-  model.fetches.numQueries = model.fetches.numRows = model.fetches.numPasses = 0;
-  return { model };
+  return null;
 }
 
 /** PostgreSQL or ClickHouse: the URL's table through engines/database_glm.ts. */
@@ -208,7 +219,7 @@ interface Sums {
 
 /** Newton to the mode of log p(θ) + ℓ(θ), one `pass` per step, step halving. */
 function newton(
-  model: DatabaseGlmModel,
+  model: ExternalGlmModel,
   start: Float64Array,
   pass: (theta: Float64Array) => Sums,
   limits: { maxPasses: number; tolerance: number },
@@ -275,7 +286,7 @@ function newton(
  * @returns The centring, the passes made, and the Laplace precision's factor.
  * @throws {Error} Naming the table and the server when a query fails.
  */
-export function databaseCentring(model: DatabaseGlmModel): SharedCentring {
+export function databaseCentring(model: ExternalGlmModel): SharedCentring {
   const n = model.numRows, d = model.dim;
   // The subset: every (n/ñ)-th row, ñ = 1 % of n between 1 000 and 100 000.
   const k = Math.min(n, Math.max(1000, Math.min(100_000, Math.ceil(n / 100))));

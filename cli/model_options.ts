@@ -430,7 +430,9 @@ export function dataTooLargeHint(e: unknown, f32: boolean): string {
   return (!f32 && e.storage === "f64" && asF32 <= e.available
     ? "; --f32 stores X in half the memory and fits"
     : "") +
-    "; rows beyond one memory can stay in a database table instead: --sampler hmc-ecs with " +
-    "--data duckdb:FILE.duckdb?table=T&key=COL (or postgres://… or clickhouse://…, see --help) " +
-    "fetches them by key";
+    "; rows beyond one memory can stay in a file: write a row store with " +
+    "tallmc convert FILE OUT.rows --response COL --storage f32, then sample it with " +
+    "--data OUT.rows --sampler hmc-ecs (its rows are streamed, not loaded); or in a database " +
+    "table: --sampler hmc-ecs with --data duckdb:FILE.duckdb?table=T&key=COL (or postgres://… " +
+    "or clickhouse://…, see --help) fetches them by key";
 }

@@ -26,6 +26,7 @@
 import { loadCore } from "../core/load.ts";
 import type { DatabaseGlmModel } from "../engines/database_glm.ts";
 import type { GlmModel } from "../models/glm.ts";
+import type { ShardedGlmModel } from "../models/sharded_glm.ts";
 import type { UserGlmModel } from "../models/user_glm.ts";
 import type { SamplingResult } from "../samplers/driver.ts";
 import {
@@ -86,6 +87,8 @@ import {
   summaryPreparer as _summaryPreparer,
 } from "./sample_run.ts";
 import { openSampleData } from "./sample_data.ts";
+import { headBytes } from "./file_kind.ts";
+import { isRowStoreHead } from "./row_store_data.ts";
 
 const _COMMON_FLAGS: FlagSpec = {
   ...GLM_DATA_FLAGS,
@@ -259,8 +262,12 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   cleanups.push(() => watcher?.terminate());
   // HMC-ECS chains share one centring (below) whose full-data passes run on
   // numWorkers threads: the pass workers' modules load while the data are read.
-  const shareCentring = samplerName === "hmc-ecs" && dbUrl === null && numChains > 1 &&
-    values.init === undefined && userFamily === null;
+  // A row store's rows stay in the file (./row_store_data.ts): its centring
+  // is the engine's, made by the shard workers' passes (below).
+  const rowStoreData = dbUrl === null && dataPath !== "-" &&
+    isRowStoreHead(headBytes(dataPath, 8));
+  const shareCentring = samplerName === "hmc-ecs" && dbUrl === null && !rowStoreData &&
+    numChains > 1 && values.init === undefined && userFamily === null;
   // They become chain workers after it (below), so they load the chain modules too.
   if (shareCentring && numWorkers > 1) {
     cleanups.push(prestartPassWorkers(numWorkers - 1, samplerName));
@@ -273,18 +280,25 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     numWorkers,
     cleanups,
   });
-  const { dbModel, dataLabel, remove: dbRemove } = source;
+  const { dbModel, dataLabel, remove: dbRemove, rowStore } = source;
+  // Rows outside this process: in a database, or in a row store's file.
+  const external: DatabaseGlmModel | ShardedGlmModel | null = dbModel ?? rowStore?.model ?? null;
   phaseMark("flags-checked");
   dataPath = source.dataPath;
-  // The rows are fetched by key over one connection: the chains run in this thread.
-  if (dbModel !== null) numWorkers = 0;
+  // The rows are fetched by key over one connection, or streamed by the
+  // shard workers: the chains run in this thread.
+  if (external !== null) numWorkers = 0;
 
   // Workers read the data in place: it must sit in a shared memory.
   const arena = loadCore({ shared: numWorkers > 0 });
-  let model: GlmModel | DatabaseGlmModel | UserGlmModel;
+  let model: GlmModel | DatabaseGlmModel | ShardedGlmModel | UserGlmModel;
   let dataWarnings: readonly string[] = [];
-  if (dbModel !== null) model = dbModel;
-  else {try {
+  if (external !== null) {
+    model = external;
+    if (!values.quiet) {
+      for (const line of rowStore?.priorLines ?? []) console.log(`prior: ${line}`);
+    }
+  } else {try {
       const built = userFamily !== null
         ? await userFamilyModelFromFlags(arena, dataPath, values, userFamily, resolveUserPath)
         : await modelFromFlags(arena, dataPath, values, {
@@ -311,7 +325,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   phaseMark("data-loaded");
   // The shared centring's pass threads take up the rows while this thread
   // builds the sampler and starts the chain workers (awaited below).
-  const centringPasses = shareCentring && dbModel === null
+  const centringPasses = shareCentring && external === null
     ? sharedCentringPasses(model, numWorkers)
     : null;
   if (centringPasses !== null) cleanups.push(() => void centringPasses.then((p) => p?.close()));
@@ -323,12 +337,13 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     numChains,
   });
   Object.assign(samplerOptions, init.samplerOptions);
-  if (dbModel !== null) {
-    // One centring in the engine for every chain: the SQL passes do not grow with --chains.
+  if (external !== null && samplerName === "hmc-ecs") {
+    // One centring in the engine for every chain: the SQL (or streamed)
+    // passes do not grow with --chains.
     const { databaseCentring, laplaceStarts } = await import("./database_model.ts");
     let shared;
     try {
-      shared = databaseCentring(dbModel);
+      shared = databaseCentring(external);
     } catch (e) {
       const msg = _userMessage((e as Error).message, null);
       throw new CliUsageError(
@@ -344,7 +359,9 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     }
     if (!values.quiet) {
       console.log(
-        `centring: ${shared.numPasses} full-data passes in SQL${
+        `centring: ${shared.numPasses} full-data passes ${
+          dbModel !== null ? "in SQL" : "streamed from the row store"
+        }${
           shared.converged ? "" : " (Newton stopped at its limit; θ* is the last point summed)"
         }, shared by ${numChains} chain${numChains === 1 ? "" : "s"}`,
       );
@@ -375,7 +392,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     cleanups.push(prestartChainWorkers(firstChainWorkers - handedOver, samplerName));
   }
   if (
-    samplerName === "hmc-ecs" && dbModel === null && numChains > 1 && values.init === undefined
+    samplerName === "hmc-ecs" && external === null && numChains > 1 && values.init === undefined
   ) {
     // One initial centring for all the chains (they would each make the same
     // passes), its full-data passes on numWorkers threads (the chain workers
@@ -542,7 +559,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     if (!(e instanceof RangeError || e instanceof TypeError)) {
       if (kept !== "") console.error(`tallmc: note: ${kept}`);
       // The row source's query failed (it names the table and the server).
-      if (dbModel !== null) throw new CliUsageError(`--data: ${(e as Error).message}`);
+      if (external !== null) throw new CliUsageError(`--data: ${(e as Error).message}`);
       throw e;
     }
     throw new CliUsageError(
@@ -567,6 +584,8 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     console.log(
       `database: ${f.numPasses} full-data passes in SQL, ${f.numQueries} row queries (${f.numRows} rows fetched by key)`,
     );
+  } else if (rowStore !== null) {
+    console.log(`row store: ${rowStore.model.numPasses} full-data passes streamed from the file`);
   }
   if (writer !== null) {
     try {

@@ -5,7 +5,9 @@
  * file's `duckdb:FILE?table=T`: ./duckdb_data.ts). A keyed table under
  * `--sampler hmc-ecs` keeps its rows in the engine (fetched by key,
  * full-data passes in SQL: cli/database_model.ts); any other table is read
- * whole into a private CSV file, removed once the model is built.
+ * whole into a private CSV file, removed once the model is built. A row
+ * store (`tallmc convert … OUT.rows`) keeps its rows in the file, streamed
+ * by shard workers (./row_store_data.ts).
  *
  * @module
  */
@@ -22,6 +24,7 @@ import {
 import { binaryKind, headBytes } from "./file_kind.ts";
 import type { FamilyChoice } from "./model_flags.ts";
 import { modelFromFlags } from "./model_options.ts";
+import { isRowStoreHead, openRowStoreModel, type RowStoreModel } from "./row_store_data.ts";
 import { userMessage as _userMessage } from "./sample_flags.ts";
 
 /** What {@link openSampleData} found. */
@@ -34,6 +37,8 @@ export interface SampleData {
   remove: () => Promise<void>;
   /** The model over a keyed table whose rows stay in the engine, or null. */
   dbModel: DatabaseGlmModel | null;
+  /** The model over a row store whose rows stay in the file, or null. */
+  rowStore: RowStoreModel | null;
 }
 
 /**
@@ -135,8 +140,31 @@ export async function openSampleData(
       throw new CliUsageError(`--data ${db.redactDatabaseUrl(dbUrl)}: ${(e as Error).message}`);
     }
   }
+  if (dbUrl === null && dataPath !== "-" && isRowStoreHead(headBytes(dataPath, 8))) {
+    const rowStore = await openRowStoreModel(dataPath, values, {
+      choice,
+      shards: Math.max(1, numWorkers),
+    });
+    cleanups.push(() => rowStore.model.close());
+    if (!values.quiet) {
+      const m = rowStore.model, shards = m.shardBounds.length - 1;
+      console.log(
+        `rows stay in the row store: ${m.numRows} rows (X as ${m.storage}) streamed by ${shards} worker${
+          shards === 1 ? "" : "s"
+        } at each full-data pass${
+          samplerName === "hmc-ecs" ? ", read by index per subsample update" : ""
+        }`,
+      );
+      if (samplerName !== "hmc-ecs") {
+        console.error(
+          `tallmc: note: --data ${dataPath}: every step of --sampler ${samplerName} reads all ${m.numRows} rows from the file; --sampler hmc-ecs reads a subsample`,
+        );
+      }
+    }
+    return { dataPath, dataLabel, remove: dbRemove, dbModel, rowStore };
+  }
   if (dbModel === null) await _checkDataFile(dataPath);
-  return { dataPath, dataLabel, remove: dbRemove, dbModel };
+  return { dataPath, dataLabel, remove: dbRemove, dbModel, rowStore: null };
 }
 
 /** Refuse a `--data` path that is missing, a directory or a binary file other than Parquet. */

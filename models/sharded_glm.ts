@@ -158,6 +158,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
   #identity = new Int32Array(0);
   #priorGrad: Float64Array;
   #closed = false;
+  #numPasses = 0;
 
   private constructor(fields: ShardFields) {
     const p = fields.prior;
@@ -260,11 +261,21 @@ export class ShardedGlmModel implements ExternalGlmModel {
     if (this.#closed) throw new TypeError("this ShardedGlmModel has been closed");
   }
 
+  /**
+   * Full-data passes made so far (one per `logLikelihood`,
+   * `logLikelihoodHessian` or `controlVariateSums` call, whatever it sums);
+   * `cost` counts rows, subsample rows included.
+   */
+  get numPasses(): number {
+    return this.#numPasses;
+  }
+
   /** Post θ and a command to every shard; returns after all have answered. */
   #pass(command: number, theta: Float64Array): void {
     this.#live();
     assertPosition(theta, this.dim);
     this.#pool.run(command, theta);
+    this.#numPasses++;
   }
 
   /** Σ of the shards' ℓ, and their gradients into `grad`, in shard order. */

@@ -144,7 +144,7 @@ Deno.test("loadParquet() and loadCsvToArena(): a table larger than the arena is 
   }
 });
 
-Deno.test("dataTooLargeHint(): --f32 when it would fit, the database route always, nothing for other errors", () => {
+Deno.test("dataTooLargeHint(): --f32 when it would fit, the row store and database routes always, nothing for other errors", () => {
   const e = (storage: "f32" | "f64", numRows: number, available: number) =>
     new DataTooLargeError("d.csv: ", {
       numRows,
@@ -158,6 +158,7 @@ Deno.test("dataTooLargeHint(): --f32 when it would fit, the database route alway
   const f64 = dataTooLargeHint(e("f64", 2e7, GIB4), false);
   assert.match(f64, /^; --f32 stores X in half the memory and fits; /);
   assert.match(f64, /--data duckdb:FILE\.duckdb\?table=T&key=COL/);
+  assert.match(f64, /tallmc convert FILE OUT\.rows --response COL --storage f32, then sample it/);
   assert.doesNotMatch(dataTooLargeHint(e("f64", 1e8, GIB4), false), /--f32/);
   assert.doesNotMatch(dataTooLargeHint(e("f32", 1e8, GIB4), true), /--f32/);
   assert.equal(dataTooLargeHint(new RangeError("other"), false), "");
