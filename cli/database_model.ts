@@ -205,7 +205,7 @@ export interface SharedCentring {
   centring: PrecomputedCentring;
   /** Full-data passes made (one SQL aggregate each). */
   numPasses: number;
-  /** Whether Newton's last step was below a thousandth of a posterior sd. */
+  /** Whether Newton's decrement fell below the tolerance (by default: its step below a thousandth of a posterior sd). */
   converged: boolean;
   /** Cholesky factor (lower, row-major) of −∇² log π(θ*): the Laplace precision. */
   precisionFactor: Float64Array;
@@ -277,16 +277,30 @@ function newton(
  * One HMC-ECS centring for every chain, made in the engine: Newton's method
  * from the MAP of a strided subset of the rows (fetched by key; likelihood
  * scaled by n/ñ) to the full-data MAP, each step one SQL pass of the sums
- * S, A, B at θ (`controlVariateSums`), stopping when the step is below a
- * thousandth of a posterior sd per dimension or after
+ * S, A, B at θ (`controlVariateSums`), stopping when the Newton decrement
+ * gᵀP⁻¹g/d is below `tolerance` (default 10⁻⁶: the step is below a
+ * thousandth of a posterior sd per dimension) or after
  * {@link MAX_CENTRING_PASSES} passes. θ* is the last point summed, so the
  * sums are exact there whether or not Newton converged.
  *
- * @param model The database model.
+ * With `quasiNewtonFirst`, the first pass at the subset's MAP sums S and A
+ * only, and the first step takes the subset's Hessian (scaled by n/ñ) for
+ * the full-data one: it lands ≈ q·2d/ñ posterior sd² per dimension from the
+ * MAP, q ≈ n/ñ the subset MAP's own distance, so with a tolerance of 1 (the
+ * HMC-ECS chains' own Newton centring's, `recenterTolerance`) one pass with
+ * B at that point usually ends it: a pass of ℓ and ∇ℓ and one with the
+ * Hessian, where Newton from the subset's MAP makes two or three with it.
+ *
+ * @param model The rows' model (a database's, a row store's shards).
+ * @param options `tolerance` and `quasiNewtonFirst` (see above).
  * @returns The centring, the passes made, and the Laplace precision's factor.
  * @throws {Error} Naming the table and the server when a query fails.
  */
-export function databaseCentring(model: ExternalGlmModel): SharedCentring {
+export function databaseCentring(
+  model: ExternalGlmModel,
+  options: { tolerance?: number; quasiNewtonFirst?: boolean } = {},
+): SharedCentring {
+  const tolerance = options.tolerance ?? 1e-6;
   const n = model.numRows, d = model.dim;
   // The subset: every (n/ñ)-th row, ñ = 1 % of n between 1 000 and 100 000.
   const k = Math.min(n, Math.max(1000, Math.min(100_000, Math.ceil(n / 100))));
@@ -294,11 +308,13 @@ export function databaseCentring(model: ExternalGlmModel): SharedCentring {
   const x = new Float64Array(k * d), y = new Float64Array(k);
   model.readRows(rows, x, y);
   const data = glmDataFromArrays(loadCore(), x, y, { numCols: d });
-  const options = model.glmOptions;
-  if (options === null) throw new TypeError("a database model needs a built-in GLM family");
+  const glmOptions = model.glmOptions;
+  if (glmOptions === null) throw new TypeError("a database model needs a built-in GLM family");
   let start: Float64Array = new Float64Array(d);
+  // Cholesky factor of −(∇² log p + (n/ñ)·the subset's ∇²ℓ) at its MAP.
+  let subsetFactor: Float64Array | null = null;
   try {
-    const sub = new GlmModel(data, options), w = n / k;
+    const sub = new GlmModel(data, glmOptions), w = n / k;
     const fit = newton(model, start, (theta) => {
       const grad = new Float64Array(d), hess = new Float64Array(d * d);
       const ll = sub.logLikelihood(theta, grad) * w;
@@ -307,17 +323,32 @@ export function databaseCentring(model: ExternalGlmModel): SharedCentring {
       for (let i = 0; i < d * d; i++) hess[i] *= w;
       return { ll, grad, hess };
     }, { maxPasses: 50, tolerance: 1e-6 });
-    if (fit.theta.every(Number.isFinite)) start = fit.theta;
+    if (fit.theta.every(Number.isFinite)) {
+      start = fit.theta;
+      subsetFactor = fit.factor;
+    }
   } catch {
     // No subset MAP (e.g. separable rows): Newton on the full data from 0.
   } finally {
     freeGlmData(data);
   }
+  let firstPasses = 0;
+  if (options.quasiNewtonFirst === true && subsetFactor !== null) {
+    // S and A at the subset's MAP, then a step with its Hessian.
+    const grad = new Float64Array(d), g = new Float64Array(d);
+    model.controlVariateSums(start, grad);
+    firstPasses = 1;
+    model.logPrior(start, g);
+    for (let j = 0; j < d; j++) g[j] += grad[j];
+    const step = choleskySolve(subsetFactor, g);
+    const next = start.map((v, j) => v + step[j]);
+    if (next.every(Number.isFinite) && Number.isFinite(model.logPrior(next))) start = next;
+  }
   const full = newton(model, start, (theta) => {
     const grad = new Float64Array(d), hess = new Float64Array(d * d);
     const ll = model.controlVariateSums(theta, grad, hess);
     return { ll, grad, hess };
-  }, { maxPasses: MAX_CENTRING_PASSES, tolerance: 1e-6 });
+  }, { maxPasses: MAX_CENTRING_PASSES - firstPasses, tolerance });
   return {
     centring: {
       thetaStar: full.theta,
@@ -325,7 +356,7 @@ export function databaseCentring(model: ExternalGlmModel): SharedCentring {
       gradSum: full.sums.grad,
       hessSum: full.sums.hess,
     },
-    numPasses: full.numPasses,
+    numPasses: firstPasses + full.numPasses,
     converged: full.converged,
     precisionFactor: full.factor,
   };

@@ -343,7 +343,15 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     const { databaseCentring, laplaceStarts } = await import("./database_model.ts");
     let shared;
     try {
-      shared = databaseCentring(external);
+      // A row store's passes are the shard workers' (seconds at 10⁸ rows):
+      // the chains' own Newton tolerance, and a first pass without B.
+      shared = databaseCentring(
+        external,
+        dbModel !== null ? {} : {
+          tolerance: (samplerOptions.recenterTolerance as number | undefined) ?? 1,
+          quasiNewtonFirst: true,
+        },
+      );
     } catch (e) {
       const msg = _userMessage((e as Error).message, null);
       throw new CliUsageError(

@@ -325,9 +325,11 @@ Deno.test("a database URL without network or environment access names the flags 
   assert.doesNotMatch(err, /hunter2|Requires env access/);
 });
 
-Deno.test("databaseCentring: Newton from a strided subset's MAP reaches the full-data MAP in a few passes, the sums exact at θ*", () => {
-  // 20 000 rows in memory behind the database model's interface (no server):
-  // the subset is every 20th row; each full-data pass is counted.
+/**
+ * 20 000 rows in memory behind the database model's interface (no server),
+ * each full-data pass counted (`hessians`: those that summed B).
+ */
+function countedModel() {
   const n = 20_000, d = 4, rng = new Rng(5);
   const x = new Float64Array(n * d), y = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -341,14 +343,22 @@ Deno.test("databaseCentring: Newton from a strided subset's MAP reaches the full
     priorScale: 10,
   });
   const ext = externalFromGlm(glm);
-  let passes = 0;
+  const counts = { passes: 0, hessians: 0 };
   const model = Object.assign(Object.create(ext), {
     controlVariateSums(t: Float64Array, g: Float64Array, h?: Float64Array) {
-      passes++;
+      counts.passes++;
+      if (h !== undefined) counts.hessians++;
       return ext.controlVariateSums(t, g, h);
     },
   }) as DatabaseGlmModel;
+  return { glm, ext, model, counts, d };
+}
+
+Deno.test("databaseCentring: Newton from a strided subset's MAP reaches the full-data MAP in a few passes, the sums exact at θ*", () => {
+  // The subset is every 20th row.
+  const { glm, ext, model, counts, d } = countedModel();
   const shared = databaseCentring(model);
+  const passes = counts.passes;
   assert.equal(shared.numPasses, passes);
   assert.ok(shared.converged && passes <= 4, `${passes} passes`);
   const { mode, negHessian } = newtonMap(glm);
@@ -380,4 +390,27 @@ Deno.test("databaseCentring: Newton from a strided subset's MAP reaches the full
       assert.ok(Math.abs(s[j] - t[j]) < 6 * Math.sqrt(inv[j * d + j]), `start ${s}, θ* ${t}`);
     }
   }
+});
+
+Deno.test("databaseCentring with quasiNewtonFirst and tolerance 1: a pass of S and A, a step with the subset's Hessian, then one pass with B", () => {
+  const { glm, ext, model, counts, d } = countedModel();
+  const shared = databaseCentring(model, { tolerance: 1, quasiNewtonFirst: true });
+  // ñ = 1000 rows: the step lands ≈ (n/ñ)·2d/ñ = 0.16 sd² per dimension from
+  // the MAP, below the tolerance, so the pass with B at that point ends it.
+  assert.deepEqual(counts, { passes: 2, hessians: 1 });
+  assert.equal(shared.numPasses, 2);
+  assert.ok(shared.converged);
+  const { mode, negHessian } = newtonMap(glm);
+  const t = shared.centring.thetaStar;
+  // Its squared distance from the MAP per dimension, in posterior sds: far
+  // below 1 (the decrement there was < 1).
+  const delta = t.map((v, j) => v - mode[j]);
+  const pd = new Float64Array(d);
+  for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) pd[i] += negHessian[i * d + j] * delta[j];
+  const dist = delta.reduce((s, v, j) => s + v * pd[j], 0) / d;
+  assert.ok(dist < 1, `δᵀPδ/d = ${dist}`);
+  const a = new Float64Array(d), b = new Float64Array(d * d);
+  assert.equal(shared.centring.llStarSum, ext.controlVariateSums(t, a, b));
+  assert.deepEqual(shared.centring.gradSum, a);
+  assert.deepEqual(shared.centring.hessSum, b);
 });
