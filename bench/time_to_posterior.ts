@@ -172,13 +172,22 @@ async function writeShortestCsv(path: string, n: number): Promise<void> {
   await Deno.rename(tmp, path);
 }
 
-/** The shortest decimal text that reads back (rounded to f32) as the f32 value v. */
+/**
+ * The shortest decimal text that reads back (rounded to f32) as the f32
+ * value v. Whether p significant digits read back is monotone in p (the
+ * nearest (p+1)-digit decimal is at least as close as the nearest p-digit
+ * one, itself a (p+1)-digit decimal), so the search starts at 8 digits,
+ * where most values of a continuous column land, and walks down.
+ */
 function shortestF32(v: number): string {
-  for (let p = 1; p < 9; p++) {
-    const t = Number(v.toPrecision(p));
-    if (Math.fround(t) === v) return String(t);
+  let t = Number(v.toPrecision(8));
+  if (Math.fround(t) !== v) return String(Number(v.toPrecision(9)));
+  for (let p = 7; p >= 1; p--) {
+    const u = Number(v.toPrecision(p));
+    if (Math.fround(u) !== v) break;
+    t = u;
   }
-  return String(Number(v.toPrecision(9)));
+  return String(t);
 }
 
 /** A phase mark: its name and milliseconds since the subprocess was started. */
