@@ -196,6 +196,16 @@ async function _urlEngine(url: string, response: string): Promise<DatabaseEngine
   };
 }
 
+/** A model whose pass sums the Hessians of a sample of rows (models/sharded_glm.ts). */
+interface SampledHessianSums {
+  controlVariateSumsSampledHessian(
+    thetaStar: Float64Array,
+    gradSum: Float64Array,
+    hessSum: Float64Array,
+    sample: { stride: number; seed: number },
+  ): number;
+}
+
 /** Most full-data passes of {@link databaseCentring} (HMC-ECS's own Newton limit). */
 export const MAX_CENTRING_PASSES = 10;
 
@@ -291,6 +301,12 @@ function newton(
  * B at that point usually ends it: a pass of ℓ and ∇ℓ and one with the
  * Hessian, where Newton from the subset's MAP makes two or three with it.
  *
+ * With `hessianSample` and a model that sums a sample of rows' Hessians in
+ * its pass (`controlVariateSumsSampledHessian`, a row store's shards), B is
+ * the estimate B̂ from one row in each group of `stride` (the HMC-ECS
+ * chains' `hessianFraction`, as their own centring takes it): a pass then
+ * costs about one of ℓ and ∇ℓ.
+ *
  * @param model The rows' model (a database's, a row store's shards).
  * @param options `tolerance` and `quasiNewtonFirst` (see above).
  * @returns The centring, the passes made, and the Laplace precision's factor.
@@ -298,7 +314,11 @@ function newton(
  */
 export function databaseCentring(
   model: ExternalGlmModel,
-  options: { tolerance?: number; quasiNewtonFirst?: boolean } = {},
+  options: {
+    tolerance?: number;
+    quasiNewtonFirst?: boolean;
+    hessianSample?: { stride: number; seed: number };
+  } = {},
 ): SharedCentring {
   const tolerance = options.tolerance ?? 1e-6;
   const n = model.numRows, d = model.dim;
@@ -344,9 +364,15 @@ export function databaseCentring(
     const next = start.map((v, j) => v + step[j]);
     if (next.every(Number.isFinite) && Number.isFinite(model.logPrior(next))) start = next;
   }
+  const sampled = options.hessianSample !== undefined && options.hessianSample.stride > 1 &&
+      "controlVariateSumsSampledHessian" in model
+    ? { model: model as SampledHessianSums, sample: options.hessianSample }
+    : null;
   const full = newton(model, start, (theta) => {
     const grad = new Float64Array(d), hess = new Float64Array(d * d);
-    const ll = model.controlVariateSums(theta, grad, hess);
+    const ll = sampled !== null
+      ? sampled.model.controlVariateSumsSampledHessian(theta, grad, hess, sampled.sample)
+      : model.controlVariateSums(theta, grad, hess);
     return { ll, grad, hess };
   }, { maxPasses: MAX_CENTRING_PASSES - firstPasses, tolerance });
   return {

@@ -37,6 +37,7 @@ import {
 } from "../samplers/parallel.ts";
 import { phaseMark } from "../samplers/_phase_marks.ts";
 import { sharedCentringPasses, sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
+import { hessianSampleFraction } from "../samplers/hmc_ecs/centring.ts";
 import { prestartPassWorkers } from "../models/threaded_glm.ts";
 import { modelSpecOf } from "../models/model_spec.ts";
 import { builtInSamplerNames, loadSampler } from "../samplers/catalog.ts";
@@ -344,12 +345,18 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     let shared;
     try {
       // A row store's passes are the shard workers' (seconds at 10⁸ rows):
-      // the chains' own Newton tolerance, and a first pass without B.
+      // the chains' own Newton tolerance, a first pass without B, and B̂
+      // from the chains' own fraction of the rows.
+      const fraction = hessianSampleFraction(
+        external,
+        (samplerOptions.hessianFraction as number | undefined) ?? 0.05,
+      );
       shared = databaseCentring(
         external,
         dbModel !== null ? {} : {
           tolerance: (samplerOptions.recenterTolerance as number | undefined) ?? 1,
           quasiNewtonFirst: true,
+          hessianSample: { stride: Math.max(1, Math.floor(1 / fraction)), seed: seed >>> 0 },
         },
       );
     } catch (e) {

@@ -14,11 +14,14 @@
  *             PASS_ROWS sums over listed rows (ℓ, ∇ℓ or ∇²ℓ; the list in shared memory)
  *             PASS_SAMPLE the first worker draws an increasing subset of rows from a
  *             generator state in shared memory (the others do nothing)
+ *             PASS_ALL_SAMPLED ℓ, ∇ℓ over every row, ∇²ℓ over one row of each
+ *             group of `stride` (see {@link sampledRowOf})
  *  io (Float64Array over a SharedArrayBuffer), P = length of θ
  *   [0, P)                         θ (θ* for PASS_CV)
  *   [P, P + 3)                     PASS_CV's arguments: cache rows, cache offset, chunkRows;
  *                                  PASS_ROWS's: the list's byte offset, its length, what to sum;
- *                                  PASS_SAMPLE's: the state's byte offset, n, m
+ *                                  PASS_SAMPLE's: the state's byte offset, n, m;
+ *                                  PASS_ALL_SAMPLED's: the stride, the seed
  *   [P + 3 + k·(1+P+P²), …)        worker k's slot: ℓ or S, ∇ℓ or A (P), ∇²ℓ (P²)
  *  start-up   each worker gets { pool, …its own fields } and answers { ready } or
  *             { error } (a message naming what failed); one failure stops them all
@@ -46,7 +49,32 @@ export const PASS_LL = 1,
   PASS_GATHER = 5,
   PASS_CV = 6,
   PASS_ROWS = 7,
-  PASS_SAMPLE = 8;
+  PASS_SAMPLE = 8,
+  PASS_ALL_SAMPLED = 9;
+
+/**
+ * The row PASS_ALL_SAMPLED takes the Hessian of in group `group` (rows
+ * group·stride … group·stride + stride − 1 of the whole data set): a hash of
+ * the group and the seed, so that every row has probability 1/stride and
+ * the choice depends on neither shards nor blocks. Σ over the chosen rows
+ * times `stride` is then an unbiased estimate of Σ over all (a systematic
+ * sample with a random start in each group; a last, partial group's rows
+ * keep probability 1/stride, its chosen row falling beyond n as often as it
+ * must).
+ *
+ * @internal
+ * @param group The group's index (< 2³¹).
+ * @param stride Rows per group (≥ 1).
+ * @param seed An integer in [0, 2³²).
+ * @returns The chosen row's index in the data set.
+ */
+export function sampledRowOf(group: number, stride: number, seed: number): number {
+  let h = (group ^ seed) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  h = (h ^ (h >>> 16)) >>> 0;
+  return group * stride + (h % stride);
+}
 
 /** io entries between θ and the slots (PASS_CV's arguments). */
 const ARGS = 3;
@@ -283,6 +311,17 @@ export interface RowPasses {
     grad: Float64Array,
     hess: Float64Array,
   ): number;
+  /**
+   * PASS_ALL_SAMPLED: Σℓ over the worker's rows, Σ∇ℓ into `grad`, and Σ∇²ℓ
+   * over those of its rows {@link sampledRowOf} chooses into `hess` (not
+   * scaled).
+   */
+  passSampledHessian?(
+    theta: Float64Array,
+    args: { stride: number; seed: number },
+    grad: Float64Array,
+    hess: Float64Array,
+  ): number;
   /** PASS_CV: fill the worker's cache rows at θ* (none when `cacheRows` is 0); returns S, A into `grad`. */
   centre?(
     theta: Float64Array,
@@ -355,6 +394,15 @@ export function servePool(pool: PassPoolShared, passes: RowPasses, ready: () => 
       io[base] = passes.rows(theta, { offset: io[P], count: io[P + 1], what }, grad, hess);
       if (what === 1) io.set(grad, base + 1);
       else io.set(hess, base + 1 + P);
+      return;
+    }
+    if (command === PASS_ALL_SAMPLED) {
+      if (passes.passSampledHessian === undefined) {
+        throw new Error("this worker samples no Hessian rows");
+      }
+      io[base] = passes.passSampledHessian(theta, { stride: io[P], seed: io[P + 1] }, grad, hess);
+      io.set(grad, base + 1);
+      io.set(hess, base + 1 + P);
       return;
     }
     if (command < PASS_LL || command > PASS_ALL) throw new Error(`unknown command ${command}`);

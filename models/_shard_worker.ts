@@ -32,7 +32,7 @@ import type { GlmData } from "../data/dataset.ts";
 import { openRowStore, type RowStore, StagedRows } from "../data/row_store.ts";
 import { checkGlmResponse } from "./glm.ts";
 import { workerUserFamily } from "./worker_model.ts";
-import { type PassWorkerStart, poolWorker, type RowPasses } from "./_pass_pool.ts";
+import { type PassWorkerStart, poolWorker, type RowPasses, sampledRowOf } from "./_pass_pool.ts";
 import type { ShardWorkerInit } from "./_shard_protocol.ts";
 
 self.onmessage = poolWorker<ShardWorkerInit>(start);
@@ -118,12 +118,64 @@ function start(init: PassWorkerStart<ShardWorkerInit>): RowPasses {
     return ll;
   };
 
-  const pass: RowPasses["pass"] = (theta, want, gradAcc, hessAcc) => {
+  // The rows PASS_ALL_SAMPLED takes the Hessian of, gathered from a block
+  // (and their aux values); allocated at its first pass.
+  const sampledRows = new StagedRows(arena, layout);
+  let sampledAux: Float64Array | undefined;
+
+  /**
+   * ∇²ℓ of the rows of `rows` (the data set's rows first … first +
+   * rows.numRows − 1) that {@link sampledRowOf} chooses, added to `hessAcc`.
+   */
+  const sampledHessian = (
+    rows: GlmData,
+    blockAux: Float64Array | undefined,
+    first: number,
+    theta: Float64Array,
+    sub: { stride: number; seed: number },
+    hessAcc: Float64Array,
+  ) => {
+    const c = rows.numRows, S = sub.stride, last = first + c - 1;
+    const src = dataViews(rows), dst = sampledRows.views(Math.ceil(c / S) + 1);
+    let k = 0;
+    for (let g = Math.floor(first / S); g <= Math.floor(last / S); g++) {
+      const r = sampledRowOf(g, S, sub.seed);
+      if (r < first || r > last) continue;
+      const i = r - first;
+      dst.x.set(src.x.subarray(i * d, (i + 1) * d), k * d);
+      dst.y[k] = src.y[i];
+      if (blockAux && sampledAux) sampledAux[k] = blockAux[i];
+      k++;
+    }
+    if (k === 0) return;
+    if (sampledAux) glmKernels?.setAux(sampledAux.subarray(0, k));
+    kernels.hessian(sampledRows.data(k), theta, { out: hess });
+    for (let q = 0; q < P * P; q++) hessAcc[q] += hess[q];
+  };
+
+  /** ℓ and ∇ℓ over every row, ∇²ℓ over all or (`sub`) the sampled ones. */
+  const sweep = (
+    theta: Float64Array,
+    want: { ll: boolean; grad: boolean; hess: boolean },
+    gradAcc: Float64Array,
+    hessAcc: Float64Array,
+    sub: { stride: number; seed: number } | null,
+  ) => {
     gradAcc.fill(0);
     hessAcc.fill(0);
+    const each = sub === null ? want : { ...want, hess: false };
+    if (sub !== null) {
+      // Reserved before any block's views are taken (it may grow the memory).
+      const c0 = data !== null ? n : Math.min(init.chunkRows, n);
+      sampledRows.views(Math.ceil(c0 / sub.stride) + 1);
+      if (hasAux && sampledAux === undefined) sampledAux = new Float64Array(c0);
+    }
     let ll = 0;
-    if (data !== null) ll = block(data, theta, want, gradAcc, hessAcc);
-    else {
+    if (data !== null) {
+      ll = block(data, theta, each, gradAcc, hessAcc);
+      if (sub !== null) sampledHessian(data, aux, init.start, theta, sub, hessAcc);
+      if (sub !== null && aux) glmKernels?.setAux(aux);
+    } else {
       const s = store as RowStore, c0 = init.chunkRows;
       for (let r = 0; r < n; r += c0) {
         const c = Math.min(c0, n - r);
@@ -132,11 +184,18 @@ function start(init: PassWorkerStart<ShardWorkerInit>): RowPasses {
         s.readRange(init.start + r, c, v.x, v.y, a);
         check(v.y, a, init.start + r);
         if (a) glmKernels?.setAux(a);
-        ll += block(staged.data(c), theta, want, gradAcc, hessAcc);
+        const rows = staged.data(c);
+        ll += block(rows, theta, each, gradAcc, hessAcc);
+        if (sub !== null) sampledHessian(rows, a, init.start + r, theta, sub, hessAcc);
       }
     }
     return ll;
   };
+
+  const pass: RowPasses["pass"] = (theta, want, gradAcc, hessAcc) =>
+    sweep(theta, want, gradAcc, hessAcc, null);
+  const passSampledHessian: RowPasses["passSampledHessian"] = (theta, sub, gradAcc, hessAcc) =>
+    sweep(theta, { ll: true, grad: true, hess: true }, gradAcc, hessAcc, sub);
 
   const gatherRows = (count: number) => {
     const v = dataViews(data as GlmData), lo = init.start, hi = init.start + n;
@@ -150,5 +209,5 @@ function start(init: PassWorkerStart<ShardWorkerInit>): RowPasses {
     }
   };
 
-  return { pass, gather: gatherRows };
+  return { pass, passSampledHessian, gather: gatherRows };
 }

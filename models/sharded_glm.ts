@@ -58,6 +58,7 @@ import type { GlmData } from "../data/dataset.ts";
 import type { RowStore, StagedRows } from "../data/row_store.ts";
 import {
   PASS_ALL,
+  PASS_ALL_SAMPLED,
   PASS_GATHER,
   PASS_GRAD,
   PASS_HESS,
@@ -336,6 +337,50 @@ export class ShardedGlmModel implements ExternalGlmModel {
     this.cost.numLogLikRows += this.numRows;
     this.cost.numGradRows += this.numRows;
     if (hessSum) this.cost.numHessianRows += this.numRows;
+    return s;
+  }
+
+  /**
+   * S and A as {@link controlVariateSums} gives them, and in the same pass an
+   * estimate of B from one row of each group of `stride` consecutive rows
+   * (a row chosen by a hash of the group and `seed`, so every row has
+   * probability 1/stride): B̂ = stride · Σ over the chosen rows of ∇²ℓₖ(θ*),
+   * unbiased. The Hessian kernel then runs on ≈ n/stride rows, and the pass
+   * costs little more than one of ℓ and ∇ℓ. The chosen rows depend only on
+   * (n, stride, seed), never on the shards.
+   *
+   * @param thetaStar θ* (length d).
+   * @param gradSum Output A (length d).
+   * @param hessSum Output B̂ (d × d).
+   * @param sample `stride` (an integer ≥ 1; 1 is every row, B exactly) and
+   *   `seed` (an integer in [0, 2³²)).
+   * @returns S.
+   * @throws {RangeError} On a bad stride or seed.
+   */
+  controlVariateSumsSampledHessian(
+    thetaStar: Float64Array,
+    gradSum: Float64Array,
+    hessSum: Float64Array,
+    sample: { stride: number; seed: number },
+  ): number {
+    const { stride, seed } = sample;
+    if (!(Number.isInteger(stride) && stride >= 1 && stride < 2 ** 31)) {
+      throw new RangeError(`stride must be an integer in [1, 2³¹), got ${stride}`);
+    }
+    if (!(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32)) {
+      throw new RangeError(`seed must be an integer in [0, 2³²), got ${seed}`);
+    }
+    if (stride === 1) return this.controlVariateSums(thetaStar, gradSum, hessSum);
+    this.#live();
+    assertPosition(thetaStar, this.dim);
+    this.#pool.run(PASS_ALL_SAMPLED, thetaStar, { args: [stride, seed, 0] });
+    this.#numPasses++;
+    const s = this.#sumLlGrad(gradSum);
+    this.#sumHess(hessSum);
+    for (let q = 0; q < this.dim * this.dim; q++) hessSum[q] *= stride;
+    this.cost.numLogLikRows += this.numRows;
+    this.cost.numGradRows += this.numRows;
+    this.cost.numHessianRows += Math.ceil(this.numRows / stride);
     return s;
   }
 

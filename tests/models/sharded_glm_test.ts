@@ -8,6 +8,7 @@ import { higgsShaped } from "../../data/synthetic.ts";
 import { isExternalGlm } from "../../models/external_glm.ts";
 import { GlmModel, type GlmOptions } from "../../models/glm.ts";
 import { ShardedGlmModel, type ShardedGlmOptions } from "../../models/sharded_glm.ts";
+import { sampledRowOf } from "../../models/_pass_pool.ts";
 import { sample } from "../../samplers/sample.ts";
 import { ControlVariates } from "../../subsampling/control_variates.ts";
 
@@ -360,4 +361,92 @@ Deno.test("ShardedGlmModel errors are clear", async (t) => {
   } finally {
     await Deno.remove(path);
   }
+});
+
+Deno.test("controlVariateSumsSampledHessian: S and A of the full pass, B̂ = stride·Σ over one hashed row per group, unbiased for B", async (t) => {
+  const arena = loadCore();
+  for (const c of CASES.slice(0, 3)) {
+    const data = c.make(arena);
+    const model = new GlmModel(data, c.options);
+    const n = model.numRows, d = model.dim;
+    const theta = Float64Array.from({ length: d }, (_, j) => 0.05 * Math.cos(j + 1));
+    const abs = absoluteSums(model, theta);
+    const path = await Deno.makeTempFile({ suffix: ".rows" });
+    await writeRowStoreFromGlmData(path, data);
+    try {
+      for (const setup of SETUPS) {
+        await t.step(`${c.name}, ${setup.shardKind} × ${setup.workers}`, async () => {
+          const sharded = await ShardedGlmModel.create(path, c.options, setup);
+          try {
+            const stride = 7, seed = 12345;
+            const a0 = new Float64Array(d), a = new Float64Array(d), b = new Float64Array(d * d);
+            const s0 = sharded.controlVariateSums(theta, a0);
+            const s = sharded.controlVariateSumsSampledHessian(theta, a, b, { stride, seed });
+            // ℓ and ∇ℓ: the pass of controlVariateSums without B, the same operations.
+            assert.equal(s, s0);
+            assert.deepEqual(a, a0);
+            // B̂: stride × Σ ∇²ℓₖ over the rows sampledRowOf chooses, computed apart.
+            const chosen: number[] = [];
+            for (let g = 0; g * stride < n; g++) {
+              const r = sampledRowOf(g, stride, seed);
+              assert.ok(r >= g * stride && r < (g + 1) * stride);
+              if (r < n) chosen.push(r);
+            }
+            const h = new Float64Array(chosen.length * d * d);
+            model.perRowHessians(theta, Int32Array.from(chosen), h);
+            const k = 2 * gamma(n + (setup.workers ?? 2) + 1);
+            for (let q = 0; q < d * d; q++) {
+              let want = 0;
+              for (let i = 0; i < chosen.length; i++) want += h[i * d * d + q];
+              near(b[q], stride * want, stride * k * abs.hess[q], `B̂[${q}]`);
+            }
+            assert.equal(sharded.cost.numHessianRows, Math.ceil(n / stride));
+            // Stride 1 is the exact pass.
+            const b1 = new Float64Array(d * d), bx = new Float64Array(d * d);
+            sharded.controlVariateSumsSampledHessian(theta, a, b1, { stride: 1, seed });
+            sharded.controlVariateSums(theta, a0, bx);
+            assert.deepEqual(b1, bx);
+            assert.throws(
+              () => sharded.controlVariateSumsSampledHessian(theta, a, b, { stride: 0, seed }),
+              /stride must be an integer/,
+            );
+          } finally {
+            sharded.close();
+          }
+        });
+      }
+    } finally {
+      await Deno.remove(path);
+    }
+  }
+  await t.step("over seeds, the mean of B̂ is B within 4 standard errors", async () => {
+    const data = countData(arena, 2000, "poisson");
+    const model = new GlmModel(data, { family: "poisson" });
+    const d = model.dim, theta = new Float64Array(d).fill(0.05);
+    const exact = new Float64Array(d * d);
+    model.logLikelihoodHessian(theta, exact);
+    const sharded = await ShardedGlmModel.create(data, { family: "poisson" }, {
+      shardKind: "memory",
+      workers: 2,
+    });
+    try {
+      const seeds = 200, sum = new Float64Array(d * d), sq = new Float64Array(d * d);
+      const a = new Float64Array(d), b = new Float64Array(d * d);
+      for (let seed = 0; seed < seeds; seed++) {
+        sharded.controlVariateSumsSampledHessian(theta, a, b, { stride: 10, seed: seed * 7919 });
+        for (let q = 0; q < d * d; q++) {
+          sum[q] += b[q];
+          sq[q] += b[q] * b[q];
+        }
+      }
+      for (let q = 0; q < d * d; q++) {
+        const mean = sum[q] / seeds,
+          sd = Math.sqrt((sq[q] / seeds - mean * mean) * seeds / (seeds - 1));
+        assert.ok(sd > 0, `B̂[${q}] varies with the seed`);
+        near(mean, exact[q], 4 * sd / Math.sqrt(seeds), `mean B̂[${q}]`);
+      }
+    } finally {
+      sharded.close();
+    }
+  });
 });
