@@ -307,6 +307,11 @@ function newton(
  * chains' `hessianFraction`, as their own centring takes it): a pass then
  * costs about one of ℓ and ∇ℓ.
  *
+ * `subsetRun` reads the subset as evenly spaced runs of that many
+ * consecutive rows (at most 1 % of the subset each) instead of single rows:
+ * one read per run from a file, where single rows spaced far apart cost a
+ * read each (10⁵ reads at 10⁸ rows). It changes only the Newton start.
+ *
  * @param model The rows' model (a database's, a row store's shards).
  * @param options `tolerance` and `quasiNewtonFirst` (see above).
  * @returns The centring, the passes made, and the Laplace precision's factor.
@@ -318,13 +323,20 @@ export function databaseCentring(
     tolerance?: number;
     quasiNewtonFirst?: boolean;
     hessianSample?: { stride: number; seed: number };
+    subsetRun?: number;
   } = {},
 ): SharedCentring {
   const tolerance = options.tolerance ?? 1e-6;
   const n = model.numRows, d = model.dim;
   // The subset: every (n/ñ)-th row, ñ = 1 % of n between 1 000 and 100 000.
   const k = Math.min(n, Math.max(1000, Math.min(100_000, Math.ceil(n / 100))));
-  const rows = Int32Array.from({ length: k }, (_, i) => Math.floor((i * n) / k));
+  // Runs of `run` consecutive rows, evenly spaced (one row each by default).
+  const run = Math.max(1, Math.min(Math.floor(options.subsetRun ?? 1), Math.floor(k / 100) || 1));
+  const runs = Math.ceil(k / run);
+  const rows = Int32Array.from({ length: k }, (_, i) => {
+    const r = Math.floor(i / run), first = Math.floor((r * n) / runs);
+    return Math.min(n - 1, first + (i % run));
+  });
   const x = new Float64Array(k * d), y = new Float64Array(k);
   model.readRows(rows, x, y);
   const data = glmDataFromArrays(loadCore(), x, y, { numCols: d });

@@ -357,6 +357,8 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
           tolerance: (samplerOptions.recenterTolerance as number | undefined) ?? 1,
           quasiNewtonFirst: true,
           hessianSample: { stride: Math.max(1, Math.floor(1 / fraction)), seed: seed >>> 0 },
+          // The subset in runs of 64 rows (8 KB at d = 30, f32): one read each.
+          subsetRun: 64,
         },
       );
     } catch (e) {
