@@ -53,7 +53,7 @@ Deno.test("bench/time_to_posterior.ts: --help and bad flags exit before any file
       [["--settle=-1"], /--settle: expected seconds in 0…600, got -1/],
       [["--repeats", "0"], /--repeats: expected a whole number ≥ 1, got 0/],
       [["--n", "10"], /--n: bad size in 10/],
-      [["--formats", "xlsx"], /--formats: expected parquet, csv and\/or csv17, got xlsx/],
+      [["--formats", "xlsx"], /--formats: expected parquet, csv, csv17 and\/or rows, got xlsx/],
       [["--bogus"], /Unknown option '--bogus'/],
     ];
     for (const [flags, message] of cases) {
