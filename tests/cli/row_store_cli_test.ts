@@ -32,6 +32,11 @@ async function writeCsv(path: string): Promise<void> {
   await Deno.writeTextFile(path, lines.join("\n") + "\n");
 }
 
+/** `tallmc sample --family logistic --data DATA --response y` and `extra`. */
+function sampleLogistic(data: string, ...extra: string[]) {
+  return runCli(["sample", "--family", "logistic", "--data", data, "--response", "y", ...extra]);
+}
+
 /** The draws of each parameter, per chain, from a tallmc draws file. */
 function readDraws(text: string): Map<string, number[][]> {
   const lines = text.split("\n").filter((l) => l !== "" && !l.startsWith("#"));
@@ -61,21 +66,7 @@ Deno.test("cli: sample --data FILE.rows runs HMC-ECS out of core on the full-dat
     const before = await Deno.readFile(rows);
 
     await t.step("HMC-ECS's draws match the Laplace approximation", async () => {
-      const r = await runCli([
-        "sample",
-        "--family",
-        "logistic",
-        "--data",
-        rows,
-        "--response",
-        "y",
-        "--sampler",
-        "hmc-ecs",
-        "--seed",
-        "3",
-        "--out",
-        out,
-      ]);
+      const r = await sampleLogistic(rows, "--sampler", "hmc-ecs", "--seed", "3", "--out", out);
       assert.equal(r.code, 0, r.err);
       assert.match(
         r.out,
@@ -117,14 +108,8 @@ Deno.test("cli: sample --data FILE.rows runs HMC-ECS out of core on the full-dat
     });
 
     await t.step("another sampler reads every row at every step, with a note", async () => {
-      const r = await runCli([
-        "sample",
-        "--family",
-        "logistic",
-        "--data",
+      const r = await sampleLogistic(
         rows,
-        "--response",
-        "y",
         "--sampler",
         "rwmh",
         "--chains",
@@ -133,7 +118,7 @@ Deno.test("cli: sample --data FILE.rows runs HMC-ECS out of core on the full-dat
         "20",
         "--samples",
         "20",
-      ]);
+      );
       assert.equal(r.code === 0 || r.code === 1, true, r.err); // a short run may not converge
       assert.match(r.err, /every step of --sampler rwmh reads all 20000 rows from the file/);
     });
@@ -171,16 +156,7 @@ Deno.test("cli: sample --data FILE.rows runs HMC-ECS out of core on the full-dat
       const f64 = `${dir}/d64.rows`;
       const c = await runCli(["convert", csv, f64, "--response", "y"]);
       assert.equal(c.code, 0, c.err);
-      const r = await runCli([
-        "sample",
-        "--family",
-        "logistic",
-        "--data",
-        f64,
-        "--response",
-        "y",
-        "--f32",
-      ]);
+      const r = await sampleLogistic(f64, "--f32");
       assert.equal(r.code, 2);
       assert.match(r.err, /--f32: this row store holds X as f64/);
     });
@@ -190,14 +166,8 @@ Deno.test("cli: sample --data FILE.rows runs HMC-ECS out of core on the full-dat
       const c = await runCli(["convert", csv, bare, "--response", "y", "--no-intercept"]);
       assert.equal(c.code, 0, c.err);
       const o = `${dir}/bare_draws.csv`;
-      const r = await runCli([
-        "sample",
-        "--family",
-        "logistic",
-        "--data",
+      const r = await sampleLogistic(
         bare,
-        "--response",
-        "y",
         "--sampler",
         "hmc-ecs",
         "--chains",
@@ -209,7 +179,7 @@ Deno.test("cli: sample --data FILE.rows runs HMC-ECS out of core on the full-dat
         "--quiet",
         "--out",
         o,
-      ]);
+      );
       assert.ok(r.code === 0 || r.code === 1, r.err);
       assert.deepEqual([...readDraws(await Deno.readTextFile(o)).keys()], ["a", "b", "c"]);
     });
@@ -218,15 +188,7 @@ Deno.test("cli: sample --data FILE.rows runs HMC-ECS out of core on the full-dat
       const cut = `${dir}/cut.rows`;
       const bytes = await Deno.readFile(rows);
       await Deno.writeFile(cut, bytes.subarray(0, bytes.length - 10));
-      const r = await runCli([
-        "sample",
-        "--family",
-        "logistic",
-        "--data",
-        cut,
-        "--response",
-        "y",
-      ]);
+      const r = await sampleLogistic(cut);
       assert.equal(r.code, 2);
       assert.match(r.err, /cut\.rows: file size \d+ bytes does not match the header/);
     });

@@ -88,18 +88,44 @@ const SETUPS: ShardedGlmOptions[] = [
   { shardKind: "stream", workers: 2, chunkRows: 4096 },
 ];
 
-Deno.test("ShardedGlmModel full-data passes equal GlmModel's within the summation bound", async (t) => {
+/** One case's in-memory model, θ and Σ|tᵢ| there, for {@link eachSetup}. */
+interface CaseRun {
+  name: string;
+  options: GlmOptions;
+  model: GlmModel;
+  n: number;
+  d: number;
+  theta: Float64Array;
+  abs: ReturnType<typeof absoluteSums>;
+}
+
+/**
+ * For each case: its model and a row store of its rows, `prepare`'s extra
+ * (disposed after the case), then one step per setup with a ShardedGlmModel
+ * over the store (closed after the step).
+ */
+async function eachSetup<E>(
+  t: Deno.TestContext,
+  cases: typeof CASES,
+  prepare: (k: CaseRun) => { extra: E; dispose?: () => void },
+  body: (k: CaseRun, extra: E, sharded: ShardedGlmModel, setup: ShardedGlmOptions) => void,
+): Promise<void> {
   const arena = loadCore();
-  for (const c of CASES) {
+  for (const c of cases) {
     const data = c.make(arena);
     const model = new GlmModel(data, c.options);
-    const n = model.numRows, d = model.dim;
+    const d = model.dim;
     const theta = Float64Array.from({ length: d }, (_, j) => 0.05 * Math.cos(j + 1));
-    const g1 = new Float64Array(d), h1 = new Float64Array(d * d);
-    const ll1 = model.logLikelihood(theta, g1);
-    model.logLikelihoodHessian(theta, h1);
-    const cv = new ControlVariates(model, theta, { order: 2 });
-    const abs = absoluteSums(model, theta);
+    const k: CaseRun = {
+      name: c.name,
+      options: c.options,
+      model,
+      n: model.numRows,
+      d,
+      theta,
+      abs: absoluteSums(model, theta),
+    };
+    const { extra, dispose } = prepare(k);
     const path = await Deno.makeTempFile({ suffix: ".rows" });
     await writeRowStoreFromGlmData(path, data);
     try {
@@ -107,32 +133,7 @@ Deno.test("ShardedGlmModel full-data passes equal GlmModel's within the summatio
         await t.step(`${c.name}, ${setup.shardKind} × ${setup.workers}`, async () => {
           const sharded = await ShardedGlmModel.create(path, c.options, setup);
           try {
-            assert.ok(isExternalGlm(sharded));
-            assert.equal(sharded.numRows, n);
-            assert.deepEqual(sharded.parameterNames, model.parameterNames);
-            // Two summation orders of the same n terms (plus W shard partials):
-            // |Δ| ≤ 2γ_{n+W}·Σ|tᵢ| (module notes of models/sharded_glm.ts).
-            const k = 2 * gamma(n + (setup.workers ?? 2) + 1);
-            const g = new Float64Array(d), h = new Float64Array(d * d);
-            near(sharded.logLikelihood(theta, g), ll1, k * abs.ll, "ℓ");
-            for (let j = 0; j < d; j++) near(g[j], g1[j], k * abs.grad[j], `∇ℓ[${j}]`);
-            sharded.logLikelihoodHessian(theta, h);
-            for (let q = 0; q < d * d; q++) near(h[q], h1[q], k * abs.hess[q], `∇²ℓ[${q}]`);
-            // The same sums as the in-memory control variates (S, A, B).
-            const a = new Float64Array(d), b = new Float64Array(d * d);
-            const s = sharded.controlVariateSums(theta, a, b);
-            near(s, cv.llStarSum, k * abs.ll, "S");
-            for (let j = 0; j < d; j++) near(a[j], cv.gradSum[j], k * abs.grad[j], `A[${j}]`);
-            for (let q = 0; q < d * d; q++) near(b[q], cv.hessSum[q], k * abs.hess[q], `B[${q}]`);
-            // Deterministic for a given layout; costs counted the model.ts way.
-            assert.equal(sharded.logLikelihood(theta), sharded.logLikelihood(theta));
-            assert.equal(sharded.cost.numLogLikRows, 4 * n);
-            assert.equal(sharded.cost.numGradRows, 2 * n);
-            assert.equal(sharded.cost.numHessianRows, 2 * n);
-            // Prior: GlmModel's own.
-            const pg = new Float64Array(d), pg1 = new Float64Array(d);
-            assert.equal(sharded.logPrior(theta, pg), model.logPrior(theta, pg1));
-            assert.deepEqual(pg, pg1);
+            body(k, extra, sharded, setup);
           } finally {
             sharded.close();
           }
@@ -140,9 +141,46 @@ Deno.test("ShardedGlmModel full-data passes equal GlmModel's within the summatio
       }
     } finally {
       await Deno.remove(path);
-      cv.dispose();
+      dispose?.();
     }
   }
+}
+
+Deno.test("ShardedGlmModel full-data passes equal GlmModel's within the summation bound", async (t) => {
+  await eachSetup(t, CASES, ({ model, d, theta }) => {
+    const g1 = new Float64Array(d), h1 = new Float64Array(d * d);
+    const ll1 = model.logLikelihood(theta, g1);
+    model.logLikelihoodHessian(theta, h1);
+    const cv = new ControlVariates(model, theta, { order: 2 });
+    return { extra: { g1, h1, ll1, cv }, dispose: () => cv.dispose() };
+  }, ({ model, n, d, theta, abs }, { g1, h1, ll1, cv }, sharded, setup) => {
+    assert.ok(isExternalGlm(sharded));
+    assert.equal(sharded.numRows, n);
+    assert.deepEqual(sharded.parameterNames, model.parameterNames);
+    // Two summation orders of the same n terms (plus W shard partials):
+    // |Δ| ≤ 2γ_{n+W}·Σ|tᵢ| (module notes of models/sharded_glm.ts).
+    const k = 2 * gamma(n + (setup.workers ?? 2) + 1);
+    const g = new Float64Array(d), h = new Float64Array(d * d);
+    near(sharded.logLikelihood(theta, g), ll1, k * abs.ll, "ℓ");
+    for (let j = 0; j < d; j++) near(g[j], g1[j], k * abs.grad[j], `∇ℓ[${j}]`);
+    sharded.logLikelihoodHessian(theta, h);
+    for (let q = 0; q < d * d; q++) near(h[q], h1[q], k * abs.hess[q], `∇²ℓ[${q}]`);
+    // The same sums as the in-memory control variates (S, A, B).
+    const a = new Float64Array(d), b = new Float64Array(d * d);
+    const s = sharded.controlVariateSums(theta, a, b);
+    near(s, cv.llStarSum, k * abs.ll, "S");
+    for (let j = 0; j < d; j++) near(a[j], cv.gradSum[j], k * abs.grad[j], `A[${j}]`);
+    for (let q = 0; q < d * d; q++) near(b[q], cv.hessSum[q], k * abs.hess[q], `B[${q}]`);
+    // Deterministic for a given layout; costs counted the model.ts way.
+    assert.equal(sharded.logLikelihood(theta), sharded.logLikelihood(theta));
+    assert.equal(sharded.cost.numLogLikRows, 4 * n);
+    assert.equal(sharded.cost.numGradRows, 2 * n);
+    assert.equal(sharded.cost.numHessianRows, 2 * n);
+    // Prior: GlmModel's own.
+    const pg = new Float64Array(d), pg1 = new Float64Array(d);
+    assert.equal(sharded.logPrior(theta, pg), model.logPrior(theta, pg1));
+    assert.deepEqual(pg, pg1);
+  });
 });
 
 Deno.test("ShardedGlmModel.readRows returns the data rows exactly; subsample evaluations match", async (t) => {
@@ -364,61 +402,46 @@ Deno.test("ShardedGlmModel errors are clear", async (t) => {
 });
 
 Deno.test("controlVariateSumsSampledHessian: S and A of the full pass, B̂ = stride·Σ over one hashed row per group, unbiased for B", async (t) => {
-  const arena = loadCore();
-  for (const c of CASES.slice(0, 3)) {
-    const data = c.make(arena);
-    const model = new GlmModel(data, c.options);
-    const n = model.numRows, d = model.dim;
-    const theta = Float64Array.from({ length: d }, (_, j) => 0.05 * Math.cos(j + 1));
-    const abs = absoluteSums(model, theta);
-    const path = await Deno.makeTempFile({ suffix: ".rows" });
-    await writeRowStoreFromGlmData(path, data);
-    try {
-      for (const setup of SETUPS) {
-        await t.step(`${c.name}, ${setup.shardKind} × ${setup.workers}`, async () => {
-          const sharded = await ShardedGlmModel.create(path, c.options, setup);
-          try {
-            const stride = 7, seed = 12345;
-            const a0 = new Float64Array(d), a = new Float64Array(d), b = new Float64Array(d * d);
-            const s0 = sharded.controlVariateSums(theta, a0);
-            const s = sharded.controlVariateSumsSampledHessian(theta, a, b, { stride, seed });
-            // ℓ and ∇ℓ: the pass of controlVariateSums without B, the same operations.
-            assert.equal(s, s0);
-            assert.deepEqual(a, a0);
-            // B̂: stride × Σ ∇²ℓₖ over the rows sampledRowOf chooses, computed apart.
-            const chosen: number[] = [];
-            for (let g = 0; g * stride < n; g++) {
-              const r = sampledRowOf(g, stride, seed);
-              assert.ok(r >= g * stride && r < (g + 1) * stride);
-              if (r < n) chosen.push(r);
-            }
-            const h = new Float64Array(chosen.length * d * d);
-            model.perRowHessians(theta, Int32Array.from(chosen), h);
-            const k = 2 * gamma(n + (setup.workers ?? 2) + 1);
-            for (let q = 0; q < d * d; q++) {
-              let want = 0;
-              for (let i = 0; i < chosen.length; i++) want += h[i * d * d + q];
-              near(b[q], stride * want, stride * k * abs.hess[q], `B̂[${q}]`);
-            }
-            assert.equal(sharded.cost.numHessianRows, Math.ceil(n / stride));
-            // Stride 1 is the exact pass.
-            const b1 = new Float64Array(d * d), bx = new Float64Array(d * d);
-            sharded.controlVariateSumsSampledHessian(theta, a, b1, { stride: 1, seed });
-            sharded.controlVariateSums(theta, a0, bx);
-            assert.deepEqual(b1, bx);
-            assert.throws(
-              () => sharded.controlVariateSumsSampledHessian(theta, a, b, { stride: 0, seed }),
-              /stride must be an integer/,
-            );
-          } finally {
-            sharded.close();
-          }
-        });
-      }
-    } finally {
-      await Deno.remove(path);
+  await eachSetup(t, CASES.slice(0, 3), () => ({ extra: null }), (
+    { model, n, d, theta, abs },
+    _extra,
+    sharded,
+    setup,
+  ) => {
+    const stride = 7, seed = 12345;
+    const a0 = new Float64Array(d), a = new Float64Array(d), b = new Float64Array(d * d);
+    const s0 = sharded.controlVariateSums(theta, a0);
+    const s = sharded.controlVariateSumsSampledHessian(theta, a, b, { stride, seed });
+    // ℓ and ∇ℓ: the pass of controlVariateSums without B, the same operations.
+    assert.equal(s, s0);
+    assert.deepEqual(a, a0);
+    // B̂: stride × Σ ∇²ℓₖ over the rows sampledRowOf chooses, computed apart.
+    const chosen: number[] = [];
+    for (let g = 0; g * stride < n; g++) {
+      const r = sampledRowOf(g, stride, seed);
+      assert.ok(r >= g * stride && r < (g + 1) * stride);
+      if (r < n) chosen.push(r);
     }
-  }
+    const h = new Float64Array(chosen.length * d * d);
+    model.perRowHessians(theta, Int32Array.from(chosen), h);
+    const k = 2 * gamma(n + (setup.workers ?? 2) + 1);
+    for (let q = 0; q < d * d; q++) {
+      let want = 0;
+      for (let i = 0; i < chosen.length; i++) want += h[i * d * d + q];
+      near(b[q], stride * want, stride * k * abs.hess[q], `B̂[${q}]`);
+    }
+    assert.equal(sharded.cost.numHessianRows, Math.ceil(n / stride));
+    // Stride 1 is the exact pass.
+    const b1 = new Float64Array(d * d), bx = new Float64Array(d * d);
+    sharded.controlVariateSumsSampledHessian(theta, a, b1, { stride: 1, seed });
+    sharded.controlVariateSums(theta, a0, bx);
+    assert.deepEqual(b1, bx);
+    assert.throws(
+      () => sharded.controlVariateSumsSampledHessian(theta, a, b, { stride: 0, seed }),
+      /stride must be an integer/,
+    );
+  });
+  const arena = loadCore();
   await t.step("over seeds, the mean of B̂ is B within 4 standard errors", async () => {
     const data = countData(arena, 2000, "poisson");
     const model = new GlmModel(data, { family: "poisson" });
