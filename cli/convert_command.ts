@@ -31,6 +31,7 @@ import { writeParquet } from "../data/parquet_write.ts";
 import { fingerprintFile } from "../data/row_store_format.ts";
 import { writeRowStore } from "../data/row_store_write.ts";
 import { compressors as parquetDecompressors } from "npm:hyparquet-compressors@1.1.2";
+import { loadCore } from "../core/load.ts";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
 import { AtomicOutput, checkWritable, isSameFile, refuseSameFile } from "./safe_output.ts";
@@ -169,7 +170,11 @@ export async function convertTable(
     storage,
   } as const;
   const rows = _format(input) === "parquet"
-    ? await openParquetRows(input, { ...loadOptions, compressors: parquetDecompressors })
+    ? await openParquetRows(
+      input,
+      { ...loadOptions, compressors: parquetDecompressors },
+      loadCore(),
+    )
     : await openCsvRows(input, { ...loadOptions, chunkRows: rowGroupSize });
   const columnNames = rows.columnNames;
   let numRows = 0, numBytes = 0;

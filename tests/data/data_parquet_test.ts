@@ -789,3 +789,98 @@ Deno.test("parquetColumns keeps the footer for the next read of the same file on
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("openParquetRows with an arena: the core's decoder and transposer give the general path's chunks, warnings and errors", async (t) => {
+  const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "tallmc_parquet_arena_" });
+  const arena = loadCore();
+  /** Every chunk (and the warnings, or the error) of a read, with or without the arena. */
+  const readAll = async (
+    path: string,
+    options: Parameters<typeof openParquetRows>[1],
+    a?: typeof arena,
+  ) => {
+    const rows = await openParquetRows(path, options, a);
+    const chunks: { x: number[]; y: number[]; aux?: number[]; f32: boolean }[] = [];
+    try {
+      for await (const c of rows) {
+        chunks.push({
+          x: Array.from(c.x),
+          y: Array.from(c.y),
+          ...(c.aux ? { aux: Array.from(c.aux) } : {}),
+          f32: c.x instanceof Float32Array,
+        });
+      }
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+    return { chunks, warnings: rows.warnings };
+  };
+  try {
+    const n = 1003, d = 4, rng = new Rng(31);
+    const x = new Float64Array(n * d), y = new Float64Array(n), aux = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < d; j++) x[i * d + j] = rng.normal() * 10 ** (j - 1);
+      y[i] = rng.int(2);
+      aux[i] = rng.uniform();
+    }
+    const path = `${dir}/t.parquet`;
+    await writeParquet(path, [{ numRows: n, x, y }], {
+      columnNames: ["a", "b", "c", "e"],
+      responseName: "y",
+      storage: "f64",
+      rowGroupSize: 250,
+    });
+    for (const storage of ["f64", "f32"] as const) {
+      for (const intercept of [true, false]) {
+        await t.step(`${storage}, intercept ${intercept}`, async () => {
+          const options = { response: "y", family: "logistic" as const, storage, intercept };
+          const general = await readAll(path, options);
+          // The arena, with its allocations counted: the page decoder allocates
+          // its raw and column buffers there (alloc), the fast path X's (allocF32/F64).
+          let allocs = 0, xBuffers = 0;
+          const counted = new Proxy(arena, {
+            get(target, key) {
+              if (key === "alloc") allocs++;
+              if (key === "allocF32" || key === "allocF64") xBuffers++;
+              const v = Reflect.get(target, key, target);
+              return typeof v === "function" ? v.bind(target) : v;
+            },
+          });
+          const fast = await readAll(path, options, counted);
+          assert.equal(general.chunks?.length, 5, general.error);
+          assert.deepEqual(fast, general);
+          assert.ok(allocs > 0 && xBuffers > 0, "the row groups were read by the core's decoder");
+        });
+      }
+    }
+    await t.step("a bad cell: the same error, naming it", async () => {
+      const bad = Float64Array.from(y);
+      bad[777] = 2;
+      const p = `${dir}/bad.parquet`;
+      await writeParquet(p, [{ numRows: n, x, y: bad }], {
+        columnNames: ["a", "b", "c", "e"],
+        responseName: "y",
+        storage: "f64",
+        rowGroupSize: 250,
+      });
+      const options = { response: "y", family: "logistic" as const, storage: "f32" as const };
+      const general = await readAll(p, options);
+      assert.match(general.error ?? "", /row 778.*must be 0 or 1, got 2/);
+      assert.deepEqual(await readAll(p, options, arena), general);
+    });
+    await t.step("an aux column: the general path, the same chunks", async () => {
+      const p = `${dir}/aux.parquet`;
+      await writeParquet(p, [{ numRows: n, x, y, aux }], {
+        columnNames: ["a", "b", "c", "e"],
+        responseName: "y",
+        auxName: "off",
+        storage: "f64",
+        rowGroupSize: 250,
+      });
+      const options = { response: "y", family: "gaussian" as const, aux: "off" };
+      assert.deepEqual(await readAll(p, options, arena), await readAll(p, options));
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
