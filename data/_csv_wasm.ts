@@ -200,6 +200,25 @@ export async function readCsvWasmAsync(
   return r.value;
 }
 
+/**
+ * {@link readCsvWasm} as steps the caller drives: each step yields the
+ * buffer to fill next and takes the number of bytes put in it (0 at the
+ * end of the input); the rows reach `sink` block by block as they are
+ * parsed, and the generator returns "done" or "fallback" as
+ * {@link readCsvWasm} does. For a reader that hands rows on while it reads
+ * (csv.ts's `openCsvRows`).
+ *
+ * @param sink csv.ts's sink (fresh).
+ * @param opts As {@link readCsvWasm}.
+ * @returns The steps.
+ */
+export function csvWasmSteps(
+  sink: RowSink,
+  opts: ReadCsvWasmOptions,
+): Generator<Uint8Array, "done" | "fallback", number> {
+  return _steps(sink, opts);
+}
+
 /** The line format and the columns, from the first block of the input. */
 export interface CsvPrepared {
   /** What the kernel needs. */

@@ -109,7 +109,13 @@
 import type { Arena } from "../core/arena.ts";
 import { checkRowsFit, type GlmData, type Storage } from "./dataset.ts";
 import { ChunkFeeder, countByte, detectNewline } from "./_csv_chunks.ts";
-import { countBreaksWasm, readCsvWasm, readCsvWasmAsync } from "./_csv_wasm.ts";
+import {
+  countBreaksWasm,
+  csvWasmCounts,
+  csvWasmSteps,
+  readCsvWasm,
+  readCsvWasmAsync,
+} from "./_csv_wasm.ts";
 import {
   csvParallelSizes,
   type CsvPlacement,
@@ -1335,27 +1341,71 @@ export async function openCsvRows(
     y = new Float64Array(chunkRows);
     fill = 0;
   };
-  const sink = new _CsvSink(options, where, (d) => {
+  // Rows handed to the chunks so far; a reader started over skips them.
+  let taken = 0, skip = 0;
+  const rowsTo = (xs: Float64Array, ys: Float64Array, _rowStart: number, m: number) => {
+    let i = Math.min(m, skip);
+    skip -= i;
+    while (i < m) {
+      const take = Math.min(m - i, chunkRows - fill);
+      x.set(xs.subarray(i * numCols, (i + take) * numCols), fill * numCols);
+      y.set(ys.subarray(i, i + take), fill);
+      fill += take;
+      taken += take;
+      i += take;
+      if (fill === chunkRows) emit();
+    }
+  };
+  let sink = new _CsvSink(options, where, (d) => {
     numCols = d;
     x = storage === "f64" ? new Float64Array(chunkRows * d) : new Float32Array(chunkRows * d);
     y = new Float64Array(chunkRows);
-    return (xs, ys, _rowStart, m) => {
-      for (let i = 0; i < m;) {
-        const take = Math.min(m - i, chunkRows - fill);
-        x.set(xs.subarray(i * numCols, (i + take) * numCols), fill * numCols);
-        y.set(ys.subarray(i, i + take), fill);
-        fill += take;
-        i += take;
-        if (fill === chunkRows) emit();
-      }
-    };
+    return rowsTo;
   });
-  const file = await _openInput(path);
+  let file = await _openInput(path);
   const decoder = new TextDecoder("utf-8");
-  const feeder = new ChunkFeeder(options.delimiter, sink, where);
+  let feeder = new ChunkFeeder(options.delimiter, sink, where);
   const buf = new Uint8Array(chunkBytes);
+  // The core's reader first (not for a stream, which cannot be read again):
+  // it hands on rows block by block as it parses. Where it falls back
+  // (something it does not read itself, data/_csv_wasm.ts), the papaparse
+  // reader reads the file again from the start with a fresh sink, whose
+  // first `taken` rows (the same numbers) are dropped.
+  let wasm = stream || options.reader === "papaparse" ? null : csvWasmSteps(sink, {
+    family: options.family,
+    header: options.header ?? true,
+    delimiter: options.delimiter,
+  });
+  let request = wasm?.next(0);
   let done = false;
   const step = async (): Promise<void> => {
+    if (wasm !== null && request !== undefined) {
+      if (!request.done) {
+        const into = request.value;
+        request = wasm.next((await file.read(into.subarray(0, chunkBytes))) ?? 0);
+        return;
+      }
+      csvWasmCounts[request.value]++;
+      if (request.value === "done") {
+        sink.finish();
+        emit();
+        done = true;
+        return;
+      }
+      wasm = null;
+      file.close();
+      file = await _openInput(path);
+      skip = taken;
+      sink = new _CsvSink(options, where, (d) => {
+        if (numCols === 0) {
+          numCols = d;
+          x = storage === "f64" ? new Float64Array(chunkRows * d) : new Float32Array(chunkRows * d);
+          y = new Float64Array(chunkRows);
+        }
+        return rowsTo;
+      });
+      feeder = new ChunkFeeder(options.delimiter, sink, where);
+    }
     const got = await file.read(buf);
     if (got === null) {
       feeder.feed(decoder.decode(), true);
@@ -1385,8 +1435,12 @@ export async function openCsvRows(
   };
   return {
     close,
-    columnNames: sink.columnNames,
-    responseName: sink.responseName,
+    get columnNames() {
+      return sink.columnNames;
+    },
+    get responseName() {
+      return sink.responseName;
+    },
     numCols,
     storage,
     get warnings() {

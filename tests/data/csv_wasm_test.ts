@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { loadCore } from "../../core/load.ts";
-import { type LoadCsvOptions, loadCsvToArena, parseCsvText } from "../../data/csv.ts";
+import { type LoadCsvOptions, loadCsvToArena, openCsvRows, parseCsvText } from "../../data/csv.ts";
 import { csvWasmCounts } from "../../data/_csv_wasm.ts";
 import { csvParallelSizes } from "../../data/_csv_parallel.ts";
 import { _bitsEqual, _x, _y } from "../_data_fixtures.ts";
@@ -389,55 +389,121 @@ Deno.test("csv wasm: hard numbers (> 19 digits, subnormals, halfway cases) in bu
   }
 });
 
+/** Bad and awkward files: each reader must give the papaparse reader's data or error. */
+const BAD_FILES: [string, string, Partial<LoadCsvOptions>?][] = [
+  ["non-numeric", "y,a\n1,abc\n0,2\n"],
+  ["empty cell", "y,a\n1,\n0,2\n"],
+  ["NA", "y,a\n1,NA\n0,2\n"],
+  ["NaN", "y,a\n1,NaN\n0,2\n"],
+  ["Infinity", "y,a\n1,-Infinity\n0,2\n"],
+  ["overflow", "y,a\n1,1e400\n0,2\n"],
+  ["beyond 1e100", "y,a\n1,2e100\n0,2\n"],
+  ["hexadecimal", "y,a\n1,0x10\n0,2\n"],
+  ["digit separator", "y,a\n1,1_000\n0,2\n"],
+  ["decimal comma", "y;a\n1;0,5\n0;2\n"],
+  ["short row", "y,a,b\n1,2,3\n0,2\n"],
+  ["long row", "y,a\n1,2,3\n0,2\n"],
+  ["logistic response 2", "y,a\n2,1\n0,2\n"],
+  ["poisson response", "y,a\n-1,1\n1.5,2\n", { family: "poisson" }],
+  ["header only", "y,a\n"],
+  ["header only, no newline", "y,a"],
+  ["empty", ""],
+  ["duplicate column", "y,a,a\n1,2,3\n"],
+  ["unknown response", "q,a\n1,2\n", { response: "y" }],
+  ["unknown column", "y,a\n1,2\n", { columns: ["b"] }],
+  ["ambiguous delimiter", "y,a;b\n1,2;3\n"],
+  ["many problems", "y,a\n" + "1,x\n".repeat(30)],
+  ["bad value after many good rows", "y,a\n" + "1,2.5\n".repeat(5000) + "0,oops\n"],
+  ["f32 overflow", "y,a\n1,1e39\n0,2\n", { storage: "f32" }],
+  ["f32 underflow", "y,a\n1,1e-39\n0,2\n", { storage: "f32" }],
+  ["bare carriage returns", "y,a\r1,2\r0,3\r"],
+  ["quoted newline", 'y,a\n1,"2\n3"\n0,4\n'],
+  ["blank around a number", "y,a\n1, 2.5\n0,\t3 \n"],
+  ["text column used", "y,a,s\n1,2,abc\n", { columns: ["s"] }],
+  ["text column unused", 'y,a,s\n1,2,abc\n0,3,"d,e"\n1,4,f\n', { columns: ["a"] }],
+  ["BOM and quoted header", '\uFEFF"y","a b"\r\n1,2\r\n0,3\r\n'],
+  ["blank lines", "y,a\n\n1,2\n\n0,3\n\n\n"],
+  ["no trailing newline", "y,a\n1,2\n0,3"],
+  ["CRLF, no trailing newline", "y,a\r\n1,2\r\n0,3"],
+  ["mixed line breaks", "y,a\r\n1,2\n0,3\r\n"],
+  ["reserved and empty names", "y,chain,,lp__\n1,2,3,4\n0,1,2,3\n"],
+  ["no header", "1,2,3\n0,4,5\n", { header: false, response: 0 }],
+  ["pipe delimiter", "y|a|b\n1|2|3\n0|4|5\n"],
+  ["user delimiter", "y:a\n1:2\n0:3\n", { delimiter: ":" }],
+  ["multi-byte delimiter", "y::a\n1::2\n0::3\n", { delimiter: "::" }],
+  ["constant and copied columns", "y,a,b,c\n1,1,5,5\n0,1,6,6\n1,1,7,7\n"],
+  ["extreme column", "y,a,b\n1,1,1e9\n0,2,3\n1,3,4\n"],
+];
+
 Deno.test("csv wasm: the same errors, with the same messages, on bad files", async (t) => {
-  const cases: [string, string, Partial<LoadCsvOptions>?][] = [
-    ["non-numeric", "y,a\n1,abc\n0,2\n"],
-    ["empty cell", "y,a\n1,\n0,2\n"],
-    ["NA", "y,a\n1,NA\n0,2\n"],
-    ["NaN", "y,a\n1,NaN\n0,2\n"],
-    ["Infinity", "y,a\n1,-Infinity\n0,2\n"],
-    ["overflow", "y,a\n1,1e400\n0,2\n"],
-    ["beyond 1e100", "y,a\n1,2e100\n0,2\n"],
-    ["hexadecimal", "y,a\n1,0x10\n0,2\n"],
-    ["digit separator", "y,a\n1,1_000\n0,2\n"],
-    ["decimal comma", "y;a\n1;0,5\n0;2\n"],
-    ["short row", "y,a,b\n1,2,3\n0,2\n"],
-    ["long row", "y,a\n1,2,3\n0,2\n"],
-    ["logistic response 2", "y,a\n2,1\n0,2\n"],
-    ["poisson response", "y,a\n-1,1\n1.5,2\n", { family: "poisson" }],
-    ["header only", "y,a\n"],
-    ["header only, no newline", "y,a"],
-    ["empty", ""],
-    ["duplicate column", "y,a,a\n1,2,3\n"],
-    ["unknown response", "q,a\n1,2\n", { response: "y" }],
-    ["unknown column", "y,a\n1,2\n", { columns: ["b"] }],
-    ["ambiguous delimiter", "y,a;b\n1,2;3\n"],
-    ["many problems", "y,a\n" + "1,x\n".repeat(30)],
-    ["bad value after many good rows", "y,a\n" + "1,2.5\n".repeat(5000) + "0,oops\n"],
-    ["f32 overflow", "y,a\n1,1e39\n0,2\n", { storage: "f32" }],
-    ["f32 underflow", "y,a\n1,1e-39\n0,2\n", { storage: "f32" }],
-    ["bare carriage returns", "y,a\r1,2\r0,3\r"],
-    ["quoted newline", 'y,a\n1,"2\n3"\n0,4\n'],
-    ["blank around a number", "y,a\n1, 2.5\n0,\t3 \n"],
-    ["text column used", "y,a,s\n1,2,abc\n", { columns: ["s"] }],
-    ["text column unused", 'y,a,s\n1,2,abc\n0,3,"d,e"\n1,4,f\n', { columns: ["a"] }],
-    ["BOM and quoted header", '\uFEFF"y","a b"\r\n1,2\r\n0,3\r\n'],
-    ["blank lines", "y,a\n\n1,2\n\n0,3\n\n\n"],
-    ["no trailing newline", "y,a\n1,2\n0,3"],
-    ["CRLF, no trailing newline", "y,a\r\n1,2\r\n0,3"],
-    ["mixed line breaks", "y,a\r\n1,2\n0,3\r\n"],
-    ["reserved and empty names", "y,chain,,lp__\n1,2,3,4\n0,1,2,3\n"],
-    ["no header", "1,2,3\n0,4,5\n", { header: false, response: 0 }],
-    ["pipe delimiter", "y|a|b\n1|2|3\n0|4|5\n"],
-    ["user delimiter", "y:a\n1:2\n0:3\n", { delimiter: ":" }],
-    ["multi-byte delimiter", "y::a\n1::2\n0::3\n", { delimiter: "::" }],
-    ["constant and copied columns", "y,a,b,c\n1,1,5,5\n0,1,6,6\n1,1,7,7\n"],
-    ["extreme column", "y,a,b\n1,1,1e9\n0,2,3\n1,3,4\n"],
-  ];
-  for (const [what, text, extra] of cases) {
+  for (const [what, text, extra] of BAD_FILES) {
     await t.step(what, async () => {
       const o = { response: "y", family: "logistic", ...extra } as LoadCsvOptions;
       await _compareAll(text, o, what, 7);
     });
   }
+});
+
+/** Every chunk of `openCsvRows` concatenated, its names and warnings, or its error. */
+async function _streamed(
+  path: string,
+  options: LoadCsvOptions,
+  chunkRows = 3,
+): Promise<_Outcome> {
+  try {
+    const rows = await openCsvRows(path, { ...options, chunkRows });
+    const xs: number[] = [], ys: number[] = [];
+    for await (const c of rows) {
+      xs.push(...c.x);
+      ys.push(...c.y);
+    }
+    return {
+      ok: true,
+      x: Float64Array.from(xs),
+      y: Float64Array.from(ys),
+      names: [...rows.columnNames],
+      warnings: [...rows.warnings],
+      numRows: ys.length,
+    };
+  } catch (e) {
+    return { ok: false, kind: (e as Error).constructor.name, message: (e as Error).message };
+  }
+}
+
+Deno.test("csv wasm: openCsvRows streams the kernel's rows, and after a fall back the papaparse reader's, as papaparse alone reads them", async (t) => {
+  const late: [string, string, Partial<LoadCsvOptions>?][] = [
+    // Rows handed on before the kernel meets what it does not read: the
+    // papaparse reader starts over and skips them.
+    ["a quote after many rows", "y,a\n" + "1,2.5\n".repeat(3000) + '0,"3"\n1,4\n'],
+    ["a bad value after many rows", "y,a\n" + "1,2.5\n".repeat(3000) + "0,oops\n"],
+    ["a blank after many rows, f32", "y,a\n" + "1,0.1\n".repeat(3000) + "0, 2\n", {
+      storage: "f32",
+    }],
+    ["clean, many blocks", "y,a,b\n" + "1,0.25,-3e-7\n0,17,2\n".repeat(4000)],
+  ];
+  const before = { ...csvWasmCounts };
+  for (const [what, text, extra] of [...BAD_FILES, ...late]) {
+    await t.step(what, async () => {
+      const o = { response: "y", family: "logistic", ...extra } as LoadCsvOptions;
+      await _withFile(text, async (path) => {
+        const general = await _streamed(path, { ...o, reader: "papaparse" });
+        _same(general, await _streamed(path, o), what);
+        _same(general, await _streamed(path, { ...o, chunkBytes: 5 }), `${what}, 5-byte reads`);
+      });
+    });
+  }
+  await t.step("a quote in the second of the kernel's 4 MiB blocks", async () => {
+    // The first block's rows are handed on before the kernel falls back.
+    const text = "y,a\n" + "1,2.5\n".repeat(800_000) + '0,"3"\n1,4\n';
+    const o = { response: "y", family: "logistic" } as LoadCsvOptions;
+    await _withFile(text, async (path) => {
+      const fallbacks = csvWasmCounts.fallback;
+      const general = await _streamed(path, { ...o, reader: "papaparse" }, 50_000);
+      _same(general, await _streamed(path, o, 50_000), "late quote");
+      assert.equal(csvWasmCounts.fallback, fallbacks + 1);
+      assert.ok(general.ok && general.numRows === 800_002);
+    });
+  });
+  // The kernel read files through, and fell back on others.
+  assert.ok(csvWasmCounts.done > before.done && csvWasmCounts.fallback > before.fallback);
 });
