@@ -1280,6 +1280,12 @@ export interface CsvRows extends AsyncIterable<CsvRowChunk> {
  * row store. The header is read before this resolves, so the column names
  * are known before the first block.
  *
+ * The rows come from the core's CSV kernel (data/_csv_wasm.ts) block by
+ * block as it parses; where it falls back, the papaparse reader reads the
+ * file again from the start and the rows already handed on are skipped (the
+ * same numbers), so the blocks, names, warnings and errors are those of the
+ * papaparse reader alone (`reader: "papaparse"`), which reads standard input.
+ *
  * Needs read permission for `path`.
  *
  * @param path The file.
