@@ -271,11 +271,11 @@ export class ShardedGlmModel implements ExternalGlmModel {
     return this.#numPasses;
   }
 
-  /** Post θ and a command to every shard; returns after all have answered. */
-  #pass(command: number, theta: Float64Array): void {
+  /** Post θ, a command and its arguments to every shard; returns after all have answered. */
+  #pass(command: number, theta: Float64Array, args?: readonly number[]): void {
     this.#live();
     assertPosition(theta, this.dim);
-    this.#pool.run(command, theta);
+    this.#pool.run(command, theta, args === undefined ? {} : { args });
     this.#numPasses++;
   }
 
@@ -371,10 +371,7 @@ export class ShardedGlmModel implements ExternalGlmModel {
       throw new RangeError(`seed must be an integer in [0, 2³²), got ${seed}`);
     }
     if (stride === 1) return this.controlVariateSums(thetaStar, gradSum, hessSum);
-    this.#live();
-    assertPosition(thetaStar, this.dim);
-    this.#pool.run(PASS_ALL_SAMPLED, thetaStar, { args: [stride, seed, 0] });
-    this.#numPasses++;
+    this.#pass(PASS_ALL_SAMPLED, thetaStar, [stride, seed, 0]);
     const s = this.#sumLlGrad(gradSum);
     this.#sumHess(hessSum);
     for (let q = 0; q < this.dim * this.dim; q++) hessSum[q] *= stride;
