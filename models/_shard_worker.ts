@@ -167,8 +167,9 @@ function start(init: PassWorkerStart<ShardWorkerInit>): RowPasses {
     if (sub !== null) {
       // Reserved before any block's views are taken (it may grow the memory).
       const c0 = data !== null ? n : Math.min(init.chunkRows, n);
-      sampledRows.views(Math.ceil(c0 / sub.stride) + 1);
-      if (hasAux && sampledAux === undefined) sampledAux = new Float64Array(c0);
+      const cap = Math.ceil(c0 / sub.stride) + 1;
+      sampledRows.views(cap);
+      if (hasAux && (sampledAux?.length ?? 0) < cap) sampledAux = new Float64Array(cap);
     }
     let ll = 0;
     if (data !== null) {
