@@ -42,6 +42,19 @@ export function binaryKind(bytes: Uint8Array): string | null {
 }
 
 /**
+ * Whether the file at `path` is a row store: it starts with the row store's
+ * magic bytes (false for standard input, "-", and for what is not a regular
+ * file or cannot be read).
+ *
+ * @param path The file.
+ * @returns True for a row store, whatever the file's name.
+ */
+export function isRowStoreFile(path: string): boolean {
+  const head = path === "-" ? null : headBytes(path, 8);
+  return head !== null && new TextDecoder("latin1").decode(head) === ROW_STORE_MAGIC;
+}
+
+/**
  * The first bytes of a regular file (nothing is read from a FIFO or a
  * device, which could block); null when it is not a regular file or cannot
  * be read.

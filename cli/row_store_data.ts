@@ -30,22 +30,8 @@ import { hasModelFlags } from "./model_flags.ts";
 import type { FamilyChoice } from "./model_flags.ts";
 import { modelFromFlags } from "./model_options.ts";
 
-/** The first 8 bytes of a row store (`MAGIC` in data/row_store_format.ts). */
-const MAGIC = "TALLMCRS";
-
 /** Rows written to the private CSV file the flags are interpreted on. */
 export const PROBE_ROWS = 1000;
-
-/**
- * Whether `head` (a file's first bytes) starts like a row store.
- *
- * @param head The bytes, or null (not a regular file).
- * @returns True for a row store.
- */
-export function isRowStoreHead(head: Uint8Array | null): boolean {
-  return head !== null && head.length >= 8 &&
-    new TextDecoder("latin1").decode(head.subarray(0, 8)) === MAGIC;
-}
 
 /**
  * Why the flags cannot be served by a row store (a message naming the flag),

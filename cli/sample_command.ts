@@ -88,8 +88,7 @@ import {
   summaryPreparer as _summaryPreparer,
 } from "./sample_run.ts";
 import { openSampleData } from "./sample_data.ts";
-import { headBytes } from "./file_kind.ts";
-import { isRowStoreHead } from "./row_store_data.ts";
+import { isRowStoreFile } from "./file_kind.ts";
 
 const _COMMON_FLAGS: FlagSpec = {
   ...GLM_DATA_FLAGS,
@@ -265,8 +264,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
   // numWorkers threads: the pass workers' modules load while the data are read.
   // A row store's rows stay in the file (./row_store_data.ts): its centring
   // is the engine's, made by the shard workers' passes (below).
-  const rowStoreData = dbUrl === null && dataPath !== "-" &&
-    isRowStoreHead(headBytes(dataPath, 8));
+  const rowStoreData = dbUrl === null && isRowStoreFile(dataPath);
   const shareCentring = samplerName === "hmc-ecs" && dbUrl === null && !rowStoreData &&
     numChains > 1 && values.init === undefined && userFamily === null;
   // They become chain workers after it (below), so they load the chain modules too.
@@ -280,6 +278,7 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     choice,
     numWorkers,
     cleanups,
+    rowStoreData,
   });
   const { dbModel, dataLabel, remove: dbRemove, rowStore } = source;
   // Rows outside this process: in a database, or in a row store's file.

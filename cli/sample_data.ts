@@ -24,7 +24,7 @@ import {
 import { binaryKind, headBytes } from "./file_kind.ts";
 import type { FamilyChoice } from "./model_flags.ts";
 import { modelFromFlags } from "./model_options.ts";
-import { isRowStoreHead, openRowStoreModel, type RowStoreModel } from "./row_store_data.ts";
+import { openRowStoreModel, type RowStoreModel } from "./row_store_data.ts";
 import { userMessage as _userMessage } from "./sample_flags.ts";
 
 /** What {@link openSampleData} found. */
@@ -48,10 +48,11 @@ export interface SampleData {
  *
  * @param values The flags' values.
  * @param context The database URL (or null), the resolved path, the sampler,
- *   the family choice, the workers asked for (for a note) and the cleanups to
- *   run when the command ends.
+ *   the family choice, the workers asked for (for a note, and a row store's
+ *   shards), the cleanups to run when the command ends, and whether the path
+ *   is a row store (`isRowStoreFile`).
  * @returns The data's path and label, how to remove a private copy, and the
- *   database model.
+ *   database or row store model.
  * @throws {CliUsageError} Naming `--data`.
  */
 export async function openSampleData(
@@ -63,6 +64,7 @@ export async function openSampleData(
     choice: FamilyChoice;
     numWorkers: number;
     cleanups: (() => void)[];
+    rowStoreData: boolean;
   },
 ): Promise<SampleData> {
   const { dbUrl, samplerName, choice, numWorkers, cleanups } = context;
@@ -140,11 +142,8 @@ export async function openSampleData(
       throw new CliUsageError(`--data ${db.redactDatabaseUrl(dbUrl)}: ${(e as Error).message}`);
     }
   }
-  if (dbUrl === null && dataPath !== "-" && isRowStoreHead(headBytes(dataPath, 8))) {
-    const rowStore = await openRowStoreModel(dataPath, values, {
-      choice,
-      shards: Math.max(1, numWorkers),
-    });
+  if (context.rowStoreData) {
+    const rowStore = await openRowStoreModel(dataPath, values, { choice, shards: numWorkers });
     cleanups.push(() => rowStore.model.close());
     if (!values.quiet) {
       const m = rowStore.model, shards = m.shardBounds.length - 1;
