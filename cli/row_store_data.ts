@@ -143,6 +143,8 @@ export async function openRowStoreModel(
     model = await ShardedGlmModel.create(path, glmOptions, {
       workers: Math.max(1, context.shards),
       shardKind: "stream",
+      // openRowStore above compared the recorded source file's fingerprint.
+      checkSource: false,
     });
   } catch (e) {
     return fail((e as Error).message);
