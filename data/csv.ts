@@ -1362,12 +1362,18 @@ export async function openCsvRows(
       if (fill === chunkRows) emit();
     }
   };
-  let sink = new _CsvSink(options, where, (d) => {
-    numCols = d;
-    x = storage === "f64" ? new Float64Array(chunkRows * d) : new Float32Array(chunkRows * d);
-    y = new Float64Array(chunkRows);
-    return rowsTo;
-  });
+  // The block buffers are made when the first sink learns the columns; a
+  // sink started over after a fall back keeps them (the same columns).
+  const newSink = () =>
+    new _CsvSink(options, where, (d) => {
+      if (numCols === 0) {
+        numCols = d;
+        x = storage === "f64" ? new Float64Array(chunkRows * d) : new Float32Array(chunkRows * d);
+        y = new Float64Array(chunkRows);
+      }
+      return rowsTo;
+    });
+  let sink = newSink();
   let file = await _openInput(path);
   const decoder = new TextDecoder("utf-8");
   let feeder = new ChunkFeeder(options.delimiter, sink, where);
@@ -1402,14 +1408,7 @@ export async function openCsvRows(
       file.close();
       file = await _openInput(path);
       skip = taken;
-      sink = new _CsvSink(options, where, (d) => {
-        if (numCols === 0) {
-          numCols = d;
-          x = storage === "f64" ? new Float64Array(chunkRows * d) : new Float32Array(chunkRows * d);
-          y = new Float64Array(chunkRows);
-        }
-        return rowsTo;
-      });
+      sink = newSink();
       feeder = new ChunkFeeder(options.delimiter, sink, where);
     }
     const got = await file.read(buf);
