@@ -13,6 +13,7 @@
  * @module
  */
 import { DrawsFileWriter } from "./draws_writer.ts";
+import { csvField } from "../data/column_names.ts";
 
 /** CmdStan's sampler columns and the step-info field each is read from. */
 const _SAMPLER_COLUMNS: readonly [column: string, field: string][] = [
@@ -132,9 +133,7 @@ export class CmdStanDrawsWriter {
   #writeHeader(info: object | null): void {
     const columns = info === null ? [] : cmdstanSamplerColumns(info);
     this.#fields = columns.map((c) => _SAMPLER_COLUMNS.find(([n]) => n === c)![1]);
-    const names = [...columns, ...this.#parameterNames].map((n) =>
-      /[",\n\r]/.test(n) ? `"${n.replaceAll('"', '""')}"` : n
-    ).join(",");
+    const names = [...columns, ...this.#parameterNames].map(csvField).join(",");
     for (const f of this.#files) f.writeLine(names, -1);
   }
 

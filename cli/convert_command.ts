@@ -35,6 +35,7 @@ import { loadCore } from "../core/load.ts";
 import { CliUsageError, intFlag, parseFlags, resolveUserPath } from "./args.ts";
 import { binaryKind, headBytes } from "./file_kind.ts";
 import { AtomicOutput, checkWritable, isSameFile, refuseSameFile } from "./safe_output.ts";
+import { csvField } from "../data/column_names.ts";
 
 /** The `convert --help` text. */
 export const CONVERT_HELP = `Usage: tallmc convert IN OUT --response COL [options]
@@ -240,12 +241,11 @@ async function _writeCsv(
 ): Promise<number> {
   using file = await Deno.open(path, { write: true, create: true, truncate: true });
   const enc = new TextEncoder();
-  const quote = (s: string) => /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
   const write = async (text: string) => {
     let bytes = enc.encode(text);
     while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
   };
-  await write([responseName, ...columnNames].map(quote).join(",") + "\n");
+  await write([responseName, ...columnNames].map(csvField).join(",") + "\n");
   const d = columnNames.length;
   let numRows = 0;
   for await (const c of chunks) {

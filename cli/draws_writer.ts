@@ -15,12 +15,9 @@
  * @module
  */
 import { AtomicOutput } from "./safe_output.ts";
+import { csvField } from "../data/column_names.ts";
 
 export { checkWritable } from "./safe_output.ts";
-
-function _quote(name: string): string {
-  return /[",\n\r]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name;
-}
 
 /**
  * Rows queued before a write (a signal or a stop flushes them too). The
@@ -93,7 +90,7 @@ export class DrawsFileWriter {
       ...columns.parameterNames,
       ...columns.extraNames,
     ];
-    const w = DrawsFileWriter.create(path, [names.map(_quote).join(",")], names.length);
+    const w = DrawsFileWriter.create(path, [names.map(csvField).join(",")], names.length);
     w.#extraNames = [...columns.extraNames];
     w.#drawsPerChain = columns.drawsPerChain ?? 0;
     return w;

@@ -29,6 +29,7 @@ import { probeMismatch } from "./database_model.ts";
 import { hasModelFlags } from "./model_flags.ts";
 import type { FamilyChoice } from "./model_flags.ts";
 import { modelFromFlags } from "./model_options.ts";
+import { csvField } from "../data/column_names.ts";
 
 /** Rows written to the private CSV file the flags are interpreted on. */
 export const PROBE_ROWS = 1000;
@@ -174,8 +175,7 @@ async function _probeCsv(
   const x = new Float64Array(k * d), y = new Float64Array(k);
   store.readRows(Int32Array.from({ length: k }, (_, i) => i), x, y);
   const from = header.columnNames[0] === "(Intercept)" ? 1 : 0;
-  const quote = (name: string) => /[",\r\n]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name;
-  const lines = [[header.responseName, ...header.columnNames.slice(from)].map(quote).join(",")];
+  const lines = [[header.responseName, ...header.columnNames.slice(from)].map(csvField).join(",")];
   for (let i = 0; i < k; i++) {
     const cells = [String(y[i])];
     for (let j = from; j < d; j++) cells.push(String(x[i * d + j]));

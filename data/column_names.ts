@@ -69,3 +69,21 @@ export function safeColumnNames(
   });
   return { names: out, notes };
 }
+
+/**
+ * A field of CSV text as written: quoted (with its quotes doubled) when it
+ * holds a quote, a comma or a line break, else as it is (RFC 4180).
+ *
+ * @param text The field.
+ * @returns The field as it goes into a line.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { csvField } from "./column_names.ts";
+ * assert.equal(csvField("x1"), "x1");
+ * assert.equal(csvField('a "b", c'), '"a ""b"", c"');
+ * ```
+ */
+export function csvField(text: string): string {
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}

@@ -23,6 +23,7 @@
  */
 import { clickhouseConnection, clickhouseQuery } from "./clickhouse.ts";
 import { quoteIdentifier } from "./control_variate_sql.ts";
+import { csvField } from "../data/column_names.ts";
 
 /** Whether `--data` names a database table rather than a file. */
 export function isDatabaseUrl(data: unknown): data is string {
@@ -137,7 +138,7 @@ export async function databaseTableToCsv(
         const bytes = enc.encode(text);
         for (let off = 0; off < bytes.length;) off += await file.write(bytes.subarray(off));
       };
-      await write(read.names.map(_csvField).join(",") + "\n");
+      await write(read.names.map(csvField).join(",") + "\n");
       const lines: string[] = [];
       for (let i = 0; i < read.rows.length; i++) {
         const row = read.rows[i];
@@ -150,7 +151,7 @@ export async function databaseTableToCsv(
             );
           }
         }
-        lines.push(row.map((v) => _csvField(String(v))).join(","));
+        lines.push(row.map((v) => csvField(String(v))).join(","));
         if (lines.length === 10_000) {
           await write(lines.join("\n") + "\n");
           lines.length = 0;
@@ -281,8 +282,4 @@ async function _readClickHouse(
     throw new Error(`reading table ${shown} failed: ${(e as Error).message}`);
   }
   return { names, rows: res.rows.map((r) => names.map((n) => r[n])) };
-}
-
-function _csvField(s: string): string {
-  return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }

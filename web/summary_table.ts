@@ -11,6 +11,7 @@
 import type { SummaryRow } from "../diagnostics/summary.ts";
 import { _$ } from "./dom.ts";
 import type { ChainReport, Cost } from "./protocol.ts";
+import { csvField } from "../data/column_names.ts";
 
 /**
  * A number with `digits` decimals, "–" for NaN, ∞ signs, a true minus.
@@ -195,7 +196,6 @@ export function renderVerdict(lines: string[] | null, converged: boolean): void 
 export function drawsCsv(
   run: { readonly names: string[]; readonly signed: boolean; readonly rows: number[][] },
 ): string {
-  const quote = (s: string) => /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
   const header = [
     ".chain",
     ".iteration",
@@ -206,5 +206,5 @@ export function drawsCsv(
   const rows = [...run.rows].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   // posterior's columns, 1-based; .draw numbers the rows kept.
   const lines = rows.map((r, i) => [r[0] + 1, r[1] + 1, i + 1, ...r.slice(2)].join(","));
-  return [header.map(quote).join(","), ...lines].join("\n") + "\n";
+  return [header.map(csvField).join(","), ...lines].join("\n") + "\n";
 }
