@@ -22,17 +22,15 @@
  */
 import { loadCore } from "../core/load.ts";
 import { openRowStore, type RowStoreHeader } from "../data/row_store.ts";
+import { CSV_INTERCEPT_NAME } from "../data/csv.ts";
 import type { GlmModel } from "../models/glm.ts";
 import { ShardedGlmModel } from "../models/sharded_glm.ts";
 import { CliUsageError } from "./args.ts";
-import { probeMismatch } from "./database_model.ts";
+import { PROBE_ROWS, probeMismatch } from "./database_model.ts";
 import { hasModelFlags } from "./model_flags.ts";
 import type { FamilyChoice } from "./model_flags.ts";
 import { modelFromFlags } from "./model_options.ts";
 import { csvField } from "../data/column_names.ts";
-
-/** Rows written to the private CSV file the flags are interpreted on. */
-export const PROBE_ROWS = 1000;
 
 /**
  * Why the flags cannot be served by a row store (a message naming the flag),
@@ -56,6 +54,9 @@ export function rowStoreRefusal(
     return `--columns: a row store's columns are fixed when it is written (this one holds ${
       header.columnNames.join(", ")
     })`;
+  }
+  if (values["no-intercept"] === true && _hasIntercept(header)) {
+    return "--no-intercept: the row store holds an intercept column; write one without it with tallmc convert … --no-intercept";
   }
   if (values.f32 && header.storage === "f64") {
     return "--f32: this row store holds X as f64; write an f32 one with tallmc convert … --storage f32";
@@ -117,13 +118,13 @@ export async function openRowStoreModel(
     if (e instanceof CliUsageError) throw e;
     return fail((e as Error).message);
   }
-  const intercept = header.columnNames[0] === "(Intercept)";
+  const intercept = _hasIntercept(header);
   let glm: GlmModel;
   let priorLines: readonly string[] = [];
   try {
     const built = await modelFromFlags(loadCore(), probe, {
       ...values,
-      "no-intercept": !intercept || values["no-intercept"] === true,
+      "no-intercept": !intercept,
     }, { choice: context.choice, storage: "f64" });
     glm = built.model;
     priorLines = built.priorLines ?? [];
@@ -132,11 +133,6 @@ export async function openRowStoreModel(
     return fail((e as Error).message.replaceAll(probe, path));
   } finally {
     await Deno.remove(probe).catch(() => {});
-  }
-  if (intercept && values["no-intercept"] === true) {
-    fail(
-      "--no-intercept: the row store holds an intercept column; write one without it with tallmc convert … --no-intercept",
-    );
   }
   const { offset: _o, trials: _t, ...glmOptions } = glm.options;
   let model: ShardedGlmModel;
@@ -174,7 +170,7 @@ async function _probeCsv(
   if (k === 0) throw new RangeError("the row store holds no rows");
   const x = new Float64Array(k * d), y = new Float64Array(k);
   store.readRows(Int32Array.from({ length: k }, (_, i) => i), x, y);
-  const from = header.columnNames[0] === "(Intercept)" ? 1 : 0;
+  const from = _hasIntercept(header) ? 1 : 0;
   const lines = [[header.responseName, ...header.columnNames.slice(from)].map(csvField).join(",")];
   for (let i = 0; i < k; i++) {
     const cells = [String(y[i])];
@@ -184,4 +180,9 @@ async function _probeCsv(
   const path = await Deno.makeTempFile({ prefix: "tallmc-probe-", suffix: ".csv" });
   await Deno.writeTextFile(path, lines.join("\n") + "\n", { mode: 0o600 });
   return path;
+}
+
+/** Whether the store's X starts with the intercept (a column of ones `convert` adds). */
+function _hasIntercept(header: RowStoreHeader): boolean {
+  return header.columnNames[0] === CSV_INTERCEPT_NAME;
 }
