@@ -38,6 +38,7 @@ import {
 import { phaseMark } from "../samplers/_phase_marks.ts";
 import { sharedCentringPasses, sharedHmcEcsCentring } from "../samplers/hmc_ecs/shared_centring.ts";
 import { hessianSampleFraction } from "../samplers/hmc_ecs/centring.ts";
+import { type HmcEcsOptions, resolveHmcEcsOptions } from "../samplers/hmc_ecs/options.ts";
 import { prestartPassWorkers } from "../models/threaded_glm.ts";
 import { modelSpecOf } from "../models/model_spec.ts";
 import { builtInSamplerNames, loadSampler } from "../samplers/catalog.ts";
@@ -344,16 +345,14 @@ async function _sampleCommand(args: string[], cleanups: (() => void)[]): Promise
     let shared;
     try {
       // A row store's passes are the shard workers' (seconds at 10⁸ rows):
-      // the chains' own Newton tolerance, a first pass without B, and B̂
-      // from the chains' own fraction of the rows.
-      const fraction = hessianSampleFraction(
-        external,
-        (samplerOptions.hessianFraction as number | undefined) ?? 0.05,
-      );
+      // the Newton tolerance and fraction of B̂'s rows of a chain that
+      // centres itself (HMC-ECS's own defaults), and a first pass without B.
+      const own = resolveHmcEcsOptions(external, samplerOptions as HmcEcsOptions);
+      const fraction = hessianSampleFraction(external, own.hessianFraction);
       shared = databaseCentring(
         external,
         dbModel !== null ? {} : {
-          tolerance: (samplerOptions.recenterTolerance as number | undefined) ?? 1,
+          tolerance: own.recenterTolerance,
           quasiNewtonFirst: true,
           hessianSample: { stride: Math.max(1, Math.floor(1 / fraction)), seed: seed >>> 0 },
           // The subset in runs of 64 rows (8 KB at d = 30, f32): one read each.
